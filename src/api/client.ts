@@ -1,0 +1,22 @@
+import type { CallerIdentity } from '../auth/caller.js';
+import type { Environment } from '../services/context.js';
+import { allRoutes, type Api } from './index.js';
+import { invoke } from './invoke.js';
+import { pathParameterNames, type Page } from './route.js';
+
+/**
+ * The in-process API bound to one caller: `api.users.get(5)`, `api.sshKeys.create({ title, key })`.
+ * Path parameters come first, in path order, then the input object. Lists resolve to the requested page.
+ */
+export function createApi(env: Environment & { checkResponses?: boolean }, identity: CallerIdentity): Api {
+  const api: Record<string, Record<string, (...args: unknown[]) => Promise<unknown>>> = {};
+  for (const { group, name, route } of allRoutes()) {
+    const names = pathParameterNames(route.path);
+    (api[group] ??= {})[name] = async (...args: unknown[]) => {
+      const params = Object.fromEntries(names.map((parameter, index) => [parameter, args[index]]));
+      const result = await invoke(env, route, identity, params, args[names.length] ?? {});
+      return route.paginated ? (result as Page<unknown>).items : result;
+    };
+  }
+  return api as unknown as Api;
+}

@@ -1,0 +1,137 @@
+import { Type } from 'typebox';
+import { Pagination } from '../schemas/common.js';
+import {
+  CreateEmailInput,
+  CreateGpgKeyInput,
+  CreateSshKeyInput,
+  Email,
+  EmailId,
+  GpgKey,
+  KeyId,
+  SshKey,
+  UserEmailId,
+  UserKeyId,
+} from '../schemas/keys.js';
+import { UserId } from '../schemas/users.js';
+import { defineRoute } from './route.js';
+
+const PageQuery = Type.Object(Pagination);
+
+export const sshKeys = {
+  list: defineRoute({
+    method: 'GET', path: '/user/keys', summary: "The current user's SSH keys", auth: 'user', readUser: true,
+    input: PageQuery, response: Type.Array(SshKey), paginated: true,
+    run: (ctx, _params, input) => ctx.sshKeys.list(ctx.user, input),
+  }),
+  get: defineRoute({
+    method: 'GET', path: '/user/keys/:key_id', summary: 'One SSH key of the current user', auth: 'user', readUser: true,
+    params: KeyId, response: SshKey,
+    run: (ctx, { key_id }) => ctx.sshKeys.get(ctx.user, key_id),
+  }),
+  create: defineRoute({
+    method: 'POST', path: '/user/keys', summary: 'Add an SSH key to the current user', auth: 'user',
+    input: CreateSshKeyInput, response: SshKey,
+    run: (ctx, _params, input) => ctx.sshKeys.create(ctx.user, input),
+  }),
+  delete: defineRoute({
+    method: 'DELETE', path: '/user/keys/:key_id', summary: 'Delete an SSH key of the current user', auth: 'user',
+    params: KeyId,
+    run: (ctx, { key_id }) => ctx.sshKeys.delete(ctx.user, key_id),
+  }),
+  listForUser: defineRoute({
+    method: 'GET', path: '/users/:id/keys', summary: "A user's SSH keys", auth: 'admin', readUser: true,
+    params: UserId, input: PageQuery, response: Type.Array(SshKey), paginated: true,
+    run: async (ctx, { id }, input) => ctx.sshKeys.list(await ctx.users.find(id), input),
+  }),
+  createForUser: defineRoute({
+    method: 'POST', path: '/users/:id/keys', summary: 'Add an SSH key to a user', auth: 'admin',
+    params: UserId, input: CreateSshKeyInput, response: SshKey,
+    run: async (ctx, { id }, input) => ctx.sshKeys.create(await ctx.users.find(id), input),
+  }),
+  deleteForUser: defineRoute({
+    method: 'DELETE', path: '/users/:id/keys/:key_id', summary: "Delete a user's SSH key", auth: 'admin',
+    params: UserKeyId,
+    run: async (ctx, { id, key_id }) => ctx.sshKeys.delete(await ctx.users.find(id), key_id),
+  }),
+};
+
+export const gpgKeys = {
+  list: defineRoute({
+    method: 'GET', path: '/user/gpg_keys', summary: "The current user's GPG keys", auth: 'user', readUser: true,
+    input: PageQuery, response: Type.Array(GpgKey), paginated: true,
+    run: (ctx, _params, input) => ctx.gpgKeys.list(ctx.user, input),
+  }),
+  get: defineRoute({
+    method: 'GET', path: '/user/gpg_keys/:key_id', summary: 'One GPG key of the current user', auth: 'user', readUser: true,
+    params: KeyId, response: GpgKey,
+    run: (ctx, { key_id }) => ctx.gpgKeys.get(ctx.user, key_id),
+  }),
+  create: defineRoute({
+    method: 'POST', path: '/user/gpg_keys', summary: 'Add a GPG key to the current user', auth: 'user',
+    input: CreateGpgKeyInput, response: GpgKey,
+    run: (ctx, _params, input) => ctx.gpgKeys.create(ctx.user, input),
+  }),
+  delete: defineRoute({
+    method: 'DELETE', path: '/user/gpg_keys/:key_id', summary: 'Delete a GPG key of the current user', auth: 'user',
+    params: KeyId,
+    run: (ctx, { key_id }) => ctx.gpgKeys.delete(ctx.user, key_id),
+  }),
+  listForUser: defineRoute({
+    method: 'GET', path: '/users/:id/gpg_keys', summary: "A user's GPG keys", auth: 'admin', readUser: true,
+    params: UserId, input: PageQuery, response: Type.Array(GpgKey), paginated: true,
+    run: async (ctx, { id }, input) => ctx.gpgKeys.list(await ctx.users.find(id), input),
+  }),
+  getForUser: defineRoute({
+    method: 'GET', path: '/users/:id/gpg_keys/:key_id', summary: "One of a user's GPG keys", auth: 'admin', readUser: true,
+    params: UserKeyId, response: GpgKey,
+    run: async (ctx, { id, key_id }) => ctx.gpgKeys.get(await ctx.users.find(id), key_id),
+  }),
+  createForUser: defineRoute({
+    method: 'POST', path: '/users/:id/gpg_keys', summary: 'Add a GPG key to a user (`key`, or `key_id` as the reference spells it)', auth: 'admin',
+    params: UserId, input: CreateGpgKeyInput, response: GpgKey,
+    run: async (ctx, { id }, input) => ctx.gpgKeys.create(await ctx.users.find(id), input),
+  }),
+  deleteForUser: defineRoute({
+    method: 'DELETE', path: '/users/:id/gpg_keys/:key_id', summary: "Delete a user's GPG key", auth: 'admin',
+    params: UserKeyId,
+    run: async (ctx, { id, key_id }) => ctx.gpgKeys.delete(await ctx.users.find(id), key_id),
+  }),
+};
+
+export const emails = {
+  list: defineRoute({
+    method: 'GET', path: '/user/emails', summary: "The current user's secondary e-mail addresses", auth: 'user', readUser: true,
+    input: PageQuery, response: Type.Array(Email), paginated: true,
+    run: (ctx, _params, input) => ctx.emails.list(ctx.user, input),
+  }),
+  get: defineRoute({
+    method: 'GET', path: '/user/emails/:email_id', summary: 'One e-mail address of the current user', auth: 'user', readUser: true,
+    params: EmailId, response: Email,
+    run: (ctx, { email_id }) => ctx.emails.get(ctx.user, email_id),
+  }),
+  create: defineRoute({
+    method: 'POST', path: '/user/emails', summary: 'Add an e-mail address to the current user', auth: 'user',
+    input: CreateEmailInput, response: Email,
+    run: (ctx, _params, input) => ctx.emails.create(ctx.user, input),
+  }),
+  delete: defineRoute({
+    method: 'DELETE', path: '/user/emails/:email_id', summary: 'Delete an e-mail address of the current user', auth: 'user',
+    params: EmailId,
+    run: (ctx, { email_id }) => ctx.emails.delete(ctx.user, email_id),
+  }),
+  listForUser: defineRoute({
+    method: 'GET', path: '/users/:id/emails', summary: "A user's secondary e-mail addresses", auth: 'admin', readUser: true,
+    params: UserId, input: PageQuery, response: Type.Array(Email), paginated: true,
+    run: async (ctx, { id }, input) => ctx.emails.list(await ctx.users.find(id), input),
+  }),
+  createForUser: defineRoute({
+    method: 'POST', path: '/users/:id/emails', summary: 'Add an e-mail address to a user', auth: 'admin',
+    params: UserId, input: CreateEmailInput, response: Email,
+    run: async (ctx, { id }, input) => ctx.emails.create(await ctx.users.find(id), input),
+  }),
+  deleteForUser: defineRoute({
+    method: 'DELETE', path: '/users/:id/emails/:email_id', summary: "Delete a user's e-mail address", auth: 'admin',
+    params: UserEmailId,
+    run: async (ctx, { id, email_id }) => ctx.emails.delete(await ctx.users.find(id), email_id),
+  }),
+};

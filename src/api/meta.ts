@@ -1,0 +1,17 @@
+import { Type } from 'typebox';
+import { Version } from '../schemas/users.js';
+import { API_VERSION, FORGEKIT_VERSION } from '../version.js';
+import { defineRoute } from './route.js';
+
+export const instance = {
+  version: defineRoute({
+    method: 'GET', path: '/version', summary: 'The version of the API this service implements', auth: 'user', readUser: true,
+    response: Version,
+    run: async () => ({ version: API_VERSION, revision: `forgekit-${FORGEKIT_VERSION}` }),
+  }),
+  openapi: defineRoute({
+    method: 'GET', path: '/openapi.json', summary: 'This API as an OpenAPI 3.1 document', auth: 'public',
+    response: Type.Record(Type.String(), Type.Unknown()),
+    run: async (ctx) => (await import('./openapi.js')).openApiDocument(ctx.env.baseUrl),
+  }),
+};

@@ -1,0 +1,84 @@
+import type { EntityManager } from '../db/orm.js';
+import { AccessToken, User } from '../db/entities/index.js';
+import { ForbiddenError, InsufficientScopeError, NotFoundError, UnauthorizedError } from '../errors.js';
+import { tokenDigest } from './secrets.js';
+
+export type TokenKind = AccessToken['kind'];
+
+/** Who is calling, once authenticated. */
+export interface Caller {
+  /** The effective user (after sudo); null for an anonymous caller. */
+  user: User | null;
+  /** The scopes of the token used; null for trusted in-process code, which has full access. */
+  scopes: string[] | null;
+  tokenKind: TokenKind | null;
+  /** The private token the request was authenticated with, if it was one: GET /user shows it to administrators. */
+  privateToken: string | null;
+}
+
+/**
+ * Who a call is made as, in process: a user ID, a username or a token (a string that names no user is
+ * taken as a token), an object naming one of them, or null for an anonymous caller.
+ */
+export type CallerIdentity =
+  | number
+  | string
+  | null
+  | { id: number; sudo?: number | string }
+  | { username: string; sudo?: number | string }
+  | { token: string; sudo?: number | string };
+
+export const ANONYMOUS: Caller = { user: null, scopes: null, tokenKind: null, privateToken: null };
+
+/** The scopes a private token carries: everything its user may do. */
+const PRIVATE_TOKEN_SCOPES = ['api', 'sudo'];
+
+export async function authenticate(em: EntityManager, identity: CallerIdentity): Promise<Caller> {
+  if (identity === null) return ANONYMOUS;
+  let caller: Caller;
+  let sudo: number | string | undefined;
+  if (typeof identity === 'number' || (typeof identity === 'object' && 'id' in identity)) {
+    const id = typeof identity === 'number' ? identity : identity.id;
+    sudo = typeof identity === 'object' ? identity.sudo : undefined;
+    caller = trusted(await em.findOne(User, { id }));
+  } else if (typeof identity === 'string' || 'username' in identity) {
+    const username = typeof identity === 'string' ? identity : identity.username;
+    sudo = typeof identity === 'object' ? identity.sudo : undefined;
+    const user = await em.findOne(User, { usernameLower: username.toLowerCase() });
+    caller = user || typeof identity !== 'string' ? trusted(user) : await byToken(em, identity);
+  } else {
+    sudo = identity.sudo;
+    caller = await byToken(em, identity.token);
+  }
+  return sudo === undefined || sudo === '' ? caller : switchUser(em, caller, sudo);
+}
+
+function trusted(user: User | null): Caller {
+  if (!user || user.state === 'blocked') throw new UnauthorizedError();
+  return { user, scopes: null, tokenKind: null, privateToken: null };
+}
+
+async function byToken(em: EntityManager, token: string): Promise<Caller> {
+  const record = await em.findOne(AccessToken, { tokenDigest: tokenDigest(token) }, { populate: ['user'] });
+  if (!record || record.revoked || (record.expiresAt && record.expiresAt.getTime() <= Date.now())) throw new UnauthorizedError();
+  const user = record.user as User;
+  if (user.state === 'blocked') throw new UnauthorizedError();
+  return {
+    user,
+    scopes: record.kind === 'private' ? PRIVATE_TOKEN_SCOPES : record.scopes,
+    tokenKind: record.kind,
+    privateToken: record.kind === 'private' ? token : null,
+  };
+}
+
+/** `SUDO: <id or username>`: an administrator acts as another user. */
+async function switchUser(em: EntityManager, caller: Caller, sudo: number | string): Promise<Caller> {
+  if (!caller.user?.admin) throw new ForbiddenError('Must be admin to use sudo');
+  if (caller.scopes && !caller.scopes.includes('sudo')) throw new InsufficientScopeError(['sudo']);
+  const text = String(sudo);
+  const target = /^\d+$/.test(text)
+    ? await em.findOne(User, { id: Number(text) })
+    : await em.findOne(User, { usernameLower: text.toLowerCase() });
+  if (!target) throw new NotFoundError(`404 Not Found: No user id or username for: ${text}`, { verbatim: true });
+  return { ...caller, user: target, privateToken: null };
+}

@@ -1,0 +1,36 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { hash, verify } from '@node-rs/argon2';
+
+const TOKEN_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
+
+/** A new random token: 20 characters of [A-Za-z0-9], the length clients of the original service expect. */
+export function generateToken(length = 20): string {
+  const bytes = randomBytes(length * 2);
+  let token = '';
+  // Reject bytes past the last whole multiple of the alphabet so every character is equally likely.
+  const limit = 256 - (256 % TOKEN_ALPHABET.length);
+  for (const byte of bytes) {
+    if (byte < limit) token += TOKEN_ALPHABET[byte % TOKEN_ALPHABET.length];
+    if (token.length === length) return token;
+  }
+  return token + generateToken(length - token.length);
+}
+
+/** The form in which tokens are stored and looked up: never the token itself. */
+export function tokenDigest(token: string): string {
+  return createHash('sha256').update(token).digest('hex');
+}
+
+/** Argon2id (memory-hard; the library's default algorithm and cost parameters). */
+export function hashPassword(password: string): Promise<string> {
+  return hash(password);
+}
+
+export async function verifyPassword(passwordHash: string | null, password: string): Promise<boolean> {
+  if (!passwordHash) return false;
+  try {
+    return await verify(passwordHash, password);
+  } catch {
+    return false;
+  }
+}

@@ -1,0 +1,8 @@
+import { AccessToken } from './tokens.js';
+import { Email, GpgKey, SshKey } from './keys.js';
+import { ApplicationSettingsRow } from './settings.js';
+import { CustomAttribute, Identity, User, UserAvatar } from './user.js';
+
+export { AccessToken, ApplicationSettingsRow, CustomAttribute, Email, GpgKey, Identity, SshKey, User, UserAvatar };
+
+export const entities = [User, UserAvatar, Identity, CustomAttribute, SshKey, GpgKey, Email, AccessToken, ApplicationSettingsRow];

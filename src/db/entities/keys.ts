@@ -1,0 +1,44 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { User } from './user.js';
+
+export const SshKey = defineEntity({
+  name: 'SshKey',
+  tableName: 'ssh_keys',
+  properties: {
+    id: p.integer().primary(),
+    user: () => p.manyToOne(User).deleteRule('cascade').index(),
+    title: p.string().length(255),
+    key: p.text(),
+    // MD5 fingerprint, colon-separated hex: the form the original service stores and compares.
+    fingerprint: p.string().length(128).unique(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export type SshKey = InferEntity<typeof SshKey>;
+
+export const GpgKey = defineEntity({
+  name: 'GpgKey',
+  tableName: 'gpg_keys',
+  properties: {
+    id: p.integer().primary(),
+    user: () => p.manyToOne(User).deleteRule('cascade').index(),
+    key: p.text(),
+    fingerprint: p.string().length(64).unique(),
+    primaryKeyid: p.string().length(16).unique(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export type GpgKey = InferEntity<typeof GpgKey>;
+
+/** A secondary e-mail address; unique across users, primary addresses included. */
+export const Email = defineEntity({
+  name: 'Email',
+  tableName: 'emails',
+  properties: {
+    id: p.integer().primary(),
+    user: () => p.manyToOne(User).deleteRule('cascade').index(),
+    email: p.string().length(255).unique(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export type Email = InferEntity<typeof Email>;

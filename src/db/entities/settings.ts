@@ -1,0 +1,17 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+
+/**
+ * The instance-wide application settings: one row. The values live in one JSON document whose shape is
+ * the ApplicationSettings schema (src/schemas/settings.ts), so adding a setting needs no migration.
+ */
+export const ApplicationSettingsRow = defineEntity({
+  name: 'ApplicationSettingsRow',
+  tableName: 'application_settings',
+  properties: {
+    id: p.integer().primary(),
+    values: p.json<Record<string, unknown>>(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+export type ApplicationSettingsRow = InferEntity<typeof ApplicationSettingsRow>;

@@ -1,0 +1,27 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { User } from './user.js';
+
+/**
+ * Every API token a user authenticates with: private tokens (full access, issued by POST /session),
+ * personal access tokens, impersonation tokens and OAuth access tokens. Only the SHA-256 digest of a
+ * token is stored; the token itself is shown once, when it is issued.
+ */
+export const AccessToken = defineEntity({
+  name: 'AccessToken',
+  tableName: 'access_tokens',
+  indexes: [{ properties: ['user', 'kind'] }],
+  properties: {
+    id: p.integer().primary(),
+    user: () => p.manyToOne(User).deleteRule('cascade'),
+    kind: p.enum(['private', 'personal', 'impersonation', 'oauth'] as const),
+    name: p.string().length(255),
+    tokenDigest: p.string().length(64).unique(),
+    // OAuth access tokens come with a refresh token, stored the same way.
+    refreshTokenDigest: p.string().length(64).nullable().unique(),
+    scopes: p.array(),
+    revoked: p.boolean().default(false),
+    expiresAt: p.datetime().nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export type AccessToken = InferEntity<typeof AccessToken>;

@@ -1,0 +1,83 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+
+export const User = defineEntity({
+  name: 'User',
+  tableName: 'users',
+  properties: {
+    id: p.integer().primary(),
+    username: p.string().length(255),
+    // Usernames are unique regardless of case, as on the original service.
+    usernameLower: p.string().length(255).unique(),
+    name: p.string().length(255),
+    email: p.string().length(255).unique(),
+    passwordHash: p.text().nullable(),
+    // Set when an administrator changed the password: the user must change it at next sign-in.
+    passwordExpiresAt: p.datetime().nullable(),
+    state: p.string().length(16).default('active').index(),
+    admin: p.boolean().default(false),
+    external: p.boolean().default(false).index(),
+    bio: p.text().nullable(),
+    location: p.string().length(255).nullable(),
+    skype: p.string().length(255).default(''),
+    linkedin: p.string().length(255).default(''),
+    twitter: p.string().length(255).default(''),
+    websiteUrl: p.string().length(255).default(''),
+    organization: p.string().length(255).nullable(),
+    projectsLimit: p.integer(),
+    canCreateGroup: p.boolean().default(true),
+    twoFactorEnabled: p.boolean().default(false),
+    themeId: p.integer().default(1),
+    colorSchemeId: p.integer().default(1),
+    confirmedAt: p.datetime().nullable(),
+    lastSignInAt: p.datetime().nullable(),
+    currentSignInAt: p.datetime().nullable(),
+    lastActivityOn: p.string().length(10).nullable(),
+    avatarFilename: p.string().length(255).nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()).index(),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+export type User = InferEntity<typeof User>;
+
+/** An uploaded avatar, kept apart from the user row so that listing users never loads image bytes. */
+export const UserAvatar = defineEntity({
+  name: 'UserAvatar',
+  tableName: 'user_avatars',
+  properties: {
+    user: () => p.oneToOne(User).primary().owner().deleteRule('cascade'),
+    filename: p.string().length(255),
+    contentType: p.string().length(128),
+    data: p.blob(),
+  },
+});
+export type UserAvatar = InferEntity<typeof UserAvatar>;
+
+/** An external identity (provider + extern_uid) linked to a user. */
+export const Identity = defineEntity({
+  name: 'Identity',
+  tableName: 'identities',
+  uniques: [{ properties: ['provider', 'externUid'] }],
+  properties: {
+    id: p.integer().primary(),
+    user: () => p.manyToOne(User).deleteRule('cascade').index(),
+    provider: p.string().length(255),
+    externUid: p.string().length(255),
+  },
+});
+export type Identity = InferEntity<typeof Identity>;
+
+export const CustomAttribute = defineEntity({
+  name: 'CustomAttribute',
+  tableName: 'user_custom_attributes',
+  uniques: [{ properties: ['user', 'key'] }],
+  indexes: [{ properties: ['key', 'value'] }],
+  properties: {
+    id: p.integer().primary(),
+    user: () => p.manyToOne(User).deleteRule('cascade'),
+    key: p.string().length(255),
+    value: p.string().length(255),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+export type CustomAttribute = InferEntity<typeof CustomAttribute>;

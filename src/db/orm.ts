@@ -1,0 +1,72 @@
+import { join, resolve } from 'node:path';
+import { Migrator } from '@mikro-orm/migrations';
+import { MikroORM as PgliteMikroORM } from '@mikro-orm/pglite';
+import { MikroORM as PostgreSqlMikroORM } from '@mikro-orm/postgresql';
+import type { SqlEntityManager, SqlMikroORM } from '@mikro-orm/sql';
+import { entities } from './entities/index.js';
+import { DataDirLock } from './lock.js';
+import { migrations } from './migrations/index.js';
+
+export type EntityManager = SqlEntityManager;
+
+export interface DatabaseOptions {
+  /** A `postgres://` URL: use that PostgreSQL server. */
+  url?: string;
+  /** A directory for the embedded PGlite database. In memory when neither this nor `url` is given. */
+  dataDir?: string;
+}
+
+export interface Database {
+  orm: SqlMikroORM;
+  /** A fresh EntityManager: one per call, never shared between requests. */
+  fork(): EntityManager;
+  close(): Promise<void>;
+}
+
+const common = {
+  entities,
+  extensions: [Migrator] as (typeof Migrator)[],
+  migrations: { migrationsList: migrations, snapshot: false, silent: true, transactional: true, allOrNothing: true },
+  discovery: { warnWhenNoEntities: false },
+  debug: false,
+  // Entities are never read outside a forked EntityManager.
+  allowGlobalContext: false,
+};
+
+/** Opens the database, applies every pending migration and returns it. */
+export async function openDatabase(options: DatabaseOptions = {}): Promise<Database> {
+  let lock: DataDirLock | undefined;
+  let orm: SqlMikroORM;
+  if (options.url) {
+    orm = await PostgreSqlMikroORM.init({ ...common, clientUrl: options.url, dbName: databaseName(options.url) });
+  } else {
+    const dataDir = options.dataDir ? resolve(options.dataDir) : undefined;
+    if (dataDir) lock = DataDirLock.acquire(dataDir);
+    try {
+      orm = await PgliteMikroORM.init({ ...common, dbName: dataDir ? join(dataDir, 'pgdata') : 'memory://' });
+    } catch (error) {
+      lock?.release();
+      throw error;
+    }
+  }
+  try {
+    await orm.migrator.up();
+  } catch (error) {
+    await orm.close(true);
+    lock?.release();
+    throw error;
+  }
+  return {
+    orm,
+    fork: () => orm.em.fork() as EntityManager,
+    async close() {
+      await orm.close(true);
+      lock?.release();
+    },
+  };
+}
+
+function databaseName(url: string): string {
+  const name = decodeURIComponent(new URL(url).pathname.replace(/^\//, ''));
+  return name || 'postgres';
+}

@@ -1,0 +1,144 @@
+/**
+ * The typed errors every way in raises. The HTTP adapter turns each into the status and body that
+ * SPEC.md "Errors" gives; in-process callers catch the same classes.
+ */
+
+/** A validation map: property name → error messages; embedded entities nest the same shape. */
+export interface ValidationMessages {
+  [property: string]: string[] | ValidationMessages;
+}
+
+export type ErrorBody = { message: string | ValidationMessages } | { error: string; [key: string]: string };
+
+export abstract class ApiError extends Error {
+  abstract readonly status: number;
+  /** The JSON body the HTTP adapter answers with. */
+  abstract body(): ErrorBody;
+}
+
+/** 400: a required attribute is missing, or attributes failed validation. */
+export class BadRequestError extends ApiError {
+  readonly status = 400;
+  constructor(readonly messages: string | ValidationMessages) {
+    super(typeof messages === 'string' ? messages : `400 (Bad request) ${JSON.stringify(messages)}`);
+  }
+  /** Body shape 4: `400 (Bad request) "<attribute>" not given`. */
+  static missing(attribute: string): BadRequestError {
+    return new BadRequestError(`400 (Bad request) "${attribute}" not given`);
+  }
+  /** Body shape 5 for a single property. */
+  static invalid(property: string, ...messages: string[]): BadRequestError {
+    return new BadRequestError({ [property]: messages });
+  }
+  body(): ErrorBody {
+    return { message: this.messages };
+  }
+}
+
+/** 401: missing or invalid authentication. */
+export class UnauthorizedError extends ApiError {
+  readonly status = 401;
+  constructor(message = '401 Unauthorized') {
+    super(message);
+  }
+  body(): ErrorBody {
+    return { message: this.message };
+  }
+}
+
+/** 403: authenticated, but not allowed. */
+export class ForbiddenError extends ApiError {
+  readonly status = 403;
+  constructor(reason?: string) {
+    super(reason ? `403 Forbidden - ${reason}` : '403 Forbidden');
+  }
+  body(): ErrorBody {
+    return { message: this.message };
+  }
+}
+
+/** 403 for a token whose scopes do not cover the call (the OAuth error shape). */
+export class InsufficientScopeError extends ApiError {
+  readonly status = 403;
+  constructor(readonly scopes: string[]) {
+    super('The request requires higher privileges than provided by the access token.');
+  }
+  body(): ErrorBody {
+    return { error: 'insufficient_scope', error_description: this.message, scope: this.scopes.join(' ') };
+  }
+}
+
+/** 404: `404 <Resource> Not Found`, or the given message as is. */
+export class NotFoundError extends ApiError {
+  readonly status = 404;
+  constructor(resourceOrMessage?: string, options: { verbatim?: boolean } = {}) {
+    super(
+      options.verbatim && resourceOrMessage
+        ? resourceOrMessage
+        : resourceOrMessage
+          ? `404 ${resourceOrMessage} Not Found`
+          : '404 Not Found',
+    );
+  }
+  body(): ErrorBody {
+    return { message: this.message };
+  }
+}
+
+/** 404 whose body is a validation map: the spec's "modifying a user returns 404 where 409 fits". */
+export class NotFoundValidationError extends ApiError {
+  readonly status = 404;
+  constructor(readonly messages: ValidationMessages) {
+    super(`404 ${JSON.stringify(messages)}`);
+  }
+  body(): ErrorBody {
+    return { message: this.messages };
+  }
+}
+
+/** 405: request not supported in the resource's current state. */
+export class MethodNotAllowedError extends ApiError {
+  readonly status = 405;
+  constructor(message = '405 Method Not Allowed') {
+    super(message);
+  }
+  body(): ErrorBody {
+    return { message: this.message };
+  }
+}
+
+/** 409: a conflicting resource exists. */
+export class ConflictError extends ApiError {
+  readonly status = 409;
+  constructor(message = '409 Conflict') {
+    super(message);
+  }
+  body(): ErrorBody {
+    return { message: this.message };
+  }
+}
+
+/** 422: the entity could not be processed. */
+export class UnprocessableEntityError extends ApiError {
+  readonly status = 422;
+  constructor(message = '422 Unprocessable Entity') {
+    super(message);
+  }
+  body(): ErrorBody {
+    return { message: this.message };
+  }
+}
+
+/** The OAuth 2 error shape (RFC 6749 §5.2), answered by POST /oauth/token. */
+export class OAuthError extends ApiError {
+  constructor(
+    readonly error: 'invalid_request' | 'invalid_grant' | 'invalid_scope' | 'unsupported_grant_type',
+    readonly description: string,
+    readonly status = error === 'invalid_grant' ? 401 : 400,
+  ) {
+    super(description);
+  }
+  body(): ErrorBody {
+    return { error: this.error, error_description: this.description };
+  }
+}

@@ -1,0 +1,72 @@
+import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join, resolve } from 'node:path';
+import type { Router } from 'express';
+import { createApi } from './api/client.js';
+import type { Api } from './api/index.js';
+import { parseInput } from './api/validation.js';
+import type { CallerIdentity } from './auth/caller.js';
+import { HostingOptionsSchema, type HostingOptions } from './config.js';
+import { openDatabase } from './db/orm.js';
+import { createRouter, type RouterEnvironment } from './http/router.js';
+import { silentLogger } from './logger.js';
+import { bootstrap } from './services/bootstrap.js';
+
+export type HostingService = Api & {
+  /** An Express router serving `/api/v4/...` (and `/oauth/token`) relative to where it is mounted. */
+  router(): Router;
+  /** The same typed API, bound to a caller: a user ID, a username, a token, or null for anonymous. */
+  as(caller: CallerIdentity): Api;
+  /** root's password when this start created root with a generated one: shown once, never stored. */
+  readonly generatedRootPassword?: string;
+  /** Closes the database; in-memory data is gone afterwards. */
+  close(): Promise<void>;
+};
+
+/**
+ * Opens (and migrates) the database, creates root on first start, and returns the service: the
+ * typed API acting as the administrator root, `as(caller)` for any other caller, and `router()`.
+ */
+export async function createHostingService(options: HostingOptions = {}): Promise<HostingService> {
+  const { logger = silentLogger, ...rest } = options;
+  parseInput(HostingOptionsSchema, rest);
+  const db = await openDatabase(options.database);
+  let temporaryStorage: string | undefined;
+  try {
+    const storages = storageRoots(options, () => (temporaryStorage = mkdtempSync(join(tmpdir(), 'forgekit-repositories-'))));
+    for (const directory of Object.values(storages)) mkdirSync(directory, { recursive: true });
+    const { generatedRootPassword } = await bootstrap(db, options);
+    const env: RouterEnvironment = {
+      db,
+      baseUrl: (options.baseUrl ?? 'http://localhost').replace(/\/+$/, ''),
+      publicOrigin: options.baseUrl ? new URL(options.baseUrl).origin : undefined,
+      storages,
+      logger,
+      checkResponses: options.checkResponses,
+    };
+    return {
+      ...createApi(env, 1),
+      router: () => createRouter(env),
+      as: (caller) => createApi(env, caller),
+      generatedRootPassword,
+      async close() {
+        await db.close();
+        if (temporaryStorage) rmSync(temporaryStorage, { recursive: true, force: true });
+      },
+    };
+  } catch (error) {
+    await db.close();
+    if (temporaryStorage) rmSync(temporaryStorage, { recursive: true, force: true });
+    throw error;
+  }
+}
+
+/** Named storage roots: as given, next to the data directory, or (in memory) a temporary directory. */
+function storageRoots(options: HostingOptions, temporary: () => string): Record<string, string> {
+  if (typeof options.storage === 'string') return { default: resolve(options.storage) };
+  if (options.storage && Object.keys(options.storage).length) {
+    return Object.fromEntries(Object.entries(options.storage).map(([name, directory]) => [name, resolve(directory)]));
+  }
+  const dataDir = options.database?.dataDir;
+  return { default: dataDir ? resolve(dataDir, 'repositories') : temporary() };
+}

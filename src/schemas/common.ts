@@ -1,0 +1,34 @@
+import { Type, type TSchema } from 'typebox';
+
+/** `T` or JSON null. */
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+
+/** An ISO 8601 timestamp as the API writes it (`2017-11-21T10:00:00.000Z`). */
+export const DateTime = Type.String({ format: 'date-time' });
+
+/** A date as the API writes it (`YYYY-MM-DD`). */
+export const DateOnly = Type.String({ format: 'date' });
+
+/** An ISO 8601 date or timestamp as a client may send it. */
+export const DateTimeInput = Type.String({ format: 'iso8601' });
+
+/** Page selection, accepted by every list. */
+export const Pagination = {
+  page: Type.Optional(Type.Integer({ description: 'Page to return, from 1', default: 1 })),
+  per_page: Type.Optional(Type.Integer({ description: 'Items per page (maximum 100)', default: 20 })),
+};
+
+export const SortDirection = Type.Union([Type.Literal('asc'), Type.Literal('desc')]);
+
+/** A file sent as a multipart form field. */
+export const Upload = Type.Object(
+  {
+    filename: Type.String(),
+    content_type: Type.String(),
+    data: Type.Unsafe<Uint8Array>({ description: 'file content' }),
+  },
+  { description: 'a file sent as a multipart/form-data field', format: 'binary' },
+);
+
+/** Body of a call whose answer is a bare boolean (block, unblock). */
+export const BooleanResult = Type.Boolean();

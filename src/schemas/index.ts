@@ -1,0 +1,6 @@
+export * from './common.js';
+export * from './custom-attributes.js';
+export * from './keys.js';
+export * from './settings.js';
+export * from './tokens.js';
+export * from './users.js';

@@ -1,0 +1,101 @@
+import { Type, type Static } from 'typebox';
+import { DateTime, Nullable } from './common.js';
+
+const visibility = Type.Union([Type.Literal('private'), Type.Literal('internal'), Type.Literal('public')]);
+const stringList = Type.Array(Type.String());
+
+/** Minimum key sizes in bits; 0 means no restriction, -1 forbids the key type. */
+const keyRestriction = (allowed: number[]) =>
+  Type.Unsafe<number>({ type: 'integer', enum: allowed, description: `bits: one of ${allowed.join(', ')}` });
+
+/** Every application setting with its type, in the order SPEC.md lists them. */
+export const settingsFields = {
+  default_projects_limit: Type.Integer({ minimum: 0, default: 100000 }),
+  signup_enabled: Type.Boolean({ default: true }),
+  password_authentication_enabled: Type.Boolean({ default: true }),
+  avatarsvc_enabled: Type.Boolean({ default: true }),
+  sign_in_text: Nullable(Type.String()),
+  home_page_url: Nullable(Type.String()),
+  default_branch_protection: Type.Union([Type.Literal(0), Type.Literal(1), Type.Literal(2)], { default: 2 }),
+  restricted_visibility_levels: Nullable(Type.Array(visibility)),
+  max_attachment_size: Type.Integer({ minimum: 1, default: 10 }),
+  session_expire_delay: Type.Integer({ minimum: 0, default: 10080 }),
+  default_project_visibility: visibility,
+  default_snippet_visibility: visibility,
+  default_group_visibility: visibility,
+  domain_whitelist: Nullable(stringList),
+  domain_blacklist_enabled: Type.Boolean({ default: false }),
+  domain_blacklist: Nullable(stringList),
+  user_oauth_applications: Type.Boolean({ default: true }),
+  after_sign_out_path: Nullable(Type.String()),
+  container_registry_token_expire_delay: Type.Integer({ minimum: 1, default: 5 }),
+  repository_storages: stringList,
+  enabled_git_access_protocol: Nullable(Type.Union([Type.Literal('ssh'), Type.Literal('http')])),
+  ide_enabled: Type.Boolean({ default: false }),
+  ide_url: Nullable(Type.String()),
+  disabled_oauth_sign_in_sources: stringList,
+  diagram_enabled: Type.Boolean({ default: false }),
+  diagram_url: Nullable(Type.String()),
+  terminal_max_session_time: Type.Integer({ minimum: 0, default: 0 }),
+  polling_interval_multiplier: Type.Number({ minimum: 0, default: 1 }),
+  rsa_key_restriction: keyRestriction([0, 1024, 2048, 3072, 4096, -1]),
+  dsa_key_restriction: keyRestriction([0, 1024, 2048, 3072, -1]),
+  ecdsa_key_restriction: keyRestriction([0, 256, 384, 521, -1]),
+  ed25519_key_restriction: keyRestriction([0, 256, -1]),
+};
+
+export type SettingsValues = { [K in keyof typeof settingsFields]: Static<(typeof settingsFields)[K]> };
+
+/** The values of a new instance. */
+export const defaultSettings = (storages: string[]): SettingsValues => ({
+  default_projects_limit: 100000,
+  signup_enabled: true,
+  password_authentication_enabled: true,
+  avatarsvc_enabled: true,
+  sign_in_text: null,
+  home_page_url: null,
+  default_branch_protection: 2,
+  restricted_visibility_levels: null,
+  max_attachment_size: 10,
+  session_expire_delay: 10080,
+  default_project_visibility: 'private',
+  default_snippet_visibility: 'private',
+  default_group_visibility: 'private',
+  domain_whitelist: null,
+  domain_blacklist_enabled: false,
+  domain_blacklist: null,
+  user_oauth_applications: true,
+  after_sign_out_path: null,
+  container_registry_token_expire_delay: 5,
+  repository_storages: storages.slice(0, 1),
+  enabled_git_access_protocol: null,
+  ide_enabled: false,
+  ide_url: null,
+  disabled_oauth_sign_in_sources: [],
+  diagram_enabled: false,
+  diagram_url: null,
+  terminal_max_session_time: 0,
+  polling_interval_multiplier: 1,
+  rsa_key_restriction: 0,
+  dsa_key_restriction: 0,
+  ecdsa_key_restriction: 0,
+  ed25519_key_restriction: 0,
+});
+
+export const ApplicationSettings = Type.Object(
+  { id: Type.Integer(), ...settingsFields, created_at: DateTime, updated_at: DateTime },
+  { additionalProperties: false, title: 'ApplicationSettings' },
+);
+export type ApplicationSettings = Static<typeof ApplicationSettings>;
+
+/**
+ * PUT /application/settings: every setting optional. `enabled_git_access_protocol` also takes `nil` or an
+ * empty string for "both"; list settings also take a comma- or newline-separated string.
+ */
+export const UpdateSettingsInput = Type.Partial(
+  Type.Object({
+    ...settingsFields,
+    enabled_git_access_protocol: Nullable(Type.Union([Type.Literal('ssh'), Type.Literal('http'), Type.Literal('nil'), Type.Literal('')])),
+  }),
+);
+export type UpdateSettingsInput = Static<typeof UpdateSettingsInput>;

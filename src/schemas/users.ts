@@ -1,0 +1,145 @@
+import { Type, type Static } from 'typebox';
+import { DateOnly, DateTime, DateTimeInput, Nullable, Pagination, SortDirection, Upload } from './common.js';
+import { CustomAttribute } from './custom-attributes.js';
+
+const userState = Type.Union([Type.Literal('active'), Type.Literal('blocked')]);
+
+const basicFields = {
+  id: Type.Integer(),
+  name: Type.String(),
+  username: Type.String(),
+  state: userState,
+  avatar_url: Nullable(Type.String()),
+  web_url: Type.String(),
+};
+
+const profileFields = {
+  created_at: DateTime,
+  bio: Nullable(Type.String()),
+  location: Nullable(Type.String()),
+  skype: Type.String(),
+  linkedin: Type.String(),
+  twitter: Type.String(),
+  website_url: Type.String(),
+  organization: Nullable(Type.String()),
+};
+
+const privateFields = {
+  email: Type.String(),
+  last_sign_in_at: Nullable(DateTime),
+  confirmed_at: Nullable(DateTime),
+  theme_id: Type.Integer(),
+  last_activity_on: Nullable(DateOnly),
+  color_scheme_id: Type.Integer(),
+  projects_limit: Type.Integer(),
+  current_sign_in_at: Nullable(DateTime),
+  identities: Type.Array(Type.Object({ provider: Type.String(), extern_uid: Type.String() }, { additionalProperties: false })),
+  can_create_group: Type.Boolean(),
+  can_create_project: Type.Boolean(),
+  two_factor_enabled: Type.Boolean(),
+  external: Type.Boolean(),
+};
+
+/** Given with `with_custom_attributes=true` (administrators). */
+const customAttributesField = { custom_attributes: Type.Optional(Type.Array(CustomAttribute)) };
+
+const closed = { additionalProperties: false } as const;
+
+/** The user reference embedded wherever a user appears; also the list item for normal callers. */
+export const UserBasic = Type.Object({ ...basicFields, ...customAttributesField }, { ...closed, title: 'UserBasic' });
+/** A single user as a normal caller sees it. */
+export const UserProfile = Type.Object({ ...basicFields, ...profileFields, ...customAttributesField }, { ...closed, title: 'UserProfile' });
+/** The current user as a normal caller sees it: the full shape without `is_admin`. */
+export const UserSelf = Type.Object({ ...basicFields, ...profileFields, ...privateFields }, { ...closed, title: 'UserSelf' });
+/** The full user, as administrators see any user. */
+export const UserFull = Type.Object(
+  { ...basicFields, ...profileFields, ...privateFields, is_admin: Type.Boolean(), ...customAttributesField },
+  { ...closed, title: 'UserFull' },
+);
+/** The full user with the account's private token (POST /session; GET /user by an administrator). */
+export const UserWithPrivateToken = Type.Object(
+  { ...basicFields, ...profileFields, ...privateFields, is_admin: Type.Boolean(), private_token: Type.String() },
+  { ...closed, title: 'UserWithPrivateToken' },
+);
+
+export type UserBasic = Static<typeof UserBasic>;
+export type UserProfile = Static<typeof UserProfile>;
+export type UserSelf = Static<typeof UserSelf>;
+export type UserFull = Static<typeof UserFull>;
+export type UserWithPrivateToken = Static<typeof UserWithPrivateToken>;
+
+export const UserId = Type.Object({ id: Type.Integer({ description: 'user ID' }) });
+
+export const ListUsersQuery = Type.Object({
+  ...Pagination,
+  active: Type.Optional(Type.Boolean({ description: 'only active users (`true`; `false` is not supported)' })),
+  blocked: Type.Optional(Type.Boolean({ description: 'only blocked users (`true`; `false` is not supported)' })),
+  search: Type.Optional(Type.String({ description: 'matches e-mail, username or name' })),
+  username: Type.Optional(Type.String()),
+  extern_uid: Type.Optional(Type.String({ description: 'with `provider`; administrators only' })),
+  provider: Type.Optional(Type.String()),
+  external: Type.Optional(Type.Boolean({ description: 'administrators only' })),
+  created_before: Type.Optional(DateTimeInput),
+  created_after: Type.Optional(DateTimeInput),
+  custom_attributes: Type.Optional(
+    Type.Record(Type.String(), Type.String(), { description: '`custom_attributes[key]=value`; administrators only' }),
+  ),
+  with_custom_attributes: Type.Optional(Type.Boolean({ description: 'include custom attributes; administrators only' })),
+  order_by: Type.Optional(
+    Type.Union([Type.Literal('id'), Type.Literal('name'), Type.Literal('username'), Type.Literal('created_at'), Type.Literal('updated_at')], {
+      default: 'id',
+    }),
+  ),
+  sort: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' })),
+});
+export type ListUsersQuery = Static<typeof ListUsersQuery>;
+
+export const GetUserQuery = Type.Object({
+  with_custom_attributes: Type.Optional(Type.Boolean({ description: 'include custom attributes; administrators only' })),
+});
+
+const profileInput = {
+  skype: Type.Optional(Type.String()),
+  linkedin: Type.Optional(Type.String()),
+  twitter: Type.Optional(Type.String()),
+  website_url: Type.Optional(Type.String()),
+  organization: Type.Optional(Type.String()),
+  projects_limit: Type.Optional(Type.Integer({ minimum: 0 })),
+  extern_uid: Type.Optional(Type.String()),
+  provider: Type.Optional(Type.String()),
+  bio: Type.Optional(Type.String()),
+  location: Type.Optional(Type.String()),
+  admin: Type.Optional(Type.Boolean()),
+  can_create_group: Type.Optional(Type.Boolean()),
+  external: Type.Optional(Type.Boolean()),
+  avatar: Type.Optional(Upload),
+};
+
+export const CreateUserInput = Type.Object({
+  email: Type.String(),
+  username: Type.String(),
+  name: Type.String(),
+  password: Type.Optional(Type.String()),
+  reset_password: Type.Optional(Type.Boolean({ description: 'send a password reset instead of setting a password; wins over `password`' })),
+  skip_confirmation: Type.Optional(Type.Boolean({ default: false })),
+  ...profileInput,
+});
+export type CreateUserInput = Static<typeof CreateUserInput>;
+
+export const UpdateUserInput = Type.Object({
+  email: Type.Optional(Type.String()),
+  username: Type.Optional(Type.String()),
+  name: Type.Optional(Type.String()),
+  password: Type.Optional(Type.String()),
+  ...profileInput,
+});
+export type UpdateUserInput = Static<typeof UpdateUserInput>;
+
+export const DeleteUserInput = Type.Object({
+  hard_delete: Type.Optional(Type.Boolean({ description: 'also delete contributions and groups solely owned by the user' })),
+});
+
+export const Version = Type.Object({ version: Type.String(), revision: Type.String() }, { additionalProperties: false, title: 'Version' });
+export type Version = Static<typeof Version>;
+
+export { SortDirection };

@@ -1,0 +1,53 @@
+import { randomBytes } from 'node:crypto';
+import { raw } from '@mikro-orm/core';
+import { hashPassword, tokenDigest } from '../auth/secrets.js';
+import { AccessToken, ApplicationSettingsRow, User } from '../db/entities/index.js';
+import type { Database } from '../db/orm.js';
+
+/** Any number, the same in every process: the advisory lock that serialises first starts. */
+const BOOTSTRAP_LOCK = 774201;
+
+export interface BootstrapResult {
+  /** Set when root was created just now with a generated password: show it once. */
+  generatedRootPassword?: string;
+}
+
+/**
+ * First start: the settings row and the administrator `root` (id 1). With `rootToken`, root also
+ * accepts that private token. Several processes starting at once on one PostgreSQL do this once.
+ */
+export async function bootstrap(db: Database, options: { rootPassword?: string; rootToken?: string }): Promise<BootstrapResult> {
+  return db.fork().transactional(async (em) => {
+    await em.execute(raw(`select pg_advisory_xact_lock(${BOOTSTRAP_LOCK})`));
+    const result: BootstrapResult = {};
+    if (!(await em.findOne(ApplicationSettingsRow, { id: 1 }))) em.create(ApplicationSettingsRow, { id: 1, values: {} });
+    let root = await em.findOne(User, { id: 1 });
+    if (!root && (await em.count(User)) === 0) {
+      const password = options.rootPassword ?? randomBytes(12).toString('base64url');
+      if (!options.rootPassword) result.generatedRootPassword = password;
+      const now = new Date();
+      root = em.create(User, {
+        id: 1,
+        username: 'root',
+        usernameLower: 'root',
+        name: 'Administrator',
+        email: 'admin@example.com',
+        passwordHash: await hashPassword(password),
+        admin: true,
+        projectsLimit: 100000,
+        confirmedAt: now,
+      });
+      await em.flush();
+      // The id was given explicitly: move the sequence past it.
+      await em.execute(raw(`select setval(pg_get_serial_sequence('users', 'id'), greatest((select max(id) from users), 1))`));
+    }
+    if (root && options.rootToken) {
+      const digest = tokenDigest(options.rootToken);
+      if (!(await em.findOne(AccessToken, { tokenDigest: digest }))) {
+        em.create(AccessToken, { user: root, kind: 'private', name: 'root token', scopes: [], tokenDigest: digest });
+      }
+    }
+    await em.flush();
+    return result;
+  });
+}

@@ -1,0 +1,48 @@
+import type { Page } from '../api/route.js';
+import { Email, User } from '../db/entities/index.js';
+import { BadRequestError, NotFoundError } from '../errors.js';
+import type { Email as EmailShape } from '../schemas/keys.js';
+import type { Context } from './context.js';
+import { pageRequest, toPage } from './pagination.js';
+import { checkEmail, Problems } from './user-validation.js';
+
+const presentEmail = (email: Email): EmailShape => ({ id: email.id, email: email.email });
+
+/** A user's secondary e-mail addresses. */
+export class EmailsService {
+  constructor(private readonly ctx: Context) {}
+
+  async list(owner: User, input: { page?: number; per_page?: number }): Promise<Page<EmailShape>> {
+    const request = pageRequest(input);
+    const [emails, total] = await this.ctx.em.findAndCount(Email, { user: owner }, { orderBy: { id: 'asc' }, limit: request.perPage, offset: request.offset });
+    return toPage(request, emails.map(presentEmail), total);
+  }
+
+  async get(owner: User, emailId: number): Promise<EmailShape> {
+    return presentEmail(await this.find(owner, emailId));
+  }
+
+  async create(owner: User, input: { email: string }): Promise<EmailShape> {
+    const address = input.email.trim().toLowerCase();
+    const problems = new Problems();
+    checkEmail(problems, address);
+    if (!problems.any && ((await this.ctx.em.count(Email, { email: address })) || (await this.ctx.em.count(User, { email: address })))) {
+      problems.add('email', 'has already been taken');
+    }
+    if (problems.any) throw new BadRequestError(problems.messages);
+    const email = this.ctx.em.create(Email, { user: owner, email: address });
+    await this.ctx.em.flush();
+    return presentEmail(email);
+  }
+
+  async delete(owner: User, emailId: number): Promise<void> {
+    const email = await this.find(owner, emailId);
+    await this.ctx.em.remove(email).flush();
+  }
+
+  private async find(owner: User, emailId: number): Promise<Email> {
+    const email = await this.ctx.em.findOne(Email, { id: emailId, user: owner });
+    if (!email) throw new NotFoundError('Email');
+    return email;
+  }
+}

@@ -1,0 +1,65 @@
+import { readKey } from 'openpgp';
+import type { Page } from '../api/route.js';
+import { GpgKey, type User } from '../db/entities/index.js';
+import { BadRequestError, NotFoundError } from '../errors.js';
+import type { GpgKey as GpgKeyShape } from '../schemas/keys.js';
+import type { Context } from './context.js';
+import { pageRequest, toPage } from './pagination.js';
+import { Problems } from './user-validation.js';
+
+const ARMORED_PUBLIC_KEY = /^-----BEGIN PGP PUBLIC KEY BLOCK-----((?!-----BEGIN PGP PUBLIC KEY BLOCK-----)[\s\S])+-----END PGP PUBLIC KEY BLOCK-----$/;
+const FORMAT_MESSAGE =
+  "is invalid. A valid public GPG key begins with '-----BEGIN PGP PUBLIC KEY BLOCK-----' and ends with '-----END PGP PUBLIC KEY BLOCK-----'";
+
+export function presentGpgKey(key: GpgKey): GpgKeyShape {
+  return { id: key.id, key: key.key, created_at: key.createdAt.toISOString() };
+}
+
+export class GpgKeysService {
+  constructor(private readonly ctx: Context) {}
+
+  async list(owner: User, input: { page?: number; per_page?: number }): Promise<Page<GpgKeyShape>> {
+    const request = pageRequest(input);
+    const [keys, total] = await this.ctx.em.findAndCount(GpgKey, { user: owner }, { orderBy: { id: 'asc' }, limit: request.perPage, offset: request.offset });
+    return toPage(request, keys.map(presentGpgKey), total);
+  }
+
+  async get(owner: User, keyId: number): Promise<GpgKeyShape> {
+    return presentGpgKey(await this.find(owner, keyId));
+  }
+
+  /** `key` is the armored public key block; `key_id` is accepted as its other spelling. */
+  async create(owner: User, input: { key?: string; key_id?: string }): Promise<GpgKeyShape> {
+    const armored = (input.key ?? input.key_id)?.trim();
+    if (armored === undefined) throw BadRequestError.missing('key');
+    const problems = new Problems();
+    let fingerprint: string | undefined;
+    if (!ARMORED_PUBLIC_KEY.test(armored)) problems.add('key', FORMAT_MESSAGE);
+    else {
+      try {
+        const key = await readKey({ armoredKey: armored });
+        if (key.isPrivate()) problems.add('key', FORMAT_MESSAGE);
+        else fingerprint = key.getFingerprint().toUpperCase();
+      } catch {
+        problems.add('key', 'is invalid');
+      }
+    }
+    if (!fingerprint) problems.add('fingerprint', "can't be blank");
+    else if (await this.ctx.em.count(GpgKey, { fingerprint })) problems.add('fingerprint', 'has already been taken');
+    if (problems.any || !fingerprint) throw new BadRequestError(problems.messages);
+    const key = this.ctx.em.create(GpgKey, { user: owner, key: armored, fingerprint, primaryKeyid: fingerprint.slice(-16) });
+    await this.ctx.em.flush();
+    return presentGpgKey(key);
+  }
+
+  async delete(owner: User, keyId: number): Promise<void> {
+    const key = await this.find(owner, keyId);
+    await this.ctx.em.remove(key).flush();
+  }
+
+  private async find(owner: User, keyId: number): Promise<GpgKey> {
+    const key = await this.ctx.em.findOne(GpgKey, { id: keyId, user: owner });
+    if (!key) throw new NotFoundError('GPG Key');
+    return key;
+  }
+}

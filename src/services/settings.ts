@@ -1,0 +1,65 @@
+import { ApplicationSettingsRow } from '../db/entities/index.js';
+import { BadRequestError } from '../errors.js';
+import { defaultSettings, type ApplicationSettings, type SettingsValues, type UpdateSettingsInput } from '../schemas/settings.js';
+import type { Context } from './context.js';
+import { Problems } from './user-validation.js';
+
+const SETTINGS_ID = 1;
+
+export class SettingsService {
+  constructor(private readonly ctx: Context) {}
+
+  private async row(): Promise<ApplicationSettingsRow> {
+    const row = await this.ctx.em.findOne(ApplicationSettingsRow, { id: SETTINGS_ID });
+    // The row is written when the service starts (bootstrap); it is only missing if someone deleted it.
+    return row ?? this.ctx.em.create(ApplicationSettingsRow, { id: SETTINGS_ID, values: {} });
+  }
+
+  /** The current values: stored ones over the defaults, so a setting added later has its default. */
+  async values(): Promise<SettingsValues> {
+    return { ...defaultSettings(Object.keys(this.ctx.env.storages)), ...(await this.row()).values } as SettingsValues;
+  }
+
+  async get(): Promise<ApplicationSettings> {
+    const row = await this.row();
+    return this.present(row, { ...defaultSettings(Object.keys(this.ctx.env.storages)), ...row.values } as SettingsValues);
+  }
+
+  async update(input: UpdateSettingsInput): Promise<ApplicationSettings> {
+    const row = await this.row();
+    const current = { ...defaultSettings(Object.keys(this.ctx.env.storages)), ...row.values } as SettingsValues;
+    const changes: Partial<SettingsValues> = { ...input } as Partial<SettingsValues>;
+    if (input.enabled_git_access_protocol === 'nil' || input.enabled_git_access_protocol === '') changes.enabled_git_access_protocol = null;
+    const next: SettingsValues = { ...current, ...changes };
+
+    // Settings that need a companion setting when switched on (SPEC.md: required when ... is true).
+    if (next.domain_blacklist_enabled && !next.domain_blacklist?.length) throw BadRequestError.missing('domain_blacklist');
+    if (next.ide_enabled && !next.ide_url) throw BadRequestError.missing('ide_url');
+    if (next.diagram_enabled && !next.diagram_url) throw BadRequestError.missing('diagram_url');
+
+    const problems = new Problems();
+    const known = Object.keys(this.ctx.env.storages);
+    if (next.repository_storages.length === 0) problems.add('repository_storages', "can't be blank");
+    for (const name of next.repository_storages) {
+      if (!known.includes(name)) problems.add('repository_storages', `${name} is not a valid storage (known: ${known.join(', ')})`);
+    }
+    for (const attribute of ['home_page_url', 'after_sign_out_path', 'ide_url', 'diagram_url'] as const) {
+      const url = next[attribute];
+      if (url && attribute !== 'after_sign_out_path' && !/^https?:\/\/[^\s]+$/i.test(url)) problems.add(attribute, 'must be a valid URL');
+    }
+    for (const attribute of ['domain_whitelist', 'domain_blacklist'] as const) {
+      for (const domain of next[attribute] ?? []) {
+        if (!/^(\*\.)?[a-z0-9-]+(\.[a-z0-9-]+)*$/i.test(domain)) problems.add(attribute, `${domain} is not a valid domain`);
+      }
+    }
+    if (problems.any) throw new BadRequestError(problems.messages);
+
+    row.values = next;
+    await this.ctx.em.flush();
+    return this.present(row, next);
+  }
+
+  private present(row: ApplicationSettingsRow, values: SettingsValues): ApplicationSettings {
+    return { id: row.id, ...values, created_at: row.createdAt.toISOString(), updated_at: row.updatedAt.toISOString() };
+  }
+}

@@ -1,0 +1,84 @@
+import sshpk from 'sshpk';
+import type { Page } from '../api/route.js';
+import { SshKey, type User } from '../db/entities/index.js';
+import { BadRequestError, NotFoundError } from '../errors.js';
+import type { CreateSshKeyInput, SshKey as SshKeyShape } from '../schemas/keys.js';
+import type { SettingsValues } from '../schemas/settings.js';
+import type { Context } from './context.js';
+import { pageRequest, toPage } from './pagination.js';
+import { Problems } from './user-validation.js';
+
+const KEY_TYPES = ['rsa', 'dsa', 'ecdsa', 'ed25519'] as const;
+type KeyType = (typeof KEY_TYPES)[number];
+
+const restrictionOf = (settings: SettingsValues, type: KeyType): number => settings[`${type}_key_restriction`];
+
+/** "DSA, ECDSA, or ED25519": the key types the settings still allow. */
+function allowedTypes(settings: SettingsValues): string {
+  const names = KEY_TYPES.filter((type) => restrictionOf(settings, type) !== -1).map((type) => type.toUpperCase());
+  return names.length <= 2 ? names.join(' or ') : `${names.slice(0, -1).join(', ')}, or ${names.at(-1)}`;
+}
+
+export function presentSshKey(key: SshKey): SshKeyShape {
+  return { id: key.id, title: key.title, key: key.key, created_at: key.createdAt.toISOString() };
+}
+
+export class SshKeysService {
+  constructor(private readonly ctx: Context) {}
+
+  async list(owner: User, input: { page?: number; per_page?: number }): Promise<Page<SshKeyShape>> {
+    const request = pageRequest(input);
+    const [keys, total] = await this.ctx.em.findAndCount(SshKey, { user: owner }, { orderBy: { id: 'asc' }, limit: request.perPage, offset: request.offset });
+    return toPage(request, keys.map(presentSshKey), total);
+  }
+
+  async get(owner: User, keyId: number): Promise<SshKeyShape> {
+    return presentSshKey(await this.find(owner, keyId));
+  }
+
+  async create(owner: User, input: CreateSshKeyInput): Promise<SshKeyShape> {
+    const problems = new Problems();
+    if (input.title.trim() === '') problems.add('title', "can't be blank");
+    if (input.title.length > 255) problems.add('title', 'is too long (maximum is 255 characters)');
+    // One line: keys pasted from a terminal often carry line breaks.
+    const text = input.key.replace(/[\r\n]+/g, '').trim();
+    let parsed: sshpk.Key | undefined;
+    if (text.length > 5000) problems.add('key', 'is too long (maximum is 5000 characters)');
+    else {
+      try {
+        parsed = sshpk.parseKey(text, 'ssh');
+      } catch {
+        problems.add('key', 'is invalid');
+        problems.add('fingerprint', 'cannot be generated');
+      }
+    }
+    let fingerprint: string | undefined;
+    if (parsed) {
+      fingerprint = parsed.fingerprint('md5').toString('hex');
+      const settings = await this.ctx.settings();
+      const type = parsed.type as KeyType;
+      const minimum = KEY_TYPES.includes(type) ? restrictionOf(settings, type) : -1;
+      if (minimum === -1) problems.add('key', `type is forbidden. Must be ${allowedTypes(settings)}`);
+      else if (parsed.size < minimum) problems.add('key', `must be at least ${minimum} bits`);
+      if (await this.ctx.em.count(SshKey, { fingerprint })) {
+        problems.add('key', 'has already been taken');
+        problems.add('fingerprint', 'has already been taken');
+      }
+    }
+    if (problems.any || !fingerprint) throw new BadRequestError(problems.messages);
+    const key = this.ctx.em.create(SshKey, { user: owner, title: input.title, key: text, fingerprint });
+    await this.ctx.em.flush();
+    return presentSshKey(key);
+  }
+
+  async delete(owner: User, keyId: number): Promise<void> {
+    const key = await this.find(owner, keyId);
+    await this.ctx.em.remove(key).flush();
+  }
+
+  private async find(owner: User, keyId: number): Promise<SshKey> {
+    const key = await this.ctx.em.findOne(SshKey, { id: keyId, user: owner });
+    if (!key) throw new NotFoundError('Key');
+    return key;
+  }
+}

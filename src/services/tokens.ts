@@ -1,0 +1,193 @@
+import type { Page } from '../api/route.js';
+import { generateToken, tokenDigest, verifyPassword } from '../auth/secrets.js';
+import { AccessToken, User } from '../db/entities/index.js';
+import { BadRequestError, NotFoundError, OAuthError, UnauthorizedError } from '../errors.js';
+import type { CreateTokenInput, ImpersonationToken, ListTokensQuery, OAuthToken, OAuthTokenInput, PersonalAccessToken, SessionInput } from '../schemas/tokens.js';
+import type { UserWithPrivateToken } from '../schemas/users.js';
+import type { Context } from './context.js';
+import { pageRequest, toPage } from './pagination.js';
+
+type UserTokenKind = 'personal' | 'impersonation';
+
+const DAY = 24 * 60 * 60 * 1000;
+const OAUTH_TOKEN_LIFETIME_SECONDS = 2 * 60 * 60;
+const OAUTH_SCOPES = ['api', 'read_user', 'read_api', 'sudo'];
+
+/** A token's `expires_at` date is its last valid day: it stops working when the next day starts (UTC). */
+const expiryFromDate = (date: string): Date => new Date(Date.parse(`${date}T00:00:00Z`) + DAY);
+const dateFromExpiry = (expiry: Date): string => new Date(expiry.getTime() - DAY).toISOString().slice(0, 10);
+
+function presentToken(token: AccessToken): PersonalAccessToken & { impersonation: boolean } {
+  const expired = token.expiresAt !== null && token.expiresAt !== undefined && token.expiresAt.getTime() <= Date.now();
+  return {
+    id: token.id,
+    name: token.name,
+    revoked: token.revoked,
+    created_at: token.createdAt.toISOString(),
+    scopes: token.scopes,
+    user_id: (token.user as User).id,
+    active: !token.revoked && !expired,
+    expires_at: token.expiresAt ? dateFromExpiry(token.expiresAt) : null,
+    impersonation: token.kind === 'impersonation',
+  };
+}
+
+function presentPersonal(token: AccessToken): PersonalAccessToken {
+  const { impersonation: _, ...shape } = presentToken(token);
+  return shape;
+}
+
+/** Tokens, sign-in (POST /session) and the OAuth password grant. */
+export class AccessTokensService {
+  constructor(private readonly ctx: Context) {}
+
+  private get em() {
+    return this.ctx.em;
+  }
+
+  /** Stores a new token's digest and returns the token: the only time it is ever seen. */
+  private issue(user: User, kind: AccessToken['kind'], fields: { name: string; scopes: string[]; expiresAt?: Date | null; refreshToken?: string }): string {
+    const token = generateToken();
+    this.em.create(AccessToken, {
+      user,
+      kind,
+      name: fields.name,
+      scopes: fields.scopes,
+      tokenDigest: tokenDigest(token),
+      refreshTokenDigest: fields.refreshToken ? tokenDigest(fields.refreshToken) : null,
+      expiresAt: fields.expiresAt ?? null,
+    });
+    return token;
+  }
+
+  /** A private token: full access to the account, as POST /session hands out. */
+  async issuePrivateToken(user: User): Promise<string> {
+    const token = this.issue(user, 'private', { name: 'private token', scopes: [] });
+    await this.em.flush();
+    return token;
+  }
+
+  async list(owner: User, kind: UserTokenKind, query: ListTokensQuery): Promise<Page<PersonalAccessToken | ImpersonationToken>> {
+    const request = pageRequest(query);
+    const now = new Date();
+    const state =
+      query.state === 'active'
+        ? { revoked: false, $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] }
+        : query.state === 'inactive'
+          ? { $or: [{ revoked: true }, { expiresAt: { $lte: now } }] }
+          : {};
+    const [tokens, total] = await this.em.findAndCount(AccessToken, { user: owner, kind, ...state }, { orderBy: { id: 'asc' }, limit: request.perPage, offset: request.offset });
+    return toPage(request, tokens.map(kind === 'personal' ? presentPersonal : presentToken), total);
+  }
+
+  async get(owner: User, kind: UserTokenKind, tokenId: number): Promise<PersonalAccessToken | ImpersonationToken> {
+    const token = await this.find(owner, kind, tokenId);
+    return kind === 'personal' ? presentPersonal(token) : presentToken(token);
+  }
+
+  async create(owner: User, kind: UserTokenKind, input: CreateTokenInput): Promise<(PersonalAccessToken | ImpersonationToken) & { token: string }> {
+    if (input.name.trim() === '') throw BadRequestError.invalid('name', "can't be blank");
+    if (input.expires_at && input.expires_at < new Date().toISOString().slice(0, 10)) throw BadRequestError.invalid('expires_at', 'must be in the future');
+    const scopes = [...new Set(input.scopes)];
+    const token = this.issue(owner, kind, { name: input.name, scopes, expiresAt: input.expires_at ? expiryFromDate(input.expires_at) : null });
+    await this.em.flush();
+    const record = await this.em.findOneOrFail(AccessToken, { tokenDigest: tokenDigest(token) });
+    return { ...(kind === 'personal' ? presentPersonal(record) : presentToken(record)), token };
+  }
+
+  async revoke(owner: User, kind: UserTokenKind, tokenId: number): Promise<void> {
+    const token = await this.find(owner, kind, tokenId);
+    token.revoked = true;
+    await this.em.flush();
+  }
+
+  /** DELETE /personal_access_tokens/:id: the caller's own token, or anyone's for an administrator. */
+  async revokeById(tokenId: number): Promise<void> {
+    const token = await this.em.findOne(AccessToken, { id: tokenId, kind: 'personal', ...(this.ctx.isAdmin ? {} : { user: this.ctx.user }) });
+    if (!token) throw new NotFoundError('Personal Access Token');
+    token.revoked = true;
+    await this.em.flush();
+  }
+
+  private async find(owner: User, kind: UserTokenKind, tokenId: number): Promise<AccessToken> {
+    const token = await this.em.findOne(AccessToken, { id: tokenId, user: owner, kind });
+    if (!token) throw new NotFoundError(kind === 'personal' ? 'Personal Access Token' : 'Impersonation Token');
+    return token;
+  }
+
+  /** Finds the user a password sign-in names, if the password is right and the user may sign in. */
+  private async signIn(login: string, password: string): Promise<User | null> {
+    if (!(await this.ctx.settings()).password_authentication_enabled) return null;
+    const lower = login.toLowerCase();
+    const user = await this.em.findOne(User, { $or: [{ usernameLower: lower }, { email: lower }] });
+    if (!user || user.state === 'blocked' || !(await verifyPassword(user.passwordHash ?? null, password))) return null;
+    return user;
+  }
+
+  /** POST /session: the full user with a new private token. */
+  async createSession(input: SessionInput): Promise<UserWithPrivateToken> {
+    const login = input.login ?? input.email;
+    if (login === undefined) throw BadRequestError.missing('login');
+    const user = await this.signIn(login, input.password);
+    if (!user) throw new UnauthorizedError();
+    if (user.twoFactorEnabled) {
+      throw new UnauthorizedError('401 Unauthorized. You have 2FA enabled. Please use a personal access token to access the API');
+    }
+    const now = new Date();
+    user.lastSignInAt = user.currentSignInAt ?? now;
+    user.currentSignInAt = now;
+    user.lastActivityOn = now.toISOString().slice(0, 10);
+    const token = await this.issuePrivateToken(user);
+    return this.ctx.users.withPrivateToken(user, token);
+  }
+
+  /** POST /oauth/token: the resource owner password credentials grant and the refresh token grant. */
+  async oauthToken(input: OAuthTokenInput): Promise<OAuthToken> {
+    let user: User;
+    let scopes: string[];
+    if (input.grant_type === 'password') {
+      if (input.username === undefined || input.password === undefined) {
+        throw new OAuthError('invalid_request', 'The request is missing a required parameter: username and password.');
+      }
+      scopes = input.scope ? input.scope.split(/[\s+]+/).filter(Boolean) : ['api'];
+      if (scopes.length === 0 || scopes.some((scope) => !OAUTH_SCOPES.includes(scope))) {
+        throw new OAuthError('invalid_scope', 'The requested scope is invalid, unknown, or malformed.');
+      }
+      const found = await this.signIn(input.username, input.password);
+      if (!found || found.twoFactorEnabled) throw invalidGrant();
+      user = found;
+    } else {
+      if (input.refresh_token === undefined) throw new OAuthError('invalid_request', 'The request is missing a required parameter: refresh_token.');
+      const previous = await this.em.findOne(AccessToken, { refreshTokenDigest: tokenDigest(input.refresh_token), kind: 'oauth' }, { populate: ['user'] });
+      if (!previous || previous.revoked || (previous.user as User).state === 'blocked') throw invalidGrant();
+      previous.revoked = true;
+      previous.refreshTokenDigest = null;
+      user = previous.user as User;
+      scopes = previous.scopes;
+    }
+    const refreshToken = generateToken(40);
+    const createdAt = new Date();
+    const accessToken = this.issue(user, 'oauth', {
+      name: 'oauth',
+      scopes,
+      refreshToken,
+      expiresAt: new Date(createdAt.getTime() + OAUTH_TOKEN_LIFETIME_SECONDS * 1000),
+    });
+    await this.em.flush();
+    return {
+      access_token: accessToken,
+      token_type: 'bearer',
+      refresh_token: refreshToken,
+      scope: scopes.join(' '),
+      created_at: Math.floor(createdAt.getTime() / 1000),
+      expires_in: OAUTH_TOKEN_LIFETIME_SECONDS,
+    };
+  }
+}
+
+const invalidGrant = () =>
+  new OAuthError(
+    'invalid_grant',
+    'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.',
+    400,
+  );

@@ -1,0 +1,295 @@
+import { randomBytes } from 'node:crypto';
+import type { FilterQuery } from '@mikro-orm/core';
+import type { Page } from '../api/route.js';
+import { hashPassword } from '../auth/secrets.js';
+import { CustomAttribute, Email, Identity, User, UserAvatar } from '../db/entities/index.js';
+import { BadRequestError, ForbiddenError, NotFoundError, NotFoundValidationError } from '../errors.js';
+import type { CreateUserInput, ListUsersQuery, UpdateUserInput, UserBasic, UserFull, UserProfile, UserSelf, UserWithPrivateToken } from '../schemas/users.js';
+import type { Context } from './context.js';
+import { pageRequest, toPage } from './pagination.js';
+import { presentCustomAttribute, presentUserBasic, presentUserFull, presentUserProfile, presentUserSelf, type UserPresentation } from './present/users.js';
+import { checkEmail, checkLength, checkName, checkPassword, checkUsername, Problems } from './user-validation.js';
+
+/** `%` and `_` match themselves in a search. */
+export const likePattern = (text: string): string => `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
+
+export class UsersService {
+  constructor(private readonly ctx: Context) {}
+
+  private get em() {
+    return this.ctx.em;
+  }
+
+  async presentation(): Promise<UserPresentation> {
+    return { baseUrl: this.ctx.env.baseUrl, avatarService: (await this.ctx.settings()).avatarsvc_enabled };
+  }
+
+  /** The user or `404 User Not Found`. */
+  async find(id: number): Promise<User> {
+    const user = await this.em.findOne(User, { id });
+    if (!user) throw new NotFoundError('User');
+    return user;
+  }
+
+  async list(query: ListUsersQuery): Promise<Page<UserBasic | UserFull>> {
+    const admin = this.ctx.isAdmin;
+    if (!admin && (query.external !== undefined || (query.extern_uid !== undefined && query.provider !== undefined))) {
+      throw new ForbiddenError();
+    }
+    const where: FilterQuery<User>[] = [];
+    if (query.active === true) where.push({ state: 'active' });
+    if (query.blocked === true) where.push({ state: 'blocked' });
+    if (query.username !== undefined) where.push({ usernameLower: query.username.toLowerCase() });
+    if (query.search) {
+      const pattern = likePattern(query.search);
+      where.push({ $or: [{ name: { $ilike: pattern } }, { username: { $ilike: pattern } }, { email: { $ilike: pattern } }] });
+    }
+    if (query.created_before) where.push({ createdAt: { $lt: new Date(query.created_before) } });
+    if (query.created_after) where.push({ createdAt: { $gt: new Date(query.created_after) } });
+    if (admin && query.external === true) where.push({ external: true });
+    if (admin && query.extern_uid !== undefined && query.provider !== undefined) {
+      const identities = await this.em.find(Identity, { provider: query.provider, externUid: query.extern_uid }, { fields: ['user'] });
+      where.push({ id: { $in: identities.map((identity) => (identity.user as User).id) } });
+    }
+    if (admin && query.custom_attributes) {
+      for (const [key, value] of Object.entries(query.custom_attributes)) {
+        const matches = await this.em.find(CustomAttribute, { key, value }, { fields: ['user'] });
+        where.push({ id: { $in: matches.map((attribute) => (attribute.user as User).id) } });
+      }
+    }
+    const request = pageRequest(query);
+    const orderField = { id: 'id', name: 'name', username: 'username', created_at: 'createdAt', updated_at: 'updatedAt' }[query.order_by ?? 'id'];
+    const direction = query.sort === 'asc' ? 'asc' : 'desc';
+    const [users, total] = await this.em.findAndCount(User, where.length ? { $and: where } : {}, {
+      orderBy: orderField === 'id' ? { id: direction } : { [orderField]: direction, id: direction },
+      limit: request.perPage,
+      offset: request.offset,
+    });
+    const presentation = await this.presentation();
+    if (!admin) return toPage(request, users.map((user) => presentUserBasic(user, presentation)), total);
+    const identities = await this.identitiesOf(users);
+    const attributes = query.with_custom_attributes ? await this.customAttributesOf(users) : undefined;
+    const items = users.map((user) => {
+      const full: UserFull = presentUserFull(user, identities.get(user.id) ?? [], presentation);
+      if (attributes) full.custom_attributes = (attributes.get(user.id) ?? []).map(presentCustomAttribute);
+      return full;
+    });
+    return toPage(request, items, total);
+  }
+
+  /** One user: the profile for normal callers, the full user for administrators. */
+  async get(id: number, options: { with_custom_attributes?: boolean } = {}): Promise<UserProfile | UserFull> {
+    const user = await this.find(id);
+    const presentation = await this.presentation();
+    if (!this.ctx.isAdmin) return presentUserProfile(user, presentation);
+    const full: UserFull = presentUserFull(user, (await this.identitiesOf([user])).get(user.id) ?? [], presentation);
+    if (options.with_custom_attributes) {
+      full.custom_attributes = ((await this.customAttributesOf([user])).get(user.id) ?? []).map(presentCustomAttribute);
+    }
+    return full;
+  }
+
+  /** GET /user: the full user; administrators also see their private token. */
+  async current(): Promise<UserSelf | UserWithPrivateToken> {
+    const user = this.ctx.user;
+    const presentation = await this.presentation();
+    const identities = (await this.identitiesOf([user])).get(user.id) ?? [];
+    if (!user.admin) return presentUserSelf(user, identities, presentation);
+    // Tokens are stored as digests: when the request did not come with the private token itself, the
+    // only private token that can be shown is a newly issued one.
+    const privateToken = this.ctx.caller.privateToken ?? (await this.ctx.accessTokens.issuePrivateToken(user));
+    return { ...presentUserFull(user, identities, presentation), private_token: privateToken };
+  }
+
+  /** The full user with a private token: the answer to POST /session. */
+  async withPrivateToken(user: User, privateToken: string): Promise<UserWithPrivateToken> {
+    const identities = (await this.identitiesOf([user])).get(user.id) ?? [];
+    return { ...presentUserFull(user, identities, await this.presentation()), private_token: privateToken };
+  }
+
+  async create(input: CreateUserInput): Promise<UserFull> {
+    if (input.password === undefined && !input.reset_password) throw BadRequestError.missing('password');
+    const problems = new Problems();
+    checkUsername(problems, input.username);
+    checkName(problems, input.name);
+    checkEmail(problems, input.email);
+    if (input.password !== undefined && !input.reset_password) checkPassword(problems, input.password);
+    this.checkProfile(problems, input);
+    await this.checkTaken(problems, { username: input.username, email: input.email, identity: input });
+    if (problems.any) throw new BadRequestError(problems.messages);
+
+    const settings = await this.ctx.settings();
+    const now = new Date();
+    const password = input.reset_password ? randomBytes(32).toString('base64url') : (input.password as string);
+    const user = this.em.create(User, {
+      username: input.username,
+      usernameLower: input.username.toLowerCase(),
+      name: input.name,
+      email: input.email.toLowerCase(),
+      passwordHash: await hashPassword(password),
+      // A reset password is unknown to everyone: the user must set one before signing in.
+      passwordExpiresAt: input.reset_password ? now : null,
+      admin: input.admin ?? false,
+      external: input.external ?? false,
+      bio: input.bio ?? null,
+      location: input.location ?? null,
+      skype: input.skype ?? '',
+      linkedin: input.linkedin ?? '',
+      twitter: input.twitter ?? '',
+      websiteUrl: input.website_url ?? '',
+      organization: input.organization ?? null,
+      projectsLimit: input.projects_limit ?? settings.default_projects_limit,
+      canCreateGroup: input.can_create_group ?? true,
+      confirmedAt: input.skip_confirmation ? now : null,
+      avatarFilename: input.avatar?.filename ?? null,
+    });
+    if (input.extern_uid !== undefined && input.provider !== undefined) {
+      this.em.create(Identity, { user, provider: input.provider, externUid: input.extern_uid });
+    }
+    if (input.avatar) this.setAvatar(user, input.avatar);
+    await this.em.flush();
+    return this.get(user.id) as Promise<UserFull>;
+  }
+
+  async update(id: number, input: UpdateUserInput): Promise<UserFull> {
+    const user = await this.find(id);
+    const problems = new Problems();
+    if (input.username !== undefined) checkUsername(problems, input.username);
+    if (input.name !== undefined) checkName(problems, input.name);
+    if (input.email !== undefined) checkEmail(problems, input.email);
+    if (input.password !== undefined) checkPassword(problems, input.password);
+    this.checkProfile(problems, input);
+    if (problems.any) throw new BadRequestError(problems.messages);
+    // SPEC.md Errors 12: a taken username or e-mail answers 404 here, not 409.
+    const taken = new Problems();
+    await this.checkTaken(taken, { username: input.username, email: input.email, identity: input, except: user });
+    if (taken.any) throw new NotFoundValidationError(taken.messages);
+
+    if (input.username !== undefined) {
+      user.username = input.username;
+      user.usernameLower = input.username.toLowerCase();
+    }
+    if (input.name !== undefined) user.name = input.name;
+    if (input.email !== undefined) user.email = input.email.toLowerCase();
+    if (input.password !== undefined) {
+      user.passwordHash = await hashPassword(input.password);
+      // Set by an administrator: the user must choose a new one at the next sign-in.
+      user.passwordExpiresAt = new Date();
+    }
+    if (input.skype !== undefined) user.skype = input.skype;
+    if (input.linkedin !== undefined) user.linkedin = input.linkedin;
+    if (input.twitter !== undefined) user.twitter = input.twitter;
+    if (input.website_url !== undefined) user.websiteUrl = input.website_url;
+    if (input.organization !== undefined) user.organization = input.organization;
+    if (input.projects_limit !== undefined) user.projectsLimit = input.projects_limit;
+    if (input.bio !== undefined) user.bio = input.bio;
+    if (input.location !== undefined) user.location = input.location;
+    if (input.admin !== undefined) user.admin = input.admin;
+    if (input.can_create_group !== undefined) user.canCreateGroup = input.can_create_group;
+    if (input.external !== undefined) user.external = input.external;
+    if (input.extern_uid !== undefined && input.provider !== undefined) {
+      const identity = await this.em.findOne(Identity, { user, provider: input.provider });
+      if (identity) identity.externUid = input.extern_uid;
+      else this.em.create(Identity, { user, provider: input.provider, externUid: input.extern_uid });
+    }
+    if (input.avatar) {
+      user.avatarFilename = input.avatar.filename;
+      await this.em.nativeDelete(UserAvatar, { user });
+      this.setAvatar(user, input.avatar);
+    }
+    await this.em.flush();
+    return this.get(user.id) as Promise<UserFull>;
+  }
+
+  /**
+   * Removes the user with its keys, e-mails, tokens and attributes. `hard_delete` also removes the
+   * contributions that would otherwise move to the ghost user; no contribution exists yet that
+   * outlives its author, so both forms remove the same rows for now.
+   */
+  async delete(id: number): Promise<void> {
+    const user = await this.find(id);
+    await this.em.nativeDelete(User, { id: user.id });
+  }
+
+  async block(id: number): Promise<boolean> {
+    const user = await this.find(id);
+    user.state = 'blocked';
+    await this.em.flush();
+    return true;
+  }
+
+  async unblock(id: number): Promise<boolean> {
+    const user = await this.find(id);
+    user.state = 'active';
+    await this.em.flush();
+    return true;
+  }
+
+  async avatar(id: number, filename: string): Promise<UserAvatar> {
+    const avatar = await this.em.findOne(UserAvatar, { user: id });
+    if (!avatar || avatar.filename !== filename) throw new NotFoundError();
+    return avatar;
+  }
+
+  private setAvatar(user: User, avatar: NonNullable<CreateUserInput['avatar']>): void {
+    this.em.create(UserAvatar, { user, filename: avatar.filename, contentType: avatar.content_type, data: Buffer.from(avatar.data) });
+  }
+
+  private checkProfile(problems: Problems, input: UpdateUserInput): void {
+    for (const attribute of ['skype', 'linkedin', 'twitter', 'website_url', 'organization', 'location', 'bio', 'extern_uid', 'provider'] as const) {
+      checkLength(problems, attribute, input[attribute]);
+    }
+    if (input.projects_limit !== undefined && input.projects_limit > 2147483647) problems.add('projects_limit', 'must be less than or equal to 2147483647');
+    if (input.avatar) {
+      if (!/\.(png|jpe?g|gif|bmp|tiff?|ico|webp)$/i.test(input.avatar.filename)) problems.add('avatar', 'only images allowed');
+      if (input.avatar.data.length > 200 * 1024) problems.add('avatar', 'is too big (should be at most 200 KB)');
+    }
+  }
+
+  /** Usernames (any case), e-mail addresses (primary or secondary, of anyone) and identities are unique. */
+  private async checkTaken(
+    problems: Problems,
+    wanted: { username?: string; email?: string; identity: { provider?: string; extern_uid?: string }; except?: User },
+  ): Promise<void> {
+    const others = wanted.except ? { id: { $ne: wanted.except.id } } : {};
+    if (wanted.username !== undefined && (await this.em.count(User, { ...others, usernameLower: wanted.username.toLowerCase() }))) {
+      problems.add('username', 'has already been taken');
+    }
+    if (wanted.email !== undefined) {
+      const email = wanted.email.toLowerCase();
+      const exceptUser = wanted.except ? { user: { $ne: wanted.except.id } } : {};
+      if ((await this.em.count(User, { ...others, email })) || (await this.em.count(Email, { ...exceptUser, email }))) {
+        problems.add('email', 'has already been taken');
+      }
+    }
+    const { provider, extern_uid: externUid } = wanted.identity;
+    if (provider !== undefined && externUid !== undefined) {
+      const exceptUser = wanted.except ? { user: { $ne: wanted.except.id } } : {};
+      if (await this.em.count(Identity, { ...exceptUser, provider, externUid })) problems.add('extern_uid', 'has already been taken');
+    }
+  }
+
+  /** Identities of many users in one query. */
+  private async identitiesOf(users: User[]): Promise<Map<number, Identity[]>> {
+    const byUser = new Map<number, Identity[]>();
+    if (users.length === 0) return byUser;
+    const identities = await this.em.find(Identity, { user: { $in: users.map((user) => user.id) } }, { orderBy: { id: 'asc' } });
+    for (const identity of identities) {
+      const userId = (identity.user as User).id;
+      byUser.set(userId, [...(byUser.get(userId) ?? []), identity]);
+    }
+    return byUser;
+  }
+
+  /** Custom attributes of many users in one query. */
+  private async customAttributesOf(users: User[]): Promise<Map<number, CustomAttribute[]>> {
+    const byUser = new Map<number, CustomAttribute[]>();
+    if (users.length === 0) return byUser;
+    const attributes = await this.em.find(CustomAttribute, { user: { $in: users.map((user) => user.id) } }, { orderBy: { key: 'asc' } });
+    for (const attribute of attributes) {
+      const userId = (attribute.user as User).id;
+      byUser.set(userId, [...(byUser.get(userId) ?? []), attribute]);
+    }
+    return byUser;
+  }
+}

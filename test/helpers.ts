@@ -1,0 +1,78 @@
+import { randomBytes } from 'node:crypto';
+import express from 'express';
+import pg from 'pg';
+import request from 'supertest';
+import { createHostingService, type HostingOptions, type HostingService } from '../src/index.js';
+
+export const ROOT_TOKEN = 'root-private-token-0001';
+export const ROOT_PASSWORD = 'root-password-0001';
+
+export interface TestHosting {
+  hosting: HostingService;
+  /** An Express app with only the router mounted at its root. */
+  app: express.Express;
+  http: ReturnType<typeof request>;
+  close(): Promise<void>;
+}
+
+/**
+ * A fresh service for one test file: in-memory PGlite, or, when FORGEKIT_TEST_DATABASE_URL is set,
+ * a new database of its own on that PostgreSQL server (dropped afterwards).
+ */
+export async function startHosting(options: HostingOptions = {}): Promise<TestHosting> {
+  const serverUrl = process.env.FORGEKIT_TEST_DATABASE_URL;
+  let dropDatabase: (() => Promise<void>) | undefined;
+  let database = options.database;
+  if (serverUrl && !database) {
+    const name = `forgekit_test_${randomBytes(6).toString('hex')}`;
+    await adminQuery(serverUrl, `create database "${name}"`);
+    const url = new URL(serverUrl);
+    url.pathname = `/${name}`;
+    database = { url: url.toString() };
+    dropDatabase = () => adminQuery(serverUrl, `drop database if exists "${name}" with (force)`);
+  }
+  const hosting = await createHostingService({ rootToken: ROOT_TOKEN, rootPassword: ROOT_PASSWORD, checkResponses: true, ...options, database });
+  const app = express();
+  app.use(hosting.router());
+  return {
+    hosting,
+    app,
+    http: request(app),
+    async close() {
+      await hosting.close();
+      await dropDatabase?.();
+    },
+  };
+}
+
+async function adminQuery(url: string, sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+let counter = 0;
+
+/** Creates a user through the API as root and returns it with a private token of its own. */
+export async function createUser(
+  hosting: HostingService,
+  overrides: Record<string, unknown> = {},
+): Promise<{ id: number; username: string; email: string; token: string; password: string }> {
+  counter += 1;
+  const suffix = `${process.pid}x${counter}`;
+  const password = 'secret-password-1';
+  const user = await hosting.users.create({
+    email: `user${suffix}@example.com`,
+    username: `user${suffix}`,
+    name: `User ${suffix}`,
+    password,
+    skip_confirmation: true,
+    ...overrides,
+  } as Parameters<HostingService['users']['create']>[0]);
+  const token = await hosting.personalAccessTokens.create(user.id, { name: 'test', scopes: ['api'] });
+  return { id: user.id, username: user.username, email: user.email, token: token.token, password };
+}
