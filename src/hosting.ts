@@ -7,7 +7,7 @@ import type { Api } from './api/index.js';
 import { parseInput } from './api/validation.js';
 import type { CallerIdentity } from './auth/caller.js';
 import { HostingOptionsSchema, type HostingOptions } from './config.js';
-import { openDatabase } from './db/orm.js';
+import { openDatabase, type Database } from './db/orm.js';
 import { createRouter, type RouterEnvironment } from './http/router.js';
 import { silentLogger } from './logger.js';
 import { bootstrap } from './services/bootstrap.js';
@@ -28,9 +28,14 @@ export type HostingService = Api & {
  * typed API acting as the administrator root, `as(caller)` for any other caller, and `router()`.
  */
 export async function createHostingService(options: HostingOptions = {}): Promise<HostingService> {
-  const { logger = silentLogger, ...rest } = options;
+  const { logger: _logger, ...rest } = options;
   parseInput(HostingOptionsSchema, rest);
-  const db = await openDatabase(options.database);
+  return createHostingServiceOn(await openDatabase(options.database), options);
+}
+
+/** The service on an open database, which it closes on `close()`. Tests use it to reach the database. */
+export async function createHostingServiceOn(db: Database, options: HostingOptions = {}): Promise<HostingService> {
+  const logger = options.logger ?? silentLogger;
   let temporaryStorage: string | undefined;
   try {
     const storages = storageRoots(options, () => (temporaryStorage = mkdtempSync(join(tmpdir(), 'forgekit-repositories-'))));

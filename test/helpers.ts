@@ -2,13 +2,17 @@ import { randomBytes } from 'node:crypto';
 import express from 'express';
 import pg from 'pg';
 import request from 'supertest';
-import { createHostingService, type HostingOptions, type HostingService } from '../src/index.js';
+import { openDatabase, type Database } from '../src/db/orm.js';
+import { createHostingServiceOn } from '../src/hosting.js';
+import type { HostingOptions, HostingService } from '../src/index.js';
 
 export const ROOT_TOKEN = 'root-private-token-0001';
 export const ROOT_PASSWORD = 'root-password-0001';
 
 export interface TestHosting {
   hosting: HostingService;
+  /** The service's database, for what no endpoint can do (turning on two-factor, reading stored digests). */
+  db: Database;
   /** An Express app with only the router mounted at its root. */
   app: express.Express;
   http: ReturnType<typeof request>;
@@ -31,11 +35,13 @@ export async function startHosting(options: HostingOptions = {}): Promise<TestHo
     database = { url: url.toString() };
     dropDatabase = () => adminQuery(serverUrl, `drop database if exists "${name}" with (force)`);
   }
-  const hosting = await createHostingService({ rootToken: ROOT_TOKEN, rootPassword: ROOT_PASSWORD, checkResponses: true, ...options, database });
+  const db = await openDatabase(database);
+  const hosting = await createHostingServiceOn(db, { rootToken: ROOT_TOKEN, rootPassword: ROOT_PASSWORD, checkResponses: true, ...options, database });
   const app = express();
   app.use(hosting.router());
   return {
     hosting,
+    db,
     app,
     http: request(app),
     async close() {

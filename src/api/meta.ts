@@ -10,7 +10,7 @@ export const instance = {
     run: async () => ({ version: API_VERSION, revision: `forgekit-${FORGEKIT_VERSION}` }),
   }),
   openapi: defineRoute({
-    method: 'GET', path: '/openapi.json', summary: 'This API as an OpenAPI 3.1 document', auth: 'public',
+    method: 'GET', path: '/openapi.json', summary: 'This API as an OpenAPI 3.1 document', auth: 'public', keepsJsonSuffix: true,
     response: Type.Record(Type.String(), Type.Unknown()),
     run: async (ctx) => (await import('./openapi.js')).openApiDocument(ctx.env.baseUrl),
   }),
