@@ -19,6 +19,39 @@ export {
   type ValidationMessages,
 } from './errors.js';
 export { openApiDocument } from './api/openapi.js';
-export * as schemas from './schemas/index.js';
-export type * from './schemas/index.js';
+import * as schemaModules from './schemas/index.js';
+/** Every TypeBox schema (plain JSON Schema): `schemas.UserFull`, `schemas.CreateUserInput`, ... */
+export const schemas = { ...schemaModules };
+/** The static types of the schemas: `import { type UserFull } from 'forgekit'`. */
+export type {
+  ApplicationSettings,
+  CreateEmailInput,
+  CreateGpgKeyInput,
+  CreateSshKeyInput,
+  CreateTokenInput,
+  CreateUserInput,
+  CustomAttribute,
+  Email,
+  GpgKey,
+  ImpersonationToken,
+  ImpersonationTokenWithToken,
+  ListTokensQuery,
+  ListUsersQuery,
+  OAuthToken,
+  OAuthTokenInput,
+  PersonalAccessToken,
+  PersonalAccessTokenWithToken,
+  SessionInput,
+  SettingsValues,
+  SshKey,
+  TokenScope,
+  UpdateSettingsInput,
+  UpdateUserInput,
+  UserBasic,
+  UserFull,
+  UserProfile,
+  UserSelf,
+  UserWithPrivateToken,
+  Version,
+} from './schemas/index.js';
 export { API_VERSION, FORGEKIT_VERSION } from './version.js';

@@ -41,10 +41,10 @@ export const users = {
   current: defineRoute({
     method: 'GET',
     path: '/user',
-    summary: 'The current user (administrators also see their private token)',
+    summary: 'The current user (an administrator signed in with a private token also sees it)',
     auth: 'user',
     readUser: true,
-    response: Type.Union([UserSelf, UserWithPrivateToken]),
+    response: Type.Union([UserSelf, UserFull, UserWithPrivateToken]),
     run: (ctx) => ctx.users.current(),
   }),
   create: defineRoute({

@@ -42,9 +42,12 @@ function normalizeTopLevel(schema: TSchema, value: Record<string, unknown>): Rec
   const properties = (schema as { properties?: Record<string, { type?: string; anyOf?: { type?: string }[] }> }).properties;
   if (!properties) return value;
   const result: Record<string, unknown> = { ...value };
+  const nulls: ValidationMessages = {};
   for (const [name, property] of Object.entries(properties)) {
     const given = result[name];
     const types = property.type ? [property.type] : (property.anyOf ?? []).map((branch) => branch.type);
+    // Ajv would coerce null to 0, false or "": a null where the schema has no null is an error instead.
+    if (given === null && !types.includes('null')) nulls[name] = ['is invalid'];
     if (typeof given === 'string') {
       if (types.includes('boolean')) {
         const lower = given.toLowerCase();
@@ -55,6 +58,7 @@ function normalizeTopLevel(schema: TSchema, value: Record<string, unknown>): Rec
       }
     }
   }
+  if (Object.keys(nulls).length) throw new BadRequestError(nulls);
   return result;
 }
 

@@ -1,7 +1,10 @@
 import { Type, type TSchema } from 'typebox';
 
-/** `T` or JSON null. */
-export const Nullable = <T extends TSchema>(schema: T) => Type.Union([schema, Type.Null()]);
+/**
+ * `T` or JSON null. Null comes first: Ajv coerces inputs branch by branch, and with `T` first it would
+ * turn a given null into `""` (or `[""]`) before trying the null branch.
+ */
+export const Nullable = <T extends TSchema>(schema: T) => Type.Union([Type.Null(), schema]);
 
 /** An ISO 8601 timestamp as the API writes it (`2017-11-21T10:00:00.000Z`). */
 export const DateTime = Type.String({ format: 'date-time' });

@@ -34,20 +34,25 @@ export class GpgKeysService {
     if (armored === undefined) throw BadRequestError.missing('key');
     const problems = new Problems();
     let fingerprint: string | undefined;
+    let primaryKeyid: string | undefined;
     if (!ARMORED_PUBLIC_KEY.test(armored)) problems.add('key', FORMAT_MESSAGE);
     else {
       try {
         const key = await readKey({ armoredKey: armored });
         if (key.isPrivate()) problems.add('key', FORMAT_MESSAGE);
-        else fingerprint = key.getFingerprint().toUpperCase();
+        else {
+          fingerprint = key.getFingerprint().toUpperCase();
+          // Not the fingerprint's tail: a version 6 key's ID is the head of its fingerprint.
+          primaryKeyid = key.getKeyID().toHex().toUpperCase();
+        }
       } catch {
         problems.add('key', 'is invalid');
       }
     }
     if (!fingerprint) problems.add('fingerprint', "can't be blank");
     else if (await this.ctx.em.count(GpgKey, { fingerprint })) problems.add('fingerprint', 'has already been taken');
-    if (problems.any || !fingerprint) throw new BadRequestError(problems.messages);
-    const key = this.ctx.em.create(GpgKey, { user: owner, key: armored, fingerprint, primaryKeyid: fingerprint.slice(-16) });
+    if (problems.any || !fingerprint || !primaryKeyid) throw new BadRequestError(problems.messages);
+    const key = this.ctx.em.create(GpgKey, { user: owner, key: armored, fingerprint, primaryKeyid });
     await this.ctx.em.flush();
     return presentGpgKey(key);
   }

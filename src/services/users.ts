@@ -89,16 +89,17 @@ export class UsersService {
     return full;
   }
 
-  /** GET /user: the full user; administrators also see their private token. */
-  async current(): Promise<UserSelf | UserWithPrivateToken> {
+  /**
+   * GET /user: the full user. An administrator who signed in with a private token also sees it; tokens
+   * are stored as digests, so no other private token can be shown (and none is issued on a read).
+   */
+  async current(): Promise<UserSelf | UserFull | UserWithPrivateToken> {
     const user = this.ctx.user;
     const presentation = await this.presentation();
     const identities = (await this.identitiesOf([user])).get(user.id) ?? [];
     if (!user.admin) return presentUserSelf(user, identities, presentation);
-    // Tokens are stored as digests: when the request did not come with the private token itself, the
-    // only private token that can be shown is a newly issued one.
-    const privateToken = this.ctx.caller.privateToken ?? (await this.ctx.accessTokens.issuePrivateToken(user));
-    return { ...presentUserFull(user, identities, presentation), private_token: privateToken };
+    const full = presentUserFull(user, identities, presentation);
+    return this.ctx.caller.privateToken ? { ...full, private_token: this.ctx.caller.privateToken } : full;
   }
 
   /** The full user with a private token: the answer to POST /session. */

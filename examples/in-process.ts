@@ -1,0 +1,33 @@
+// In process, no HTTP: the same API, validation, permissions and errors as over HTTP.
+import { createHostingService, BadRequestError } from 'forgekit';
+
+const hosting = await createHostingService(); // in-memory database
+try {
+  // `hosting.<group>` acts as the administrator root.
+  const alice = await hosting.users.create({
+    email: 'alice@example.com',
+    username: 'alice',
+    name: 'Alice',
+    password: 'correct-horse-battery',
+    skip_confirmation: true,
+  });
+
+  // `hosting.as(caller)` binds the API to a user (id, username or token).
+  const asAlice = hosting.as('alice');
+  await asAlice.emails.create({ email: 'alice@work.example.com' });
+  console.log('alice has', (await asAlice.emails.list()).map((email) => email.email));
+
+  // Errors are typed, with the HTTP status and body they would have had.
+  try {
+    await asAlice.emails.create({ email: 'alice@work.example.com' });
+  } catch (error) {
+    if (!(error instanceof BadRequestError)) throw error;
+    console.log(error.status, JSON.stringify(error.body()));
+  }
+
+  // Tokens work too: this is what a client would send as PRIVATE-TOKEN.
+  const { token } = await hosting.personalAccessTokens.create(alice.id, { name: 'ci', scopes: ['read_user'] });
+  console.log('signed in with a token as', (await hosting.as(token).users.current()).username);
+} finally {
+  await hosting.close();
+}

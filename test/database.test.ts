@@ -1,0 +1,60 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createHostingService } from '../src/index.js';
+import { FORGEKIT_VERSION } from '../src/version.js';
+import packageJson from '../package.json' with { type: 'json' };
+import { startHosting, type TestHosting } from './helpers.js';
+
+let t: TestHosting;
+beforeAll(async () => {
+  t = await startHosting();
+});
+afterAll(() => t.close());
+
+describe('the database', () => {
+  it('has exactly the schema the entities describe once the committed migrations ran', async () => {
+    const difference = await t.db.orm.schema.getUpdateSchemaSQL({ wrap: false });
+    expect(difference.trim()).toBe('');
+  });
+
+  it('keeps data in a PGlite data directory across restarts, and refuses a second opener', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'forgekit-db-test-'));
+    try {
+      const first = await createHostingService({ database: { dataDir }, rootPassword: 'first-password' });
+      await first.users.create({ email: 'kept@example.com', username: 'kept', name: 'Kept', password: 'long-enough-1' });
+      await expect(createHostingService({ database: { dataDir } })).rejects.toThrow(/already open in this process|in use by another forgekit process/);
+      await first.close();
+      const second = await createHostingService({ database: { dataDir } });
+      expect(second.generatedRootPassword).toBeUndefined();
+      expect((await second.users.list({ username: 'kept' })).map((user) => user.username)).toEqual(['kept']);
+      await second.close();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('first start', () => {
+  it('creates root (id 1) as an administrator, with a generated password when none is given', async () => {
+    const hosting = await createHostingService();
+    try {
+      expect(hosting.generatedRootPassword).toEqual(expect.any(String));
+      const session = await hosting.as(null).session.create({ login: 'root', password: hosting.generatedRootPassword as string });
+      expect(session).toMatchObject({ id: 1, username: 'root', is_admin: true });
+    } finally {
+      await hosting.close();
+    }
+  });
+
+  it('rejects invalid options with a clear error', async () => {
+    await expect(createHostingService({ rootPassword: 'short' })).rejects.toMatchObject({ status: 400, messages: { rootPassword: ['is too short'] } });
+  });
+});
+
+describe('the version', () => {
+  it('matches package.json', () => {
+    expect(FORGEKIT_VERSION).toBe(packageJson.version);
+  });
+});
