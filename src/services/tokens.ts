@@ -143,6 +143,10 @@ export class AccessTokensService {
 
   /** POST /oauth/token: the resource owner password credentials grant and the refresh token grant. */
   async oauthToken(input: OAuthTokenInput): Promise<OAuthToken> {
+    if (input.grant_type === undefined) throw new OAuthError('invalid_request', 'The request is missing a required parameter: grant_type.');
+    if (input.grant_type !== 'password' && input.grant_type !== 'refresh_token') {
+      throw new OAuthError('unsupported_grant_type', 'The authorization grant type is not supported by the authorization server.');
+    }
     let user: User;
     let scopes: string[];
     if (input.grant_type === 'password') {
@@ -158,10 +162,12 @@ export class AccessTokensService {
       user = found;
     } else {
       if (input.refresh_token === undefined) throw new OAuthError('invalid_request', 'The request is missing a required parameter: refresh_token.');
-      const previous = await this.em.findOne(AccessToken, { refreshTokenDigest: tokenDigest(input.refresh_token), kind: 'oauth' }, { populate: ['user'] });
-      if (!previous || previous.revoked || (previous.user as User).state === 'blocked') throw invalidGrant();
-      previous.revoked = true;
-      previous.refreshTokenDigest = null;
+      const digest = tokenDigest(input.refresh_token);
+      const previous = await this.em.findOne(AccessToken, { refreshTokenDigest: digest, kind: 'oauth', revoked: false }, { populate: ['user'] });
+      if (!previous || (previous.user as User).state === 'blocked') throw invalidGrant();
+      // A refresh token is good for one refresh: of concurrent refreshes, only the one whose update still finds it wins.
+      const claimed = await this.em.nativeUpdate(AccessToken, { id: previous.id, refreshTokenDigest: digest }, { revoked: true, refreshTokenDigest: null });
+      if (claimed === 0) throw invalidGrant();
       user = previous.user as User;
       scopes = previous.scopes;
     }
