@@ -1,0 +1,92 @@
+import type { AddressInfo } from 'node:net';
+import type { Server } from 'node:http';
+import { generateKeyPairSync } from 'node:crypto';
+import { Gitlab } from '@gitbeaker/rest';
+import sshpk from 'sshpk';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+
+// A real client of the original service, unchanged, against forgekit over HTTP.
+let t: TestHosting;
+let server: Server;
+let root: InstanceType<typeof Gitlab>;
+let host: string;
+
+beforeAll(async () => {
+  t = await startHosting();
+  server = t.app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  host = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  root = new Gitlab({ host, token: ROOT_TOKEN });
+});
+afterAll(async () => {
+  await new Promise((resolve) => server.close(resolve));
+  await t.close();
+});
+
+const sshKey = () => sshpk.parseKey(generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }), 'pem').toString('ssh');
+
+describe('@gitbeaker/rest against forgekit', () => {
+  it('manages users', async () => {
+    const created = await root.Users.create({ email: 'gb@example.com', username: 'gitbeaker', name: 'Gitbeaker', password: 'long-enough-1', skipConfirmation: true });
+    expect(created).toMatchObject({ username: 'gitbeaker', email: 'gb@example.com', is_admin: false });
+    expect(created.confirmed_at).toEqual(expect.any(String));
+    const shown = await root.Users.show(created.id);
+    expect(shown.username).toBe('gitbeaker');
+    const edited = await root.Users.edit(created.id, { bio: 'from gitbeaker' });
+    expect(edited.bio).toBe('from gitbeaker');
+    const all = await root.Users.all({ perPage: 1 });
+    expect(all.map((user) => user.username).sort()).toEqual(['gitbeaker', 'root']);
+    const me = await root.Users.showCurrentUser();
+    expect(me.username).toBe('root');
+    await root.Users.block(created.id);
+    expect((await root.Users.show(created.id)).state).toBe('blocked');
+    await root.Users.unblock(created.id);
+    expect((await root.Users.show(created.id)).state).toBe('active');
+  });
+
+  it('creates tokens, and a client with a new token acts as its user', async () => {
+    const [user] = await root.Users.all({ username: 'gitbeaker' });
+    const pat = await root.Users.createPersonalAccessToken(user.id, 'gb', ['api']);
+    expect(pat.token).toEqual(expect.any(String));
+    const asUser = new Gitlab({ host, token: pat.token as string });
+    expect((await asUser.Users.showCurrentUser()).username).toBe('gitbeaker');
+    const impersonation = await root.UserImpersonationTokens.create(user.id, 'imp', ['api']);
+    expect(impersonation.impersonation).toBe(true);
+    expect((await root.UserImpersonationTokens.all(user.id)).map((token) => token.name)).toEqual(['imp']);
+    await root.UserImpersonationTokens.revoke(user.id, impersonation.id);
+    expect((await root.UserImpersonationTokens.show(user.id, impersonation.id)).revoked).toBe(true);
+  });
+
+  it('manages keys, e-mails and custom attributes', async () => {
+    const [user] = await root.Users.all({ username: 'gitbeaker' });
+    const key = await root.UserSSHKeys.create('laptop', sshKey(), { userId: user.id });
+    expect(key.title).toBe('laptop');
+    expect((await root.UserSSHKeys.all({ userId: user.id })).map((item) => item.id)).toEqual([key.id]);
+    await root.UserSSHKeys.remove(key.id, { userId: user.id });
+    expect(await root.UserSSHKeys.all({ userId: user.id })).toEqual([]);
+
+    const email = await root.UserEmails.create('gb.second@example.com', { userId: user.id });
+    expect(email.email).toBe('gb.second@example.com');
+    expect((await root.UserEmails.all({ userId: user.id })).map((item) => item.email)).toEqual(['gb.second@example.com']);
+
+    await root.UserCustomAttributes.set(user.id, 'team', 'tools');
+    expect(await root.UserCustomAttributes.show(user.id, 'team')).toEqual({ key: 'team', value: 'tools' });
+    expect(await root.UserCustomAttributes.all(user.id)).toEqual([{ key: 'team', value: 'tools' }]);
+    await root.UserCustomAttributes.remove(user.id, 'team');
+    expect(await root.UserCustomAttributes.all(user.id)).toEqual([]);
+  });
+
+  it('reads and changes application settings', async () => {
+    const settings = await root.ApplicationSettings.show();
+    expect(settings.default_projects_limit).toBe(100000);
+    const changed = await root.ApplicationSettings.edit({ signupEnabled: false });
+    expect(changed.signup_enabled).toBe(false);
+  });
+
+  it('surfaces errors with the status and body the original service gives', async () => {
+    const error = await root.Users.show(424242).catch((failure: unknown) => failure);
+    expect((error as { cause: { response: { status: number } } }).cause.response.status).toBe(404);
+    expect((error as { cause: { description: string } }).cause.description).toBe('404 User Not Found');
+  });
+});
