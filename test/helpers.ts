@@ -82,3 +82,15 @@ export async function createUser(
   const token = await hosting.personalAccessTokens.create(user.id, { name: 'test', scopes: ['api'] });
   return { id: user.id, username: user.username, email: user.email, token: token.token, password };
 }
+
+/** A `Link` header as rel → URL; throws on a part that is not `<url>; rel="name"`. */
+export function linkHeader(header: string | undefined): Record<string, string> {
+  if (!header) throw new Error('no Link header');
+  return Object.fromEntries(
+    header.split(', ').map((part) => {
+      const match = /^<([^>]+)>; rel="(\w+)"$/.exec(part);
+      if (!match) throw new Error(`malformed Link part: ${part}`);
+      return [match[2], match[1]];
+    }),
+  );
+}

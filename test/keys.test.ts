@@ -4,7 +4,7 @@ import sshpk from 'sshpk';
 import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../src/errors.js';
-import { createUser, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { createUser, linkHeader, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
 
 let t: TestHosting;
 
@@ -101,18 +101,8 @@ function expectStatus(res: Response, status: number, body?: unknown) {
   if (body !== undefined) expect(res.body).toEqual(body);
 }
 
-/** Reads `Link` into rel → URL. */
-function links(res: Response): Record<string, URL> {
-  const header = res.headers.link as string;
-  expect(header).toBeTruthy();
-  return Object.fromEntries(
-    header.split(', ').map((part) => {
-      const [, url, rel] = part.match(/^<([^>]+)>; rel="(\w+)"$/) ?? [];
-      expect(url, part).toBeTruthy();
-      return [rel, new URL(url)];
-    }),
-  );
-}
+const links = (res: Response): Record<string, URL> =>
+  Object.fromEntries(Object.entries(linkHeader(res.headers.link)).map(([rel, url]) => [rel, new URL(url)]));
 
 /** Checks the headers of page 2 of a three-item list read one item per page. */
 function expectMiddlePage(res: Response, path: string) {

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BadRequestError, ForbiddenError, NotFoundError, NotFoundValidationError, UnauthorizedError } from '../src/index.js';
-import { createUser, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { createUser, linkHeader, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
 
 let t: TestHosting;
 let alice: Awaited<ReturnType<typeof createUser>>;
@@ -65,13 +65,7 @@ describe('GET /users', () => {
     expect(res.headers['x-page']).toBe('2');
     expect(res.headers['x-next-page']).toBe('3');
     expect(res.headers['x-prev-page']).toBe('1');
-    const links = Object.fromEntries(
-      res.headers.link.split(', ').map((part: string) => {
-        const [, url, rel] = /^<([^>]+)>; rel="(\w+)"$/.exec(part) ?? [];
-        return [rel, url];
-      }),
-    );
-    expect(links).toEqual({
+    expect(linkHeader(res.headers.link)).toEqual({
       prev: 'https://forge.example.com/api/v4/users?per_page=1&page=1',
       next: 'https://forge.example.com/api/v4/users?per_page=1&page=3',
       first: 'https://forge.example.com/api/v4/users?per_page=1&page=1',
