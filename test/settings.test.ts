@@ -385,3 +385,34 @@ describe('settings take effect', () => {
     expect((await t.hosting.users.get(user.id)).avatar_url).toBeNull();
   });
 });
+
+describe('newer spellings of settings', () => {
+  it('are accepted as the settings they name; the specification spelling wins when both are given', async () => {
+    const t2 = await startHosting();
+    try {
+      const res = await t2.http
+        .put('/api/v4/application/settings')
+        .set('PRIVATE-TOKEN', ROOT_TOKEN)
+        .send({ gravatar_enabled: false, plantuml_enabled: true, plantuml_url: 'https://plantuml.example.com', domain_allowlist: 'a.example.com,b.example.com', domain_denylist_enabled: true, domain_denylist: ['bad.example.com'], password_authentication_enabled_for_web: false, signup_enabled: false });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({
+        avatarsvc_enabled: false,
+        diagram_enabled: true,
+        diagram_url: 'https://plantuml.example.com',
+        domain_whitelist: ['a.example.com', 'b.example.com'],
+        domain_blacklist_enabled: true,
+        domain_blacklist: ['bad.example.com'],
+        password_authentication_enabled: false,
+        signup_enabled: false,
+      });
+      expect(res.body).not.toHaveProperty('gravatar_enabled');
+      const both = await t2.hosting.applicationSettings.update({ avatarsvc_enabled: true, gravatar_enabled: false });
+      expect(both.avatarsvc_enabled).toBe(true);
+      const missing = await t2.http.put('/api/v4/application/settings').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ plantuml_url: null });
+      expect(missing.status).toBe(400);
+      expect(missing.body).toEqual({ message: '400 (Bad request) "diagram_url" not given' });
+    } finally {
+      await t2.close();
+    }
+  });
+});

@@ -92,10 +92,26 @@ export type ApplicationSettings = Static<typeof ApplicationSettings>;
  * PUT /application/settings: every setting optional. `enabled_git_access_protocol` also takes `nil` or an
  * empty string for "both"; list settings also take a comma- or newline-separated string.
  */
+/** Spellings that today's clients of the original service send, and the setting each one names. */
+export const settingAliases = {
+  gravatar_enabled: 'avatarsvc_enabled',
+  plantuml_enabled: 'diagram_enabled',
+  plantuml_url: 'diagram_url',
+  domain_allowlist: 'domain_whitelist',
+  domain_denylist_enabled: 'domain_blacklist_enabled',
+  domain_denylist: 'domain_blacklist',
+  password_authentication_enabled_for_web: 'password_authentication_enabled',
+} as const satisfies Record<string, keyof typeof settingsFields>;
+
+const aliasFields = Object.fromEntries(
+  Object.entries(settingAliases).map(([alias, name]) => [alias, settingsFields[name]]),
+) as unknown as { [Alias in keyof typeof settingAliases]: (typeof settingsFields)[(typeof settingAliases)[Alias]] };
+
 export const UpdateSettingsInput = Type.Partial(
   Type.Object({
     ...settingsFields,
     enabled_git_access_protocol: Nullable(Type.Union([Type.Literal('ssh'), Type.Literal('http'), Type.Literal('nil'), Type.Literal('')])),
+    ...aliasFields,
   }),
 );
 export type UpdateSettingsInput = Static<typeof UpdateSettingsInput>;

@@ -1,6 +1,6 @@
 import { ApplicationSettingsRow } from '../db/entities/index.js';
 import { BadRequestError } from '../errors.js';
-import { defaultSettings, type ApplicationSettings, type SettingsValues, type UpdateSettingsInput } from '../schemas/settings.js';
+import { defaultSettings, settingAliases, type ApplicationSettings, type SettingsValues, type UpdateSettingsInput } from '../schemas/settings.js';
 import type { Context } from './context.js';
 import { Problems } from './user-validation.js';
 
@@ -28,9 +28,15 @@ export class SettingsService {
   async update(input: UpdateSettingsInput): Promise<ApplicationSettings> {
     const row = await this.row();
     const current = { ...defaultSettings(Object.keys(this.ctx.env.storages)), ...row.values } as SettingsValues;
-    const changes: Partial<SettingsValues> = { ...input } as Partial<SettingsValues>;
+    const changes: Record<string, unknown> = {};
+    for (const [name, value] of Object.entries(input)) {
+      // A newer spelling counts as the setting it names; the specification's spelling wins when both are given.
+      const setting = settingAliases[name as keyof typeof settingAliases];
+      if (!setting) changes[name] = value;
+      else if (!(setting in input)) changes[setting] = value;
+    }
     if (input.enabled_git_access_protocol === 'nil' || input.enabled_git_access_protocol === '') changes.enabled_git_access_protocol = null;
-    const next: SettingsValues = { ...current, ...changes };
+    const next = { ...current, ...changes } as SettingsValues;
 
     // Settings that need a companion setting when switched on (SPEC.md: required when ... is true).
     if (next.domain_blacklist_enabled && !next.domain_blacklist?.length) throw BadRequestError.missing('domain_blacklist');
