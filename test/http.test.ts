@@ -110,12 +110,14 @@ describe('unexpected failures', () => {
   it('answer 500 with a plain message and no stack', async () => {
     const errors: unknown[] = [];
     const broken = await startHosting({ logger: { info() {}, warn() {}, error: (...args: unknown[]) => errors.push(args) } });
-    await broken.db.close();
+    // A database that lost a table: every query fails underneath the service.
+    await broken.db.fork().getConnection().execute('drop table access_tokens cascade');
     const res = await broken.http.get('/api/v4/user').set('PRIVATE-TOKEN', ROOT_TOKEN);
     expect(res.status).toBe(500);
     expect(res.body).toEqual({ message: '500 Internal Server Error' });
     expect(res.text).not.toMatch(/at .*\.(ts|js):\d+/);
     expect(errors.length).toBe(1);
+    await broken.close();
   });
 });
 
