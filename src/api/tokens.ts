@@ -21,7 +21,7 @@ export const personalAccessTokens = {
   list: defineRoute({
     method: 'GET', path: '/users/:user_id/personal_access_tokens', summary: "A user's personal access tokens", auth: 'admin',
     params: UserIdPath, input: ListTokensQuery, response: Type.Array(PersonalAccessToken), paginated: true,
-    run: async (ctx, { user_id }, input) => ctx.accessTokens.list(await ctx.users.find(user_id), 'personal', input) as never,
+    run: async (ctx, { user_id }, input) => ctx.accessTokens.list(await ctx.users.find(user_id), 'personal', input),
   }),
   get: defineRoute({
     method: 'GET', path: '/users/:user_id/personal_access_tokens/:token_id', summary: "One of a user's personal access tokens", auth: 'admin',
@@ -42,7 +42,7 @@ export const personalAccessTokens = {
     method: 'GET', path: '/personal_access_tokens', summary: "The caller's personal access tokens (an administrator may name another user with `user_id`)", auth: 'user',
     input: ListAllTokensQuery, response: Type.Array(PersonalAccessToken), paginated: true,
     run: async (ctx, _params, input) =>
-      ctx.accessTokens.list(ctx.isAdmin && input.user_id !== undefined ? await ctx.users.find(input.user_id) : ctx.user, 'personal', input) as never,
+      ctx.accessTokens.list(ctx.isAdmin && input.user_id !== undefined ? await ctx.users.find(input.user_id) : ctx.user, 'personal', input),
   }),
   revokeOwn: defineRoute({
     method: 'DELETE', path: '/personal_access_tokens/:token_id', summary: "Revoke one of the caller's personal access tokens (administrators: anyone's)", auth: 'user',
@@ -55,17 +55,17 @@ export const impersonationTokens = {
   list: defineRoute({
     method: 'GET', path: '/users/:user_id/impersonation_tokens', summary: "A user's impersonation tokens", auth: 'admin',
     params: UserIdPath, input: ListTokensQuery, response: Type.Array(ImpersonationToken), paginated: true,
-    run: async (ctx, { user_id }, input) => ctx.accessTokens.list(await ctx.users.find(user_id), 'impersonation', input) as never,
+    run: async (ctx, { user_id }, input) => ctx.accessTokens.list(await ctx.users.find(user_id), 'impersonation', input),
   }),
   get: defineRoute({
     method: 'GET', path: '/users/:user_id/impersonation_tokens/:token_id', summary: "One of a user's impersonation tokens", auth: 'admin',
     params: UserTokenPath, response: ImpersonationToken,
-    run: async (ctx, { user_id, token_id }) => ctx.accessTokens.get(await ctx.users.find(user_id), 'impersonation', token_id) as never,
+    run: async (ctx, { user_id, token_id }) => ctx.accessTokens.get(await ctx.users.find(user_id), 'impersonation', token_id),
   }),
   create: defineRoute({
     method: 'POST', path: '/users/:user_id/impersonation_tokens', summary: 'Create an impersonation token for a user (the token is shown once)', auth: 'admin',
     params: UserIdPath, input: CreateTokenInput, response: ImpersonationTokenWithToken,
-    run: async (ctx, { user_id }, input) => ctx.accessTokens.create(await ctx.users.find(user_id), 'impersonation', input) as never,
+    run: async (ctx, { user_id }, input) => ctx.accessTokens.create(await ctx.users.find(user_id), 'impersonation', input),
   }),
   revoke: defineRoute({
     method: 'DELETE', path: '/users/:user_id/impersonation_tokens/:token_id', summary: "Revoke a user's impersonation token", auth: 'admin',

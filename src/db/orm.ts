@@ -1,4 +1,5 @@
 import { join, resolve } from 'node:path';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM as PgliteMikroORM } from '@mikro-orm/pglite';
 import { MikroORM as PostgreSqlMikroORM } from '@mikro-orm/postgresql';
@@ -43,7 +44,11 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Datab
     const dataDir = options.dataDir ? resolve(options.dataDir) : undefined;
     if (dataDir) lock = DataDirLock.acquire(dataDir);
     try {
-      orm = await PgliteMikroORM.init({ ...common, dbName: dataDir ? join(dataDir, 'pgdata') : 'memory://' });
+      orm = await PgliteMikroORM.init({
+        ...common,
+        dbName: dataDir ? join(dataDir, 'pgdata') : 'memory://',
+        driverOptions: { extensions: { pg_trgm } },
+      });
     } catch (error) {
       lock?.release();
       throw error;

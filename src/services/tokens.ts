@@ -17,7 +17,7 @@ const OAUTH_SCOPES = ['api', 'read_user', 'read_api', 'sudo'];
 const expiryFromDate = (date: string): Date => new Date(Date.parse(`${date}T00:00:00Z`) + DAY);
 const dateFromExpiry = (expiry: Date): string => new Date(expiry.getTime() - DAY).toISOString().slice(0, 10);
 
-function presentToken(token: AccessToken): PersonalAccessToken & { impersonation: boolean } {
+function presentImpersonation(token: AccessToken): ImpersonationToken {
   const expired = token.expiresAt !== null && token.expiresAt !== undefined && token.expiresAt.getTime() <= Date.now();
   return {
     id: token.id,
@@ -33,9 +33,18 @@ function presentToken(token: AccessToken): PersonalAccessToken & { impersonation
 }
 
 function presentPersonal(token: AccessToken): PersonalAccessToken {
-  const { impersonation: _, ...shape } = presentToken(token);
+  const { impersonation: _, ...shape } = presentImpersonation(token);
   return shape;
 }
+
+interface TokenShapes {
+  personal: PersonalAccessToken;
+  impersonation: ImpersonationToken;
+}
+const presenters: { [Kind in UserTokenKind]: (token: AccessToken) => TokenShapes[Kind] } = {
+  personal: presentPersonal,
+  impersonation: presentImpersonation,
+};
 
 /** Tokens, sign-in (POST /session) and the OAuth password grant. */
 export class AccessTokensService {
@@ -46,9 +55,13 @@ export class AccessTokensService {
   }
 
   /** Stores a new token's digest and returns the token: the only time it is ever seen. */
-  private issue(user: User, kind: AccessToken['kind'], fields: { name: string; scopes: string[]; expiresAt?: Date | null; refreshToken?: string }): string {
+  private issue(
+    user: User,
+    kind: AccessToken['kind'],
+    fields: { name: string; scopes: string[]; expiresAt?: Date | null; refreshToken?: string },
+  ): { token: string; record: AccessToken } {
     const token = generateToken();
-    this.em.create(AccessToken, {
+    const record = this.em.create(AccessToken, {
       user,
       kind,
       name: fields.name,
@@ -57,17 +70,17 @@ export class AccessTokensService {
       refreshTokenDigest: fields.refreshToken ? tokenDigest(fields.refreshToken) : null,
       expiresAt: fields.expiresAt ?? null,
     });
-    return token;
+    return { token, record };
   }
 
   /** A private token: full access to the account, as POST /session hands out. */
   async issuePrivateToken(user: User): Promise<string> {
-    const token = this.issue(user, 'private', { name: 'private token', scopes: [] });
+    const { token } = this.issue(user, 'private', { name: 'private token', scopes: [] });
     await this.em.flush();
     return token;
   }
 
-  async list(owner: User, kind: UserTokenKind, query: ListTokensQuery): Promise<Page<PersonalAccessToken | ImpersonationToken>> {
+  async list<Kind extends UserTokenKind>(owner: User, kind: Kind, query: ListTokensQuery): Promise<Page<TokenShapes[Kind]>> {
     const request = pageRequest(query);
     const now = new Date();
     const state =
@@ -77,22 +90,20 @@ export class AccessTokensService {
           ? { $or: [{ revoked: true }, { expiresAt: { $lte: now } }] }
           : {};
     const [tokens, total] = await this.em.findAndCount(AccessToken, { user: owner, kind, ...state }, { orderBy: { id: 'asc' }, limit: request.perPage, offset: request.offset });
-    return toPage(request, tokens.map(kind === 'personal' ? presentPersonal : presentToken), total);
+    return toPage(request, tokens.map(presenters[kind]), total);
   }
 
-  async get(owner: User, kind: UserTokenKind, tokenId: number): Promise<PersonalAccessToken | ImpersonationToken> {
-    const token = await this.find(owner, kind, tokenId);
-    return kind === 'personal' ? presentPersonal(token) : presentToken(token);
+  async get<Kind extends UserTokenKind>(owner: User, kind: Kind, tokenId: number): Promise<TokenShapes[Kind]> {
+    return presenters[kind](await this.find(owner, kind, tokenId));
   }
 
-  async create(owner: User, kind: UserTokenKind, input: CreateTokenInput): Promise<(PersonalAccessToken | ImpersonationToken) & { token: string }> {
+  async create<Kind extends UserTokenKind>(owner: User, kind: Kind, input: CreateTokenInput): Promise<TokenShapes[Kind] & { token: string }> {
     if (input.name.trim() === '') throw BadRequestError.invalid('name', "can't be blank");
     if (input.expires_at && input.expires_at < new Date().toISOString().slice(0, 10)) throw BadRequestError.invalid('expires_at', 'must be in the future');
     const scopes = [...new Set(input.scopes)];
-    const token = this.issue(owner, kind, { name: input.name, scopes, expiresAt: input.expires_at ? expiryFromDate(input.expires_at) : null });
+    const { token, record } = this.issue(owner, kind, { name: input.name, scopes, expiresAt: input.expires_at ? expiryFromDate(input.expires_at) : null });
     await this.em.flush();
-    const record = await this.em.findOneOrFail(AccessToken, { tokenDigest: tokenDigest(token) });
-    return { ...(kind === 'personal' ? presentPersonal(record) : presentToken(record)), token };
+    return { ...presenters[kind](record), token };
   }
 
   async revoke(owner: User, kind: UserTokenKind, tokenId: number): Promise<void> {
@@ -173,7 +184,7 @@ export class AccessTokensService {
     }
     const refreshToken = generateToken(40);
     const createdAt = new Date();
-    const accessToken = this.issue(user, 'oauth', {
+    const { token: accessToken } = this.issue(user, 'oauth', {
       name: 'oauth',
       scopes,
       refreshToken,

@@ -1,8 +1,15 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
 
+/** Trigram indexes serve `search` (a case-insensitive substring match) on these columns. */
+const trigramIndex = (column: string) => ({
+  name: `users_${column}_trgm_index`,
+  expression: `create index "users_${column}_trgm_index" on "users" using gin ("${column}" gin_trgm_ops)`,
+});
+
 export const User = defineEntity({
   name: 'User',
   tableName: 'users',
+  indexes: [trigramIndex('name'), trigramIndex('username'), trigramIndex('email')],
   properties: {
     id: p.integer().primary(),
     username: p.string().length(255),
