@@ -25,7 +25,11 @@ export type RunResult<R extends TSchema | undefined, Paginated extends boolean> 
     : Static<R>
   : void;
 
-export interface RouteDefinition<
+/**
+ * What the table's type says of a route: everything but `run`. The in-process API's types come from it, so
+ * the published types describe the API without reaching into the services and the database behind it.
+ */
+export interface RouteSpec<
   Path extends string = string,
   Params extends TObject | undefined = TObject | undefined,
   Input extends TObject | undefined = TObject | undefined,
@@ -51,11 +55,23 @@ export interface RouteDefinition<
   paginated?: Paginated;
   /** The last path parameter may end in `.json` and keeps it (a file path, say). */
   keepsJsonSuffix?: boolean;
+}
+
+/** A route as written in the table: its description and the service call it makes. */
+export interface RouteDefinition<
+  Path extends string = string,
+  Params extends TObject | undefined = TObject | undefined,
+  Input extends TObject | undefined = TObject | undefined,
+  Response extends TSchema | undefined = TSchema | undefined,
+  Paginated extends boolean = boolean,
+> extends RouteSpec<Path, Params, Input, Response, Paginated> {
   run(ctx: Context, params: Maybe<Params>, input: Maybe<Input>): Promise<RunResult<Response, Paginated>>;
 }
 
-/** A route as the table holds it, its types erased. */
-export type AnyRoute = RouteDefinition<string, TObject | undefined, TObject | undefined, TSchema | undefined, boolean>;
+/** A route as the pipeline runs it, its types erased. */
+export type AnyRoute = RouteSpec<string, TObject | undefined, TObject | undefined, TSchema | undefined, boolean> & {
+  run(ctx: Context, params: Record<string, never>, input: Record<string, never>): Promise<unknown>;
+};
 
 export function defineRoute<
   const Path extends string,
@@ -63,7 +79,7 @@ export function defineRoute<
   Input extends TObject | undefined = undefined,
   Response extends TSchema | undefined = undefined,
   Paginated extends boolean = false,
->(route: RouteDefinition<Path, Params, Input, Response, Paginated>): RouteDefinition<Path, Params, Input, Response, Paginated> {
+>(route: RouteDefinition<Path, Params, Input, Response, Paginated>): RouteSpec<Path, Params, Input, Response, Paginated> {
   return route;
 }
 
@@ -90,7 +106,7 @@ type InputArg<Input extends TObject | undefined> = Input extends TObject
 type Returned<R extends TSchema | undefined> = R extends TSchema ? Static<R> : void;
 
 export type RouteCall<R> =
-  R extends RouteDefinition<infer Path, infer Params, infer Input, infer Response, boolean>
+  R extends RouteSpec<infer Path, infer Params, infer Input, infer Response, boolean>
     ? (...args: [...PathArgs<PathNames<Path>, Maybe<Params>>, ...InputArg<Input>]) => Promise<Returned<Response>>
     : never;
 
