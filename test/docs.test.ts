@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { allRoutes } from '../src/api/index.js';
 import { openApiDocument } from '../src/api/openapi.js';
@@ -39,5 +40,11 @@ describe('docs/openapi.json', () => {
   it('is the document the route table generates (run `npm run build` after changing routes)', () => {
     const committed = JSON.parse(readFileSync(new URL('../docs/openapi.json', import.meta.url), 'utf8'));
     expect(committed).toEqual(openApiDocument());
+  });
+
+  it('is a valid OpenAPI 3.1 document', async () => {
+    const result = await new Validator().validate(openApiDocument('https://forge.example.com'));
+    expect(result.errors).toBeUndefined();
+    expect(result.valid).toBe(true);
   });
 });
