@@ -1,5 +1,6 @@
 import { join, resolve } from 'node:path';
 import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { raw } from '@mikro-orm/core';
 import { Migrator } from '@mikro-orm/migrations';
 import { MikroORM as PgliteMikroORM } from '@mikro-orm/pglite';
 import { MikroORM as PostgreSqlMikroORM } from '@mikro-orm/postgresql';
@@ -9,6 +10,9 @@ import { DataDirLock } from './lock.js';
 import { migrations } from './migrations/index.js';
 
 export type EntityManager = SqlEntityManager;
+
+/** Any number, the same in every process: the advisory lock that serialises migrations. */
+const MIGRATION_LOCK = 774200;
 
 export interface DatabaseOptions {
   /** A `postgres://` URL: use that PostgreSQL server. */
@@ -55,7 +59,16 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Datab
     }
   }
   try {
-    await orm.migrator.up();
+    if (options.url) {
+      // Processes starting together on one PostgreSQL database migrate one after the other. (An embedded
+      // database has one process only, and one connection that the lock's transaction would hold.)
+      await orm.em.fork().transactional(async (em) => {
+        await em.execute(raw(`select pg_advisory_xact_lock(${MIGRATION_LOCK})`));
+        await orm.migrator.up({ transaction: em.getTransactionContext() });
+      });
+    } else {
+      await orm.migrator.up();
+    }
   } catch (error) {
     await orm.close(true);
     lock?.release();
