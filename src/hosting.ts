@@ -8,7 +8,8 @@ import { parseInput } from './api/validation.js';
 import type { CallerIdentity } from './auth/caller.js';
 import { HostingOptionsSchema, type HostingOptions } from './config.js';
 import { openDatabase, type Database } from './db/orm.js';
-import { createRouter, type RouterEnvironment } from './http/router.js';
+import { createRouter } from './http/router.js';
+import type { Environment } from './services/context.js';
 import { silentLogger } from './logger.js';
 import { bootstrap } from './services/bootstrap.js';
 
@@ -41,7 +42,7 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
     const storages = storageRoots(options, () => (temporaryStorage = mkdtempSync(join(tmpdir(), 'forgekit-repositories-'))));
     for (const directory of Object.values(storages)) mkdirSync(directory, { recursive: true });
     const { generatedRootPassword } = await bootstrap(db, options);
-    const env: RouterEnvironment = {
+    const env: Environment = {
       db,
       baseUrl: (options.baseUrl ?? 'http://localhost').replace(/\/+$/, ''),
       publicOrigin: options.baseUrl ? new URL(options.baseUrl).origin : undefined,

@@ -8,7 +8,7 @@ import { pathParameterNames, type Page } from './route.js';
  * The in-process API bound to one caller: `api.users.get(5)`, `api.sshKeys.create({ title, key })`.
  * Path parameters come first, in path order, then the input object. Lists resolve to the requested page.
  */
-export function createApi(env: Environment & { checkResponses?: boolean }, identity: CallerIdentity): Api {
+export function createApi(env: Environment, identity: CallerIdentity): Api {
   const api: Record<string, Record<string, (...args: unknown[]) => Promise<unknown>>> = {};
   for (const { group, name, route } of allRoutes()) {
     const names = pathParameterNames(route.path);

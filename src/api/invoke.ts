@@ -22,7 +22,7 @@ function copyInput(value: unknown): unknown {
  * transaction for writes, so a failed write changes nothing) and, when asked, check the answer's shape.
  */
 export async function invoke(
-  env: Environment & { checkResponses?: boolean },
+  env: Environment,
   route: AnyRoute,
   identity: CallerIdentity,
   rawParams: Record<string, unknown>,

@@ -4,11 +4,9 @@ import qs from 'qs';
 import { allRoutes } from '../api/index.js';
 import { invoke } from '../api/invoke.js';
 import { successStatus, type Page } from '../api/route.js';
-import type { CallerIdentity } from '../auth/caller.js';
+import { ANONYMOUS, type CallerIdentity } from '../auth/caller.js';
 import { ApiError } from '../errors.js';
-import type { Environment } from '../services/context.js';
-import { Context } from '../services/context.js';
-import { ANONYMOUS } from '../auth/caller.js';
+import { Context, type Environment } from '../services/context.js';
 import { RouteMatcher } from './match.js';
 import { setPaginationHeaders } from './pagination.js';
 
@@ -46,18 +44,12 @@ function requestIdentity(req: Request, input: Record<string, unknown>): CallerId
 
 const stringParam = (value: unknown): string | undefined => (typeof value === 'string' || typeof value === 'number' ? String(value) : undefined);
 
-export interface RouterEnvironment extends Environment {
-  checkResponses?: boolean;
-  /** Scheme and host of `Link` URLs when a base URL is configured; otherwise the request's own. */
-  publicOrigin?: string;
-}
-
 /**
  * The Express adapter: `/api/v4/...`, `/oauth/token` and uploaded avatars, relative to wherever the
  * router is mounted. Body parsing, errors and 404s stay under those prefixes; the host app's own routes
  * and error handlers are not touched.
  */
-export function createRouter(env: RouterEnvironment): express.Router {
+export function createRouter(env: Environment): express.Router {
   const matcher = new RouteMatcher(allRoutes());
   const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: 20 * 1024 * 1024 } });
   const parseBodies: RequestHandler[] = [

@@ -20,6 +20,10 @@ export interface Environment {
   /** Repository storage names → directories. */
   storages: Record<string, string>;
   logger: Logger;
+  /** Scheme and host of `Link` URLs when a base URL is configured; otherwise each request's own. */
+  publicOrigin?: string;
+  /** Check every answer against its route's response schema (the test suite turns this on). */
+  checkResponses?: boolean;
 }
 
 /** One call: its database session, its caller, and the services bound to both. */
