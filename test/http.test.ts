@@ -131,3 +131,17 @@ describe('GET /api/v4/openapi.json', () => {
     expect(res.body.paths['/oauth/token'].post.operationId).toBe('oauth.token');
   });
 });
+
+describe('input the database cannot hold', () => {
+  it('answers 400, not 500', async () => {
+    const page = await t.http.get('/api/v4/users?page=100000000000000000000').set('PRIVATE-TOKEN', ROOT_TOKEN);
+    expect(page.status).toBe(400);
+    expect(page.body).toEqual({ message: { page: ['must be less than or equal to 2147483647'] } });
+    const nul = await t.http.post('/api/v4/users').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ email: 'nul@example.com', username: 'nul', name: 'N\u0000', password: 'long-enough-1' });
+    expect(nul.status).toBe(400);
+    expect(nul.body).toEqual({ message: { name: ['is invalid'] } });
+    const key = await t.http.put('/api/v4/users/1/custom_attributes/a%00b').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ value: 'v' });
+    expect(key.status).toBe(400);
+    expect(key.body).toEqual({ message: { key: ['is invalid'] } });
+  });
+});

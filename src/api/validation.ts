@@ -42,12 +42,14 @@ function normalizeTopLevel(schema: TSchema, value: Record<string, unknown>): Rec
   const properties = (schema as { properties?: Record<string, { type?: string; anyOf?: { type?: string }[] }> }).properties;
   if (!properties) return value;
   const result: Record<string, unknown> = { ...value };
-  const nulls: ValidationMessages = {};
+  const invalid: ValidationMessages = {};
   for (const [name, property] of Object.entries(properties)) {
     const given = result[name];
     const types = property.type ? [property.type] : (property.anyOf ?? []).map((branch) => branch.type);
     // Ajv would coerce null to 0, false or "": a null where the schema has no null is an error instead.
-    if (given === null && !types.includes('null')) nulls[name] = ['is invalid'];
+    if (given === null && !types.includes('null')) invalid[name] = ['is invalid'];
+    // No text column can hold a NUL character.
+    if (containsNul(given)) invalid[name] = ['is invalid'];
     if (typeof given === 'string') {
       if (types.includes('boolean')) {
         const lower = given.toLowerCase();
@@ -58,8 +60,15 @@ function normalizeTopLevel(schema: TSchema, value: Record<string, unknown>): Rec
       }
     }
   }
-  if (Object.keys(nulls).length) throw new BadRequestError(nulls);
+  if (Object.keys(invalid).length) throw new BadRequestError(invalid);
   return result;
+}
+
+function containsNul(value: unknown): boolean {
+  if (typeof value === 'string') return value.includes('\u0000');
+  if (Array.isArray(value)) return value.some(containsNul);
+  if (value && typeof value === 'object' && !ArrayBuffer.isView(value)) return Object.values(value).some(containsNul);
+  return false;
 }
 
 const messageFor = (error: ErrorObject): string => {

@@ -17,7 +17,7 @@ export const DateTimeInput = Type.String({ format: 'iso8601' });
 
 /** Page selection, accepted by every list. */
 export const Pagination = {
-  page: Type.Optional(Type.Integer({ description: 'Page to return, from 1', default: 1 })),
+  page: Type.Optional(Type.Integer({ description: 'Page to return, from 1', default: 1, maximum: 2147483647 })),
   per_page: Type.Optional(Type.Integer({ description: 'Items per page (maximum 100)', default: 20 })),
 };
 
