@@ -3,6 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 
 const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
@@ -15,7 +16,7 @@ interface Running {
 }
 
 function run(args: string[], env: Record<string, string> = {}): Running {
-  const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, ...env, DATABASE_URL: '' } });
+  const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, DATABASE_URL: '', ...env } });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
@@ -83,6 +84,34 @@ describe('forgekit serve', () => {
       expect(await server.exited).toBe(0);
     } finally {
       rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+
+  it.runIf(process.env.FORGEKIT_TEST_DATABASE_URL)('runs on PostgreSQL with --database-url or DATABASE_URL', async () => {
+    const server = process.env.FORGEKIT_TEST_DATABASE_URL as string;
+    const name = `forgekit_test_cli_${process.pid}`;
+    const admin = new pg.Client({ connectionString: server });
+    await admin.connect();
+    await admin.query(`drop database if exists "${name}" with (force)`);
+    await admin.query(`create database "${name}"`);
+    const url = new URL(server);
+    url.pathname = `/${name}`;
+    try {
+      const flag = run(['serve', '--port', String(port()), '--database-url', url.toString()], { FORGEKIT_ROOT_TOKEN: 'cli-pg-root-token' });
+      const flagUrl = await listening(flag);
+      expect((await fetch(`${flagUrl}/api/v4/user`, { headers: { 'PRIVATE-TOKEN': 'cli-pg-root-token' } })).status).toBe(200);
+      flag.child.kill('SIGTERM');
+      expect(await flag.exited).toBe(0);
+      // DATABASE_URL: the same database, so root and its token are already there.
+      const environment = run(['serve', '--port', String(port())], { DATABASE_URL: url.toString() });
+      const envUrl = await listening(environment);
+      expect((await fetch(`${envUrl}/api/v4/user`, { headers: { 'PRIVATE-TOKEN': 'cli-pg-root-token' } })).status).toBe(200);
+      expect(environment.output()).not.toMatch(/Created the administrator root/);
+      environment.child.kill('SIGTERM');
+      expect(await environment.exited).toBe(0);
+    } finally {
+      await admin.query(`drop database if exists "${name}" with (force)`);
+      await admin.end();
     }
   });
 
