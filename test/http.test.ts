@@ -144,4 +144,19 @@ describe('input the database cannot hold', () => {
     expect(key.status).toBe(400);
     expect(key.body).toEqual({ message: { key: ['is invalid'] } });
   });
+
+  it('answers unreadable bodies with 4xx and absurd nesting or sudo values without reaching the database', async () => {
+    const charset = await t.http.post('/api/v4/user/emails').set('PRIVATE-TOKEN', ROOT_TOKEN).set('Content-Type', 'application/json; charset=latin1').send('{}');
+    expect(charset.status).toBe(415);
+    expect(charset.body).toEqual({ message: '415 Unsupported Media Type' });
+    const multipart = await t.http.post('/api/v4/user/emails').set('PRIVATE-TOKEN', ROOT_TOKEN).set('Content-Type', 'multipart/form-data').send('garbage');
+    expect(multipart.status).toBe(400);
+    expect(multipart.body.message).toMatch(/^400 \(Bad request\) /);
+    const deep = await t.http.post('/api/v4/user/emails').set('PRIVATE-TOKEN', ROOT_TOKEN).type('json').send(`{"email":${'['.repeat(40)}${']'.repeat(40)}}`);
+    expect(deep.status).toBe(400);
+    expect(deep.body).toEqual({ message: { email: ['is nested too deeply'] } });
+    const sudo = await t.http.get('/api/v4/user').set('PRIVATE-TOKEN', ROOT_TOKEN).set('SUDO', '9'.repeat(400));
+    expect(sudo.status).toBe(404);
+    expect(sudo.body).toEqual({ message: `404 Not Found: No user id or username for: ${'9'.repeat(400)}` });
+  });
 });

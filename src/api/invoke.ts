@@ -2,16 +2,20 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { checkAccess } from '../auth/access.js';
 import { authenticate, type CallerIdentity } from '../auth/caller.js';
 import type { EntityManager } from '../db/orm.js';
-import { ConflictError } from '../errors.js';
+import { BadRequestError, ConflictError } from '../errors.js';
 import { Context, type Environment } from '../services/context.js';
 import type { AnyRoute, Page } from './route.js';
 import { parseInput, responseMismatches } from './validation.js';
 
+/** No parameter of the API nests deeper; a deeper input is refused before anything walks it. */
+const MAX_INPUT_DEPTH = 32;
+
 /** Copies what a caller passed in, so that coercion never changes the caller's own objects. */
-function copyInput(value: unknown): unknown {
-  if (Array.isArray(value)) return value.map(copyInput);
+function copyInput(value: unknown, depth = 0, name = 'base'): unknown {
+  if (depth > MAX_INPUT_DEPTH) throw BadRequestError.invalid(name, 'is nested too deeply');
+  if (Array.isArray(value)) return value.map((item) => copyInput(item, depth + 1, name));
   if (value && typeof value === 'object' && !ArrayBuffer.isView(value) && !(value instanceof Date)) {
-    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, copyInput(item)]));
+    return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, copyInput(item, depth + 1, depth === 0 ? key : name)]));
   }
   return value;
 }
@@ -33,21 +37,20 @@ export async function invoke(
     checkAccess(route, caller);
     const params = route.params ? parseInput<Record<string, never>>(route.params, copyInput(rawParams)) : {};
     const input = route.input ? parseInput<Record<string, never>>(route.input, copyInput(rawInput ?? {})) : {};
-    return route.run(new Context(em, caller, env), params, input);
+    const result = await route.run(new Context(em, caller, env), params, input);
+    // Checked before the transaction commits: an answer outside its schema changes nothing.
+    if (env.checkResponses && route.response) {
+      const mismatches = responseMismatches(route.response, route.paginated ? (result as Page<unknown>).items : result);
+      if (mismatches.length) throw new Error(`${route.method} ${route.path} answered outside its schema: ${mismatches.join('; ')}`);
+    }
+    return result;
   };
-  let result: unknown;
   try {
     const em = env.db.fork();
-    result = route.method === 'GET' ? await execute(em) : await em.transactional(execute);
+    return route.method === 'GET' ? await execute(em) : await em.transactional(execute);
   } catch (error) {
     // Two writers raced for the same unique value; the one that lost changed nothing.
     if (error instanceof UniqueConstraintViolationException) throw new ConflictError();
     throw error;
   }
-  if (env.checkResponses && route.response) {
-    const body = route.paginated ? (result as Page<unknown>).items : result;
-    const mismatches = responseMismatches(route.response, body);
-    if (mismatches.length) throw new Error(`${route.method} ${route.path} answered outside its schema: ${mismatches.join('; ')}`);
-  }
-  return result;
 }

@@ -15,11 +15,18 @@ function withFormats(ajv: Ajv): Ajv {
  * Inputs: coerce what HTTP carries as strings (integers, booleans, single values for arrays) and drop
  * parameters the route does not know, as the original service ignores them.
  */
-const inputAjv = withFormats(new Ajv({ coerceTypes: 'array', removeAdditional: 'all', useDefaults: false, allErrors: true, strict: false }));
+const inputAjv = withFormats(new Ajv({ coerceTypes: 'array', removeAdditional: 'all', useDefaults: false, allErrors: true, strict: false, strictNumbers: true }));
+/**
+ * Coerced inputs, checked again as they are. Coercion can answer "valid" for what the schema does not
+ * allow: inside `anyOf` it unwraps nested one-item arrays (`[["a"]]` passes as a list of strings), and
+ * `"1e400"` becomes an Infinity that passes as an integer. No number past a double's range is usable.
+ */
+const coercedAjv = withFormats(new Ajv({ allErrors: true, strict: false, strictNumbers: true }));
 /** Responses: checked as they are, for the test suite and the `checkResponses` option. */
 const outputAjv = withFormats(new Ajv({ allErrors: true, strict: false }));
 
 const inputValidators = new WeakMap<TSchema, ValidateFunction>();
+const coercedValidators = new WeakMap<TSchema, ValidateFunction>();
 const outputValidators = new WeakMap<TSchema, ValidateFunction>();
 
 function compiled(cache: WeakMap<TSchema, ValidateFunction>, ajv: Ajv, schema: TSchema): ValidateFunction {
@@ -48,8 +55,8 @@ function normalizeTopLevel(schema: TSchema, value: Record<string, unknown>): Rec
     const types = property.type ? [property.type] : (property.anyOf ?? []).map((branch) => branch.type);
     // Ajv would coerce null to 0, false or "": a null where the schema has no null is an error instead.
     if (given === null && !types.includes('null')) invalid[name] = ['is invalid'];
-    // No text column can hold a NUL character.
-    if (containsNul(given)) invalid[name] = ['is invalid'];
+    // No text column can hold a NUL character, nor JSON a lone UTF-16 surrogate: in values or in keys.
+    if (unstorable(given)) invalid[name] = ['is invalid'];
     if (typeof given === 'string') {
       if (types.includes('boolean')) {
         const lower = given.toLowerCase();
@@ -64,10 +71,15 @@ function normalizeTopLevel(schema: TSchema, value: Record<string, unknown>): Rec
   return result;
 }
 
-function containsNul(value: unknown): boolean {
-  if (typeof value === 'string') return value.includes('\u0000');
-  if (Array.isArray(value)) return value.some(containsNul);
-  if (value && typeof value === 'object' && !ArrayBuffer.isView(value)) return Object.values(value).some(containsNul);
+/** A NUL character, or a surrogate half without its other half (text that is not well-formed UTF-16). */
+const UNSTORABLE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
+
+function unstorable(value: unknown): boolean {
+  if (typeof value === 'string') return UNSTORABLE_TEXT.test(value);
+  if (Array.isArray(value)) return value.some(unstorable);
+  if (value && typeof value === 'object' && !ArrayBuffer.isView(value)) {
+    return Object.entries(value).some(([key, item]) => UNSTORABLE_TEXT.test(key) || unstorable(item));
+  }
   return false;
 }
 
@@ -108,10 +120,19 @@ function parameterName(pointer: string, extra?: string): string {
 export function parseInput<T>(schema: TSchema, value: unknown): T {
   const data = value && typeof value === 'object' && !Array.isArray(value) ? normalizeTopLevel(schema, value as Record<string, unknown>) : value;
   const validate = compiled(inputValidators, inputAjv, schema);
-  if (validate(data)) return data as T;
+  if (validate(data)) {
+    const recheck = compiled(coercedValidators, coercedAjv, schema);
+    if (recheck(data)) return data as T;
+    throw new BadRequestError(validationMessages(recheck.errors ?? []));
+  }
   const errors = validate.errors ?? [];
   const missing = errors.find((error) => error.keyword === 'required');
   if (missing) throw BadRequestError.missing(parameterName(missing.instancePath, (missing.params as { missingProperty: string }).missingProperty));
+  throw new BadRequestError(validationMessages(errors));
+}
+
+/** Body shape 5: each parameter named by its path, with its messages. */
+function validationMessages(errors: ErrorObject[]): ValidationMessages {
   const messages: ValidationMessages = {};
   for (const error of errors) {
     // An anyOf failure also reports each of its branches; the anyOf error alone says it.
@@ -121,7 +142,7 @@ export function parseInput<T>(schema: TSchema, value: unknown): T {
     const message = messageFor(error);
     if (!list.includes(message)) list.push(message);
   }
-  throw new BadRequestError(messages);
+  return messages;
 }
 
 /** Checks a response against its declared schema; returns the mismatches, empty when it conforms. */

@@ -76,9 +76,10 @@ async function switchUser(em: EntityManager, caller: Caller, sudo: number | stri
   if (!caller.user?.admin) throw new ForbiddenError('Must be admin to use sudo');
   if (caller.scopes && !caller.scopes.includes('sudo')) throw new InsufficientScopeError(['sudo']);
   const text = String(sudo);
+  // All digits: a user ID (none past the integer range exists). A NUL can be in no username.
   const target = /^\d+$/.test(text)
-    ? await em.findOne(User, { id: Number(text) })
-    : await em.findOne(User, { usernameLower: text.toLowerCase() });
+    ? Number.isSafeInteger(Number(text)) ? await em.findOne(User, { id: Number(text) }) : null
+    : text.includes('\u0000') ? null : await em.findOne(User, { usernameLower: text.toLowerCase() });
   if (!target) throw new NotFoundError(`404 Not Found: No user id or username for: ${text}`, { verbatim: true });
   return { ...caller, user: target, privateToken: null };
 }

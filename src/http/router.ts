@@ -1,3 +1,4 @@
+import { STATUS_CODES } from 'node:http';
 import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
 import multer from 'multer';
 import qs from 'qs';
@@ -56,7 +57,7 @@ export function createRouter(env: Environment): express.Router {
     express.json({ limit: BODY_LIMIT, strict: false }),
     express.urlencoded({ extended: true, limit: BODY_LIMIT }),
     upload.any(),
-  ];
+  ].map(clientErrors);
 
   const dispatch =
     (root: boolean): RequestHandler =>
@@ -98,15 +99,32 @@ export function createRouter(env: Environment): express.Router {
   return router;
 }
 
+/** A body that cannot be read is the client's error (4xx), whatever the parser made of it. */
+class UnreadableBodyError extends Error {
+  constructor(
+    readonly status: number,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+function clientErrors(parse: RequestHandler): RequestHandler {
+  return (req, res, next) =>
+    parse(req, res, (error?: unknown) => {
+      if (!error) return next();
+      const status = (error as { status?: number }).status;
+      next(new UnreadableBodyError(status && status >= 400 && status < 500 ? status : 400, (error as Error).message));
+    });
+}
+
 function errorHandler(env: Environment): ErrorRequestHandler {
   return (error: unknown, _req: Request, res: Response, _next: NextFunction) => {
     if (error instanceof ApiError) return void res.status(error.status).json(error.body());
-    const status = (error as { status?: number; statusCode?: number }).status ?? (error as { statusCode?: number }).statusCode;
-    // Body parser and upload failures: the client's request was malformed.
-    if ((error as { type?: string }).type === 'entity.parse.failed' || error instanceof multer.MulterError || status === 400) {
-      return void res.status(400).json({ message: `400 (Bad request) ${(error as Error).message}` });
+    if (error instanceof UnreadableBodyError) {
+      const message = error.status === 400 ? `400 (Bad request) ${error.message}` : `${error.status} ${STATUS_CODES[error.status] ?? 'Bad request'}`;
+      return void res.status(error.status).json({ message });
     }
-    if (status === 413) return void res.status(413).json({ message: '413 Request Entity Too Large' });
     env.logger.error('forgekit: unexpected failure', error);
     res.status(500).json({ message: '500 Internal Server Error' });
   };

@@ -1,5 +1,8 @@
 import { Type, type TSchema } from 'typebox';
 
+/** The largest value of the database's integer columns: whole-number inputs stay within it. */
+export const INT32_MAX = 2147483647;
+
 /**
  * `T` or JSON null. Null comes first: Ajv coerces inputs branch by branch, and with `T` first it would
  * turn a given null into `""` (or `[""]`) before trying the null branch.
@@ -17,7 +20,7 @@ export const DateTimeInput = Type.String({ format: 'iso8601' });
 
 /** Page selection, accepted by every list. */
 export const Pagination = {
-  page: Type.Optional(Type.Integer({ description: 'Page to return, from 1', default: 1, maximum: 2147483647 })),
+  page: Type.Optional(Type.Integer({ description: 'Page to return, from 1', default: 1, maximum: INT32_MAX })),
   per_page: Type.Optional(Type.Integer({ description: 'Items per page (maximum 100)', default: 20 })),
 };
 

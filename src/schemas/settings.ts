@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { DateTime, Nullable } from './common.js';
+import { DateTime, INT32_MAX, Nullable } from './common.js';
 
 const visibility = Type.Union([Type.Literal('private'), Type.Literal('internal'), Type.Literal('public')]);
 const stringList = Type.Array(Type.String());
@@ -10,7 +10,7 @@ const keyRestriction = (allowed: number[]) =>
 
 /** Every application setting with its type, in the order SPEC.md lists them. */
 export const settingsFields = {
-  default_projects_limit: Type.Integer({ minimum: 0, default: 100000 }),
+  default_projects_limit: Type.Integer({ minimum: 0, maximum: INT32_MAX, default: 100000 }),
   signup_enabled: Type.Boolean({ default: true }),
   password_authentication_enabled: Type.Boolean({ default: true }),
   avatarsvc_enabled: Type.Boolean({ default: true }),
@@ -18,8 +18,8 @@ export const settingsFields = {
   home_page_url: Nullable(Type.String()),
   default_branch_protection: Type.Union([Type.Literal(0), Type.Literal(1), Type.Literal(2)], { default: 2 }),
   restricted_visibility_levels: Nullable(Type.Array(visibility)),
-  max_attachment_size: Type.Integer({ minimum: 1, default: 10 }),
-  session_expire_delay: Type.Integer({ minimum: 0, default: 10080 }),
+  max_attachment_size: Type.Integer({ minimum: 1, maximum: INT32_MAX, default: 10 }),
+  session_expire_delay: Type.Integer({ minimum: 0, maximum: INT32_MAX, default: 10080 }),
   default_project_visibility: visibility,
   default_snippet_visibility: visibility,
   default_group_visibility: visibility,
@@ -28,7 +28,7 @@ export const settingsFields = {
   domain_blacklist: Nullable(stringList),
   user_oauth_applications: Type.Boolean({ default: true }),
   after_sign_out_path: Nullable(Type.String()),
-  container_registry_token_expire_delay: Type.Integer({ minimum: 1, default: 5 }),
+  container_registry_token_expire_delay: Type.Integer({ minimum: 1, maximum: INT32_MAX, default: 5 }),
   repository_storages: stringList,
   enabled_git_access_protocol: Nullable(Type.Union([Type.Literal('ssh'), Type.Literal('http')])),
   ide_enabled: Type.Boolean({ default: false }),
@@ -36,7 +36,7 @@ export const settingsFields = {
   disabled_oauth_sign_in_sources: stringList,
   diagram_enabled: Type.Boolean({ default: false }),
   diagram_url: Nullable(Type.String()),
-  terminal_max_session_time: Type.Integer({ minimum: 0, default: 0 }),
+  terminal_max_session_time: Type.Integer({ minimum: 0, maximum: INT32_MAX, default: 0 }),
   polling_interval_multiplier: Type.Number({ minimum: 0, default: 1 }),
   rsa_key_restriction: keyRestriction([0, 1024, 2048, 3072, 4096, -1]),
   dsa_key_restriction: keyRestriction([0, 1024, 2048, 3072, -1]),

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { DateOnly, DateTime, DateTimeInput, Nullable, Pagination, SortDirection, Upload } from './common.js';
+import { DateOnly, DateTime, DateTimeInput, INT32_MAX, Nullable, Pagination, SortDirection, Upload } from './common.js';
 import { CustomAttribute } from './custom-attributes.js';
 
 const userState = Type.Union([Type.Literal('active'), Type.Literal('blocked')]);
@@ -104,7 +104,7 @@ const profileInput = {
   twitter: Type.Optional(Type.String()),
   website_url: Type.Optional(Type.String()),
   organization: Type.Optional(Type.String()),
-  projects_limit: Type.Optional(Type.Integer({ minimum: 0 })),
+  projects_limit: Type.Optional(Type.Integer({ minimum: 0, maximum: INT32_MAX })),
   extern_uid: Type.Optional(Type.String()),
   provider: Type.Optional(Type.String()),
   bio: Type.Optional(Type.String()),

@@ -35,7 +35,8 @@ export function checkUsername(problems: Problems, username: string): void {
 
 export function checkEmail(problems: Problems, email: string, attribute = 'email'): void {
   if (email.trim() === '') return problems.add(attribute, "can't be blank");
-  if (email.length > 255) problems.add(attribute, 'is too long (maximum is 255 characters)');
+  // Addresses are stored lower-cased, and lower-casing can lengthen them ('İ' becomes 'i̇'): measure what is stored.
+  if (email.toLowerCase().length > 255) problems.add(attribute, 'is too long (maximum is 255 characters)');
   if (!EMAIL.test(email)) problems.add(attribute, 'is invalid');
 }
 

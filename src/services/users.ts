@@ -226,7 +226,10 @@ export class UsersService {
     return true;
   }
 
+  /** The avatar at `/uploads/-/system/user/avatar/:id/:filename`; the ID comes from the URL unchecked. */
   async avatar(id: number, filename: string): Promise<UserAvatar> {
+    // Not a whole number (`abc` is NaN, 400 digits are Infinity): no user has that ID.
+    if (!Number.isSafeInteger(id)) throw new NotFoundError();
     const avatar = await this.em.findOne(UserAvatar, { user: id });
     if (!avatar || avatar.filename !== filename) throw new NotFoundError();
     return avatar;
@@ -240,7 +243,6 @@ export class UsersService {
     for (const attribute of ['skype', 'linkedin', 'twitter', 'website_url', 'organization', 'location', 'bio', 'extern_uid', 'provider'] as const) {
       checkLength(problems, attribute, input[attribute]);
     }
-    if (input.projects_limit !== undefined && input.projects_limit > 2147483647) problems.add('projects_limit', 'must be less than or equal to 2147483647');
     if (input.avatar) {
       if (!/\.(png|jpe?g|gif|bmp|tiff?|ico|webp)$/i.test(input.avatar.filename)) problems.add('avatar', 'only images allowed');
       if (input.avatar.data.length > 200 * 1024) problems.add('avatar', 'is too big (should be at most 200 KB)');
