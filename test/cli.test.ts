@@ -3,8 +3,8 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { freshDatabase } from './helpers.js';
 
 const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
 let dataDir: string;
@@ -88,30 +88,23 @@ describe('forgekit serve', () => {
   });
 
   it.runIf(process.env.FORGEKIT_TEST_DATABASE_URL)('runs on PostgreSQL with --database-url or DATABASE_URL', async () => {
-    const server = process.env.FORGEKIT_TEST_DATABASE_URL as string;
-    const name = `forgekit_test_cli_${process.pid}`;
-    const admin = new pg.Client({ connectionString: server });
-    await admin.connect();
-    await admin.query(`drop database if exists "${name}" with (force)`);
-    await admin.query(`create database "${name}"`);
-    const url = new URL(server);
-    url.pathname = `/${name}`;
+    const database = await freshDatabase();
+    const url = database.url;
     try {
-      const flag = run(['serve', '--port', String(port()), '--database-url', url.toString()], { FORGEKIT_ROOT_TOKEN: 'cli-pg-root-token' });
+      const flag = run(['serve', '--port', String(port()), '--database-url', url], { FORGEKIT_ROOT_TOKEN: 'cli-pg-root-token' });
       const flagUrl = await listening(flag);
       expect((await fetch(`${flagUrl}/api/v4/user`, { headers: { 'PRIVATE-TOKEN': 'cli-pg-root-token' } })).status).toBe(200);
       flag.child.kill('SIGTERM');
       expect(await flag.exited).toBe(0);
       // DATABASE_URL: the same database, so root and its token are already there.
-      const environment = run(['serve', '--port', String(port())], { DATABASE_URL: url.toString() });
+      const environment = run(['serve', '--port', String(port())], { DATABASE_URL: url });
       const envUrl = await listening(environment);
       expect((await fetch(`${envUrl}/api/v4/user`, { headers: { 'PRIVATE-TOKEN': 'cli-pg-root-token' } })).status).toBe(200);
       expect(environment.output()).not.toMatch(/Created the administrator root/);
       environment.child.kill('SIGTERM');
       expect(await environment.exited).toBe(0);
     } finally {
-      await admin.query(`drop database if exists "${name}" with (force)`);
-      await admin.end();
+      await database.drop();
     }
   });
 

@@ -1,12 +1,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHostingService } from '../src/index.js';
 import { FORGEKIT_VERSION } from '../src/version.js';
 import packageJson from '../package.json' with { type: 'json' };
-import { startHosting, type TestHosting } from './helpers.js';
+import { freshDatabase, startHosting, type TestHosting } from './helpers.js';
 
 let t: TestHosting;
 beforeAll(async () => {
@@ -62,16 +61,9 @@ describe('the version', () => {
 
 describe.runIf(process.env.FORGEKIT_TEST_DATABASE_URL)('several processes on one PostgreSQL database', () => {
   it('start together: migrations and the first start happen once', async () => {
-    const server = process.env.FORGEKIT_TEST_DATABASE_URL as string;
-    const name = `forgekit_test_concurrent_${process.pid}`;
-    const admin = new pg.Client({ connectionString: server });
-    await admin.connect();
-    await admin.query(`drop database if exists "${name}" with (force)`);
-    await admin.query(`create database "${name}"`);
-    const url = new URL(server);
-    url.pathname = `/${name}`;
+    const database = await freshDatabase();
     try {
-      const started = await Promise.all([1, 2, 3].map(() => createHostingService({ database: { url: url.toString() } })));
+      const started = await Promise.all([1, 2, 3].map(() => createHostingService({ database: { url: database.url } })));
       try {
         expect(started.filter((hosting) => hosting.generatedRootPassword).length).toBe(1);
         for (const hosting of started) expect((await hosting.users.list()).map((user) => user.username)).toEqual(['root']);
@@ -79,8 +71,7 @@ describe.runIf(process.env.FORGEKIT_TEST_DATABASE_URL)('several processes on one
         await Promise.all(started.map((hosting) => hosting.close()));
       }
     } finally {
-      await admin.query(`drop database if exists "${name}" with (force)`);
-      await admin.end();
+      await database.drop();
     }
   });
 });

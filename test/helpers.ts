@@ -24,16 +24,12 @@ export interface TestHosting {
  * a new database of its own on that PostgreSQL server (dropped afterwards).
  */
 export async function startHosting(options: HostingOptions = {}): Promise<TestHosting> {
-  const serverUrl = process.env.FORGEKIT_TEST_DATABASE_URL;
   let dropDatabase: (() => Promise<void>) | undefined;
   let database = options.database;
-  if (serverUrl && !database) {
-    const name = `forgekit_test_${randomBytes(6).toString('hex')}`;
-    await adminQuery(serverUrl, `create database "${name}"`);
-    const url = new URL(serverUrl);
-    url.pathname = `/${name}`;
-    database = { url: url.toString() };
-    dropDatabase = () => adminQuery(serverUrl, `drop database if exists "${name}" with (force)`);
+  if (process.env.FORGEKIT_TEST_DATABASE_URL && !database) {
+    const fresh = await freshDatabase();
+    database = { url: fresh.url };
+    dropDatabase = fresh.drop;
   }
   const db = await openDatabase(database);
   const hosting = await createHostingServiceOn(db, { rootToken: ROOT_TOKEN, rootPassword: ROOT_PASSWORD, checkResponses: true, ...options, database });
@@ -49,6 +45,17 @@ export async function startHosting(options: HostingOptions = {}): Promise<TestHo
       await dropDatabase?.();
     },
   };
+}
+
+/** A new, empty database on the FORGEKIT_TEST_DATABASE_URL server, and how to drop it. */
+export async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
+  const server = process.env.FORGEKIT_TEST_DATABASE_URL;
+  if (!server) throw new Error('FORGEKIT_TEST_DATABASE_URL is not set');
+  const name = `forgekit_test_${randomBytes(6).toString('hex')}`;
+  await adminQuery(server, `create database "${name}"`);
+  const url = new URL(server);
+  url.pathname = `/${name}`;
+  return { url: url.toString(), drop: () => adminQuery(server, `drop database if exists "${name}" with (force)`) };
 }
 
 async function adminQuery(url: string, sql: string): Promise<void> {
@@ -93,4 +100,17 @@ export function linkHeader(header: string | undefined): Record<string, string> {
       return [match[2], match[1]];
     }),
   );
+}
+
+/** The six `X-*` pagination headers of a list answer, as numbers (null where the header is empty). */
+export function pageHeaders(headers: Record<string, string>): Record<string, number | null> {
+  const read = (name: string) => (headers[name] === '' ? null : Number(headers[name]));
+  return {
+    total: read('x-total'),
+    totalPages: read('x-total-pages'),
+    perPage: read('x-per-page'),
+    page: read('x-page'),
+    nextPage: read('x-next-page'),
+    prevPage: read('x-prev-page'),
+  };
 }

@@ -4,7 +4,7 @@ import sshpk from 'sshpk';
 import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../src/errors.js';
-import { createUser, linkHeader, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { createUser, linkHeader, pageHeaders, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
 
 let t: TestHosting;
 
@@ -106,12 +106,7 @@ const links = (res: Response): Record<string, URL> =>
 
 /** Checks the headers of page 2 of a three-item list read one item per page. */
 function expectMiddlePage(res: Response, path: string) {
-  expect(res.headers['x-total']).toBe('3');
-  expect(res.headers['x-total-pages']).toBe('3');
-  expect(res.headers['x-per-page']).toBe('1');
-  expect(res.headers['x-page']).toBe('2');
-  expect(res.headers['x-next-page']).toBe('3');
-  expect(res.headers['x-prev-page']).toBe('1');
+  expect(pageHeaders(res.headers)).toEqual({ total: 3, totalPages: 3, perPage: 1, page: 2, nextPage: 3, prevPage: 1 });
   const rels = links(res);
   expect(Object.keys(rels).sort()).toEqual(['first', 'last', 'next', 'prev']);
   for (const [rel, page] of [['prev', '1'], ['next', '3'], ['first', '1'], ['last', '3']] as const) {

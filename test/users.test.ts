@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BadRequestError, ForbiddenError, NotFoundError, NotFoundValidationError, UnauthorizedError } from '../src/index.js';
-import { createUser, linkHeader, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { createUser, linkHeader, pageHeaders, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
 
 let t: TestHosting;
 let alice: Awaited<ReturnType<typeof createUser>>;
@@ -59,12 +59,7 @@ describe('GET /users', () => {
     const res = await t.http.get('/api/v4/users?per_page=1&page=2').set('PRIVATE-TOKEN', alice.token);
     expect(res.status).toBe(200);
     expect(res.body.map((user: { id: number }) => user.id)).toEqual([alice.id]);
-    expect(res.headers['x-total']).toBe('3');
-    expect(res.headers['x-total-pages']).toBe('3');
-    expect(res.headers['x-per-page']).toBe('1');
-    expect(res.headers['x-page']).toBe('2');
-    expect(res.headers['x-next-page']).toBe('3');
-    expect(res.headers['x-prev-page']).toBe('1');
+    expect(pageHeaders(res.headers)).toEqual({ total: 3, totalPages: 3, perPage: 1, page: 2, nextPage: 3, prevPage: 1 });
     expect(linkHeader(res.headers.link)).toEqual({
       prev: 'https://forge.example.com/api/v4/users?per_page=1&page=1',
       next: 'https://forge.example.com/api/v4/users?per_page=1&page=3',
