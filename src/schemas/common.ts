@@ -24,8 +24,6 @@ export const Pagination = {
   per_page: Type.Optional(Type.Integer({ description: 'Items per page (maximum 100)', default: 20 })),
 };
 
-export const SortDirection = Type.Union([Type.Literal('asc'), Type.Literal('desc')]);
-
 /** A file sent as a multipart form field. */
 export const Upload = Type.Object(
   {

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { DateOnly, DateTime, DateTimeInput, INT32_MAX, Nullable, Pagination, SortDirection, Upload } from './common.js';
+import { DateOnly, DateTime, DateTimeInput, INT32_MAX, Nullable, Pagination, Upload } from './common.js';
 import { CustomAttribute } from './custom-attributes.js';
 
 const userState = Type.Union([Type.Literal('active'), Type.Literal('blocked')]);
@@ -142,4 +142,3 @@ export const DeleteUserInput = Type.Object({
 export const Version = Type.Object({ version: Type.String(), revision: Type.String() }, { additionalProperties: false, title: 'Version' });
 export type Version = Static<typeof Version>;
 
-export { SortDirection };
