@@ -272,6 +272,7 @@ async function realParams(key: string, route: AnyRoute, caller: Caller): Promise
         lastDigest = undefined;
       } else value = subject.id;
     } else if (parameter === 'key') value = 'colour';
+    else if (parameter === 'filename') value = 'avatar.png';
     else if (parameter === 'key_id') {
       if (route.path.startsWith('/user/keys')) value = own.ssh;
       else if (route.path.startsWith('/user/gpg_keys')) value = own.gpg;
@@ -687,10 +688,10 @@ describe('the 500s found by this suite', () => {
     expect([user.status, user.body.projects_limit]).toEqual([201, 2147483647]);
   });
 
-  it('an avatar URL whose ID is no whole number answers 404', async () => {
+  it('an avatar URL whose ID is no whole number answers 400 naming the ID', async () => {
     for (const id of ['abc', 'Infinity', '9'.repeat(400), 'a%00b']) {
       const res = await t.http.get(`/uploads/-/system/user/avatar/${id}/avatar.png`);
-      expect([res.status, res.body]).toEqual([404, { message: '404 Not Found' }]);
+      expect([res.status, res.body]).toEqual([400, { message: { id: ['is invalid'] } }]);
     }
   });
 });

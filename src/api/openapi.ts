@@ -42,9 +42,11 @@ export function openApiDocument(baseUrl = 'http://localhost'): JsonObject {
     }
     const status = String(successStatus(route));
     const responses: JsonObject = {
-      [status]: route.response
-        ? { description: 'success', content: { 'application/json': { schema: json(route.response) } } }
-        : { description: 'no content' },
+      [status]: !route.response
+        ? { description: 'no content' }
+        : route.raw
+          ? { description: 'the file', content: { '*/*': { schema: { type: 'string', format: 'binary' } } } }
+          : { description: 'success', content: { 'application/json': { schema: json(route.response) } } },
       '400': errorResponse,
       '404': errorResponse,
     };

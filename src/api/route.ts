@@ -55,6 +55,8 @@ export interface RouteSpec<
   paginated?: Paginated;
   /** The last path parameter may end in `.json` and keeps it (a file path, say). */
   keepsJsonSuffix?: boolean;
+  /** The answer is a file's bytes with its content type (`run` gives a RawFile), not JSON. */
+  raw?: boolean;
 }
 
 /** A route as written in the table: its description and the service call it makes. */

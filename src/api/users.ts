@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { BooleanResult } from '../schemas/common.js';
+import { BooleanResult, RawFile } from '../schemas/common.js';
 import {
   CreateUserInput,
   DeleteUserInput,
@@ -83,6 +83,18 @@ export const users = {
     params: UserId,
     response: BooleanResult,
     run: (ctx, { id }) => ctx.users.block(id),
+  }),
+  avatar: defineRoute({
+    method: 'GET',
+    path: '/uploads/-/system/user/avatar/:id/:filename',
+    root: true,
+    raw: true,
+    keepsJsonSuffix: true,
+    summary: "A user's uploaded avatar, the target of its `avatar_url`; served beside /api/v4",
+    auth: 'public',
+    params: Type.Object({ id: Type.Integer({ description: 'user ID' }), filename: Type.String() }),
+    response: RawFile,
+    run: (ctx, { id, filename }) => ctx.users.avatar(id, filename),
   }),
   unblock: defineRoute({
     method: 'POST',

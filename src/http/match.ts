@@ -29,13 +29,18 @@ export class RouteMatcher {
 
   /** `rawPath` is still percent-encoded. A `.json` suffix is dropped unless the route keeps it. */
   match(method: string, rawPath: string, root: boolean): RouteMatch | undefined {
-    const raw = rawPath.split('/').filter(Boolean);
-    let decoded: string[];
-    try {
-      decoded = raw.map((segment) => decodeURIComponent(segment));
-    } catch {
-      return undefined;
-    }
+    // A segment that is not valid percent-encoding is taken as it is: the route still matches, and its
+    // parameter validation or lookup answers for it.
+    const decoded = rawPath
+      .split('/')
+      .filter(Boolean)
+      .map((segment) => {
+        try {
+          return decodeURIComponent(segment);
+        } catch {
+          return segment;
+        }
+      });
     const last = decoded.length - 1;
     const stripped = last >= 0 && decoded[last].endsWith('.json') ? [...decoded.slice(0, last), decoded[last].slice(0, -5)] : decoded;
     const wanted = method === 'HEAD' ? 'GET' : method;

@@ -1,13 +1,14 @@
 import { STATUS_CODES } from 'node:http';
-import express, { type ErrorRequestHandler, type NextFunction, type Request, type RequestHandler, type Response } from 'express';
+import express, { type Request, type RequestHandler, type Response } from 'express';
 import multer from 'multer';
 import qs from 'qs';
 import { allRoutes } from '../api/index.js';
 import { invoke } from '../api/invoke.js';
 import { successStatus, type Page } from '../api/route.js';
-import { ANONYMOUS, type CallerIdentity } from '../auth/caller.js';
+import type { CallerIdentity } from '../auth/caller.js';
 import { ApiError } from '../errors.js';
-import { Context, type Environment } from '../services/context.js';
+import type { RawFile } from '../schemas/common.js';
+import type { Environment } from '../services/context.js';
 import { RouteMatcher } from './match.js';
 import { setPaginationHeaders } from './pagination.js';
 
@@ -46,31 +47,41 @@ function requestIdentity(req: Request, input: Record<string, unknown>): CallerId
 const stringParam = (value: unknown): string | undefined => (typeof value === 'string' || typeof value === 'number' ? String(value) : undefined);
 
 /**
- * The Express adapter: `/api/v4/...`, `/oauth/token` and uploaded avatars, relative to wherever the
- * router is mounted. Body parsing, errors and 404s stay under those prefixes; the host app's own routes
- * and error handlers are not touched.
+ * The Express adapter: `/api/v4/...` and the few routes beside it (`/oauth/token`, uploaded avatars),
+ * relative to wherever the router is mounted. Bodies are parsed, errors answered and unknown paths under
+ * `/api/v4` answered 404 only for those routes: the host app's own routes, parsers and error handlers are
+ * never touched.
  */
 export function createRouter(env: Environment): express.Router {
   const matcher = new RouteMatcher(allRoutes());
   const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: 20 * 1024 * 1024 } });
-  const parseBodies: RequestHandler[] = [
+  const parsers: RequestHandler[] = [
     express.json({ limit: BODY_LIMIT, strict: false }),
     express.urlencoded({ extended: true, limit: BODY_LIMIT }),
     upload.any(),
   ].map(clientErrors);
+  const parseBody = (req: Request, res: Response) =>
+    parsers.reduce<Promise<void>>(
+      (previous, parse) => previous.then(() => new Promise((resolve, reject) => parse(req, res, (error?: unknown) => (error ? reject(error) : resolve())))),
+      Promise.resolve(),
+    );
 
-  const dispatch =
+  const serve =
     (root: boolean): RequestHandler =>
     async (req, res, next) => {
+      const found = matcher.match(req.method, req.path, root);
+      if (!found) return next();
       try {
-        const found = matcher.match(req.method, req.path, root);
-        if (!found) return next();
+        await parseBody(req, res);
         const input = requestInput(req);
-        const identity = requestIdentity(req, input);
         const { route, params } = found;
-        const result = await invoke(env, route, identity, params, input);
+        const result = await invoke(env, route, requestIdentity(req, input), params, input);
         const status = successStatus(route);
         if (!route.response) return void res.status(status).end();
+        if (route.raw) {
+          const file = result as RawFile;
+          return void res.status(status).type(file.content_type).send(Buffer.from(file.data));
+        }
         if (route.paginated) {
           const page = result as Page<unknown>;
           setPaginationHeaders(req, res, env.publicOrigin ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`, page);
@@ -78,24 +89,15 @@ export function createRouter(env: Environment): express.Router {
         }
         res.status(status).json(result);
       } catch (error) {
-        next(error);
+        sendError(env, error, res);
       }
     };
 
   const router = express.Router();
-  router.use('/api/v4', ...parseBodies, dispatch(false), (_req: Request, res: Response) => {
+  router.use('/api/v4', serve(false), (_req: Request, res: Response) => {
     res.status(404).json({ error: '404 Not Found' });
   });
-  router.use('/api/v4', errorHandler(env));
-  router.post('/oauth/token', ...parseBodies, dispatch(true), errorHandler(env));
-  router.get('/uploads/-/system/user/avatar/:id/:filename', async (req: Request, res: Response, next: NextFunction) => {
-    try {
-      const avatar = await new Context(env.db.fork(), ANONYMOUS, env).users.avatar(Number(req.params.id), String(req.params.filename));
-      res.type(avatar.contentType).send(Buffer.from(avatar.data));
-    } catch (error) {
-      next(error);
-    }
-  }, errorHandler(env));
+  router.use(serve(true));
   return router;
 }
 
@@ -118,14 +120,13 @@ function clientErrors(parse: RequestHandler): RequestHandler {
     });
 }
 
-function errorHandler(env: Environment): ErrorRequestHandler {
-  return (error: unknown, _req: Request, res: Response, _next: NextFunction) => {
-    if (error instanceof ApiError) return void res.status(error.status).json(error.body());
-    if (error instanceof UnreadableBodyError) {
-      const message = error.status === 400 ? `400 (Bad request) ${error.message}` : `${error.status} ${STATUS_CODES[error.status] ?? 'Bad request'}`;
-      return void res.status(error.status).json({ message });
-    }
-    env.logger.error('forgekit: unexpected failure', error);
-    res.status(500).json({ message: '500 Internal Server Error' });
-  };
+/** The answer to a failed call: the error's own status and body, or a plain 500 (logged with its stack). */
+function sendError(env: Environment, error: unknown, res: Response): void {
+  if (error instanceof ApiError) return void res.status(error.status).json(error.body());
+  if (error instanceof UnreadableBodyError) {
+    const message = error.status === 400 ? `400 (Bad request) ${error.message}` : `${error.status} ${STATUS_CODES[error.status] ?? 'Bad request'}`;
+    return void res.status(error.status).json({ message });
+  }
+  env.logger.error('forgekit: unexpected failure', error);
+  res.status(500).json({ message: '500 Internal Server Error' });
 }

@@ -1,4 +1,4 @@
-import { Type, type TSchema } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 
 /** The largest value of the database's integer columns: whole-number inputs stay within it. */
 export const INT32_MAX = 2147483647;
@@ -33,6 +33,13 @@ export const Upload = Type.Object(
   },
   { description: 'a file sent as a multipart/form-data field', format: 'binary' },
 );
+
+/** A file answered as it is (`raw` routes): its content type and bytes. */
+export const RawFile = Type.Object(
+  { content_type: Type.String(), data: Type.Unsafe<Uint8Array>({ description: 'file content' }) },
+  { title: 'RawFile' },
+);
+export type RawFile = Static<typeof RawFile>;
 
 /** Body of a call whose answer is a bare boolean (block, unblock). */
 export const BooleanResult = Type.Boolean();

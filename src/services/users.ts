@@ -4,6 +4,7 @@ import type { Page } from '../api/route.js';
 import { hashPassword } from '../auth/secrets.js';
 import { CustomAttribute, Email, Identity, User, UserAvatar } from '../db/entities/index.js';
 import { BadRequestError, ForbiddenError, NotFoundError, NotFoundValidationError } from '../errors.js';
+import type { RawFile } from '../schemas/common.js';
 import type { CreateUserInput, ListUsersQuery, UpdateUserInput, UserBasic, UserFull, UserProfile, UserSelf, UserWithPrivateToken } from '../schemas/users.js';
 import type { Context } from './context.js';
 import { pageRequest, toPage } from './pagination.js';
@@ -226,13 +227,11 @@ export class UsersService {
     return true;
   }
 
-  /** The avatar at `/uploads/-/system/user/avatar/:id/:filename`; the ID comes from the URL unchecked. */
-  async avatar(id: number, filename: string): Promise<UserAvatar> {
-    // Not a whole number (`abc` is NaN, 400 digits are Infinity): no user has that ID.
-    if (!Number.isSafeInteger(id)) throw new NotFoundError();
+  /** An uploaded avatar, by its user and file name. */
+  async avatar(id: number, filename: string): Promise<RawFile> {
     const avatar = await this.em.findOne(UserAvatar, { user: id });
     if (!avatar || avatar.filename !== filename) throw new NotFoundError();
-    return avatar;
+    return { content_type: avatar.contentType, data: avatar.data };
   }
 
   private setAvatar(user: User, avatar: NonNullable<CreateUserInput['avatar']>): void {
