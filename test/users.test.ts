@@ -298,6 +298,12 @@ describe('POST /users', () => {
     expect(image.status).toBe(200);
     expect(image.headers['content-type']).toBe('image/png');
     expect(Buffer.compare(image.body as Buffer, png)).toBe(0);
+    const inProcess = await t.hosting.as(null).users.avatar(res.body.id, 'me.png');
+    expect(inProcess.content_type).toBe('image/png');
+    expect(Buffer.compare(Buffer.from(inProcess.data), png)).toBe(0);
+    const other = await t.http.get(`/uploads/-/system/user/avatar/${res.body.id}/other.png`);
+    expect(other.status).toBe(404);
+    expect(other.body).toEqual({ message: '404 Not Found' });
     const text = await t.http
       .put(`/api/v4/users/${res.body.id}`)
       .set('PRIVATE-TOKEN', ROOT_TOKEN)
