@@ -48,14 +48,15 @@ export class UsersService {
     if (query.created_before) where.push({ createdAt: { $lt: new Date(query.created_before) } });
     if (query.created_after) where.push({ createdAt: { $gt: new Date(query.created_after) } });
     if (admin && query.external === true) where.push({ external: true });
+    // Subqueries: the list stays one query however many users match.
     if (admin && query.extern_uid !== undefined && query.provider !== undefined) {
-      const identities = await this.em.find(Identity, { provider: query.provider, externUid: query.extern_uid }, { fields: ['user'] });
-      where.push({ id: { $in: identities.map((identity) => (identity.user as User).id) } });
+      const identities = this.em.createQueryBuilder(Identity, 'i').select('i.user').where({ provider: query.provider, externUid: query.extern_uid });
+      where.push({ id: { $in: identities.getNativeQuery() } });
     }
     if (admin && query.custom_attributes) {
       for (const [key, value] of Object.entries(query.custom_attributes)) {
-        const matches = await this.em.find(CustomAttribute, { key, value }, { fields: ['user'] });
-        where.push({ id: { $in: matches.map((attribute) => (attribute.user as User).id) } });
+        const matches = this.em.createQueryBuilder(CustomAttribute, 'a').select('a.user').where({ key, value });
+        where.push({ id: { $in: matches.getNativeQuery() } });
       }
     }
     const request = pageRequest(query);
@@ -68,25 +69,14 @@ export class UsersService {
     });
     const presentation = await this.presentation();
     if (!admin) return toPage(request, users.map((user) => presentUserBasic(user, presentation)), total);
-    const identities = await this.identitiesOf(users);
-    const attributes = query.with_custom_attributes ? await this.customAttributesOf(users) : undefined;
-    const items = users.map((user) => {
-      const full: UserFull = presentUserFull(user, identities.get(user.id) ?? [], presentation);
-      if (attributes) full.custom_attributes = (attributes.get(user.id) ?? []).map(presentCustomAttribute);
-      return full;
-    });
-    return toPage(request, items, total);
+    return toPage(request, await this.presentFull(users, { withCustomAttributes: query.with_custom_attributes }), total);
   }
 
   /** One user: the profile for normal callers, the full user for administrators. */
   async get(id: number, options: { with_custom_attributes?: boolean } = {}): Promise<UserProfile | UserFull> {
     const user = await this.find(id);
-    const presentation = await this.presentation();
-    if (!this.ctx.isAdmin) return presentUserProfile(user, presentation);
-    const full: UserFull = presentUserFull(user, (await this.identitiesOf([user])).get(user.id) ?? [], presentation);
-    if (options.with_custom_attributes) {
-      full.custom_attributes = ((await this.customAttributesOf([user])).get(user.id) ?? []).map(presentCustomAttribute);
-    }
+    if (!this.ctx.isAdmin) return presentUserProfile(user, await this.presentation());
+    const [full] = await this.presentFull([user], { withCustomAttributes: options.with_custom_attributes });
     return full;
   }
 
@@ -96,17 +86,18 @@ export class UsersService {
    */
   async current(): Promise<UserSelf | UserFull | UserWithPrivateToken> {
     const user = this.ctx.user;
-    const presentation = await this.presentation();
-    const identities = (await this.identitiesOf([user])).get(user.id) ?? [];
-    if (!user.admin) return presentUserSelf(user, identities, presentation);
-    const full = presentUserFull(user, identities, presentation);
-    return this.ctx.caller.privateToken ? { ...full, private_token: this.ctx.caller.privateToken } : full;
+    if (!user.admin) {
+      const identities = (await this.identitiesOf([user])).get(user.id) ?? [];
+      return presentUserSelf(user, identities, await this.presentation());
+    }
+    const privateToken = this.ctx.caller.privateToken;
+    return privateToken ? this.withPrivateToken(user, privateToken) : (await this.presentFull([user]))[0];
   }
 
   /** The full user with a private token: the answer to POST /session. */
   async withPrivateToken(user: User, privateToken: string): Promise<UserWithPrivateToken> {
-    const identities = (await this.identitiesOf([user])).get(user.id) ?? [];
-    return { ...presentUserFull(user, identities, await this.presentation()), private_token: privateToken };
+    const [full] = await this.presentFull([user]);
+    return { ...full, private_token: privateToken };
   }
 
   async create(input: CreateUserInput): Promise<UserFull> {
@@ -150,7 +141,7 @@ export class UsersService {
     }
     if (input.avatar) this.setAvatar(user, input.avatar);
     await this.em.flush();
-    return this.get(user.id) as Promise<UserFull>;
+    return (await this.presentFull([user]))[0];
   }
 
   async update(id: number, input: UpdateUserInput): Promise<UserFull> {
@@ -200,7 +191,7 @@ export class UsersService {
       this.setAvatar(user, input.avatar);
     }
     await this.em.flush();
-    return this.get(user.id) as Promise<UserFull>;
+    return (await this.presentFull([user]))[0];
   }
 
   /**
@@ -271,27 +262,35 @@ export class UsersService {
     }
   }
 
-  /** Identities of many users in one query. */
-  private async identitiesOf(users: User[]): Promise<Map<number, Identity[]>> {
-    const byUser = new Map<number, Identity[]>();
-    if (users.length === 0) return byUser;
-    const identities = await this.em.find(Identity, { user: { $in: users.map((user) => user.id) } }, { orderBy: { id: 'asc' } });
-    for (const identity of identities) {
-      const userId = (identity.user as User).id;
-      byUser.set(userId, [...(byUser.get(userId) ?? []), identity]);
-    }
-    return byUser;
+  /** Full shapes of many users: their identities (and custom attributes) read in one query each. */
+  private async presentFull(users: User[], options: { withCustomAttributes?: boolean } = {}): Promise<UserFull[]> {
+    if (users.length === 0) return [];
+    const presentation = await this.presentation();
+    const identities = await this.identitiesOf(users);
+    const ids = users.map((user) => user.id);
+    const attributes = options.withCustomAttributes
+      ? groupByUser(await this.em.find(CustomAttribute, { user: { $in: ids } }, { orderBy: { key: 'asc' } }))
+      : undefined;
+    return users.map((user) => {
+      const full = presentUserFull(user, identities.get(user.id) ?? [], presentation);
+      if (attributes) full.custom_attributes = (attributes.get(user.id) ?? []).map(presentCustomAttribute);
+      return full;
+    });
   }
 
-  /** Custom attributes of many users in one query. */
-  private async customAttributesOf(users: User[]): Promise<Map<number, CustomAttribute[]>> {
-    const byUser = new Map<number, CustomAttribute[]>();
-    if (users.length === 0) return byUser;
-    const attributes = await this.em.find(CustomAttribute, { user: { $in: users.map((user) => user.id) } }, { orderBy: { key: 'asc' } });
-    for (const attribute of attributes) {
-      const userId = (attribute.user as User).id;
-      byUser.set(userId, [...(byUser.get(userId) ?? []), attribute]);
-    }
-    return byUser;
+  private async identitiesOf(users: User[]): Promise<Map<number, Identity[]>> {
+    return groupByUser(await this.em.find(Identity, { user: { $in: users.map((user) => user.id) } }, { orderBy: { id: 'asc' } }));
   }
+}
+
+/** Rows that belong to users, grouped by user ID. */
+function groupByUser<Row extends { user: unknown }>(rows: Row[]): Map<number, Row[]> {
+  const grouped = new Map<number, Row[]>();
+  for (const row of rows) {
+    const userId = (row.user as User).id;
+    const list = grouped.get(userId);
+    if (list) list.push(row);
+    else grouped.set(userId, [row]);
+  }
+  return grouped;
 }
