@@ -15,19 +15,23 @@ export class SettingsService {
     return row ?? this.ctx.em.create(ApplicationSettingsRow, { id: SETTINGS_ID, values: {} });
   }
 
-  /** The current values: stored ones over the defaults, so a setting added later has its default. */
+  /** Stored values over the defaults, so that a setting added later has its default. */
+  private valuesOf(row: ApplicationSettingsRow): SettingsValues {
+    return { ...defaultSettings(Object.keys(this.ctx.env.storages)), ...row.values } as SettingsValues;
+  }
+
   async values(): Promise<SettingsValues> {
-    return { ...defaultSettings(Object.keys(this.ctx.env.storages)), ...(await this.row()).values } as SettingsValues;
+    return this.valuesOf(await this.row());
   }
 
   async get(): Promise<ApplicationSettings> {
     const row = await this.row();
-    return this.present(row, { ...defaultSettings(Object.keys(this.ctx.env.storages)), ...row.values } as SettingsValues);
+    return this.present(row, this.valuesOf(row));
   }
 
   async update(input: UpdateSettingsInput): Promise<ApplicationSettings> {
     const row = await this.row();
-    const current = { ...defaultSettings(Object.keys(this.ctx.env.storages)), ...row.values } as SettingsValues;
+    const current = this.valuesOf(row);
     const changes: Record<string, unknown> = {};
     for (const [name, value] of Object.entries(input)) {
       // A newer spelling counts as the setting it names; the specification's spelling wins when both are given.
@@ -49,9 +53,9 @@ export class SettingsService {
     for (const name of next.repository_storages) {
       if (!known.includes(name)) problems.add('repository_storages', `${name} is not a valid storage (known: ${known.join(', ')})`);
     }
-    for (const attribute of ['home_page_url', 'after_sign_out_path', 'ide_url', 'diagram_url'] as const) {
+    for (const attribute of ['home_page_url', 'ide_url', 'diagram_url'] as const) {
       const url = next[attribute];
-      if (url && attribute !== 'after_sign_out_path' && !/^https?:\/\/[^\s]+$/i.test(url)) problems.add(attribute, 'must be a valid URL');
+      if (url && !/^https?:\/\/[^\s]+$/i.test(url)) problems.add(attribute, 'must be a valid URL');
     }
     for (const attribute of ['domain_whitelist', 'domain_blacklist'] as const) {
       for (const domain of next[attribute] ?? []) {
