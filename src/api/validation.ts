@@ -42,8 +42,9 @@ const TRUE = new Set(['true', 't', '1', 'yes', 'on']);
 const FALSE = new Set(['false', 'f', '0', 'no', 'off']);
 
 /**
- * What Ajv's coercion does not cover: booleans in the spellings clients send (`1`, `t`, `yes`), and
- * comma-separated lists (`labels=a,b`) for array parameters.
+ * Before Ajv, per top-level parameter: refuse what coercion would quietly turn into something else (a null,
+ * text no column can store), and read what coercion does not cover: booleans in the spellings clients send
+ * (`1`, `t`, `yes`) and comma-separated lists (`labels=a,b`) for array parameters.
  */
 function normalizeTopLevel(schema: TSchema, value: Record<string, unknown>): Record<string, unknown> {
   const properties = (schema as { properties?: Record<string, { type?: string; anyOf?: { type?: string }[] }> }).properties;
