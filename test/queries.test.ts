@@ -1,0 +1,50 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+
+// A list costs the same number of queries however many rows it shows: no query per row.
+let t: TestHosting;
+beforeAll(async () => {
+  t = await startHosting();
+});
+afterAll(() => t.close());
+
+/** The SQL statements one request runs, read from the ORM's query log. */
+async function queriesOf(request: () => Promise<unknown>): Promise<string[]> {
+  const logger = t.db.orm.config.getLogger();
+  const logQuery = logger.logQuery.bind(logger);
+  const queries: string[] = [];
+  logger.logQuery = (context) => {
+    queries.push(context.query ?? '');
+  };
+  try {
+    await request();
+  } finally {
+    logger.logQuery = logQuery;
+  }
+  return queries;
+}
+
+describe('GET /users', () => {
+  it('runs six queries for 3 users and for 30, with identities, custom attributes and filters', async () => {
+    const list = () =>
+      t.http
+        .get('/api/v4/users')
+        .query({ per_page: 100, with_custom_attributes: true, 'custom_attributes[team]': 'tools', search: 'user' })
+        .set('PRIVATE-TOKEN', ROOT_TOKEN);
+    const addUsers = async (count: number) => {
+      for (let index = 0; index < count; index++) {
+        const user = await createUser(t.hosting, { extern_uid: `uid-${Math.random()}`, provider: 'ldap' });
+        await t.hosting.customAttributes.set(user.id, 'team', { value: 'tools' });
+      }
+    };
+    await addUsers(3);
+    const few = await queriesOf(list);
+    expect((await list()).body.length).toBe(3);
+    await addUsers(27);
+    const many = await queriesOf(list);
+    expect((await list()).body.length).toBe(30);
+    // The token, the settings, the page, its count, the page's identities and its custom attributes.
+    expect(few.length).toBe(6);
+    expect(many.length).toBe(6);
+  });
+});
