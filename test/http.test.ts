@@ -46,6 +46,16 @@ describe('the router mounted under a prefix in a host app', () => {
     );
   });
 
+  it('never repeats credentials or sudo in Link URLs', async () => {
+    const res = await request(host)
+      .get(`/git/api/v4/users?per_page=1&private_token=${ROOT_TOKEN}&access_token=x&sudo=root&search=root`)
+      .set('Host', 'example.test');
+    expect(res.status).toBe(200);
+    expect(res.headers.link).toBe(
+      '<http://example.test/git/api/v4/users?per_page=1&search=root&page=1>; rel="first", <http://example.test/git/api/v4/users?per_page=1&search=root&page=1>; rel="last"',
+    );
+  });
+
   it("answers its own 404 under its prefix and leaves the host's 404 alone elsewhere", async () => {
     const inside = await request(host).get('/git/api/v4/no/such/route').set('PRIVATE-TOKEN', ROOT_TOKEN);
     expect(inside.status).toBe(404);

@@ -9,12 +9,11 @@ import type { CallerIdentity } from '../auth/caller.js';
 import { ApiError } from '../errors.js';
 import type { RawFile } from '../schemas/common.js';
 import type { Environment } from '../services/context.js';
+import { CREDENTIAL_PARAMETERS } from './credentials.js';
 import { RouteMatcher } from './match.js';
 import { setPaginationHeaders } from './pagination.js';
 
 const BODY_LIMIT = '20mb';
-/** Parameters that authenticate the request; they are never passed on as route input. */
-const CREDENTIAL_PARAMETERS = ['private_token', 'access_token', 'sudo'];
 
 function header(req: Request, name: string): string | undefined {
   const value = req.headers[name.toLowerCase()];
