@@ -10,6 +10,7 @@ export interface ValidationMessages {
 
 export type ErrorBody = { message: string | ValidationMessages } | { error: string; [key: string]: string };
 
+/** Each class names itself (`error.name`) in so many words: bundlers rename classes (`_BadRequestError`). */
 export abstract class ApiError extends Error {
   abstract readonly status: number;
   /** The JSON body the HTTP adapter answers with. */
@@ -18,6 +19,7 @@ export abstract class ApiError extends Error {
 
 /** 400: a required attribute is missing, or attributes failed validation. */
 export class BadRequestError extends ApiError {
+  override readonly name = 'BadRequestError';
   readonly status = 400;
   constructor(readonly messages: string | ValidationMessages) {
     super(typeof messages === 'string' ? messages : `400 (Bad request) ${JSON.stringify(messages)}`);
@@ -37,6 +39,7 @@ export class BadRequestError extends ApiError {
 
 /** 401: missing or invalid authentication. */
 export class UnauthorizedError extends ApiError {
+  override readonly name = 'UnauthorizedError';
   readonly status = 401;
   constructor(message = '401 Unauthorized') {
     super(message);
@@ -48,6 +51,7 @@ export class UnauthorizedError extends ApiError {
 
 /** 403: authenticated, but not allowed. */
 export class ForbiddenError extends ApiError {
+  override readonly name = 'ForbiddenError';
   readonly status = 403;
   constructor(reason?: string) {
     super(reason ? `403 Forbidden - ${reason}` : '403 Forbidden');
@@ -59,6 +63,7 @@ export class ForbiddenError extends ApiError {
 
 /** 403 for a token whose scopes do not cover the call (the OAuth error shape). */
 export class InsufficientScopeError extends ApiError {
+  override readonly name = 'InsufficientScopeError';
   readonly status = 403;
   constructor(readonly scopes: string[]) {
     super('The request requires higher privileges than provided by the access token.');
@@ -70,6 +75,7 @@ export class InsufficientScopeError extends ApiError {
 
 /** 404: `404 <Resource> Not Found`, or the given message as is. */
 export class NotFoundError extends ApiError {
+  override readonly name = 'NotFoundError';
   readonly status = 404;
   constructor(resourceOrMessage?: string, options: { verbatim?: boolean } = {}) {
     super(
@@ -87,6 +93,7 @@ export class NotFoundError extends ApiError {
 
 /** 404 whose body is a validation map: the spec's "modifying a user returns 404 where 409 fits". */
 export class NotFoundValidationError extends ApiError {
+  override readonly name = 'NotFoundValidationError';
   readonly status = 404;
   constructor(readonly messages: ValidationMessages) {
     super(`404 ${JSON.stringify(messages)}`);
@@ -98,6 +105,7 @@ export class NotFoundValidationError extends ApiError {
 
 /** 405: request not supported in the resource's current state. */
 export class MethodNotAllowedError extends ApiError {
+  override readonly name = 'MethodNotAllowedError';
   readonly status = 405;
   constructor(message = '405 Method Not Allowed') {
     super(message);
@@ -109,6 +117,7 @@ export class MethodNotAllowedError extends ApiError {
 
 /** 409: a conflicting resource exists. */
 export class ConflictError extends ApiError {
+  override readonly name = 'ConflictError';
   readonly status = 409;
   constructor(message = '409 Conflict') {
     super(message);
@@ -120,6 +129,7 @@ export class ConflictError extends ApiError {
 
 /** 422: the entity could not be processed. */
 export class UnprocessableEntityError extends ApiError {
+  override readonly name = 'UnprocessableEntityError';
   readonly status = 422;
   constructor(message = '422 Unprocessable Entity') {
     super(message);
@@ -129,8 +139,33 @@ export class UnprocessableEntityError extends ApiError {
   }
 }
 
+/** 429: too many failed attempts; `retryAfter` seconds until the next one is considered. */
+export class TooManyRequestsError extends ApiError {
+  override readonly name = 'TooManyRequestsError';
+  readonly status = 429;
+  constructor(readonly retryAfter: number) {
+    super('429 Too Many Requests');
+  }
+  body(): ErrorBody {
+    return { message: this.message };
+  }
+}
+
+/** 503: the service is shutting down and takes no new calls. */
+export class ServiceUnavailableError extends ApiError {
+  override readonly name = 'ServiceUnavailableError';
+  readonly status = 503;
+  constructor() {
+    super('503 Service Unavailable');
+  }
+  body(): ErrorBody {
+    return { message: this.message };
+  }
+}
+
 /** The OAuth 2 error shape (RFC 6749 §5.2), answered by POST /oauth/token. */
 export class OAuthError extends ApiError {
+  override readonly name = 'OAuthError';
   constructor(
     readonly error: 'invalid_request' | 'invalid_grant' | 'invalid_scope' | 'unsupported_grant_type',
     readonly description: string,

@@ -6,6 +6,7 @@ import { createApi } from './api/client.js';
 import type { Api } from './api/index.js';
 import { parseInput } from './api/validation.js';
 import type { CallerIdentity } from './auth/caller.js';
+import { InFlightCalls } from './in-flight.js';
 import { HostingOptionsSchema, type HostingOptions } from './config.js';
 import { openDatabase, type Database } from './db/orm.js';
 import { createRouter } from './http/router.js';
@@ -20,7 +21,7 @@ export type HostingService = Api & {
   as(caller: CallerIdentity): Api;
   /** root's password when this start created root with a generated one: shown once, never stored. */
   readonly generatedRootPassword?: string;
-  /** Closes the database; in-memory data is gone afterwards. */
+  /** Waits for the calls in flight, refuses new ones (503), and closes the database; in-memory data is gone afterwards. */
   close(): Promise<void>;
 };
 
@@ -44,11 +45,11 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
     const { generatedRootPassword } = await bootstrap(db, options);
     const env: Environment = {
       db,
-      baseUrl: (options.baseUrl ?? 'http://localhost').replace(/\/+$/, ''),
-      publicOrigin: options.baseUrl ? new URL(options.baseUrl).origin : undefined,
+      baseUrl: options.baseUrl?.replace(/\/+$/, ''),
       storages,
       logger,
       checkResponses: options.checkResponses,
+      calls: new InFlightCalls(),
     };
     return {
       ...createApi(env, 1),
@@ -56,6 +57,7 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
       as: (caller) => createApi(env, caller),
       generatedRootPassword,
       async close() {
+        await env.calls.drain();
         await db.close();
         if (temporaryStorage) rmSync(temporaryStorage, { recursive: true, force: true });
       },

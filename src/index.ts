@@ -13,6 +13,8 @@ export {
   NotFoundError,
   NotFoundValidationError,
   OAuthError,
+  ServiceUnavailableError,
+  TooManyRequestsError,
   UnauthorizedError,
   UnprocessableEntityError,
   type ErrorBody,

@@ -1,7 +1,10 @@
+import { request as httpRequest } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { BadRequestError, ConflictError, NotFoundError, ServiceUnavailableError, TooManyRequestsError, UnauthorizedError } from '../src/index.js';
+import { createUser, ROOT_PASSWORD, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
 
 let t: TestHosting;
 let host: express.Express;
@@ -54,6 +57,17 @@ describe('the router mounted under a prefix in a host app', () => {
     expect(res.headers.link).toBe(
       '<http://example.test/git/api/v4/users?per_page=1&search=root&page=1>; rel="first", <http://example.test/git/api/v4/users?per_page=1&search=root&page=1>; rel="last"',
     );
+  });
+
+  it('answers web_url, avatar_url and Link on the origin and mount point the request came to when no base URL is set', async () => {
+    const res = await request(host).get('/git/api/v4/users?per_page=1&username=root').set('PRIVATE-TOKEN', ROOT_TOKEN).set('Host', 'example.test:8443');
+    expect(res.status).toBe(200);
+    expect(res.body[0].web_url).toBe('http://example.test:8443/git/root');
+    expect(res.headers.link).toMatch(/^<http:\/\/example\.test:8443\/git\/api\/v4\/users\?/);
+    const single = await request(host).get('/git/api/v4/user').set('PRIVATE-TOKEN', ROOT_TOKEN).set('Host', 'other.test');
+    expect(single.body.web_url).toBe('http://other.test/git/root');
+    // In process there is no request: the default base URL.
+    expect((await t.hosting.users.current()).web_url).toBe('http://localhost/root');
   });
 
   it("answers its own 404 under its prefix and leaves the host's 404 alone elsewhere", async () => {
@@ -127,6 +141,10 @@ describe('unexpected failures', () => {
     expect(res.body).toEqual({ message: '500 Internal Server Error' });
     expect(res.text).not.toMatch(/at .*\.(ts|js):\d+/);
     expect(errors.length).toBe(1);
+    // The log names the failure and where it happened, never the query with its values (a token's digest here).
+    const logged = (errors[0] as unknown[]).join('\n');
+    expect(logged).toMatch(/^forgekit: unexpected failure in GET \/api\/v4\/user\n\w+Exception \(SQLSTATE 42P01\)\n\s+at /);
+    expect(logged).not.toMatch(/select|token_digest|[0-9a-f]{64}/i);
     await broken.close();
   });
 });
@@ -168,5 +186,117 @@ describe('input the database cannot hold', () => {
     const sudo = await t.http.get('/api/v4/user').set('PRIVATE-TOKEN', ROOT_TOKEN).set('SUDO', '9'.repeat(400));
     expect(sudo.status).toBe(404);
     expect(sudo.body).toEqual({ message: `404 Not Found: No user id or username for: ${'9'.repeat(400)}` });
+  });
+});
+
+describe('JSON answers', () => {
+  it('carry Content-Type application/json without a charset, as the original service answers', async () => {
+    const answers = [
+      await t.http.get('/api/v4/user').set('PRIVATE-TOKEN', ROOT_TOKEN),
+      await t.http.get('/api/v4/users').set('PRIVATE-TOKEN', ROOT_TOKEN),
+      await t.http.get('/api/v4/user'),
+      await t.http.get('/api/v4/no/such/route'),
+      await t.http.post('/api/v4/user/keys').set('PRIVATE-TOKEN', ROOT_TOKEN).send({}),
+    ];
+    expect(answers.map((res) => res.status)).toEqual([200, 200, 401, 404, 400]);
+    for (const res of answers) expect(res.headers['content-type']).toBe('application/json');
+  });
+});
+
+describe('request bodies', () => {
+  /** Sends headers and the first 64 KB of a body declared to be 19 MB, then waits for an answer without sending more. */
+  async function answerBeforeBody(url: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
+    return new Promise((resolve, reject) => {
+      const req = httpRequest(url, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': String(19 * 1024 * 1024), ...headers } });
+      req.on('response', (res) => {
+        let body = '';
+        res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+        res.on('end', () => {
+          req.destroy();
+          resolve({ status: res.statusCode ?? 0, body });
+        });
+      });
+      req.on('error', reject);
+      req.write(`{"title":"${'x'.repeat(64 * 1024)}`);
+    });
+  }
+
+  it('answers an invalid token, or a body past the route limit, without reading the body', async () => {
+    const server = t.app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+    try {
+      const invalid = await answerBeforeBody(`${url}/api/v4/user/keys`, { 'PRIVATE-TOKEN': 'not-a-token' });
+      expect(invalid).toEqual({ status: 401, body: '{"message":"401 Unauthorized"}' });
+      const tooLarge = await answerBeforeBody(`${url}/api/v4/user/keys`, { 'PRIVATE-TOKEN': ROOT_TOKEN });
+      expect(tooLarge).toEqual({ status: 413, body: '{"message":"413 Payload Too Large"}' });
+      const anonymous = await answerBeforeBody(`${url}/api/v4/session?private_token=nope`, {});
+      expect(anonymous.status).toBe(401);
+    } finally {
+      server.close();
+    }
+  });
+
+  it('refuses a body past its route limit even without a declared length, and gives upload routes a larger one', async () => {
+    const server = t.app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    try {
+      // No Content-Length: the body comes chunked, and reading stops at the limit.
+      const chunked = await new Promise<{ status: number; body: string }>((resolve, reject) => {
+        const req = httpRequest(`http://127.0.0.1:${(server.address() as AddressInfo).port}/api/v4/user/keys`, {
+          method: 'POST',
+          headers: { 'Content-Type': 'application/json', 'PRIVATE-TOKEN': ROOT_TOKEN },
+        });
+        req.on('response', (res) => {
+          let body = '';
+          res.on('data', (chunk: Buffer) => (body += chunk.toString()));
+          res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+        });
+        req.on('error', reject);
+        req.end(`{"title":"t","key":"${'x'.repeat(300 * 1024)}"}`);
+      });
+      expect(chunked).toEqual({ status: 413, body: '{"message":"413 Payload Too Large"}' });
+    } finally {
+      server.close();
+    }
+    // 300 KB is within POST /users' limit (it takes an avatar): the avatar's own rule answers.
+    const avatar = await t.http
+      .post('/api/v4/users')
+      .set('PRIVATE-TOKEN', ROOT_TOKEN)
+      .field('email', 'big-avatar@example.com')
+      .field('username', 'big-avatar')
+      .field('name', 'Big Avatar')
+      .field('password', 'long-enough-password')
+      .attach('avatar', Buffer.alloc(300 * 1024), { filename: 'big.png', contentType: 'image/png' });
+    expect(avatar.status).toBe(400);
+    expect(avatar.body).toEqual({ message: { avatar: ['is too big (should be at most 200 KB)'] } });
+  });
+});
+
+describe('errors', () => {
+  it('carry their class names', async () => {
+    const classes = { BadRequestError, ConflictError, NotFoundError, ServiceUnavailableError, TooManyRequestsError, UnauthorizedError };
+    expect(Object.entries(classes).map(([name, Class]) => [name, new (Class as new (...args: never[]) => Error)(...([] as never[])).name])).toEqual(
+      Object.keys(classes).map((name) => [name, name]),
+    );
+    const thrown = await t.hosting.users.get(999999).catch((error: unknown) => error);
+    expect((thrown as Error).name).toBe('NotFoundError');
+  });
+});
+
+describe('closing', () => {
+  it('waits for calls in flight, then refuses new ones with 503', async () => {
+    const closing = await startHosting();
+    // A sign-in verifies a password with a memory-hard hash: it is still running when close() is called.
+    const session = closing.hosting.as(null).session.create({ login: 'root', password: ROOT_PASSWORD });
+    const list = closing.hosting.users.list();
+    const closed = closing.close();
+    expect((await session).username).toBe('root');
+    expect((await list).map((user) => user.username)).toEqual(['root']);
+    await closed;
+    await expect(closing.hosting.users.get(1)).rejects.toBeInstanceOf(ServiceUnavailableError);
+    const late = await closing.http.get('/api/v4/users/1').set('PRIVATE-TOKEN', ROOT_TOKEN);
+    expect(late.status).toBe(503);
+    expect(late.body).toEqual({ message: '503 Service Unavailable' });
   });
 });

@@ -13,12 +13,13 @@ afterAll(() => t.close());
 
 describe('the in-process API', () => {
   it('gives the same answers as HTTP', async () => {
-    const http = await t.http.get(`/api/v4/users/${user.id}`).set('PRIVATE-TOKEN', user.token);
+    // Without a configured base URL, HTTP answers URLs on the host it was reached at; in process, on http://localhost.
+    const http = await t.http.get(`/api/v4/users/${user.id}`).set('PRIVATE-TOKEN', user.token).set('Host', 'localhost');
     expect(await t.hosting.as(user.id).users.get(user.id)).toEqual(http.body);
     expect(await t.hosting.as(user.username).users.get(user.id)).toEqual(http.body);
     expect(await t.hosting.as(user.token).users.get(user.id)).toEqual(http.body);
     expect(await t.hosting.as({ token: user.token }).users.get(user.id)).toEqual(http.body);
-    const list = await t.http.get('/api/v4/users?per_page=1&page=2').set('PRIVATE-TOKEN', ROOT_TOKEN);
+    const list = await t.http.get('/api/v4/users?per_page=1&page=2').set('PRIVATE-TOKEN', ROOT_TOKEN).set('Host', 'localhost');
     expect(await t.hosting.users.list({ per_page: 1, page: 2 })).toEqual(list.body);
   });
 

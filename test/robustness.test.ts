@@ -335,6 +335,8 @@ function shapeProblem(res: Response): string | undefined {
   if (!body || typeof body !== 'object' || Array.isArray(body)) return 'the body is not a JSON object';
   if (typeof body.error === 'string') return undefined;
   const message = body.message;
+  // POST /users answers a taken username or address as the original service does: `Email has already been taken`.
+  if (res.status === 409 && typeof message === 'string' && /^(Email|Username) has already been taken$/.test(message)) return undefined;
   if (typeof message === 'string') return message.startsWith(`${res.status}`) ? undefined : 'the message does not start with the status';
   const isMap = (value: unknown): boolean =>
     !!value &&

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { BadRequestError, ForbiddenError, NotFoundError, NotFoundValidationError, UnauthorizedError } from '../src/index.js';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, NotFoundValidationError, UnauthorizedError } from '../src/index.js';
 import { createUser, linkHeader, pageHeaders, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
 
 let t: TestHosting;
@@ -86,6 +86,11 @@ describe('GET /users', () => {
     expect(search.body.map((user: { id: number }) => user.id)).toEqual([bob.id]);
     const byEmail = await t.http.get('/api/v4/users').query({ search: alice.email }).set('PRIVATE-TOKEN', ROOT_TOKEN);
     expect(byEmail.body.map((user: { id: number }) => user.id)).toEqual([alice.id]);
+    // A normal caller finds an address only whole (in any case); a part of it finds no one.
+    const partOfEmail = alice.email.slice(0, -3);
+    expect((await t.http.get('/api/v4/users').query({ search: partOfEmail }).set('PRIVATE-TOKEN', bob.token)).body).toEqual([]);
+    expect((await t.hosting.as(bob.id).users.list({ search: alice.email.toUpperCase() })).map((user) => user.id)).toEqual([alice.id]);
+    expect((await t.hosting.users.list({ search: partOfEmail })).map((user) => user.id)).toEqual([alice.id]);
     const future = await t.http.get('/api/v4/users').query({ created_after: '2999-01-01T00:00:00Z' }).set('PRIVATE-TOKEN', alice.token);
     expect(future.body).toEqual([]);
     const past = await t.http.get('/api/v4/users').query({ created_before: '2999-01-01' }).set('PRIVATE-TOKEN', alice.token);
@@ -249,7 +254,7 @@ describe('POST /users', () => {
     expect(noPassword.body).toEqual({ message: '400 (Bad request) "password" not given' });
   });
 
-  it('answers 400 with a message object for invalid and duplicate attributes, creating nothing', async () => {
+  it('answers 400 with a message object for invalid attributes and 409 for a taken e-mail or username, creating nothing', async () => {
     const before = await t.hosting.users.list({ per_page: 100 });
     const invalid = await t.http
       .post('/api/v4/users')
@@ -267,8 +272,12 @@ describe('POST /users', () => {
       .post('/api/v4/users')
       .set('PRIVATE-TOKEN', ROOT_TOKEN)
       .send({ ...valid, username: alice.username.toUpperCase(), email: alice.email.toUpperCase() });
-    expect(duplicate.status).toBe(400);
-    expect(duplicate.body).toEqual({ message: { username: ['has already been taken'], email: ['has already been taken'] } });
+    expect(duplicate.status).toBe(409);
+    expect(duplicate.body).toEqual({ message: 'Email has already been taken' });
+    const duplicateName = await t.http.post('/api/v4/users').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ ...valid, username: alice.username.toUpperCase() });
+    expect(duplicateName.status).toBe(409);
+    expect(duplicateName.body).toEqual({ message: 'Username has already been taken' });
+    await expect(t.hosting.users.create({ ...valid, email: alice.email })).rejects.toThrow(new ConflictError('Email has already been taken'));
     const wrongType = await t.http.post('/api/v4/users').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ ...valid, projects_limit: 'many', admin: 'perhaps' });
     expect(wrongType.status).toBe(400);
     expect(wrongType.body).toEqual({ message: { projects_limit: ['is invalid'], admin: ['is invalid'] } });
@@ -311,6 +320,41 @@ describe('POST /users', () => {
     expect(text.status).toBe(400);
     expect(text.body).toEqual({ message: { avatar: ['only images allowed'] } });
     await t.hosting.users.delete(res.body.id);
+  });
+});
+
+describe('one e-mail address, one user', () => {
+  it('holds when writers race: concurrent POST /users with one username or address, and POST /users/:id/emails', async () => {
+    for (let round = 0; round < 3; round += 1) {
+      const address = `raced${round}@example.com`;
+      const answers = await Promise.all([
+        t.http.post('/api/v4/users').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ email: address, username: `raced${round}a`, name: 'Raced', password: 'long-enough-password' }),
+        t.http.post(`/api/v4/users/${bob.id}/emails`).set('PRIVATE-TOKEN', ROOT_TOKEN).send({ email: address }),
+        t.http.post('/api/v4/users').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ email: `other${round}@example.com`, username: `raced${round}a`, name: 'Raced', password: 'long-enough-password' }),
+      ]);
+      const [user, email, sameName] = answers;
+      // Each loser answers as it would have sequentially.
+      const taken = (name: string) => ({ message: `${name} has already been taken` });
+      if (user.status !== 201) {
+        expect(user.status).toBe(409);
+        expect([taken('Email'), taken('Username')]).toContainEqual(user.body);
+      }
+      if (email.status !== 201) expect([email.status, email.body]).toEqual([400, { message: { email: ['has already been taken'] } }]);
+      if (sameName.status !== 201) expect([sameName.status, sameName.body]).toEqual([409, taken('Username')]);
+      // The address went to exactly one user, the username to exactly one.
+      expect(answers.filter((res) => res.status === 201 && res.body.username === `raced${round}a`).length).toBe(1);
+      const owners = await t.db.fork().getConnection().execute<{ n: string }[]>(
+        `select (select count(*) from users where email = '${address}') + (select count(*) from emails where email = '${address}') as n`,
+      );
+      expect(Number(owners[0].n)).toBe(1);
+    }
+  });
+
+  it('is enforced by the database itself', async () => {
+    const connection = t.db.fork().getConnection();
+    await expect(connection.execute(`insert into emails (user_id, email, created_at) values (${bob.id}, '${alice.email}', now())`)).rejects.toThrow(/e-mail address/);
+    await t.hosting.emails.createForUser(bob.id, { email: 'bob-secondary@example.com' });
+    await expect(connection.execute(`update users set email = 'bob-secondary@example.com' where id = ${alice.id}`)).rejects.toThrow(/e-mail address/);
   });
 });
 

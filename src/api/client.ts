@@ -14,7 +14,7 @@ export function createApi(env: Environment, identity: CallerIdentity): Api {
     const names = pathParameterNames(route.path);
     (api[group] ??= {})[name] = async (...args: unknown[]) => {
       const params = Object.fromEntries(names.map((parameter, index) => [parameter, args[index]]));
-      const result = await invoke(env, route, identity, params, args[names.length] ?? {});
+      const result = await invoke(env, route, { identity, params, input: args[names.length] ?? {} });
       return route.paginated ? (result as Page<unknown>).items : result;
     };
   }

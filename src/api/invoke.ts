@@ -1,6 +1,6 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { checkAccess } from '../auth/access.js';
-import { authenticate, type CallerIdentity } from '../auth/caller.js';
+import { authenticate, switchUser, type CallerIdentity } from '../auth/caller.js';
 import type { EntityManager } from '../db/orm.js';
 import { BadRequestError, ConflictError } from '../errors.js';
 import { Context, type Environment } from '../services/context.js';
@@ -20,37 +20,52 @@ function copyInput(value: unknown, depth = 0, name = 'base'): unknown {
   return value;
 }
 
+/** A route's input as HTTP has it: read only once the caller is authenticated, with the `sudo` it may carry. */
+export type InputReader = () => Promise<{ input: unknown; sudo?: string }>;
+
+/** One call of a route, as a way in hands it over. */
+export interface Call {
+  identity: CallerIdentity;
+  params: Record<string, unknown>;
+  /** The input object, or (HTTP) how to read it. */
+  input: unknown;
+  readInput?: InputReader;
+  /** Where the caller reached the service (scheme, host and mount point), when no base URL is configured. */
+  baseUrl?: string;
+}
+
 /**
- * One call of a route, whichever way it came in: authenticate the caller, apply the route's access
- * rule, validate and coerce the parameters, run the service in its own database session (a
- * transaction for writes, so a failed write changes nothing) and, when asked, check the answer's shape.
+ * One call of a route, whichever way it came in: authenticate the caller, read the input (only then: a
+ * stranger's body is never read), apply the route's access rule, validate and coerce the parameters, run
+ * the service (in a transaction for writes, so a failed write changes nothing) and, when asked, check the
+ * answer's shape.
  */
-export async function invoke(
-  env: Environment,
-  route: AnyRoute,
-  identity: CallerIdentity,
-  rawParams: Record<string, unknown>,
-  rawInput: unknown,
-): Promise<unknown> {
-  const execute = async (em: EntityManager) => {
-    const caller = await authenticate(em, identity);
-    checkAccess(route, caller);
-    const params = route.params ? parseInput<Record<string, never>>(route.params, copyInput(rawParams)) : {};
-    const input = route.input ? parseInput<Record<string, never>>(route.input, copyInput(rawInput ?? {})) : {};
-    const result = await route.run(new Context(em, caller, env), params, input);
-    // Checked before the transaction commits: an answer outside its schema changes nothing.
-    if (env.checkResponses && route.response) {
-      const mismatches = responseMismatches(route.response, route.paginated ? (result as Page<unknown>).items : result);
-      if (mismatches.length) throw new Error(`${route.method} ${route.path} answered outside its schema: ${mismatches.join('; ')}`);
-    }
-    return result;
-  };
+export async function invoke(env: Environment, route: AnyRoute, call: Call): Promise<unknown> {
+  const release = env.calls.begin();
   try {
     const em = env.db.fork();
+    let caller = await authenticate(em, call.identity);
+    const { input: rawInput, sudo } = call.readInput ? await call.readInput() : { input: call.input };
+    if (sudo !== undefined && sudo !== '') caller = await switchUser(em, caller, sudo);
+    checkAccess(route, caller);
+    const params = route.params ? parseInput<Record<string, never>>(route.params, copyInput(call.params)) : {};
+    const input = route.input ? parseInput<Record<string, never>>(route.input, copyInput(rawInput ?? {})) : {};
+    const baseUrl = env.baseUrl ?? call.baseUrl ?? 'http://localhost';
+    const execute = async (txEm: EntityManager) => {
+      const result = await route.run(new Context(txEm, caller, env, baseUrl), params, input);
+      // Checked before the transaction commits: an answer outside its schema changes nothing.
+      if (env.checkResponses && route.response) {
+        const mismatches = responseMismatches(route.response, route.paginated ? (result as Page<unknown>).items : result);
+        if (mismatches.length) throw new Error(`${route.method} ${route.path} answered outside its schema: ${mismatches.join('; ')}`);
+      }
+      return result;
+    };
     return route.method === 'GET' ? await execute(em) : await em.transactional(execute);
   } catch (error) {
     // Two writers raced for the same unique value; the one that lost changed nothing.
     if (error instanceof UniqueConstraintViolationException) throw new ConflictError();
     throw error;
+  } finally {
+    release();
   }
 }

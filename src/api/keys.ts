@@ -43,6 +43,11 @@ export const sshKeys = {
     params: UserId, input: PageQuery, response: Type.Array(SshKey), paginated: true,
     run: async (ctx, { id }, input) => ctx.sshKeys.list(await ctx.users.find(id), input),
   }),
+  getForUser: defineRoute({
+    method: 'GET', path: '/users/:id/keys/:key_id', summary: "One of a user's SSH keys", auth: 'admin', readUser: true,
+    params: UserKeyId, response: SshKey,
+    run: async (ctx, { id, key_id }) => ctx.sshKeys.get(await ctx.users.find(id), key_id),
+  }),
   createForUser: defineRoute({
     method: 'POST', path: '/users/:id/keys', summary: 'Add an SSH key to a user', auth: 'admin',
     params: UserId, input: CreateSshKeyInput, response: SshKey,
@@ -123,6 +128,11 @@ export const emails = {
     method: 'GET', path: '/users/:id/emails', summary: "A user's secondary e-mail addresses", auth: 'admin', readUser: true,
     params: UserId, input: PageQuery, response: Type.Array(Email), paginated: true,
     run: async (ctx, { id }, input) => ctx.emails.list(await ctx.users.find(id), input),
+  }),
+  getForUser: defineRoute({
+    method: 'GET', path: '/users/:id/emails/:email_id', summary: "One of a user's secondary e-mail addresses", auth: 'admin', readUser: true,
+    params: UserEmailId, response: Email,
+    run: async (ctx, { id, email_id }) => ctx.emails.get(await ctx.users.find(id), email_id),
   }),
   createForUser: defineRoute({
     method: 'POST', path: '/users/:id/emails', summary: 'Add an e-mail address to a user', auth: 'admin',

@@ -57,7 +57,12 @@ export interface RouteSpec<
   keepsJsonSuffix?: boolean;
   /** The answer is a file's bytes with its content type (`run` gives a RawFile), not JSON. */
   raw?: boolean;
+  /** The largest request body HTTP reads for this route, in bytes; DEFAULT_BODY_LIMIT when not given. */
+  bodyLimit?: number;
 }
+
+/** Enough for any parameter but a file: the body limit of routes that take no upload. */
+export const DEFAULT_BODY_LIMIT = 256 * 1024;
 
 /** A route as written in the table: its description and the service call it makes. */
 export interface RouteDefinition<

@@ -44,6 +44,16 @@ export const personalAccessTokens = {
     run: async (ctx, _params, input) =>
       ctx.accessTokens.list(ctx.isAdmin && input.user_id !== undefined ? await ctx.users.find(input.user_id) : ctx.user, 'personal', input),
   }),
+  getOwn: defineRoute({
+    method: 'GET', path: '/personal_access_tokens/:token_id', summary: "One of the caller's personal access tokens (administrators: anyone's)", auth: 'user',
+    params: TokenIdPath, response: PersonalAccessToken,
+    run: (ctx, { token_id }) => ctx.accessTokens.getById(token_id),
+  }),
+  self: defineRoute({
+    method: 'GET', path: '/personal_access_tokens/self', summary: 'The personal access (or impersonation) token the request is authenticated with', auth: 'user',
+    response: PersonalAccessToken,
+    run: async (ctx) => ctx.accessTokens.current(),
+  }),
   revokeOwn: defineRoute({
     method: 'DELETE', path: '/personal_access_tokens/:token_id', summary: "Revoke one of the caller's personal access tokens (administrators: anyone's)", auth: 'user',
     params: TokenIdPath,

@@ -15,6 +15,9 @@ import {
 } from '../schemas/users.js';
 import { defineRoute } from './route.js';
 
+/** Routes that take an avatar: the image (at most 200 KB) and the fields around it. */
+const WITH_AVATAR = 1024 * 1024;
+
 export const users = {
   list: defineRoute({
     method: 'GET',
@@ -53,6 +56,7 @@ export const users = {
     summary: 'Create a user',
     auth: 'admin',
     input: CreateUserInput,
+    bodyLimit: WITH_AVATAR,
     response: UserFull,
     run: (ctx, _params, input) => ctx.users.create(input),
   }),
@@ -63,6 +67,7 @@ export const users = {
     auth: 'admin',
     params: UserId,
     input: UpdateUserInput,
+    bodyLimit: WITH_AVATAR,
     response: UserFull,
     run: (ctx, { id }, input) => ctx.users.update(id, input),
   }),

@@ -3,15 +3,14 @@ import { AccessToken, User } from '../db/entities/index.js';
 import { ForbiddenError, InsufficientScopeError, NotFoundError, UnauthorizedError } from '../errors.js';
 import { tokenDigest } from './secrets.js';
 
-export type TokenKind = AccessToken['kind'];
-
 /** Who is calling, once authenticated. */
 export interface Caller {
   /** The effective user (after sudo); null for an anonymous caller. */
   user: User | null;
   /** The scopes of the token used; null for trusted in-process code, which has full access. */
   scopes: string[] | null;
-  tokenKind: TokenKind | null;
+  /** The token the caller authenticated with; null for anonymous and trusted in-process callers. */
+  token: AccessToken | null;
   /** The private token the request was authenticated with, if it was one: GET /user shows it to administrators. */
   privateToken: string | null;
 }
@@ -28,7 +27,7 @@ export type CallerIdentity =
   | { username: string; sudo?: number | string }
   | { token: string; sudo?: number | string };
 
-export const ANONYMOUS: Caller = { user: null, scopes: null, tokenKind: null, privateToken: null };
+export const ANONYMOUS: Caller = { user: null, scopes: null, token: null, privateToken: null };
 
 /** The scopes a private token carries: everything its user may do. */
 const PRIVATE_TOKEN_SCOPES = ['api', 'sudo'];
@@ -55,7 +54,7 @@ export async function authenticate(em: EntityManager, identity: CallerIdentity):
 
 function trusted(user: User | null): Caller {
   if (!user || user.state === 'blocked') throw new UnauthorizedError();
-  return { user, scopes: null, tokenKind: null, privateToken: null };
+  return { user, scopes: null, token: null, privateToken: null };
 }
 
 async function byToken(em: EntityManager, token: string): Promise<Caller> {
@@ -66,13 +65,13 @@ async function byToken(em: EntityManager, token: string): Promise<Caller> {
   return {
     user,
     scopes: record.kind === 'private' ? PRIVATE_TOKEN_SCOPES : record.scopes,
-    tokenKind: record.kind,
+    token: record,
     privateToken: record.kind === 'private' ? token : null,
   };
 }
 
 /** `SUDO: <id or username>`: an administrator acts as another user. */
-async function switchUser(em: EntityManager, caller: Caller, sudo: number | string): Promise<Caller> {
+export async function switchUser(em: EntityManager, caller: Caller, sudo: number | string): Promise<Caller> {
   if (!caller.user?.admin) throw new ForbiddenError('Must be admin to use sudo');
   if (caller.scopes && !caller.scopes.includes('sudo')) throw new InsufficientScopeError(['sudo']);
   const text = String(sudo);

@@ -3,102 +3,45 @@ import express, { type Request, type RequestHandler, type Response } from 'expre
 import multer from 'multer';
 import qs from 'qs';
 import { allRoutes } from '../api/index.js';
-import { invoke } from '../api/invoke.js';
-import { successStatus, type Page } from '../api/route.js';
+import { invoke, type InputReader } from '../api/invoke.js';
+import { DEFAULT_BODY_LIMIT, successStatus, type AnyRoute, type Page } from '../api/route.js';
 import type { CallerIdentity } from '../auth/caller.js';
-import { ApiError } from '../errors.js';
+import { ApiError, TooManyRequestsError } from '../errors.js';
+import { describeFailure } from '../logger.js';
 import type { RawFile } from '../schemas/common.js';
 import type { Environment } from '../services/context.js';
 import { CREDENTIAL_PARAMETERS } from './credentials.js';
 import { RouteMatcher } from './match.js';
 import { setPaginationHeaders } from './pagination.js';
 
-const BODY_LIMIT = '20mb';
+const API_PREFIX = '/api/v4';
 
 function header(req: Request, name: string): string | undefined {
   const value = req.headers[name.toLowerCase()];
   return Array.isArray(value) ? value[0] : value;
 }
 
-/** Query string, form fields, multipart files and JSON body, merged (the body wins). */
-function requestInput(req: Request): Record<string, unknown> {
-  // The host app's query parser is not ours to rely on: read the query string with `qs` ourselves,
-  // for `iids[]=1` and `custom_attributes[key]=value`.
-  const search = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
-  const input: Record<string, unknown> = { ...qs.parse(search, { depth: 5, arrayLimit: 1000 }) };
-  if (req.body && typeof req.body === 'object' && !Array.isArray(req.body)) Object.assign(input, req.body);
-  for (const file of (req.files as Express.Multer.File[] | undefined) ?? []) {
-    input[file.fieldname] = { filename: file.originalname, content_type: file.mimetype, data: file.buffer };
-  }
-  return input;
-}
-
-/** Who the request comes from: tokens from headers or parameters, and `sudo`. */
-function requestIdentity(req: Request, input: Record<string, unknown>): CallerIdentity {
-  const bearer = header(req, 'authorization')?.match(/^Bearer\s+(\S+)$/i)?.[1];
-  const token = header(req, 'private-token') ?? stringParam(input.private_token) ?? bearer ?? stringParam(input.access_token);
-  const sudo = header(req, 'sudo') ?? stringParam(input.sudo);
-  for (const name of CREDENTIAL_PARAMETERS) delete input[name];
-  if (token === undefined) return null;
-  return sudo === undefined ? { token } : { token, sudo };
-}
-
 const stringParam = (value: unknown): string | undefined => (typeof value === 'string' || typeof value === 'number' ? String(value) : undefined);
 
-/**
- * The Express adapter: `/api/v4/...` and the few routes beside it (`/oauth/token`, uploaded avatars),
- * relative to wherever the router is mounted. Bodies are parsed, errors answered and unknown paths under
- * `/api/v4` answered 404 only for those routes: the host app's own routes, parsers and error handlers are
- * never touched.
- */
-export function createRouter(env: Environment): express.Router {
-  const matcher = new RouteMatcher(allRoutes());
-  const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: 20 * 1024 * 1024 } });
-  const parsers: RequestHandler[] = [
-    express.json({ limit: BODY_LIMIT, strict: false }),
-    express.urlencoded({ extended: true, limit: BODY_LIMIT }),
-    upload.any(),
-  ].map(clientErrors);
-  const parseBody = (req: Request, res: Response) =>
-    parsers.reduce<Promise<void>>(
-      (previous, parse) => previous.then(() => new Promise((resolve, reject) => parse(req, res, (error?: unknown) => (error ? reject(error) : resolve())))),
-      Promise.resolve(),
-    );
-
-  const serve =
-    (root: boolean): RequestHandler =>
-    async (req, res, next) => {
-      const found = matcher.match(req.method, req.path, root);
-      if (!found) return next();
-      try {
-        await parseBody(req, res);
-        const input = requestInput(req);
-        const { route, params } = found;
-        const result = await invoke(env, route, requestIdentity(req, input), params, input);
-        const status = successStatus(route);
-        if (!route.response) return void res.status(status).end();
-        if (route.raw) {
-          const file = result as RawFile;
-          return void res.status(status).type(file.content_type).send(Buffer.from(file.data));
-        }
-        if (route.paginated) {
-          const page = result as Page<unknown>;
-          setPaginationHeaders(req, res, env.publicOrigin ?? `${req.protocol}://${req.get('host') ?? 'localhost'}`, page);
-          return void res.status(status).json(page.items);
-        }
-        res.status(status).json(result);
-      } catch (error) {
-        sendError(env, error, res);
-      }
-    };
-
-  const router = express.Router();
-  router.use('/api/v4', serve(false), (_req: Request, res: Response) => {
-    res.status(404).json({ error: '404 Not Found' });
-  });
-  router.use(serve(true));
-  return router;
+/** The query string, read with `qs` ourselves (the host app's query parser is not ours to rely on). */
+function queryParams(req: Request): Record<string, unknown> {
+  const search = req.originalUrl.includes('?') ? req.originalUrl.slice(req.originalUrl.indexOf('?') + 1) : '';
+  return { ...qs.parse(search, { depth: 5, arrayLimit: 1000 }) };
 }
+
+/**
+ * The token and `sudo` a request carries in its headers or in `params`, in the order the original
+ * service reads them; the credential parameters are taken out of `params`.
+ */
+function takeCredentials(req: Request, params: Record<string, unknown>): { token?: string; sudo?: string } {
+  const bearer = header(req, 'authorization')?.match(/^Bearer\s+(\S+)$/i)?.[1];
+  const token = header(req, 'private-token') ?? stringParam(params.private_token) ?? bearer ?? stringParam(params.access_token);
+  const sudo = header(req, 'sudo') ?? stringParam(params.sudo);
+  for (const name of CREDENTIAL_PARAMETERS) delete params[name];
+  return { token, sudo };
+}
+
+const hasBody = (req: Request): boolean => req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 
 /** A body that cannot be read is the client's error (4xx), whatever the parser made of it. */
 class UnreadableBodyError extends Error {
@@ -110,22 +53,116 @@ class UnreadableBodyError extends Error {
   }
 }
 
-function clientErrors(parse: RequestHandler): RequestHandler {
-  return (req, res, next) =>
-    parse(req, res, (error?: unknown) => {
-      if (!error) return next();
-      const status = (error as { status?: number }).status;
-      next(new UnreadableBodyError(status && status >= 400 && status < 500 ? status : 400, (error as Error).message));
-    });
+/** The body parsers for one size limit: JSON, form fields and multipart uploads (files and fields within the limit). */
+function bodyParsers(limit: number): RequestHandler[] {
+  const upload = multer({ storage: multer.memoryStorage(), limits: { fileSize: limit, fieldSize: limit, files: 10, fields: 1000 } });
+  return [express.json({ limit, strict: false }), express.urlencoded({ extended: true, limit }), upload.any()].map(
+    (parse): RequestHandler =>
+      (req, res, next) =>
+        parse(req, res, (error?: unknown) => {
+          if (!error) return next();
+          const status = (error as { status?: number; code?: string }).status ?? ((error as { code?: string }).code === 'LIMIT_FILE_SIZE' ? 413 : undefined);
+          next(new UnreadableBodyError(status && status >= 400 && status < 500 ? status : 400, (error as Error).message));
+        }),
+  );
 }
 
-/** The answer to a failed call: the error's own status and body, or a plain 500 (logged with its stack). */
-function sendError(env: Environment, error: unknown, res: Response): void {
-  if (error instanceof ApiError) return void res.status(error.status).json(error.body());
+/** JSON as the original service answers it: `Content-Type: application/json`, no charset (clients compare it exactly). */
+function sendJson(res: Response, status: number, value: unknown): void {
+  const text = JSON.stringify(value);
+  res.status(status);
+  res.setHeader('Content-Type', 'application/json');
+  res.setHeader('Content-Length', Buffer.byteLength(text));
+  res.end(text);
+}
+
+/**
+ * The Express adapter: `/api/v4/...` and the few routes beside it (`/oauth/token`, uploaded avatars),
+ * relative to wherever the router is mounted. Bodies are parsed, errors answered and unknown paths under
+ * `/api/v4` answered 404 only for those routes: the host app's own routes, parsers and error handlers are
+ * never touched.
+ *
+ * The caller is authenticated before the body is read, from the headers and the query string; only a
+ * request that carries no credential there has its body read first, for a `private_token` in it. A body is
+ * read up to its route's limit, never further.
+ */
+export function createRouter(env: Environment): express.Router {
+  const matcher = new RouteMatcher(allRoutes());
+  const configuredOrigin = env.baseUrl ? new URL(env.baseUrl).origin : undefined;
+  const parsers = new Map<number, RequestHandler[]>();
+  const readBody = async (req: Request, res: Response, route: AnyRoute): Promise<Record<string, unknown>> => {
+    const limit = route.bodyLimit ?? DEFAULT_BODY_LIMIT;
+    if (Number(req.headers['content-length'] ?? 0) > limit) throw new UnreadableBodyError(413, 'request entity too large');
+    if (!parsers.has(limit)) parsers.set(limit, bodyParsers(limit));
+    for (const parse of parsers.get(limit) ?? []) {
+      await new Promise<void>((resolve, reject) => parse(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
+    }
+    const body: Record<string, unknown> = req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? { ...req.body } : {};
+    for (const file of (req.files as Express.Multer.File[] | undefined) ?? []) {
+      body[file.fieldname] = { filename: file.originalname, content_type: file.mimetype, data: file.buffer };
+    }
+    return body;
+  };
+
+  const serve =
+    (root: boolean): RequestHandler =>
+    async (req, res, next) => {
+      const found = matcher.match(req.method, req.path, root);
+      if (!found) return next();
+      const { route, params } = found;
+      let body: Record<string, unknown> | undefined;
+      try {
+        const query = queryParams(req);
+        let { token, sudo } = takeCredentials(req, query);
+        if (token === undefined && hasBody(req)) {
+          body = await readBody(req, res, route);
+          ({ token, sudo } = takeCredentials(req, body));
+        }
+        const identity: CallerIdentity = token === undefined ? null : sudo === undefined ? { token } : { token, sudo };
+        const readInput: InputReader = async () => {
+          const read = body ?? (hasBody(req) ? await readBody(req, res, route) : {});
+          body = read;
+          // A `sudo` among the body's fields counts when the token came from a header or the query string.
+          const bodySudo = token !== undefined && sudo === undefined ? stringParam(read.sudo) : undefined;
+          for (const name of CREDENTIAL_PARAMETERS) delete read[name];
+          return { input: { ...query, ...read }, sudo: bodySudo };
+        };
+        const requestOrigin = `${req.protocol}://${req.get('host') ?? 'localhost'}`;
+        const mount = root ? req.baseUrl : req.baseUrl.slice(0, -API_PREFIX.length);
+        const result = await invoke(env, route, { identity, params, input: undefined, readInput, baseUrl: requestOrigin + mount });
+        const status = successStatus(route);
+        if (!route.response) return void res.status(status).end();
+        if (route.raw) {
+          const file = result as RawFile;
+          return void res.status(status).type(file.content_type).send(Buffer.from(file.data));
+        }
+        if (route.paginated) {
+          const page = result as Page<unknown>;
+          setPaginationHeaders(req, res, configuredOrigin ?? requestOrigin, page);
+          return sendJson(res, status, page.items);
+        }
+        sendJson(res, status, result);
+      } catch (error) {
+        // Answered without reading the body the client is still sending: end the connection rather than read it.
+        if (body === undefined && hasBody(req)) res.setHeader('Connection', 'close');
+        sendError(env, route, error, res);
+      }
+    };
+
+  const router = express.Router();
+  router.use(API_PREFIX, serve(false), (_req: Request, res: Response) => sendJson(res, 404, { error: '404 Not Found' }));
+  router.use(serve(true));
+  return router;
+}
+
+/** The answer to a failed call: the error's own status and body, or a plain 500 (logged without data). */
+function sendError(env: Environment, route: AnyRoute, error: unknown, res: Response): void {
+  if (error instanceof TooManyRequestsError) res.setHeader('Retry-After', String(error.retryAfter));
+  if (error instanceof ApiError) return sendJson(res, error.status, error.body());
   if (error instanceof UnreadableBodyError) {
     const message = error.status === 400 ? `400 (Bad request) ${error.message}` : `${error.status} ${STATUS_CODES[error.status] ?? 'Bad request'}`;
-    return void res.status(error.status).json({ message });
+    return sendJson(res, error.status, { message });
   }
-  env.logger.error('forgekit: unexpected failure', error);
-  res.status(500).json({ message: '500 Internal Server Error' });
+  env.logger.error(`forgekit: unexpected failure in ${route.method} ${route.root ? '' : API_PREFIX}${route.path}`, describeFailure(error));
+  sendJson(res, 500, { message: '500 Internal Server Error' });
 }

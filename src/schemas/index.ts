@@ -4,3 +4,4 @@ export * from './keys.js';
 export * from './settings.js';
 export * from './tokens.js';
 export * from './users.js';
+export * from './instance.js';

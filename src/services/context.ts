@@ -2,6 +2,7 @@ import type { Caller } from '../auth/caller.js';
 import type { User } from '../db/entities/index.js';
 import type { Database, EntityManager } from '../db/orm.js';
 import { UnauthorizedError } from '../errors.js';
+import type { InFlightCalls } from '../in-flight.js';
 import type { Logger } from '../logger.js';
 import type { SettingsValues } from '../schemas/settings.js';
 import { CustomAttributesService } from './custom-attributes.js';
@@ -15,13 +16,17 @@ import { UsersService } from './users.js';
 /** What every call shares for the life of a hosting instance. */
 export interface Environment {
   db: Database;
-  /** External URL of the service, no trailing slash: the start of every `web_url`. */
-  baseUrl: string;
+  /**
+   * The configured external URL of the service, no trailing slash. Without one, each HTTP request's own
+   * scheme, host and mount point take its place (so `web_url` and `Link` agree), and `http://localhost`
+   * in process.
+   */
+  baseUrl?: string;
   /** Repository storage names → directories. */
   storages: Record<string, string>;
   logger: Logger;
-  /** Scheme and host of `Link` URLs when a base URL is configured; otherwise each request's own. */
-  publicOrigin?: string;
+  /** The calls running now: closing waits for them. */
+  calls: InFlightCalls;
   /** Check every answer against its route's response schema (the test suite turns this on). */
   checkResponses?: boolean;
 }
@@ -34,6 +39,8 @@ export class Context {
     readonly em: EntityManager,
     readonly caller: Caller,
     readonly env: Environment,
+    /** The start of every URL this call answers with (`web_url`, `avatar_url`), no trailing slash. */
+    readonly baseUrl: string,
   ) {}
 
   /** The signed-in user; routes that need one are guarded before they run, so this is a safety net. */

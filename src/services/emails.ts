@@ -1,5 +1,6 @@
 import type { Page } from '../api/route.js';
 import { Email, User } from '../db/entities/index.js';
+import { takenAttribute } from '../db/unique.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import type { Email as EmailShape } from '../schemas/keys.js';
 import type { Context } from './context.js';
@@ -31,7 +32,10 @@ export class EmailsService {
     }
     if (problems.any) throw new BadRequestError(problems.messages);
     const email = this.ctx.em.create(Email, { user: owner, email: address });
-    await this.ctx.em.flush();
+    // Taken by a concurrent call after the check above: the same answer as if it had been first.
+    await this.ctx.em.flush().catch((error: unknown) => {
+      throw takenAttribute(error) ? BadRequestError.invalid('email', 'has already been taken') : error;
+    });
     return presentEmail(email);
   }
 

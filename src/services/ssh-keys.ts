@@ -1,12 +1,15 @@
 import sshpk from 'sshpk';
 import type { Page } from '../api/route.js';
 import { SshKey, type User } from '../db/entities/index.js';
+import { takenAttribute } from '../db/unique.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import type { CreateSshKeyInput, SshKey as SshKeyShape } from '../schemas/keys.js';
 import type { SettingsValues } from '../schemas/settings.js';
 import type { Context } from './context.js';
 import { pageRequest, toPage } from './pagination.js';
 import { Problems } from './user-validation.js';
+
+const TAKEN = 'has already been taken';
 
 const KEY_TYPES = ['rsa', 'dsa', 'ecdsa', 'ed25519'] as const;
 type KeyType = (typeof KEY_TYPES)[number];
@@ -61,13 +64,16 @@ export class SshKeysService {
       if (minimum === -1) problems.add('key', `type is forbidden. Must be ${allowedTypes(settings)}`);
       else if (parsed.size < minimum) problems.add('key', `must be at least ${minimum} bits`);
       if (await this.ctx.em.count(SshKey, { fingerprint })) {
-        problems.add('key', 'has already been taken');
-        problems.add('fingerprint', 'has already been taken');
+        problems.add('key', TAKEN);
+        problems.add('fingerprint', TAKEN);
       }
     }
     if (problems.any || !fingerprint) throw new BadRequestError(problems.messages);
     const key = this.ctx.em.create(SshKey, { user: owner, title: input.title, key: text, fingerprint });
-    await this.ctx.em.flush();
+    // Taken by a concurrent call after the check above: the same answer as if it had been first.
+    await this.ctx.em.flush().catch((error: unknown) => {
+      throw takenAttribute(error) ? new BadRequestError({ key: [TAKEN], fingerprint: [TAKEN] }) : error;
+    });
     return presentSshKey(key);
   }
 

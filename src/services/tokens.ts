@@ -112,12 +112,30 @@ export class AccessTokensService {
     await this.em.flush();
   }
 
+  /** GET /personal_access_tokens/:id: the caller's own token, or anyone's for an administrator. */
+  async getById(tokenId: number): Promise<PersonalAccessToken> {
+    return presentPersonal(await this.findById(tokenId));
+  }
+
   /** DELETE /personal_access_tokens/:id: the caller's own token, or anyone's for an administrator. */
   async revokeById(tokenId: number): Promise<void> {
-    const token = await this.em.findOne(AccessToken, { id: tokenId, kind: 'personal', ...(this.ctx.isAdmin ? {} : { user: this.ctx.user }) });
-    if (!token) throw new NotFoundError('Personal Access Token');
+    const token = await this.findById(tokenId);
     token.revoked = true;
     await this.em.flush();
+  }
+
+  /** GET /personal_access_tokens/self: the token the call is authenticated with, if it is a personal access or impersonation token. */
+  current(): PersonalAccessToken {
+    const token = this.ctx.caller.token;
+    if (!token || (token.kind !== 'personal' && token.kind !== 'impersonation')) throw new NotFoundError('Personal Access Token');
+    return presentPersonal(token);
+  }
+
+  /** Another user's token is 404 to a normal caller, as a missing one is. */
+  private async findById(tokenId: number): Promise<AccessToken> {
+    const token = await this.em.findOne(AccessToken, { id: tokenId, kind: 'personal', ...(this.ctx.isAdmin ? {} : { user: this.ctx.user }) });
+    if (!token) throw new NotFoundError('Personal Access Token');
+    return token;
   }
 
   private async find(owner: User, kind: UserTokenKind, tokenId: number): Promise<AccessToken> {

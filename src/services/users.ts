@@ -3,13 +3,19 @@ import type { FilterQuery } from '@mikro-orm/core';
 import type { Page } from '../api/route.js';
 import { hashPassword } from '../auth/secrets.js';
 import { CustomAttribute, Email, Identity, User, UserAvatar } from '../db/entities/index.js';
-import { BadRequestError, ForbiddenError, NotFoundError, NotFoundValidationError } from '../errors.js';
+import { takenAttribute } from '../db/unique.js';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, NotFoundValidationError } from '../errors.js';
 import type { RawFile } from '../schemas/common.js';
 import type { CreateUserInput, ListUsersQuery, UpdateUserInput, UserBasic, UserFull, UserProfile, UserSelf, UserWithPrivateToken } from '../schemas/users.js';
 import type { Context } from './context.js';
 import { pageRequest, toPage } from './pagination.js';
 import { presentCustomAttribute, presentUserBasic, presentUserFull, presentUserProfile, presentUserSelf, type UserPresentation } from './present/users.js';
 import { checkEmail, checkLength, checkName, checkPassword, checkUsername, Problems } from './user-validation.js';
+
+const TAKEN = 'has already been taken';
+
+/** POST /users with a taken username or address: `409 {"message":"Email has already been taken"}`. */
+const takenConflict = (attribute: string) => new ConflictError(`${attribute === 'email' ? 'Email' : 'Username'} ${TAKEN}`);
 
 /** `%` and `_` match themselves in a search. */
 export const likePattern = (text: string): string => `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
@@ -22,7 +28,7 @@ export class UsersService {
   }
 
   async presentation(): Promise<UserPresentation> {
-    return { baseUrl: this.ctx.env.baseUrl, avatarService: (await this.ctx.settings()).avatarsvc_enabled };
+    return { baseUrl: this.ctx.baseUrl, avatarService: (await this.ctx.settings()).avatarsvc_enabled };
   }
 
   /** The user or `404 User Not Found`. */
@@ -43,7 +49,9 @@ export class UsersService {
     if (query.username !== undefined) where.push({ usernameLower: query.username.toLowerCase() });
     if (query.search) {
       const pattern = likePattern(query.search);
-      where.push({ $or: [{ name: { $ilike: pattern } }, { username: { $ilike: pattern } }, { email: { $ilike: pattern } }] });
+      // Addresses are private: a normal caller finds a user by e-mail only by giving the whole address.
+      const email = admin ? { email: { $ilike: pattern } } : { email: query.search.toLowerCase() };
+      where.push({ $or: [{ name: { $ilike: pattern } }, { username: { $ilike: pattern } }, email] });
     }
     if (query.created_before) where.push({ createdAt: { $lt: new Date(query.created_before) } });
     if (query.created_after) where.push({ createdAt: { $gt: new Date(query.created_after) } });
@@ -109,6 +117,8 @@ export class UsersService {
     if (input.password !== undefined && !input.reset_password) checkPassword(problems, input.password);
     this.checkProfile(problems, input);
     await this.checkTaken(problems, { username: input.username, email: input.email, identity: input });
+    // As the original service answers: a taken e-mail address, then a taken username, before any other problem.
+    for (const attribute of ['email', 'username']) if ((problems.messages[attribute] as string[] | undefined)?.includes(TAKEN)) throw takenConflict(attribute);
     if (problems.any) throw new BadRequestError(problems.messages);
 
     const settings = await this.ctx.settings();
@@ -140,7 +150,12 @@ export class UsersService {
       this.em.create(Identity, { user, provider: input.provider, externUid: input.extern_uid });
     }
     if (input.avatar) this.setAvatar(user, input.avatar);
-    await this.em.flush();
+    // A concurrent call took the username or address after the checks above: the same answer as if it had been first.
+    await this.em.flush().catch((error: unknown) => {
+      const attribute = takenAttribute(error);
+      if (attribute === 'email' || attribute === 'username') throw takenConflict(attribute);
+      throw attribute ? BadRequestError.invalid(attribute, TAKEN) : error;
+    });
     return (await this.presentFull([user]))[0];
   }
 
@@ -190,7 +205,10 @@ export class UsersService {
       await this.em.nativeDelete(UserAvatar, { user });
       this.setAvatar(user, input.avatar);
     }
-    await this.em.flush();
+    await this.em.flush().catch((error: unknown) => {
+      const attribute = takenAttribute(error);
+      throw attribute ? new NotFoundValidationError({ [attribute]: [TAKEN] }) : error;
+    });
     return (await this.presentFull([user]))[0];
   }
 
@@ -246,19 +264,19 @@ export class UsersService {
   ): Promise<void> {
     const others = wanted.except ? { id: { $ne: wanted.except.id } } : {};
     if (wanted.username !== undefined && (await this.em.count(User, { ...others, usernameLower: wanted.username.toLowerCase() }))) {
-      problems.add('username', 'has already been taken');
+      problems.add('username', TAKEN);
     }
     if (wanted.email !== undefined) {
       const email = wanted.email.toLowerCase();
       const exceptUser = wanted.except ? { user: { $ne: wanted.except.id } } : {};
       if ((await this.em.count(User, { ...others, email })) || (await this.em.count(Email, { ...exceptUser, email }))) {
-        problems.add('email', 'has already been taken');
+        problems.add('email', TAKEN);
       }
     }
     const { provider, extern_uid: externUid } = wanted.identity;
     if (provider !== undefined && externUid !== undefined) {
       const exceptUser = wanted.except ? { user: { $ne: wanted.except.id } } : {};
-      if (await this.em.count(Identity, { ...exceptUser, provider, externUid })) problems.add('extern_uid', 'has already been taken');
+      if (await this.em.count(Identity, { ...exceptUser, provider, externUid })) problems.add('extern_uid', TAKEN);
     }
   }
 

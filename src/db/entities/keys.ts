@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { User } from './user.js';
+import { claimEmailTrigger, User } from './user.js';
 
 export const SshKey = defineEntity({
   name: 'SshKey',
@@ -34,6 +34,7 @@ export type GpgKey = InferEntity<typeof GpgKey>;
 export const Email = defineEntity({
   name: 'Email',
   tableName: 'emails',
+  triggers: [claimEmailTrigger('users', 'id', 'user_id')],
   properties: {
     id: p.integer().primary(),
     user: () => p.manyToOne(User).deleteRule('cascade').index(),

@@ -6,10 +6,25 @@ const trigramIndex = (column: string) => ({
   expression: `create index "users_${column}_trgm_index" on "users" using gin ("${column}" gin_trgm_ops)`,
 });
 
+/**
+ * One e-mail address belongs to one user, as a primary (`users.email`) or a secondary (`emails.email`)
+ * address: each table's unique constraint covers itself, this trigger on both covers the pair. Writers of
+ * one address take the same transaction lock first, so each sees the other's committed row.
+ */
+export function claimEmailTrigger(otherTable: string, otherOwner: string, ownOwner: string) {
+  return {
+    name: 'claim_email',
+    timing: 'before' as const,
+    events: ['insert' as const, 'update' as const],
+    body: `perform pg_advisory_xact_lock(774202, hashtext(new.email)); if exists (select 1 from ${otherTable} where email = new.email and ${otherOwner} <> new.${ownOwner}) then raise unique_violation using constraint = 'email_addresses_unique', message = 'the e-mail address belongs to another user'; end if; return new;`,
+  };
+}
+
 export const User = defineEntity({
   name: 'User',
   tableName: 'users',
   indexes: [trigramIndex('name'), trigramIndex('username'), trigramIndex('email')],
+  triggers: [claimEmailTrigger('emails', 'user_id', 'id')],
   properties: {
     id: p.integer().primary(),
     username: p.string().length(255),
