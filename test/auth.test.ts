@@ -1,8 +1,12 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { raw } from '@mikro-orm/core';
 import { tokenDigest } from '../src/auth/secrets.js';
 import { AccessToken, User } from '../src/db/entities/index.js';
 import type { Database } from '../src/db/orm.js';
+import { createHostingService } from '../src/hosting.js';
 import { BadRequestError, ForbiddenError, InsufficientScopeError, NotFoundError, OAuthError, UnauthorizedError } from '../src/errors.js';
 import { createUser, ROOT_PASSWORD, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
 
@@ -235,6 +239,89 @@ describe('POST /session', () => {
   });
 });
 
+describe('sign-in sessions', () => {
+  const setSessionDelay = (minutes: number) => t.hosting.applicationSettings.update({ session_expire_delay: minutes });
+  afterAll(() => setSessionDelay(10080));
+
+  it('end session_expire_delay minutes after the sign-in (0: no time limit)', async () => {
+    const user = await newUser();
+    await setSessionDelay(30);
+    const signedIn = Date.now();
+    const token = (await signIn(user.username, user.password)).body.private_token as string;
+    await expectWorks(token, user.username);
+    vi.useFakeTimers({ toFake: ['Date'] });
+    vi.setSystemTime(signedIn + 29 * 60_000);
+    expect((await t.http.get('/api/v4/user').set('PRIVATE-TOKEN', token)).status).toBe(200);
+    vi.setSystemTime(signedIn + 31 * 60_000);
+    await expectRefused(token);
+    vi.useRealTimers();
+
+    await setSessionDelay(0);
+    const lasting = (await signIn(user.username, user.password)).body.private_token as string;
+    const [record] = await db.fork().find(AccessToken, { tokenDigest: tokenDigest(lasting) });
+    expect(record.expiresAt).toBeNull();
+  });
+
+  it('end, with the OAuth tokens, when an administrator changes the password; personal access tokens stay', async () => {
+    const user = await newUser();
+    const session = (await signIn(user.username, user.password)).body.private_token as string;
+    const grant = await oauthToken({ grant_type: 'password', username: user.username, password: user.password });
+    const changed = await t.http.put(`/api/v4/users/${user.id}`).set('PRIVATE-TOKEN', ROOT_TOKEN).send({ password: 'a-brand-new-password' });
+    expect(changed.status).toBe(200);
+    await expectRefused(session);
+    await expectRefused(grant.body.access_token);
+    expect((await oauthToken({ grant_type: 'refresh_token', refresh_token: grant.body.refresh_token })).body.error).toBe('invalid_grant');
+    await expectWorks(user.token, user.username);
+    await expectWorks((await signIn(user.username, 'a-brand-new-password')).body.private_token, user.username);
+  });
+});
+
+describe('the configured root token', () => {
+  it('works again on the next start after a password change ended it', async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'forgekit-root-token-'));
+    try {
+      const first = await createHostingService({ database: { dataDir }, rootToken: 'configured-root-token' });
+      expect((await first.as('configured-root-token').users.current()).username).toBe('root');
+      await first.users.update(1, { password: 'a-new-root-password' });
+      await expect(first.as('configured-root-token').users.current()).rejects.toBeInstanceOf(UnauthorizedError);
+      await first.close();
+      const second = await createHostingService({ database: { dataDir }, rootToken: 'configured-root-token' });
+      expect((await second.as('configured-root-token').users.current()).username).toBe('root');
+      await second.close();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('a token that creates a token', () => {
+  it('never gives the new one a later expiry than its own', async () => {
+    const admin = await newUser({ admin: true });
+    const user = await newUser();
+    const until2030 = (await createPat(admin.id, { name: 'admin until 2030', scopes: ['api'], expires_at: '2030-06-30' })).body.token as string;
+    const mint = (token: string, body: Record<string, unknown>) =>
+      t.http.post(`/api/v4/users/${user.id}/personal_access_tokens`).set('PRIVATE-TOKEN', token).send({ name: 'minted', scopes: ['api'], ...body });
+    expect((await mint(until2030, {})).body.expires_at).toBe('2030-06-30');
+    expect((await mint(until2030, { expires_at: '2031-01-01' })).body.expires_at).toBe('2030-06-30');
+    expect((await mint(until2030, { expires_at: '2029-01-01' })).body.expires_at).toBe('2029-01-01');
+    const impersonation = await t.http.post(`/api/v4/users/${user.id}/impersonation_tokens`).set('PRIVATE-TOKEN', until2030).send({ name: 'minted', scopes: ['api'] });
+    expect(impersonation.body.expires_at).toBe('2030-06-30');
+    // An OAuth token lasts two hours: what it creates stops working when it does.
+    const grant = await oauthToken({ grant_type: 'password', username: admin.username, password: admin.password });
+    const minted = await mint(grant.body.access_token, {});
+    expect(minted.status).toBe(201);
+    const [oauthRecord, mintedRecord] = await Promise.all([
+      db.fork().findOneOrFail(AccessToken, { tokenDigest: tokenDigest(grant.body.access_token) }),
+      db.fork().findOneOrFail(AccessToken, { id: minted.body.id }),
+    ]);
+    expect(mintedRecord.expiresAt).toEqual(oauthRecord.expiresAt);
+    expect(minted.body.expires_at).toBe(oauthRecord.expiresAt?.toISOString().slice(0, 10));
+    // Trusted in-process code and tokens without an expiry set no limit.
+    expect((await t.hosting.personalAccessTokens.create(user.id, { name: 'open', scopes: ['api'] })).expires_at).toBeNull();
+    expect((await mint(ROOT_TOKEN, {})).body.expires_at).toBeNull();
+  });
+});
+
 describe('blocked users', () => {
   it('cannot authenticate with any kind of token nor sign in, until unblocked', async () => {
     const user = await newUser();
@@ -260,7 +347,10 @@ describe('blocked users', () => {
     expect(listed.body.state).toBe('blocked');
 
     await unblockUser(user.id);
-    for (const token of tokens) await expectWorks(token, user.username);
+    // Blocking ended the user's sign-in sessions and OAuth tokens for good; its personal access and impersonation tokens work again.
+    for (const token of [user.token, impersonation]) await expectWorks(token, user.username);
+    for (const token of [privateToken, grant.body.access_token as string]) await expectRefused(token);
+    expect((await oauthToken({ grant_type: 'refresh_token', refresh_token: grant.body.refresh_token })).body.error).toBe('invalid_grant');
     expect((await signIn(user.username, user.password)).status).toBe(201);
     expect((await t.hosting.as(user.id).users.current()).state).toBe('active');
   });

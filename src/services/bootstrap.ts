@@ -13,8 +13,8 @@ export interface BootstrapResult {
 }
 
 /**
- * First start: the settings row and the administrator `root` (id 1). With `rootToken`, root also
- * accepts that private token. Several processes starting at once on one PostgreSQL do this once.
+ * First start: the settings row and the administrator `root` (id 1). With `rootToken`, on every start,
+ * root also accepts that private token. Several processes starting at once on one PostgreSQL do this once.
  */
 export async function bootstrap(db: Database, options: { rootPassword?: string; rootToken?: string }): Promise<BootstrapResult> {
   return db.fork().transactional(async (em) => {
@@ -42,10 +42,11 @@ export async function bootstrap(db: Database, options: { rootPassword?: string; 
       await em.execute(raw(`select setval(pg_get_serial_sequence('users', 'id'), greatest((select max(id) from users), 1))`));
     }
     if (root && options.rootToken) {
+      // Root accepts the configured token from every start on which it is given, even one a password change revoked.
       const digest = tokenDigest(options.rootToken);
-      if (!(await em.findOne(AccessToken, { tokenDigest: digest }))) {
-        em.create(AccessToken, { user: root, kind: 'private', name: 'root token', scopes: [], tokenDigest: digest });
-      }
+      const existing = await em.findOne(AccessToken, { tokenDigest: digest, user: root, kind: 'private' });
+      if (existing) existing.revoked = false;
+      else em.create(AccessToken, { user: root, kind: 'private', name: 'root token', scopes: [], tokenDigest: digest });
     }
     await em.flush();
     return result;

@@ -13,9 +13,14 @@ const DAY = 24 * 60 * 60 * 1000;
 const OAUTH_TOKEN_LIFETIME_SECONDS = 2 * 60 * 60;
 const OAUTH_SCOPES = ['api', 'read_user', 'read_api', 'sudo'];
 
-/** A token's `expires_at` date is its last valid day: it stops working when the next day starts (UTC). */
-const expiryFromDate = (date: string): Date => new Date(Date.parse(`${date}T00:00:00Z`) + DAY);
-const dateFromExpiry = (expiry: Date): string => new Date(expiry.getTime() - DAY).toISOString().slice(0, 10);
+/**
+ * A token's `expires_at` date is its last valid day: it stops working when the next day starts (UTC). A
+ * timestamp is taken for its date, as the original service takes it.
+ */
+const expiryFromDate = (dateOrTimestamp: string): Date => new Date(Date.parse(`${dateOrTimestamp.slice(0, 10)}T00:00:00Z`) + DAY);
+/** The last day on which a token works: the day before a midnight expiry, the day of any other. */
+const dateFromExpiry = (expiry: Date): string => new Date(expiry.getTime() - 1).toISOString().slice(0, 10);
+const earliest = (a: Date | null, b: Date | null): Date | null => (a && b ? (a < b ? a : b) : (a ?? b));
 
 function presentImpersonation(token: AccessToken): ImpersonationToken {
   const expired = token.expiresAt !== null && token.expiresAt !== undefined && token.expiresAt.getTime() <= Date.now();
@@ -73,11 +78,23 @@ export class AccessTokensService {
     return { token, record };
   }
 
-  /** A private token: full access to the account, as POST /session hands out. */
-  async issuePrivateToken(user: User): Promise<string> {
-    const { token } = this.issue(user, 'private', { name: 'private token', scopes: [] });
+  /**
+   * A private token for a password sign-in: full access to the account until `session_expire_delay`
+   * minutes have passed (0: no time limit), the password changes or the user is blocked.
+   */
+  private async issueSessionToken(user: User): Promise<string> {
+    const minutes = (await this.ctx.settings()).session_expire_delay;
+    const now = Date.now();
+    // Sessions that ended are of no further use: each sign-in clears its user's.
+    await this.em.nativeDelete(AccessToken, { user, kind: 'private', $or: [{ revoked: true }, { expiresAt: { $lte: new Date(now) } }] });
+    const { token } = this.issue(user, 'private', { name: 'private token', scopes: [], expiresAt: minutes > 0 ? new Date(now + minutes * 60_000) : null });
     await this.em.flush();
     return token;
+  }
+
+  /** When the password changes or the user is blocked: its sign-in sessions and OAuth tokens stop working. */
+  async revokeSessions(user: User): Promise<void> {
+    await this.em.nativeUpdate(AccessToken, { user, kind: { $in: ['private', 'oauth'] }, revoked: false }, { revoked: true, refreshTokenDigest: null });
   }
 
   async list<Kind extends UserTokenKind>(owner: User, kind: Kind, query: ListTokensQuery): Promise<Page<TokenShapes[Kind]>> {
@@ -99,9 +116,11 @@ export class AccessTokensService {
 
   async create<Kind extends UserTokenKind>(owner: User, kind: Kind, input: CreateTokenInput): Promise<TokenShapes[Kind] & { token: string }> {
     if (input.name.trim() === '') throw BadRequestError.invalid('name', "can't be blank");
-    if (input.expires_at && input.expires_at < new Date().toISOString().slice(0, 10)) throw BadRequestError.invalid('expires_at', 'must be in the future');
+    if (input.expires_at && input.expires_at.slice(0, 10) < new Date().toISOString().slice(0, 10)) throw BadRequestError.invalid('expires_at', 'must be in the future');
     const scopes = [...new Set(input.scopes)];
-    const { token, record } = this.issue(owner, kind, { name: input.name, scopes, expiresAt: input.expires_at ? expiryFromDate(input.expires_at) : null });
+    // A token never outlives the token that created it (an administrator's expiring token, an OAuth token).
+    const expiresAt = earliest(input.expires_at ? expiryFromDate(input.expires_at) : null, this.ctx.caller.token?.expiresAt ?? null);
+    const { token, record } = this.issue(owner, kind, { name: input.name, scopes, expiresAt });
     await this.em.flush();
     return { ...presenters[kind](record), token };
   }
@@ -166,7 +185,7 @@ export class AccessTokensService {
     user.lastSignInAt = user.currentSignInAt ?? now;
     user.currentSignInAt = now;
     user.lastActivityOn = now.toISOString().slice(0, 10);
-    const token = await this.issuePrivateToken(user);
+    const token = await this.issueSessionToken(user);
     return this.ctx.users.withPrivateToken(user, token);
   }
 

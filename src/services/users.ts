@@ -183,6 +183,7 @@ export class UsersService {
       user.passwordHash = await hashPassword(input.password);
       // Set by an administrator: the user must choose a new one at the next sign-in.
       user.passwordExpiresAt = new Date();
+      await this.ctx.accessTokens.revokeSessions(user);
     }
     if (input.skype !== undefined) user.skype = input.skype;
     if (input.linkedin !== undefined) user.linkedin = input.linkedin;
@@ -225,6 +226,7 @@ export class UsersService {
   async block(id: number): Promise<boolean> {
     const user = await this.find(id);
     user.state = 'blocked';
+    await this.ctx.accessTokens.revokeSessions(user);
     await this.em.flush();
     return true;
   }
