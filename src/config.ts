@@ -17,6 +17,15 @@ export const HostingOptionsSchema = Type.Object({
   baseUrl: Type.Optional(Type.String({ format: 'uri', description: 'external URL, used in `web_url` and `Link` headers' })),
   rootPassword: Type.Optional(Type.String({ minLength: 8, description: "root's password on first start" })),
   rootToken: Type.Optional(Type.String({ minLength: 8, description: 'a private token for root, accepted from first start on' })),
+  throttle: Type.Optional(
+    Type.Object(
+      {
+        maxFailures: Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'failed authentications allowed per client address, and per login, in one period' }),
+        periodSeconds: Type.Integer({ minimum: 1, maximum: 7 * 24 * 3600, description: 'the period in seconds, counted from the first failure' }),
+      },
+      { description: 'throttle failed sign-ins and invalid tokens (429 with Retry-After); off when omitted' },
+    ),
+  ),
   checkResponses: Type.Optional(Type.Boolean({ description: 'check every answer against its schema (tests)' })),
 });
 

@@ -6,9 +6,10 @@ import { createApi } from './api/client.js';
 import type { Api } from './api/index.js';
 import { parseInput } from './api/validation.js';
 import type { CallerIdentity } from './auth/caller.js';
-import { InFlightCalls } from './in-flight.js';
+import { FailedAuthThrottle } from './auth/throttle.js';
 import { HostingOptionsSchema, type HostingOptions } from './config.js';
 import { openDatabase, type Database } from './db/orm.js';
+import { InFlightCalls } from './in-flight.js';
 import { createRouter } from './http/router.js';
 import type { Environment } from './services/context.js';
 import { silentLogger } from './logger.js';
@@ -50,6 +51,7 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
       logger,
       checkResponses: options.checkResponses,
       calls: new InFlightCalls(),
+      throttle: new FailedAuthThrottle(db, options.throttle),
     };
     return {
       ...createApi(env, 1),

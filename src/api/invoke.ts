@@ -2,7 +2,7 @@ import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { checkAccess } from '../auth/access.js';
 import { authenticate, switchUser, type CallerIdentity } from '../auth/caller.js';
 import type { EntityManager } from '../db/orm.js';
-import { BadRequestError, ConflictError } from '../errors.js';
+import { BadRequestError, ConflictError, OAuthError, UnauthorizedError } from '../errors.js';
 import { Context, type Environment } from '../services/context.js';
 import type { AnyRoute, Page } from './route.js';
 import { parseInput, responseMismatches } from './validation.js';
@@ -32,7 +32,13 @@ export interface Call {
   readInput?: InputReader;
   /** Where the caller reached the service (scheme, host and mount point), when no base URL is configured. */
   baseUrl?: string;
+  /** The client's network address (HTTP): failed authentication is throttled per address. */
+  clientAddress?: string;
 }
+
+/** A refused credential: a wrong password, an unknown login, an invalid token or refresh token. */
+const isAuthenticationFailure = (error: unknown) =>
+  error instanceof UnauthorizedError || (error instanceof OAuthError && error.error === 'invalid_grant');
 
 /**
  * One call of a route, whichever way it came in: authenticate the caller, read the input (only then: a
@@ -44,12 +50,19 @@ export async function invoke(env: Environment, route: AnyRoute, call: Call): Pro
   const release = env.calls.begin();
   try {
     const em = env.db.fork();
-    let caller = await authenticate(em, call.identity);
+    // An invalid token counts against the client's address; a valid one costs the throttle nothing.
+    let caller = await authenticate(em, call.identity).catch(async (error: unknown) => {
+      if (isAuthenticationFailure(error)) await env.throttle.failed(env.throttle.keys(call.clientAddress, undefined));
+      throw error;
+    });
     const { input: rawInput, sudo } = call.readInput ? await call.readInput() : { input: call.input };
     if (sudo !== undefined && sudo !== '') caller = await switchUser(em, caller, sudo);
     checkAccess(route, caller);
     const params = route.params ? parseInput<Record<string, never>>(route.params, copyInput(call.params)) : {};
     const input = route.input ? parseInput<Record<string, never>>(route.input, copyInput(rawInput ?? {})) : {};
+    // A sign-in is refused while its address or login has used up its failures, even with the right password.
+    const signInKeys = route.signInLogin ? env.throttle.keys(call.clientAddress, route.signInLogin(input)) : [];
+    await env.throttle.check(signInKeys);
     const baseUrl = env.baseUrl ?? call.baseUrl ?? 'http://localhost';
     const execute = async (txEm: EntityManager) => {
       const result = await route.run(new Context(txEm, caller, env, baseUrl), params, input);
@@ -60,7 +73,11 @@ export async function invoke(env: Environment, route: AnyRoute, call: Call): Pro
       }
       return result;
     };
-    return route.method === 'GET' ? await execute(em) : await em.transactional(execute);
+    return await (route.method === 'GET' ? execute(em) : em.transactional(execute)).catch(async (error: unknown) => {
+      // Counted once the call's transaction has rolled back, so that the count stays.
+      if (isAuthenticationFailure(error)) await env.throttle.failed(signInKeys);
+      throw error;
+    });
   } catch (error) {
     // Two writers raced for the same unique value; the one that lost changed nothing.
     if (error instanceof UniqueConstraintViolationException) throw new ConflictError();

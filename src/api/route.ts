@@ -73,11 +73,14 @@ export interface RouteDefinition<
   Paginated extends boolean = boolean,
 > extends RouteSpec<Path, Params, Input, Response, Paginated> {
   run(ctx: Context, params: Maybe<Params>, input: Maybe<Input>): Promise<RunResult<Response, Paginated>>;
+  /** A sign-in route: the login it tries, so that failed sign-ins are throttled per login too. */
+  signInLogin?(input: Maybe<Input>): string | undefined;
 }
 
 /** A route as the pipeline runs it, its types erased. */
 export type AnyRoute = RouteSpec<string, TObject | undefined, TObject | undefined, TSchema | undefined, boolean> & {
   run(ctx: Context, params: Record<string, never>, input: Record<string, never>): Promise<unknown>;
+  signInLogin?(input: Record<string, never>): string | undefined;
 };
 
 export function defineRoute<

@@ -89,6 +89,7 @@ export const session = {
     method: 'POST', path: '/session', summary: 'Sign in with a password; answers the full user with a private token', auth: 'public',
     input: SessionInput, response: UserWithPrivateToken,
     run: (ctx, _params, input) => ctx.accessTokens.createSession(input),
+    signInLogin: (input) => input.login ?? input.email,
   }),
 };
 
@@ -98,5 +99,6 @@ export const oauth = {
     summary: 'Issue an OAuth 2 access token (password and refresh_token grants); served beside /api/v4, not under it', auth: 'public',
     input: OAuthTokenInput, response: OAuthToken,
     run: (ctx, _params, input) => ctx.accessTokens.oauthToken(input),
+    signInLogin: (input) => (input.grant_type === 'password' ? input.username : undefined),
   }),
 };

@@ -26,10 +26,16 @@ export function hashPassword(password: string): Promise<string> {
   return hash(password);
 }
 
+let decoyHash: Promise<string> | undefined;
+
+/**
+ * Whether `password` matches. Without a hash (no such user, or none that may sign in) it is checked against
+ * a throwaway one all the same, so that an unknown login takes as long to refuse as a wrong password.
+ */
 export async function verifyPassword(passwordHash: string | null, password: string): Promise<boolean> {
-  if (!passwordHash) return false;
+  const hashToCheck = passwordHash ?? (await (decoyHash ??= hashPassword(randomBytes(16).toString('hex'))));
   try {
-    return await verify(passwordHash, password);
+    return (await verify(hashToCheck, password)) && passwordHash !== null;
   } catch {
     return false;
   }

@@ -129,7 +129,7 @@ export function createRouter(env: Environment): express.Router {
         };
         const requestOrigin = `${req.protocol}://${req.get('host') ?? 'localhost'}`;
         const mount = root ? req.baseUrl : req.baseUrl.slice(0, -API_PREFIX.length);
-        const result = await invoke(env, route, { identity, params, input: undefined, readInput, baseUrl: requestOrigin + mount });
+        const result = await invoke(env, route, { identity, params, input: undefined, readInput, baseUrl: requestOrigin + mount, clientAddress: req.ip });
         const status = successStatus(route);
         if (!route.response) return void res.status(status).end();
         if (route.raw) {

@@ -1,4 +1,5 @@
 import type { Caller } from '../auth/caller.js';
+import type { FailedAuthThrottle } from '../auth/throttle.js';
 import type { User } from '../db/entities/index.js';
 import type { Database, EntityManager } from '../db/orm.js';
 import { UnauthorizedError } from '../errors.js';
@@ -27,6 +28,8 @@ export interface Environment {
   logger: Logger;
   /** The calls running now: closing waits for them. */
   calls: InFlightCalls;
+  /** Counts failed authentication and refuses (429) past the configured limit. */
+  throttle: FailedAuthThrottle;
   /** Check every answer against its route's response schema (the test suite turns this on). */
   checkResponses?: boolean;
 }

@@ -163,13 +163,16 @@ export class AccessTokensService {
     return token;
   }
 
-  /** Finds the user a password sign-in names, if the password is right and the user may sign in. */
+  /**
+   * Finds the user a password sign-in names, if the password is right and the user may sign in. A password is
+   * checked whatever the login names, so that no answer comes sooner for an unknown or blocked user.
+   */
   private async signIn(login: string, password: string): Promise<User | null> {
-    if (!(await this.ctx.settings()).password_authentication_enabled) return null;
     const lower = login.toLowerCase();
     const user = await this.em.findOne(User, { $or: [{ usernameLower: lower }, { email: lower }] });
-    if (!user || user.state === 'blocked' || !(await verifyPassword(user.passwordHash ?? null, password))) return null;
-    return user;
+    const mayTry = user !== null && user.state !== 'blocked' && (await this.ctx.settings()).password_authentication_enabled;
+    const matches = await verifyPassword(mayTry ? (user.passwordHash ?? null) : null, password);
+    return mayTry && matches ? user : null;
   }
 
   /** POST /session: the full user with a new private token. */

@@ -2,10 +2,12 @@ import type { MigrationObject } from '@mikro-orm/core';
 import { Migration20261121000000_initial } from './Migration20261121000000_initial.js';
 import { Migration20261121000001_user_search } from './Migration20261121000001_user_search.js';
 import { Migration20261122000000_email_owner } from './Migration20261122000000_email_owner.js';
+import { Migration20261122000001_auth_failures } from './Migration20261122000001_auth_failures.js';
 
 /** Every migration, oldest first. New ones come from `forgekit migration:create` (docs/development.md). */
 export const migrations: MigrationObject[] = [
   { name: 'Migration20261121000000_initial', class: Migration20261121000000_initial },
   { name: 'Migration20261121000001_user_search', class: Migration20261121000001_user_search },
   { name: 'Migration20261122000000_email_owner', class: Migration20261122000000_email_owner },
+  { name: 'Migration20261122000001_auth_failures', class: Migration20261122000001_auth_failures },
 ];
