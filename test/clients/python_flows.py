@@ -201,6 +201,10 @@ class Flows:
               sorted(names))
         check_true("users.list(get_all=True) includes root", "root" in [u.username for u in gl.users.list(get_all=True)])
         check("users.list(username=...)", [u.id for u in gl.users.list(username="py-page-3")], [created[3].id])
+        yesterday = (datetime.datetime.now(datetime.timezone.utc) - datetime.timedelta(days=1)).isoformat()
+        check("users.list(created_after=yesterday)", len(gl.users.list(search="py-page-", created_after=yesterday, get_all=True)), 5)
+        check("users.list(created_before=yesterday)", gl.users.list(search="py-page-", created_before=yesterday, get_all=True), [])
+        check("users.list(active=True)", len(gl.users.list(search="py-page-", active=True, get_all=True)), 5)
 
         user = gl.users.get(first.id)
         check("users.get username", user.username, "py-page-0")
@@ -351,6 +355,8 @@ class Flows:
         check("auth() with the new token: username", as_user.user.username, user.username)
         check("personal_access_tokens.list as the user", [t.id for t in as_user.personal_access_tokens.list(get_all=True)],
               [pat.id])
+        check_true("personal_access_tokens.list as an administrator shows every user's tokens",
+                   pat.id in [t.id for t in gl.personal_access_tokens.list(get_all=True)])
         listed = gl.personal_access_tokens.list(user_id=user.id, get_all=True)
         check("personal_access_tokens.list(user_id=...)", [(t.id, t.name, t.active) for t in listed], [(pat.id, "py-pat", True)])
         check_true("a listed token hides its secret", not hasattr(listed[0], "token") or listed[0].token is None)
