@@ -529,7 +529,7 @@ for (const kind of ['personal_access_tokens', 'impersonation_tokens'] as const) 
 }
 
 describe('GET /personal_access_tokens and DELETE /personal_access_tokens/:id', () => {
-  it("lists the caller's own tokens; an administrator may name a user", async () => {
+  it("lists the caller's own tokens; an administrator's lists everyone's, or a user's", async () => {
     const user = await newUser();
     const other = await newUser();
     const mine = (await createPat(user.id, { name: 'mine', scopes: ['api'] })).body;
@@ -547,6 +547,13 @@ describe('GET /personal_access_tokens and DELETE /personal_access_tokens/:id', (
     expect(admin.body.map((token: { id: number }) => token.id)).toEqual(ids);
     const own = await t.hosting.as(user.id).personalAccessTokens.listOwn();
     expect(own.map((token) => token.id)).toEqual(ids);
+    // Without user_id, an administrator's list has every user's personal access tokens.
+    const otherToken = (await createPat(other.id, { name: 'other', scopes: ['api'] })).body;
+    const everyone = await t.http.get('/api/v4/personal_access_tokens').query({ per_page: 100 }).set('PRIVATE-TOKEN', ROOT_TOKEN);
+    const everyoneIds = everyone.body.map((token: { id: number }) => token.id);
+    expect(everyoneIds).toEqual(expect.arrayContaining([...ids, otherToken.id]));
+    expect(everyoneIds).not.toContain(imp.id);
+    expect(Number(everyone.headers['x-total'])).toBeGreaterThan(ids.length);
   });
 
   it('filters by state', async () => {

@@ -39,10 +39,10 @@ export const personalAccessTokens = {
     run: async (ctx, { user_id, token_id }) => ctx.accessTokens.revoke(await ctx.users.find(user_id), 'personal', token_id),
   }),
   listOwn: defineRoute({
-    method: 'GET', path: '/personal_access_tokens', summary: "The caller's personal access tokens (an administrator may name another user with `user_id`)", auth: 'user',
+    method: 'GET', path: '/personal_access_tokens', summary: "The caller's personal access tokens; an administrator's list has every user's, or one user's with `user_id`", auth: 'user',
     input: ListAllTokensQuery, response: Type.Array(PersonalAccessToken), paginated: true,
     run: async (ctx, _params, input) =>
-      ctx.accessTokens.list(ctx.isAdmin && input.user_id !== undefined ? await ctx.users.find(input.user_id) : ctx.user, 'personal', input),
+      ctx.accessTokens.list(!ctx.isAdmin ? ctx.user : input.user_id !== undefined ? await ctx.users.find(input.user_id) : null, 'personal', input),
   }),
   getOwn: defineRoute({
     method: 'GET', path: '/personal_access_tokens/:token_id', summary: "One of the caller's personal access tokens (administrators: anyone's)", auth: 'user',

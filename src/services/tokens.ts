@@ -97,7 +97,8 @@ export class AccessTokensService {
     await this.em.nativeUpdate(AccessToken, { user, kind: { $in: ['private', 'oauth'] }, revoked: false }, { revoked: true, refreshTokenDigest: null });
   }
 
-  async list<Kind extends UserTokenKind>(owner: User, kind: Kind, query: ListTokensQuery): Promise<Page<TokenShapes[Kind]>> {
+  /** One user's tokens of a kind, or everyone's (`owner` null: GET /personal_access_tokens by an administrator). */
+  async list<Kind extends UserTokenKind>(owner: User | null, kind: Kind, query: ListTokensQuery): Promise<Page<TokenShapes[Kind]>> {
     const request = pageRequest(query);
     const now = new Date();
     const state =
@@ -106,7 +107,7 @@ export class AccessTokensService {
         : query.state === 'inactive'
           ? { $or: [{ revoked: true }, { expiresAt: { $lte: now } }] }
           : {};
-    const [tokens, total] = await this.em.findAndCount(AccessToken, { user: owner, kind, ...state }, { orderBy: { id: 'asc' }, limit: request.perPage, offset: request.offset });
+    const [tokens, total] = await this.em.findAndCount(AccessToken, { ...(owner ? { user: owner } : {}), kind, ...state }, { orderBy: { id: 'asc' }, limit: request.perPage, offset: request.offset });
     return toPage(request, tokens.map(presenters[kind]), total);
   }
 

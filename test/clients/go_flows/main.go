@@ -193,7 +193,14 @@ func (f *flows) users() string {
 	check("CreateUser IsAdmin", first.IsAdmin, false)
 	checkTrue("CreateUser ConfirmedAt (SkipConfirmation)", first.ConfirmedAt != nil)
 
+	// A taken address is reported before a taken username, as the original service does.
 	_, resp, err := f.newUser("go-page-0")
+	expectError("CreateUser with a taken username and address", err, 409, "{message: Email has already been taken}")
+	checkStatus("CreateUser with a taken username and address", resp, 409)
+	_, resp, err = f.root.Users.CreateUser(&gitlab.CreateUserOptions{
+		Email: gitlab.String("go-page-0-other@example.com"), Username: gitlab.String("go-page-0"), Name: gitlab.String("Other"),
+		Password: gitlab.String("go-Secret-Passw0rd"),
+	})
 	expectError("CreateUser with a taken username", err, 409, "{message: Username has already been taken}")
 	checkStatus("CreateUser with a taken username", resp, 409)
 
