@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { allRoutes } from '../src/api/index.js';
@@ -24,7 +26,7 @@ describe('docs/endpoints.md', () => {
   const table = new Set(allRoutes().map(({ route }) => `${route.method} ${route.path}`));
   const documented = rows();
 
-  it('marks done exactly the SPEC.md endpoints the route table serves', () => {
+  it('marks done exactly the specification endpoints the route table serves', () => {
     for (const { endpoint, status } of documented.filter((row) => row.status)) {
       expect(`${endpoint}: ${status}`).toBe(`${endpoint}: ${table.has(endpoint) ? 'done' : 'not yet'}`);
     }
@@ -46,5 +48,21 @@ describe('docs/openapi.json', () => {
     const result = await new Validator().validate(openApiDocument('https://forge.example.com'));
     expect(result.errors).toBeUndefined();
     expect(result.valid).toBe(true);
+  });
+});
+
+describe('README.md and docs/', () => {
+  const root = fileURLToPath(new URL('..', import.meta.url));
+  const pages = ['README.md', ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+
+  it('link only files that are in the repository, and cite no document that is not', () => {
+    for (const page of pages) {
+      const text = readFileSync(join(root, page), 'utf8');
+      for (const [, target] of text.matchAll(/\]\(([^)#\s]+)(#[^)]*)?\)/g)) {
+        if (/^[a-z]+:/.test(target)) continue;
+        expect(existsSync(join(root, dirname(page), target)), `${page} links ${target}`).toBe(true);
+      }
+      expect(text, page).not.toMatch(/\b(SPEC|DESIGN|DEVELOPERS)\.md\b/);
+    }
   });
 });
