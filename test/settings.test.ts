@@ -312,8 +312,10 @@ describe('PUT /application/settings', () => {
     ])('answers a message object naming %s for %j', async (attribute, value) => {
       const body = await rejected({ signup_enabled: false, [attribute]: value });
       expect(typeof body.message).toBe('object');
-      expect(Object.keys(body.message)).toEqual([attribute]);
-      expect(Array.isArray(body.message[attribute])).toBe(true);
+      // The setting, or the item of a list setting (`restricted_visibility_levels[0]`).
+      const [name, ...others] = Object.keys(body.message);
+      expect([name.replace(/\[\d+\]$/, ''), others]).toEqual([attribute, []]);
+      expect(Array.isArray(body.message[name])).toBe(true);
     });
 
     it('rejects an unknown repository storage name, and an empty list of storages', async () => {

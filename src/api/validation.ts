@@ -15,13 +15,16 @@ function withFormats(ajv: Ajv): Ajv {
  * Inputs: coerce what HTTP carries as strings (integers, booleans, single values for arrays) and drop
  * parameters the route does not know, as the original service ignores them.
  */
-const inputAjv = withFormats(new Ajv({ coerceTypes: 'array', removeAdditional: 'all', useDefaults: false, allErrors: true, strict: false, strictNumbers: true }));
+const inputAjv = withFormats(
+  // `verbose`: errors carry their schema, for the messages of nullable values (see `reported`).
+  new Ajv({ coerceTypes: 'array', removeAdditional: 'all', useDefaults: false, allErrors: true, verbose: true, strict: false, strictNumbers: true }),
+);
 /**
  * Coerced inputs, checked again as they are. Coercion can answer "valid" for what the schema does not
  * allow: inside `anyOf` it unwraps nested one-item arrays (`[["a"]]` passes as a list of strings), and
  * `"1e400"` becomes an Infinity that passes as an integer. No number past a double's range is usable.
  */
-const coercedAjv = withFormats(new Ajv({ allErrors: true, strict: false, strictNumbers: true }));
+const coercedAjv = withFormats(new Ajv({ allErrors: true, verbose: true, strict: false, strictNumbers: true }));
 /** Responses: checked as they are, for the test suite and the `checkResponses` option. */
 const outputAjv = withFormats(new Ajv({ allErrors: true, strict: false }));
 
@@ -84,6 +87,9 @@ function unstorable(value: unknown): boolean {
   return false;
 }
 
+const limitOf = (error: ErrorObject): number | string => (error.params as { limit: number | string }).limit;
+
+/** The original's (Rails') wording where it has one. */
 const messageFor = (error: ErrorObject): string => {
   switch (error.keyword) {
     case 'enum':
@@ -92,16 +98,22 @@ const messageFor = (error: ErrorObject): string => {
       return 'does not have a valid value';
     case 'minimum':
     case 'exclusiveMinimum':
-      return `must be greater than or equal to ${(error.params as { limit: number }).limit}`;
+      return `must be greater than or equal to ${limitOf(error)}`;
     case 'maximum':
     case 'exclusiveMaximum':
-      return `must be less than or equal to ${(error.params as { limit: number }).limit}`;
+      return `must be less than or equal to ${limitOf(error)}`;
+    case 'formatMaximum':
+      return `must be on or before ${limitOf(error)}`;
     case 'minItems':
       return 'is empty';
+    case 'maxItems':
+      return `is too long (maximum is ${limitOf(error)} items)`;
+    case 'maxProperties':
+      return `is too long (maximum is ${limitOf(error)} entries)`;
     case 'minLength':
-      return 'is too short';
+      return `is too short (minimum is ${limitOf(error)} characters)`;
     case 'maxLength':
-      return 'is too long';
+      return `is too long (maximum is ${limitOf(error)} characters)`;
     default:
       return 'is invalid';
   }
@@ -132,12 +144,29 @@ export function parseInput<T>(schema: TSchema, value: unknown): T {
   throw new BadRequestError(validationMessages(errors));
 }
 
+/**
+ * The errors worth a message. An anyOf failure also reports each of its branches, and the anyOf error
+ * alone says it; but a nullable value that is not null fails as its other branch does (`is too long`).
+ * A key that fails `propertyNames` reports its own problem, and then this summary of it.
+ */
+function reported(errors: ErrorObject[]): ErrorObject[] {
+  const hidden = new Set<ErrorObject>(errors.filter((error) => error.keyword === 'propertyNames'));
+  for (const anyOf of errors.filter((error) => error.keyword === 'anyOf')) {
+    const branches = anyOf.schema as { type?: unknown }[];
+    const nullBranch = branches.findIndex((branch) => branch.type === 'null');
+    const shown = branches.length === 2 && nullBranch !== -1 ? `${anyOf.schemaPath}/${1 - nullBranch}/` : undefined;
+    if (shown) hidden.add(anyOf);
+    for (const error of errors) {
+      if (error.schemaPath.startsWith(`${anyOf.schemaPath}/`) && !(shown && error.schemaPath.startsWith(shown))) hidden.add(error);
+    }
+  }
+  return errors.filter((error) => !hidden.has(error));
+}
+
 /** Body shape 5: each parameter named by its path, with its messages. */
 function validationMessages(errors: ErrorObject[]): ValidationMessages {
   const messages: ValidationMessages = {};
-  for (const error of errors) {
-    // An anyOf failure also reports each of its branches; the anyOf error alone says it.
-    if (errors.some((other) => other.keyword === 'anyOf' && error.schemaPath.startsWith(`${other.schemaPath}/`))) continue;
+  for (const error of reported(errors)) {
     const name = parameterName(error.instancePath) || 'base';
     const list = (messages[name] ??= []) as string[];
     const message = messageFor(error);
