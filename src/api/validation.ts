@@ -4,10 +4,38 @@ import type { TSchema } from 'typebox';
 import { BadRequestError, type ValidationMessages } from '../errors.js';
 
 const ISO_8601 = /^\d{4}-\d{2}-\d{2}([T ]\d{2}:\d{2}(:\d{2}(\.\d+)?)?\s*(Z|[+-]\d{2}(:?\d{2})?)?)?$/i;
+const DAY = /^\d{4}-\d{2}-\d{2}$/;
+
+/**
+ * Dates and times are accepted in years 0001–9999, as instants too (a time zone cannot carry one past
+ * them): four-digit years are what clients write, and both JavaScript (±275760) and PostgreSQL (no year
+ * 0; 4713 BC–294276 AD) hold every one of them.
+ */
+const EARLIEST = Date.parse('0001-01-01T00:00:00Z');
+const LATEST = Date.parse('9999-12-31T23:59:59.999Z');
+
+const inRange = (time: number): boolean => time >= EARLIEST && time <= LATEST;
+
+/** `YYYY-MM-DD` naming a day of the calendar: JavaScript reads 2023-02-30 as March 2, which it is not. */
+const isDay = (text: string): boolean => {
+  if (!DAY.test(text)) return false;
+  const time = Date.parse(`${text}T00:00:00Z`);
+  return inRange(time) && new Date(time).toISOString().startsWith(text);
+};
 
 function withFormats(ajv: Ajv): Ajv {
   (addFormats as unknown as (ajv: Ajv) => Ajv)(ajv);
-  ajv.addFormat('iso8601', { type: 'string', validate: (value: string) => ISO_8601.test(value) && !Number.isNaN(Date.parse(value)) });
+  ajv.addFormat('date', { type: 'string', validate: isDay });
+  ajv.addFormat('iso8601', {
+    type: 'string',
+    validate: (value: string) => ISO_8601.test(value) && isDay(value.slice(0, 10)) && inRange(Date.parse(value)),
+    // `formatMaximum` and its kin bound the day a value names (a token's last day), whatever time it adds.
+    compare: (a: string, b: string) => {
+      const [dayA, dayB] = [a.slice(0, 10), b.slice(0, 10)];
+      // NaN fails no comparison: a value that is no date has its format error already.
+      return isDay(dayA) && isDay(dayB) ? (dayA < dayB ? -1 : dayA > dayB ? 1 : 0) : NaN;
+    },
+  });
   return ajv;
 }
 
