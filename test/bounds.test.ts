@@ -1,6 +1,6 @@
 /**
- * Bounds on what a caller may send: text past its length, numbers past int4 and dates past what JavaScript
- * and PostgreSQL hold answer 400 from validation, before any query runs.
+ * Bounds on what a caller may send: text past its length, numbers past int4, dates past what JavaScript
+ * and PostgreSQL hold, and values posing as files answer 400 from validation, before any query runs.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseInput } from '../src/api/validation.js';
@@ -187,5 +187,44 @@ describe('dates: years 0001 to 9999', () => {
     }
     expect(() => parseInput(CreateTokenInput, { ...input, expires_at: '9999-12-31T00:00:00Z' })).toThrow('must be on or before 9999-12-30');
     expect(() => parseInput(CreateTokenInput, { ...input, expires_at: '2027-01-05T' })).toThrow('is invalid');
+  });
+});
+
+describe('a file parameter given something other than a file', () => {
+  const NOT_A_FILE = { message: { avatar: ['must be a file'] } };
+  const posing = { filename: 'me.png', content_type: 'image/png', data: 'iVBORw0KGgo=' };
+
+  it('answers 400 naming the parameter, over HTTP as JSON and as a form field', async () => {
+    const valid = { email: 'posing@example.com', username: 'posing', name: 'Posing', password: 'long-enough-password' };
+    for (const avatar of ['me.png', posing, { filename: 'me.png' }, ['me.png'], 5]) {
+      const created = await t.http.post('/api/v4/users').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ ...valid, avatar });
+      expect([created.status, created.body], JSON.stringify(avatar)).toEqual([400, NOT_A_FILE]);
+      const updated = await t.http.put(`/api/v4/users/${user.id}`).set('PRIVATE-TOKEN', ROOT_TOKEN).send({ avatar });
+      expect([updated.status, updated.body], JSON.stringify(avatar)).toEqual([400, NOT_A_FILE]);
+    }
+    const form = await t.http.post('/api/v4/users').set('PRIVATE-TOKEN', ROOT_TOKEN).type('form').send({ ...valid, avatar: 'me.png' });
+    expect([form.status, form.body]).toEqual([400, NOT_A_FILE]);
+    const fields = await t.http
+      .put(`/api/v4/users/${user.id}`)
+      .set('PRIVATE-TOKEN', ROOT_TOKEN)
+      .field('avatar[filename]', 'me.png')
+      .field('avatar[content_type]', 'image/png')
+      .field('avatar[data]', 'bytes');
+    expect([fields.status, fields.body]).toEqual([400, NOT_A_FILE]);
+  });
+
+  it('in process: data must be bytes; a Uint8Array is a file', async () => {
+    expect(await failure(t.hosting.users.update(user.id, { avatar: posing as never }))).toEqual([400, NOT_A_FILE]);
+    const png = new Uint8Array(Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex'));
+    const updated = await t.hosting.users.update(user.id, { avatar: { filename: 'me.png', content_type: 'image/png', data: png } });
+    expect(updated.avatar_url).toMatch(new RegExp(`/uploads/-/system/user/avatar/${user.id}/me\\.png$`));
+  });
+
+  it('a real file whose content type is longer than can be stored answers 400, not 500', async () => {
+    const res = await t.http
+      .put(`/api/v4/users/${user.id}`)
+      .set('PRIVATE-TOKEN', ROOT_TOKEN)
+      .attach('avatar', Buffer.from('89504e47', 'hex'), { filename: 'me.png', contentType: `image/${'a'.repeat(200)}` });
+    expect([res.status, res.body]).toEqual([400, { message: { 'avatar[content_type]': tooLong(128) } }]);
   });
 });

@@ -78,7 +78,7 @@ const FALSE = new Set(['false', 'f', '0', 'no', 'off']);
  * (`1`, `t`, `yes`) and comma-separated lists (`labels=a,b`) for array parameters.
  */
 function normalizeTopLevel(schema: TSchema, value: Record<string, unknown>): Record<string, unknown> {
-  const properties = (schema as { properties?: Record<string, { type?: string; anyOf?: { type?: string }[] }> }).properties;
+  const properties = (schema as { properties?: Record<string, PropertySchema> }).properties;
   if (!properties) return value;
   const result: Record<string, unknown> = { ...value };
   const invalid: ValidationMessages = {};
@@ -87,8 +87,10 @@ function normalizeTopLevel(schema: TSchema, value: Record<string, unknown>): Rec
     const types = property.type ? [property.type] : (property.anyOf ?? []).map((branch) => branch.type);
     // Ajv would coerce null to 0, false or "": a null where the schema has no null is an error instead.
     if (given === null && !types.includes('null')) invalid[name] = ['is invalid'];
+    // Files arrive only as top-level fields. Without this, Ajv would name the file's inner fields.
+    else if (isUpload(property) && given !== undefined && given !== null && !isFile(given)) invalid[name] = ['must be a file'];
     // No text column can hold a NUL character, nor JSON a lone UTF-16 surrogate: in values or in keys.
-    if (unstorable(given)) invalid[name] = ['is invalid'];
+    else if (unstorable(given)) invalid[name] = ['is invalid'];
     if (typeof given === 'string') {
       if (types.includes('boolean')) {
         const lower = given.toLowerCase();
@@ -102,6 +104,21 @@ function normalizeTopLevel(schema: TSchema, value: Record<string, unknown>): Rec
   if (Object.keys(invalid).length) throw new BadRequestError(invalid);
   return result;
 }
+
+interface PropertySchema {
+  type?: string;
+  format?: string;
+  anyOf?: PropertySchema[];
+}
+
+/** The `Upload` schema (an object of format `binary`), alone or as a branch. */
+const isUpload = (schema: PropertySchema): boolean => (schema.type === 'object' && schema.format === 'binary') || !!schema.anyOf?.some(isUpload);
+
+/**
+ * A file: what the HTTP adapter makes of a multipart file field, or what an in-process caller passes. JSON
+ * and form fields cannot carry bytes, so a value without them is text or an object posing as a file.
+ */
+const isFile = (value: unknown): boolean => !!value && typeof value === 'object' && (value as { data?: unknown }).data instanceof Uint8Array;
 
 /** A NUL character, or a surrogate half without its other half (text that is not well-formed UTF-16). */
 const UNSTORABLE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;

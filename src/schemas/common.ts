@@ -52,7 +52,10 @@ export const Pagination = {
   per_page: Type.Optional(Int32({ description: 'Items per page (maximum 100)', default: 20 })),
 };
 
-/** A file sent as a multipart form field; in process, `data` is a Uint8Array (a Buffer will do). */
+/**
+ * A file sent as a multipart form field; in process, `data` is a Uint8Array (a Buffer will do). Anything
+ * else given for it (a JSON value, a form string) is refused in the validation layer as "must be a file".
+ */
 export const Upload = Type.Object(
   {
     // The stored file name and content type columns' sizes.
