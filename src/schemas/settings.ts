@@ -46,8 +46,9 @@ export const settingsFields = {
   diagram_enabled: Type.Boolean({ default: false }),
   diagram_url: url,
   terminal_max_session_time: Type.Integer({ minimum: 0, maximum: INT32_MAX, default: 0 }),
-  // The original sets no upper bound; this one keeps it a plain number every client can hold.
-  polling_interval_multiplier: Type.Number({ minimum: 0, maximum: INT32_MAX, default: 1 }),
+  // A decimal (answered as text, see ApplicationSettings); a number or a numeric string on input. The
+  // original sets no upper bound; this one keeps it a plain number every client can hold.
+  polling_interval_multiplier: Type.Number({ minimum: 0, maximum: INT32_MAX, default: 1, description: 'a number, or a numeric string' }),
   rsa_key_restriction: keyRestriction([0, 1024, 2048, 3072, 4096, -1]),
   dsa_key_restriction: keyRestriction([0, 1024, 2048, 3072, -1]),
   ecdsa_key_restriction: keyRestriction([0, 256, 384, 521, -1]),
@@ -96,6 +97,8 @@ export const ApplicationSettings = Type.Object(
   {
     id: Type.Integer(),
     ...settingsFields,
+    // As the original answers a decimal column: text with at least one decimal digit ("1.0", "1.5").
+    polling_interval_multiplier: Type.String({ pattern: '^[0-9]+\\.[0-9]+$', description: 'a decimal, as text: "1.0"' }),
     created_at: DateTime,
     updated_at: DateTime,
   },
