@@ -498,7 +498,7 @@ for (const kind of ['personal_access_tokens', 'impersonation_tokens'] as const) 
       expect(blank.body).toEqual({ message: { name: ["can't be blank"] } });
       const long = await createPat(user.id, { name: 'x'.repeat(256), scopes: ['api'] }, kind);
       expect(long.status).toBe(400);
-      expect(long.body).toEqual({ message: { name: ['is too long'] } });
+      expect(long.body).toEqual({ message: { name: ['is too long (maximum is 255 characters)'] } });
       const api = impersonation ? t.hosting.impersonationTokens : t.hosting.personalAccessTokens;
       await expect(api.create(user.id, { name: 'x', scopes: ['api'], expires_at: daysFromNow(-1) })).rejects.toBeInstanceOf(BadRequestError);
       const listed = await asRoot(t.http.get(url(user.id))).query({ per_page: 100 });

@@ -49,7 +49,7 @@ describe('first start', () => {
   });
 
   it('rejects invalid options with a clear error', async () => {
-    await expect(createHostingService({ rootPassword: 'short' })).rejects.toMatchObject({ status: 400, messages: { rootPassword: ['is too short'] } });
+    await expect(createHostingService({ rootPassword: 'short' })).rejects.toMatchObject({ status: 400, messages: { rootPassword: ['is too short (minimum is 8 characters)'] } });
   });
 });
 

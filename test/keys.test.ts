@@ -729,6 +729,22 @@ describe('GPG keys in process', () => {
     expect(await t.hosting.as(other.id).gpgKeys.list()).toEqual([]);
   });
 
+  it('answers 400 to a key past a million characters, and to a huge block, without overflowing the stack', async () => {
+    const block = (length: number) => `-----BEGIN PGP PUBLIC KEY BLOCK-----\n\n${'A'.repeat(length)}\n-----END PGP PUBLIC KEY BLOCK-----`;
+    const tooLong = ['is too long (maximum is 1000000 characters)'];
+    const huge = block(3_000_000);
+    const api = t.hosting.as(user.id);
+    const before = await api.gpgKeys.list();
+    await rejection(api.gpgKeys.create({ key: huge }), BadRequestError, 400, { message: { key: tooLong } });
+    await rejection(t.hosting.gpgKeys.createForUser(user.id, { key_id: huge }), BadRequestError, 400, { message: { key_id: tooLong } });
+    expectStatus(await call('post', '/user/gpg_keys', user.token).send({ key: huge }), 400, { message: { key: tooLong } });
+    // Within the bound, the format check reads it without a regular expression that recurses per character.
+    const largest = block(1_000_000 - block(0).length);
+    expect(largest.length).toBe(1_000_000);
+    await rejection(api.gpgKeys.create({ key: largest }), BadRequestError, 400, { message: { key: ['is invalid'], fingerprint: ["can't be blank"] } });
+    expect(await api.gpgKeys.list()).toEqual(before);
+  });
+
   it("manages another user's keys as an administrator only, with `key` or `key_id`", async () => {
     const viaKey = await t.hosting.gpgKeys.createForUser(other.id, { key: (await gpgKeyPair()).publicKey });
     const viaKeyId = await t.hosting.gpgKeys.createForUser(other.id, { key_id: (await gpgKeyPair()).publicKey });

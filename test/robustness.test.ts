@@ -636,10 +636,10 @@ describe('the 500s found by this suite', () => {
   it('a nested list is not a list of strings, though coercion inside anyOf lets it through', async () => {
     const before = await fingerprint();
     const res = await json('put', '/api/v4/application/settings', '{"domain_whitelist": [[["a"]]]}');
-    expect([res.status, res.body]).toEqual([400, { message: { domain_whitelist: ['does not have a valid value'] } }]);
+    expect([res.status, res.body]).toEqual([400, { message: { 'domain_whitelist[0]': ['is invalid'] } }]);
     expect(await fingerprint()).toBe(before);
     const nested = await json('put', '/api/v4/application/settings', '{"domain_whitelist": [["example.com"]]}');
-    expect([nested.status, nested.body]).toEqual([400, { message: { domain_whitelist: ['does not have a valid value'] } }]);
+    expect([nested.status, nested.body]).toEqual([400, { message: { 'domain_whitelist[0]': ['is invalid'] } }]);
     expect(await fingerprint()).toBe(before);
     // What coercion is for still works: a single value, or a comma-separated text, for a list.
     const single = await root('put', '/api/v4/application/settings').type('form').send('domain_whitelist=example.com');

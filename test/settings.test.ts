@@ -2,6 +2,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { ApplicationSettingsRow } from '../src/db/entities/index.js';
 import { BadRequestError, ForbiddenError, UnauthorizedError } from '../src/errors.js';
 import { createUser, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
 
@@ -53,7 +54,7 @@ const DEFAULTS = {
   diagram_enabled: false,
   diagram_url: null,
   terminal_max_session_time: 0,
-  polling_interval_multiplier: 1,
+  polling_interval_multiplier: '1.0',
   rsa_key_restriction: 0,
   dsa_key_restriction: 0,
   ecdsa_key_restriction: 0,
@@ -65,6 +66,7 @@ afterEach(async () => {
   await t.hosting.applicationSettings.update({
     ...DEFAULTS,
     enabled_git_access_protocol: 'nil',
+    polling_interval_multiplier: 1,
   } as Parameters<typeof t.hosting.applicationSettings.update>[0]);
 });
 
@@ -151,7 +153,7 @@ describe('PUT /application/settings', () => {
     };
     const res = await put().send(changes);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject(changes);
+    expect(res.body).toMatchObject({ ...changes, polling_interval_multiplier: '1.5' });
     expect(res.body.id).toBe(before.id);
     expect(res.body.created_at).toBe(before.created_at);
     expect(Date.parse(res.body.updated_at)).toBeGreaterThan(Date.parse(before.updated_at));
@@ -181,7 +183,7 @@ describe('PUT /application/settings', () => {
       avatarsvc_enabled: false,
       default_projects_limit: 7,
       default_branch_protection: 0,
-      polling_interval_multiplier: 0.5,
+      polling_interval_multiplier: '0.5',
       rsa_key_restriction: 4096,
       restricted_visibility_levels: ['public', 'internal'],
       domain_whitelist: ['a.example.com', 'b.example.com'],
@@ -234,6 +236,57 @@ describe('PUT /application/settings', () => {
     const asRoot = await t.hosting.as(ROOT_TOKEN).applicationSettings.update({ max_attachment_size: 60 });
     expect(asRoot.max_attachment_size).toBe(60);
     expect(asRoot.default_group_visibility).toBe('public');
+  });
+
+  describe('polling_interval_multiplier', () => {
+    it('answers a decimal as text, as the original does ("1.0"), whether given as a number or as text', async () => {
+      for (const [given, answered] of [
+        [1, '1.0'],
+        [1.5, '1.5'],
+        ['2.0', '2.0'],
+        ['0', '0.0'],
+        [0, '0.0'],
+        [123456.75, '123456.75'],
+        [0.0000001, '0.0000001'],
+        [2147483647, '2147483647.0'],
+      ] as const) {
+        const res = await put().send({ polling_interval_multiplier: given });
+        expect([res.status, res.body.polling_interval_multiplier], String(given)).toEqual([200, answered]);
+        expect((await get()).body.polling_interval_multiplier).toBe(answered);
+      }
+      const form = await put().type('form').send({ polling_interval_multiplier: '3' });
+      expect([form.status, form.body.polling_interval_multiplier]).toEqual([200, '3.0']);
+      expect((await t.hosting.applicationSettings.update({ polling_interval_multiplier: 2.5 })).polling_interval_multiplier).toBe('2.5');
+      expect((await t.hosting.applicationSettings.get()).polling_interval_multiplier).toBe('2.5');
+    });
+
+    it('refuses negatives, non-numbers and numbers past its bound', async () => {
+      const before = (await get()).body;
+      for (const [given, message] of [
+        [-1, 'must be greater than or equal to 0'],
+        ['-0.5', 'must be greater than or equal to 0'],
+        [2147483648, 'must be less than or equal to 2147483647'],
+        ['fast', 'is invalid'],
+        [[1, 2], 'is invalid'],
+      ] as const) {
+        const res = await put().send({ polling_interval_multiplier: given });
+        expect([res.status, res.body], JSON.stringify(given)).toEqual([400, { message: { polling_interval_multiplier: [message] } }]);
+      }
+      await expect(t.hosting.applicationSettings.update({ polling_interval_multiplier: -2 })).rejects.toMatchObject({
+        status: 400,
+        messages: { polling_interval_multiplier: ['must be greater than or equal to 0'] },
+      });
+      expect((await get()).body).toEqual(before);
+    });
+
+    it('presents a number stored before it was answered as text', async () => {
+      const em = t.db.fork();
+      const row = await em.findOneOrFail(ApplicationSettingsRow, { id: (await get()).body.id });
+      row.values = { ...row.values, polling_interval_multiplier: 1.25 };
+      await em.flush();
+      expect((await get()).body.polling_interval_multiplier).toBe('1.25');
+      expect((await t.hosting.applicationSettings.get()).polling_interval_multiplier).toBe('1.25');
+    });
   });
 
   describe('enabled_git_access_protocol', () => {
@@ -312,8 +365,10 @@ describe('PUT /application/settings', () => {
     ])('answers a message object naming %s for %j', async (attribute, value) => {
       const body = await rejected({ signup_enabled: false, [attribute]: value });
       expect(typeof body.message).toBe('object');
-      expect(Object.keys(body.message)).toEqual([attribute]);
-      expect(Array.isArray(body.message[attribute])).toBe(true);
+      // The setting, or the item of a list setting (`restricted_visibility_levels[0]`).
+      const [name, ...others] = Object.keys(body.message);
+      expect([name.replace(/\[\d+\]$/, ''), others]).toEqual([attribute, []]);
+      expect(Array.isArray(body.message[name])).toBe(true);
     });
 
     it('rejects an unknown repository storage name, and an empty list of storages', async () => {

@@ -1,7 +1,32 @@
 import { Type, type Static, type TSchema } from 'typebox';
 
-/** The largest value of the database's integer columns: whole-number inputs stay within it. */
+/** The range of the database's integer columns: whole-number inputs stay within it. */
 export const INT32_MAX = 2147483647;
+const INT32_MIN = -2147483648;
+
+/**
+ * The original service's limit for one-line text (names, titles, e-mail addresses, URLs): its `string`
+ * columns, 255 characters.
+ */
+export const STRING_MAX = 255;
+
+/** The longest password the original accepts (Devise's 8 to 128 characters); a longer one can never match. */
+export const PASSWORD_MAX = 128;
+
+/**
+ * A list parameter of names (scopes, storages, sign-in sources, visibility levels): the original has no
+ * limit; 100 is far past any real list, and duplicates are allowed.
+ */
+export const LIST_MAX = 100;
+
+/** One-line text of at most `maxLength` characters (the original's string column by default). */
+export const BoundedText = (options: { maxLength?: number; description?: string } = {}) => Type.String({ maxLength: STRING_MAX, ...options });
+
+/**
+ * A whole number PostgreSQL's integer columns hold. IDs are not limited to positive numbers: `0` and `-1`
+ * find nothing and answer 404, as in the original.
+ */
+export const Int32 = (options: { description?: string; default?: number } = {}) => Type.Integer({ minimum: INT32_MIN, maximum: INT32_MAX, ...options });
 
 /**
  * `T` or JSON null. Null comes first: Ajv coerces inputs branch by branch, and with `T` first it would
@@ -15,20 +40,27 @@ export const DateTime = Type.String({ format: 'date-time' });
 /** A date as the API writes it (`YYYY-MM-DD`). */
 export const DateOnly = Type.String({ format: 'date' });
 
-/** An ISO 8601 date or timestamp as a client may send it. */
-export const DateTimeInput = Type.String({ format: 'iso8601' });
+/**
+ * An ISO 8601 date or timestamp as a client may send it: years 0001–9999 (the `iso8601` format), so that
+ * both JavaScript and PostgreSQL can hold it.
+ */
+export const DateTimeInput = Type.String({ format: 'iso8601', maxLength: 64 });
 
-/** Page selection, accepted by every list. */
+/** Page selection, accepted by every list; out-of-range pages and sizes are read as the nearest valid one. */
 export const Pagination = {
-  page: Type.Optional(Type.Integer({ description: 'Page to return, from 1', default: 1, maximum: INT32_MAX })),
-  per_page: Type.Optional(Type.Integer({ description: 'Items per page (maximum 100)', default: 20 })),
+  page: Type.Optional(Int32({ description: 'Page to return, from 1', default: 1 })),
+  per_page: Type.Optional(Int32({ description: 'Items per page (maximum 100)', default: 20 })),
 };
 
-/** A file sent as a multipart form field. */
+/**
+ * A file sent as a multipart form field; in process, `data` is a Uint8Array (a Buffer will do). Anything
+ * else given for it (a JSON value, a form string) is refused in the validation layer as "must be a file".
+ */
 export const Upload = Type.Object(
   {
-    filename: Type.String(),
-    content_type: Type.String(),
+    // The stored file name and content type columns' sizes.
+    filename: BoundedText(),
+    content_type: BoundedText({ maxLength: 128 }),
     data: Type.Unsafe<Uint8Array>({ description: 'file content' }),
   },
   { description: 'a file sent as a multipart/form-data field', format: 'binary' },

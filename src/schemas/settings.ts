@@ -1,8 +1,16 @@
 import { Type, type Static } from 'typebox';
-import { DateTime, INT32_MAX, Nullable } from './common.js';
+import { BoundedText, DateTime, INT32_MAX, LIST_MAX, Nullable } from './common.js';
 
 const visibility = Type.Union([Type.Literal('private'), Type.Literal('internal'), Type.Literal('public')]);
-const stringList = Type.Array(Type.String());
+/** Names of storages and sign-in sources. */
+const nameList = Type.Array(BoundedText(), { maxItems: LIST_MAX });
+/**
+ * Allowed and denied sign-up domains: a domain name has at most 253 characters, 255 with a leading `*.`.
+ * Deny lists pasted from spam lists run to thousands of entries; the original sets no limit.
+ */
+const domainList = Type.Array(BoundedText(), { maxItems: 10_000 });
+/** A URL or path setting: a string column (255 characters) in the original. */
+const url = Nullable(BoundedText());
 
 /** Minimum key sizes in bits; 0 means no restriction, -1 forbids the key type. */
 const keyRestriction = (allowed: number[]) =>
@@ -14,30 +22,33 @@ export const settingsFields = {
   signup_enabled: Type.Boolean({ default: true }),
   password_authentication_enabled: Type.Boolean({ default: true }),
   avatarsvc_enabled: Type.Boolean({ default: true }),
-  sign_in_text: Nullable(Type.String()),
-  home_page_url: Nullable(Type.String()),
+  // Free text; the original's text column holds 65,535 bytes on MySQL, which it supported then.
+  sign_in_text: Nullable(BoundedText({ maxLength: 65_535 })),
+  home_page_url: url,
   default_branch_protection: Type.Union([Type.Literal(0), Type.Literal(1), Type.Literal(2)], { default: 2 }),
-  restricted_visibility_levels: Nullable(Type.Array(visibility)),
+  restricted_visibility_levels: Nullable(Type.Array(visibility, { maxItems: LIST_MAX })),
   max_attachment_size: Type.Integer({ minimum: 1, maximum: INT32_MAX, default: 10 }),
   session_expire_delay: Type.Integer({ minimum: 0, maximum: INT32_MAX, default: 10080 }),
   default_project_visibility: visibility,
   default_snippet_visibility: visibility,
   default_group_visibility: visibility,
-  domain_whitelist: Nullable(stringList),
+  domain_whitelist: Nullable(domainList),
   domain_blacklist_enabled: Type.Boolean({ default: false }),
-  domain_blacklist: Nullable(stringList),
+  domain_blacklist: Nullable(domainList),
   user_oauth_applications: Type.Boolean({ default: true }),
-  after_sign_out_path: Nullable(Type.String()),
+  after_sign_out_path: url,
   container_registry_token_expire_delay: Type.Integer({ minimum: 1, maximum: INT32_MAX, default: 5 }),
-  repository_storages: stringList,
+  repository_storages: nameList,
   enabled_git_access_protocol: Nullable(Type.Union([Type.Literal('ssh'), Type.Literal('http')])),
   ide_enabled: Type.Boolean({ default: false }),
-  ide_url: Nullable(Type.String()),
-  disabled_oauth_sign_in_sources: stringList,
+  ide_url: url,
+  disabled_oauth_sign_in_sources: nameList,
   diagram_enabled: Type.Boolean({ default: false }),
-  diagram_url: Nullable(Type.String()),
+  diagram_url: url,
   terminal_max_session_time: Type.Integer({ minimum: 0, maximum: INT32_MAX, default: 0 }),
-  polling_interval_multiplier: Type.Number({ minimum: 0, default: 1 }),
+  // A decimal (answered as text, see ApplicationSettings); a number or a numeric string on input. The
+  // original sets no upper bound; this one keeps it a plain number every client can hold.
+  polling_interval_multiplier: Type.Number({ minimum: 0, maximum: INT32_MAX, default: 1, description: 'a number, or a numeric string' }),
   rsa_key_restriction: keyRestriction([0, 1024, 2048, 3072, 4096, -1]),
   dsa_key_restriction: keyRestriction([0, 1024, 2048, 3072, -1]),
   ecdsa_key_restriction: keyRestriction([0, 256, 384, 521, -1]),
@@ -83,15 +94,18 @@ export const defaultSettings = (storages: string[]): SettingsValues => ({
 });
 
 export const ApplicationSettings = Type.Object(
-  { id: Type.Integer(), ...settingsFields, created_at: DateTime, updated_at: DateTime },
+  {
+    id: Type.Integer(),
+    ...settingsFields,
+    // As the original answers a decimal column: text with at least one decimal digit ("1.0", "1.5").
+    polling_interval_multiplier: Type.String({ pattern: '^[0-9]+\\.[0-9]+$', description: 'a decimal, as text: "1.0"' }),
+    created_at: DateTime,
+    updated_at: DateTime,
+  },
   { additionalProperties: false, title: 'ApplicationSettings' },
 );
 export type ApplicationSettings = Static<typeof ApplicationSettings>;
 
-/**
- * PUT /application/settings: every setting optional. `enabled_git_access_protocol` also takes `nil` or an
- * empty string for "both"; list settings also take a comma- or newline-separated string.
- */
 /** Spellings that today's clients of the original service send, and the setting each one names. */
 export const settingAliases = {
   gravatar_enabled: 'avatarsvc_enabled',
@@ -107,6 +121,10 @@ const aliasFields = Object.fromEntries(
   Object.entries(settingAliases).map(([alias, name]) => [alias, settingsFields[name]]),
 ) as unknown as { [Alias in keyof typeof settingAliases]: (typeof settingsFields)[(typeof settingAliases)[Alias]] };
 
+/**
+ * PUT /application/settings: every setting optional. `enabled_git_access_protocol` also takes `nil` or an
+ * empty string for "both"; list settings also take a comma- or newline-separated string.
+ */
 export const UpdateSettingsInput = Type.Partial(
   Type.Object({
     ...settingsFields,

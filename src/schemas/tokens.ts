@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { DateOnly, DateTime, Nullable, Pagination } from './common.js';
+import { BoundedText, DateOnly, DateTime, Int32, LIST_MAX, Nullable, Pagination, PASSWORD_MAX } from './common.js';
 
 export const TokenScope = Type.Union([Type.Literal('api'), Type.Literal('read_user'), Type.Literal('read_api'), Type.Literal('sudo')]);
 export type TokenScope = Static<typeof TokenScope>;
@@ -39,31 +39,38 @@ export const ListTokensQuery = Type.Object({
 });
 export type ListTokensQuery = Static<typeof ListTokensQuery>;
 
+/**
+ * The last day a token works: a date, or a timestamp whose date counts (go-gitlab sends one), as in the
+ * original. A token stops working when the day after it starts, so that day must be one the API can hold
+ * too: 9999-12-30 is the last.
+ */
+const TokenExpiry = Type.String({ format: 'iso8601', formatMaximum: '9999-12-30', maxLength: 64, description: 'date (`2027-01-05`) or timestamp; the date counts' });
+
 export const CreateTokenInput = Type.Object({
-  name: Type.String({ maxLength: 255 }),
-  scopes: Type.Array(TokenScope, { minItems: 1 }),
-  expires_at: Type.Optional(Nullable(DateOnly)),
+  name: BoundedText(),
+  scopes: Type.Array(TokenScope, { minItems: 1, maxItems: LIST_MAX }),
+  expires_at: Type.Optional(Nullable(TokenExpiry)),
 });
 export type CreateTokenInput = Static<typeof CreateTokenInput>;
 
-export const UserTokenPath = Type.Object({ user_id: Type.Integer(), token_id: Type.Integer() });
-export const UserIdPath = Type.Object({ user_id: Type.Integer() });
+export const UserTokenPath = Type.Object({ user_id: Int32(), token_id: Int32() });
+export const UserIdPath = Type.Object({ user_id: Int32() });
 
 export const ListAllTokensQuery = Type.Object({
   ...Pagination,
-  user_id: Type.Optional(Type.Integer({ description: 'administrators only: the tokens of this user' })),
+  user_id: Type.Optional(Int32({ description: 'administrators only: the tokens of this user' })),
   state: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('inactive')])),
 });
-export const TokenIdPath = Type.Object({ token_id: Type.Integer() });
+export const TokenIdPath = Type.Object({ token_id: Int32() });
 
 /** POST /oauth/token (resource owner password credentials and refresh token grants). */
 export const OAuthTokenInput = Type.Object({
   // Any string passes validation: the service answers an unknown or missing grant type in the OAuth error shape.
-  grant_type: Type.Optional(Type.Unsafe<'password' | 'refresh_token'>(Type.String({ description: '`password` or `refresh_token`' }))),
-  username: Type.Optional(Type.String()),
-  password: Type.Optional(Type.String()),
-  refresh_token: Type.Optional(Type.String()),
-  scope: Type.Optional(Type.String({ description: 'space-separated scopes; default `api`' })),
+  grant_type: Type.Optional(Type.Unsafe<'password' | 'refresh_token'>(BoundedText({ description: '`password` or `refresh_token`' }))),
+  username: Type.Optional(BoundedText()),
+  password: Type.Optional(BoundedText({ maxLength: PASSWORD_MAX })),
+  refresh_token: Type.Optional(BoundedText()),
+  scope: Type.Optional(BoundedText({ description: 'space-separated scopes; default `api`' })),
 });
 export type OAuthTokenInput = Static<typeof OAuthTokenInput>;
 
@@ -81,8 +88,8 @@ export const OAuthToken = Type.Object(
 export type OAuthToken = Static<typeof OAuthToken>;
 
 export const SessionInput = Type.Object({
-  login: Type.Optional(Type.String({ description: 'username or e-mail' })),
-  email: Type.Optional(Type.String({ description: 'required when `login` is not given' })),
-  password: Type.String(),
+  login: Type.Optional(BoundedText({ description: 'username or e-mail' })),
+  email: Type.Optional(BoundedText({ description: 'required when `login` is not given' })),
+  password: BoundedText({ maxLength: PASSWORD_MAX }),
 });
 export type SessionInput = Static<typeof SessionInput>;

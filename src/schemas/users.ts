@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { DateOnly, DateTime, DateTimeInput, INT32_MAX, Nullable, Pagination, Upload } from './common.js';
+import { BoundedText, DateOnly, DateTime, DateTimeInput, Int32, INT32_MAX, Nullable, Pagination, PASSWORD_MAX, STRING_MAX, Upload } from './common.js';
 import { CustomAttribute } from './custom-attributes.js';
 
 const userState = Type.Union([Type.Literal('active'), Type.Literal('blocked')]);
@@ -68,21 +68,28 @@ export type UserSelf = Static<typeof UserSelf>;
 export type UserFull = Static<typeof UserFull>;
 export type UserWithPrivateToken = Static<typeof UserWithPrivateToken>;
 
-export const UserId = Type.Object({ id: Type.Integer({ description: 'user ID' }) });
+export const UserId = Type.Object({ id: Int32({ description: 'user ID' }) });
+/** An uploaded avatar's URL: the user and the file name it was uploaded under (a 255-character column). */
+export const AvatarPath = Type.Object({ id: Int32({ description: 'user ID' }), filename: BoundedText() });
 
 export const ListUsersQuery = Type.Object({
   ...Pagination,
   active: Type.Optional(Type.Boolean({ description: 'only active users (`true`; `false` is not supported)' })),
   blocked: Type.Optional(Type.Boolean({ description: 'only blocked users (`true`; `false` is not supported)' })),
-  search: Type.Optional(Type.String({ description: 'matches e-mail, username or name' })),
-  username: Type.Optional(Type.String()),
-  extern_uid: Type.Optional(Type.String({ description: 'with `provider`; administrators only' })),
-  provider: Type.Optional(Type.String()),
+  search: Type.Optional(BoundedText({ description: 'matches e-mail, username or name' })),
+  username: Type.Optional(BoundedText()),
+  extern_uid: Type.Optional(BoundedText({ description: 'with `provider`; administrators only' })),
+  provider: Type.Optional(BoundedText()),
   external: Type.Optional(Type.Boolean({ description: 'administrators only' })),
   created_before: Type.Optional(DateTimeInput),
   created_after: Type.Optional(DateTimeInput),
   custom_attributes: Type.Optional(
-    Type.Record(Type.String(), Type.String(), { description: '`custom_attributes[key]=value`; administrators only' }),
+    // Keys and values as stored (255 characters); each pair is one more condition, and 50 is past any real filter.
+    Type.Record(Type.String(), BoundedText(), {
+      maxProperties: 50,
+      propertyNames: { maxLength: STRING_MAX },
+      description: '`custom_attributes[key]=value`; administrators only',
+    }),
   ),
   with_custom_attributes: Type.Optional(Type.Boolean({ description: 'include custom attributes; administrators only' })),
   order_by: Type.Optional(
@@ -98,28 +105,37 @@ export const GetUserQuery = Type.Object({
   with_custom_attributes: Type.Optional(Type.Boolean({ description: 'include custom attributes; administrators only' })),
 });
 
+/** Profile text: 255 characters each, as the original's columns (and its `bio` validation). */
 const profileInput = {
-  skype: Type.Optional(Type.String()),
-  linkedin: Type.Optional(Type.String()),
-  twitter: Type.Optional(Type.String()),
-  website_url: Type.Optional(Type.String()),
-  organization: Type.Optional(Type.String()),
+  skype: Type.Optional(BoundedText()),
+  linkedin: Type.Optional(BoundedText()),
+  twitter: Type.Optional(BoundedText()),
+  website_url: Type.Optional(BoundedText()),
+  organization: Type.Optional(BoundedText()),
   projects_limit: Type.Optional(Type.Integer({ minimum: 0, maximum: INT32_MAX })),
-  extern_uid: Type.Optional(Type.String()),
-  provider: Type.Optional(Type.String()),
-  bio: Type.Optional(Type.String()),
-  location: Type.Optional(Type.String()),
+  extern_uid: Type.Optional(BoundedText()),
+  provider: Type.Optional(BoundedText()),
+  bio: Type.Optional(BoundedText()),
+  location: Type.Optional(BoundedText()),
   admin: Type.Optional(Type.Boolean()),
   can_create_group: Type.Optional(Type.Boolean()),
   external: Type.Optional(Type.Boolean()),
   avatar: Type.Optional(Upload),
 };
 
+/** The original's limits (user.rb): e-mail and username 255 characters, name 128, password 128. */
+const accountInput = {
+  email: BoundedText(),
+  username: BoundedText(),
+  name: BoundedText({ maxLength: 128 }),
+  password: BoundedText({ maxLength: PASSWORD_MAX }),
+};
+
 export const CreateUserInput = Type.Object({
-  email: Type.String(),
-  username: Type.String(),
-  name: Type.String(),
-  password: Type.Optional(Type.String()),
+  email: accountInput.email,
+  username: accountInput.username,
+  name: accountInput.name,
+  password: Type.Optional(accountInput.password),
   reset_password: Type.Optional(Type.Boolean({ description: 'send a password reset instead of setting a password; wins over `password`' })),
   skip_confirmation: Type.Optional(Type.Boolean({ default: false })),
   ...profileInput,
@@ -127,10 +143,10 @@ export const CreateUserInput = Type.Object({
 export type CreateUserInput = Static<typeof CreateUserInput>;
 
 export const UpdateUserInput = Type.Object({
-  email: Type.Optional(Type.String()),
-  username: Type.Optional(Type.String()),
-  name: Type.Optional(Type.String()),
-  password: Type.Optional(Type.String()),
+  email: Type.Optional(accountInput.email),
+  username: Type.Optional(accountInput.username),
+  name: Type.Optional(accountInput.name),
+  password: Type.Optional(accountInput.password),
   ...profileInput,
 });
 export type UpdateUserInput = Static<typeof UpdateUserInput>;

@@ -7,9 +7,17 @@ import type { Context } from './context.js';
 import { pageRequest, toPage } from './pagination.js';
 import { Problems } from './user-validation.js';
 
-const ARMORED_PUBLIC_KEY = /^-----BEGIN PGP PUBLIC KEY BLOCK-----((?!-----BEGIN PGP PUBLIC KEY BLOCK-----)[\s\S])+-----END PGP PUBLIC KEY BLOCK-----$/;
-const FORMAT_MESSAGE =
-  "is invalid. A valid public GPG key begins with '-----BEGIN PGP PUBLIC KEY BLOCK-----' and ends with '-----END PGP PUBLIC KEY BLOCK-----'";
+const BEGIN = '-----BEGIN PGP PUBLIC KEY BLOCK-----';
+const END = '-----END PGP PUBLIC KEY BLOCK-----';
+const FORMAT_MESSAGE = `is invalid. A valid public GPG key begins with '${BEGIN}' and ends with '${END}'`;
+
+/**
+ * The original's format rule: one public key block, something inside it, nothing around it. Plain string
+ * searches: a regular expression that steps through the key one character at a time overflows the stack
+ * on a key of a few megabytes.
+ */
+const isArmoredPublicKey = (text: string): boolean =>
+  text.length > BEGIN.length + END.length && text.startsWith(BEGIN) && text.endsWith(END) && !text.includes(BEGIN, BEGIN.length);
 
 export function presentGpgKey(key: GpgKey): GpgKeyShape {
   return { id: key.id, key: key.key, created_at: key.createdAt.toISOString() };
@@ -35,7 +43,7 @@ export class GpgKeysService {
     const problems = new Problems();
     let fingerprint: string | undefined;
     let primaryKeyid: string | undefined;
-    if (!ARMORED_PUBLIC_KEY.test(armored)) problems.add('key', FORMAT_MESSAGE);
+    if (!isArmoredPublicKey(armored)) problems.add('key', FORMAT_MESSAGE);
     else {
       try {
         const key = await readKey({ armoredKey: armored });

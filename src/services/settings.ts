@@ -6,6 +6,25 @@ import { Problems } from './user-validation.js';
 
 const SETTINGS_ID = 1;
 
+/**
+ * A decimal as the original answers one (Rails' BigDecimal#to_s): plain notation with at least one
+ * decimal digit, `1.0`, `1.5`, `0.0000001`. JavaScript writes small numbers as `1e-7`.
+ */
+export function decimalText(value: number): string {
+  const [mantissa, exponent] = String(value).split('e');
+  let text = mantissa;
+  if (exponent !== undefined) {
+    const [whole, fraction = ''] = mantissa.split('.');
+    const digits = whole + fraction;
+    // Where the decimal point falls in `digits` once the exponent is applied.
+    const point = whole.length + Number(exponent);
+    if (point <= 0) text = `0.${'0'.repeat(-point)}${digits}`;
+    else if (point >= digits.length) text = digits + '0'.repeat(point - digits.length);
+    else text = `${digits.slice(0, point)}.${digits.slice(point)}`;
+  }
+  return text.includes('.') ? text : `${text}.0`;
+}
+
 export class SettingsService {
   constructor(private readonly ctx: Context) {}
 
@@ -70,6 +89,12 @@ export class SettingsService {
   }
 
   private present(row: ApplicationSettingsRow, values: SettingsValues): ApplicationSettings {
-    return { id: row.id, ...values, created_at: row.createdAt.toISOString(), updated_at: row.updatedAt.toISOString() };
+    return {
+      id: row.id,
+      ...values,
+      polling_interval_multiplier: decimalText(values.polling_interval_multiplier),
+      created_at: row.createdAt.toISOString(),
+      updated_at: row.updatedAt.toISOString(),
+    };
   }
 }

@@ -26,9 +26,14 @@ export class Problems {
   }
 }
 
+/** Length as the original and PostgreSQL count it, and the schemas do: characters, not UTF-16 code units. */
+const characters = (text: string): number => [...text].length;
+
+// Maximum lengths are in the schemas (src/schemas/users.ts), checked before any service runs; what
+// follows are the rules a schema does not say.
+
 export function checkUsername(problems: Problems, username: string): void {
   if (username.trim() === '') return problems.add('username', "can't be blank");
-  if (username.length > 255) problems.add('username', 'is too long (maximum is 255 characters)');
   if (!USERNAME.test(username) || /(\.|\.git|\.atom)$/i.test(username)) problems.add('username', USERNAME_MESSAGE);
   if (RESERVED_USERNAMES.has(username.toLowerCase())) problems.add('username', `${username} is a reserved name`);
 }
@@ -36,20 +41,18 @@ export function checkUsername(problems: Problems, username: string): void {
 export function checkEmail(problems: Problems, email: string, attribute = 'email'): void {
   if (email.trim() === '') return problems.add(attribute, "can't be blank");
   // Addresses are stored lower-cased, and lower-casing can lengthen them ('İ' becomes 'i̇'): measure what is stored.
-  if (email.toLowerCase().length > 255) problems.add(attribute, 'is too long (maximum is 255 characters)');
+  if (characters(email.toLowerCase()) > 255) problems.add(attribute, 'is too long (maximum is 255 characters)');
   if (!EMAIL.test(email)) problems.add(attribute, 'is invalid');
 }
 
 export function checkName(problems: Problems, name: string): void {
   if (name.trim() === '') problems.add('name', "can't be blank");
-  if (name.length > 128) problems.add('name', 'is too long (maximum is 128 characters)');
 }
 
 export function checkPassword(problems: Problems, password: string): void {
   if (password.length < 8) problems.add('password', 'is too short (minimum is 8 characters)');
-  if (password.length > 128) problems.add('password', 'is too long (maximum is 128 characters)');
 }
 
 export function checkLength(problems: Problems, attribute: string, value: string | undefined, maximum = 255): void {
-  if (value !== undefined && value.length > maximum) problems.add(attribute, `is too long (maximum is ${maximum} characters)`);
+  if (value !== undefined && characters(value) > maximum) problems.add(attribute, `is too long (maximum is ${maximum} characters)`);
 }
