@@ -294,6 +294,17 @@ describe('the configured root token', () => {
   });
 });
 
+describe('expires_at', () => {
+  it('takes a full timestamp for its date, as go-gitlab sends it', async () => {
+    const user = await newUser();
+    for (const kind of ['personal_access_tokens', 'impersonation_tokens']) {
+      const res = await createPat(user.id, { name: 'timestamped', scopes: ['api'], expires_at: '2027-01-05T03:00:00Z' }, kind);
+      expect([res.status, res.body.expires_at]).toEqual([201, '2027-01-05']);
+    }
+    expect((await t.hosting.personalAccessTokens.create(user.id, { name: 'in process', scopes: ['api'], expires_at: '2027-01-05T23:59:59+05:00' })).expires_at).toBe('2027-01-05');
+  });
+});
+
 describe('a token that creates a token', () => {
   it('never gives the new one a later expiry than its own', async () => {
     const admin = await newUser({ admin: true });

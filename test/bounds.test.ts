@@ -18,6 +18,8 @@ beforeAll(async () => {
 afterAll(() => t.close());
 
 const MILLION = 'x'.repeat(1_000_000);
+/** Far past every text bound, yet within the default body limit (256 KB). */
+const WITHIN_BODY_LIMIT = 'x'.repeat(200_000);
 const tooLong = (maximum: number) => [`is too long (maximum is ${maximum} characters)`];
 
 /** The status and body an in-process call fails with. */
@@ -39,19 +41,23 @@ async function quickly<T>(call: () => Promise<T>): Promise<T> {
 }
 
 describe('text past its maximum length', () => {
-  it('a million-character login to POST /session answers 400 at once', async () => {
+  it('a million-character login to POST /session answers 400 at once (413 over HTTP: past the body limit)', async () => {
     const res = await quickly(() => t.http.post('/api/v4/session').send({ login: MILLION, password: 'whatever-password' }));
-    expect([res.status, res.body]).toEqual([400, { message: { login: tooLong(255) } }]);
+    expect([res.status, res.body]).toEqual([413, { message: '413 Payload Too Large' }]);
+    const withinBody = await quickly(() => t.http.post('/api/v4/session').send({ login: WITHIN_BODY_LIMIT, password: 'whatever-password' }));
+    expect([withinBody.status, withinBody.body]).toEqual([400, { message: { login: tooLong(255) } }]);
     const inProcess = await quickly(() => failure(t.hosting.as(null).session.create({ login: MILLION, password: 'whatever-password' })));
     expect(inProcess).toEqual([400, { message: { login: tooLong(255) } }]);
   });
 
-  it('a million-character username or search to GET /users answers 400 at once, in process and as a JSON body', async () => {
+  it('a million-character username or search to GET /users answers 400 at once in process; over HTTP, 413 past the body limit, 400 within it', async () => {
     const api = t.hosting.as({ token: user.token });
     for (const name of ['username', 'search'] as const) {
       expect(await quickly(() => failure(api.users.list({ [name]: MILLION })))).toEqual([400, { message: { [name]: tooLong(255) } }]);
       const res = await quickly(() => t.http.get('/api/v4/users').set('PRIVATE-TOKEN', user.token).send({ [name]: MILLION }));
-      expect([res.status, res.body]).toEqual([400, { message: { [name]: tooLong(255) } }]);
+      expect([res.status, res.body]).toEqual([413, { message: '413 Payload Too Large' }]);
+      const withinBody = await quickly(() => t.http.get('/api/v4/users').set('PRIVATE-TOKEN', user.token).send({ [name]: WITHIN_BODY_LIMIT }));
+      expect([withinBody.status, withinBody.body]).toEqual([400, { message: { [name]: tooLong(255) } }]);
     }
   });
 

@@ -38,6 +38,26 @@ describe("GET /users/:id/keys/:key_id and /users/:id/emails/:email_id", () => {
   });
 });
 
+describe('GET /users/:id/keys', () => {
+  it('takes the user by username too', async () => {
+    const key = await t.hosting.sshKeys.createForUser(bob.id, { title: 'by name', key: sshKey() });
+    const res = await t.http.get(`/api/v4/users/${bob.username.toUpperCase()}/keys`).set('PRIVATE-TOKEN', ROOT_TOKEN);
+    expect([res.status, res.body]).toEqual([200, [key]]);
+    expect(await t.hosting.sshKeys.listForUser(bob.username)).toEqual([key]);
+    const unknown = await t.http.get('/api/v4/users/nobody-here/keys').set('PRIVATE-TOKEN', ROOT_TOKEN);
+    expect([unknown.status, unknown.body]).toEqual([404, { message: '404 User Not Found' }]);
+  });
+});
+
+describe('token scopes for repositories and registries', () => {
+  it('are accepted and admit no API route', async () => {
+    const created = await t.hosting.personalAccessTokens.create(alice.id, { name: 'git', scopes: ['read_repository', 'write_repository', 'read_registry', 'write_registry'] });
+    expect(created.scopes).toEqual(['read_repository', 'write_repository', 'read_registry', 'write_registry']);
+    const res = await t.http.get('/api/v4/user').set('PRIVATE-TOKEN', created.token);
+    expect([res.status, res.body.error]).toEqual([403, 'insufficient_scope']);
+  });
+});
+
 describe('GET /personal_access_tokens/:id and /personal_access_tokens/self', () => {
   it("answer the caller's own token, anyone's to an administrator, 404 otherwise", async () => {
     const created = await t.hosting.personalAccessTokens.create(alice.id, { name: 'ci', scopes: ['read_api'], expires_at: '2099-01-31' });

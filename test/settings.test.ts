@@ -77,7 +77,17 @@ describe('GET /application/settings', () => {
     const res = await get();
     expect(res.status).toBe(200);
     const { id, created_at, updated_at, ...settings } = res.body;
-    expect(settings).toEqual(DEFAULTS);
+    // The newer spellings clients read, beside the settings they name.
+    const newer = {
+      gravatar_enabled: DEFAULTS.avatarsvc_enabled,
+      plantuml_enabled: DEFAULTS.diagram_enabled,
+      plantuml_url: DEFAULTS.diagram_url,
+      domain_allowlist: DEFAULTS.domain_whitelist,
+      domain_denylist_enabled: DEFAULTS.domain_blacklist_enabled,
+      domain_denylist: DEFAULTS.domain_blacklist,
+      password_authentication_enabled_for_web: DEFAULTS.password_authentication_enabled,
+    };
+    expect(settings).toEqual({ ...DEFAULTS, ...newer });
     expect(Number.isInteger(id)).toBe(true);
     expect(new Date(created_at).toISOString()).toBe(created_at);
     expect(new Date(updated_at).toISOString()).toBe(updated_at);
@@ -442,7 +452,7 @@ describe('settings take effect', () => {
 });
 
 describe('newer spellings of settings', () => {
-  it('are accepted as the settings they name; the specification spelling wins when both are given', async () => {
+  it('are accepted as the settings they name and answered beside them; the specification spelling wins when both are given', async () => {
     const t2 = await startHosting();
     try {
       const res = await t2.http
@@ -460,9 +470,19 @@ describe('newer spellings of settings', () => {
         password_authentication_enabled: false,
         signup_enabled: false,
       });
-      expect(res.body).not.toHaveProperty('gravatar_enabled');
+      // Answered under both spellings, with the same values, for clients that read the newer one.
+      expect(res.body).toMatchObject({
+        gravatar_enabled: false,
+        plantuml_enabled: true,
+        plantuml_url: 'https://plantuml.example.com',
+        domain_allowlist: ['a.example.com', 'b.example.com'],
+        domain_denylist_enabled: true,
+        domain_denylist: ['bad.example.com'],
+        password_authentication_enabled_for_web: false,
+      });
       const both = await t2.hosting.applicationSettings.update({ avatarsvc_enabled: true, gravatar_enabled: false });
-      expect(both.avatarsvc_enabled).toBe(true);
+      expect([both.avatarsvc_enabled, both.gravatar_enabled]).toEqual([true, true]);
+      expect((await t2.http.get('/api/v4/application/settings').set('PRIVATE-TOKEN', ROOT_TOKEN)).body.gravatar_enabled).toBe(true);
       const missing = await t2.http.put('/api/v4/application/settings').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ plantuml_url: null });
       expect(missing.status).toBe(400);
       expect(missing.body).toEqual({ message: '400 (Bad request) "diagram_url" not given' });

@@ -124,6 +124,20 @@ describe('GET /users', () => {
     await t.hosting.users.delete(dave.id);
   });
 
+  it('filters administrators and two-factor users for administrators; others get the list unfiltered', async () => {
+    const secured = await createUser(t.hosting, { admin: true });
+    await t.db.fork().getConnection().execute(`update users set two_factor_enabled = true where id = ${secured.id}`);
+    const ids = (res: { body: { id: number }[] }) => res.body.map((user) => user.id).sort((a, b) => a - b);
+    expect(ids(await t.http.get('/api/v4/users?admins=true').set('PRIVATE-TOKEN', ROOT_TOKEN))).toEqual([1, secured.id]);
+    expect(ids(await t.http.get('/api/v4/users?two_factor=enabled').set('PRIVATE-TOKEN', ROOT_TOKEN))).toEqual([secured.id]);
+    expect(ids(await t.http.get('/api/v4/users?two_factor=disabled&per_page=100').set('PRIVATE-TOKEN', ROOT_TOKEN))).not.toContain(secured.id);
+    expect((await t.hosting.users.list({ admins: true, two_factor: 'enabled' })).map((user) => user.id)).toEqual([secured.id]);
+    const unfiltered = await t.http.get('/api/v4/users?admins=true&two_factor=enabled&per_page=100').set('PRIVATE-TOKEN', alice.token);
+    expect(ids(unfiltered)).toEqual(expect.arrayContaining([1, alice.id, bob.id, secured.id]));
+    expect((await t.http.get('/api/v4/users?two_factor=sometimes').set('PRIVATE-TOKEN', ROOT_TOKEN)).body).toEqual({ message: { two_factor: ['does not have a valid value'] } });
+    await t.hosting.users.delete(secured.id);
+  });
+
   it('rejects an unknown order and answers 401 without a token', async () => {
     const order = await t.http.get('/api/v4/users?order_by=height').set('PRIVATE-TOKEN', alice.token);
     expect(order.status).toBe(400);
@@ -235,10 +249,13 @@ describe('POST /users', () => {
     await t.hosting.users.delete(res.body.id);
   });
 
-  it('accepts reset_password instead of a password', async () => {
+  it('accepts reset_password, or force_random_password as newer clients send it, instead of a password', async () => {
     const user = await t.hosting.users.create({ email: 'reset@example.com', username: 'reset-me', name: 'Reset', reset_password: true });
     expect(user.username).toBe('reset-me');
     await t.hosting.users.delete(user.id);
+    const random = await t.http.post('/api/v4/users').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ email: 'random@example.com', username: 'random-pw', name: 'Random', force_random_password: true });
+    expect([random.status, random.body.username]).toEqual([201, 'random-pw']);
+    await t.hosting.users.delete(random.body.id);
   });
 
   it('answers 400 naming a missing attribute', async () => {

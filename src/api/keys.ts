@@ -12,10 +12,13 @@ import {
   UserEmailId,
   UserKeyId,
 } from '../schemas/keys.js';
-import { UserId } from '../schemas/users.js';
+import { UserId, UserIdOrUsername } from '../schemas/users.js';
 import { defineRoute } from './route.js';
 
 const PageQuery = Type.Object(Pagination);
+
+/** An armored GPG key of up to a million characters, its line breaks escaped in JSON, and the fields around it. */
+const GPG_KEY_BODY_LIMIT = 2 * 1024 * 1024;
 
 export const sshKeys = {
   list: defineRoute({
@@ -39,8 +42,8 @@ export const sshKeys = {
     run: (ctx, { key_id }) => ctx.sshKeys.delete(ctx.user, key_id),
   }),
   listForUser: defineRoute({
-    method: 'GET', path: '/users/:id/keys', summary: "A user's SSH keys", auth: 'admin', readUser: true,
-    params: UserId, input: PageQuery, response: Type.Array(SshKey), paginated: true,
+    method: 'GET', path: '/users/:id/keys', summary: "A user's SSH keys (the user by ID or, as newer clients send it, by username)", auth: 'admin', readUser: true,
+    params: UserIdOrUsername, input: PageQuery, response: Type.Array(SshKey), paginated: true,
     run: async (ctx, { id }, input) => ctx.sshKeys.list(await ctx.users.find(id), input),
   }),
   getForUser: defineRoute({
@@ -73,7 +76,7 @@ export const gpgKeys = {
   }),
   create: defineRoute({
     method: 'POST', path: '/user/gpg_keys', summary: 'Add a GPG key to the current user', auth: 'user',
-    input: CreateGpgKeyInput, response: GpgKey,
+    input: CreateGpgKeyInput, bodyLimit: GPG_KEY_BODY_LIMIT, response: GpgKey,
     run: (ctx, _params, input) => ctx.gpgKeys.create(ctx.user, input),
   }),
   delete: defineRoute({
@@ -93,7 +96,7 @@ export const gpgKeys = {
   }),
   createForUser: defineRoute({
     method: 'POST', path: '/users/:id/gpg_keys', summary: 'Add a GPG key to a user (`key`, or `key_id` as the reference spells it)', auth: 'admin',
-    params: UserId, input: CreateGpgKeyInput, response: GpgKey,
+    params: UserId, input: CreateGpgKeyInput, bodyLimit: GPG_KEY_BODY_LIMIT, response: GpgKey,
     run: async (ctx, { id }, input) => ctx.gpgKeys.create(await ctx.users.find(id), input),
   }),
   deleteForUser: defineRoute({

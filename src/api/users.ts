@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { BooleanResult, RawFile } from '../schemas/common.js';
 import {
+  AvatarPath,
   CreateUserInput,
   DeleteUserInput,
   GetUserQuery,
@@ -97,7 +98,7 @@ export const users = {
     keepsJsonSuffix: true,
     summary: "A user's uploaded avatar, the target of its `avatar_url`; served beside /api/v4",
     auth: 'public',
-    params: Type.Object({ id: Type.Integer({ description: 'user ID' }), filename: Type.String() }),
+    params: AvatarPath,
     response: RawFile,
     run: (ctx, { id, filename }) => ctx.users.avatar(id, filename),
   }),

@@ -93,18 +93,6 @@ export const defaultSettings = (storages: string[]): SettingsValues => ({
   ed25519_key_restriction: 0,
 });
 
-export const ApplicationSettings = Type.Object(
-  {
-    id: Type.Integer(),
-    ...settingsFields,
-    // As the original answers a decimal column: text with at least one decimal digit ("1.0", "1.5").
-    polling_interval_multiplier: Type.String({ pattern: '^[0-9]+\\.[0-9]+$', description: 'a decimal, as text: "1.0"' }),
-    created_at: DateTime,
-    updated_at: DateTime,
-  },
-  { additionalProperties: false, title: 'ApplicationSettings' },
-);
-export type ApplicationSettings = Static<typeof ApplicationSettings>;
 
 /** Spellings that today's clients of the original service send, and the setting each one names. */
 export const settingAliases = {
@@ -120,6 +108,21 @@ export const settingAliases = {
 const aliasFields = Object.fromEntries(
   Object.entries(settingAliases).map(([alias, name]) => [alias, settingsFields[name]]),
 ) as unknown as { [Alias in keyof typeof settingAliases]: (typeof settingsFields)[(typeof settingAliases)[Alias]] };
+
+export const ApplicationSettings = Type.Object(
+  {
+    id: Type.Integer(),
+    ...settingsFields,
+    // As the original answers a decimal column: text with at least one decimal digit ("1.0", "1.5").
+    polling_interval_multiplier: Type.String({ pattern: '^[0-9]+\\.[0-9]+$', description: 'a decimal, as text: "1.0"' }),
+    // The newer spellings too, with the same values: today's clients read those.
+    ...aliasFields,
+    created_at: DateTime,
+    updated_at: DateTime,
+  },
+  { additionalProperties: false, title: 'ApplicationSettings' },
+);
+export type ApplicationSettings = Static<typeof ApplicationSettings>;
 
 /**
  * PUT /application/settings: every setting optional. `enabled_git_access_protocol` also takes `nil` or an

@@ -1,7 +1,20 @@
 import { Type, type Static } from 'typebox';
 import { BoundedText, DateOnly, DateTime, Int32, LIST_MAX, Nullable, Pagination, PASSWORD_MAX } from './common.js';
 
-export const TokenScope = Type.Union([Type.Literal('api'), Type.Literal('read_user'), Type.Literal('read_api'), Type.Literal('sudo')]);
+/**
+ * The repository and registry scopes admit git and registry access, which forgekit does not serve over the
+ * API: a token with only those scopes is refused by every API route (403 insufficient_scope).
+ */
+export const TokenScope = Type.Union([
+  Type.Literal('api'),
+  Type.Literal('read_user'),
+  Type.Literal('read_api'),
+  Type.Literal('sudo'),
+  Type.Literal('read_repository'),
+  Type.Literal('write_repository'),
+  Type.Literal('read_registry'),
+  Type.Literal('write_registry'),
+]);
 export type TokenScope = Static<typeof TokenScope>;
 
 const tokenFields = {

@@ -69,6 +69,8 @@ export type UserFull = Static<typeof UserFull>;
 export type UserWithPrivateToken = Static<typeof UserWithPrivateToken>;
 
 export const UserId = Type.Object({ id: Int32({ description: 'user ID' }) });
+/** A user named by ID or by username, where today's clients do that (`GET /users/:id_or_username/keys`). */
+export const UserIdOrUsername = Type.Object({ id: Type.Union([Int32(), BoundedText()], { description: 'user ID or username' }) });
 /** An uploaded avatar's URL: the user and the file name it was uploaded under (a 255-character column). */
 export const AvatarPath = Type.Object({ id: Int32({ description: 'user ID' }), filename: BoundedText() });
 
@@ -81,6 +83,10 @@ export const ListUsersQuery = Type.Object({
   extern_uid: Type.Optional(BoundedText({ description: 'with `provider`; administrators only' })),
   provider: Type.Optional(BoundedText()),
   external: Type.Optional(Type.Boolean({ description: 'administrators only' })),
+  admins: Type.Optional(Type.Boolean({ description: 'only administrators (`true`); for administrators, ignored otherwise' })),
+  two_factor: Type.Optional(
+    Type.Union([Type.Literal('enabled'), Type.Literal('disabled')], { description: 'by two-factor authentication; for administrators, ignored otherwise' }),
+  ),
   created_before: Type.Optional(DateTimeInput),
   created_after: Type.Optional(DateTimeInput),
   custom_attributes: Type.Optional(
@@ -137,6 +143,7 @@ export const CreateUserInput = Type.Object({
   name: accountInput.name,
   password: Type.Optional(accountInput.password),
   reset_password: Type.Optional(Type.Boolean({ description: 'send a password reset instead of setting a password; wins over `password`' })),
+  force_random_password: Type.Optional(Type.Boolean({ description: 'set an unknown random password, as newer clients ask; wins over `password`' })),
   skip_confirmation: Type.Optional(Type.Boolean({ default: false })),
   ...profileInput,
 });

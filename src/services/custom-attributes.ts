@@ -5,7 +5,6 @@ import type { CustomAttribute as CustomAttributeShape } from '../schemas/custom-
 import type { Context } from './context.js';
 import { pageRequest, toPage } from './pagination.js';
 import { presentCustomAttribute } from './present/users.js';
-import { checkLength, Problems } from './user-validation.js';
 
 export class CustomAttributesService {
   constructor(private readonly ctx: Context) {}
@@ -28,11 +27,7 @@ export class CustomAttributesService {
 
   /** Creates the attribute, or updates it when the user already has one with this key. */
   async set(owner: User, key: string, value: string): Promise<CustomAttributeShape> {
-    const problems = new Problems();
-    checkLength(problems, 'key', key);
-    checkLength(problems, 'value', value);
-    if (value === '') problems.add('value', "can't be blank");
-    if (problems.any) throw new BadRequestError(problems.messages);
+    if (value === '') throw BadRequestError.invalid('value', "can't be blank");
     const existing = await this.ctx.em.findOne(CustomAttribute, { user: owner, key });
     const attribute = existing ?? this.ctx.em.create(CustomAttribute, { user: owner, key, value });
     attribute.value = value;

@@ -6,6 +6,8 @@ import { Problems } from './user-validation.js';
 
 const SETTINGS_ID = 1;
 
+type AliasValues = { [Alias in keyof typeof settingAliases]: SettingsValues[(typeof settingAliases)[Alias]] };
+
 /**
  * A decimal as the original answers one (Rails' BigDecimal#to_s): plain notation with at least one
  * decimal digit, `1.0`, `1.5`, `0.0000001`. JavaScript writes small numbers as `1e-7`.
@@ -93,6 +95,7 @@ export class SettingsService {
       id: row.id,
       ...values,
       polling_interval_multiplier: decimalText(values.polling_interval_multiplier),
+      ...(Object.fromEntries(Object.entries(settingAliases).map(([alias, name]) => [alias, values[name]])) as AliasValues),
       created_at: row.createdAt.toISOString(),
       updated_at: row.updatedAt.toISOString(),
     };

@@ -53,6 +53,3 @@ export function checkPassword(problems: Problems, password: string): void {
   if (password.length < 8) problems.add('password', 'is too short (minimum is 8 characters)');
 }
 
-export function checkLength(problems: Problems, attribute: string, value: string | undefined, maximum = 255): void {
-  if (value !== undefined && characters(value) > maximum) problems.add(attribute, `is too long (maximum is ${maximum} characters)`);
-}

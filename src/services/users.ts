@@ -10,7 +10,7 @@ import type { CreateUserInput, ListUsersQuery, UpdateUserInput, UserBasic, UserF
 import type { Context } from './context.js';
 import { pageRequest, toPage } from './pagination.js';
 import { presentCustomAttribute, presentUserBasic, presentUserFull, presentUserProfile, presentUserSelf, type UserPresentation } from './present/users.js';
-import { checkEmail, checkLength, checkName, checkPassword, checkUsername, Problems } from './user-validation.js';
+import { checkEmail, checkName, checkPassword, checkUsername, Problems } from './user-validation.js';
 
 const TAKEN = 'has already been taken';
 
@@ -31,9 +31,9 @@ export class UsersService {
     return { baseUrl: this.ctx.baseUrl, avatarService: (await this.ctx.settings()).avatarsvc_enabled };
   }
 
-  /** The user or `404 User Not Found`. */
-  async find(id: number): Promise<User> {
-    const user = await this.em.findOne(User, { id });
+  /** The user, by ID (or by username where a route takes either), or `404 User Not Found`. */
+  async find(idOrUsername: number | string): Promise<User> {
+    const user = await this.em.findOne(User, typeof idOrUsername === 'number' ? { id: idOrUsername } : { usernameLower: idOrUsername.toLowerCase() });
     if (!user) throw new NotFoundError('User');
     return user;
   }
@@ -56,6 +56,8 @@ export class UsersService {
     if (query.created_before) where.push({ createdAt: { $lt: new Date(query.created_before) } });
     if (query.created_after) where.push({ createdAt: { $gt: new Date(query.created_after) } });
     if (admin && query.external === true) where.push({ external: true });
+    if (admin && query.admins === true) where.push({ admin: true });
+    if (admin && query.two_factor !== undefined) where.push({ twoFactorEnabled: query.two_factor === 'enabled' });
     // Subqueries: the list stays one query however many users match.
     if (admin && query.extern_uid !== undefined && query.provider !== undefined) {
       const identities = this.em.createQueryBuilder(Identity, 'i').select('i.user').where({ provider: query.provider, externUid: query.extern_uid });
@@ -109,13 +111,15 @@ export class UsersService {
   }
 
   async create(input: CreateUserInput): Promise<UserFull> {
-    if (input.password === undefined && !input.reset_password) throw BadRequestError.missing('password');
+    // `reset_password` (and `force_random_password`, as newer clients spell it) set a random password no one knows.
+    const randomPassword = input.reset_password === true || input.force_random_password === true;
+    if (input.password === undefined && !randomPassword) throw BadRequestError.missing('password');
     const problems = new Problems();
     checkUsername(problems, input.username);
     checkName(problems, input.name);
     checkEmail(problems, input.email);
-    if (input.password !== undefined && !input.reset_password) checkPassword(problems, input.password);
-    this.checkProfile(problems, input);
+    if (input.password !== undefined && !randomPassword) checkPassword(problems, input.password);
+    this.checkAvatar(problems, input);
     await this.checkTaken(problems, { username: input.username, email: input.email, identity: input });
     // As the original service answers: a taken e-mail address, then a taken username, before any other problem.
     for (const attribute of ['email', 'username']) if ((problems.messages[attribute] as string[] | undefined)?.includes(TAKEN)) throw takenConflict(attribute);
@@ -123,7 +127,7 @@ export class UsersService {
 
     const settings = await this.ctx.settings();
     const now = new Date();
-    const password = input.reset_password ? randomBytes(32).toString('base64url') : (input.password as string);
+    const password = randomPassword ? randomBytes(32).toString('base64url') : (input.password as string);
     const user = this.em.create(User, {
       username: input.username,
       usernameLower: input.username.toLowerCase(),
@@ -131,7 +135,7 @@ export class UsersService {
       email: input.email.toLowerCase(),
       passwordHash: await hashPassword(password),
       // A reset password is unknown to everyone: the user must set one before signing in.
-      passwordExpiresAt: input.reset_password ? now : null,
+      passwordExpiresAt: randomPassword ? now : null,
       admin: input.admin ?? false,
       external: input.external ?? false,
       bio: input.bio ?? null,
@@ -166,7 +170,7 @@ export class UsersService {
     if (input.name !== undefined) checkName(problems, input.name);
     if (input.email !== undefined) checkEmail(problems, input.email);
     if (input.password !== undefined) checkPassword(problems, input.password);
-    this.checkProfile(problems, input);
+    this.checkAvatar(problems, input);
     if (problems.any) throw new BadRequestError(problems.messages);
     // SPEC.md Errors 12: a taken username or e-mail answers 404 here, not 409.
     const taken = new Problems();
@@ -249,10 +253,7 @@ export class UsersService {
     this.em.create(UserAvatar, { user, filename: avatar.filename, contentType: avatar.content_type, data: Buffer.from(avatar.data) });
   }
 
-  private checkProfile(problems: Problems, input: UpdateUserInput): void {
-    for (const attribute of ['skype', 'linkedin', 'twitter', 'website_url', 'organization', 'location', 'bio', 'extern_uid', 'provider'] as const) {
-      checkLength(problems, attribute, input[attribute]);
-    }
+  private checkAvatar(problems: Problems, input: UpdateUserInput): void {
     if (input.avatar) {
       if (!/\.(png|jpe?g|gif|bmp|tiff?|ico|webp)$/i.test(input.avatar.filename)) problems.add('avatar', 'only images allowed');
       if (input.avatar.data.length > 200 * 1024) problems.add('avatar', 'is too big (should be at most 200 KB)');

@@ -36,7 +36,7 @@ export const User = defineEntity({
     // Set when an administrator changed the password: the user must change it at next sign-in.
     passwordExpiresAt: p.datetime().nullable(),
     state: p.string().length(16).default('active').index(),
-    admin: p.boolean().default(false),
+    admin: p.boolean().default(false).index(),
     external: p.boolean().default(false).index(),
     bio: p.text().nullable(),
     location: p.string().length(255).nullable(),
@@ -47,7 +47,7 @@ export const User = defineEntity({
     organization: p.string().length(255).nullable(),
     projectsLimit: p.integer(),
     canCreateGroup: p.boolean().default(true),
-    twoFactorEnabled: p.boolean().default(false),
+    twoFactorEnabled: p.boolean().default(false).index(),
     themeId: p.integer().default(1),
     colorSchemeId: p.integer().default(1),
     confirmedAt: p.datetime().nullable(),

@@ -3,6 +3,7 @@ import { Migration20261121000000_initial } from './Migration20261121000000_initi
 import { Migration20261121000001_user_search } from './Migration20261121000001_user_search.js';
 import { Migration20261122000000_email_owner } from './Migration20261122000000_email_owner.js';
 import { Migration20261122000001_auth_failures } from './Migration20261122000001_auth_failures.js';
+import { Migration20261122000002_user_filters } from './Migration20261122000002_user_filters.js';
 
 /** Every migration, oldest first. New ones come from `forgekit migration:create` (docs/development.md). */
 export const migrations: MigrationObject[] = [
@@ -10,4 +11,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261121000001_user_search', class: Migration20261121000001_user_search },
   { name: 'Migration20261122000000_email_owner', class: Migration20261122000000_email_owner },
   { name: 'Migration20261122000001_auth_failures', class: Migration20261122000001_auth_failures },
+  { name: 'Migration20261122000002_user_filters', class: Migration20261122000002_user_filters },
 ];
