@@ -1,117 +1,203 @@
-import { writeFileSync, mkdirSync } from 'node:fs';
+import { mkdirSync, writeFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { dirname, resolve } from 'node:path';
-import { parseArgs } from 'node:util';
-import express from 'express';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import { openApiDocument } from './api/openapi.js';
-import { serveSettings } from './config.js';
+import { serveSettings, type ServeSettings } from './config.js';
 import { openDatabase } from './db/orm.js';
-import { createHostingService } from './hosting.js';
+import { createHostingService, type HostingService } from './hosting.js';
+import { sendJson } from './http/json.js';
+import { standaloneApp } from './http/standalone.js';
+import { FORGEKIT_VERSION } from './version.js';
 
-const USAGE = `Usage:
-  forgekit serve [--port 8080] [--host 127.0.0.1] [--data-dir ./.forgekit] [--database-url postgres://...] [--base-url URL]
-      Runs the service. Environment: DATABASE_URL, FORGEKIT_ROOT_PASSWORD, FORGEKIT_ROOT_TOKEN (root's credentials on first start).
-  forgekit migrate [--data-dir ./.forgekit] [--database-url postgres://...]
-      Applies pending database migrations and exits.
-  forgekit openapi [file]
-      Writes the OpenAPI document (to standard output without a file).
-  forgekit migration:create [dir]
-      Development: writes a migration for the difference between the entities and the committed migrations
-      (default dir src/db/migrations; add it to src/db/migrations/index.ts).`;
+const DATABASE_FLAGS = `      --data-dir DIR        the embedded database's directory (default ./.forgekit)
+      --database-url URL    a PostgreSQL server instead (postgres://...; or DATABASE_URL)`;
 
-async function serve(args: string[]): Promise<void> {
-  const { values } = parseArgs({
-    args,
-    options: { port: { type: 'string' }, host: { type: 'string' }, 'data-dir': { type: 'string' }, 'database-url': { type: 'string' }, 'base-url': { type: 'string' } },
-  });
-  const settings = serveSettings(values, process.env);
-  const baseUrl = settings.baseUrl ?? `http://${settings.host.includes(':') ? `[${settings.host}]` : settings.host}:${settings.port}`;
-  const hosting = await createHostingService({
-    database: settings.databaseUrl ? { url: settings.databaseUrl } : { dataDir: settings.dataDir },
-    baseUrl,
-    rootPassword: settings.rootPassword,
-    rootToken: settings.rootToken,
-    logger: console,
-  });
-  if (hosting.generatedRootPassword) {
-    console.log(`Created the administrator root with the password: ${hosting.generatedRootPassword}`);
-    console.log('It is shown this once; set FORGEKIT_ROOT_PASSWORD on first start to choose it.');
+const ROOT_ENVIRONMENT = `    Environment: FORGEKIT_ROOT_PASSWORD (root's password when the database is new; generated and printed
+    once otherwise), FORGEKIT_ROOT_TOKEN (a private token that root accepts while it is set).`;
+
+interface Command {
+  usage: string;
+  options?: ParseArgsConfig['options'];
+  /** The most positional arguments it takes. */
+  positionals?: number;
+  run(values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<void> | void;
+}
+
+const commands: Record<string, Command> = {
+  serve: {
+    usage: `forgekit serve [options]
+    Runs the service over HTTP until SIGTERM or SIGINT.
+      --port N              the port to listen on (default 8080; or PORT)
+      --host HOST           the address to listen on (default 127.0.0.1)
+${DATABASE_FLAGS}
+      --base-url URL        the external URL written in web_url and Link headers
+${ROOT_ENVIRONMENT}`,
+    options: {
+      port: { type: 'string' },
+      host: { type: 'string' },
+      'data-dir': { type: 'string' },
+      'database-url': { type: 'string' },
+      'base-url': { type: 'string' },
+    },
+    run: (values) => serve(serveSettings(values, process.env)),
+  },
+  migrate: {
+    usage: `forgekit migrate [options]
+    Applies pending database migrations (creating root on a new database) and exits.
+${DATABASE_FLAGS}
+${ROOT_ENVIRONMENT}`,
+    options: { 'data-dir': { type: 'string' }, 'database-url': { type: 'string' } },
+    run: async (values) => {
+      const settings = serveSettings(values, process.env);
+      const hosting = await openHosting(settings);
+      announceRootPassword(hosting);
+      await hosting.close();
+      console.log('forgekit: the database is up to date');
+    },
+  },
+  openapi: {
+    usage: `forgekit openapi [FILE]
+    Writes the OpenAPI document to FILE, or to standard output.`,
+    positionals: 1,
+    run: (_values, [file]) => {
+      const text = `${JSON.stringify(openApiDocument(), null, 2)}\n`;
+      if (!file) return void process.stdout.write(text);
+      mkdirSync(dirname(file), { recursive: true });
+      writeFileSync(file, text);
+    },
+  },
+  'migration:create': {
+    usage: `forgekit migration:create [DIR]
+    Development: writes a migration for the difference between the entities and the committed migrations
+    (default DIR src/db/migrations; add it to src/db/migrations/index.ts).`,
+    positionals: 1,
+    run: async (_values, [directory]) => {
+      const db = await openDatabase();
+      try {
+        const result = await db.orm.migrator.create(resolve(directory ?? 'src/db/migrations'));
+        console.log(result.fileName ? `forgekit: wrote ${result.fileName}` : 'forgekit: the entities match the migrations');
+      } finally {
+        await db.close();
+      }
+    },
+  },
+};
+
+const USAGE = `forgekit ${FORGEKIT_VERSION}: the project-hosting service
+
+Usage:
+${Object.values(commands)
+  .map((command) => `  ${command.usage}`)
+  .join('\n\n')}
+
+  forgekit --help | --version
+  forgekit COMMAND --help     the usage of one command`;
+
+/** A mistake in how the command was called: reported with the usage, exit status 2. */
+class UsageError extends Error {}
+
+function describeDatabase(settings: ServeSettings): string {
+  const url = settings.options.database?.url;
+  if (!url) return `the embedded database (PGlite) in ${settings.dataDir}`;
+  const shown = new URL(url);
+  if (shown.password) shown.password = '***';
+  return `PostgreSQL at ${shown.toString()}`;
+}
+
+async function openHosting(settings: ServeSettings): Promise<HostingService> {
+  try {
+    return await createHostingService({ ...settings.options, logger: console });
+  } catch (error) {
+    throw new Error(`could not open ${describeDatabase(settings)}: ${error instanceof Error ? error.message : String(error)}`);
   }
-  const app = express();
-  app.disable('x-powered-by');
-  app.use(hosting.router());
-  const server = app.listen(settings.port, settings.host, () => {
-    const address = server.address();
-    const port = typeof address === 'object' && address ? address.port : settings.port;
-    console.log(`forgekit listening on ${settings.baseUrl ?? `http://${settings.host.includes(':') ? `[${settings.host}]` : settings.host}:${port}`}`);
+}
+
+function announceRootPassword(hosting: HostingService): void {
+  if (!hosting.generatedRootPassword) return;
+  console.log(`forgekit: created the administrator root with the password: ${hosting.generatedRootPassword}`);
+  console.log('forgekit: it is shown this once; set FORGEKIT_ROOT_PASSWORD on first start to choose it.');
+}
+
+function listen(server: Server, port: number, host: string): Promise<void> {
+  return new Promise((done, fail) => {
+    server.once('error', (error: NodeJS.ErrnoException) => {
+      const reason = error.code === 'EADDRINUSE' ? 'the port is in use; choose another with --port' : error.code === 'EACCES' ? 'permission denied' : error.message;
+      fail(new Error(`cannot listen on ${host}:${port}: ${reason}`));
+    });
+    server.listen(port, host, done);
   });
+}
+
+/**
+ * Takes the port first (so that a port in use fails before any data is touched), then opens the service;
+ * until it is open the port answers 503. SIGTERM or SIGINT stops taking requests, waits for the calls in
+ * flight, and closes the database.
+ */
+async function serve(settings: ServeSettings): Promise<void> {
+  let handle: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => sendJson(res, 503, { message: '503 Service Unavailable' });
+  const server = createServer((req, res) => handle(req, res));
+  await listen(server, settings.port, settings.host);
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : settings.port;
+  const listeningUrl = `http://${settings.host.includes(':') ? `[${settings.host}]` : settings.host}:${port}`;
+  console.log(`forgekit ${FORGEKIT_VERSION}: database: ${describeDatabase(settings)}`);
+  let hosting: HostingService;
+  try {
+    hosting = await openHosting(settings);
+  } catch (error) {
+    server.close();
+    throw error;
+  }
+  announceRootPassword(hosting);
+  const app = standaloneApp(hosting.router(), console);
+  handle = app;
+  console.log(`forgekit listening on ${settings.options.baseUrl ?? listeningUrl}`);
+
   let stopping = false;
-  const stop = (signal: string) => {
+  const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`forgekit: ${signal} received, shutting down`);
-    server.close(() => {
-      hosting.close().then(
-        () => process.exit(0),
-        (error: unknown) => {
-          console.error(error);
-          process.exit(1);
-        },
-      );
-    });
+    console.log(`forgekit: ${signal} received, finishing the requests in flight`);
+    server.close();
     server.closeIdleConnections();
+    try {
+      await hosting.close();
+      server.closeAllConnections();
+      console.log('forgekit: stopped');
+      process.exit(0);
+    } catch (error) {
+      console.error(error);
+      process.exit(1);
+    }
   };
-  process.on('SIGTERM', () => stop('SIGTERM'));
-  process.on('SIGINT', () => stop('SIGINT'));
+  process.on('SIGTERM', () => void stop('SIGTERM'));
+  process.on('SIGINT', () => void stop('SIGINT'));
 }
 
-async function migrate(args: string[]): Promise<void> {
-  const { values } = parseArgs({ args, options: { 'data-dir': { type: 'string' }, 'database-url': { type: 'string' } } });
-  const settings = serveSettings(values, process.env);
-  const hosting = await createHostingService({ database: settings.databaseUrl ? { url: settings.databaseUrl } : { dataDir: settings.dataDir } });
-  await hosting.close();
-  console.log('forgekit: the database is up to date');
-}
-
-async function createMigration(args: string[]): Promise<void> {
-  const db = await openDatabase();
+async function main(argv: string[]): Promise<void> {
+  const [name, ...args] = argv;
+  if (name === undefined || name === 'help' || name === '--help' || name === '-h') return void console.log(USAGE);
+  if (name === '--version' || name === '-v') return void console.log(FORGEKIT_VERSION);
+  const command = commands[name];
+  if (!command) throw new UsageError(`unknown command ${name}`);
+  let parsed: ReturnType<typeof parseArgs>;
   try {
-    const result = await db.orm.migrator.create(resolve(args[0] ?? 'src/db/migrations'));
-    console.log(result.fileName ? `forgekit: wrote ${result.fileName}` : 'forgekit: the entities match the migrations');
-  } finally {
-    await db.close();
+    parsed = parseArgs({ args, options: { ...command.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+  } catch (error) {
+    throw new UsageError(`${(error as Error).message}\n\n${command.usage}`);
   }
+  if (parsed.values.help) return void console.log(command.usage);
+  if (parsed.positionals.length > (command.positionals ?? 0)) throw new UsageError(`unexpected argument ${parsed.positionals.at(-1)}\n\n${command.usage}`);
+  // No option is `multiple`: every value is a string or a flag.
+  await command.run(parsed.values as Record<string, string | boolean | undefined>, parsed.positionals);
 }
 
-function openapi(args: string[]): void {
-  const text = `${JSON.stringify(openApiDocument(), null, 2)}\n`;
-  if (!args[0]) return void process.stdout.write(text);
-  mkdirSync(dirname(args[0]), { recursive: true });
-  writeFileSync(args[0], text);
-}
-
-async function main(): Promise<void> {
-  const [command, ...args] = process.argv.slice(2);
-  switch (command) {
-    case 'serve':
-      return serve(args);
-    case 'migrate':
-      return migrate(args);
-    case 'openapi':
-      return openapi(args);
-    case 'migration:create':
-      return createMigration(args);
-    case undefined:
-    case 'help':
-    case '--help':
-      console.log(USAGE);
-      return;
-    default:
-      console.error(`forgekit: unknown command ${command}\n\n${USAGE}`);
-      process.exitCode = 2;
+main(process.argv.slice(2)).catch((error: unknown) => {
+  if (error instanceof UsageError) {
+    console.error(`forgekit: ${error.message}${error.message.includes('\n') ? '' : `\n\n${USAGE}`}`);
+    process.exit(2);
   }
-}
-
-main().catch((error: unknown) => {
   console.error(`forgekit: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });

@@ -1,11 +1,14 @@
+import { resolve } from 'node:path';
 import { Type, type Static } from 'typebox';
+import { parseInput } from './api/validation.js';
+import { BadRequestError } from './errors.js';
 import type { Logger } from './logger.js';
 
 /** The options of `createHostingService`, as a schema: checked at start, documented from one place. */
 export const HostingOptionsSchema = Type.Object({
   database: Type.Optional(
     Type.Object({
-      url: Type.Optional(Type.String({ description: 'postgres:// URL of a PostgreSQL server' })),
+      url: Type.Optional(Type.String({ maxLength: 4096, pattern: '^postgres(ql)?://', description: 'postgres:// URL of a PostgreSQL server' })),
       dataDir: Type.Optional(Type.String({ description: 'directory of the embedded PGlite database' })),
     }, { description: 'PostgreSQL (`url`), PGlite on disk (`dataDir`), or PGlite in memory when omitted' }),
   ),
@@ -34,27 +37,47 @@ export type HostingOptions = Static<typeof HostingOptionsSchema> & {
   logger?: Logger;
 };
 
-/** `forgekit serve` flags and environment → options. */
+/** `forgekit serve` and `forgekit migrate`: the options their flags and environment give, and where the server listens. */
 export interface ServeSettings {
   port: number;
   host: string;
-  dataDir: string;
-  databaseUrl?: string;
-  baseUrl?: string;
-  rootPassword?: string;
-  rootToken?: string;
+  /** The embedded database's directory (absolute), when no PostgreSQL URL is given. */
+  dataDir?: string;
+  options: HostingOptions;
 }
 
-export function serveSettings(flags: Record<string, string | undefined>, env: NodeJS.ProcessEnv): ServeSettings {
-  const port = Number(flags.port ?? env.PORT ?? 8080);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number, not ${flags.port}`);
-  return {
-    port,
-    host: flags.host ?? '127.0.0.1',
-    dataDir: flags['data-dir'] ?? './.forgekit',
-    databaseUrl: flags['database-url'] ?? env.DATABASE_URL,
-    baseUrl: flags['base-url'],
-    rootPassword: env.FORGEKIT_ROOT_PASSWORD || undefined,
-    rootToken: env.FORGEKIT_ROOT_TOKEN || undefined,
+/**
+ * Where each option comes from on the command line, and what it takes, so that a bad value is reported by
+ * the name the user typed.
+ */
+const OPTION_SOURCES: Record<string, { source: string; takes?: string }> = {
+  'database[url]': { source: '--database-url (or DATABASE_URL)', takes: 'a postgres:// URL' },
+  'database[dataDir]': { source: '--data-dir', takes: 'a directory' },
+  baseUrl: { source: '--base-url', takes: 'an absolute URL such as https://forge.example.com' },
+  rootPassword: { source: 'FORGEKIT_ROOT_PASSWORD' },
+  rootToken: { source: 'FORGEKIT_ROOT_TOKEN' },
+};
+
+export function serveSettings(flags: Record<string, string | boolean | undefined>, env: NodeJS.ProcessEnv): ServeSettings {
+  const text = (value: string | boolean | undefined) => (typeof value === 'string' && value !== '' ? value : undefined);
+  const port = Number(text(flags.port) ?? text(env.PORT) ?? 8080);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number (0-65535), not ${flags.port ?? env.PORT}`);
+  const databaseUrl = text(flags['database-url']) ?? text(env.DATABASE_URL);
+  const dataDir = databaseUrl ? undefined : resolve(text(flags['data-dir']) ?? './.forgekit');
+  const options: HostingOptions = {
+    database: databaseUrl ? { url: databaseUrl } : { dataDir },
+    baseUrl: text(flags['base-url']),
+    rootPassword: text(env.FORGEKIT_ROOT_PASSWORD),
+    rootToken: text(env.FORGEKIT_ROOT_TOKEN),
   };
+  try {
+    parseInput(HostingOptionsSchema, options);
+  } catch (error) {
+    if (!(error instanceof BadRequestError) || typeof error.messages === 'string') throw error;
+    const [[option, messages]] = Object.entries(error.messages);
+    const { source, takes } = OPTION_SOURCES[option] ?? { source: option };
+    const problem = Array.isArray(messages) ? messages.join(', ') : 'is invalid';
+    throw new Error(`${source} ${problem}${problem === 'is invalid' && takes ? `: it takes ${takes}` : ''}`);
+  }
+  return { port, host: text(flags.host) ?? '127.0.0.1', dataDir, options };
 }

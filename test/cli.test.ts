@@ -1,13 +1,17 @@
-import { spawn, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from './helpers.js';
 
-const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+const root = fileURLToPath(new URL('..', import.meta.url));
+const cli = `${root}dist/cli.js`;
 let dataDir: string;
+/** Every process a test started, stopped after each test whatever happened in it. */
+const started = new Set<ChildProcessWithoutNullStreams>();
 
 interface Running {
   child: ChildProcessWithoutNullStreams;
@@ -15,12 +19,21 @@ interface Running {
   exited: Promise<number | null>;
 }
 
-function run(args: string[], env: Record<string, string> = {}): Running {
-  const child = spawn(process.execPath, [cli, ...args], { env: { ...process.env, DATABASE_URL: '', ...env } });
+function run(args: string[], env: Record<string, string> = {}, command: string[] = [process.execPath, cli]): Running {
+  const child = spawn(command[0], [...command.slice(1), ...args], { cwd: root, env: { ...process.env, DATABASE_URL: '', ...env } });
+  started.add(child);
+  child.once('exit', () => started.delete(child));
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   return { child, output: () => output, exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))) };
+}
+
+async function waitFor(condition: () => boolean): Promise<void> {
+  for (let waited = 0; !condition(); waited += 50) {
+    if (waited > 10_000) throw new Error('timed out');
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 async function listening(server: Running): Promise<string> {
@@ -38,14 +51,19 @@ beforeAll(() => {
   if (!existsSync(cli)) throw new Error('dist/cli.js is missing: `npm test` builds it first (npm run build)');
   dataDir = mkdtempSync(join(tmpdir(), 'forgekit-cli-'));
 });
+afterEach(() => {
+  for (const child of started) child.kill('SIGKILL');
+});
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
+
+const freshDir = () => mkdtempSync(join(tmpdir(), 'forgekit-cli-'));
 
 describe('forgekit serve', () => {
   it('starts on the embedded database, refuses a second process on the same data directory, stops on SIGTERM, and keeps its data', async () => {
     const first = run(['serve', '--port', String(port()), '--data-dir', dataDir], { FORGEKIT_ROOT_PASSWORD: 'serve-root-password' });
     const url = await listening(first);
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(first.output()).not.toMatch(/Created the administrator root/);
+    expect(first.output()).not.toMatch(/created the administrator root/);
 
     const session = await fetch(`${url}/api/v4/session`, {
       method: 'POST',
@@ -54,6 +72,16 @@ describe('forgekit serve', () => {
     });
     expect(session.status).toBe(201);
     const { private_token: token } = (await session.json()) as { private_token: string };
+    expect(first.output()).toContain(`forgekit 0.1.0: database: the embedded database (PGlite) in ${dataDir}\n`);
+
+    // Every path answers JSON, and each request is logged on one line, without the credentials it carried.
+    const elsewhere = await fetch(`${url}/no/such/page?private_token=${token}`);
+    expect([elsewhere.status, elsewhere.headers.get('content-type'), await elsewhere.json()]).toEqual([404, 'application/json', { error: '404 Not Found' }]);
+    expect((await fetch(`${url}/api/v4/user?private_token=${token}&sudo=root`)).status).toBe(200);
+    await waitFor(() => /GET \/api\/v4\/user 200 [\d.]+ ms/.test(first.output()));
+    expect(first.output()).toMatch(/^POST \/api\/v4\/session 201 [\d.]+ ms$/m);
+    expect(first.output()).toMatch(/^GET \/no\/such\/page 404 [\d.]+ ms$/m);
+    expect(first.output()).not.toContain(token);
 
     const second = run(['serve', '--port', String(port()), '--data-dir', dataDir]);
     expect(await second.exited).toBe(1);
@@ -61,13 +89,13 @@ describe('forgekit serve', () => {
 
     first.child.kill('SIGTERM');
     expect(await first.exited).toBe(0);
-    expect(first.output()).toMatch(/SIGTERM received, shutting down/);
+    expect(first.output()).toMatch(/SIGTERM received, finishing the requests in flight\nforgekit: stopped\n$/);
 
     const again = run(['serve', '--port', String(port()), '--data-dir', dataDir]);
     const againUrl = await listening(again);
     const user = await fetch(`${againUrl}/api/v4/user`, { headers: { 'PRIVATE-TOKEN': token } });
     expect(user.status).toBe(200);
-    expect(again.output()).not.toMatch(/Created the administrator root/);
+    expect(again.output()).not.toMatch(/created the administrator root/);
     again.child.kill('SIGINT');
     expect(await again.exited).toBe(0);
   });
@@ -100,7 +128,7 @@ describe('forgekit serve', () => {
       const environment = run(['serve', '--port', String(port())], { DATABASE_URL: url });
       const envUrl = await listening(environment);
       expect((await fetch(`${envUrl}/api/v4/user`, { headers: { 'PRIVATE-TOKEN': 'cli-pg-root-token' } })).status).toBe(200);
-      expect(environment.output()).not.toMatch(/Created the administrator root/);
+      expect(environment.output()).not.toMatch(/created the administrator root/);
       environment.child.kill('SIGTERM');
       expect(await environment.exited).toBe(0);
     } finally {
@@ -108,12 +136,143 @@ describe('forgekit serve', () => {
     }
   });
 
-  it('answers usage errors', async () => {
+  it('answers usage errors with exit status 2, and names the flag or variable of a bad value', async () => {
     const unknown = run(['frobnicate']);
     expect(await unknown.exited).toBe(2);
     expect(unknown.output()).toMatch(/unknown command frobnicate/);
-    const badPort = run(['serve', '--port', 'eighty']);
-    expect(await badPort.exited).toBe(1);
-    expect(badPort.output()).toMatch(/--port must be a port number/);
+    const unknownFlag = run(['serve', '--prot', '80']);
+    expect(await unknownFlag.exited).toBe(2);
+    expect(unknownFlag.output()).toMatch(/Unknown option '--prot'[^]*forgekit serve \[options\]/);
+    const extra = run(['openapi', 'a.json', 'b.json']);
+    expect(await extra.exited).toBe(2);
+    expect(extra.output()).toMatch(/unexpected argument b\.json/);
+    const bad: [string[], Record<string, string>, string][] = [
+      [['serve', '--port', 'eighty'], {}, 'forgekit: --port must be a port number (0-65535), not eighty\n'],
+      [['serve', '--base-url', 'forge.example.com'], {}, 'forgekit: --base-url is invalid: it takes an absolute URL such as https://forge.example.com\n'],
+      [['serve', '--database-url', 'mysql://db/forge'], {}, 'forgekit: --database-url (or DATABASE_URL) is invalid: it takes a postgres:// URL\n'],
+      [['migrate'], { DATABASE_URL: 'db.example.com' }, 'forgekit: --database-url (or DATABASE_URL) is invalid: it takes a postgres:// URL\n'],
+      [['serve'], { FORGEKIT_ROOT_PASSWORD: 'short' }, 'forgekit: FORGEKIT_ROOT_PASSWORD is too short (minimum is 8 characters)\n'],
+      [['migrate'], { FORGEKIT_ROOT_TOKEN: 'short' }, 'forgekit: FORGEKIT_ROOT_TOKEN is too short (minimum is 8 characters)\n'],
+    ];
+    for (const [args, env, message] of bad) {
+      const refused = run(args, env);
+      expect([args, await refused.exited, refused.output()]).toEqual([args, 1, message]);
+    }
+  });
+
+  it('prints the usage of each command for --help and -h, the version for --version, and writes no file named --help', async () => {
+    const cwd = freshDir();
+    try {
+      for (const command of ['serve', 'migrate', 'openapi', 'migration:create']) {
+        for (const flag of ['--help', '-h']) {
+          const help = spawnSync(process.execPath, [cli, command, flag], { cwd, encoding: 'utf8' });
+          expect([command, flag, help.status, help.stdout.startsWith(`forgekit ${command} [`)]).toEqual([command, flag, 0, true]);
+        }
+      }
+      const usage = spawnSync(process.execPath, [cli, '--help'], { cwd, encoding: 'utf8' });
+      expect([usage.status, usage.stdout]).toEqual([0, expect.stringMatching(/^forgekit 0\.1\.0: [^]*forgekit serve [^]*forgekit migrate [^]*forgekit openapi /)]);
+      expect(spawnSync(process.execPath, [cli, '--version'], { cwd, encoding: 'utf8' }).stdout).toBe('0.1.0\n');
+      expect(readdirSync(cwd)).toEqual([]);
+    } finally {
+      rmSync(cwd, { recursive: true, force: true });
+    }
+  });
+
+  it('exits with a clear message when the port is in use, before it touches the data directory', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const { port: takenPort } = taken.address() as { port: number };
+    const fresh = join(freshDir(), 'data');
+    try {
+      const server = run(['serve', '--port', String(takenPort), '--data-dir', fresh]);
+      expect(await server.exited).toBe(1);
+      expect(server.output()).toBe(`forgekit: cannot listen on 127.0.0.1:${takenPort}: the port is in use; choose another with --port\n`);
+      expect(existsSync(fresh)).toBe(false);
+    } finally {
+      taken.close();
+      rmSync(join(fresh, '..'), { recursive: true, force: true });
+    }
+  });
+
+  it('migrate on a new data directory prints root’s generated password, which serve then accepts', async () => {
+    const fresh = freshDir();
+    try {
+      const migrate = run(['migrate', '--data-dir', fresh]);
+      expect(await migrate.exited).toBe(0);
+      const password = /root with the password: (\S+)/.exec(migrate.output())?.[1] ?? '';
+      expect(password).toMatch(/^\S{12,}$/);
+      const again = run(['migrate', '--data-dir', fresh]);
+      expect(await again.exited).toBe(0);
+      expect(again.output()).toBe('forgekit: the database is up to date\n');
+      const server = run(['serve', '--port', '0', '--data-dir', fresh]);
+      const url = await listening(server);
+      const session = await fetch(`${url}/api/v4/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'root', password }) });
+      expect(session.status).toBe(201);
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+
+  it('restarts on its data directory after kill -9, also as PID 1 of a container', async () => {
+    // As PID 1 of a new PID namespace where the machine allows it (a lock naming "pid 1" would look alive forever).
+    const asPid1 = spawnSync('unshare', ['--pid', '--fork', '--kill-child', 'true']).status === 0;
+    const command = asPid1 ? ['unshare', '--pid', '--fork', '--kill-child', process.execPath, cli] : [process.execPath, cli];
+    const fresh = freshDir();
+    try {
+      for (let start = 0; start < 2; start += 1) {
+        const server = run(['serve', '--port', '0', '--data-dir', fresh], { FORGEKIT_ROOT_TOKEN: 'pid-one-root-token' }, command);
+        const url = await listening(server);
+        expect((await fetch(`${url}/api/v4/user`, { headers: { 'PRIVATE-TOKEN': 'pid-one-root-token' } })).status).toBe(200);
+        server.child.kill('SIGKILL');
+        await server.exited;
+        // The killed server is gone with its port (with --kill-child, once its namespace is).
+        await waitFor(() => spawnSync('pgrep', ['-f', `serve --port 0 --data-dir ${fresh}`]).status !== 0);
+      }
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+
+  it('on SIGTERM finishes the requests in flight before it closes the database', async () => {
+    const fresh = freshDir();
+    try {
+      const server = run(['serve', '--port', '0', '--data-dir', fresh], { FORGEKIT_ROOT_TOKEN: 'sigterm-root-token' });
+      const url = await listening(server);
+      const requests = Array.from({ length: 40 }, () =>
+        fetch(`${url}/api/v4/users?per_page=100`, { headers: { 'PRIVATE-TOKEN': 'sigterm-root-token' } }).then(
+          (response) => response.status,
+          () => 'refused',
+        ),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      server.child.kill('SIGTERM');
+      const statuses = await Promise.all(requests);
+      expect(await server.exited).toBe(0);
+      // Answered, or refused once stopping began; never a failure of a closed database.
+      expect(statuses.filter((status) => status !== 200 && status !== 503 && status !== 'refused')).toEqual([]);
+      expect(statuses).toContain(200);
+      expect(server.output()).not.toMatch(/destroyed|500|Error/);
+      expect(server.output()).toMatch(/SIGTERM received, finishing the requests in flight\nforgekit: stopped\n$/);
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+});
+
+describe('npm start', () => {
+  it('does not rebuild a current build, and stops the server when npm is stopped', async () => {
+    const fresh = freshDir();
+    try {
+      const npm = run(['start', '--', '--port', '0', '--data-dir', fresh], { FORGEKIT_ROOT_TOKEN: 'npm-start-root-token' }, ['npm']);
+      const url = await listening(npm);
+      expect(npm.output()).not.toMatch(/building/);
+      expect((await fetch(`${url}/api/v4/user`, { headers: { 'PRIVATE-TOKEN': 'npm-start-root-token' } })).status).toBe(200);
+      npm.child.kill('SIGTERM');
+      await npm.exited;
+      await waitFor(() => /forgekit: stopped/.test(npm.output()));
+      await expect(fetch(`${url}/api/v4/version`)).rejects.toThrow();
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
   });
 });

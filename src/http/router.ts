@@ -11,6 +11,7 @@ import { describeFailure } from '../logger.js';
 import type { RawFile } from '../schemas/common.js';
 import type { Environment } from '../services/context.js';
 import { CREDENTIAL_PARAMETERS } from './credentials.js';
+import { sendJson } from './json.js';
 import { RouteMatcher } from './match.js';
 import { setPaginationHeaders } from './pagination.js';
 
@@ -65,15 +66,6 @@ function bodyParsers(limit: number): RequestHandler[] {
           next(new UnreadableBodyError(status && status >= 400 && status < 500 ? status : 400, (error as Error).message));
         }),
   );
-}
-
-/** JSON as the original service answers it: `Content-Type: application/json`, no charset (clients compare it exactly). */
-function sendJson(res: Response, status: number, value: unknown): void {
-  const text = JSON.stringify(value);
-  res.status(status);
-  res.setHeader('Content-Type', 'application/json');
-  res.setHeader('Content-Length', Buffer.byteLength(text));
-  res.end(text);
 }
 
 /**
