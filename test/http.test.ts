@@ -155,8 +155,14 @@ describe('GET /api/v4/openapi.json', () => {
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe('3.1.0');
     expect(res.body.paths['/api/v4/users/{id}'].get.operationId).toBe('users.get');
-    expect(res.body.paths['/api/v4/users'].post.requestBody.content['application/json'].schema.required).toEqual(['email', 'username', 'name']);
+    expect(res.body.paths['/api/v4/users'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreateUserInput' });
+    expect(res.body.components.schemas.CreateUserInput.required).toEqual(['email', 'username', 'name']);
     expect(res.body.paths['/oauth/token'].post.operationId).toBe('oauth.token');
+  });
+
+  it('names where the request reached the service as its server', async () => {
+    const res = await request(host).get('/git/api/v4/openapi.json').set('Host', 'example.test:8443');
+    expect(res.body.servers).toEqual([{ url: 'http://example.test:8443/git' }]);
   });
 });
 

@@ -1,4 +1,5 @@
 export * from './common.js';
+export * from './errors.js';
 export * from './custom-attributes.js';
 export * from './keys.js';
 export * from './settings.js';
