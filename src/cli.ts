@@ -32,6 +32,10 @@ const commands: Record<string, Command> = {
       --host HOST           the address to listen on (default 127.0.0.1)
 ${DATABASE_FLAGS}
       --base-url URL        the external URL written in web_url and Link headers
+      --max-auth-failures N failed sign-ins and refused tokens allowed per client address and per login in
+                            one period before 429 (default 10; 0 turns it off; or FORGEKIT_MAX_AUTH_FAILURES)
+      --auth-failure-period SECONDS
+                            that period (default 600; or FORGEKIT_AUTH_FAILURE_PERIOD)
 ${ROOT_ENVIRONMENT}`,
     options: {
       port: { type: 'string' },
@@ -39,6 +43,8 @@ ${ROOT_ENVIRONMENT}`,
       'data-dir': { type: 'string' },
       'database-url': { type: 'string' },
       'base-url': { type: 'string' },
+      'max-auth-failures': { type: 'string' },
+      'auth-failure-period': { type: 'string' },
     },
     run: (values) => serve(serveSettings(values, process.env)),
   },

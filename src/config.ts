@@ -54,6 +54,8 @@ const OPTION_SOURCES: Record<string, { source: string; takes?: string }> = {
   'database[url]': { source: '--database-url (or DATABASE_URL)', takes: 'a postgres:// URL' },
   'database[dataDir]': { source: '--data-dir', takes: 'a directory' },
   baseUrl: { source: '--base-url', takes: 'an absolute URL such as https://forge.example.com' },
+  'throttle[maxFailures]': { source: '--max-auth-failures (or FORGEKIT_MAX_AUTH_FAILURES)', takes: 'a whole number, 0 to turn throttling off' },
+  'throttle[periodSeconds]': { source: '--auth-failure-period (or FORGEKIT_AUTH_FAILURE_PERIOD)', takes: 'a number of seconds' },
   rootPassword: { source: 'FORGEKIT_ROOT_PASSWORD' },
   rootToken: { source: 'FORGEKIT_ROOT_TOKEN' },
 };
@@ -64,8 +66,12 @@ export function serveSettings(flags: Record<string, string | boolean | undefined
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number (0-65535), not ${flags.port ?? env.PORT}`);
   const databaseUrl = text(flags['database-url']) ?? text(env.DATABASE_URL);
   const dataDir = databaseUrl ? undefined : resolve(text(flags['data-dir']) ?? './.forgekit');
+  // Throttling is on by default for a server that faces a network; 0 failures turns it off.
+  const maxFailures = Number(text(flags['max-auth-failures']) ?? text(env.FORGEKIT_MAX_AUTH_FAILURES) ?? 10);
+  const periodSeconds = Number(text(flags['auth-failure-period']) ?? text(env.FORGEKIT_AUTH_FAILURE_PERIOD) ?? 600);
   const options: HostingOptions = {
     database: databaseUrl ? { url: databaseUrl } : { dataDir },
+    throttle: maxFailures === 0 ? undefined : { maxFailures, periodSeconds },
     baseUrl: text(flags['base-url']),
     rootPassword: text(env.FORGEKIT_ROOT_PASSWORD),
     rootToken: text(env.FORGEKIT_ROOT_TOKEN),

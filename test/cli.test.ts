@@ -56,10 +56,13 @@ afterEach(() => {
 });
 afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
+/** The embedded database's own behaviour: tried in the PGlite suite, not again in the PostgreSQL one. */
+const onEmbedded = it.skipIf(Boolean(process.env.FORGEKIT_TEST_DATABASE_URL));
+
 const freshDir = () => mkdtempSync(join(tmpdir(), 'forgekit-cli-'));
 
 describe('forgekit serve', () => {
-  it('starts on the embedded database, refuses a second process on the same data directory, stops on SIGTERM, and keeps its data', async () => {
+  onEmbedded('starts on the embedded database, refuses a second process on the same data directory, stops on SIGTERM, and keeps its data', async () => {
     const first = run(['serve', '--port', String(port()), '--data-dir', dataDir], { FORGEKIT_ROOT_PASSWORD: 'serve-root-password' });
     const url = await listening(first);
     expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
@@ -100,14 +103,20 @@ describe('forgekit serve', () => {
     expect(await again.exited).toBe(0);
   });
 
-  it('generates and prints root’s password once when none is given', async () => {
+  onEmbedded('generates and prints root’s password once when none is given', async () => {
     const fresh = mkdtempSync(join(tmpdir(), 'forgekit-cli-'));
     try {
-      const server = run(['serve', '--port', String(port()), '--data-dir', fresh, '--base-url', 'https://forge.example.com']);
+      const serverPort = port();
+      const server = run(['serve', '--port', String(serverPort), '--data-dir', fresh, '--base-url', 'https://forge.example.com']);
       await listening(server);
       const password = /root with the password: (\S+)/.exec(server.output())?.[1];
       expect(password).toEqual(expect.any(String));
       expect(server.output()).toMatch(/forgekit listening on https:\/\/forge\.example\.com/);
+      // Throttling is on by default: 10 failed sign-ins per client address, then 429.
+      const signIn = () => fetch(`http://127.0.0.1:${serverPort}/api/v4/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'root', password: 'wrong-password' }) });
+      for (let attempt = 0; attempt < 10; attempt += 1) expect((await signIn()).status).toBe(401);
+      const throttled = await signIn();
+      expect([throttled.status, Number(throttled.headers.get('retry-after')) > 0]).toEqual([429, true]);
       server.child.kill('SIGTERM');
       expect(await server.exited).toBe(0);
     } finally {
@@ -152,6 +161,8 @@ describe('forgekit serve', () => {
       [['serve', '--database-url', 'mysql://db/forge'], {}, 'forgekit: --database-url (or DATABASE_URL) is invalid: it takes a postgres:// URL\n'],
       [['migrate'], { DATABASE_URL: 'db.example.com' }, 'forgekit: --database-url (or DATABASE_URL) is invalid: it takes a postgres:// URL\n'],
       [['serve'], { FORGEKIT_ROOT_PASSWORD: 'short' }, 'forgekit: FORGEKIT_ROOT_PASSWORD is too short (minimum is 8 characters)\n'],
+      [['serve', '--max-auth-failures', 'lots'], {}, 'forgekit: --max-auth-failures (or FORGEKIT_MAX_AUTH_FAILURES) is invalid: it takes a whole number, 0 to turn throttling off\n'],
+      [['serve'], { FORGEKIT_AUTH_FAILURE_PERIOD: '0' }, 'forgekit: --auth-failure-period (or FORGEKIT_AUTH_FAILURE_PERIOD) must be greater than or equal to 1\n'],
       [['migrate'], { FORGEKIT_ROOT_TOKEN: 'short' }, 'forgekit: FORGEKIT_ROOT_TOKEN is too short (minimum is 8 characters)\n'],
     ];
     for (const [args, env, message] of bad) {
@@ -178,7 +189,7 @@ describe('forgekit serve', () => {
     }
   });
 
-  it('exits with a clear message when the port is in use, before it touches the data directory', async () => {
+  onEmbedded('exits with a clear message when the port is in use, before it touches the data directory', async () => {
     const taken = createServer();
     await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
     const { port: takenPort } = taken.address() as { port: number };
@@ -194,7 +205,7 @@ describe('forgekit serve', () => {
     }
   });
 
-  it('migrate on a new data directory prints root’s generated password, which serve then accepts', async () => {
+  onEmbedded('migrate on a new data directory prints root’s generated password, which serve then accepts', async () => {
     const fresh = freshDir();
     try {
       const migrate = run(['migrate', '--data-dir', fresh]);
@@ -213,7 +224,7 @@ describe('forgekit serve', () => {
     }
   });
 
-  it('restarts on its data directory after kill -9, also as PID 1 of a container', async () => {
+  onEmbedded('restarts on its data directory after kill -9, also as PID 1 of a container', async () => {
     // As PID 1 of a new PID namespace where the machine allows it (a lock naming "pid 1" would look alive forever).
     const asPid1 = spawnSync('unshare', ['--pid', '--fork', '--kill-child', 'true']).status === 0;
     const command = asPid1 ? ['unshare', '--pid', '--fork', '--kill-child', process.execPath, cli] : [process.execPath, cli];
@@ -233,7 +244,7 @@ describe('forgekit serve', () => {
     }
   });
 
-  it('on SIGTERM finishes the requests in flight before it closes the database', async () => {
+  onEmbedded('on SIGTERM finishes the requests in flight before it closes the database', async () => {
     const fresh = freshDir();
     try {
       const server = run(['serve', '--port', '0', '--data-dir', fresh], { FORGEKIT_ROOT_TOKEN: 'sigterm-root-token' });
@@ -260,7 +271,7 @@ describe('forgekit serve', () => {
 });
 
 describe('npm start', () => {
-  it('does not rebuild a current build, and stops the server when npm is stopped', async () => {
+  onEmbedded('does not rebuild a current build, and stops the server when npm is stopped', async () => {
     const fresh = freshDir();
     try {
       const npm = run(['start', '--', '--port', '0', '--data-dir', fresh], { FORGEKIT_ROOT_TOKEN: 'npm-start-root-token' }, ['npm']);
