@@ -2,7 +2,7 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { dirname, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { openApiDocument } from './api/openapi.js';
+import { openApiDocument } from './api/index.js';
 import { serveSettings, type ServeSettings } from './config.js';
 import { openDatabase } from './db/orm.js';
 import { createHostingService, type HostingService } from './hosting.js';

@@ -20,7 +20,7 @@ export {
   type ErrorBody,
   type ValidationMessages,
 } from './errors.js';
-export { openApiDocument } from './api/openapi.js';
+export { openApiDocument } from './api/index.js';
 import * as schemaModules from './schemas/index.js';
 /** Every TypeBox schema (plain JSON Schema): `schemas.UserFull`, `schemas.CreateUserInput`, ... */
 export const schemas = { ...schemaModules };

@@ -4,7 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { Validator } from '@seriousme/openapi-schema-validator';
 import { describe, expect, it } from 'vitest';
 import { allRoutes } from '../src/api/index.js';
-import { openApiDocument } from '../src/api/openapi.js';
+import { openApiDocument } from '../src/api/index.js';
 
 const coverage = readFileSync(new URL('../docs/endpoints.md', import.meta.url), 'utf8');
 

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import openapiTS, { astToString } from 'openapi-typescript';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
-import { openApiDocument } from '../src/api/openapi.js';
+import { openApiDocument } from '../src/api/index.js';
 import { schemas } from '../src/index.js';
 
 type Json = Record<string, any>;
@@ -31,7 +31,10 @@ describe('the OpenAPI document', () => {
     for (const name of Object.keys(document.components.schemas)) expect(Object.keys(schemas), name).toContain(name);
     // Exports that are not schemas are no components.
     expect(document.components.schemas.Pagination).toBeUndefined();
-    expect(operation('GET /api/v4/users/{id}').responses[200].content['application/json'].schema).toEqual({ anyOf: [ref('UserProfile'), ref('UserFull')] });
+    expect(operation('GET /api/v4/users/{id}').responses[200].content['application/json'].schema).toEqual({
+      oneOf: [ref('UserFull'), ref('UserProfile')],
+      description: 'the first shape for administrators, the second for everyone else',
+    });
     expect(operation('POST /api/v4/users').responses[201].content['application/json'].schema).toEqual(ref('UserFull'));
     expect(operation('POST /api/v4/users').requestBody.content['multipart/form-data'].schema).toEqual(ref('CreateUserInput'));
     expect(operation('GET /api/v4/user/keys').responses[200].content['application/json'].schema).toEqual({ type: 'array', items: ref('SshKey') });

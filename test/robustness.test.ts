@@ -15,7 +15,8 @@ import qs from 'qs';
 import sshpk from 'sshpk';
 import type { Response, Test } from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { allRoutes, type NamedRoute } from '../src/api/index.js';
+import { allRoutes } from '../src/api/index.js';
+import type { NamedRoute } from '../src/api/route.js';
 import type { AnyRoute } from '../src/api/route.js';
 import { createUser, ROOT_PASSWORD, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
 

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes } from '../src/api/index.js';
+import { PerCaller } from '../src/api/route.js';
 import { createUser, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
 
 let t: TestHosting;
@@ -29,7 +30,8 @@ describe('every route in the table enforces its declared authentication rule', (
     for (const { group, name, route } of routes) {
       expect(['public', 'user', 'admin'], `${group}.${name}`).toContain(route.auth);
       expect(route.summary.length, `${group}.${name}`).toBeGreaterThan(0);
-      if (route.paginated) expect(route.response && 'items' in route.response, `${group}.${name}`).toBe(true);
+      const shapes = route.response instanceof PerCaller ? [route.response.admin, route.response.other] : [route.response];
+      if (route.paginated) for (const shape of shapes) expect(shape && 'items' in shape, `${group}.${name}`).toBe(true);
     }
   });
 

@@ -1,30 +1,27 @@
-import { Type } from 'typebox';
-import { CustomAttribute, CustomAttributePath, SetCustomAttributeInput } from '../schemas/custom-attributes.js';
-import { Pagination } from '../schemas/common.js';
+import { CustomAttribute, SetCustomAttributeInput } from '../schemas/custom-attributes.js';
 import { ApplicationSettings, UpdateSettingsInput } from '../schemas/settings.js';
-import { UserId } from '../schemas/users.js';
 import { defineRoute } from './route.js';
 
 export const customAttributes = {
   list: defineRoute({
     method: 'GET', path: '/users/:id/custom_attributes', summary: "A user's custom attributes", auth: 'admin',
-    params: UserId, input: Type.Object(Pagination), response: Type.Array(CustomAttribute), paginated: true,
-    run: async (ctx, { id }, input) => ctx.customAttributes.list(await ctx.users.find(id), input),
+    scope: 'user', list: CustomAttribute,
+    run: (ctx, { user }, input) => ctx.customAttributes.list(user, input),
   }),
   get: defineRoute({
     method: 'GET', path: '/users/:id/custom_attributes/:key', summary: 'One custom attribute of a user', auth: 'admin',
-    params: CustomAttributePath, response: CustomAttribute,
-    run: async (ctx, { id, key }) => ctx.customAttributes.get(await ctx.users.find(id), key),
+    scope: 'user', response: CustomAttribute,
+    run: (ctx, { user, key }) => ctx.customAttributes.get(user, key),
   }),
   set: defineRoute({
     method: 'PUT', path: '/users/:id/custom_attributes/:key', summary: 'Create or update a custom attribute of a user', auth: 'admin',
-    params: CustomAttributePath, input: SetCustomAttributeInput, response: CustomAttribute,
-    run: async (ctx, { id, key }, { value }) => ctx.customAttributes.set(await ctx.users.find(id), key, value),
+    scope: 'user', input: SetCustomAttributeInput, response: CustomAttribute,
+    run: (ctx, { user, key }, { value }) => ctx.customAttributes.set(user, key, value),
   }),
   delete: defineRoute({
     method: 'DELETE', path: '/users/:id/custom_attributes/:key', summary: 'Delete a custom attribute of a user', auth: 'admin',
-    params: CustomAttributePath,
-    run: async (ctx, { id, key }) => ctx.customAttributes.delete(await ctx.users.find(id), key),
+    scope: 'user',
+    run: (ctx, { user, key }) => ctx.customAttributes.delete(user, key),
   }),
 };
 

@@ -2,11 +2,13 @@ import type { CallerIdentity } from '../auth/caller.js';
 import type { Environment } from '../services/context.js';
 import { allRoutes, type Api } from './index.js';
 import { invoke } from './invoke.js';
-import { pathParameterNames, type Page } from './route.js';
+import { listResult, type Page } from '../services/pagination.js';
+import { pathParameterNames } from './params.js';
 
 /**
  * The in-process API bound to one caller: `api.users.get(5)`, `api.sshKeys.create({ title, key })`.
- * Path parameters come first, in path order, then the input object. Lists resolve to the requested page.
+ * Path parameters come first, in path order, then the input object. Lists resolve to the requested page,
+ * an array that also tells the size of the whole list (`total`, `totalPages`, `page`, `perPage`).
  */
 export function createApi(env: Environment, identity: CallerIdentity): Api {
   const api: Record<string, Record<string, (...args: unknown[]) => Promise<unknown>>> = {};
@@ -15,7 +17,7 @@ export function createApi(env: Environment, identity: CallerIdentity): Api {
     (api[group] ??= {})[name] = async (...args: unknown[]) => {
       const params = Object.fromEntries(names.map((parameter, index) => [parameter, args[index]]));
       const result = await invoke(env, route, { identity, params, input: args[names.length] ?? {} });
-      return route.paginated ? (result as Page<unknown>).items : result;
+      return route.paginated ? listResult(result as Page<unknown>) : result;
     };
   }
   return api as unknown as Api;

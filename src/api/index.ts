@@ -1,23 +1,41 @@
+import { Type } from 'typebox';
 import { applicationSettings, customAttributes } from './administration.js';
 import { emails, gpgKeys, sshKeys } from './keys.js';
 import { instance } from './meta.js';
-import type { AnyRoute, RouteCall } from './route.js';
+import { buildOpenApiDocument } from './openapi.js';
+import { defineRoute, type AnyRoute, type NamedRoute, type RouteCall } from './route.js';
 import { impersonationTokens, oauth, personalAccessTokens, session } from './tokens.js';
 import { users } from './users.js';
 
+const groups = { users, sshKeys, gpgKeys, emails, customAttributes, applicationSettings, personalAccessTokens, impersonationTokens, session, oauth, instance };
+
+/** What each group of the table is: the tags of the OpenAPI document. */
+const groupDescriptions: Record<keyof typeof groups, string> = {
+  users: 'Users: lists, profiles, avatars, the current user; creating, changing, blocking and deleting users (administrators)',
+  sshKeys: 'SSH keys of the current user, and of any user (administrators)',
+  gpgKeys: 'GPG keys of the current user, and of any user (administrators)',
+  emails: 'Secondary e-mail addresses of the current user, and of any user (administrators)',
+  customAttributes: 'Custom attributes of users: key-value pairs that administrators set',
+  applicationSettings: 'The instance-wide application settings (administrators)',
+  personalAccessTokens: 'Personal access tokens: created for a user by an administrator; listed and revoked by their owner',
+  impersonationTokens: 'Impersonation tokens: tokens that administrators create to act as a user',
+  session: 'Signing in with a password for a private token',
+  oauth: 'OAuth 2 access tokens (password and refresh token grants)',
+  instance: 'What the service is: its version and this document',
+};
+
 /** The route table: every endpoint, once. HTTP, the in-process API and the OpenAPI document all read it. */
 export const routes = {
-  users,
-  sshKeys,
-  gpgKeys,
-  emails,
-  customAttributes,
-  applicationSettings,
-  personalAccessTokens,
-  impersonationTokens,
-  session,
-  oauth,
-  instance,
+  ...groups,
+  instance: {
+    ...instance,
+    // Defined beside the table it describes, so that the document's builder needs nothing from the table.
+    openapi: defineRoute({
+      method: 'GET', path: '/openapi.json', summary: 'This API as an OpenAPI 3.1 document', auth: 'public', keepsJsonSuffix: true,
+      response: Type.Record(Type.String(), Type.Unknown()),
+      run: async (ctx) => openApiDocument(ctx.baseUrl),
+    }),
+  },
 };
 
 export type RouteTable = typeof routes;
@@ -25,16 +43,18 @@ export type RouteTable = typeof routes;
 /** The in-process API: one typed method per route, grouped as the table groups them. */
 export type Api = { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group]]: RouteCall<RouteTable[Group][Name]> } };
 
-export interface NamedRoute {
-  group: string;
-  name: string;
-  route: AnyRoute;
-}
-
 /** Every route with its group and name, in table order. */
 export function allRoutes(): NamedRoute[] {
   return Object.entries(routes).flatMap(([group, members]) =>
     // Each route was made by defineRoute, which keeps `run` although the table's type leaves it out.
     Object.entries(members as unknown as Record<string, AnyRoute>).map(([name, route]) => ({ group, name, route })),
   );
+}
+
+/**
+ * The OpenAPI 3.1 document of the table. Served, its server is the service's base URL; without one
+ * (docs/openapi.json) it is `/`, and a client gives its own.
+ */
+export function openApiDocument(baseUrl?: string): Record<string, unknown> {
+  return buildOpenApiDocument(allRoutes(), groupDescriptions, baseUrl);
 }

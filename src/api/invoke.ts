@@ -1,10 +1,14 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
+import { ABILITIES, can, type Ability } from '../auth/abilities.js';
 import { checkAccess } from '../auth/access.js';
 import { authenticate, switchUser, type CallerIdentity } from '../auth/caller.js';
 import type { EntityManager } from '../db/orm.js';
-import { BadRequestError, ConflictError, OAuthError, UnauthorizedError } from '../errors.js';
+import { BadRequestError, ConflictError, ForbiddenError, OAuthError, UnauthorizedError } from '../errors.js';
+import type { AdminOnlyRule } from '../schemas/common.js';
 import { Context, type Environment } from '../services/context.js';
-import type { AnyRoute, Page } from './route.js';
+import type { Page } from '../services/pagination.js';
+import { responseFor, type AnyRoute } from './route.js';
+import { SCOPES } from './scopes.js';
 import { parseInput, responseMismatches } from './validation.js';
 
 /** No parameter of the API nests deeper; a deeper input is refused before anything walks it. */
@@ -18,6 +22,35 @@ function copyInput(value: unknown, depth = 0, name = 'base'): unknown {
     return Object.fromEntries(Object.entries(value).map(([key, item]) => [key, copyInput(item, depth + 1, depth === 0 ? key : name)]));
   }
   return value;
+}
+
+/**
+ * Administrators' parameters (`AdminOnly` in the route's input schema) given by anyone else: refused with
+ * 403, or dropped, as the schema says.
+ */
+function applyAdminOnly(route: AnyRoute, input: Record<string, unknown>): void {
+  for (const [name, schema] of Object.entries(route.input?.properties ?? {})) {
+    const rule = (schema as { 'x-admin-only'?: AdminOnlyRule })['x-admin-only'];
+    if (!rule || input[name] === undefined) continue;
+    if (rule === 'forbidden') throw new ForbiddenError();
+    delete input[name];
+  }
+}
+
+/**
+ * The route's scope: the resource its path names, loaded (404 when missing) and held to the route's ability
+ * (404 when refused and the ability hides existence, 403 otherwise). `run` finds it among its parameters.
+ */
+async function loadScope(route: AnyRoute, ctx: Context, params: Record<string, unknown>): Promise<void> {
+  if (!route.scope) return;
+  const scope = SCOPES[route.scope];
+  const id = params[Object.keys(route.params?.properties ?? {})[0]];
+  const resource = await (scope.load as (ctx: Context, id: unknown) => Promise<object | null>)(ctx, id);
+  if (!resource) throw scope.notFound();
+  if (route.ability && !can(ctx.caller, route.ability, resource as never)) {
+    throw ABILITIES[route.ability as Ability].hidden ? scope.notFound() : new ForbiddenError();
+  }
+  params[scope.key] = resource;
 }
 
 /** A route's input as HTTP has it: read only once the caller is authenticated, with the `sudo` it may carry. */
@@ -60,15 +93,20 @@ export async function invoke(env: Environment, route: AnyRoute, call: Call): Pro
     checkAccess(route, caller);
     const params = route.params ? parseInput<Record<string, never>>(route.params, copyInput(call.params)) : {};
     const input = route.input ? parseInput<Record<string, never>>(route.input, copyInput(rawInput ?? {})) : {};
+    const admin = caller.user?.admin === true;
+    if (!admin) applyAdminOnly(route, input);
     // A sign-in is refused while its address or login has used up its failures, even with the right password.
     const signInKeys = route.signInLogin ? env.throttle.keys(call.clientAddress, route.signInLogin(input)) : [];
     await env.throttle.check(signInKeys);
     const baseUrl = env.baseUrl ?? call.baseUrl ?? 'http://localhost';
     const execute = async (txEm: EntityManager) => {
-      const result = await route.run(new Context(txEm, caller, env, baseUrl), params, input);
-      // Checked before the transaction commits: an answer outside its schema changes nothing.
-      if (env.checkResponses && route.response) {
-        const mismatches = responseMismatches(route.response, route.paginated ? (result as Page<unknown>).items : result);
+      const ctx = new Context(txEm, caller, env, baseUrl);
+      await loadScope(route, ctx, params);
+      const result = await route.run(ctx, params, input);
+      // Checked before the transaction commits, against the caller's own shape: an answer outside it changes nothing.
+      const response = responseFor(route, admin);
+      if (env.checkResponses && response) {
+        const mismatches = responseMismatches(response, route.paginated ? (result as Page<unknown>).items : result);
         if (mismatches.length) throw new Error(`${route.method} ${route.path} answered outside its schema: ${mismatches.join('; ')}`);
       }
       return result;

@@ -1,21 +1,5 @@
-import { Type } from 'typebox';
-import { Pagination } from '../schemas/common.js';
-import {
-  CreateEmailInput,
-  CreateGpgKeyInput,
-  CreateSshKeyInput,
-  Email,
-  EmailId,
-  GpgKey,
-  KeyId,
-  SshKey,
-  UserEmailId,
-  UserKeyId,
-} from '../schemas/keys.js';
-import { UserId, UserIdOrUsername } from '../schemas/users.js';
+import { CreateEmailInput, CreateGpgKeyInput, CreateSshKeyInput, Email, GpgKey, SshKey } from '../schemas/keys.js';
 import { defineRoute } from './route.js';
-
-const PageQuery = Type.Object(Pagination);
 
 /** An armored GPG key of up to a million characters, its line breaks escaped in JSON, and the fields around it. */
 const GPG_KEY_BODY_LIMIT = 2 * 1024 * 1024;
@@ -23,12 +7,12 @@ const GPG_KEY_BODY_LIMIT = 2 * 1024 * 1024;
 export const sshKeys = {
   list: defineRoute({
     method: 'GET', path: '/user/keys', summary: "The current user's SSH keys", auth: 'user', readUser: true,
-    input: PageQuery, response: Type.Array(SshKey), paginated: true,
+    list: SshKey,
     run: (ctx, _params, input) => ctx.sshKeys.list(ctx.user, input),
   }),
   get: defineRoute({
     method: 'GET', path: '/user/keys/:key_id', summary: 'One SSH key of the current user', auth: 'user', readUser: true,
-    params: KeyId, response: SshKey,
+    response: SshKey,
     run: (ctx, { key_id }) => ctx.sshKeys.get(ctx.user, key_id),
   }),
   create: defineRoute({
@@ -38,40 +22,39 @@ export const sshKeys = {
   }),
   delete: defineRoute({
     method: 'DELETE', path: '/user/keys/:key_id', summary: 'Delete an SSH key of the current user', auth: 'user',
-    params: KeyId,
     run: (ctx, { key_id }) => ctx.sshKeys.delete(ctx.user, key_id),
   }),
   listForUser: defineRoute({
     method: 'GET', path: '/users/:id/keys', summary: "A user's SSH keys (the user by ID or, as newer clients send it, by username)", auth: 'admin', readUser: true,
-    params: UserIdOrUsername, input: PageQuery, response: Type.Array(SshKey), paginated: true,
-    run: async (ctx, { id }, input) => ctx.sshKeys.list(await ctx.users.find(id), input),
+    scope: 'userByIdOrUsername', list: SshKey,
+    run: (ctx, { user }, input) => ctx.sshKeys.list(user, input),
   }),
   getForUser: defineRoute({
     method: 'GET', path: '/users/:id/keys/:key_id', summary: "One of a user's SSH keys", auth: 'admin', readUser: true,
-    params: UserKeyId, response: SshKey,
-    run: async (ctx, { id, key_id }) => ctx.sshKeys.get(await ctx.users.find(id), key_id),
+    scope: 'user', response: SshKey,
+    run: (ctx, { user, key_id }) => ctx.sshKeys.get(user, key_id),
   }),
   createForUser: defineRoute({
     method: 'POST', path: '/users/:id/keys', summary: 'Add an SSH key to a user', auth: 'admin',
-    params: UserId, input: CreateSshKeyInput, response: SshKey,
-    run: async (ctx, { id }, input) => ctx.sshKeys.create(await ctx.users.find(id), input),
+    scope: 'user', input: CreateSshKeyInput, response: SshKey,
+    run: (ctx, { user }, input) => ctx.sshKeys.create(user, input),
   }),
   deleteForUser: defineRoute({
     method: 'DELETE', path: '/users/:id/keys/:key_id', summary: "Delete a user's SSH key", auth: 'admin',
-    params: UserKeyId,
-    run: async (ctx, { id, key_id }) => ctx.sshKeys.delete(await ctx.users.find(id), key_id),
+    scope: 'user',
+    run: (ctx, { user, key_id }) => ctx.sshKeys.delete(user, key_id),
   }),
 };
 
 export const gpgKeys = {
   list: defineRoute({
     method: 'GET', path: '/user/gpg_keys', summary: "The current user's GPG keys", auth: 'user', readUser: true,
-    input: PageQuery, response: Type.Array(GpgKey), paginated: true,
+    list: GpgKey,
     run: (ctx, _params, input) => ctx.gpgKeys.list(ctx.user, input),
   }),
   get: defineRoute({
     method: 'GET', path: '/user/gpg_keys/:key_id', summary: 'One GPG key of the current user', auth: 'user', readUser: true,
-    params: KeyId, response: GpgKey,
+    response: GpgKey,
     run: (ctx, { key_id }) => ctx.gpgKeys.get(ctx.user, key_id),
   }),
   create: defineRoute({
@@ -81,40 +64,39 @@ export const gpgKeys = {
   }),
   delete: defineRoute({
     method: 'DELETE', path: '/user/gpg_keys/:key_id', summary: 'Delete a GPG key of the current user', auth: 'user',
-    params: KeyId,
     run: (ctx, { key_id }) => ctx.gpgKeys.delete(ctx.user, key_id),
   }),
   listForUser: defineRoute({
     method: 'GET', path: '/users/:id/gpg_keys', summary: "A user's GPG keys", auth: 'admin', readUser: true,
-    params: UserId, input: PageQuery, response: Type.Array(GpgKey), paginated: true,
-    run: async (ctx, { id }, input) => ctx.gpgKeys.list(await ctx.users.find(id), input),
+    scope: 'user', list: GpgKey,
+    run: (ctx, { user }, input) => ctx.gpgKeys.list(user, input),
   }),
   getForUser: defineRoute({
     method: 'GET', path: '/users/:id/gpg_keys/:key_id', summary: "One of a user's GPG keys", auth: 'admin', readUser: true,
-    params: UserKeyId, response: GpgKey,
-    run: async (ctx, { id, key_id }) => ctx.gpgKeys.get(await ctx.users.find(id), key_id),
+    scope: 'user', response: GpgKey,
+    run: (ctx, { user, key_id }) => ctx.gpgKeys.get(user, key_id),
   }),
   createForUser: defineRoute({
     method: 'POST', path: '/users/:id/gpg_keys', summary: 'Add a GPG key to a user (`key`, or `key_id` as the reference spells it)', auth: 'admin',
-    params: UserId, input: CreateGpgKeyInput, bodyLimit: GPG_KEY_BODY_LIMIT, response: GpgKey,
-    run: async (ctx, { id }, input) => ctx.gpgKeys.create(await ctx.users.find(id), input),
+    scope: 'user', input: CreateGpgKeyInput, bodyLimit: GPG_KEY_BODY_LIMIT, response: GpgKey,
+    run: (ctx, { user }, input) => ctx.gpgKeys.create(user, input),
   }),
   deleteForUser: defineRoute({
     method: 'DELETE', path: '/users/:id/gpg_keys/:key_id', summary: "Delete a user's GPG key", auth: 'admin',
-    params: UserKeyId,
-    run: async (ctx, { id, key_id }) => ctx.gpgKeys.delete(await ctx.users.find(id), key_id),
+    scope: 'user',
+    run: (ctx, { user, key_id }) => ctx.gpgKeys.delete(user, key_id),
   }),
 };
 
 export const emails = {
   list: defineRoute({
     method: 'GET', path: '/user/emails', summary: "The current user's secondary e-mail addresses", auth: 'user', readUser: true,
-    input: PageQuery, response: Type.Array(Email), paginated: true,
+    list: Email,
     run: (ctx, _params, input) => ctx.emails.list(ctx.user, input),
   }),
   get: defineRoute({
     method: 'GET', path: '/user/emails/:email_id', summary: 'One e-mail address of the current user', auth: 'user', readUser: true,
-    params: EmailId, response: Email,
+    response: Email,
     run: (ctx, { email_id }) => ctx.emails.get(ctx.user, email_id),
   }),
   create: defineRoute({
@@ -124,27 +106,26 @@ export const emails = {
   }),
   delete: defineRoute({
     method: 'DELETE', path: '/user/emails/:email_id', summary: 'Delete an e-mail address of the current user', auth: 'user',
-    params: EmailId,
     run: (ctx, { email_id }) => ctx.emails.delete(ctx.user, email_id),
   }),
   listForUser: defineRoute({
     method: 'GET', path: '/users/:id/emails', summary: "A user's secondary e-mail addresses", auth: 'admin', readUser: true,
-    params: UserId, input: PageQuery, response: Type.Array(Email), paginated: true,
-    run: async (ctx, { id }, input) => ctx.emails.list(await ctx.users.find(id), input),
+    scope: 'user', list: Email,
+    run: (ctx, { user }, input) => ctx.emails.list(user, input),
   }),
   getForUser: defineRoute({
     method: 'GET', path: '/users/:id/emails/:email_id', summary: "One of a user's secondary e-mail addresses", auth: 'admin', readUser: true,
-    params: UserEmailId, response: Email,
-    run: async (ctx, { id, email_id }) => ctx.emails.get(await ctx.users.find(id), email_id),
+    scope: 'user', response: Email,
+    run: (ctx, { user, email_id }) => ctx.emails.get(user, email_id),
   }),
   createForUser: defineRoute({
     method: 'POST', path: '/users/:id/emails', summary: 'Add an e-mail address to a user', auth: 'admin',
-    params: UserId, input: CreateEmailInput, response: Email,
-    run: async (ctx, { id }, input) => ctx.emails.create(await ctx.users.find(id), input),
+    scope: 'user', input: CreateEmailInput, response: Email,
+    run: (ctx, { user }, input) => ctx.emails.create(user, input),
   }),
   deleteForUser: defineRoute({
     method: 'DELETE', path: '/users/:id/emails/:email_id', summary: "Delete a user's e-mail address", auth: 'admin',
-    params: UserEmailId,
-    run: async (ctx, { id, email_id }) => ctx.emails.delete(await ctx.users.find(id), email_id),
+    scope: 'user',
+    run: (ctx, { user, email_id }) => ctx.emails.delete(user, email_id),
   }),
 };

@@ -1,4 +1,3 @@
-import { Type } from 'typebox';
 import { Metadata } from '../schemas/instance.js';
 import { Version } from '../schemas/users.js';
 import { API_VERSION, FORGEKIT_VERSION } from '../version.js';
@@ -14,10 +13,5 @@ export const instance = {
     method: 'GET', path: '/metadata', summary: 'The version of the API this service implements, as newer clients ask for it', auth: 'user', readUser: true,
     response: Metadata,
     run: async () => ({ version: API_VERSION, revision: `forgekit-${FORGEKIT_VERSION}`, kas: { enabled: false, externalUrl: null, version: null }, enterprise: false }),
-  }),
-  openapi: defineRoute({
-    method: 'GET', path: '/openapi.json', summary: 'This API as an OpenAPI 3.1 document', auth: 'public', keepsJsonSuffix: true,
-    response: Type.Record(Type.String(), Type.Unknown()),
-    run: async (ctx) => (await import('./openapi.js')).openApiDocument(ctx.baseUrl),
   }),
 };

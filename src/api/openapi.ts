@@ -3,25 +3,9 @@ import { scopesFor } from '../auth/access.js';
 import * as schemaModules from '../schemas/index.js';
 import { ErrorMessage, OAuthError, ValidationError } from '../schemas/errors.js';
 import { API_VERSION, FORGEKIT_VERSION } from '../version.js';
-import { allRoutes, type RouteTable } from './index.js';
-import { successStatus, type AnyRoute } from './route.js';
+import { PerCaller, successStatus, type AnyRoute, type NamedRoute, type Shape } from './route.js';
 
 type JsonObject = Record<string, unknown>;
-
-/** The route groups, each a tag. */
-const tagDescriptions: Record<keyof RouteTable, string> = {
-  users: 'Users: lists, profiles, avatars, the current user; creating, changing, blocking and deleting users (administrators)',
-  sshKeys: 'SSH keys of the current user, and of any user (administrators)',
-  gpgKeys: 'GPG keys of the current user, and of any user (administrators)',
-  emails: 'Secondary e-mail addresses of the current user, and of any user (administrators)',
-  customAttributes: 'Custom attributes of users: key-value pairs that administrators set',
-  applicationSettings: 'The instance-wide application settings (administrators)',
-  personalAccessTokens: 'Personal access tokens: created for a user by an administrator; listed and revoked by their owner',
-  impersonationTokens: 'Impersonation tokens: tokens that administrators create to act as a user',
-  session: 'Signing in with a password for a private token',
-  oauth: 'OAuth 2 access tokens (password and refresh token grants)',
-  instance: 'What the service is: its version and this document',
-};
 
 /** Every schema src/schemas exports (TypeBox marks each schema it builds with its kind), by name. */
 const namedSchemas = Object.entries(schemaModules as Record<string, unknown>).filter(
@@ -75,8 +59,8 @@ const errorResponses = {
  * (src/api/invoke.ts, src/http/router.ts) does with the route.
  */
 function errorsOf(route: AnyRoute, group: string, readsBody: boolean): JsonObject {
-  // The token endpoint answers its own failures in the OAuth shape.
-  const oauth = group === ('oauth' satisfies keyof RouteTable);
+  // The token endpoint (group `oauth` of the table) answers its own failures in the OAuth shape.
+  const oauth = group === 'oauth';
   const takesToken = !route.signInLogin;
   const errors: Record<number, keyof typeof errorResponses> = {};
   if (route.params || route.input) errors[400] = oauth ? 'OAuthBadRequest' : 'BadRequest';
@@ -110,14 +94,20 @@ function security(route: AnyRoute): JsonObject[] {
   return route.auth === 'public' ? [{}, ...tokens] : tokens;
 }
 
+/** A response schema; one per caller kind as `oneOf`, administrators' first. */
+function responseSchema(response: Shape): unknown {
+  if (!(response instanceof PerCaller)) return reference(response);
+  return { oneOf: [reference(response.admin), reference(response.other)] as JsonObject[], description: 'the first shape for administrators, the second for everyone else' };
+}
+
 /**
  * The OpenAPI 3.1 document of the whole route table. Served, its server is the service's base URL; without
  * one (docs/openapi.json) it is `/`, relative to wherever the document is read from (what OpenAPI assumes
  * when `servers` is absent), and a client gives its own base URL.
  */
-export function openApiDocument(baseUrl?: string): JsonObject {
+export function buildOpenApiDocument(routes: NamedRoute[], groups: Record<string, string>, baseUrl?: string): JsonObject {
   const paths: Record<string, JsonObject> = {};
-  for (const { group, name, route } of allRoutes()) {
+  for (const { group, name, route } of routes) {
     const path = (route.root ? '' : '/api/v4') + route.path.replace(/:([A-Za-z_]+)/g, '{$1}');
     const parameters: JsonObject[] = Object.entries(route.params?.properties ?? {}).map(([parameter, schema]) => ({
       name: parameter,
@@ -144,7 +134,7 @@ export function openApiDocument(baseUrl?: string): JsonObject {
       ? { description: 'no content' }
       : route.raw
         ? { description: 'the file', content: { '*/*': { schema: { type: 'string', format: 'binary' } } } }
-        : { description: 'success', content: { 'application/json': { schema: reference(route.response) } } };
+        : { description: 'success', content: { 'application/json': { schema: responseSchema(route.response) } } };
     if (route.paginated) {
       success.headers = Object.fromEntries(
         ['Link', 'X-Total', 'X-Total-Pages', 'X-Per-Page', 'X-Page', 'X-Next-Page', 'X-Prev-Page'].map((header) => [header, { schema: { type: 'string' } }]),
@@ -169,7 +159,7 @@ export function openApiDocument(baseUrl?: string): JsonObject {
       description: `The project-hosting REST API (compatible with the v4 API of version ${API_VERSION} of the original service).`,
     },
     servers: [{ url: baseUrl ?? '/' }],
-    tags: Object.entries(tagDescriptions).map(([tag, description]) => ({ name: tag, description })),
+    tags: Object.entries(groups).map(([tag, description]) => ({ name: tag, description })),
     paths,
     components: {
       schemas: Object.fromEntries(namedSchemas.map(([name, schema]) => [name, expand(schema)])),

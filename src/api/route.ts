@@ -1,29 +1,60 @@
-import type { Static, TArray, TObject, TSchema } from 'typebox';
+import { Type, type Static, type TObject, type TSchema } from 'typebox';
+import type { Ability } from '../auth/abilities.js';
+import { Pagination } from '../schemas/common.js';
 import type { Context } from '../services/context.js';
+import type { ListResult, Page, PageQuery } from '../services/pagination.js';
+import {
+  isPathParameter,
+  PATH_PARAMETERS,
+  pathParameterNames,
+  SCOPE_PARAMETERS,
+  type PathNames,
+  type PathParameterName,
+  type PathParameterTypes,
+  type ScopeId,
+  type ScopeName,
+} from './params.js';
+import type { ScopeAbility, ScopeEntry } from './scopes.js';
 
 /** Who may call a route: anyone, any signed-in user, or administrators only. */
 export type AuthRule = 'public' | 'user' | 'admin';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
-/** One page of a list, as services return it: the page's items and the size of the whole list. */
-export interface Page<T> {
-  items: T[];
-  total: number;
-  page: number;
-  perPage: number;
+/**
+ * An answer whose shape depends on the caller: administrators get `admin`, everyone else `other`. The
+ * response check holds each caller to its own shape, so a field meant for administrators cannot reach
+ * anyone else unnoticed.
+ */
+export class PerCaller<Admin extends TSchema = TSchema, Other extends TSchema = TSchema> {
+  constructor(
+    readonly admin: Admin,
+    readonly other: Other,
+  ) {}
 }
 
-type Maybe<S extends TSchema | undefined> = S extends TSchema ? Static<S> : Record<string, never>;
+export const perCaller = <Admin extends TSchema, Other extends TSchema>(admin: Admin, other: Other) => new PerCaller(admin, other);
 
-/** What `run` resolves to: the response, a page of it for lists, nothing for 204 answers. */
-export type RunResult<R extends TSchema | undefined, Paginated extends boolean> = R extends TSchema
-  ? Paginated extends true
-    ? R extends TArray<infer Item>
-      ? Page<Static<Item>>
-      : never
-    : Static<R>
-  : void;
+/** A response: one schema, or one per caller kind. */
+export type Shape = TSchema | PerCaller;
+type StaticShape<S> = S extends PerCaller<infer Admin, infer Other> ? Static<Admin> | Static<Other> : S extends TSchema ? Static<S> : void;
+
+/** A route's path parameters: the scope's type for the first one when the route has a scope, the registry's for the rest. */
+type ParamsOf<Path extends string, Scope extends ScopeName | undefined> = {
+  [Name in PathNames<Path>[number]]: Scope extends ScopeName
+    ? Name extends PathNames<Path>[0]
+      ? ScopeId<Scope>
+      : Name extends PathParameterName
+        ? PathParameterTypes[Name]
+        : never
+    : Name extends PathParameterName
+      ? PathParameterTypes[Name]
+      : never;
+};
+
+/** A route's input: its own parameters, and the page it asks for when it is a list. */
+type InputOf<Input extends TObject | undefined, Item extends Shape | undefined> = (Input extends TObject ? Static<Input> : {}) &
+  (Item extends Shape ? PageQuery : {});
 
 /**
  * What the table's type says of a route: everything but `run`. The in-process API's types come from it, so
@@ -31,13 +62,13 @@ export type RunResult<R extends TSchema | undefined, Paginated extends boolean> 
  */
 export interface RouteSpec<
   Path extends string = string,
-  Params extends TObject | undefined = TObject | undefined,
+  Scope extends ScopeName | undefined = ScopeName | undefined,
   Input extends TObject | undefined = TObject | undefined,
-  Response extends TSchema | undefined = TSchema | undefined,
-  Paginated extends boolean = boolean,
+  Response extends Shape | undefined = Shape | undefined,
+  Item extends Shape | undefined = Shape | undefined,
 > {
   method: HttpMethod;
-  /** Relative to `/api/v4` (to the mount point when `root`); `:name` marks a path parameter. */
+  /** Relative to `/api/v4` (to the mount point when `root`); `:name` marks a path parameter (see params.ts). */
   path: Path;
   /** Served beside `/api/v4` rather than under it (`/oauth/token`). */
   root?: boolean;
@@ -45,14 +76,18 @@ export interface RouteSpec<
   auth: AuthRule;
   /** GET routes that a token limited to the `read_user` scope may call. */
   readUser?: boolean;
-  params?: Params;
+  /** The resource the path's first parameter names: loaded before `run` (404 when missing), handed to it. */
+  scope?: Scope;
+  /** What the caller must be able to do with the scope's resource (403; 404 where its existence is hidden). */
+  ability?: Ability;
   /** Query string, form fields and JSON body, merged. */
   input?: Input;
-  /** Absent for answers without content (204). */
+  /** The answer; absent for answers without content (204) and for lists. */
   response?: Response;
+  /** A list of these: paginated (`page`, `per_page`), answered with `Link` and `X-*` headers. */
+  list?: Item;
   /** Success status; 201 for POST and 204 without a response unless given. */
   status?: number;
-  paginated?: Paginated;
   /** The last path parameter may end in `.json` and keeps it (a file path, say). */
   keepsJsonSuffix?: boolean;
   /** The answer is a file's bytes with its content type (`run` gives a RawFile), not JSON. */
@@ -66,61 +101,105 @@ export const DEFAULT_BODY_LIMIT = 256 * 1024;
 
 /** A route as written in the table: its description and the service call it makes. */
 export interface RouteDefinition<
-  Path extends string = string,
-  Params extends TObject | undefined = TObject | undefined,
-  Input extends TObject | undefined = TObject | undefined,
-  Response extends TSchema | undefined = TSchema | undefined,
-  Paginated extends boolean = boolean,
-> extends RouteSpec<Path, Params, Input, Response, Paginated> {
-  run(ctx: Context, params: Maybe<Params>, input: Maybe<Input>): Promise<RunResult<Response, Paginated>>;
+  Path extends string,
+  Scope extends ScopeName | undefined,
+  Input extends TObject | undefined,
+  Response extends Shape | undefined,
+  Item extends Shape | undefined,
+> extends RouteSpec<Path, Scope, Input, Response, Item> {
+  /** Only an ability that applies to the scope's resource. */
+  ability?: ScopeAbility<Scope>;
+  run(
+    ctx: Context,
+    params: ParamsOf<Path, Scope> & ScopeEntry<Scope>,
+    input: InputOf<Input, Item>,
+  ): Promise<Item extends Shape ? Page<StaticShape<Item>> : StaticShape<Response>>;
   /** A sign-in route: the login it tries, so that failed sign-ins are throttled per login too. */
-  signInLogin?(input: Maybe<Input>): string | undefined;
+  signInLogin?(input: InputOf<Input, Item>): string | undefined;
 }
 
-/** A route as the pipeline runs it, its types erased. */
-export type AnyRoute = RouteSpec<string, TObject | undefined, TObject | undefined, TSchema | undefined, boolean> & {
-  run(ctx: Context, params: Record<string, never>, input: Record<string, never>): Promise<unknown>;
-  signInLogin?(input: Record<string, never>): string | undefined;
-};
+/** A route as the pipeline runs it, its types erased and its schemas complete. */
+export interface AnyRoute extends RouteSpec<string, ScopeName | undefined, TObject | undefined, Shape | undefined, Shape | undefined> {
+  /** The path parameters, from the path (undefined without any). */
+  params?: TObject;
+  /** For lists, the route's own input and the pagination parameters. */
+  input?: TObject;
+  /** For lists, an array of the items. */
+  response?: Shape;
+  paginated: boolean;
+  run(ctx: Context, params: Record<string, unknown>, input: Record<string, unknown>): Promise<unknown>;
+  signInLogin?(input: Record<string, unknown>): string | undefined;
+}
+
+/** A route with its place in the table: `hosting.<group>.<name>`. */
+export interface NamedRoute {
+  group: string;
+  name: string;
+  route: AnyRoute;
+}
+
+const arrayOf = (item: Shape): Shape => (item instanceof PerCaller ? new PerCaller(Type.Array(item.admin), Type.Array(item.other)) : Type.Array(item));
+
+/** The path parameters' schema: the scope's for the first, the registry's for the rest. */
+function pathSchema(path: string, scope: ScopeName | undefined): TObject | undefined {
+  const names = pathParameterNames(path);
+  if (!names.length) return undefined;
+  return Type.Object(
+    Object.fromEntries(
+      names.map((name, index) => {
+        if (scope && index === 0) return [name, SCOPE_PARAMETERS[scope]];
+        if (!isPathParameter(name)) throw new Error(`${path}: the path parameter :${name} is not in PATH_PARAMETERS (src/api/params.ts)`);
+        return [name, PATH_PARAMETERS[name]];
+      }),
+    ),
+  );
+}
 
 export function defineRoute<
   const Path extends string,
-  Params extends TObject | undefined = undefined,
+  const Scope extends ScopeName | undefined = undefined,
   Input extends TObject | undefined = undefined,
-  Response extends TSchema | undefined = undefined,
-  Paginated extends boolean = false,
->(route: RouteDefinition<Path, Params, Input, Response, Paginated>): RouteSpec<Path, Params, Input, Response, Paginated> {
-  return route;
+  Response extends Shape | undefined = undefined,
+  Item extends Shape | undefined = undefined,
+>(route: RouteDefinition<Path, Scope, Input, Response, Item>): RouteSpec<Path, Scope, Input, Response, Item> {
+  const list = route.list as Shape | undefined;
+  const input = route.input as TObject | undefined;
+  const complete: AnyRoute = {
+    ...(route as unknown as AnyRoute),
+    params: pathSchema(route.path, route.scope),
+    input: list ? Type.Object({ ...Pagination, ...input?.properties }) : input,
+    response: list ? arrayOf(list) : (route.response as Shape | undefined),
+    paginated: list !== undefined,
+  };
+  // The table's type describes the route as written; the pipeline reads the completed route behind it.
+  return complete as unknown as RouteSpec<Path, Scope, Input, Response, Item>;
 }
 
 export function successStatus(route: AnyRoute): number {
   return route.status ?? (!route.response ? 204 : route.method === 'POST' ? 201 : 200);
 }
 
-// ---- the in-process signature of a route: (...path parameters, input?) => response ----
+/** The schema a caller's answer is held to. */
+export function responseFor(route: AnyRoute, admin: boolean): TSchema | undefined {
+  const response = route.response;
+  return response instanceof PerCaller ? (admin ? response.admin : response.other) : response;
+}
 
-type PathNames<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
-  ? [Name, ...PathNames<Rest>]
-  : P extends `${string}:${infer Name}`
-    ? [Name]
-    : [];
+// ---- the in-process signature of a route: (...path parameters, input?) => response ----
 
 type PathArgs<Names extends string[], Params> = { [K in keyof Names]: Names[K] extends keyof Params ? Params[Names[K]] : never };
 
-type InputArg<Input extends TObject | undefined> = Input extends TObject
-  ? {} extends Static<Input>
-    ? [input?: Static<Input>]
-    : [input: Static<Input>]
-  : [];
-
-type Returned<R extends TSchema | undefined> = R extends TSchema ? Static<R> : void;
+type InputArg<Input extends TObject | undefined, Item extends Shape | undefined> = Input extends TObject
+  ? {} extends InputOf<Input, Item>
+    ? [input?: InputOf<Input, Item>]
+    : [input: InputOf<Input, Item>]
+  : Item extends Shape
+    ? [input?: PageQuery]
+    : [];
 
 export type RouteCall<R> =
-  R extends RouteSpec<infer Path, infer Params, infer Input, infer Response, boolean>
-    ? (...args: [...PathArgs<PathNames<Path>, Maybe<Params>>, ...InputArg<Input>]) => Promise<Returned<Response>>
+  R extends RouteSpec<infer Path, infer Scope, infer Input, infer Response, infer Item>
+    ? (
+        ...args: [...PathArgs<PathNames<Path>, ParamsOf<Path, Scope>>, ...InputArg<Input, Item>]
+      ) => Promise<Item extends Shape ? ListResult<StaticShape<Item>> : StaticShape<Response>>
     : never;
-
-/** The names of a path's parameters, in order. */
-export function pathParameterNames(path: string): string[] {
-  return [...path.matchAll(/:([A-Za-z_]+)/g)].map((match) => match[1]);
-}

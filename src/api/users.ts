@@ -1,7 +1,6 @@
 import { Type } from 'typebox';
 import { BooleanResult, RawFile } from '../schemas/common.js';
 import {
-  AvatarPath,
   CreateUserInput,
   DeleteUserInput,
   GetUserQuery,
@@ -9,12 +8,11 @@ import {
   UpdateUserInput,
   UserBasic,
   UserFull,
-  UserId,
   UserProfile,
   UserSelf,
   UserWithPrivateToken,
 } from '../schemas/users.js';
-import { defineRoute } from './route.js';
+import { defineRoute, perCaller } from './route.js';
 
 /** Routes that take an avatar: the image (at most 200 KB) and the fields around it. */
 const WITH_AVATAR = 1024 * 1024;
@@ -27,8 +25,7 @@ export const users = {
     auth: 'user',
     readUser: true,
     input: ListUsersQuery,
-    response: Type.Array(Type.Union([UserBasic, UserFull])),
-    paginated: true,
+    list: perCaller(UserFull, UserBasic),
     run: (ctx, _params, input) => ctx.users.list(input),
   }),
   get: defineRoute({
@@ -37,10 +34,11 @@ export const users = {
     summary: 'A single user',
     auth: 'user',
     readUser: true,
-    params: UserId,
+    scope: 'user',
+    ability: 'read_user',
     input: GetUserQuery,
-    response: Type.Union([UserProfile, UserFull]),
-    run: (ctx, { id }, input) => ctx.users.get(id, ctx.isAdmin ? input : {}),
+    response: perCaller(UserFull, UserProfile),
+    run: (ctx, { user }, input) => ctx.users.present(user, input),
   }),
   current: defineRoute({
     method: 'GET',
@@ -48,7 +46,7 @@ export const users = {
     summary: 'The current user (an administrator signed in with a private token also sees it)',
     auth: 'user',
     readUser: true,
-    response: Type.Union([UserSelf, UserFull, UserWithPrivateToken]),
+    response: perCaller(Type.Union([UserFull, UserWithPrivateToken]), UserSelf),
     run: (ctx) => ctx.users.current(),
   }),
   create: defineRoute({
@@ -66,29 +64,29 @@ export const users = {
     path: '/users/:id',
     summary: 'Modify a user (a taken username or e-mail answers 404)',
     auth: 'admin',
-    params: UserId,
+    scope: 'user',
     input: UpdateUserInput,
     bodyLimit: WITH_AVATAR,
     response: UserFull,
-    run: (ctx, { id }, input) => ctx.users.update(id, input),
+    run: (ctx, { user }, input) => ctx.users.update(user, input),
   }),
   delete: defineRoute({
     method: 'DELETE',
     path: '/users/:id',
     summary: 'Delete a user',
     auth: 'admin',
-    params: UserId,
+    scope: 'user',
     input: DeleteUserInput,
-    run: (ctx, { id }) => ctx.users.delete(id),
+    run: (ctx, { user }) => ctx.users.delete(user),
   }),
   block: defineRoute({
     method: 'POST',
     path: '/users/:id/block',
     summary: 'Block a user: it can no longer authenticate',
     auth: 'admin',
-    params: UserId,
+    scope: 'user',
     response: BooleanResult,
-    run: (ctx, { id }) => ctx.users.block(id),
+    run: (ctx, { user }) => ctx.users.block(user),
   }),
   avatar: defineRoute({
     method: 'GET',
@@ -98,7 +96,6 @@ export const users = {
     keepsJsonSuffix: true,
     summary: "A user's uploaded avatar, the target of its `avatar_url`; served beside /api/v4",
     auth: 'public',
-    params: AvatarPath,
     response: RawFile,
     run: (ctx, { id, filename }) => ctx.users.avatar(id, filename),
   }),
@@ -107,8 +104,8 @@ export const users = {
     path: '/users/:id/unblock',
     summary: 'Unblock a user',
     auth: 'admin',
-    params: UserId,
+    scope: 'user',
     response: BooleanResult,
-    run: (ctx, { id }) => ctx.users.unblock(id),
+    run: (ctx, { user }) => ctx.users.unblock(user),
   }),
 };

@@ -1,4 +1,4 @@
-import type { NamedRoute } from '../api/index.js';
+import type { NamedRoute } from '../api/route.js';
 import type { AnyRoute } from '../api/route.js';
 
 interface CompiledRoute {

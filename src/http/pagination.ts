@@ -1,10 +1,10 @@
 import type { Request, Response } from 'express';
-import type { Page } from '../api/route.js';
+import { totalPages as countPages, type Page } from '../services/pagination.js';
 import { withoutCredentials } from './credentials.js';
 
 /** `Link` (complete URLs) and the six `X-*` headers of a list answer. */
 export function setPaginationHeaders(req: Request, res: Response, origin: string, page: Page<unknown>): void {
-  const totalPages = Math.max(1, Math.ceil(page.total / page.perPage));
+  const totalPages = countPages(page);
   // Credentials in the query string are not repeated in the links.
   const url = withoutCredentials(new URL(req.originalUrl, origin));
   const link = (number: number, rel: string) => {

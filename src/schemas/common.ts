@@ -46,6 +46,16 @@ export const DateOnly = Type.String({ format: 'date' });
  */
 export const DateTimeInput = Type.String({ format: 'iso8601', maxLength: 64 });
 
+/** What the pipeline does when someone but an administrator gives an administrators' parameter. */
+export type AdminOnlyRule = 'forbidden' | 'ignored';
+
+/**
+ * A parameter for administrators only. Given by anyone else it answers 403 (`forbidden`) or is dropped
+ * (`ignored`), as the original service does for that parameter; the pipeline enforces it for every route, and
+ * the OpenAPI document shows it as `x-admin-only`.
+ */
+export const AdminOnly = <T extends TSchema>(schema: T, otherwise: AdminOnlyRule): T => ({ ...schema, 'x-admin-only': otherwise });
+
 /** Page selection, accepted by every list; out-of-range pages and sizes are read as the nearest valid one. */
 export const Pagination = {
   page: Type.Optional(Int32({ description: 'Page to return, from 1', default: 1 })),

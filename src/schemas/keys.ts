@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { BoundedText, DateTime, Int32 } from './common.js';
+import { BoundedText, DateTime } from './common.js';
 
 const closed = { additionalProperties: false } as const;
 
@@ -14,11 +14,6 @@ export type GpgKey = Static<typeof GpgKey>;
 
 export const Email = Type.Object({ id: Type.Integer(), email: Type.String() }, { ...closed, title: 'Email' });
 export type Email = Static<typeof Email>;
-
-export const KeyId = Type.Object({ key_id: Int32() });
-export const UserKeyId = Type.Object({ id: Int32({ description: 'user ID' }), key_id: Int32() });
-export const EmailId = Type.Object({ email_id: Int32() });
-export const UserEmailId = Type.Object({ id: Int32({ description: 'user ID' }), email_id: Int32() });
 
 /** The original's limits (key.rb): a title of 255 characters, a key of 5000. */
 export const CreateSshKeyInput = Type.Object({ title: BoundedText(), key: BoundedText({ maxLength: 5000 }) });

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { BoundedText, DateOnly, DateTime, Int32, LIST_MAX, Nullable, Pagination, PASSWORD_MAX } from './common.js';
+import { AdminOnly, BoundedText, DateOnly, DateTime, Int32, LIST_MAX, Nullable, PASSWORD_MAX } from './common.js';
 
 /**
  * The repository and registry scopes admit git and registry access, which forgekit does not serve over the
@@ -47,7 +47,6 @@ export type ImpersonationToken = Static<typeof ImpersonationToken>;
 export type ImpersonationTokenWithToken = Static<typeof ImpersonationTokenWithToken>;
 
 export const ListTokensQuery = Type.Object({
-  ...Pagination,
   state: Type.Optional(Type.Union([Type.Literal('all'), Type.Literal('active'), Type.Literal('inactive')], { default: 'all' })),
 });
 export type ListTokensQuery = Static<typeof ListTokensQuery>;
@@ -66,15 +65,11 @@ export const CreateTokenInput = Type.Object({
 });
 export type CreateTokenInput = Static<typeof CreateTokenInput>;
 
-export const UserTokenPath = Type.Object({ user_id: Int32(), token_id: Int32() });
-export const UserIdPath = Type.Object({ user_id: Int32() });
-
 export const ListAllTokensQuery = Type.Object({
-  ...Pagination,
-  user_id: Type.Optional(Int32({ description: 'administrators only: the tokens of this user' })),
+  user_id: Type.Optional(AdminOnly(Int32({ description: 'the tokens of this user' }), 'ignored')),
   state: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('inactive')])),
 });
-export const TokenIdPath = Type.Object({ token_id: Int32() });
+export type ListAllTokensQuery = Static<typeof ListAllTokensQuery>;
 
 /** POST /oauth/token (resource owner password credentials and refresh token grants). */
 export const OAuthTokenInput = Type.Object({

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { BoundedText, DateOnly, DateTime, DateTimeInput, Int32, INT32_MAX, Nullable, Pagination, PASSWORD_MAX, STRING_MAX, Upload } from './common.js';
+import { AdminOnly, BoundedText, DateOnly, DateTime, DateTimeInput, Int32, INT32_MAX, Nullable, PASSWORD_MAX, STRING_MAX, Upload } from './common.js';
 import { CustomAttribute } from './custom-attributes.js';
 
 const userState = Type.Union([Type.Literal('active'), Type.Literal('blocked')]);
@@ -68,36 +68,28 @@ export type UserSelf = Static<typeof UserSelf>;
 export type UserFull = Static<typeof UserFull>;
 export type UserWithPrivateToken = Static<typeof UserWithPrivateToken>;
 
-export const UserId = Type.Object({ id: Int32({ description: 'user ID' }) });
-/** A user named by ID or by username, where today's clients do that (`GET /users/:id_or_username/keys`). */
-export const UserIdOrUsername = Type.Object({ id: Type.Union([Int32(), BoundedText()], { description: 'user ID or username' }) });
-/** An uploaded avatar's URL: the user and the file name it was uploaded under (a 255-character column). */
-export const AvatarPath = Type.Object({ id: Int32({ description: 'user ID' }), filename: BoundedText() });
-
 export const ListUsersQuery = Type.Object({
-  ...Pagination,
   active: Type.Optional(Type.Boolean({ description: 'only active users (`true`; `false` is not supported)' })),
   blocked: Type.Optional(Type.Boolean({ description: 'only blocked users (`true`; `false` is not supported)' })),
   search: Type.Optional(BoundedText({ description: 'matches e-mail, username or name' })),
   username: Type.Optional(BoundedText()),
-  extern_uid: Type.Optional(BoundedText({ description: 'with `provider`; administrators only' })),
-  provider: Type.Optional(BoundedText()),
-  external: Type.Optional(Type.Boolean({ description: 'administrators only' })),
-  admins: Type.Optional(Type.Boolean({ description: 'only administrators (`true`); for administrators, ignored otherwise' })),
+  extern_uid: Type.Optional(AdminOnly(BoundedText({ description: 'with `provider`' }), 'forbidden')),
+  provider: Type.Optional(AdminOnly(BoundedText({ description: 'with `extern_uid`' }), 'forbidden')),
+  external: Type.Optional(AdminOnly(Type.Boolean(), 'forbidden')),
+  admins: Type.Optional(AdminOnly(Type.Boolean({ description: 'only administrators (`true`)' }), 'ignored')),
   two_factor: Type.Optional(
-    Type.Union([Type.Literal('enabled'), Type.Literal('disabled')], { description: 'by two-factor authentication; for administrators, ignored otherwise' }),
+    AdminOnly(Type.Union([Type.Literal('enabled'), Type.Literal('disabled')], { description: 'by two-factor authentication' }), 'ignored'),
   ),
   created_before: Type.Optional(DateTimeInput),
   created_after: Type.Optional(DateTimeInput),
   custom_attributes: Type.Optional(
     // Keys and values as stored (255 characters); each pair is one more condition, and 50 is past any real filter.
-    Type.Record(Type.String(), BoundedText(), {
-      maxProperties: 50,
-      propertyNames: { maxLength: STRING_MAX },
-      description: '`custom_attributes[key]=value`; administrators only',
-    }),
+    AdminOnly(
+      Type.Record(Type.String(), BoundedText(), { maxProperties: 50, propertyNames: { maxLength: STRING_MAX }, description: '`custom_attributes[key]=value`' }),
+      'ignored',
+    ),
   ),
-  with_custom_attributes: Type.Optional(Type.Boolean({ description: 'include custom attributes; administrators only' })),
+  with_custom_attributes: Type.Optional(AdminOnly(Type.Boolean({ description: 'include custom attributes' }), 'ignored')),
   order_by: Type.Optional(
     Type.Union([Type.Literal('id'), Type.Literal('name'), Type.Literal('username'), Type.Literal('created_at'), Type.Literal('updated_at')], {
       default: 'id',
@@ -108,7 +100,7 @@ export const ListUsersQuery = Type.Object({
 export type ListUsersQuery = Static<typeof ListUsersQuery>;
 
 export const GetUserQuery = Type.Object({
-  with_custom_attributes: Type.Optional(Type.Boolean({ description: 'include custom attributes; administrators only' })),
+  with_custom_attributes: Type.Optional(AdminOnly(Type.Boolean({ description: 'include custom attributes' }), 'ignored')),
 });
 
 /** Profile text: 255 characters each, as the original's columns (and its `bio` validation). */

@@ -1,9 +1,8 @@
-import type { Page } from '../api/route.js';
 import { CustomAttribute, type User } from '../db/entities/index.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import type { CustomAttribute as CustomAttributeShape } from '../schemas/custom-attributes.js';
 import type { Context } from './context.js';
-import { pageRequest, toPage } from './pagination.js';
+import { pageRequest, toPage, type Page } from './pagination.js';
 import { presentCustomAttribute } from './present/users.js';
 
 export class CustomAttributesService {

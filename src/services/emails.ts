@@ -1,10 +1,9 @@
-import type { Page } from '../api/route.js';
 import { Email, User } from '../db/entities/index.js';
 import { takenAttribute } from '../db/unique.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import type { Email as EmailShape } from '../schemas/keys.js';
 import type { Context } from './context.js';
-import { pageRequest, toPage } from './pagination.js';
+import { pageRequest, toPage, type Page } from './pagination.js';
 import { checkEmail, Problems } from './user-validation.js';
 
 const presentEmail = (email: Email): EmailShape => ({ id: email.id, email: email.email });

@@ -1,10 +1,9 @@
 import { readKey } from 'openpgp';
-import type { Page } from '../api/route.js';
 import { GpgKey, type User } from '../db/entities/index.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import type { GpgKey as GpgKeyShape } from '../schemas/keys.js';
 import type { Context } from './context.js';
-import { pageRequest, toPage } from './pagination.js';
+import { pageRequest, toPage, type Page } from './pagination.js';
 import { Problems } from './user-validation.js';
 
 const BEGIN = '-----BEGIN PGP PUBLIC KEY BLOCK-----';

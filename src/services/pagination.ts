@@ -1,7 +1,19 @@
-import type { Page } from '../api/route.js';
-
 export const DEFAULT_PER_PAGE = 20;
 export const MAX_PER_PAGE = 100;
+
+/** One page of a list, as services return it: the page's items and the size of the whole list. */
+export interface Page<T> {
+  items: T[];
+  total: number;
+  page: number;
+  perPage: number;
+}
+
+/** What every list takes. */
+export interface PageQuery {
+  page?: number;
+  per_page?: number;
+}
 
 export interface PageRequest {
   page: number;
@@ -10,7 +22,7 @@ export interface PageRequest {
 }
 
 /** `page` from 1, `per_page` 20 by default and at most 100, as the original service clamps them. */
-export function pageRequest(input: { page?: number; per_page?: number }): PageRequest {
+export function pageRequest(input: PageQuery): PageRequest {
   const page = input.page && input.page > 0 ? input.page : 1;
   const perPage = Math.min(input.per_page && input.per_page > 0 ? input.per_page : DEFAULT_PER_PAGE, MAX_PER_PAGE);
   return { page, perPage, offset: (page - 1) * perPage };
@@ -18,4 +30,22 @@ export function pageRequest(input: { page?: number; per_page?: number }): PageRe
 
 export function toPage<T>(request: PageRequest, items: T[], total: number): Page<T> {
   return { items, total, page: request.page, perPage: request.perPage };
+}
+
+export const totalPages = (page: Page<unknown>): number => Math.max(1, Math.ceil(page.total / page.perPage));
+
+/**
+ * A list as the in-process API answers it: the page's items as an array that also tells the size of the
+ * whole list (`total`, `totalPages`) and which page it is (`page`, `perPage`), as HTTP's X-* headers do.
+ */
+export type ListResult<T> = T[] & { readonly total: number; readonly totalPages: number; readonly page: number; readonly perPage: number };
+
+export function listResult<T>(page: Page<T>): ListResult<T> {
+  // Not enumerable: the array compares, spreads and serialises as the plain list of items.
+  return Object.defineProperties([...page.items], {
+    total: { value: page.total },
+    totalPages: { value: totalPages(page) },
+    page: { value: page.page },
+    perPage: { value: page.perPage },
+  }) as ListResult<T>;
 }

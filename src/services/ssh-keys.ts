@@ -1,12 +1,11 @@
 import sshpk from 'sshpk';
-import type { Page } from '../api/route.js';
 import { SshKey, type User } from '../db/entities/index.js';
 import { takenAttribute } from '../db/unique.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import type { CreateSshKeyInput, SshKey as SshKeyShape } from '../schemas/keys.js';
 import type { SettingsValues } from '../schemas/settings.js';
 import type { Context } from './context.js';
-import { pageRequest, toPage } from './pagination.js';
+import { pageRequest, toPage, type Page } from './pagination.js';
 import { Problems } from './user-validation.js';
 
 const TAKEN = 'has already been taken';

@@ -1,11 +1,10 @@
-import type { Page } from '../api/route.js';
 import { generateToken, tokenDigest, verifyPassword } from '../auth/secrets.js';
 import { AccessToken, User } from '../db/entities/index.js';
 import { BadRequestError, NotFoundError, OAuthError, UnauthorizedError } from '../errors.js';
-import type { CreateTokenInput, ImpersonationToken, ListTokensQuery, OAuthToken, OAuthTokenInput, PersonalAccessToken, SessionInput } from '../schemas/tokens.js';
+import type { CreateTokenInput, ImpersonationToken, ListAllTokensQuery, ListTokensQuery, OAuthToken, OAuthTokenInput, PersonalAccessToken, SessionInput } from '../schemas/tokens.js';
 import type { UserWithPrivateToken } from '../schemas/users.js';
 import type { Context } from './context.js';
-import { pageRequest, toPage } from './pagination.js';
+import { pageRequest, toPage, type Page, type PageQuery } from './pagination.js';
 
 type UserTokenKind = 'personal' | 'impersonation';
 
@@ -98,7 +97,7 @@ export class AccessTokensService {
   }
 
   /** One user's tokens of a kind, or everyone's (`owner` null: GET /personal_access_tokens by an administrator). */
-  async list<Kind extends UserTokenKind>(owner: User | null, kind: Kind, query: ListTokensQuery): Promise<Page<TokenShapes[Kind]>> {
+  async list<Kind extends UserTokenKind>(owner: User | null, kind: Kind, query: ListTokensQuery & PageQuery): Promise<Page<TokenShapes[Kind]>> {
     const request = pageRequest(query);
     const now = new Date();
     const state =
@@ -132,14 +131,25 @@ export class AccessTokensService {
     await this.em.flush();
   }
 
-  /** GET /personal_access_tokens/:id: the caller's own token, or anyone's for an administrator. */
-  async getById(tokenId: number): Promise<PersonalAccessToken> {
-    return presentPersonal(await this.findById(tokenId));
+  /**
+   * GET /personal_access_tokens: the caller's own tokens; an administrator's list has every user's, or one
+   * user's with `user_id`.
+   */
+  async listVisible(query: ListAllTokensQuery & PageQuery): Promise<Page<PersonalAccessToken>> {
+    const owner = !this.ctx.isAdmin ? this.ctx.user : query.user_id !== undefined ? await this.ctx.users.find(query.user_id) : null;
+    return this.list(owner, 'personal', query);
   }
 
-  /** DELETE /personal_access_tokens/:id: the caller's own token, or anyone's for an administrator. */
-  async revokeById(tokenId: number): Promise<void> {
-    const token = await this.findById(tokenId);
+  /** A personal access token by ID, whoever's it is: the route's ability decides who may see it. */
+  findPersonal(tokenId: number): Promise<AccessToken | null> {
+    return this.em.findOne(AccessToken, { id: tokenId, kind: 'personal' });
+  }
+
+  present(token: AccessToken): PersonalAccessToken {
+    return presentPersonal(token);
+  }
+
+  async revokeToken(token: AccessToken): Promise<void> {
     token.revoked = true;
     await this.em.flush();
   }
@@ -149,13 +159,6 @@ export class AccessTokensService {
     const token = this.ctx.caller.token;
     if (!token || (token.kind !== 'personal' && token.kind !== 'impersonation')) throw new NotFoundError('Personal Access Token');
     return presentPersonal(token);
-  }
-
-  /** Another user's token is 404 to a normal caller, as a missing one is. */
-  private async findById(tokenId: number): Promise<AccessToken> {
-    const token = await this.em.findOne(AccessToken, { id: tokenId, kind: 'personal', ...(this.ctx.isAdmin ? {} : { user: this.ctx.user }) });
-    if (!token) throw new NotFoundError('Personal Access Token');
-    return token;
   }
 
   private async find(owner: User, kind: UserTokenKind, tokenId: number): Promise<AccessToken> {

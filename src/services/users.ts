@@ -1,14 +1,13 @@
 import { randomBytes } from 'node:crypto';
 import type { FilterQuery } from '@mikro-orm/core';
-import type { Page } from '../api/route.js';
 import { hashPassword } from '../auth/secrets.js';
 import { CustomAttribute, Email, Identity, User, UserAvatar } from '../db/entities/index.js';
 import { takenAttribute } from '../db/unique.js';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, NotFoundValidationError } from '../errors.js';
+import { BadRequestError, ConflictError, NotFoundError, NotFoundValidationError } from '../errors.js';
 import type { RawFile } from '../schemas/common.js';
 import type { CreateUserInput, ListUsersQuery, UpdateUserInput, UserBasic, UserFull, UserProfile, UserSelf, UserWithPrivateToken } from '../schemas/users.js';
 import type { Context } from './context.js';
-import { pageRequest, toPage } from './pagination.js';
+import { pageRequest, toPage, type Page, type PageQuery } from './pagination.js';
 import { presentCustomAttribute, presentUserBasic, presentUserFull, presentUserProfile, presentUserSelf, type UserPresentation } from './present/users.js';
 import { checkEmail, checkName, checkPassword, checkUsername, Problems } from './user-validation.js';
 
@@ -31,18 +30,21 @@ export class UsersService {
     return { baseUrl: this.ctx.baseUrl, avatarService: (await this.ctx.settings()).avatarsvc_enabled };
   }
 
-  /** The user, by ID (or by username where a route takes either), or `404 User Not Found`. */
+  /** The user, by ID (or by username where a route takes either). */
+  findById(idOrUsername: number | string): Promise<User | null> {
+    return this.em.findOne(User, typeof idOrUsername === 'number' ? { id: idOrUsername } : { usernameLower: idOrUsername.toLowerCase() });
+  }
+
+  /** The user, or `404 User Not Found`. */
   async find(idOrUsername: number | string): Promise<User> {
-    const user = await this.em.findOne(User, typeof idOrUsername === 'number' ? { id: idOrUsername } : { usernameLower: idOrUsername.toLowerCase() });
+    const user = await this.findById(idOrUsername);
     if (!user) throw new NotFoundError('User');
     return user;
   }
 
-  async list(query: ListUsersQuery): Promise<Page<UserBasic | UserFull>> {
+  /** Administrators' parameters reach here only from administrators (the route table's `AdminOnly`). */
+  async list(query: ListUsersQuery & PageQuery): Promise<Page<UserBasic | UserFull>> {
     const admin = this.ctx.isAdmin;
-    if (!admin && (query.external !== undefined || (query.extern_uid !== undefined && query.provider !== undefined))) {
-      throw new ForbiddenError();
-    }
     const where: FilterQuery<User>[] = [];
     if (query.active === true) where.push({ state: 'active' });
     if (query.blocked === true) where.push({ state: 'blocked' });
@@ -55,15 +57,15 @@ export class UsersService {
     }
     if (query.created_before) where.push({ createdAt: { $lt: new Date(query.created_before) } });
     if (query.created_after) where.push({ createdAt: { $gt: new Date(query.created_after) } });
-    if (admin && query.external === true) where.push({ external: true });
-    if (admin && query.admins === true) where.push({ admin: true });
-    if (admin && query.two_factor !== undefined) where.push({ twoFactorEnabled: query.two_factor === 'enabled' });
+    if (query.external === true) where.push({ external: true });
+    if (query.admins === true) where.push({ admin: true });
+    if (query.two_factor !== undefined) where.push({ twoFactorEnabled: query.two_factor === 'enabled' });
     // Subqueries: the list stays one query however many users match.
-    if (admin && query.extern_uid !== undefined && query.provider !== undefined) {
+    if (query.extern_uid !== undefined && query.provider !== undefined) {
       const identities = this.em.createQueryBuilder(Identity, 'i').select('i.user').where({ provider: query.provider, externUid: query.extern_uid });
       where.push({ id: { $in: identities.getNativeQuery() } });
     }
-    if (admin && query.custom_attributes) {
+    if (query.custom_attributes) {
       for (const [key, value] of Object.entries(query.custom_attributes)) {
         const matches = this.em.createQueryBuilder(CustomAttribute, 'a').select('a.user').where({ key, value });
         where.push({ id: { $in: matches.getNativeQuery() } });
@@ -83,8 +85,7 @@ export class UsersService {
   }
 
   /** One user: the profile for normal callers, the full user for administrators. */
-  async get(id: number, options: { with_custom_attributes?: boolean } = {}): Promise<UserProfile | UserFull> {
-    const user = await this.find(id);
+  async present(user: User, options: { with_custom_attributes?: boolean } = {}): Promise<UserProfile | UserFull> {
     if (!this.ctx.isAdmin) return presentUserProfile(user, await this.presentation());
     const [full] = await this.presentFull([user], { withCustomAttributes: options.with_custom_attributes });
     return full;
@@ -163,8 +164,7 @@ export class UsersService {
     return (await this.presentFull([user]))[0];
   }
 
-  async update(id: number, input: UpdateUserInput): Promise<UserFull> {
-    const user = await this.find(id);
+  async update(user: User, input: UpdateUserInput): Promise<UserFull> {
     const problems = new Problems();
     if (input.username !== undefined) checkUsername(problems, input.username);
     if (input.name !== undefined) checkName(problems, input.name);
@@ -222,21 +222,18 @@ export class UsersService {
    * contributions that would otherwise move to the ghost user; no contribution exists yet that
    * outlives its author, so both forms remove the same rows for now.
    */
-  async delete(id: number): Promise<void> {
-    const user = await this.find(id);
+  async delete(user: User): Promise<void> {
     await this.em.nativeDelete(User, { id: user.id });
   }
 
-  async block(id: number): Promise<boolean> {
-    const user = await this.find(id);
+  async block(user: User): Promise<boolean> {
     user.state = 'blocked';
     await this.ctx.accessTokens.revokeSessions(user);
     await this.em.flush();
     return true;
   }
 
-  async unblock(id: number): Promise<boolean> {
-    const user = await this.find(id);
+  async unblock(user: User): Promise<boolean> {
     user.state = 'active';
     await this.em.flush();
     return true;

@@ -1,0 +1,49 @@
+import { Type, type Static } from 'typebox';
+import { BoundedText, Int32 } from '../schemas/common.js';
+
+/**
+ * Every path parameter, by the name routes use for it: a route's parameter schema is made from its path.
+ * A parameter that names a route's scope (the user of `/users/:id/keys`) takes its schema from the scope.
+ */
+export const PATH_PARAMETERS = {
+  id: Int32({ description: 'ID' }),
+  user_id: Int32({ description: 'user ID' }),
+  key_id: Int32({ description: 'key ID' }),
+  email_id: Int32({ description: 'e-mail address ID' }),
+  token_id: Int32({ description: 'token ID' }),
+  /** A custom attribute's key (a 255-character column). */
+  key: BoundedText({ description: 'custom attribute key' }),
+  /** An uploaded file's name, as it was uploaded (a 255-character column). */
+  filename: BoundedText({ description: 'file name' }),
+};
+
+/**
+ * The resources a route's path can name (its scope, loaded before the route runs: src/api/scopes.ts), by
+ * the schema of the path parameter that names them.
+ */
+export const SCOPE_PARAMETERS = {
+  user: Int32({ description: 'user ID' }),
+  /** A user named by ID or, as newer clients name it on some routes, by username. */
+  userByIdOrUsername: Type.Union([Int32(), BoundedText()], { description: 'user ID or username' }),
+  personalAccessToken: Int32({ description: 'token ID' }),
+};
+
+export type ScopeName = keyof typeof SCOPE_PARAMETERS;
+export type ScopeId<S extends ScopeName> = Static<(typeof SCOPE_PARAMETERS)[S]>;
+
+export type PathParameterName = keyof typeof PATH_PARAMETERS;
+export type PathParameterTypes = { [Name in PathParameterName]: Static<(typeof PATH_PARAMETERS)[Name]> };
+
+/** `/users/:id/keys/:key_id` → `['id', 'key_id']`, as types. */
+export type PathNames<P extends string> = P extends `${string}:${infer Name}/${infer Rest}`
+  ? [Name, ...PathNames<Rest>]
+  : P extends `${string}:${infer Name}`
+    ? [Name]
+    : [];
+
+/** The names of a path's parameters, in order. */
+export function pathParameterNames(path: string): string[] {
+  return [...path.matchAll(/:([A-Za-z_]+)/g)].map((match) => match[1]);
+}
+
+export const isPathParameter = (name: string): name is PathParameterName => Object.hasOwn(PATH_PARAMETERS, name);

@@ -1,0 +1,39 @@
+import type { Ability, AbilityResource } from '../auth/abilities.js';
+import { NotFoundError } from '../errors.js';
+import type { Context } from '../services/context.js';
+import type { ScopeId, ScopeName } from './params.js';
+
+interface ScopeDefinition<S extends ScopeName, Key extends string, Resource> {
+  /** The key under which `run` finds the loaded resource among its parameters. */
+  key: Key;
+  load(ctx: Context, id: ScopeId<S>): Promise<Resource | null>;
+  /** The answer when the resource is missing, or hidden from the caller. */
+  notFound(): NotFoundError;
+}
+
+const scope = <S extends ScopeName, Key extends string, Resource>(_name: S, definition: ScopeDefinition<S, Key, Resource>) => definition;
+
+/**
+ * How each scope's resource is loaded. The pipeline loads a route's scope before `run` (404 when it is
+ * missing), checks the route's ability on it, and hands it to `run`.
+ */
+export const SCOPES = {
+  user: scope('user', { key: 'user', load: (ctx, id) => ctx.users.findById(id), notFound: () => new NotFoundError('User') }),
+  userByIdOrUsername: scope('userByIdOrUsername', { key: 'user', load: (ctx, id) => ctx.users.findById(id), notFound: () => new NotFoundError('User') }),
+  personalAccessToken: scope('personalAccessToken', {
+    key: 'token',
+    load: (ctx, id) => ctx.accessTokens.findPersonal(id),
+    notFound: () => new NotFoundError('Personal Access Token'),
+  }),
+} satisfies { [S in ScopeName]: ScopeDefinition<S, string, unknown> };
+
+type Definition<S extends ScopeName> = (typeof SCOPES)[S];
+type ScopeResource<S extends ScopeName> = NonNullable<Awaited<ReturnType<Definition<S>['load']>>>;
+
+/** What `run` receives for a scope: `{ user: User }`, `{ token: AccessToken }`. */
+export type ScopeEntry<S extends ScopeName | undefined> = S extends ScopeName ? { [K in Definition<S>['key']]: ScopeResource<S> } : {};
+
+/** The abilities that apply to a scope's resource. */
+export type ScopeAbility<S extends ScopeName | undefined> = S extends ScopeName
+  ? { [A in Ability]: ScopeResource<S> extends AbilityResource<A> ? A : never }[Ability]
+  : never;
