@@ -16,8 +16,7 @@ import sshpk from 'sshpk';
 import type { Response, Test } from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes } from '../src/api/index.js';
-import type { NamedRoute } from '../src/api/route.js';
-import type { AnyRoute } from '../src/api/route.js';
+import type { AnyRoute, NamedRoute } from '../src/api/route.js';
 import { createUser, ROOT_PASSWORD, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
 
 type TestUser = Awaited<ReturnType<typeof createUser>>;
