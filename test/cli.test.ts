@@ -19,8 +19,8 @@ interface Running {
   exited: Promise<number | null>;
 }
 
-function run(args: string[], env: Record<string, string> = {}, command: string[] = [process.execPath, cli]): Running {
-  const child = spawn(command[0], [...command.slice(1), ...args], { cwd: root, env: { ...process.env, DATABASE_URL: '', ...env } });
+function run(args: string[], env: Record<string, string> = {}, command: string[] = [process.execPath, cli], cwd = root): Running {
+  const child = spawn(command[0], [...command.slice(1), ...args], { cwd, env: { ...process.env, DATABASE_URL: '', ...env } });
   started.add(child);
   child.once('exit', () => started.delete(child));
   let output = '';
@@ -61,7 +61,8 @@ const onEmbedded = it.skipIf(Boolean(process.env.FORGEKIT_TEST_DATABASE_URL));
 
 const freshDir = () => mkdtempSync(join(tmpdir(), 'forgekit-cli-'));
 
-describe('forgekit serve', () => {
+// Each test starts processes that load the whole command; a busy machine makes that slow.
+describe('forgekit serve', { timeout: 90_000 }, () => {
   onEmbedded('starts on the embedded database, refuses a second process on the same data directory, stops on SIGTERM, and keeps its data', async () => {
     const first = run(['serve', '--port', String(port()), '--data-dir', dataDir], { FORGEKIT_ROOT_PASSWORD: 'serve-root-password' });
     const url = await listening(first);
@@ -165,20 +166,18 @@ describe('forgekit serve', () => {
       [['serve'], { FORGEKIT_AUTH_FAILURE_PERIOD: '0' }, 'forgekit: --auth-failure-period (or FORGEKIT_AUTH_FAILURE_PERIOD) must be greater than or equal to 1\n'],
       [['migrate'], { FORGEKIT_ROOT_TOKEN: 'short' }, 'forgekit: FORGEKIT_ROOT_TOKEN is too short (minimum is 8 characters)\n'],
     ];
-    for (const [args, env, message] of bad) {
-      const refused = run(args, env);
-      expect([args, await refused.exited, refused.output()]).toEqual([args, 1, message]);
-    }
+    const refusals = bad.map(([args, env, message]) => ({ args, message, refused: run(args, env) }));
+    for (const { args, message, refused } of refusals) expect([args, await refused.exited, refused.output()]).toEqual([args, 1, message]);
   });
 
   it('prints the usage of each command for --help and -h, the version for --version, and writes no file named --help', async () => {
     const cwd = freshDir();
     try {
-      for (const command of ['serve', 'migrate', 'openapi', 'migration:create']) {
-        for (const flag of ['--help', '-h']) {
-          const help = spawnSync(process.execPath, [cli, command, flag], { cwd, encoding: 'utf8' });
-          expect([command, flag, help.status, help.stdout.startsWith(`forgekit ${command} [`)]).toEqual([command, flag, 0, true]);
-        }
+      const helps = ['serve', 'migrate', 'openapi', 'migration:create'].flatMap((command) =>
+        ['--help', '-h'].map((flag) => ({ command, flag, help: run([command, flag], {}, [process.execPath, cli], cwd) })),
+      );
+      for (const { command, flag, help } of helps) {
+        expect([command, flag, await help.exited, help.output().startsWith(`forgekit ${command} [`)]).toEqual([command, flag, 0, true]);
       }
       const usage = spawnSync(process.execPath, [cli, '--help'], { cwd, encoding: 'utf8' });
       expect([usage.status, usage.stdout]).toEqual([0, expect.stringMatching(/^forgekit 0\.1\.0: [^]*forgekit serve [^]*forgekit migrate [^]*forgekit openapi /)]);
@@ -270,7 +269,7 @@ describe('forgekit serve', () => {
   });
 });
 
-describe('npm start', () => {
+describe('npm start', { timeout: 90_000 }, () => {
   onEmbedded('does not rebuild a current build, and stops the server when npm is stopped', async () => {
     const fresh = freshDir();
     try {
