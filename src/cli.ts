@@ -2,13 +2,14 @@ import { mkdirSync, writeFileSync } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { dirname, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
-import { openApiDocument } from './api/index.js';
-import { serveSettings, type ServeSettings } from './config.js';
-import { openDatabase } from './db/orm.js';
-import { createHostingService, type HostingService } from './hosting.js';
+import type { ServeSettings } from './config.js';
+import type { HostingService } from './hosting.js';
 import { sendJson } from './http/json.js';
-import { standaloneApp } from './http/standalone.js';
 import { FORGEKIT_VERSION } from './version.js';
+
+// The service, its database drivers and the route table load only in the commands that use them, so that
+// `--help` and usage errors answer at once.
+const settingsFrom = async (values: Record<string, string | boolean | undefined>) => (await import('./config.js')).serveSettings(values, process.env);
 
 const DATABASE_FLAGS = `      --data-dir DIR        the embedded database's directory (default ./.forgekit)
       --database-url URL    a PostgreSQL server instead (postgres://...; or DATABASE_URL)`;
@@ -46,7 +47,7 @@ ${ROOT_ENVIRONMENT}`,
       'max-auth-failures': { type: 'string' },
       'auth-failure-period': { type: 'string' },
     },
-    run: (values) => serve(serveSettings(values, process.env)),
+    run: async (values) => serve(await settingsFrom(values)),
   },
   migrate: {
     usage: `forgekit migrate [options]
@@ -55,8 +56,7 @@ ${DATABASE_FLAGS}
 ${ROOT_ENVIRONMENT}`,
     options: { 'data-dir': { type: 'string' }, 'database-url': { type: 'string' } },
     run: async (values) => {
-      const settings = serveSettings(values, process.env);
-      const hosting = await openHosting(settings);
+      const hosting = await openHosting(await settingsFrom(values));
       announceRootPassword(hosting);
       await hosting.close();
       console.log('forgekit: the database is up to date');
@@ -66,7 +66,8 @@ ${ROOT_ENVIRONMENT}`,
     usage: `forgekit openapi [FILE]
     Writes the OpenAPI document to FILE, or to standard output.`,
     positionals: 1,
-    run: (_values, [file]) => {
+    run: async (_values, [file]) => {
+      const { openApiDocument } = await import('./api/index.js');
       const text = `${JSON.stringify(openApiDocument(), null, 2)}\n`;
       if (!file) return void process.stdout.write(text);
       mkdirSync(dirname(file), { recursive: true });
@@ -79,6 +80,7 @@ ${ROOT_ENVIRONMENT}`,
     (default DIR src/db/migrations; add it to src/db/migrations/index.ts).`,
     positionals: 1,
     run: async (_values, [directory]) => {
+      const { openDatabase } = await import('./db/orm.js');
       const db = await openDatabase();
       try {
         const result = await db.orm.migrator.create(resolve(directory ?? 'src/db/migrations'));
@@ -113,6 +115,7 @@ function describeDatabase(settings: ServeSettings): string {
 
 async function openHosting(settings: ServeSettings): Promise<HostingService> {
   try {
+    const { createHostingService } = await import('./hosting.js');
     return await createHostingService({ ...settings.options, logger: console });
   } catch (error) {
     throw new Error(`could not open ${describeDatabase(settings)}: ${error instanceof Error ? error.message : String(error)}`);
@@ -156,6 +159,7 @@ async function serve(settings: ServeSettings): Promise<void> {
     throw error;
   }
   announceRootPassword(hosting);
+  const { standaloneApp } = await import('./http/standalone.js');
   const app = standaloneApp(hosting.router(), console);
   handle = app;
   console.log(`forgekit listening on ${settings.options.baseUrl ?? listeningUrl}`);
