@@ -9,6 +9,7 @@ import type { SettingsValues } from '../schemas/settings.js';
 import { CustomAttributesService } from './custom-attributes.js';
 import { EmailsService } from './emails.js';
 import { GpgKeysService } from './gpg-keys.js';
+import type { View } from './present/view.js';
 import { SettingsService } from './settings.js';
 import { SshKeysService } from './ssh-keys.js';
 import { AccessTokensService } from './tokens.js';
@@ -37,6 +38,7 @@ export interface Environment {
 /** One call: its database session, its caller, and the services bound to both. */
 export class Context {
   private settingsValues?: SettingsValues;
+  private presenterView?: View;
 
   constructor(
     readonly em: EntityManager,
@@ -60,6 +62,12 @@ export class Context {
   async settings(): Promise<SettingsValues> {
     this.settingsValues ??= await this.applicationSettings.values();
     return this.settingsValues;
+  }
+
+  /** What presenters are given, built once per call. */
+  async view(): Promise<View> {
+    this.presenterView ??= { caller: this.caller, isAdmin: this.isAdmin, baseUrl: this.baseUrl, settings: await this.settings(), em: this.em };
+    return this.presenterView;
   }
 
   get users() {

@@ -2,26 +2,21 @@ import { CustomAttribute, type User } from '../db/entities/index.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import type { CustomAttribute as CustomAttributeShape } from '../schemas/custom-attributes.js';
 import type { Context } from './context.js';
-import { pageRequest, toPage, type Page } from './pagination.js';
-import { presentCustomAttribute } from './present/users.js';
+import { findPage, type Page, type PageQuery } from './pagination.js';
+import { presentCustomAttribute, presentCustomAttributes } from './present/custom-attributes.js';
 
 export class CustomAttributesService {
   constructor(private readonly ctx: Context) {}
 
-  async list(owner: User, input: { page?: number; per_page?: number }): Promise<Page<CustomAttributeShape>> {
-    const request = pageRequest(input);
-    const [attributes, total] = await this.ctx.em.findAndCount(
-      CustomAttribute,
-      { user: owner },
-      { orderBy: { key: 'asc' }, limit: request.perPage, offset: request.offset },
-    );
-    return toPage(request, attributes.map(presentCustomAttribute), total);
+  async list(owner: User, input: PageQuery): Promise<Page<CustomAttributeShape>> {
+    const page = await findPage(this.ctx.em, CustomAttribute, { user: owner }, { key: 'asc' }, input);
+    return { ...page, items: presentCustomAttributes(page.items, await this.ctx.view()) };
   }
 
   async get(owner: User, key: string): Promise<CustomAttributeShape> {
     const attribute = await this.ctx.em.findOne(CustomAttribute, { user: owner, key });
     if (!attribute) throw new NotFoundError('Custom Attribute');
-    return presentCustomAttribute(attribute);
+    return presentCustomAttribute(attribute, await this.ctx.view());
   }
 
   /** Creates the attribute, or updates it when the user already has one with this key. */
@@ -31,7 +26,7 @@ export class CustomAttributesService {
     const attribute = existing ?? this.ctx.em.create(CustomAttribute, { user: owner, key, value });
     attribute.value = value;
     await this.ctx.em.flush();
-    return presentCustomAttribute(attribute);
+    return presentCustomAttribute(attribute, await this.ctx.view());
   }
 
   async delete(owner: User, key: string): Promise<void> {

@@ -3,23 +3,21 @@ import { takenAttribute } from '../db/unique.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import type { Email as EmailShape } from '../schemas/keys.js';
 import type { Context } from './context.js';
-import { pageRequest, toPage, type Page } from './pagination.js';
+import { findPage, type Page, type PageQuery } from './pagination.js';
+import { presentEmail, presentEmails } from './present/emails.js';
 import { checkEmail, Problems } from './user-validation.js';
-
-const presentEmail = (email: Email): EmailShape => ({ id: email.id, email: email.email });
 
 /** A user's secondary e-mail addresses. */
 export class EmailsService {
   constructor(private readonly ctx: Context) {}
 
-  async list(owner: User, input: { page?: number; per_page?: number }): Promise<Page<EmailShape>> {
-    const request = pageRequest(input);
-    const [emails, total] = await this.ctx.em.findAndCount(Email, { user: owner }, { orderBy: { id: 'asc' }, limit: request.perPage, offset: request.offset });
-    return toPage(request, emails.map(presentEmail), total);
+  async list(owner: User, input: PageQuery): Promise<Page<EmailShape>> {
+    const page = await findPage(this.ctx.em, Email, { user: owner }, { id: 'asc' }, input);
+    return { ...page, items: presentEmails(page.items, await this.ctx.view()) };
   }
 
   async get(owner: User, emailId: number): Promise<EmailShape> {
-    return presentEmail(await this.find(owner, emailId));
+    return presentEmail(await this.find(owner, emailId), await this.ctx.view());
   }
 
   async create(owner: User, input: { email: string }): Promise<EmailShape> {
@@ -35,7 +33,7 @@ export class EmailsService {
     await this.ctx.em.flush().catch((error: unknown) => {
       throw takenAttribute(error) ? BadRequestError.invalid('email', 'has already been taken') : error;
     });
-    return presentEmail(email);
+    return presentEmail(email, await this.ctx.view());
   }
 
   async delete(owner: User, emailId: number): Promise<void> {

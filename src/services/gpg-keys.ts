@@ -3,7 +3,8 @@ import { GpgKey, type User } from '../db/entities/index.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import type { GpgKey as GpgKeyShape } from '../schemas/keys.js';
 import type { Context } from './context.js';
-import { pageRequest, toPage, type Page } from './pagination.js';
+import { findPage, type Page, type PageQuery } from './pagination.js';
+import { presentGpgKey, presentGpgKeys } from './present/gpg-keys.js';
 import { Problems } from './user-validation.js';
 
 const BEGIN = '-----BEGIN PGP PUBLIC KEY BLOCK-----';
@@ -18,21 +19,16 @@ const FORMAT_MESSAGE = `is invalid. A valid public GPG key begins with '${BEGIN}
 const isArmoredPublicKey = (text: string): boolean =>
   text.length > BEGIN.length + END.length && text.startsWith(BEGIN) && text.endsWith(END) && !text.includes(BEGIN, BEGIN.length);
 
-export function presentGpgKey(key: GpgKey): GpgKeyShape {
-  return { id: key.id, key: key.key, created_at: key.createdAt.toISOString() };
-}
-
 export class GpgKeysService {
   constructor(private readonly ctx: Context) {}
 
-  async list(owner: User, input: { page?: number; per_page?: number }): Promise<Page<GpgKeyShape>> {
-    const request = pageRequest(input);
-    const [keys, total] = await this.ctx.em.findAndCount(GpgKey, { user: owner }, { orderBy: { id: 'asc' }, limit: request.perPage, offset: request.offset });
-    return toPage(request, keys.map(presentGpgKey), total);
+  async list(owner: User, input: PageQuery): Promise<Page<GpgKeyShape>> {
+    const page = await findPage(this.ctx.em, GpgKey, { user: owner }, { id: 'asc' }, input);
+    return { ...page, items: presentGpgKeys(page.items, await this.ctx.view()) };
   }
 
   async get(owner: User, keyId: number): Promise<GpgKeyShape> {
-    return presentGpgKey(await this.find(owner, keyId));
+    return presentGpgKey(await this.find(owner, keyId), await this.ctx.view());
   }
 
   /** `key` is the armored public key block; `key_id` is accepted as its other spelling. */
@@ -61,7 +57,7 @@ export class GpgKeysService {
     if (problems.any || !fingerprint || !primaryKeyid) throw new BadRequestError(problems.messages);
     const key = this.ctx.em.create(GpgKey, { user: owner, key: armored, fingerprint, primaryKeyid });
     await this.ctx.em.flush();
-    return presentGpgKey(key);
+    return presentGpgKey(key, await this.ctx.view());
   }
 
   async delete(owner: User, keyId: number): Promise<void> {

@@ -1,3 +1,6 @@
+import type { EntityName, FilterQuery, FindOptions } from '@mikro-orm/core';
+import type { EntityManager } from '../db/orm.js';
+
 export const DEFAULT_PER_PAGE = 20;
 export const MAX_PER_PAGE = 100;
 
@@ -15,20 +18,29 @@ export interface PageQuery {
   per_page?: number;
 }
 
-export interface PageRequest {
+interface PageRequest {
   page: number;
   perPage: number;
   offset: number;
 }
 
 /** `page` from 1, `per_page` 20 by default and at most 100, as the original service clamps them. */
-export function pageRequest(input: PageQuery): PageRequest {
+function pageRequest(input: PageQuery): PageRequest {
   const page = input.page && input.page > 0 ? input.page : 1;
   const perPage = Math.min(input.per_page && input.per_page > 0 ? input.per_page : DEFAULT_PER_PAGE, MAX_PER_PAGE);
   return { page, perPage, offset: (page - 1) * perPage };
 }
 
-export function toPage<T>(request: PageRequest, items: T[], total: number): Page<T> {
+/** Every list's one query path: the rows that match, in order, one page of them and how many match in all. */
+export async function findPage<Entity extends object>(
+  em: EntityManager,
+  entity: EntityName<Entity>,
+  where: FilterQuery<NoInfer<Entity>>,
+  orderBy: FindOptions<Entity>['orderBy'],
+  query: PageQuery,
+): Promise<Page<Entity>> {
+  const request = pageRequest(query);
+  const [items, total] = await em.findAndCount(entity, where, { orderBy, limit: request.perPage, offset: request.offset });
   return { items, total, page: request.page, perPage: request.perPage };
 }
 

@@ -5,7 +5,8 @@ import { BadRequestError, NotFoundError } from '../errors.js';
 import type { CreateSshKeyInput, SshKey as SshKeyShape } from '../schemas/keys.js';
 import type { SettingsValues } from '../schemas/settings.js';
 import type { Context } from './context.js';
-import { pageRequest, toPage, type Page } from './pagination.js';
+import { findPage, type Page, type PageQuery } from './pagination.js';
+import { presentSshKey, presentSshKeys } from './present/ssh-keys.js';
 import { Problems } from './user-validation.js';
 
 const TAKEN = 'has already been taken';
@@ -21,21 +22,16 @@ function allowedTypes(settings: SettingsValues): string {
   return names.length <= 2 ? names.join(' or ') : `${names.slice(0, -1).join(', ')}, or ${names.at(-1)}`;
 }
 
-export function presentSshKey(key: SshKey): SshKeyShape {
-  return { id: key.id, title: key.title, key: key.key, created_at: key.createdAt.toISOString() };
-}
-
 export class SshKeysService {
   constructor(private readonly ctx: Context) {}
 
-  async list(owner: User, input: { page?: number; per_page?: number }): Promise<Page<SshKeyShape>> {
-    const request = pageRequest(input);
-    const [keys, total] = await this.ctx.em.findAndCount(SshKey, { user: owner }, { orderBy: { id: 'asc' }, limit: request.perPage, offset: request.offset });
-    return toPage(request, keys.map(presentSshKey), total);
+  async list(owner: User, input: PageQuery): Promise<Page<SshKeyShape>> {
+    const page = await findPage(this.ctx.em, SshKey, { user: owner }, { id: 'asc' }, input);
+    return { ...page, items: presentSshKeys(page.items, await this.ctx.view()) };
   }
 
   async get(owner: User, keyId: number): Promise<SshKeyShape> {
-    return presentSshKey(await this.find(owner, keyId));
+    return presentSshKey(await this.find(owner, keyId), await this.ctx.view());
   }
 
   async create(owner: User, input: CreateSshKeyInput): Promise<SshKeyShape> {
@@ -69,7 +65,7 @@ export class SshKeysService {
     await this.ctx.em.flush().catch((error: unknown) => {
       throw takenAttribute(error) ? new BadRequestError({ key: [TAKEN], fingerprint: [TAKEN] }) : error;
     });
-    return presentSshKey(key);
+    return presentSshKey(key, await this.ctx.view());
   }
 
   async delete(owner: User, keyId: number): Promise<void> {

@@ -1,12 +1,12 @@
 import { generateToken, tokenDigest, verifyPassword } from '../auth/secrets.js';
 import { AccessToken, User } from '../db/entities/index.js';
 import { BadRequestError, NotFoundError, OAuthError, UnauthorizedError } from '../errors.js';
-import type { CreateTokenInput, ImpersonationToken, ListAllTokensQuery, ListTokensQuery, OAuthToken, OAuthTokenInput, PersonalAccessToken, SessionInput } from '../schemas/tokens.js';
+import type { CreateTokenInput, ListAllTokensQuery, ListTokensQuery, OAuthToken, OAuthTokenInput, PersonalAccessToken, SessionInput } from '../schemas/tokens.js';
 import type { UserWithPrivateToken } from '../schemas/users.js';
 import type { Context } from './context.js';
-import { pageRequest, toPage, type Page, type PageQuery } from './pagination.js';
-
-type UserTokenKind = 'personal' | 'impersonation';
+import { findPage, type Page, type PageQuery } from './pagination.js';
+import { presentIssuedToken, presentOAuthToken, presentToken, presentTokens, type TokenShapes, type UserTokenKind } from './present/tokens.js';
+import { presentUserWithPrivateToken } from './present/users.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const OAUTH_TOKEN_LIFETIME_SECONDS = 2 * 60 * 60;
@@ -17,38 +17,7 @@ const OAUTH_SCOPES = ['api', 'read_user', 'read_api', 'sudo'];
  * timestamp is taken for its date, as the original service takes it.
  */
 const expiryFromDate = (dateOrTimestamp: string): Date => new Date(Date.parse(`${dateOrTimestamp.slice(0, 10)}T00:00:00Z`) + DAY);
-/** The last day on which a token works: the day before a midnight expiry, the day of any other. */
-const dateFromExpiry = (expiry: Date): string => new Date(expiry.getTime() - 1).toISOString().slice(0, 10);
 const earliest = (a: Date | null, b: Date | null): Date | null => (a && b ? (a < b ? a : b) : (a ?? b));
-
-function presentImpersonation(token: AccessToken): ImpersonationToken {
-  const expired = token.expiresAt !== null && token.expiresAt !== undefined && token.expiresAt.getTime() <= Date.now();
-  return {
-    id: token.id,
-    name: token.name,
-    revoked: token.revoked,
-    created_at: token.createdAt.toISOString(),
-    scopes: token.scopes,
-    user_id: (token.user as User).id,
-    active: !token.revoked && !expired,
-    expires_at: token.expiresAt ? dateFromExpiry(token.expiresAt) : null,
-    impersonation: token.kind === 'impersonation',
-  };
-}
-
-function presentPersonal(token: AccessToken): PersonalAccessToken {
-  const { impersonation: _, ...shape } = presentImpersonation(token);
-  return shape;
-}
-
-interface TokenShapes {
-  personal: PersonalAccessToken;
-  impersonation: ImpersonationToken;
-}
-const presenters: { [Kind in UserTokenKind]: (token: AccessToken) => TokenShapes[Kind] } = {
-  personal: presentPersonal,
-  impersonation: presentImpersonation,
-};
 
 /** Tokens, sign-in (POST /session) and the OAuth password grant. */
 export class AccessTokensService {
@@ -62,7 +31,7 @@ export class AccessTokensService {
   private issue(
     user: User,
     kind: AccessToken['kind'],
-    fields: { name: string; scopes: string[]; expiresAt?: Date | null; refreshToken?: string },
+    fields: { name: string; scopes: string[]; expiresAt?: Date | null; refreshToken?: string; createdAt?: Date },
   ): { token: string; record: AccessToken } {
     const token = generateToken();
     const record = this.em.create(AccessToken, {
@@ -73,6 +42,8 @@ export class AccessTokensService {
       tokenDigest: tokenDigest(token),
       refreshTokenDigest: fields.refreshToken ? tokenDigest(fields.refreshToken) : null,
       expiresAt: fields.expiresAt ?? null,
+      // Given when an answer counts from it (an OAuth token's lifetime); otherwise the time it is stored.
+      createdAt: fields.createdAt,
     });
     return { token, record };
   }
@@ -98,7 +69,6 @@ export class AccessTokensService {
 
   /** One user's tokens of a kind, or everyone's (`owner` null: GET /personal_access_tokens by an administrator). */
   async list<Kind extends UserTokenKind>(owner: User | null, kind: Kind, query: ListTokensQuery & PageQuery): Promise<Page<TokenShapes[Kind]>> {
-    const request = pageRequest(query);
     const now = new Date();
     const state =
       query.state === 'active'
@@ -106,12 +76,12 @@ export class AccessTokensService {
         : query.state === 'inactive'
           ? { $or: [{ revoked: true }, { expiresAt: { $lte: now } }] }
           : {};
-    const [tokens, total] = await this.em.findAndCount(AccessToken, { ...(owner ? { user: owner } : {}), kind, ...state }, { orderBy: { id: 'asc' }, limit: request.perPage, offset: request.offset });
-    return toPage(request, tokens.map(presenters[kind]), total);
+    const page = await findPage(this.em, AccessToken, { ...(owner ? { user: owner } : {}), kind, ...state }, { id: 'asc' }, query);
+    return { ...page, items: presentTokens(kind, page.items, await this.ctx.view()) };
   }
 
   async get<Kind extends UserTokenKind>(owner: User, kind: Kind, tokenId: number): Promise<TokenShapes[Kind]> {
-    return presenters[kind](await this.find(owner, kind, tokenId));
+    return presentToken(kind, await this.find(owner, kind, tokenId), await this.ctx.view());
   }
 
   async create<Kind extends UserTokenKind>(owner: User, kind: Kind, input: CreateTokenInput): Promise<TokenShapes[Kind] & { token: string }> {
@@ -122,7 +92,7 @@ export class AccessTokensService {
     const expiresAt = earliest(input.expires_at ? expiryFromDate(input.expires_at) : null, this.ctx.caller.token?.expiresAt ?? null);
     const { token, record } = this.issue(owner, kind, { name: input.name, scopes, expiresAt });
     await this.em.flush();
-    return { ...presenters[kind](record), token };
+    return presentIssuedToken(kind, record, token, await this.ctx.view());
   }
 
   async revoke(owner: User, kind: UserTokenKind, tokenId: number): Promise<void> {
@@ -145,8 +115,8 @@ export class AccessTokensService {
     return this.em.findOne(AccessToken, { id: tokenId, kind: 'personal' });
   }
 
-  present(token: AccessToken): PersonalAccessToken {
-    return presentPersonal(token);
+  async present(token: AccessToken): Promise<PersonalAccessToken> {
+    return presentToken('personal', token, await this.ctx.view());
   }
 
   async revokeToken(token: AccessToken): Promise<void> {
@@ -155,10 +125,10 @@ export class AccessTokensService {
   }
 
   /** GET /personal_access_tokens/self: the token the call is authenticated with, if it is a personal access or impersonation token. */
-  current(): PersonalAccessToken {
+  async current(): Promise<PersonalAccessToken> {
     const token = this.ctx.caller.token;
     if (!token || (token.kind !== 'personal' && token.kind !== 'impersonation')) throw new NotFoundError('Personal Access Token');
-    return presentPersonal(token);
+    return presentToken('personal', token, await this.ctx.view());
   }
 
   private async find(owner: User, kind: UserTokenKind, tokenId: number): Promise<AccessToken> {
@@ -193,7 +163,7 @@ export class AccessTokensService {
     user.currentSignInAt = now;
     user.lastActivityOn = now.toISOString().slice(0, 10);
     const token = await this.issueSessionToken(user);
-    return this.ctx.users.withPrivateToken(user, token);
+    return presentUserWithPrivateToken(user, token, await this.ctx.view());
   }
 
   /** POST /oauth/token: the resource owner password credentials grant and the refresh token grant. */
@@ -228,21 +198,15 @@ export class AccessTokensService {
     }
     const refreshToken = generateToken(40);
     const createdAt = new Date();
-    const { token: accessToken } = this.issue(user, 'oauth', {
+    const { token: accessToken, record } = this.issue(user, 'oauth', {
       name: 'oauth',
       scopes,
       refreshToken,
+      createdAt,
       expiresAt: new Date(createdAt.getTime() + OAUTH_TOKEN_LIFETIME_SECONDS * 1000),
     });
     await this.em.flush();
-    return {
-      access_token: accessToken,
-      token_type: 'bearer',
-      refresh_token: refreshToken,
-      scope: scopes.join(' '),
-      created_at: Math.floor(createdAt.getTime() / 1000),
-      expires_in: OAUTH_TOKEN_LIFETIME_SECONDS,
-    };
+    return presentOAuthToken(record, { accessToken, refreshToken }, await this.ctx.view());
   }
 }
 

@@ -7,8 +7,8 @@ import { BadRequestError, ConflictError, NotFoundError, NotFoundValidationError 
 import type { RawFile } from '../schemas/common.js';
 import type { CreateUserInput, ListUsersQuery, UpdateUserInput, UserBasic, UserFull, UserProfile, UserSelf, UserWithPrivateToken } from '../schemas/users.js';
 import type { Context } from './context.js';
-import { pageRequest, toPage, type Page, type PageQuery } from './pagination.js';
-import { presentCustomAttribute, presentUserBasic, presentUserFull, presentUserProfile, presentUserSelf, type UserPresentation } from './present/users.js';
+import { findPage, type Page, type PageQuery } from './pagination.js';
+import { presentCurrentUser, presentUser, presentUserFull, presentUsers } from './present/users.js';
 import { checkEmail, checkName, checkPassword, checkUsername, Problems } from './user-validation.js';
 
 const TAKEN = 'has already been taken';
@@ -24,10 +24,6 @@ export class UsersService {
 
   private get em() {
     return this.ctx.em;
-  }
-
-  async presentation(): Promise<UserPresentation> {
-    return { baseUrl: this.ctx.baseUrl, avatarService: (await this.ctx.settings()).avatarsvc_enabled };
   }
 
   /** The user, by ID (or by username where a route takes either). */
@@ -71,44 +67,21 @@ export class UsersService {
         where.push({ id: { $in: matches.getNativeQuery() } });
       }
     }
-    const request = pageRequest(query);
     const orderField = { id: 'id', name: 'name', username: 'username', created_at: 'createdAt', updated_at: 'updatedAt' }[query.order_by ?? 'id'];
-    const direction = query.sort === 'asc' ? 'asc' : 'desc';
-    const [users, total] = await this.em.findAndCount(User, where.length ? { $and: where } : {}, {
-      orderBy: orderField === 'id' ? { id: direction } : { [orderField]: direction, id: direction },
-      limit: request.perPage,
-      offset: request.offset,
-    });
-    const presentation = await this.presentation();
-    if (!admin) return toPage(request, users.map((user) => presentUserBasic(user, presentation)), total);
-    return toPage(request, await this.presentFull(users, { withCustomAttributes: query.with_custom_attributes }), total);
+    const direction: 'asc' | 'desc' = query.sort === 'asc' ? 'asc' : 'desc';
+    const orderBy = orderField === 'id' ? { id: direction } : { [orderField]: direction, id: direction };
+    const page = await findPage(this.em, User, where.length ? { $and: where } : {}, orderBy, query);
+    return { ...page, items: await presentUsers(page.items, await this.ctx.view(), { withCustomAttributes: query.with_custom_attributes }) };
   }
 
-  /** One user: the profile for normal callers, the full user for administrators. */
+  /** One user, as the caller may see it. */
   async present(user: User, options: { with_custom_attributes?: boolean } = {}): Promise<UserProfile | UserFull> {
-    if (!this.ctx.isAdmin) return presentUserProfile(user, await this.presentation());
-    const [full] = await this.presentFull([user], { withCustomAttributes: options.with_custom_attributes });
-    return full;
+    return presentUser(user, await this.ctx.view(), { withCustomAttributes: options.with_custom_attributes });
   }
 
-  /**
-   * GET /user: the full user. An administrator who signed in with a private token also sees it; tokens
-   * are stored as digests, so no other private token can be shown (and none is issued on a read).
-   */
+  /** GET /user: the signed-in user, as it may see itself (no private token is issued on a read). */
   async current(): Promise<UserSelf | UserFull | UserWithPrivateToken> {
-    const user = this.ctx.user;
-    if (!user.admin) {
-      const identities = (await this.identitiesOf([user])).get(user.id) ?? [];
-      return presentUserSelf(user, identities, await this.presentation());
-    }
-    const privateToken = this.ctx.caller.privateToken;
-    return privateToken ? this.withPrivateToken(user, privateToken) : (await this.presentFull([user]))[0];
-  }
-
-  /** The full user with a private token: the answer to POST /session. */
-  async withPrivateToken(user: User, privateToken: string): Promise<UserWithPrivateToken> {
-    const [full] = await this.presentFull([user]);
-    return { ...full, private_token: privateToken };
+    return presentCurrentUser(this.ctx.user, await this.ctx.view());
   }
 
   async create(input: CreateUserInput): Promise<UserFull> {
@@ -161,7 +134,7 @@ export class UsersService {
       if (attribute === 'email' || attribute === 'username') throw takenConflict(attribute);
       throw attribute ? BadRequestError.invalid(attribute, TAKEN) : error;
     });
-    return (await this.presentFull([user]))[0];
+    return presentUserFull(user, await this.ctx.view());
   }
 
   async update(user: User, input: UpdateUserInput): Promise<UserFull> {
@@ -214,7 +187,7 @@ export class UsersService {
       const attribute = takenAttribute(error);
       throw attribute ? new NotFoundValidationError({ [attribute]: [TAKEN] }) : error;
     });
-    return (await this.presentFull([user]))[0];
+    return presentUserFull(user, await this.ctx.view());
   }
 
   /**
@@ -279,36 +252,4 @@ export class UsersService {
       if (await this.em.count(Identity, { ...exceptUser, provider, externUid })) problems.add('extern_uid', TAKEN);
     }
   }
-
-  /** Full shapes of many users: their identities (and custom attributes) read in one query each. */
-  private async presentFull(users: User[], options: { withCustomAttributes?: boolean } = {}): Promise<UserFull[]> {
-    if (users.length === 0) return [];
-    const presentation = await this.presentation();
-    const identities = await this.identitiesOf(users);
-    const ids = users.map((user) => user.id);
-    const attributes = options.withCustomAttributes
-      ? groupByUser(await this.em.find(CustomAttribute, { user: { $in: ids } }, { orderBy: { key: 'asc' } }))
-      : undefined;
-    return users.map((user) => {
-      const full = presentUserFull(user, identities.get(user.id) ?? [], presentation);
-      if (attributes) full.custom_attributes = (attributes.get(user.id) ?? []).map(presentCustomAttribute);
-      return full;
-    });
-  }
-
-  private async identitiesOf(users: User[]): Promise<Map<number, Identity[]>> {
-    return groupByUser(await this.em.find(Identity, { user: { $in: users.map((user) => user.id) } }, { orderBy: { id: 'asc' } }));
-  }
-}
-
-/** Rows that belong to users, grouped by user ID. */
-function groupByUser<Row extends { user: unknown }>(rows: Row[]): Map<number, Row[]> {
-  const grouped = new Map<number, Row[]>();
-  for (const row of rows) {
-    const userId = (row.user as User).id;
-    const list = grouped.get(userId);
-    if (list) list.push(row);
-    else grouped.set(userId, [row]);
-  }
-  return grouped;
 }

@@ -1,16 +1,18 @@
 import { createHash } from 'node:crypto';
-import type { CustomAttribute, Identity, User } from '../../db/entities/index.js';
-import type { UserBasic, UserFull, UserProfile, UserSelf } from '../../schemas/users.js';
+import { CustomAttribute, Identity, type User } from '../../db/entities/index.js';
+import type { UserBasic, UserFull, UserProfile, UserSelf, UserWithPrivateToken } from '../../schemas/users.js';
+import { presentCustomAttributes } from './custom-attributes.js';
+import type { View } from './view.js';
 
-export interface UserPresentation {
-  baseUrl: string;
-  /** `avatarsvc_enabled`: users without an uploaded avatar get one from the avatar service. */
-  avatarService: boolean;
+/** `with_custom_attributes`: administrators may ask for each user's custom attributes. */
+export interface UserRelations {
+  withCustomAttributes?: boolean;
 }
 
-export function avatarUrl(user: User, options: UserPresentation): string | null {
-  if (user.avatarFilename) return `${options.baseUrl}/uploads/-/system/user/avatar/${user.id}/${encodeURIComponent(user.avatarFilename)}`;
-  if (!options.avatarService) return null;
+function avatarUrl(user: User, view: View): string | null {
+  if (user.avatarFilename) return `${view.baseUrl}/uploads/-/system/user/avatar/${user.id}/${encodeURIComponent(user.avatarFilename)}`;
+  // `avatarsvc_enabled`: users without an uploaded avatar get one from the avatar service.
+  if (!view.settings.avatarsvc_enabled) return null;
   const hash = createHash('md5').update(user.email.trim().toLowerCase()).digest('hex');
   return `https://www.gravatar.com/avatar/${hash}?s=80&d=identicon`;
 }
@@ -18,21 +20,20 @@ export function avatarUrl(user: User, options: UserPresentation): string | null 
 const iso = (date: Date | null | undefined): string | null => (date ? date.toISOString() : null);
 
 /** The user reference: embedded wherever a user appears, and the list item for normal callers. */
-export function presentUserBasic(user: User, options: UserPresentation): UserBasic {
+export function presentUserBasic(user: User, view: View): UserBasic {
   return {
     id: user.id,
     name: user.name,
     username: user.username,
     state: user.state as UserBasic['state'],
-    avatar_url: avatarUrl(user, options),
-    web_url: `${options.baseUrl}/${user.username}`,
+    avatar_url: avatarUrl(user, view),
+    web_url: `${view.baseUrl}/${user.username}`,
   };
 }
 
-/** A single user as a normal caller sees it. */
-export function presentUserProfile(user: User, options: UserPresentation): UserProfile {
+function profileOf(user: User, view: View): UserProfile {
   return {
-    ...presentUserBasic(user, options),
+    ...presentUserBasic(user, view),
     created_at: user.createdAt.toISOString(),
     bio: user.bio ?? null,
     location: user.location ?? null,
@@ -44,10 +45,10 @@ export function presentUserProfile(user: User, options: UserPresentation): UserP
   };
 }
 
-/** The full shape without `is_admin`: the current user as a normal caller sees itself. */
-export function presentUserSelf(user: User, identities: Identity[], options: UserPresentation): UserSelf {
+/** The full shape without `is_admin`. */
+function selfOf(user: User, identities: Identity[], view: View): UserSelf {
   return {
-    ...presentUserProfile(user, options),
+    ...profileOf(user, view),
     email: user.email,
     last_sign_in_at: iso(user.lastSignInAt),
     confirmed_at: iso(user.confirmedAt),
@@ -64,11 +65,63 @@ export function presentUserSelf(user: User, identities: Identity[], options: Use
   };
 }
 
-/** The full user, as administrators see it. */
-export function presentUserFull(user: User, identities: Identity[], options: UserPresentation): UserFull {
-  return { ...presentUserSelf(user, identities, options), is_admin: user.admin };
+/** Rows that belong to users, grouped by user ID. */
+function groupByUser<Row extends { user: unknown }>(rows: Row[]): Map<number, Row[]> {
+  const grouped = new Map<number, Row[]>();
+  for (const row of rows) {
+    const userId = (row.user as User).id;
+    const list = grouped.get(userId);
+    if (list) list.push(row);
+    else grouped.set(userId, [row]);
+  }
+  return grouped;
 }
 
-export function presentCustomAttribute(attribute: CustomAttribute): { key: string; value: string } {
-  return { key: attribute.key, value: attribute.value };
+/** The identities of a page of users, in one query. */
+async function identitiesOf(users: User[], view: View): Promise<Map<number, Identity[]>> {
+  return groupByUser(await view.em.find(Identity, { user: { $in: users.map((user) => user.id) } }, { orderBy: { id: 'asc' } }));
+}
+
+/** Full shapes of a page of users: its identities (and custom attributes) read in one query each. */
+export async function presentUsersFull(users: User[], view: View, relations: UserRelations = {}): Promise<UserFull[]> {
+  if (users.length === 0) return [];
+  const identities = await identitiesOf(users, view);
+  const attributes = relations.withCustomAttributes
+    ? groupByUser(await view.em.find(CustomAttribute, { user: { $in: users.map((user) => user.id) } }, { orderBy: { key: 'asc' } }))
+    : undefined;
+  return users.map((user) => {
+    const full: UserFull = { ...selfOf(user, identities.get(user.id) ?? [], view), is_admin: user.admin };
+    if (attributes) full.custom_attributes = presentCustomAttributes(attributes.get(user.id) ?? [], view);
+    return full;
+  });
+}
+
+export async function presentUserFull(user: User, view: View, relations: UserRelations = {}): Promise<UserFull> {
+  return (await presentUsersFull([user], view, relations))[0];
+}
+
+/** A page of users as the viewer may see them: full shapes for administrators, references for others. */
+export async function presentUsers(users: User[], view: View, relations: UserRelations = {}): Promise<(UserBasic | UserFull)[]> {
+  if (view.isAdmin) return presentUsersFull(users, view, relations);
+  return users.map((user) => presentUserBasic(user, view));
+}
+
+/** One user as the viewer may see it: the profile for normal callers, the full user for administrators. */
+export async function presentUser(user: User, view: View, relations: UserRelations = {}): Promise<UserProfile | UserFull> {
+  return view.isAdmin ? presentUserFull(user, view, relations) : profileOf(user, view);
+}
+
+/** The full user with the account's private token: the answer to POST /session. */
+export async function presentUserWithPrivateToken(user: User, privateToken: string, view: View): Promise<UserWithPrivateToken> {
+  return { ...(await presentUserFull(user, view)), private_token: privateToken };
+}
+
+/**
+ * GET /user: the full user, without `is_admin` for a normal caller. An administrator who signed in with a
+ * private token also sees it; tokens are stored as digests, so no other private token can be shown.
+ */
+export async function presentCurrentUser(user: User, view: View): Promise<UserSelf | UserFull | UserWithPrivateToken> {
+  if (!view.isAdmin) return selfOf(user, (await identitiesOf([user], view)).get(user.id) ?? [], view);
+  const privateToken = view.caller.privateToken;
+  return privateToken ? presentUserWithPrivateToken(user, privateToken, view) : presentUserFull(user, view);
 }

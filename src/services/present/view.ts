@@ -1,0 +1,17 @@
+import type { Caller } from '../../auth/caller.js';
+import type { EntityManager } from '../../db/orm.js';
+import type { SettingsValues } from '../../schemas/settings.js';
+
+/**
+ * What every presenter is given: who looks (fields that depend on the viewer come from here, never from a
+ * branch in a service), where URLs start, the application settings, and the session that loads what a page
+ * embeds (one query per relation for the whole page).
+ */
+export interface View {
+  caller: Caller;
+  isAdmin: boolean;
+  /** The start of every URL in an answer (`web_url`, `avatar_url`), no trailing slash. */
+  baseUrl: string;
+  settings: SettingsValues;
+  em: EntityManager;
+}
