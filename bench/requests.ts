@@ -10,7 +10,8 @@
  * FORGEKIT_BENCH_DATABASE_URL: the PostgreSQL server (postgres://postgres@127.0.0.1:5432/test); a new database
  *   is made on it for the run and dropped afterwards.
  * FORGEKIT_BENCH_SECONDS (2), FORGEKIT_BENCH_ROUNDS (3): length of a round, rounds per server.
- * FORGEKIT_BENCH_ONLY: only the requests whose "<database> <request>" contains this text (e.g. to profile one).
+ * FORGEKIT_BENCH_ONLY: a regular expression; only the requests whose "<database> <request>" it matches (to profile
+ *   one: 'PostgreSQL GET /api/v4/user$').
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -27,7 +28,7 @@ import { sshKey } from './lib/ssh-key.ts';
 const POSTGRES_SERVER = process.env.FORGEKIT_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const SECONDS = Number(process.env.FORGEKIT_BENCH_SECONDS ?? 2);
 const ROUNDS = Number(process.env.FORGEKIT_BENCH_ROUNDS ?? 3);
-const ONLY = process.env.FORGEKIT_BENCH_ONLY;
+const ONLY = new RegExp(process.env.FORGEKIT_BENCH_ONLY ?? '');
 const CONNECTIONS = 10;
 /** Users in the database: more than the page of 100 that the list requests. */
 const USERS = 150;
@@ -66,7 +67,6 @@ const shapeOf = (statement: string) => statement.replace(/'(?:[^']|'')*'/g, '?')
 // ---- The databases.
 
 interface Setup {
-  name: string;
   /** What the bare handler queries with. */
   driver: string;
   hosting: HostingService;
@@ -109,7 +109,6 @@ async function postgresql(): Promise<Setup> {
   // pg's pool.end() resolves before its connections have closed: the drop below may cut one short.
   pool.on('error', () => {});
   return {
-    name: 'PostgreSQL',
     driver: 'pg',
     hosting,
     bare: {
@@ -142,7 +141,7 @@ async function pglite(): Promise<Setup> {
   // ORM's type parsers with it).
   const create = PGlite.create;
   let instance: PGlite | undefined;
-  PGlite.create = (async (...args: Parameters<typeof create>) => (instance = await create.apply(PGlite, args))) as typeof create;
+  PGlite.create = (async (...args: unknown[]) => (instance = await Reflect.apply(create, PGlite, args))) as typeof create;
   let hosting: HostingService;
   try {
     hosting = await createHostingService({ rootToken: ROOT_TOKEN, baseUrl: BASE_URL });
@@ -151,7 +150,6 @@ async function pglite(): Promise<Setup> {
   }
   const db = instance!;
   return {
-    name: 'PGlite (in memory)',
     driver: 'PGlite',
     hosting,
     bare: {
@@ -168,11 +166,23 @@ interface Endpoint {
   name: string;
   method: 'GET' | 'POST';
   path: string;
-  token: string;
+  /** A normal user with a personal access token, or the administrator root. */
+  as: 'user' | 'root';
   body?: LoadRequest['body'];
   /** Also beside a bare Express app (GET /version only). */
   express?: boolean;
 }
+
+const ENDPOINTS: Endpoint[] = [
+  { name: 'GET /api/v4/version', method: 'GET', path: '/api/v4/version', as: 'user', express: true },
+  { name: 'GET /api/v4/user', method: 'GET', path: '/api/v4/user', as: 'user' },
+  { name: 'GET /api/v4/users?per_page=100 (user)', method: 'GET', path: '/api/v4/users?per_page=100', as: 'user' },
+  { name: 'GET /api/v4/users?per_page=100 (admin)', method: 'GET', path: '/api/v4/users?per_page=100', as: 'root' },
+  { name: 'POST /api/v4/user/keys', method: 'POST', path: '/api/v4/user/keys', as: 'user', body: 'sshKey' },
+];
+
+/** An endpoint with the token it is called with. */
+type Call = Endpoint & { token: string };
 
 /** Users past root, an identity on every tenth (the full shape lists them), and a normal user with a token. */
 async function seed(setup: Setup): Promise<string> {
@@ -195,7 +205,7 @@ interface Answer {
 
 const COMPARED_HEADERS = ['content-type', 'x-powered-by', 'link', 'x-total', 'x-total-pages', 'x-per-page', 'x-page', 'x-next-page', 'x-prev-page'];
 
-async function answerOf(origin: string, endpoint: Endpoint): Promise<Answer> {
+async function answerOf(origin: string, endpoint: Call): Promise<Answer> {
   recording = [];
   try {
     const res = await fetch(origin + endpoint.path, {
@@ -211,7 +221,7 @@ async function answerOf(origin: string, endpoint: Endpoint): Promise<Answer> {
 }
 
 /** The same statements, status, headers and JSON from both sides (a new key's id and time aside); the number of statements. */
-async function checkAlike(endpoint: Endpoint, forgekit: string, bare: string): Promise<number> {
+async function checkAlike(endpoint: Call, forgekit: string, bare: string): Promise<number> {
   const a = await answerOf(forgekit, endpoint);
   const b = await answerOf(bare, endpoint);
   const differs = (what: string, x: unknown, y: unknown) => {
@@ -252,7 +262,7 @@ const median = (values: number[]) => {
 };
 
 /** One warm-up per server, then ROUNDS rounds each, the order turning every round. */
-async function measure(loader: Loader, endpoint: Endpoint, servers: Side[]): Promise<Round[][]> {
+async function measure(loader: Loader, endpoint: Call, servers: Side[]): Promise<Round[][]> {
   const request = (origin: string, seconds: number): LoadRequest => ({
     url: origin + endpoint.path,
     method: endpoint.method,
@@ -288,7 +298,9 @@ function row(name: string, label: string, statements: number | string, rounds: R
   ]);
 }
 
-async function bench(loader: Loader, open: () => Promise<Setup>): Promise<void> {
+async function bench(loader: Loader, name: string, open: () => Promise<Setup>): Promise<void> {
+  const endpoints = ENDPOINTS.filter((endpoint) => ONLY.test(`${name} ${endpoint.name}`));
+  if (!endpoints.length) return;
   const setup = await open();
   const servers: Server[] = [];
   try {
@@ -300,19 +312,10 @@ async function bench(loader: Loader, open: () => Promise<Setup>): Promise<void> 
     const [forgekit, bare, expressOnly] = await Promise.all(servers.map(listen));
     const [forgekitTracker, bareTracker, expressTracker] = servers.map((server) => new Tracker(server));
 
-    const endpoints: Endpoint[] = [
-      { name: 'GET /api/v4/version', method: 'GET', path: '/api/v4/version', token: reader, express: true },
-      { name: 'GET /api/v4/user', method: 'GET', path: '/api/v4/user', token: reader },
-      { name: 'GET /api/v4/users?per_page=100 (user)', method: 'GET', path: '/api/v4/users?per_page=100', token: reader },
-      { name: 'GET /api/v4/users?per_page=100 (admin)', method: 'GET', path: '/api/v4/users?per_page=100', token: ROOT_TOKEN },
-      { name: 'POST /api/v4/user/keys', method: 'POST', path: '/api/v4/user/keys', token: reader, body: 'sshKey' },
-    ].filter((endpoint) => !ONLY || `${setup.name} ${endpoint.name}`.includes(ONLY)) as Endpoint[];
-    if (!endpoints.length) return;
-
-    console.log(`\n${setup.name}: ${USERS} users; ${CONNECTIONS} connections; ${ROUNDS} rounds of ${SECONDS} s per server, medians.`);
+    console.log(`\n${name}: ${USERS} users; ${CONNECTIONS} connections; ${ROUNDS} rounds of ${SECONDS} s per server, medians.`);
     console.log('SQL: statements per request. CPU: of the server process (not of PostgreSQL\'s). Ratios: forgekit ÷ that server.');
     console.log(line(columns.map(([title]) => title)));
-    for (const endpoint of endpoints) {
+    for (const endpoint of endpoints.map((endpoint): Call => ({ ...endpoint, token: endpoint.as === 'root' ? ROOT_TOKEN : reader }))) {
       const statements = await checkAlike(endpoint, forgekit, bare);
       const sides: Side[] = [
         { label: 'forgekit', origin: forgekit, tracker: forgekitTracker },
@@ -332,8 +335,8 @@ async function bench(loader: Loader, open: () => Promise<Setup>): Promise<void> 
 
 const loader = new Loader();
 try {
-  await bench(loader, postgresql);
-  await bench(loader, pglite);
+  await bench(loader, 'PostgreSQL', postgresql);
+  await bench(loader, 'PGlite (in memory)', pglite);
 } finally {
   loader.close();
 }
