@@ -58,7 +58,7 @@ export class Context {
     return this.caller.user?.admin === true;
   }
 
-  /** Application settings, read once per call. */
+  /** Application settings, the same throughout a call (cached in the process: SettingsService.values). */
   async settings(): Promise<SettingsValues> {
     this.settingsValues ??= await this.applicationSettings.values();
     return this.settingsValues;

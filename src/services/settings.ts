@@ -1,7 +1,9 @@
+import { raw, type TransactionEventArgs } from '@mikro-orm/core';
+import { PostgreSqlConnection } from '@mikro-orm/postgresql';
 import { ApplicationSettingsRow } from '../db/entities/index.js';
 import { BadRequestError } from '../errors.js';
 import { defaultSettings, settingAliases, type ApplicationSettings, type SettingsValues, type UpdateSettingsInput } from '../schemas/settings.js';
-import type { Context } from './context.js';
+import type { Context, Environment } from './context.js';
 import { Problems } from './user-validation.js';
 
 const SETTINGS_ID = 1;
@@ -27,6 +29,99 @@ export function decimalText(value: number): string {
   return text.includes('.') ? text : `${text}.0`;
 }
 
+/** Where a change of the settings is announced to every process on the same PostgreSQL database. */
+const CHANGED_CHANNEL = 'forgekit_settings_changed';
+/**
+ * The longest cached settings are used: the bound on how stale they can be should a notification be lost
+ * (a connection that died without closing). Normally a change elsewhere is heard within milliseconds.
+ */
+const MAX_AGE_MS = 10_000;
+
+/**
+ * The application settings of one hosting instance, kept in the process: every call needs them, and they
+ * almost never change. This process forgets them when one of its transactions that changed them ends
+ * (committed or rolled back); on PostgreSQL, other processes forget them when the change's NOTIFY reaches
+ * a pooled connection that LISTENs. An embedded database has one process only.
+ */
+class SettingsCache {
+  private values?: SettingsValues;
+  private readAt = 0;
+  /** Bumped whenever the values are forgotten: a read begun before must not store what it read. */
+  private generation = 0;
+  /** Transactions of this process that changed the settings and have not ended: nothing read is stored meanwhile. */
+  private writers = 0;
+  /** PostgreSQL: a pooled connection LISTENs; without one nothing is stored, as a change could go unheard. */
+  private listening: boolean;
+  private arming?: Promise<void>;
+
+  constructor(private readonly postgres: PostgreSqlConnection | undefined) {
+    this.listening = !postgres;
+  }
+
+  async read(load: () => Promise<SettingsValues>): Promise<SettingsValues> {
+    if (this.values && Date.now() - this.readAt < MAX_AGE_MS) return this.values;
+    if (!this.listening) await (this.arming ??= this.listen().finally(() => (this.arming = undefined)));
+    const generation = this.generation;
+    const readAt = Date.now();
+    const values = Object.freeze(await load());
+    if (generation === this.generation && this.writers === 0 && this.listening) {
+      this.values = values;
+      this.readAt = readAt;
+    }
+    return values;
+  }
+
+  /** A transaction is about to change the settings; `ended` once it has committed or rolled back. */
+  changing(): { ended(): void } {
+    this.writers += 1;
+    this.forget();
+    return {
+      ended: () => {
+        this.writers -= 1;
+        this.forget();
+      },
+    };
+  }
+
+  private forget(): void {
+    this.generation += 1;
+    this.values = undefined;
+  }
+
+  /**
+   * LISTENs on one connection of the pool and leaves it there (the pool keeps using it for queries):
+   * the pool closes it with the others, and once it is gone the next read takes another.
+   */
+  private async listen(): Promise<void> {
+    const client = await (await this.postgres!.getNativeClient()).connect();
+    try {
+      client.on('notification', ({ channel }) => {
+        if (channel === CHANGED_CHANNEL) this.forget();
+      });
+      client.once('end', () => {
+        this.listening = false;
+        this.forget();
+      });
+      await client.query(`listen ${CHANGED_CHANNEL}`);
+      this.listening = true;
+    } finally {
+      client.release();
+    }
+  }
+}
+
+const caches = new WeakMap<Environment, SettingsCache>();
+
+function cacheOf(env: Environment): SettingsCache {
+  let cache = caches.get(env);
+  if (!cache) {
+    const connection = env.db.orm.driver.getConnection();
+    cache = new SettingsCache(connection instanceof PostgreSqlConnection ? connection : undefined);
+    caches.set(env, cache);
+  }
+  return cache;
+}
+
 export class SettingsService {
   constructor(private readonly ctx: Context) {}
 
@@ -41,8 +136,9 @@ export class SettingsService {
     return { ...defaultSettings(Object.keys(this.ctx.env.storages)), ...row.values } as SettingsValues;
   }
 
+  /** The values every call reads: cached in the process (SettingsCache), shared by calls, never to be changed. */
   async values(): Promise<SettingsValues> {
-    return this.valuesOf(await this.row());
+    return cacheOf(this.ctx.env).read(async () => this.valuesOf(await this.row()));
   }
 
   async get(): Promise<ApplicationSettings> {
@@ -85,8 +181,17 @@ export class SettingsService {
     }
     if (problems.any) throw new BadRequestError(problems.messages);
 
+    // Writes run in their call's transaction (api/invoke.ts): the cache hears when that one ends.
+    const change = cacheOf(this.ctx.env).changing();
+    const transaction = this.ctx.em.getTransactionContext();
+    const ended = (args: TransactionEventArgs) => {
+      if (args.transaction === transaction) change.ended();
+    };
+    this.ctx.em.getEventManager().registerSubscriber({ afterTransactionCommit: ended, afterTransactionRollback: ended });
     row.values = next;
     await this.ctx.em.flush();
+    // Delivered to every listening process when the transaction commits, and never if it rolls back.
+    await this.ctx.em.execute(raw(`notify ${CHANGED_CHANNEL}`));
     return this.present(row, next);
   }
 

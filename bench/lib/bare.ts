@@ -1,0 +1,209 @@
+/**
+ * What forgekit is measured against: a bare `node:http` handler that runs the very SQL statements forgekit
+ * runs for each benchmarked request (bench/requests.ts checks that they match, statement by statement) and
+ * answers the same status, headers and JSON; and, for GET /version, a bare Express 5 app.
+ * No framework, no validation library, no ORM: the floor of what the work costs in Node.js.
+ */
+import { createHash } from 'node:crypto';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import express from 'express';
+
+/** Rows as the ORM gets them: timestamps as PostgreSQL's text. */
+export type Row = Record<string, any>;
+
+export interface SqlClient {
+  /** One statement, its values written into it as forgekit's ORM writes them (simple query protocol). */
+  query(sql: string): Promise<Row[]>;
+}
+
+export interface BareDatabase extends SqlClient {
+  transaction<T>(work: (client: SqlClient) => Promise<T>): Promise<T>;
+}
+
+export interface Version {
+  version: string;
+  revision: string;
+}
+
+const USER_COLUMNS = [
+  'id', 'username', 'username_lower', 'name', 'email', 'password_hash', 'password_expires_at', 'state', 'admin', 'external',
+  'bio', 'location', 'skype', 'linkedin', 'twitter', 'website_url', 'organization', 'projects_limit', 'can_create_group',
+  'two_factor_enabled', 'theme_id', 'color_scheme_id', 'confirmed_at', 'last_sign_in_at', 'current_sign_in_at',
+  'last_activity_on', 'avatar_filename', 'created_at', 'updated_at',
+];
+
+const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
+
+const sql = {
+  caller: (digest: string) =>
+    `select "a0".*, ${USER_COLUMNS.map((column) => `"u1"."${column}" as "u1__${column}"`).join(', ')} from "access_tokens" as "a0" ` +
+    `inner join "users" as "u1" on "a0"."user_id" = "u1"."id" where "a0"."token_digest" = ${literal(digest)} limit 1`,
+  identities: (userIds: number[]) => `select "i0".* from "identities" as "i0" where "i0"."user_id" in (${userIds.join(', ')}) order by "i0"."id" asc`,
+  countUsers: 'select count(*) as "count" from "users" as "u0"',
+  users: (limit: number, offset: number) => `select "u0".* from "users" as "u0" order by "u0"."id" desc limit ${limit}${offset ? ` offset ${offset}` : ''}`,
+  countKeys: (fingerprint: string) => `select count(*) as "count" from "ssh_keys" as "s0" where "s0"."fingerprint" = ${literal(fingerprint)}`,
+  insertKey: (userId: number, title: string, key: string, fingerprint: string, createdAt: string) =>
+    `insert into "ssh_keys" ("user_id", "title", "key", "fingerprint", "created_at") values (${userId}, ${literal(title)}, ${literal(key)}, ${literal(fingerprint)}, ${literal(createdAt)}) returning "id"`,
+};
+
+/** PostgreSQL's text for a timestamptz (`2026-11-23 05:11:11.176+00`) as JSON has it. */
+function iso(text: string | null): string | null {
+  if (text === null) return null;
+  return new Date(text.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')).toISOString();
+}
+
+function send(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
+  const text = JSON.stringify(value);
+  res.writeHead(status, { 'X-Powered-By': 'Express', ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+class Refused extends Error {
+  readonly status: number;
+  readonly body: unknown;
+  constructor(status: number, body: unknown) {
+    super(String(status));
+    this.status = status;
+    this.body = body;
+  }
+}
+
+const unauthorized = () => new Refused(401, { message: '401 Unauthorized' });
+
+/** The users table's row (prefixed columns of the caller's join, or plain) as the user shapes. */
+function presentUser(row: Row, prefix: string, shape: 'basic' | 'self' | 'full', identities: Row[], baseUrl: string, avatarService: boolean) {
+  const get = (column: string) => row[prefix + column];
+  const avatar = get('avatar_filename')
+    ? `${baseUrl}/uploads/-/system/user/avatar/${get('id')}/${encodeURIComponent(get('avatar_filename'))}`
+    : avatarService
+      ? `https://www.gravatar.com/avatar/${createHash('md5').update(get('email').trim().toLowerCase()).digest('hex')}?s=80&d=identicon`
+      : null;
+  const basic = { id: get('id'), name: get('name'), username: get('username'), state: get('state'), avatar_url: avatar, web_url: `${baseUrl}/${get('username')}` };
+  if (shape === 'basic') return basic;
+  const self = {
+    ...basic,
+    created_at: iso(get('created_at')),
+    bio: get('bio'),
+    location: get('location'),
+    skype: get('skype'),
+    linkedin: get('linkedin'),
+    twitter: get('twitter'),
+    website_url: get('website_url'),
+    organization: get('organization'),
+    email: get('email'),
+    last_sign_in_at: iso(get('last_sign_in_at')),
+    confirmed_at: iso(get('confirmed_at')),
+    theme_id: get('theme_id'),
+    last_activity_on: get('last_activity_on'),
+    color_scheme_id: get('color_scheme_id'),
+    projects_limit: get('projects_limit'),
+    current_sign_in_at: iso(get('current_sign_in_at')),
+    identities: identities.filter((identity) => identity.user_id === get('id')).map((identity) => ({ provider: identity.provider, extern_uid: identity.extern_uid })),
+    can_create_group: get('can_create_group'),
+    can_create_project: get('projects_limit') > 0,
+    two_factor_enabled: get('two_factor_enabled'),
+    external: get('external'),
+  };
+  return shape === 'self' ? self : { ...self, is_admin: get('admin') };
+}
+
+async function readJson(req: IncomingMessage): Promise<Row> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  return JSON.parse(Buffer.concat(chunks).toString('utf8'));
+}
+
+/**
+ * The bare server. `avatarService` is the `avatarsvc_enabled` setting, read once: forgekit keeps the settings
+ * in the process too.
+ */
+export function bareServer(db: BareDatabase, options: { baseUrl: string; version: Version; avatarService: boolean }): Server {
+  const { baseUrl, avatarService } = options;
+
+  async function authenticate(req: IncomingMessage, scopes: string[]): Promise<Row> {
+    const token = req.headers['private-token'];
+    if (typeof token !== 'string') throw unauthorized();
+    const [caller] = await db.query(sql.caller(createHash('sha256').update(token).digest('hex')));
+    if (!caller || caller.revoked || (caller.expires_at && new Date(iso(caller.expires_at)!) <= new Date()) || caller.u1__state === 'blocked') throw unauthorized();
+    const granted: string[] = caller.kind === 'private' ? ['api', 'sudo'] : caller.scopes;
+    if (!granted.some((scope) => scopes.includes(scope))) throw new Refused(403, { error: 'insufficient_scope' });
+    return caller;
+  }
+
+  async function listUsers(req: IncomingMessage, url: URL, res: ServerResponse): Promise<void> {
+    const caller = await authenticate(req, ['api', 'read_api', 'read_user']);
+    const perPage = Number(url.searchParams.get('per_page') ?? 20);
+    const page = Number(url.searchParams.get('page') ?? 1);
+    const [{ count }] = await db.query(sql.countUsers);
+    const total = Number(count);
+    const rows = await db.query(sql.users(perPage, (page - 1) * perPage));
+    const admin = caller.u1__admin === true;
+    const identities = admin && rows.length ? await db.query(sql.identities(rows.map((row) => row.id))) : [];
+    const totalPages = Math.max(1, Math.ceil(total / perPage));
+    const link = (number: number, rel: string) => {
+      url.searchParams.set('page', String(number));
+      url.searchParams.set('per_page', String(perPage));
+      return `<${baseUrl}${url.pathname}${url.search}>; rel="${rel}"`;
+    };
+    const links = [...(page > 1 ? [link(Math.min(page - 1, totalPages), 'prev')] : []), ...(page < totalPages ? [link(page + 1, 'next')] : [])];
+    links.push(link(1, 'first'), link(totalPages, 'last'));
+    send(res, 200, rows.map((row) => presentUser(row, '', admin ? 'full' : 'basic', identities, baseUrl, avatarService)), {
+      Link: links.join(', '),
+      'X-Total': String(total),
+      'X-Total-Pages': String(totalPages),
+      'X-Per-Page': String(perPage),
+      'X-Page': String(page),
+      'X-Next-Page': page < totalPages ? String(page + 1) : '',
+      'X-Prev-Page': page > 1 ? String(Math.min(page - 1, totalPages)) : '',
+    });
+  }
+
+  async function addKey(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const caller = await authenticate(req, ['api']);
+    const input = await readJson(req);
+    const key = String(input.key ?? '').replace(/[\r\n]+/g, '').trim();
+    const blob = Buffer.from(key.split(' ')[1] ?? '', 'base64');
+    if (!input.title || !key.startsWith('ssh-ed25519 ') || blob.length === 0) throw new Refused(400, { message: { key: ['is invalid'] } });
+    const fingerprint = createHash('md5').update(blob).digest('hex').replace(/(..)(?!$)/g, '$1:');
+    const createdAt = new Date();
+    const [{ id }] = await db.transaction(async (client) => {
+      const [{ count }] = await client.query(sql.countKeys(fingerprint));
+      if (Number(count)) throw new Refused(400, { message: { key: ['has already been taken'], fingerprint: ['has already been taken'] } });
+      return client.query(sql.insertKey(caller.user_id, input.title, key, fingerprint, createdAt.toISOString()));
+    });
+    send(res, 201, { id, title: input.title, key, created_at: createdAt.toISOString() });
+  }
+
+  return createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    const route = `${req.method} ${url.pathname}`;
+    const handle = async () => {
+      if (route === 'GET /api/v4/version') {
+        await authenticate(req, ['api', 'read_api', 'read_user']);
+        return send(res, 200, options.version);
+      }
+      if (route === 'GET /api/v4/user') {
+        // As a normal user (an administrator's answer has more fields).
+        const caller = await authenticate(req, ['api', 'read_api', 'read_user']);
+        const identities = await db.query(sql.identities([caller.user_id]));
+        return send(res, 200, presentUser(caller, 'u1__', 'self', identities, baseUrl, avatarService));
+      }
+      if (route === 'GET /api/v4/users') return listUsers(req, url, res);
+      if (route === 'POST /api/v4/user/keys') return addKey(req, res);
+      send(res, 404, { error: '404 Not Found' });
+    };
+    handle().catch((error: unknown) => {
+      if (error instanceof Refused) send(res, error.status, error.body);
+      else send(res, 500, { message: '500 Internal Server Error' });
+    });
+  });
+}
+
+/** GET /version on Express 5: what the framework alone costs for the smallest answer. */
+export function expressVersionApp(version: Version): express.Express {
+  const app = express();
+  app.get('/api/v4/version', (_req, res) => {
+    res.json(version);
+  });
+  return app;
+}

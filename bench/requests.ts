@@ -1,0 +1,342 @@
+/**
+ * Requests: what forgekit costs per request next to the bare floor (bench/lib/bare.ts), on PostgreSQL and on
+ * in-memory PGlite. For each request, forgekit and the bare servers run in this process in alternating rounds
+ * under the same load from a separate process (autocannon); this process's CPU time per request served is the
+ * server's CPU per request. On a shared, noisy machine the ratios between neighbouring rounds are what to read.
+ *
+ * Before measuring, each request is sent once to both sides with the SQL they send recorded (a hook on the
+ * drivers' query methods): the statements must match one for one, and so must status, headers and JSON.
+ *
+ * FORGEKIT_BENCH_DATABASE_URL: the PostgreSQL server (postgres://postgres@127.0.0.1:5432/test); a new database
+ *   is made on it for the run and dropped afterwards.
+ * FORGEKIT_BENCH_SECONDS (2), FORGEKIT_BENCH_ROUNDS (3): length of a round, rounds per server.
+ * FORGEKIT_BENCH_ONLY: a regular expression; only the requests whose "<database> <request>" it matches (to profile
+ *   one: 'PostgreSQL GET /api/v4/user$').
+ */
+import { randomBytes } from 'node:crypto';
+import { createServer, type Server } from 'node:http';
+import { createRequire } from 'node:module';
+import type { AddressInfo } from 'node:net';
+import { PGlite, type Transaction } from '@electric-sql/pglite';
+import express from 'express';
+import pg from 'pg';
+import { API_VERSION, FORGEKIT_VERSION, createHostingService, type HostingService } from 'forgekit';
+import { bareServer, expressVersionApp, type BareDatabase } from './lib/bare.ts';
+import { Loader, Tracker, type LoadRequest, type Round } from './lib/load.ts';
+import { sshKey } from './lib/ssh-key.ts';
+
+const POSTGRES_SERVER = process.env.FORGEKIT_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const SECONDS = Number(process.env.FORGEKIT_BENCH_SECONDS ?? 2);
+const ROUNDS = Number(process.env.FORGEKIT_BENCH_ROUNDS ?? 3);
+const ONLY = new RegExp(process.env.FORGEKIT_BENCH_ONLY ?? '');
+const CONNECTIONS = 10;
+/** Users in the database: more than the page of 100 that the list requests. */
+const USERS = 150;
+/** Both sides answer with this external URL (`web_url`, `Link`), so that their answers are byte for byte alike. */
+const BASE_URL = 'http://forgekit.bench';
+const ROOT_TOKEN = 'bench-root-token';
+const VERSION = { version: API_VERSION, revision: `forgekit-${FORGEKIT_VERSION}` };
+
+// ---- The SQL each side sends, recorded while `recording` is set.
+
+let recording: string[] | undefined;
+const record = (statement: unknown) => recording?.push(typeof statement === 'string' ? statement : (statement as { text: string }).text);
+
+function hookQuery(prototype: { query: (...args: any[]) => any }): void {
+  const query = prototype.query;
+  prototype.query = function (this: unknown, ...args: unknown[]) {
+    record(args[0]);
+    return query.apply(this, args);
+  };
+}
+// forgekit's ORM reaches PostgreSQL through its own copy of `pg`.
+const ormPg = createRequire(import.meta.resolve('@mikro-orm/postgresql'))('pg') as typeof pg;
+for (const Client of new Set([pg.Client, ormPg.Client])) hookQuery(Client.prototype);
+hookQuery(PGlite.prototype);
+const transaction = PGlite.prototype.transaction;
+PGlite.prototype.transaction = function <T>(this: PGlite, work: (tx: Transaction) => Promise<T>) {
+  return transaction.call(this, (tx) => {
+    hookQuery(tx);
+    return work(tx);
+  }) as Promise<T>;
+};
+
+/** Values written into statements differ from call to call (tokens' digests aside): compare the statements without them. */
+const shapeOf = (statement: string) => statement.replace(/'(?:[^']|'')*'/g, '?');
+
+// ---- The databases.
+
+interface Setup {
+  /** What the bare handler queries with. */
+  driver: string;
+  hosting: HostingService;
+  bare: BareDatabase;
+  close(): Promise<void>;
+}
+
+/** Timestamps stay PostgreSQL's text, as forgekit's ORM has them. */
+const RAW_TEXT_TYPES = new Set([1082, 1114, 1184, 1186]);
+
+async function adminQuery(sql: string): Promise<void> {
+  const client = new pg.Client({ connectionString: POSTGRES_SERVER });
+  await client.connect();
+  try {
+    await client.query(sql);
+  } finally {
+    await client.end();
+  }
+}
+
+async function postgresql(): Promise<Setup> {
+  const name = `forgekit_bench_${randomBytes(4).toString('hex')}`;
+  await adminQuery(`create database "${name}"`);
+  const drop = () => adminQuery(`drop database if exists "${name}" with (force)`);
+  const url = new URL(POSTGRES_SERVER);
+  url.pathname = `/${name}`;
+  let hosting: HostingService;
+  try {
+    hosting = await createHostingService({ database: { url: url.toString() }, rootToken: ROOT_TOKEN, baseUrl: BASE_URL });
+  } catch (error) {
+    await drop();
+    throw error;
+  }
+  // As many connections as forgekit's pool (pg's default, 10).
+  const pool = new pg.Pool({
+    connectionString: url.toString(),
+    max: 10,
+    types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (RAW_TEXT_TYPES.has(oid) ? String : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
+  });
+  // pg's pool.end() resolves before its connections have closed: the drop below may cut one short.
+  pool.on('error', () => {});
+  return {
+    driver: 'pg',
+    hosting,
+    bare: {
+      query: async (sql) => (await pool.query(sql)).rows,
+      async transaction(work) {
+        const client = await pool.connect();
+        try {
+          await client.query('begin');
+          const result = await work({ query: async (sql) => (await client.query(sql)).rows });
+          await client.query('commit');
+          return result;
+        } catch (error) {
+          await client.query('rollback');
+          throw error;
+        } finally {
+          client.release();
+        }
+      },
+    },
+    async close() {
+      await hosting.close();
+      await pool.end();
+      await drop();
+    },
+  };
+}
+
+async function pglite(): Promise<Setup> {
+  // forgekit opens its embedded database itself; the bare handler must query that very instance (and gets the
+  // ORM's type parsers with it).
+  const create = PGlite.create;
+  let instance: PGlite | undefined;
+  PGlite.create = (async (...args: unknown[]) => (instance = await Reflect.apply(create, PGlite, args))) as typeof create;
+  let hosting: HostingService;
+  try {
+    hosting = await createHostingService({ rootToken: ROOT_TOKEN, baseUrl: BASE_URL });
+  } finally {
+    PGlite.create = create;
+  }
+  const db = instance!;
+  return {
+    driver: 'PGlite',
+    hosting,
+    bare: {
+      query: async (sql) => (await db.query<Record<string, unknown>>(sql)).rows,
+      transaction: (work) => db.transaction((tx) => work({ query: async (sql) => (await tx.query<Record<string, unknown>>(sql)).rows })),
+    },
+    close: () => hosting.close(),
+  };
+}
+
+// ---- The requests.
+
+interface Endpoint {
+  name: string;
+  method: 'GET' | 'POST';
+  path: string;
+  /** A normal user with a personal access token, or the administrator root. */
+  as: 'user' | 'root';
+  body?: LoadRequest['body'];
+  /** Also beside a bare Express app (GET /version only). */
+  express?: boolean;
+}
+
+const ENDPOINTS: Endpoint[] = [
+  { name: 'GET /api/v4/version', method: 'GET', path: '/api/v4/version', as: 'user', express: true },
+  { name: 'GET /api/v4/user', method: 'GET', path: '/api/v4/user', as: 'user' },
+  { name: 'GET /api/v4/users?per_page=100 (user)', method: 'GET', path: '/api/v4/users?per_page=100', as: 'user' },
+  { name: 'GET /api/v4/users?per_page=100 (admin)', method: 'GET', path: '/api/v4/users?per_page=100', as: 'root' },
+  { name: 'POST /api/v4/user/keys', method: 'POST', path: '/api/v4/user/keys', as: 'user', body: 'sshKey' },
+];
+
+/** An endpoint with the token it is called with. */
+type Call = Endpoint & { token: string };
+
+/** Users past root, an identity on every tenth (the full shape lists them), and a normal user with a token. */
+async function seed(setup: Setup): Promise<string> {
+  await setup.bare.query(
+    `insert into "users" ("username", "username_lower", "name", "email", "projects_limit", "confirmed_at", "created_at", "updated_at")
+     select 'bench' || n, 'bench' || n, 'Bench User ' || n, 'bench' || n || '@example.com', 100000, now(), now(), now()
+     from generate_series(1, ${USERS - 2}) as n`,
+  );
+  await setup.bare.query(`insert into "identities" ("user_id", "provider", "extern_uid") select "id", 'ldap', 'uid=' || "username" from "users" where "id" % 10 = 0`);
+  const reader = await setup.hosting.users.create({ username: 'reader', email: 'reader@example.com', name: 'Reader', password: 'bench-password-1', skip_confirmation: true });
+  return (await setup.hosting.personalAccessTokens.create(reader.id, { name: 'bench', scopes: ['api'] })).token;
+}
+
+interface Answer {
+  status: number;
+  headers: Record<string, string | undefined>;
+  text: string;
+  statements: string[];
+}
+
+const COMPARED_HEADERS = ['content-type', 'x-powered-by', 'link', 'x-total', 'x-total-pages', 'x-per-page', 'x-page', 'x-next-page', 'x-prev-page'];
+
+async function answerOf(origin: string, endpoint: Call): Promise<Answer> {
+  recording = [];
+  try {
+    const res = await fetch(origin + endpoint.path, {
+      method: endpoint.method,
+      headers: { 'private-token': endpoint.token, ...(endpoint.body ? { 'content-type': 'application/json' } : {}) },
+      body: endpoint.body ? JSON.stringify({ title: 'bench', key: sshKey() }) : undefined,
+    });
+    const text = await res.text();
+    return { status: res.status, headers: Object.fromEntries(COMPARED_HEADERS.map((name) => [name, res.headers.get(name) ?? undefined])), text, statements: recording };
+  } finally {
+    recording = undefined;
+  }
+}
+
+/** The same statements, status, headers and JSON from both sides (a new key's id and time aside); the number of statements. */
+async function checkAlike(endpoint: Call, forgekit: string, bare: string): Promise<number> {
+  const a = await answerOf(forgekit, endpoint);
+  const b = await answerOf(bare, endpoint);
+  const differs = (what: string, x: unknown, y: unknown) => {
+    throw new Error(`${endpoint.name}: forgekit and the bare handler differ in ${what}:\n  forgekit: ${JSON.stringify(x)}\n  bare:     ${JSON.stringify(y)}`);
+  };
+  // forgekit reads the settings again once its cached copy is 10 s old; the bare handler read them once.
+  const [sa, sb] = [a.statements.filter((statement) => !statement.includes('"application_settings"')).map(shapeOf), b.statements.map(shapeOf)];
+  if (JSON.stringify(sa) !== JSON.stringify(sb)) differs('SQL', sa, sb);
+  if (a.status !== b.status) differs('status', a.status, b.status);
+  if (JSON.stringify(a.headers) !== JSON.stringify(b.headers)) differs('headers', a.headers, b.headers);
+  // A new key's id, text and time are its own: the rest of its answer, and its fields, must match.
+  const comparable = (text: string) => {
+    if (!endpoint.body) return text;
+    const { id: _id, key: _key, created_at: _createdAt, ...rest } = JSON.parse(text);
+    return JSON.stringify({ ...rest, fields: Object.keys(JSON.parse(text)) });
+  };
+  if (comparable(a.text) !== comparable(b.text)) differs('body', a.text, b.text);
+  return sa.length;
+}
+
+// ---- Measuring.
+
+interface Side {
+  label: string;
+  origin: string;
+  tracker: Tracker;
+}
+
+async function listen(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+}
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[middle] : (sorted[middle - 1] + sorted[middle]) / 2;
+};
+
+/** One warm-up per server, then ROUNDS rounds each, the order turning every round. */
+async function measure(loader: Loader, endpoint: Call, servers: Side[]): Promise<Round[][]> {
+  const request = (origin: string, seconds: number): LoadRequest => ({
+    url: origin + endpoint.path,
+    method: endpoint.method,
+    headers: { 'private-token': endpoint.token },
+    body: endpoint.body,
+    connections: CONNECTIONS,
+    seconds,
+  });
+  for (const server of servers) await loader.round(request(server.origin, 1), server.tracker);
+  const rounds: Round[][] = servers.map(() => []);
+  for (let round = 0; round < ROUNDS; round++) {
+    for (let turn = 0; turn < servers.length; turn++) {
+      const index = (turn + round) % servers.length;
+      rounds[index].push(await loader.round(request(servers[index].origin, SECONDS), servers[index].tracker));
+    }
+  }
+  return rounds;
+}
+
+const columns = [
+  ['request', 40], ['server', 22], ['SQL', 4], ['req/s', 8], ['p50 ms', 8], ['p90 ms', 8], ['p99 ms', 8], ['CPU µs/req', 11], ['CPU ratio', 10], ['req/s ratio', 12],
+] as const;
+const line = (cells: (string | number)[]) =>
+  cells.map((cell, index) => (index < 2 ? String(cell).padEnd(columns[index][1]) : String(cell).padStart(columns[index][1]))).join(' ');
+
+/** A server's medians; beside forgekit's rounds, the ratios forgekit ÷ this server, taken round by round. */
+function row(name: string, label: string, statements: number | string, rounds: Round[], forgekit?: Round[]): string {
+  const m = (pick: (round: Round) => number, digits: number) => median(rounds.map(pick)).toFixed(digits);
+  const ratio = (pick: (round: Round) => number) => (forgekit ? `${median(rounds.map((round, index) => pick(forgekit[index]) / pick(round))).toFixed(2)}×` : '');
+  return line([
+    name, label, statements, m((r) => r.requestsPerSecond, 0), m((r) => r.p50, 1), m((r) => r.p90, 1), m((r) => r.p99, 1), m((r) => r.cpuPerRequest, 0),
+    ratio((r) => r.cpuPerRequest), ratio((r) => r.requestsPerSecond),
+  ]);
+}
+
+async function bench(loader: Loader, name: string, open: () => Promise<Setup>): Promise<void> {
+  const endpoints = ENDPOINTS.filter((endpoint) => ONLY.test(`${name} ${endpoint.name}`));
+  if (!endpoints.length) return;
+  const setup = await open();
+  const servers: Server[] = [];
+  try {
+    const reader = await seed(setup);
+    const [settings] = await setup.bare.query(`select "values" from "application_settings"`);
+    const app = express();
+    app.use(setup.hosting.router());
+    servers.push(createServer(app), bareServer(setup.bare, { baseUrl: BASE_URL, version: VERSION, avatarService: settings.values.avatarsvc_enabled !== false }), createServer(expressVersionApp(VERSION)));
+    const [forgekit, bare, expressOnly] = await Promise.all(servers.map(listen));
+    const [forgekitTracker, bareTracker, expressTracker] = servers.map((server) => new Tracker(server));
+
+    console.log(`\n${name}: ${USERS} users; ${CONNECTIONS} connections; ${ROUNDS} rounds of ${SECONDS} s per server, medians.`);
+    console.log('SQL: statements per request. CPU: of the server process (not of PostgreSQL\'s). Ratios: forgekit ÷ that server.');
+    console.log(line(columns.map(([title]) => title)));
+    for (const endpoint of endpoints.map((endpoint): Call => ({ ...endpoint, token: endpoint.as === 'root' ? ROOT_TOKEN : reader }))) {
+      const statements = await checkAlike(endpoint, forgekit, bare);
+      const sides: Side[] = [
+        { label: 'forgekit', origin: forgekit, tracker: forgekitTracker },
+        { label: 'bare node:http', origin: bare, tracker: bareTracker },
+      ];
+      if (endpoint.express) sides.push({ label: 'bare Express 5', origin: expressOnly, tracker: expressTracker });
+      const rounds = await measure(loader, endpoint, sides);
+      console.log(row(endpoint.name, 'forgekit', statements, rounds[0]));
+      console.log(row('', `bare node:http+${setup.driver}`, statements, rounds[1], rounds[0]));
+      if (endpoint.express) console.log(row('', 'bare Express 5', 0, rounds[2], rounds[0]));
+    }
+  } finally {
+    await Promise.all(servers.filter((server) => server.listening).map((server) => new Promise((resolve) => server.close(resolve))));
+    await setup.close();
+  }
+}
+
+const loader = new Loader();
+try {
+  await bench(loader, 'PostgreSQL', postgresql);
+  await bench(loader, 'PGlite (in memory)', pglite);
+} finally {
+  loader.close();
+}

@@ -1,0 +1,167 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { FailedAuthThrottle } from '../src/auth/throttle.js';
+import { User } from '../src/db/entities/index.js';
+import type { EntityManager } from '../src/db/orm.js';
+import { InFlightCalls } from '../src/in-flight.js';
+import { silentLogger } from '../src/logger.js';
+import { Context, type Environment } from '../src/services/context.js';
+import { freshDatabase, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+
+// The application settings are cached in the process: a change shows at once where it was made, in other
+// processes on the same PostgreSQL database once its notification arrives, and a rolled-back one nowhere.
+
+let t: TestHosting;
+beforeAll(async () => {
+  t = await startHosting();
+});
+afterAll(() => t.close());
+
+const SETTINGS = '/api/v4/application/settings';
+
+/** `avatar_url` of GET /user: null exactly when `avatarsvc_enabled` is off (root has no uploaded avatar). */
+async function avatarOf(hosting: TestHosting): Promise<string | null> {
+  const res = await hosting.http.get('/api/v4/user').set('PRIVATE-TOKEN', ROOT_TOKEN);
+  expect(res.status).toBe(200);
+  return res.body.avatar_url;
+}
+
+async function setAvatarService(hosting: TestHosting, enabled: boolean): Promise<void> {
+  const res = await hosting.http.put(SETTINGS).set('PRIVATE-TOKEN', ROOT_TOKEN).send({ avatarsvc_enabled: enabled });
+  expect(res.status).toBe(200);
+}
+
+/** The SQL statements one request runs, read from the ORM's query log. */
+async function queriesOf(request: () => Promise<unknown>): Promise<string[]> {
+  const logger = t.db.orm.config.getLogger();
+  const logQuery = logger.logQuery.bind(logger);
+  const queries: string[] = [];
+  logger.logQuery = (context) => {
+    queries.push(context.query ?? '');
+  };
+  try {
+    await request();
+  } finally {
+    logger.logQuery = logQuery;
+  }
+  return queries;
+}
+
+/** Calls' contexts on a service's own database, as api/invoke.ts builds them, acting as root. */
+function callsOn(hosting: TestHosting) {
+  const env: Environment = {
+    db: hosting.db,
+    storages: { default: '/nonexistent' },
+    logger: silentLogger,
+    calls: new InFlightCalls(),
+    throttle: new FailedAuthThrottle(hosting.db, undefined),
+  };
+  const contextOn = async (em: EntityManager) => {
+    const root = await em.findOneOrFail(User, { id: 1 });
+    return new Context(em, { user: root, scopes: null, token: null, privateToken: null }, env, 'http://localhost');
+  };
+  /** The settings as a new call reads them. */
+  const current = async () => (await contextOn(hosting.db.fork())).applicationSettings.values();
+  return { contextOn, current };
+}
+
+const readsSettings = (query: string) => /from "application_settings"/.test(query);
+
+describe('in one instance', () => {
+  it('shows an update at once, over HTTP and in process', async () => {
+    expect(await avatarOf(t)).toMatch(/^https:\/\/www\.gravatar\.com\/avatar\//);
+    await setAvatarService(t, false);
+    expect(await avatarOf(t)).toBeNull();
+    await t.hosting.applicationSettings.update({ avatarsvc_enabled: true });
+    expect(await avatarOf(t)).not.toBeNull();
+    expect((await t.hosting.users.get(1)).avatar_url).not.toBeNull();
+  });
+
+  it('reads the settings once after a change, then no more: a GET runs one query fewer', async () => {
+    await setAvatarService(t, true);
+    const first = await queriesOf(() => avatarOf(t));
+    const second = await queriesOf(() => avatarOf(t));
+    expect(first.filter(readsSettings)).toHaveLength(1);
+    expect(second.filter(readsSettings)).toHaveLength(0);
+    expect(second.length).toBe(first.length - 1);
+  });
+
+  it('keeps no value of a transaction that rolled back, even one read inside it', async () => {
+    const { contextOn, current } = callsOn(t);
+    expect((await current()).signup_enabled).toBe(true);
+    const rolledBack = new Error('rolled back');
+    await expect(
+      t.db.fork().transactional(async (em) => {
+        const ctx = await contextOn(em);
+        await ctx.applicationSettings.update({ signup_enabled: false });
+        expect((await ctx.applicationSettings.values()).signup_enabled).toBe(false);
+        throw rolledBack;
+      }),
+    ).rejects.toBe(rolledBack);
+    expect((await current()).signup_enabled).toBe(true);
+    // And the values read after it are cached again.
+    expect((await queriesOf(current)).filter(readsSettings)).toHaveLength(0);
+  });
+});
+
+describe.skipIf(!process.env.FORGEKIT_TEST_DATABASE_URL)('two instances on one PostgreSQL database', () => {
+  let database: Awaited<ReturnType<typeof freshDatabase>>;
+  let a: TestHosting;
+  let b: TestHosting;
+  beforeAll(async () => {
+    database = await freshDatabase();
+    a = await startHosting({ database: { url: database.url } });
+    b = await startHosting({ database: { url: database.url } });
+  });
+  afterAll(async () => {
+    await a?.close();
+    await b?.close();
+    await database?.drop();
+  });
+
+  /**
+   * Polls until `check` passes. Well under the cache's 10-second age limit, so only the notification
+   * can have made the change visible.
+   */
+  async function eventually(check: () => Promise<void>): Promise<void> {
+    const deadline = Date.now() + 5_000;
+    for (;;) {
+      try {
+        return await check();
+      } catch (error) {
+        if (Date.now() > deadline) throw error;
+        await new Promise((resolve) => setTimeout(resolve, 20));
+      }
+    }
+  }
+
+  it("see each other's updates", async () => {
+    // Both have the settings cached.
+    expect(await avatarOf(a)).not.toBeNull();
+    expect(await avatarOf(b)).not.toBeNull();
+
+    await setAvatarService(a, false);
+    expect(await avatarOf(a)).toBeNull();
+    await eventually(async () => expect(await avatarOf(b)).toBeNull());
+
+    await setAvatarService(b, true);
+    expect(await avatarOf(b)).not.toBeNull();
+    await eventually(async () => expect(await avatarOf(a)).not.toBeNull());
+  });
+
+  // (On PGlite's one connection, no other call can run while a write's transaction is open.)
+  it('answer a call made while a change is not yet committed with the committed values', async () => {
+    const { contextOn, current } = callsOn(a);
+    expect((await current()).signup_enabled).toBe(true);
+    const rolledBack = new Error('rolled back');
+    await expect(
+      a.db.fork().transactional(async (em) => {
+        const ctx = await contextOn(em);
+        await ctx.applicationSettings.update({ signup_enabled: false });
+        expect((await ctx.applicationSettings.values()).signup_enabled).toBe(false);
+        expect((await current()).signup_enabled).toBe(true);
+        throw rolledBack;
+      }),
+    ).rejects.toBe(rolledBack);
+    expect((await current()).signup_enabled).toBe(true);
+  });
+});
