@@ -25,19 +25,11 @@ export interface Version {
   revision: string;
 }
 
-const USER_COLUMNS = [
-  'id', 'username', 'username_lower', 'name', 'email', 'password_hash', 'password_expires_at', 'state', 'admin', 'external',
-  'bio', 'location', 'skype', 'linkedin', 'twitter', 'website_url', 'organization', 'projects_limit', 'can_create_group',
-  'two_factor_enabled', 'theme_id', 'color_scheme_id', 'confirmed_at', 'last_sign_in_at', 'current_sign_in_at',
-  'last_activity_on', 'avatar_filename', 'created_at', 'updated_at',
-];
-
 const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
 const sql = {
   caller: (digest: string) =>
-    `select "a0".*, ${USER_COLUMNS.map((column) => `"u1"."${column}" as "u1__${column}"`).join(', ')} from "access_tokens" as "a0" ` +
-    `inner join "users" as "u1" on "a0"."user_id" = "u1"."id" where "a0"."token_digest" = ${literal(digest)} limit 1`,
+    `select to_jsonb(t) as token, to_jsonb(u) as "user" from access_tokens t join users u on u.id = t.user_id where t.token_digest = ${literal(digest)}`,
   identities: (userIds: number[]) => `select "i0".* from "identities" as "i0" where "i0"."user_id" in (${userIds.join(', ')}) order by "i0"."id" asc`,
   countUsers: 'select count(*) as "count" from "users" as "u0"',
   users: (limit: number, offset: number) => `select "u0".* from "users" as "u0" order by "u0"."id" desc limit ${limit}${offset ? ` offset ${offset}` : ''}`,
@@ -123,7 +115,9 @@ export function bareServer(db: BareDatabase, options: { baseUrl: string; version
   async function authenticate(req: IncomingMessage, scopes: string[]): Promise<Row> {
     const token = req.headers['private-token'];
     if (typeof token !== 'string') throw unauthorized();
-    const [caller] = await db.query(sql.caller(createHash('sha256').update(token).digest('hex')));
+    const [row] = await db.query(sql.caller(createHash('sha256').update(token).digest('hex')));
+    // The token's columns, and the user's prefixed as the other statements' rows have them.
+    const caller = row && { ...row.token, ...Object.fromEntries(Object.entries(row.user).map(([column, value]) => [`u1__${column}`, value])) };
     if (!caller || caller.revoked || (caller.expires_at && new Date(iso(caller.expires_at)!) <= new Date()) || caller.u1__state === 'blocked') throw unauthorized();
     const granted: string[] = caller.kind === 'private' ? ['api', 'sudo'] : caller.scopes;
     if (!granted.some((scope) => scopes.includes(scope))) throw new Refused(403, { error: 'insufficient_scope' });

@@ -57,10 +57,20 @@ function trusted(user: User | null): Caller {
   return { user, scopes: null, token: null, privateToken: null };
 }
 
+/**
+ * The token and its user in one statement written once: authentication runs on every request, and building
+ * the query through the ORM each time cost more than the query itself. Rows come as JSON so that each
+ * table's columns map to its entity as they are.
+ */
+const TOKEN_WITH_USER =
+  'select to_jsonb(t) as token, to_jsonb(u) as "user" from access_tokens t join users u on u.id = t.user_id where t.token_digest = ?';
+
 async function byToken(em: EntityManager, token: string): Promise<Caller> {
-  const record = await em.findOne(AccessToken, { tokenDigest: tokenDigest(token) }, { populate: ['user'] });
-  if (!record || record.revoked || (record.expiresAt && record.expiresAt.getTime() <= Date.now())) throw new UnauthorizedError();
-  const user = record.user as User;
+  const [row] = await em.execute<{ token: Record<string, unknown>; user: Record<string, unknown> }[]>(TOKEN_WITH_USER, [tokenDigest(token)]);
+  if (!row) throw new UnauthorizedError();
+  const user = em.map(User, row.user);
+  const record = em.map(AccessToken, row.token);
+  if (record.revoked || (record.expiresAt && record.expiresAt.getTime() <= Date.now())) throw new UnauthorizedError();
   if (user.state === 'blocked') throw new UnauthorizedError();
   return {
     user,
