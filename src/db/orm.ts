@@ -27,10 +27,20 @@ export interface Database {
   close(): Promise<void>;
 }
 
-/** The drivers, the migrator and the migrations load when a database is first opened, not when forgekit is imported. */
-async function commonOptions() {
-  const [{ Migrator }, { migrations }] = await Promise.all([import('@mikro-orm/migrations'), import('./migrations/index.js')]);
-  return {
+/**
+ * The drivers, the migrator and the migrations, loaded on the first open rather than when forgekit is
+ * imported. Once, and one after the other: in the CommonJS build a migration's require() of
+ * @mikro-orm/migrations must not meet an import() of the same ES module still in flight.
+ */
+let modules: ReturnType<typeof loadModules> | undefined;
+
+async function loadModules() {
+  const { migrations } = await import('./migrations/index.js');
+  const { Migrator } = await import('@mikro-orm/migrations');
+  const { MikroORM: PgliteMikroORM } = await import('@mikro-orm/pglite');
+  const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
+  const { MikroORM: PostgreSqlMikroORM } = await import('@mikro-orm/postgresql');
+  const options = {
     entities,
     extensions: [Migrator],
     migrations: { migrationsList: migrations, snapshot: false, silent: true, transactional: true, allOrNothing: true },
@@ -39,6 +49,15 @@ async function commonOptions() {
     // Entities are never read outside a forked EntityManager.
     allowGlobalContext: false,
   };
+  return { migrations, options, PgliteMikroORM, pg_trgm, PostgreSqlMikroORM };
+}
+
+function databaseModules() {
+  modules ??= loadModules().catch((error: unknown) => {
+    modules = undefined;
+    throw error;
+  });
+  return modules;
 }
 
 /** Opens the database, applies every pending migration and returns it. */
@@ -49,8 +68,8 @@ export async function openDatabase(options: DatabaseOptions = {}): Promise<Datab
 }
 
 async function openPostgreSql(url: string): Promise<Database> {
-  const [{ MikroORM }, options] = await Promise.all([import('@mikro-orm/postgresql'), commonOptions()]);
-  const orm = await MikroORM.init({ ...options, clientUrl: url, dbName: databaseName(url) });
+  const { PostgreSqlMikroORM, options } = await databaseModules();
+  const orm = await PostgreSqlMikroORM.init({ ...options, clientUrl: url, dbName: databaseName(url) });
   // Processes starting together on one PostgreSQL database migrate one after the other. (An embedded
   // database has one process only, and one connection that the lock's transaction would hold.)
   return migrated(orm, () =>
@@ -79,13 +98,9 @@ async function openInMemory(): Promise<Database> {
 }
 
 async function initPglite(dbName: string, loadDataDir?: Blob) {
-  const [{ MikroORM }, { pg_trgm }, options] = await Promise.all([
-    import('@mikro-orm/pglite'),
-    import('@electric-sql/pglite/contrib/pg_trgm'),
-    commonOptions(),
-  ]);
+  const { PgliteMikroORM, pg_trgm, options } = await databaseModules();
   // A function: MikroORM copies options given as an object, and a copy of a Blob is no Blob.
-  return MikroORM.init({ ...options, dbName, driverOptions: () => ({ extensions: { pg_trgm }, loadDataDir }) });
+  return PgliteMikroORM.init({ ...options, dbName, driverOptions: () => ({ extensions: { pg_trgm }, loadDataDir }) });
 }
 
 /** Applies every pending migration, and returns the database; on failure closes what was opened. */
@@ -172,7 +187,7 @@ async function openIsolatedPostgreSql(serverUrl: string): Promise<Database> {
  * build left half-done by a process that died is dropped by the next one.
  */
 async function migratedTemplate(serverUrl: string): Promise<string> {
-  const { migrations } = await import('./migrations/index.js');
+  const { migrations } = await databaseModules();
   const digest = createHash('sha256').update(migrations.map((migration) => migration.name).join('\n')).digest('hex');
   const template = `forgekit_template_${digest.slice(0, 16)}`;
   const building = `${template}_building`;
@@ -202,9 +217,9 @@ async function migratedTemplate(serverUrl: string): Promise<string> {
 
 /** Runs statements on one connection to the database of `serverUrl` (some, like CREATE DATABASE, outside any transaction). */
 async function onServer<T>(serverUrl: string, work: (execute: (sql: string) => Promise<unknown[]>) => Promise<T>): Promise<T> {
-  const { MikroORM } = await import('@mikro-orm/postgresql');
+  const { PostgreSqlMikroORM } = await databaseModules();
   // One connection, so that a session's advisory lock and its unlock meet.
-  const orm = await MikroORM.init({
+  const orm = await PostgreSqlMikroORM.init({
     entities: [],
     discovery: { warnWhenNoEntities: false },
     clientUrl: serverUrl,
