@@ -147,8 +147,14 @@ async function makeMemoryTemplate(): Promise<Blob> {
   try {
     await orm.migrator.up();
     const pglite = await orm.driver.getConnection().getNativeClient();
+    // An in-memory database is never a template for another: without template0 and template1 a copy is
+    // 15 of 40 MB smaller and starts about a quarter sooner.
+    for (const template of ['template0', 'template1']) {
+      await pglite.query(`alter database ${template} is_template false`);
+      await pglite.query(`drop database ${template}`);
+    }
     // Written out now, so that no copy has write-ahead log to replay when it starts.
-    await pglite.exec('checkpoint');
+    await pglite.query('checkpoint');
     return await pglite.dumpDataDir('none');
   } finally {
     await orm.close(true);
@@ -157,12 +163,14 @@ async function makeMemoryTemplate(): Promise<Blob> {
 
 /**
  * A new database on the server at `serverUrl`, copied from the migrated template (`CREATE DATABASE ...
- * TEMPLATE`, tens of milliseconds where migrating an empty one takes seconds), and dropped on `close()`.
+ * TEMPLATE`: tens of milliseconds, where migrating an empty database takes seconds), dropped on `close()`.
  */
 async function openIsolatedPostgreSql(serverUrl: string): Promise<Database> {
-  const template = await migratedTemplate(serverUrl);
   const name = `forgekit_isolated_${randomBytes(6).toString('hex')}`;
-  await onServer(serverUrl, (execute) => execute(`create database "${name}" template "${template}"`));
+  await onServer(serverUrl, async (execute) => {
+    const template = await migratedTemplate(serverUrl, execute);
+    await execute(`create database "${name}" template "${template}"`);
+  });
   const drop = () => onServer(serverUrl, (execute) => execute(`drop database if exists "${name}" with (force)`));
   let db: Database;
   try {
@@ -186,32 +194,30 @@ async function openIsolatedPostgreSql(serverUrl: string): Promise<Database> {
  * migrated under another name and renamed when complete, so a template that exists is always whole; a
  * build left half-done by a process that died is dropped by the next one.
  */
-async function migratedTemplate(serverUrl: string): Promise<string> {
+async function migratedTemplate(serverUrl: string, execute: (sql: string) => Promise<unknown[]>): Promise<string> {
   const { migrations } = await databaseModules();
   const digest = createHash('sha256').update(migrations.map((migration) => migration.name).join('\n')).digest('hex');
   const template = `forgekit_template_${digest.slice(0, 16)}`;
   const building = `${template}_building`;
-  await onServer(serverUrl, async (execute) => {
-    const exists = async () => (await execute(`select 1 from pg_database where datname = '${template}'`)).length > 0;
-    if (await exists()) return;
-    await execute(`select pg_advisory_lock(${TEMPLATE_LOCK})`);
+  const exists = async () => (await execute(`select 1 from pg_database where datname = '${template}'`)).length > 0;
+  if (await exists()) return template;
+  await execute(`select pg_advisory_lock(${TEMPLATE_LOCK})`);
+  try {
+    if (await exists()) return template;
+    await execute(`drop database if exists "${building}" with (force)`);
+    await execute(`create database "${building}"`);
     try {
-      if (await exists()) return;
+      await (await openPostgreSql(withDatabase(serverUrl, building))).close();
+      // No connections: one open on a template would make every copy of it fail.
+      await execute(`alter database "${building}" with allow_connections false`);
+      await execute(`alter database "${building}" rename to "${template}"`);
+    } catch (error) {
       await execute(`drop database if exists "${building}" with (force)`);
-      await execute(`create database "${building}"`);
-      try {
-        await (await openPostgreSql(withDatabase(serverUrl, building))).close();
-        // No connections: one open on a template would make every copy of it fail.
-        await execute(`alter database "${building}" with allow_connections false`);
-        await execute(`alter database "${building}" rename to "${template}"`);
-      } catch (error) {
-        await execute(`drop database if exists "${building}" with (force)`);
-        throw error;
-      }
-    } finally {
-      await execute(`select pg_advisory_unlock(${TEMPLATE_LOCK})`);
+      throw error;
     }
-  });
+  } finally {
+    await execute(`select pg_advisory_unlock(${TEMPLATE_LOCK})`);
+  }
   return template;
 }
 
