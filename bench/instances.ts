@@ -1,0 +1,126 @@
+/**
+ * npm run bench:instances: what a fresh instance costs.
+ *
+ * - in memory: the first `createHostingService()` in a process (it makes the migrated data directory the
+ *   others start from), the median of later ones, and beside them the floor: PGlite itself starting from a
+ *   data directory, with no forgekit around it;
+ * - on PostgreSQL, `database: { url, isolated: true }`: the median fresh instance against a `SELECT 1` round
+ *   trip on an open connection, and against opening a connection for one `SELECT 1`;
+ * - `import('forgekit')` in a new process, beside `import('express')` as a floor.
+ *
+ * Medians and ratios only, no assertions: the machine may be shared and noisy.
+ * FORGEKIT_BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names the server.
+ */
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import pg from 'pg';
+import { createHostingService } from 'forgekit';
+
+const SERVER = process.env.FORGEKIT_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const LATER = 9;
+const IMPORTS = 7;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+async function timed(work: () => Promise<unknown>): Promise<number> {
+  const start = performance.now();
+  await work();
+  return performance.now() - start;
+}
+
+/** Times `count` opens; each instance is closed outside the timing. */
+async function instances(count: number, open: () => Promise<{ close(): Promise<void> }>): Promise<number[]> {
+  const times: number[] = [];
+  for (let run = 0; run < count; run++) {
+    let instance: { close(): Promise<void> } | undefined;
+    times.push(await timed(async () => (instance = await open())));
+    await instance?.close();
+  }
+  return times;
+}
+
+const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 0)} ms`;
+const ratio = (a: number, b: number) => `${(a / b).toFixed(1)}x`;
+
+async function inMemory(): Promise<void> {
+  const [first] = await instances(1, () => createHostingService());
+  const later = median(await instances(LATER, () => createHostingService()));
+  const source = await PGlite.create();
+  const dataDir = await source.dumpDataDir('none');
+  await source.close();
+  const floor = median(await instances(LATER, () => PGlite.create({ loadDataDir: dataDir })));
+  console.log('in-memory instance');
+  console.log(`  first in the process             ${ms(first)}`);
+  console.log(`  later ones (median of ${LATER})       ${ms(later)}`);
+  console.log(`  PGlite from a data directory     ${ms(floor)}  (the floor; later instances are ${ratio(later, floor)} of it)`);
+}
+
+async function postgreSql(): Promise<void> {
+  const client = new pg.Client({ connectionString: SERVER });
+  try {
+    await client.connect();
+  } catch (error) {
+    console.log(`PostgreSQL: skipped, ${SERVER} is not reachable (${(error as Error).message})`);
+    return;
+  }
+  const selects: number[] = [];
+  for (let run = 0; run < 200; run++) selects.push(await timed(() => client.query('select 1')));
+  await client.end();
+  const select = median(selects);
+  const connects: number[] = [];
+  for (let run = 0; run < 20; run++) {
+    connects.push(
+      await timed(async () => {
+        const fresh = new pg.Client({ connectionString: SERVER });
+        await fresh.connect();
+        await fresh.query('select 1');
+        await fresh.end();
+      }),
+    );
+  }
+  const connect = median(connects);
+  const open = () => createHostingService({ database: { url: SERVER, isolated: true } });
+  const [first] = await instances(1, open);
+  const instance = median(await instances(LATER, open));
+  const closes: number[] = [];
+  for (let run = 0; run < 5; run++) {
+    const hosting = await open();
+    closes.push(await timed(() => hosting.close()));
+  }
+  console.log('PostgreSQL instance, database: { url, isolated: true }');
+  console.log(`  SELECT 1 on an open connection   ${ms(select)}`);
+  console.log(`  connect + SELECT 1               ${ms(connect)}`);
+  console.log(`  first in the process             ${ms(first)}`);
+  console.log(`  later ones (median of ${LATER})       ${ms(instance)}  = ${ratio(instance, select)} SELECT 1, ${ratio(instance, connect)} connect + SELECT 1`);
+  console.log(`  close(), dropping its database   ${ms(median(closes))}`);
+}
+
+/** Each import in a new process, alternating between the two, so that both see the same load. */
+function imports(): void {
+  const importTime = (specifier: string) =>
+    Number(
+      execFileSync(
+        process.execPath,
+        ['--input-type=module', '-e', `const t = performance.now(); await import('${specifier}'); console.log(performance.now() - t)`],
+        { cwd: ROOT, encoding: 'utf8' },
+      ),
+    );
+  const forgekit: number[] = [];
+  const express: number[] = [];
+  for (let run = 0; run < IMPORTS; run++) {
+    forgekit.push(importTime('forgekit'));
+    express.push(importTime('express'));
+  }
+  console.log(`import (median of ${IMPORTS}, each in a new process)`);
+  console.log(`  import('forgekit')               ${ms(median(forgekit))}  = ${ratio(median(forgekit), median(express))} express`);
+  console.log(`  import('express')                ${ms(median(express))}`);
+}
+
+await inMemory();
+await postgreSql();
+imports();
