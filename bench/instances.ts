@@ -8,7 +8,8 @@
  *   trip on an open connection, and against opening a connection for one `SELECT 1`;
  * - `import('forgekit')` in a new process, beside `import('express')` as a floor.
  *
- * Medians and ratios only, no assertions: the machine may be shared and noisy.
+ * Medians and ratios only, no assertions: the machine may be shared and noisy. Beside wall-clock times, the
+ * CPU time of the process that did the work, which a loaded machine inflates far less.
  * FORGEKIT_BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names the server.
  */
 import { execFileSync } from 'node:child_process';
@@ -28,15 +29,23 @@ function median(values: number[]): number {
   return sorted[Math.floor(sorted.length / 2)];
 }
 
-async function timed(work: () => Promise<unknown>): Promise<number> {
+/** Wall-clock time, and this process's CPU time. */
+interface Timing {
+  wall: number;
+  cpu: number;
+}
+
+async function timed(work: () => Promise<unknown>): Promise<Timing> {
   const start = performance.now();
+  const cpuStart = process.cpuUsage();
   await work();
-  return performance.now() - start;
+  const cpu = process.cpuUsage(cpuStart);
+  return { wall: performance.now() - start, cpu: (cpu.user + cpu.system) / 1000 };
 }
 
 /** Times `count` opens; each instance is closed outside the timing. */
-async function instances(count: number, open: () => Promise<{ close(): Promise<void> }>): Promise<number[]> {
-  const times: number[] = [];
+async function instances(count: number, open: () => Promise<{ close(): Promise<void> }>): Promise<Timing[]> {
+  const times: Timing[] = [];
   for (let run = 0; run < count; run++) {
     let instance: { close(): Promise<void> } | undefined;
     times.push(await timed(async () => (instance = await open())));
@@ -45,9 +54,11 @@ async function instances(count: number, open: () => Promise<{ close(): Promise<v
   return times;
 }
 
+const medianOf = (timings: Timing[], key: keyof Timing) => median(timings.map((timing) => timing[key]));
 const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 0)} ms`;
 const ratio = (a: number, b: number) => `${(a / b).toFixed(1)}x`;
 const row = (label: string, value: string) => console.log(`  ${label.padEnd(37)}${value}`);
+const both = (timings: Timing[]) => `${ms(medianOf(timings, 'wall'))} (CPU ${ms(medianOf(timings, 'cpu'))})`;
 
 /** A data directory like the one forgekit starts in-memory databases from: pg_trgm, no template databases. */
 async function dataDirLikeForgekits(): Promise<Blob> {
@@ -64,14 +75,14 @@ async function dataDirLikeForgekits(): Promise<Blob> {
 }
 
 async function inMemory(): Promise<void> {
-  const [first] = await instances(1, () => createHostingService());
-  const later = median(await instances(LATER, () => createHostingService()));
+  const first = await instances(1, () => createHostingService());
+  const later = await instances(LATER, () => createHostingService());
   const dataDir = await dataDirLikeForgekits();
-  const floor = median(await instances(LATER, () => PGlite.create({ loadDataDir: dataDir, extensions: { pg_trgm } })));
+  const floor = await instances(LATER, () => PGlite.create({ loadDataDir: dataDir, extensions: { pg_trgm } }));
   console.log('in-memory instance');
-  row('first in the process', ms(first));
-  row(`later ones (median of ${LATER})`, ms(later));
-  row('PGlite alone, from a data directory', `${ms(floor)}  (the floor: later instances are ${ratio(later, floor)} of it)`);
+  row('first in the process', both(first));
+  row(`later ones (median of ${LATER})`, both(later));
+  row('PGlite alone, from a data directory', `${both(floor)}  the floor: later instances are ${ratio(medianOf(later, 'cpu'), medianOf(floor, 'cpu'))} of its CPU`);
 }
 
 async function postgreSql(): Promise<void> {
@@ -82,11 +93,11 @@ async function postgreSql(): Promise<void> {
     console.log(`PostgreSQL: skipped, ${SERVER} is not reachable (${(error as Error).message})`);
     return;
   }
-  const selects: number[] = [];
+  const selects: Timing[] = [];
   for (let run = 0; run < 200; run++) selects.push(await timed(() => client.query('select 1')));
   await client.end();
-  const select = median(selects);
-  const connects: number[] = [];
+  const select = medianOf(selects, 'wall');
+  const connects: Timing[] = [];
   for (let run = 0; run < 20; run++) {
     connects.push(
       await timed(async () => {
@@ -97,11 +108,11 @@ async function postgreSql(): Promise<void> {
       }),
     );
   }
-  const connect = median(connects);
+  const connect = medianOf(connects, 'wall');
   const open = () => createHostingService({ database: { url: SERVER, isolated: true } });
-  const [first] = await instances(1, open);
-  const instance = median(await instances(LATER, open));
-  const closes: number[] = [];
+  const first = medianOf(await instances(1, open), 'wall');
+  const instance = medianOf(await instances(LATER, open), 'wall');
+  const closes: Timing[] = [];
   for (let run = 0; run < 5; run++) {
     const hosting = await open();
     closes.push(await timed(() => hosting.close()));
@@ -111,28 +122,33 @@ async function postgreSql(): Promise<void> {
   row('connect + SELECT 1', ms(connect));
   row('first in the process', ms(first));
   row(`later ones (median of ${LATER})`, `${ms(instance)}  = ${ratio(instance, select)} SELECT 1, ${ratio(instance, connect)} connect + SELECT 1`);
-  row('close(), dropping its database', ms(median(closes)));
+  row('close(), dropping its database', ms(medianOf(closes, 'wall')));
 }
 
 /** Each import in a new process, alternating between the two, so that both see the same load. */
 function imports(): void {
-  const importTime = (specifier: string) =>
-    Number(
+  const importTime = (specifier: string): Timing =>
+    JSON.parse(
       execFileSync(
         process.execPath,
-        ['--input-type=module', '-e', `const t = performance.now(); await import('${specifier}'); console.log(performance.now() - t)`],
+        [
+          '--input-type=module',
+          '-e',
+          `const t = performance.now(), c = process.cpuUsage(); await import('${specifier}'); const u = process.cpuUsage(c);
+           console.log(JSON.stringify({ wall: performance.now() - t, cpu: (u.user + u.system) / 1000 }))`,
+        ],
         { cwd: ROOT, encoding: 'utf8' },
       ),
     );
-  const forgekit: number[] = [];
-  const express: number[] = [];
+  const forgekit: Timing[] = [];
+  const express: Timing[] = [];
   for (let run = 0; run < IMPORTS; run++) {
     forgekit.push(importTime('forgekit'));
     express.push(importTime('express'));
   }
   console.log(`import (median of ${IMPORTS}, each in a new process)`);
-  row("import('forgekit')", `${ms(median(forgekit))}  = ${ratio(median(forgekit), median(express))} express`);
-  row("import('express')", ms(median(express)));
+  row("import('forgekit')", `${both(forgekit)}  = ${ratio(medianOf(forgekit, 'wall'), medianOf(express, 'wall'))} express`);
+  row("import('express')", both(express));
 }
 
 await inMemory();
