@@ -7,15 +7,17 @@ import { migratedMemoryDataDir } from '../src/db/orm.js';
 declare module 'vitest' {
   export interface ProvidedContext {
     /** A file holding a migrated in-memory data directory (test/helpers.ts starts in-memory databases from it). */
-    memoryTemplate: string;
+    memoryTemplate?: string;
   }
 }
 
 /**
  * Made once for the run rather than once per test file: each file runs in a process of its own, and a
- * process that had to make it would spend seconds on initdb and the migrations.
+ * process that had to make it would spend seconds on initdb and the migrations. Not on PostgreSQL, where
+ * the few in-memory services there are make their own.
  */
-export default async function setup(project: TestProject): Promise<() => void> {
+export default async function setup(project: TestProject): Promise<(() => void) | undefined> {
+  if (process.env.FORGEKIT_TEST_DATABASE_URL) return undefined;
   const directory = mkdtempSync(join(tmpdir(), 'forgekit-test-template-'));
   const file = join(directory, 'pgdata.tar');
   writeFileSync(file, new Uint8Array(await (await migratedMemoryDataDir()).arrayBuffer()));

@@ -22,7 +22,8 @@ export interface TestHosting {
 }
 
 // In-memory databases start from the run's migrated data directory (test/global-setup.ts).
-useMemoryTemplate(new Blob([readFileSync(inject('memoryTemplate'))]));
+const memoryTemplate = inject('memoryTemplate');
+if (memoryTemplate) useMemoryTemplate(new Blob([readFileSync(memoryTemplate)]));
 
 /**
  * A fresh service for one test file: in-memory PGlite, or, when FORGEKIT_TEST_DATABASE_URL is set,
