@@ -10,6 +10,12 @@ export const HostingOptionsSchema = Type.Object({
     Type.Object({
       url: Type.Optional(Type.String({ maxLength: 4096, pattern: '^postgres(ql)?://', description: 'postgres:// URL of a PostgreSQL server' })),
       dataDir: Type.Optional(Type.String({ description: 'directory of the embedded PGlite database' })),
+      isolated: Type.Optional(
+        Type.Boolean({
+          description:
+            'with `url`: a new database of its own on that server, copied from a migrated template (made once per server and set of migrations) and dropped on `close()`; for tests. In memory a database is always new',
+        }),
+      ),
     }, { description: 'PostgreSQL (`url`), PGlite on disk (`dataDir`), or PGlite in memory when omitted' }),
   ),
   storage: Type.Optional(

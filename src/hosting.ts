@@ -9,6 +9,7 @@ import type { CallerIdentity } from './auth/caller.js';
 import { FailedAuthThrottle } from './auth/throttle.js';
 import { HostingOptionsSchema, type HostingOptions } from './config.js';
 import { openDatabase, type Database } from './db/orm.js';
+import { BadRequestError } from './errors.js';
 import { InFlightCalls } from './in-flight.js';
 import { createRouter } from './http/router.js';
 import type { Environment } from './services/context.js';
@@ -33,6 +34,9 @@ export type HostingService = Api & {
 export async function createHostingService(options: HostingOptions = {}): Promise<HostingService> {
   const { logger: _logger, ...rest } = options;
   parseInput(HostingOptionsSchema, rest);
+  if (options.database?.isolated && options.database.dataDir && !options.database.url) {
+    throw BadRequestError.invalid('database', 'isolated needs url: a data directory is never new');
+  }
   return createHostingServiceOn(await openDatabase(options.database), options);
 }
 

@@ -2,6 +2,9 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { raw } from '@mikro-orm/core';
+import { openDatabase, type Database } from '../src/db/orm.js';
+import { migrations } from '../src/db/migrations/index.js';
 import { createHostingService } from '../src/index.js';
 import { FORGEKIT_VERSION } from '../src/version.js';
 import packageJson from '../package.json' with { type: 'json' };
@@ -33,6 +36,38 @@ describe('the database', () => {
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }
+  });
+});
+
+describe('a fresh instance', () => {
+  const executed = async (db: Database) => (await db.orm.migrator.getExecuted()).map((row) => ({ ...row }));
+
+  it('is isolated from the others, and a copy of one migrated template rather than migrated anew', async () => {
+    const other = await startHosting();
+    try {
+      await t.hosting.users.create({ email: 'only-here@example.com', username: 'only-here', name: 'Only here', password: 'long-enough-1' });
+      expect(await other.hosting.users.list({ username: 'only-here' })).toEqual([]);
+      // Copies of one template: the same migrations, run once, at the same moment, before either was opened.
+      const [mine, theirs] = [await executed(t.db), await executed(other.db)];
+      expect(mine.map((row) => row.name)).toEqual(migrations.map((migration) => migration.name));
+      expect(theirs).toEqual(mine);
+    } finally {
+      await other.close();
+    }
+  });
+
+  it.runIf(process.env.FORGEKIT_TEST_DATABASE_URL)('on PostgreSQL (isolated) is a database of its own, dropped on close', async () => {
+    const db = await openDatabase({ url: process.env.FORGEKIT_TEST_DATABASE_URL, isolated: true });
+    const [{ name }] = await db.fork().execute<{ name: string }[]>(raw('select current_database() as name'));
+    const exists = async () => (await t.db.fork().execute(raw('select 1 from pg_database where datname = ?', [name]))).length > 0;
+    expect(name).toMatch(/^forgekit_isolated_/);
+    expect(await exists()).toBe(true);
+    await db.close();
+    expect(await exists()).toBe(false);
+  });
+
+  it('is refused as isolated on a data directory, which is never new', async () => {
+    await expect(createHostingService({ database: { dataDir: 'anywhere', isolated: true } })).rejects.toMatchObject({ status: 400, messages: { database: [expect.stringMatching(/isolated needs url/)] } });
   });
 });
 

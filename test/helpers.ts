@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import express from 'express';
 import pg from 'pg';
 import request from 'supertest';
-import { openDatabase, type Database } from '../src/db/orm.js';
+import { inject } from 'vitest';
+import { openDatabase, useMemoryTemplate, type Database } from '../src/db/orm.js';
 import { createHostingServiceOn } from '../src/hosting.js';
 import type { HostingOptions, HostingService } from '../src/index.js';
 
@@ -19,35 +21,24 @@ export interface TestHosting {
   close(): Promise<void>;
 }
 
+// In-memory databases start from the run's migrated data directory (test/global-setup.ts).
+const memoryTemplate = inject('memoryTemplate');
+if (memoryTemplate) useMemoryTemplate(new Blob([readFileSync(memoryTemplate)]));
+
 /**
  * A fresh service for one test file: in-memory PGlite, or, when FORGEKIT_TEST_DATABASE_URL is set,
- * a new database of its own on that PostgreSQL server (dropped afterwards).
+ * an isolated database of its own on that PostgreSQL server (dropped on close).
  */
 export async function startHosting(options: HostingOptions = {}): Promise<TestHosting> {
-  let dropDatabase: (() => Promise<void>) | undefined;
-  let database = options.database;
-  if (process.env.FORGEKIT_TEST_DATABASE_URL && !database) {
-    const fresh = await freshDatabase();
-    database = { url: fresh.url };
-    dropDatabase = fresh.drop;
-  }
+  const database = options.database ?? { url: process.env.FORGEKIT_TEST_DATABASE_URL || undefined, isolated: true };
   const db = await openDatabase(database);
   const hosting = await createHostingServiceOn(db, { rootToken: ROOT_TOKEN, rootPassword: ROOT_PASSWORD, checkResponses: true, ...options, database });
   const app = express();
   app.use(hosting.router());
-  return {
-    hosting,
-    db,
-    app,
-    http: request(app),
-    async close() {
-      await hosting.close();
-      await dropDatabase?.();
-    },
-  };
+  return { hosting, db, app, http: request(app), close: () => hosting.close() };
 }
 
-/** A new, empty database on the FORGEKIT_TEST_DATABASE_URL server, and how to drop it. */
+/** A new, empty database on the FORGEKIT_TEST_DATABASE_URL server, shared by several services or processes, and how to drop it. */
 export async function freshDatabase(): Promise<{ url: string; drop(): Promise<void> }> {
   const server = process.env.FORGEKIT_TEST_DATABASE_URL;
   if (!server) throw new Error('FORGEKIT_TEST_DATABASE_URL is not set');

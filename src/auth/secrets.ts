@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { hash, verify } from '@node-rs/argon2';
 
 const TOKEN_ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789';
 
@@ -21,9 +20,12 @@ export function tokenDigest(token: string): string {
   return createHash('sha256').update(token).digest('hex');
 }
 
+/** The native argon2 binding, loaded on first use: importing forgekit stays fast. */
+const argon2 = () => import('@node-rs/argon2');
+
 /** Argon2id (memory-hard; the library's default algorithm and cost parameters). */
-export function hashPassword(password: string): Promise<string> {
-  return hash(password);
+export async function hashPassword(password: string): Promise<string> {
+  return (await argon2()).hash(password);
 }
 
 let decoyHash: Promise<string> | undefined;
@@ -34,6 +36,7 @@ let decoyHash: Promise<string> | undefined;
  */
 export async function verifyPassword(passwordHash: string | null, password: string): Promise<boolean> {
   const hashToCheck = passwordHash ?? (await (decoyHash ??= hashPassword(randomBytes(16).toString('hex'))));
+  const { verify } = await argon2();
   try {
     return (await verify(hashToCheck, password)) && passwordHash !== null;
   } catch {

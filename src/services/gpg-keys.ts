@@ -1,4 +1,3 @@
-import { readKey } from 'openpgp';
 import { GpgKey, type User } from '../db/entities/index.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import type { GpgKey as GpgKeyShape } from '../schemas/keys.js';
@@ -40,6 +39,7 @@ export class GpgKeysService {
     let primaryKeyid: string | undefined;
     if (!isArmoredPublicKey(armored)) problems.add('key', FORMAT_MESSAGE);
     else {
+      const { readKey } = await import('openpgp'); // on first use: importing forgekit stays fast
       try {
         const key = await readKey({ armoredKey: armored });
         if (key.isPrivate()) problems.add('key', FORMAT_MESSAGE);

@@ -1,4 +1,4 @@
-import sshpk from 'sshpk';
+import type sshpk from 'sshpk';
 import { SshKey, type User } from '../db/entities/index.js';
 import { takenAttribute } from '../db/unique.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
@@ -39,9 +39,10 @@ export class SshKeysService {
     if (input.title.trim() === '') problems.add('title', "can't be blank");
     // One line: keys pasted from a terminal often carry line breaks. (Lengths are bounded by the schema.)
     const text = input.key.replace(/[\r\n]+/g, '').trim();
+    const { parseKey } = (await import('sshpk')).default; // on first use: importing forgekit stays fast
     let parsed: sshpk.Key | undefined;
     try {
-      parsed = sshpk.parseKey(text, 'ssh');
+      parsed = parseKey(text, 'ssh');
     } catch {
       problems.add('key', 'is invalid');
       problems.add('fingerprint', 'cannot be generated');

@@ -1,0 +1,156 @@
+/**
+ * Part of npm run bench: what a fresh instance costs.
+ *
+ * - in memory: the first `createHostingService()` in a process (it makes the migrated data directory the
+ *   others start from), the median of later ones, and beside them the floor: PGlite itself starting from a
+ *   data directory, with no forgekit around it;
+ * - on PostgreSQL, `database: { url, isolated: true }`: the median fresh instance against a `SELECT 1` round
+ *   trip on an open connection, and against opening a connection for one `SELECT 1`;
+ * - `import('forgekit')` in a new process, beside `import('express')` as a floor.
+ *
+ * Medians and ratios only, no assertions: the machine may be shared and noisy. Beside wall-clock times, the
+ * CPU time of the process that did the work, which a loaded machine inflates far less.
+ * FORGEKIT_BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names the server.
+ */
+import { execFileSync } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { PGlite } from '@electric-sql/pglite';
+import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import pg from 'pg';
+import { createHostingService } from 'forgekit';
+
+const SERVER = process.env.FORGEKIT_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
+const ROOT = fileURLToPath(new URL('..', import.meta.url));
+const LATER = 9;
+const IMPORTS = 7;
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)];
+}
+
+/** Wall-clock time, and this process's CPU time. */
+interface Timing {
+  wall: number;
+  cpu: number;
+}
+
+async function timed(work: () => Promise<unknown>): Promise<Timing> {
+  const start = performance.now();
+  const cpuStart = process.cpuUsage();
+  await work();
+  const cpu = process.cpuUsage(cpuStart);
+  return { wall: performance.now() - start, cpu: (cpu.user + cpu.system) / 1000 };
+}
+
+/** Times `count` opens; each instance is closed outside the timing. */
+async function instances(count: number, open: () => Promise<{ close(): Promise<void> }>): Promise<Timing[]> {
+  const times: Timing[] = [];
+  for (let run = 0; run < count; run++) {
+    let instance: { close(): Promise<void> } | undefined;
+    times.push(await timed(async () => (instance = await open())));
+    await instance?.close();
+  }
+  return times;
+}
+
+const medianOf = (timings: Timing[], key: keyof Timing) => median(timings.map((timing) => timing[key]));
+const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 0)} ms`;
+const ratio = (a: number, b: number) => `${(a / b).toFixed(1)}x`;
+const row = (label: string, value: string) => console.log(`  ${label.padEnd(37)}${value}`);
+const both = (timings: Timing[]) => `${ms(medianOf(timings, 'wall'))} (CPU ${ms(medianOf(timings, 'cpu'))})`;
+
+/** A data directory like the one forgekit starts in-memory databases from: pg_trgm, no template databases. */
+async function dataDirLikeForgekits(): Promise<Blob> {
+  const source = await PGlite.create({ extensions: { pg_trgm } });
+  await source.query('create extension pg_trgm');
+  for (const template of ['template0', 'template1']) {
+    await source.query(`alter database ${template} is_template false`);
+    await source.query(`drop database ${template}`);
+  }
+  await source.query('checkpoint');
+  const dataDir = await source.dumpDataDir('none');
+  await source.close();
+  return dataDir;
+}
+
+async function inMemory(): Promise<void> {
+  const first = await instances(1, () => createHostingService());
+  const later = await instances(LATER, () => createHostingService());
+  const dataDir = await dataDirLikeForgekits();
+  const floor = await instances(LATER, () => PGlite.create({ loadDataDir: dataDir, extensions: { pg_trgm } }));
+  console.log('in-memory instance');
+  row('first in the process', both(first));
+  row(`later ones (median of ${LATER})`, both(later));
+  row('PGlite alone, from a data directory', `${both(floor)}  the floor: later instances are ${ratio(medianOf(later, 'cpu'), medianOf(floor, 'cpu'))} of its CPU`);
+}
+
+async function postgreSql(): Promise<void> {
+  const client = new pg.Client({ connectionString: SERVER });
+  try {
+    await client.connect();
+  } catch (error) {
+    console.log(`PostgreSQL: skipped, ${SERVER} is not reachable (${(error as Error).message})`);
+    return;
+  }
+  const selects: Timing[] = [];
+  for (let run = 0; run < 200; run++) selects.push(await timed(() => client.query('select 1')));
+  await client.end();
+  const select = medianOf(selects, 'wall');
+  const connects: Timing[] = [];
+  for (let run = 0; run < 20; run++) {
+    connects.push(
+      await timed(async () => {
+        const fresh = new pg.Client({ connectionString: SERVER });
+        await fresh.connect();
+        await fresh.query('select 1');
+        await fresh.end();
+      }),
+    );
+  }
+  const connect = medianOf(connects, 'wall');
+  const open = () => createHostingService({ database: { url: SERVER, isolated: true } });
+  const first = medianOf(await instances(1, open), 'wall');
+  const instance = medianOf(await instances(LATER, open), 'wall');
+  const closes: Timing[] = [];
+  for (let run = 0; run < 5; run++) {
+    const hosting = await open();
+    closes.push(await timed(() => hosting.close()));
+  }
+  console.log('PostgreSQL instance, database: { url, isolated: true }');
+  row('SELECT 1 on an open connection', ms(select));
+  row('connect + SELECT 1', ms(connect));
+  row('first in the process', ms(first));
+  row(`later ones (median of ${LATER})`, `${ms(instance)}  = ${ratio(instance, select)} SELECT 1, ${ratio(instance, connect)} connect + SELECT 1`);
+  row('close(), dropping its database', ms(medianOf(closes, 'wall')));
+}
+
+/** Each import in a new process, alternating between the two, so that both see the same load. */
+function imports(): void {
+  const importTime = (specifier: string): Timing =>
+    JSON.parse(
+      execFileSync(
+        process.execPath,
+        [
+          '--input-type=module',
+          '-e',
+          `const t = performance.now(), c = process.cpuUsage(); await import('${specifier}'); const u = process.cpuUsage(c);
+           console.log(JSON.stringify({ wall: performance.now() - t, cpu: (u.user + u.system) / 1000 }))`,
+        ],
+        { cwd: ROOT, encoding: 'utf8' },
+      ),
+    );
+  const forgekit: Timing[] = [];
+  const express: Timing[] = [];
+  for (let run = 0; run < IMPORTS; run++) {
+    forgekit.push(importTime('forgekit'));
+    express.push(importTime('express'));
+  }
+  console.log(`import (median of ${IMPORTS}, each in a new process)`);
+  row("import('forgekit')", `${both(forgekit)}  = ${ratio(medianOf(forgekit, 'wall'), medianOf(express, 'wall'))} express`);
+  row("import('express')", both(express));
+}
+
+await inMemory();
+await postgreSql();
+imports();
