@@ -1,4 +1,4 @@
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -6,12 +6,13 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from './helpers.js';
+import { Processes } from './processes.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cli = `${root}dist/cli.js`;
 let dataDir: string;
-/** Every process a test started, stopped after each test whatever happened in it. */
-const started = new Set<ChildProcessWithoutNullStreams>();
+/** Every process a test started (and what those started), stopped after each test whatever happened in it. */
+const processes = new Processes();
 
 interface Running {
   child: ChildProcessWithoutNullStreams;
@@ -20,14 +21,18 @@ interface Running {
 }
 
 function run(args: string[], env: Record<string, string> = {}, command: string[] = [process.execPath, cli], cwd = root): Running {
-  const child = spawn(command[0], [...command.slice(1), ...args], { cwd, env: { ...process.env, DATABASE_URL: '', ...env } });
-  started.add(child);
-  child.once('exit', () => started.delete(child));
+  const child = processes.start(command[0], [...command.slice(1), ...args], { cwd, env: { ...process.env, DATABASE_URL: '', ...env } });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
   return { child, output: () => output, exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))) };
 }
+
+/**
+ * A process run to its end blocks the test file, past any test timeout: one that hangs is killed after this
+ * long instead (and then fails its test, having no exit status).
+ */
+const SYNC_LIMIT = 30_000;
 
 async function waitFor(condition: () => boolean): Promise<void> {
   for (let waited = 0; !condition(); waited += 50) {
@@ -51,10 +56,12 @@ beforeAll(() => {
   if (!existsSync(cli)) throw new Error('dist/cli.js is missing: `npm test` builds it first (npm run build)');
   dataDir = mkdtempSync(join(tmpdir(), 'forgekit-cli-'));
 });
-afterEach(() => {
-  for (const child of started) child.kill('SIGKILL');
+afterEach(() => processes.stopAll());
+afterAll(() => {
+  // What a timed-out test started after its afterEach.
+  processes.stopAll();
+  rmSync(dataDir, { recursive: true, force: true });
 });
-afterAll(() => rmSync(dataDir, { recursive: true, force: true }));
 
 /** The embedded database's own behaviour: tried in the PGlite suite, not again in the PostgreSQL one. */
 const onEmbedded = it.skipIf(Boolean(process.env.FORGEKIT_TEST_DATABASE_URL));
@@ -173,15 +180,15 @@ describe('forgekit serve', { timeout: 90_000 }, () => {
   it('prints the usage of each command for --help and -h, the version for --version, and writes no file named --help', async () => {
     const cwd = freshDir();
     try {
-      const helps = ['serve', 'migrate', 'openapi', 'migration:create'].flatMap((command) =>
-        ['--help', '-h'].map((flag) => ({ command, flag, help: run([command, flag], {}, [process.execPath, cli], cwd) })),
-      );
-      for (const { command, flag, help } of helps) {
-        expect([command, flag, await help.exited, help.output().startsWith(`forgekit ${command} [`)]).toEqual([command, flag, 0, true]);
+      for (const command of ['serve', 'migrate', 'openapi', 'migration:create']) {
+        for (const flag of ['--help', '-h']) {
+          const help = spawnSync(process.execPath, [cli, command, flag], { cwd, encoding: 'utf8', timeout: SYNC_LIMIT });
+          expect([command, flag, help.status, help.stdout.startsWith(`forgekit ${command} [`)]).toEqual([command, flag, 0, true]);
+        }
       }
-      const usage = spawnSync(process.execPath, [cli, '--help'], { cwd, encoding: 'utf8' });
+      const usage = spawnSync(process.execPath, [cli, '--help'], { cwd, encoding: 'utf8', timeout: SYNC_LIMIT });
       expect([usage.status, usage.stdout]).toEqual([0, expect.stringMatching(/^forgekit 0\.1\.0: [^]*forgekit serve [^]*forgekit migrate [^]*forgekit openapi /)]);
-      expect(spawnSync(process.execPath, [cli, '--version'], { cwd, encoding: 'utf8' }).stdout).toBe('0.1.0\n');
+      expect(spawnSync(process.execPath, [cli, '--version'], { cwd, encoding: 'utf8', timeout: SYNC_LIMIT }).stdout).toBe('0.1.0\n');
       expect(readdirSync(cwd)).toEqual([]);
     } finally {
       rmSync(cwd, { recursive: true, force: true });

@@ -1,10 +1,11 @@
-import { spawn, spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
-import { existsSync, mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { Processes } from './processes.js';
 
 /*
  * Real clients of the original service, unchanged, against `forgekit serve`: python-gitlab 3.12 (Debian's
@@ -54,19 +55,35 @@ const missingGo = [!hasGo && 'go and go-gitlab (apt-get install golang-go golang
 const runPython = !off && (required || missingPython.length === 0);
 const runGo = !off && (required || missingGo.length === 0);
 
+/** The server and the Go build, started before the tests and stopped after them. */
+const background = new Processes();
+/** The client programs, stopped after each test, whatever happened in it. */
+const programs = new Processes();
+/**
+ * The programs' temporary directory (TMPDIR, which Python's tempfile and Go's ioutil.TempDir follow): the gpg
+ * home directories they make are in it, and so the gpg-agents those start, which leave their process group.
+ */
+let programsTmp = '';
+
 interface Finished {
   code: number | null;
   output: string;
 }
 
-function run(command: string, args: string[], options: { cwd?: string; env?: Record<string, string>; timeout: number }): Promise<Finished> {
+function run(
+  processes: Processes,
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: Record<string, string>; timeout: number },
+): Promise<Finished> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env } });
+    const child = processes.start(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env } });
     let output = '';
     child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
     child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    // Within the test's own timeout, so that the failure shows the output so far.
     const timer = setTimeout(() => {
-      child.kill('SIGKILL');
+      processes.stop(child);
       output += `\n(killed after ${options.timeout} ms)`;
     }, options.timeout);
     child.once('error', (error) => {
@@ -107,10 +124,10 @@ beforeAll(async () => {
   if (runGo && hasGo) {
     // Compiled while the server starts; `go build` reuses its cache, so only the first run is slow.
     mkdirSync(goCache, { recursive: true });
-    goBuild = run('go', ['build', '-o', goProgram, '.'], { cwd: goFlows, env: goEnv, timeout: 240_000 });
+    goBuild = run(background, 'go', ['build', '-o', goProgram, '.'], { cwd: goFlows, env: goEnv, timeout: 240_000 });
   }
   dataDir = mkdtempSync(join(tmpdir(), 'forgekit-clients-'));
-  const child = spawn(process.execPath, [cli, 'serve', '--port', String(await freePort()), '--data-dir', dataDir], {
+  const child = background.start(process.execPath, [cli, 'serve', '--port', String(await freePort()), '--data-dir', dataDir], {
     env: { ...process.env, DATABASE_URL: '', FORGEKIT_ROOT_TOKEN: ROOT_TOKEN },
   });
   server = child;
@@ -124,21 +141,38 @@ beforeAll(async () => {
   }
 }, 60_000);
 
+afterEach(() => {
+  programs.stopAll();
+  if (!programsTmp) return;
+  for (const home of readdirSync(programsTmp)) {
+    spawnSync('gpgconf', ['--kill', 'gpg-agent'], { env: { ...process.env, GNUPGHOME: join(programsTmp, home) }, stdio: 'ignore', timeout: 20_000 });
+  }
+  rmSync(programsTmp, { recursive: true, force: true });
+  programsTmp = '';
+});
+
 afterAll(async () => {
-  await goBuild?.catch(() => undefined);
+  // The server stops on SIGTERM, its database closed; one that does not within 10 s is killed like the rest.
   if (server && server.exitCode === null) {
     const exited = new Promise((resolve) => server!.once('exit', resolve));
     server.kill('SIGTERM');
-    await exited;
+    await Promise.race([exited, new Promise((resolve) => setTimeout(resolve, 10_000))]);
   }
+  background.stopAll();
   if (dataDir) rmSync(dataDir, { recursive: true, force: true });
 });
+
+/** A fresh temporary directory for the test's programs. */
+function programEnv(): Record<string, string> {
+  programsTmp = mkdtempSync(join(tmpdir(), 'forgekit-client-programs-'));
+  return { TMPDIR: programsTmp };
+}
 
 // Tests of one file run one after the other: both programs change application settings and read them back.
 describe('real clients against forgekit serve', () => {
   it.runIf(runPython)('python-gitlab 3.12 runs every flow', async () => {
     if (missingPython.length) throw new Error(`FORGEKIT_CLIENT_TESTS=required, but missing: ${missingPython.join(', ')}`);
-    const result = await run(python!, [pythonFlows, url, ROOT_TOKEN], { timeout: 120_000 });
+    const result = await run(programs, python!, [pythonFlows, url, ROOT_TOKEN], { env: programEnv(), timeout: 120_000 });
     expectSuccess('python_flows.py', result);
   }, 150_000);
 
@@ -146,7 +180,7 @@ describe('real clients against forgekit serve', () => {
     if (missingGo.length) throw new Error(`FORGEKIT_CLIENT_TESTS=required, but missing: ${missingGo.join(', ')}`);
     const built = await goBuild!;
     if (built.code !== 0) throw new Error(`go build of test/clients/go_flows failed:\n${built.output}`);
-    const result = await run(goProgram, [url, ROOT_TOKEN], { timeout: 120_000 });
+    const result = await run(programs, goProgram, [url, ROOT_TOKEN], { env: programEnv(), timeout: 120_000 });
     expectSuccess('go_flows', result);
   }, 300_000);
 });

@@ -7,7 +7,8 @@ import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
-const run = (args: string[]) => execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8' }).trim();
+/** A process run to its end blocks the file past any test timeout: one that hangs is killed after a minute (and fails its test). */
+const run = (args: string[]) => execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8', timeout: 60_000 }).trim();
 
 describe('the built package', () => {
   it('loads as ESM and as CommonJS, with the same exports', () => {

@@ -1,78 +1,147 @@
+/**
+ * The route table, walked: every route called with its example by each kind of caller, each answer held to
+ * the exact status (and, for a refusal, the exact body) that the route's declaration gives: `auth`,
+ * `readUser`, its method (token scopes), `scope` and `ability`, and its success status. No route is named
+ * here: a new route is walked as soon as it is in the table.
+ */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ABILITIES, type Ability } from '../src/auth/abilities.js';
 import { allRoutes } from '../src/api/index.js';
-import { PerCaller } from '../src/api/route.js';
-import { createUser, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { PerCaller, successStatus, type AnyRoute } from '../src/api/route.js';
+import { SCOPES } from '../src/api/scopes.js';
+import { exampleCall, exampleInput, exampleParams, exampleTools, FixtureSet, sendCall, type Owner, type TestUser } from './fixtures.js';
+import { createUser, startHosting, type TestHosting } from './helpers.js';
 
 let t: TestHosting;
-let userToken: string;
-let readUserToken: string;
+/** The normal caller: its tokens carry the scopes the callers below name. */
+let normal: TestUser;
+/** Fixtures that calls which change nothing share. */
+let shared: FixtureSet;
+const tokens = { admin: '', normal: '', readUser: '', readApi: '', blocked: '' };
+
+/** Every kind of caller, refused ones first: a write that must succeed for the last ones still finds its fixtures. */
+const CALLERS = ['anonymous', 'wrong token', 'blocked user', 'read_user token', 'read_api token', 'normal user', 'administrator'] as const;
+type CallerKind = (typeof CALLERS)[number];
 
 beforeAll(async () => {
   t = await startHosting();
-  const user = await createUser(t.hosting);
-  userToken = user.token;
-  readUserToken = (await t.hosting.personalAccessTokens.create(user.id, { name: 'read', scopes: ['read_user'] })).token;
+  normal = await createUser(t.hosting);
+  tokens.normal = normal.token;
+  tokens.readUser = (await t.hosting.personalAccessTokens.create(normal.id, { name: 'read_user', scopes: ['read_user'] })).token;
+  tokens.readApi = (await t.hosting.personalAccessTokens.create(normal.id, { name: 'read_api', scopes: ['read_api'] })).token;
+  // Root with a personal access token, as an administrator's client calls: GET /personal_access_tokens/self needs one.
+  tokens.admin = (await t.hosting.personalAccessTokens.create(1, { name: 'admin', scopes: ['api'] })).token;
+  const blocked = await createUser(t.hosting);
+  await t.hosting.users.block(blocked.id);
+  tokens.blocked = blocked.token;
+  shared = new FixtureSet(t, normal);
 });
-afterAll(() => t.close());
+afterAll(() => t?.close());
 
-/** A concrete URL for a route: every path parameter names nothing that exists, so no call changes anything. */
-const urlOf = (path: string, root?: boolean) => (root ? '' : '/api/v4') + path.replace(/:([A-Za-z_]+)/g, '999999');
-
-const send = (method: string, url: string) => {
-  const verb = method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
-  return t.http[verb](url);
+const headersOf = (caller: CallerKind): Record<string, string> => {
+  const token = {
+    anonymous: undefined,
+    'wrong token': 'not-a-token',
+    'blocked user': tokens.blocked,
+    'read_user token': tokens.readUser,
+    'read_api token': tokens.readApi,
+    'normal user': tokens.normal,
+    administrator: tokens.admin,
+  }[caller];
+  return token === undefined ? {} : { 'PRIVATE-TOKEN': token };
 };
 
-describe('every route in the table enforces its declared authentication rule', () => {
-  const routes = allRoutes();
+/** Whose `own…` fixtures a caller's example names (the refused callers' never get as far as a fixture). */
+const ownerOf = (caller: CallerKind): Owner => (caller === 'administrator' ? 'admin' : 'normal');
 
-  it('declares a rule, a summary and a success shape for every route', () => {
-    for (const { group, name, route } of routes) {
+const UNAUTHORIZED = { status: 401, body: { message: '401 Unauthorized' } };
+const FORBIDDEN = { status: 403, body: { message: '403 Forbidden' } };
+
+/**
+ * Whether an ability lets a signed-in caller who is neither an administrator nor the resource's owner act on
+ * it: examples name the fixture user's resources, never the caller's (a test below checks that).
+ */
+const ADMITS_OTHERS: Record<Ability, boolean> = { read_user: true, manage_personal_access_token: false };
+
+interface Answer {
+  status: number;
+  body?: unknown;
+}
+
+/** The answer the declaration gives a caller of the route's example, in the order the pipeline decides. */
+function expectedAnswer(route: AnyRoute, caller: CallerKind, input: Record<string, unknown>): Answer {
+  const success = { status: successStatus(route) };
+  // A credential that names no active user is refused before any route's rule, a public route's too.
+  if (caller === 'wrong token' || caller === 'blocked user') return UNAUTHORIZED;
+  if (caller === 'anonymous') return route.auth === 'public' ? success : UNAUTHORIZED;
+  // A token's scopes: `api` admits everything, `read_api` every GET, `read_user` the GETs marked readUser.
+  const admitted = route.method !== 'GET' ? ['api'] : route.readUser ? ['api', 'read_api', 'read_user'] : ['api', 'read_api'];
+  const scope = caller === 'read_user token' ? 'read_user' : caller === 'read_api token' ? 'read_api' : 'api';
+  if (!admitted.includes(scope)) {
+    const error_description = 'The request requires higher privileges than provided by the access token.';
+    return { status: 403, body: { error: 'insufficient_scope', error_description, scope: admitted.join(' ') } };
+  }
+  if (caller === 'administrator') return success;
+  if (route.auth === 'admin') return FORBIDDEN;
+  const adminOnly = (name: string) => (route.input?.properties[name] as { 'x-admin-only'?: string } | undefined)?.['x-admin-only'];
+  if (Object.keys(input).some((name) => adminOnly(name) === 'forbidden')) return FORBIDDEN;
+  if (route.scope && route.ability && !ADMITS_OTHERS[route.ability]) {
+    return ABILITIES[route.ability].hidden ? { status: 404, body: SCOPES[route.scope].notFound().body() } : FORBIDDEN;
+  }
+  return success;
+}
+
+const ROUTES = allRoutes();
+const label = ({ group, name, route }: (typeof ROUTES)[number]) => `${group}.${name}: ${route.method} ${route.path} (${route.auth})`;
+// Reads first: should a refused write change something after all, the reads have been checked already.
+const WALK = [...ROUTES.filter(({ route }) => route.method === 'GET'), ...ROUTES.filter(({ route }) => route.method !== 'GET')];
+
+describe('the route table', () => {
+  it('declares a rule, a summary, a success shape and an example for every route', () => {
+    for (const { group, name, route } of ROUTES) {
       expect(['public', 'user', 'admin'], `${group}.${name}`).toContain(route.auth);
       expect(route.summary.length, `${group}.${name}`).toBeGreaterThan(0);
       const shapes = route.response instanceof PerCaller ? [route.response.admin, route.response.other] : [route.response];
       if (route.paginated) for (const shape of shapes) expect(shape && 'items' in shape, `${group}.${name}`).toBe(true);
+      // Every path parameter named by a fixture; a scope's by someone else's, which ADMITS_OTHERS counts on.
+      const names = Object.keys(route.params?.properties ?? {});
+      expect(Object.keys(route.example?.params ?? {}).sort(), `${group}.${name}`).toEqual([...names].sort());
+      if (route.scope) expect(route.example.params?.[names[0]], `${group}.${name}`).not.toMatch(/^own/);
     }
   });
+});
 
-  for (const { group, name, route } of routes) {
-    const label = `${group}.${name}: ${route.method} ${route.path} (${route.auth})`;
-    if (route.auth === 'public') {
-      it(`${label} answers without authentication`, async () => {
-        const res = await send(route.method, urlOf(route.path, route.root));
-        expect(res.status).not.toBe(401);
-        expect(res.status).not.toBe(403);
-      });
-      continue;
-    }
-    it(`${label} answers 401 without authentication and with a wrong token`, async () => {
-      const anonymous = await send(route.method, urlOf(route.path, route.root));
-      expect(anonymous.status).toBe(401);
-      expect(anonymous.body).toEqual({ message: '401 Unauthorized' });
-      const wrong = await send(route.method, urlOf(route.path, route.root)).set('PRIVATE-TOKEN', 'not-a-token');
-      expect(wrong.status).toBe(401);
-    });
-    if (route.auth === 'admin') {
-      it(`${label} answers 403 to a normal user and lets root through`, async () => {
-        const normal = await send(route.method, urlOf(route.path, route.root)).set('PRIVATE-TOKEN', userToken);
-        expect(normal.status).toBe(403);
-        expect(normal.body).toEqual({ message: '403 Forbidden' });
-        const admin = await send(route.method, urlOf(route.path, route.root)).set('PRIVATE-TOKEN', ROOT_TOKEN);
-        expect([401, 403]).not.toContain(admin.status);
-      });
-    } else {
-      it(`${label} lets a normal user through`, async () => {
-        const normal = await send(route.method, urlOf(route.path, route.root)).set('PRIVATE-TOKEN', userToken);
-        expect([401, 403]).not.toContain(normal.status);
-      });
-    }
-    it(`${label} admits a read_user token only where declared`, async () => {
-      const res = await send(route.method, urlOf(route.path, route.root)).set('PRIVATE-TOKEN', readUserToken);
-      if (route.method === 'GET' && route.readUser) expect(res.status === 403 && res.body.error === 'insufficient_scope').toBe(false);
-      else {
-        expect(res.status).toBe(403);
-        expect(res.body.error).toBe('insufficient_scope');
+describe('every route answers each kind of caller as its declaration says', () => {
+  for (const named of WALK) {
+    const { route } = named;
+    it(label(named), async () => {
+      const tools = exampleTools({ login: normal.username, password: normal.password });
+      const answers: (Answer & { caller: CallerKind })[] = [];
+      const expected: (Answer & { caller: CallerKind })[] = [];
+      for (const caller of CALLERS) {
+        const input = await exampleInput(route, tools);
+        const want = expectedAnswer(route, caller, input);
+        // A write that succeeds may use up what it names: it gets fixtures of its own.
+        const fixtures = route.method !== 'GET' && want.status < 300 ? new FixtureSet(t, normal) : shared;
+        const res = await sendCall(t, route, { params: await exampleParams(route, fixtures, ownerOf(caller)), input }, headersOf(caller));
+        expected.push({ caller, ...want });
+        answers.push({ caller, status: res.status, ...(want.body === undefined ? {} : { body: res.body }) });
       }
+      expect(answers).toEqual(expected);
+    });
+  }
+});
+
+describe('a route with a scope answers 404 for a resource that is not there', () => {
+  for (const named of ROUTES.filter(({ route }) => route.scope)) {
+    const { route } = named;
+    it(label(named), async () => {
+      const tools = exampleTools({ login: normal.username, password: normal.password });
+      const call = await exampleCall(route, shared, 'admin', tools);
+      const [first] = Object.keys(call.params);
+      // The largest id a path takes: valid, and never reached by the fixtures of a test.
+      const res = await sendCall(t, route, { ...call, params: { ...call.params, [first]: 2147483647 } }, headersOf('administrator'));
+      expect([res.status, res.body]).toEqual([404, SCOPES[route.scope!].notFound().body()]);
     });
   }
 });

@@ -99,7 +99,51 @@ export interface RouteSpec<
 /** Enough for any parameter but a file: the body limit of routes that take no upload. */
 export const DEFAULT_BODY_LIMIT = 256 * 1024;
 
-/** A route as written in the table: its description and the service call it makes. */
+/**
+ * What a route's example names in its path: things a test creates before the call (test/fixtures.ts).
+ * `user` is a user other than the caller; `sshKey`, `gpgKey`, `email`, `personalToken`, `impersonationToken`,
+ * `customAttributeKey` (the key of one of its custom attributes) and `avatarFilename` (the file name of its
+ * uploaded avatar) are that user's; `ownSshKey`, `ownGpgKey` and `ownEmail` are the caller's own.
+ */
+export type ExampleFixture =
+  | 'user'
+  | 'sshKey'
+  | 'gpgKey'
+  | 'email'
+  | 'personalToken'
+  | 'impersonationToken'
+  | 'customAttributeKey'
+  | 'avatarFilename'
+  | 'ownSshKey'
+  | 'ownGpgKey'
+  | 'ownEmail';
+
+/** What an example's input can ask the test for: values that must be new at each call, and credentials. */
+export interface ExampleTools {
+  /** An SSH public key (OpenSSH format) that no user has yet. */
+  newSshKey(): string;
+  /** An armored GPG public key that no user has yet. */
+  newGpgKey(): Promise<string>;
+  /** A text no other call of the test has, for usernames and e-mail addresses. */
+  unique(): string;
+  /** A user that exists throughout the test, for the routes that sign in. */
+  signIn: { login: string; password: string };
+}
+
+type ExampleInput<Input extends TObject> = Static<Input> | ((tools: ExampleTools) => Static<Input> | Promise<Static<Input>>);
+
+/**
+ * A call of the route that succeeds for an administrator: each path parameter names a fixture, and the input
+ * (a value, or made from the tools at each call) validates against the route's input schema. Tests walk the
+ * table with it, so that no test keeps a list of routes of its own; a write is safe to run once against
+ * fixtures made for it.
+ */
+export type RouteExample<Path extends string, Input extends TObject | undefined> = (PathNames<Path> extends []
+  ? { params?: never }
+  : { params: { [Name in PathNames<Path>[number]]: ExampleFixture } }) &
+  (Input extends TObject ? ({} extends Static<Input> ? { input?: ExampleInput<Input> } : { input: ExampleInput<Input> }) : { input?: never });
+
+/** A route as written in the table: its description, an example call and the service call it makes. */
 export interface RouteDefinition<
   Path extends string,
   Scope extends ScopeName | undefined,
@@ -109,6 +153,7 @@ export interface RouteDefinition<
 > extends RouteSpec<Path, Scope, Input, Response, Item> {
   /** Only an ability that applies to the scope's resource. */
   ability?: ScopeAbility<Scope>;
+  example: RouteExample<Path, Input>;
   run(
     ctx: Context,
     params: ParamsOf<Path, Scope> & ScopeEntry<Scope>,
@@ -127,6 +172,10 @@ export interface AnyRoute extends RouteSpec<string, ScopeName | undefined, TObje
   /** For lists, an array of the items. */
   response?: Shape;
   paginated: boolean;
+  example: {
+    params?: Record<string, ExampleFixture>;
+    input?: Record<string, unknown> | ((tools: ExampleTools) => Record<string, unknown> | Promise<Record<string, unknown>>);
+  };
   run(ctx: Context, params: Record<string, unknown>, input: Record<string, unknown>): Promise<unknown>;
   signInLogin?(input: Record<string, unknown>): string | undefined;
 }

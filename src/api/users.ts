@@ -26,6 +26,7 @@ export const users = {
     readUser: true,
     input: ListUsersQuery,
     list: perCaller(UserFull, UserBasic),
+    example: { input: { search: 'user', order_by: 'username', sort: 'asc' } },
     run: (ctx, _params, input) => ctx.users.list(input),
   }),
   get: defineRoute({
@@ -38,6 +39,7 @@ export const users = {
     ability: 'read_user',
     input: GetUserQuery,
     response: perCaller(UserFull, UserProfile),
+    example: { params: { id: 'user' }, input: { with_custom_attributes: true } },
     run: (ctx, { user }, input) => ctx.users.present(user, input),
   }),
   current: defineRoute({
@@ -47,6 +49,7 @@ export const users = {
     auth: 'user',
     readUser: true,
     response: perCaller(Type.Union([UserFull, UserWithPrivateToken]), UserSelf),
+    example: {},
     run: (ctx) => ctx.users.current(),
   }),
   create: defineRoute({
@@ -57,6 +60,12 @@ export const users = {
     input: CreateUserInput,
     bodyLimit: WITH_AVATAR,
     response: UserFull,
+    example: {
+      input: (tools) => {
+        const username = tools.unique();
+        return { email: `${username}@example.com`, username, name: 'New User', password: 'long-enough-password', skip_confirmation: true };
+      },
+    },
     run: (ctx, _params, input) => ctx.users.create(input),
   }),
   update: defineRoute({
@@ -68,6 +77,7 @@ export const users = {
     input: UpdateUserInput,
     bodyLimit: WITH_AVATAR,
     response: UserFull,
+    example: { params: { id: 'user' }, input: { bio: 'Changed by the example', location: 'Lisbon' } },
     run: (ctx, { user }, input) => ctx.users.update(user, input),
   }),
   delete: defineRoute({
@@ -77,6 +87,7 @@ export const users = {
     auth: 'admin',
     scope: 'user',
     input: DeleteUserInput,
+    example: { params: { id: 'user' }, input: { hard_delete: true } },
     run: (ctx, { user }) => ctx.users.delete(user),
   }),
   block: defineRoute({
@@ -86,6 +97,7 @@ export const users = {
     auth: 'admin',
     scope: 'user',
     response: BooleanResult,
+    example: { params: { id: 'user' } },
     run: (ctx, { user }) => ctx.users.block(user),
   }),
   avatar: defineRoute({
@@ -97,6 +109,7 @@ export const users = {
     summary: "A user's uploaded avatar, the target of its `avatar_url`; served beside /api/v4",
     auth: 'public',
     response: RawFile,
+    example: { params: { id: 'user', filename: 'avatarFilename' } },
     run: (ctx, { id, filename }) => ctx.users.avatar(id, filename),
   }),
   unblock: defineRoute({
@@ -106,6 +119,7 @@ export const users = {
     auth: 'admin',
     scope: 'user',
     response: BooleanResult,
+    example: { params: { id: 'user' } },
     run: (ctx, { user }) => ctx.users.unblock(user),
   }),
 };

@@ -1,0 +1,130 @@
+/**
+ * What route examples (the `example` of each route in src/api/) name: the fixtures, made in a test's
+ * database when an example first names them, and the tools an example's input draws on.
+ */
+import { generateKeyPairSync } from 'node:crypto';
+import * as openpgp from 'openpgp';
+import qs from 'qs';
+import sshpk from 'sshpk';
+import type { Test } from 'supertest';
+import type { AnyRoute, ExampleFixture, ExampleTools } from '../src/api/route.js';
+import { createUser, type TestHosting } from './helpers.js';
+
+export type TestUser = Awaited<ReturnType<typeof createUser>>;
+
+/** Whose `own…` fixtures an example names: the administrator's (root) or the normal user's. */
+export type Owner = 'admin' | 'normal';
+
+export const newSshKey = () =>
+  sshpk.parseKey(generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }) as string, 'pem').toString('ssh');
+
+export const newGpgKey = async () => (await openpgp.generateKey({ userIDs: [{ name: 'Example', email: 'example@example.com' }], format: 'armored' })).publicKey;
+
+/** A one-pixel PNG: the avatar of the fixture user. */
+const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
+
+let counter = 0;
+/** Letters and digits, so that it makes a valid username and the local part of an address. */
+const unique = () => `ex${process.pid}n${(counter += 1)}`;
+
+/** The tools an example's input gets; `signIn` is a user that lasts the whole test file. */
+export const exampleTools = (signIn: { login: string; password: string }): ExampleTools => ({ newSshKey, newGpgKey, unique, signIn });
+
+/**
+ * One set of the fixtures examples name, each made when first named and then kept. Calls that only read can
+ * share a set; a write that succeeds may use up what it names (a deleted key, a revoked token), so each such
+ * call gets a set of its own.
+ */
+export class FixtureSet {
+  private readonly made = new Map<string, Promise<number | string>>();
+
+  constructor(
+    private readonly t: TestHosting,
+    /** The normal user whose `own…` fixtures the normal caller's examples name. */
+    private readonly normal: TestUser,
+  ) {}
+
+  /** The fixture's id (or key, or file name) as a path names it. */
+  value(name: ExampleFixture, owner: Owner): Promise<number | string> {
+    const memo = name.startsWith('own') ? `${name}:${owner}` : name;
+    let value = this.made.get(memo);
+    if (!value) {
+      value = this.make(name, owner);
+      this.made.set(memo, value);
+    }
+    return value;
+  }
+
+  private async make(name: ExampleFixture, owner: Owner): Promise<number | string> {
+    const root = this.t.hosting;
+    // The caller's own things are made as the caller: in process, root unless told otherwise.
+    const own = owner === 'admin' ? root : root.as(this.normal.id);
+    const user = async () => Number(await this.value('user', owner));
+    switch (name) {
+      case 'user':
+        return (await createUser(root)).id;
+      case 'sshKey':
+        return (await root.sshKeys.createForUser(await user(), { title: 'fixture', key: newSshKey() })).id;
+      case 'gpgKey':
+        return (await root.gpgKeys.createForUser(await user(), { key: await newGpgKey() })).id;
+      case 'email':
+        return (await root.emails.createForUser(await user(), { email: `${unique()}@example.com` })).id;
+      case 'personalToken':
+        return (await root.personalAccessTokens.create(await user(), { name: 'fixture', scopes: ['api'] })).id;
+      case 'impersonationToken':
+        return (await root.impersonationTokens.create(await user(), { name: 'fixture', scopes: ['api'] })).id;
+      case 'customAttributeKey':
+        return (await root.customAttributes.set(await user(), 'colour', { value: 'blue' })).key;
+      case 'avatarFilename':
+        await root.users.update(await user(), { avatar: { filename: 'avatar.png', content_type: 'image/png', data: PNG } });
+        return 'avatar.png';
+      case 'ownSshKey':
+        return (await own.sshKeys.create({ title: 'own', key: newSshKey() })).id;
+      case 'ownGpgKey':
+        return (await own.gpgKeys.create({ key: await newGpgKey() })).id;
+      case 'ownEmail':
+        return (await own.emails.create({ email: `${unique()}@example.com` })).id;
+    }
+  }
+}
+
+/** A route's example made concrete: its path parameters' values and its input. */
+export interface ExampleCall {
+  params: Record<string, number | string>;
+  input: Record<string, unknown>;
+}
+
+export async function exampleInput(route: AnyRoute, tools: ExampleTools): Promise<Record<string, unknown>> {
+  const input = route.example.input;
+  return typeof input === 'function' ? await input(tools) : { ...input };
+}
+
+/** The values of the route's path parameters: its example's fixtures, made in `fixtures` as `owner` names them. */
+export async function exampleParams(route: AnyRoute, fixtures: FixtureSet, owner: Owner): Promise<Record<string, number | string>> {
+  const params: Record<string, number | string> = {};
+  for (const [name, fixture] of Object.entries(route.example.params ?? {})) params[name] = await fixtures.value(fixture, owner);
+  return params;
+}
+
+/** The route's example: its fixtures as `owner` names them, and its input made anew. */
+export async function exampleCall(route: AnyRoute, fixtures: FixtureSet, owner: Owner, tools: ExampleTools): Promise<ExampleCall> {
+  return { params: await exampleParams(route, fixtures, owner), input: await exampleInput(route, tools) };
+}
+
+/** The URL of a call, each parameter given as its path segment (already encoded where it should be). */
+export const urlOf = (route: AnyRoute, segments: Record<string, string>) =>
+  (route.root ? '' : '/api/v4') + route.path.replace(/:([A-Za-z_]+)/g, (_match, name: string) => segments[name]);
+
+export const segmentsOf = (params: Record<string, number | string>) =>
+  Object.fromEntries(Object.entries(params).map(([name, value]) => [name, encodeURIComponent(String(value))]));
+
+/** The call over HTTP as a client makes it: the input in the query string of a GET, as a JSON body otherwise. */
+export function sendCall(t: TestHosting, route: AnyRoute, call: ExampleCall, headers: Record<string, string>): Test {
+  const verb = route.method.toLowerCase() as 'get' | 'post' | 'put' | 'delete';
+  const url = urlOf(route, segmentsOf(call.params));
+  if (route.method === 'GET') {
+    const query = qs.stringify(call.input);
+    return t.http.get(query ? `${url}?${query}` : url).set(headers);
+  }
+  return t.http[verb](url).set(headers).send(call.input);
+}
