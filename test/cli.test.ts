@@ -63,13 +63,18 @@ afterAll(() => {
   rmSync(dataDir, { recursive: true, force: true });
 });
 
+/**
+ * A test here starts up to three servers one after the other, each opening its database: seconds apiece,
+ * several times that on a busy machine, where the suite's 30 s would fail tests that work.
+ */
+const PROCESSES_TIMEOUT = { timeout: 120_000 };
+
 /** The embedded database's own behaviour: tried in the PGlite suite, not again in the PostgreSQL one. */
 const onEmbedded = it.skipIf(Boolean(process.env.FORGEKIT_TEST_DATABASE_URL));
 
 const freshDir = () => mkdtempSync(join(tmpdir(), 'forgekit-cli-'));
 
-// Each test starts processes that load the whole command; a busy machine makes that slow.
-describe('forgekit serve', { timeout: 90_000 }, () => {
+describe('forgekit serve', PROCESSES_TIMEOUT, () => {
   onEmbedded('starts on the embedded database, refuses a second process on the same data directory, stops on SIGTERM, and keeps its data', async () => {
     const first = run(['serve', '--port', String(port()), '--data-dir', dataDir], { FORGEKIT_ROOT_PASSWORD: 'serve-root-password' });
     const url = await listening(first);
@@ -276,7 +281,7 @@ describe('forgekit serve', { timeout: 90_000 }, () => {
   });
 });
 
-describe('npm start', { timeout: 90_000 }, () => {
+describe('npm start', PROCESSES_TIMEOUT, () => {
   onEmbedded('does not rebuild a current build, and stops the server when npm is stopped', async () => {
     const fresh = freshDir();
     try {

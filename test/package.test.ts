@@ -10,7 +10,8 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 /** A process run to its end blocks the file past any test timeout: one that hangs is killed after a minute (and fails its test). */
 const run = (args: string[]) => execFileSync(process.execPath, args, { cwd: root, encoding: 'utf8', timeout: 60_000 }).trim();
 
-describe('the built package', () => {
+// Node.js processes that each open a database, and a type-check: slow on a busy machine, where 30 s fails tests that work.
+describe('the built package', { timeout: 120_000 }, () => {
   it('loads as ESM and as CommonJS, with the same exports', () => {
     const script = `const h = await m.createHostingService(); console.log((await h.users.current()).username, typeof m.schemas.UserFull, typeof m.BadRequestError); await h.close();`;
     expect(run(['--input-type=module', '-e', `import * as m from 'forgekit'; ${script}`])).toBe('root object function');
