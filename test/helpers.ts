@@ -105,3 +105,19 @@ export function pageHeaders(headers: Record<string, string>): Record<string, num
     prevPage: read('x-prev-page'),
   };
 }
+
+/** The SQL statements `work` runs on `db`, read from the ORM's query log. */
+export async function queriesOf(db: Database, work: () => Promise<unknown>): Promise<string[]> {
+  const logger = db.orm.config.getLogger();
+  const logQuery = logger.logQuery.bind(logger);
+  const queries: string[] = [];
+  logger.logQuery = (context) => {
+    queries.push(context.query ?? '');
+  };
+  try {
+    await work();
+  } finally {
+    logger.logQuery = logQuery;
+  }
+  return queries;
+}

@@ -6,7 +6,7 @@ import { defaultSettings } from '../src/schemas/settings.js';
 import { UserBasic, UserFull, UserProfile, UserSelf } from '../src/schemas/users.js';
 import { presentCurrentUser, presentUser, presentUsers } from '../src/services/present/users.js';
 import type { View } from '../src/services/present/view.js';
-import { createUser, startHosting, type TestHosting } from './helpers.js';
+import { createUser, queriesOf, startHosting, type TestHosting } from './helpers.js';
 
 // Presenters on their own: what a page of users costs, and what a normal caller's view may show.
 let t: TestHosting;
@@ -26,22 +26,6 @@ beforeAll(async () => {
   normalId = userIds[0];
 });
 afterAll(() => t.close());
-
-/** The SQL statements a presenter runs, read from the ORM's query log. */
-async function queriesOf(present: () => Promise<unknown>): Promise<string[]> {
-  const logger = t.db.orm.config.getLogger();
-  const logQuery = logger.logQuery.bind(logger);
-  const queries: string[] = [];
-  logger.logQuery = (context) => {
-    queries.push(context.query ?? '');
-  };
-  try {
-    await present();
-  } finally {
-    logger.logQuery = logQuery;
-  }
-  return queries;
-}
 
 /** A view as `viewerId` with a fresh session, and the first `count` test users loaded in it. */
 async function viewAs(viewerId: number, count: number, privateToken: string | null = null): Promise<{ view: View; users: User[] }> {
@@ -63,7 +47,7 @@ describe('presentUsers', () => {
     for (const count of [3, 30]) {
       const { view, users } = await viewAs(adminId, count);
       let shapes: unknown[] = [];
-      const queries = await queriesOf(async () => {
+      const queries = await queriesOf(t.db, async () => {
         shapes = await presentUsers(users, view, { withCustomAttributes: true });
       });
       expect(queries).toHaveLength(2);
@@ -73,14 +57,14 @@ describe('presentUsers', () => {
         expect(shape).toMatchObject({ identities: [{ provider: 'ldap' }], custom_attributes: [{ key: 'team', value: 'tools' }] });
       }
       const withoutAttributes = await viewAs(adminId, count);
-      expect(await queriesOf(() => presentUsers(withoutAttributes.users, withoutAttributes.view))).toHaveLength(1);
+      expect(await queriesOf(t.db, () => presentUsers(withoutAttributes.users, withoutAttributes.view))).toHaveLength(1);
     }
   });
 
   it('shows a normal caller references only, with nothing loaded, whatever it asks for', async () => {
     const { view, users } = await viewAs(normalId, 30);
     let shapes: object[] = [];
-    const queries = await queriesOf(async () => {
+    const queries = await queriesOf(t.db, async () => {
       shapes = await presentUsers(users, view, { withCustomAttributes: true });
     });
     expect(queries).toHaveLength(0);

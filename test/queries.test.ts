@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { createUser, queriesOf, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
 
 // A list costs the same number of queries however many rows it shows: no query per row.
 let t: TestHosting;
@@ -7,22 +7,6 @@ beforeAll(async () => {
   t = await startHosting();
 });
 afterAll(() => t.close());
-
-/** The SQL statements one request runs, read from the ORM's query log. */
-async function queriesOf(request: () => Promise<unknown>): Promise<string[]> {
-  const logger = t.db.orm.config.getLogger();
-  const logQuery = logger.logQuery.bind(logger);
-  const queries: string[] = [];
-  logger.logQuery = (context) => {
-    queries.push(context.query ?? '');
-  };
-  try {
-    await request();
-  } finally {
-    logger.logQuery = logQuery;
-  }
-  return queries;
-}
 
 describe('GET /users', () => {
   it('runs five queries for 3 users and for 30, with identities, custom attributes and filters', async () => {
@@ -38,10 +22,10 @@ describe('GET /users', () => {
       }
     };
     await addUsers(3);
-    const few = await queriesOf(list);
+    const few = await queriesOf(t.db, list);
     expect((await list()).body.length).toBe(3);
     await addUsers(27);
-    const many = await queriesOf(list);
+    const many = await queriesOf(t.db, list);
     expect((await list()).body.length).toBe(30);
     // The token, the page, its count, the page's identities and its custom attributes (the settings are cached).
     expect(few.length).toBe(5);

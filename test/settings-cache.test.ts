@@ -5,7 +5,7 @@ import type { EntityManager } from '../src/db/orm.js';
 import { InFlightCalls } from '../src/in-flight.js';
 import { silentLogger } from '../src/logger.js';
 import { Context, type Environment } from '../src/services/context.js';
-import { freshDatabase, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { freshDatabase, queriesOf, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
 
 // The application settings are cached in the process: a change shows at once where it was made, in other
 // processes on the same PostgreSQL database once its notification arrives, and a rolled-back one nowhere.
@@ -28,22 +28,6 @@ async function avatarOf(hosting: TestHosting): Promise<string | null> {
 async function setAvatarService(hosting: TestHosting, enabled: boolean): Promise<void> {
   const res = await hosting.http.put(SETTINGS).set('PRIVATE-TOKEN', ROOT_TOKEN).send({ avatarsvc_enabled: enabled });
   expect(res.status).toBe(200);
-}
-
-/** The SQL statements one request runs, read from the ORM's query log. */
-async function queriesOf(request: () => Promise<unknown>): Promise<string[]> {
-  const logger = t.db.orm.config.getLogger();
-  const logQuery = logger.logQuery.bind(logger);
-  const queries: string[] = [];
-  logger.logQuery = (context) => {
-    queries.push(context.query ?? '');
-  };
-  try {
-    await request();
-  } finally {
-    logger.logQuery = logQuery;
-  }
-  return queries;
 }
 
 /** Calls' contexts on a service's own database, as api/invoke.ts builds them, acting as root. */
@@ -78,8 +62,8 @@ describe('in one instance', () => {
 
   it('reads the settings once after a change, then no more: a GET runs one query fewer', async () => {
     await setAvatarService(t, true);
-    const first = await queriesOf(() => avatarOf(t));
-    const second = await queriesOf(() => avatarOf(t));
+    const first = await queriesOf(t.db, () => avatarOf(t));
+    const second = await queriesOf(t.db, () => avatarOf(t));
     expect(first.filter(readsSettings)).toHaveLength(1);
     expect(second.filter(readsSettings)).toHaveLength(0);
     expect(second.length).toBe(first.length - 1);
@@ -99,7 +83,7 @@ describe('in one instance', () => {
     ).rejects.toBe(rolledBack);
     expect((await current()).signup_enabled).toBe(true);
     // And the values read after it are cached again.
-    expect((await queriesOf(current)).filter(readsSettings)).toHaveLength(0);
+    expect((await queriesOf(t.db, current)).filter(readsSettings)).toHaveLength(0);
   });
 });
 
