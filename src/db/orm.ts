@@ -22,6 +22,8 @@ export interface DatabaseOptions {
 
 export interface Database {
   orm: SqlMikroORM;
+  /** A PostgreSQL server, which other processes may share (an embedded database has this process only). */
+  shared: boolean;
   /** A fresh EntityManager: one per call, never shared between requests. */
   fork(): EntityManager;
   close(): Promise<void>;
@@ -72,12 +74,12 @@ async function openPostgreSql(url: string): Promise<Database> {
   const orm = await PostgreSqlMikroORM.init({ ...options, clientUrl: url, dbName: databaseName(url) });
   // Processes starting together on one PostgreSQL database migrate one after the other. (An embedded
   // database has one process only, and one connection that the lock's transaction would hold.)
-  return migrated(orm, () =>
+  const migrate = () =>
     orm.em.fork().transactional(async (em) => {
       await em.execute(raw(`select pg_advisory_xact_lock(${MIGRATION_LOCK})`));
       await orm.migrator.up({ transaction: em.getTransactionContext() });
-    }),
-  );
+    });
+  return { ...(await migrated(orm, migrate)), shared: true };
 }
 
 async function openDataDir(dataDir: string): Promise<Database> {
@@ -114,6 +116,7 @@ async function migrated(orm: SqlMikroORM, migrate: () => Promise<unknown>, relea
   }
   return {
     orm,
+    shared: false,
     fork: () => orm.em.fork() as EntityManager,
     async close() {
       await orm.close(true);

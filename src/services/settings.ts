@@ -1,5 +1,5 @@
 import { raw, type TransactionEventArgs } from '@mikro-orm/core';
-import { PostgreSqlConnection } from '@mikro-orm/postgresql';
+import type { PostgreSqlConnection } from '@mikro-orm/postgresql';
 import { ApplicationSettingsRow } from '../db/entities/index.js';
 import { BadRequestError } from '../errors.js';
 import { defaultSettings, settingAliases, type ApplicationSettings, type SettingsValues, type UpdateSettingsInput } from '../schemas/settings.js';
@@ -115,8 +115,7 @@ const caches = new WeakMap<Environment, SettingsCache>();
 function cacheOf(env: Environment): SettingsCache {
   let cache = caches.get(env);
   if (!cache) {
-    const connection = env.db.orm.driver.getConnection();
-    cache = new SettingsCache(connection instanceof PostgreSqlConnection ? connection : undefined);
+    cache = new SettingsCache(env.db.shared ? (env.db.orm.driver.getConnection() as PostgreSqlConnection) : undefined);
     caches.set(env, cache);
   }
   return cache;
