@@ -102,7 +102,7 @@ describe('the route table', () => {
       expect(['public', 'user', 'admin'], `${group}.${name}`).toContain(route.auth);
       expect(route.summary.length, `${group}.${name}`).toBeGreaterThan(0);
       const shapes = route.response instanceof PerCaller ? [route.response.admin, route.response.other] : [route.response];
-      if (route.paginated) for (const shape of shapes) expect(shape && 'items' in shape, `${group}.${name}`).toBe(true);
+      if (route.list) for (const shape of shapes) expect(shape && 'items' in shape, `${group}.${name}`).toBe(true);
       // Every path parameter named by a fixture; a scope's by someone else's, which ADMITS_OTHERS counts on.
       const names = Object.keys(route.params?.properties ?? {});
       expect(Object.keys(route.example?.params ?? {}).sort(), `${group}.${name}`).toEqual([...names].sort());

@@ -121,6 +121,14 @@ describe('GET /users', () => {
     const forbidden = await t.http.get('/api/v4/users?external=true').set('PRIVATE-TOKEN', alice.token);
     expect(forbidden.status).toBe(403);
     expect(forbidden.body).toEqual({ message: '403 Forbidden' });
+    // The identity filter is the pair: refused to a normal caller only together; either alone filters nothing.
+    const pair = await t.http.get('/api/v4/users').query({ extern_uid: 'uid=dave', provider: 'ldapmain' }).set('PRIVATE-TOKEN', alice.token);
+    expect([pair.status, pair.body]).toEqual([403, { message: '403 Forbidden' }]);
+    const unfiltered = (await t.http.get('/api/v4/users').query({ per_page: 100 }).set('PRIVATE-TOKEN', alice.token)).body;
+    for (const half of [{ extern_uid: 'uid=dave' }, { provider: 'ldapmain' }]) {
+      const alone = await t.http.get('/api/v4/users').query({ ...half, per_page: 100 }).set('PRIVATE-TOKEN', alice.token);
+      expect([alone.status, alone.body]).toEqual([200, unfiltered]);
+    }
     await t.hosting.users.delete(dave.id);
   });
 

@@ -17,7 +17,7 @@ export function createApi(env: Environment, identity: CallerIdentity): Api {
     (api[group] ??= {})[name] = async (...args: unknown[]) => {
       const params = Object.fromEntries(names.map((parameter, index) => [parameter, args[index]]));
       const result = await invoke(env, route, { identity, params, input: args[names.length] ?? {} });
-      return route.paginated ? listResult(result as Page<unknown>) : result;
+      return route.list ? listResult(result as Page<unknown>) : result;
     };
   }
   return api as unknown as Api;

@@ -25,16 +25,17 @@ function copyInput(value: unknown, depth = 0, name = 'base'): unknown {
 }
 
 /**
- * Administrators' parameters (`AdminOnly` in the route's input schema) given by anyone else: refused with
- * 403, or dropped, as the schema says.
+ * Administrators' parameters (`AdminOnly` in the route's input schema) given by anyone else: the call is
+ * refused with 403 where the schema says so, and otherwise they are dropped.
  */
 function applyAdminOnly(route: AnyRoute, input: Record<string, unknown>): void {
-  for (const [name, schema] of Object.entries(route.input?.properties ?? {})) {
+  const given = Object.entries(route.input?.properties ?? {}).flatMap(([name, schema]) => {
     const rule = (schema as { 'x-admin-only'?: AdminOnlyRule })['x-admin-only'];
-    if (!rule || input[name] === undefined) continue;
-    if (rule === 'forbidden') throw new ForbiddenError();
-    delete input[name];
-  }
+    return rule && input[name] !== undefined ? [{ name, rule }] : [];
+  });
+  const refused = (rule: AdminOnlyRule) => rule === 'forbidden' || (typeof rule === 'object' && input[rule.forbiddenWith] !== undefined);
+  if (given.some(({ rule }) => refused(rule))) throw new ForbiddenError();
+  for (const { name } of given) delete input[name];
 }
 
 /**
@@ -106,7 +107,7 @@ export async function invoke(env: Environment, route: AnyRoute, call: Call): Pro
       // Checked before the transaction commits, against the caller's own shape: an answer outside it changes nothing.
       const response = responseFor(route, admin);
       if (env.checkResponses && response) {
-        const mismatches = responseMismatches(response, route.paginated ? (result as Page<unknown>).items : result);
+        const mismatches = responseMismatches(response, route.list ? (result as Page<unknown>).items : result);
         if (mismatches.length) throw new Error(`${route.method} ${route.path} answered outside its schema: ${mismatches.join('; ')}`);
       }
       return result;

@@ -135,7 +135,7 @@ export function buildOpenApiDocument(routes: NamedRoute[], groups: Record<string
       : route.raw
         ? { description: 'the file', content: { '*/*': { schema: { type: 'string', format: 'binary' } } } }
         : { description: 'success', content: { 'application/json': { schema: responseSchema(route.response) } } };
-    if (route.paginated) {
+    if (route.list) {
       success.headers = Object.fromEntries(
         ['Link', 'X-Total', 'X-Total-Pages', 'X-Per-Page', 'X-Page', 'X-Next-Page', 'X-Prev-Page'].map((header) => [header, { schema: { type: 'string' } }]),
       );

@@ -171,7 +171,6 @@ export interface AnyRoute extends RouteSpec<string, ScopeName | undefined, TObje
   input?: TObject;
   /** For lists, an array of the items. */
   response?: Shape;
-  paginated: boolean;
   example: {
     params?: Record<string, ExampleFixture>;
     input?: Record<string, unknown> | ((tools: ExampleTools) => Record<string, unknown> | Promise<Record<string, unknown>>);
@@ -218,7 +217,6 @@ export function defineRoute<
     params: pathSchema(route.path, route.scope),
     input: list ? Type.Object({ ...Pagination, ...input?.properties }) : input,
     response: list ? arrayOf(list) : (route.response as Shape | undefined),
-    paginated: list !== undefined,
   };
   // The table's type describes the route as written; the pipeline reads the completed route behind it.
   return complete as unknown as RouteSpec<Path, Scope, Input, Response, Item>;

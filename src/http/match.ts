@@ -1,5 +1,4 @@
-import type { NamedRoute } from '../api/route.js';
-import type { AnyRoute } from '../api/route.js';
+import type { AnyRoute, NamedRoute } from '../api/route.js';
 
 interface CompiledRoute {
   route: AnyRoute;

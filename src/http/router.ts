@@ -5,12 +5,12 @@ import qs from 'qs';
 import { allRoutes } from '../api/index.js';
 import { invoke, type InputReader } from '../api/invoke.js';
 import { DEFAULT_BODY_LIMIT, successStatus, type AnyRoute } from '../api/route.js';
-import type { Page } from '../services/pagination.js';
 import type { CallerIdentity } from '../auth/caller.js';
 import { ApiError, TooManyRequestsError } from '../errors.js';
 import { describeFailure } from '../logger.js';
 import type { RawFile } from '../schemas/common.js';
 import type { Environment } from '../services/context.js';
+import type { Page } from '../services/pagination.js';
 import { CREDENTIAL_PARAMETERS } from './credentials.js';
 import { sendJson } from './json.js';
 import { RouteMatcher } from './match.js';
@@ -129,7 +129,7 @@ export function createRouter(env: Environment): express.Router {
           const file = result as RawFile;
           return void res.status(status).type(file.content_type).send(Buffer.from(file.data));
         }
-        if (route.paginated) {
+        if (route.list) {
           const page = result as Page<unknown>;
           setPaginationHeaders(req, res, configuredOrigin ?? requestOrigin, page);
           return sendJson(res, status, page.items);

@@ -46,13 +46,16 @@ export const DateOnly = Type.String({ format: 'date' });
  */
 export const DateTimeInput = Type.String({ format: 'iso8601', maxLength: 64 });
 
-/** What the pipeline does when someone but an administrator gives an administrators' parameter. */
-export type AdminOnlyRule = 'forbidden' | 'ignored';
+/**
+ * What the pipeline does when someone but an administrator gives an administrators' parameter: refuse the
+ * call (403), drop the parameter, or refuse only when it comes with another parameter (a filter made of
+ * two) and drop it otherwise.
+ */
+export type AdminOnlyRule = 'forbidden' | 'ignored' | { forbiddenWith: string };
 
 /**
- * A parameter for administrators only. Given by anyone else it answers 403 (`forbidden`) or is dropped
- * (`ignored`), as the original service does for that parameter; the pipeline enforces it for every route, and
- * the OpenAPI document shows it as `x-admin-only`.
+ * A parameter for administrators only, treated as the original service treats it when anyone else gives
+ * it; the pipeline enforces it for every route, and the OpenAPI document shows it as `x-admin-only`.
  */
 export const AdminOnly = <T extends TSchema>(schema: T, otherwise: AdminOnlyRule): T => ({ ...schema, 'x-admin-only': otherwise });
 

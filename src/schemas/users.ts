@@ -73,8 +73,8 @@ export const ListUsersQuery = Type.Object({
   blocked: Type.Optional(Type.Boolean({ description: 'only blocked users (`true`; `false` is not supported)' })),
   search: Type.Optional(BoundedText({ description: 'matches e-mail, username or name' })),
   username: Type.Optional(BoundedText()),
-  extern_uid: Type.Optional(AdminOnly(BoundedText({ description: 'with `provider`' }), 'forbidden')),
-  provider: Type.Optional(AdminOnly(BoundedText({ description: 'with `extern_uid`' }), 'forbidden')),
+  extern_uid: Type.Optional(AdminOnly(BoundedText({ description: 'with `provider`' }), { forbiddenWith: 'provider' })),
+  provider: Type.Optional(AdminOnly(BoundedText({ description: 'with `extern_uid`' }), { forbiddenWith: 'extern_uid' })),
   external: Type.Optional(AdminOnly(Type.Boolean(), 'forbidden')),
   admins: Type.Optional(AdminOnly(Type.Boolean({ description: 'only administrators (`true`)' }), 'ignored')),
   two_factor: Type.Optional(

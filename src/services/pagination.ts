@@ -31,37 +31,29 @@ function pageRequest(input: PageQuery): PageRequest {
   return { page, perPage, offset: (page - 1) * perPage };
 }
 
-/** Every list's one query path: the rows that match, in order, one page of them and how many match in all. */
+/**
+ * Every list's one query path: the rows that match, in order, one page of them and how many match in all.
+ * `plainRows` reads the page as plain objects rather than managed entities, for lists that are only read: a
+ * page of 100 entities costs more to create and track than its query. Each row has the entity's properties,
+ * but a relation holds its key only, so it fits entities whose presenters read no relation.
+ */
 export async function findPage<Entity extends object>(
   em: EntityManager,
   entity: EntityName<Entity>,
   where: FilterQuery<NoInfer<Entity>>,
   orderBy: FindOptions<Entity>['orderBy'],
   query: PageQuery,
+  options: { plainRows?: boolean } = {},
 ): Promise<Page<Entity>> {
-  const request = pageRequest(query);
-  const [items, total] = await em.findAndCount(entity, where, { orderBy, limit: request.perPage, offset: request.offset });
-  return { items, total, page: request.page, perPage: request.perPage };
-}
-
-/**
- * The same page as plain rows rather than managed entities, for lists that are only read: a page of 100
- * entities costs more to create and track than its query. Each row has the entity's properties, but a
- * relation holds its key only, so this fits entities whose presenters read no relation.
- */
-export async function readPage<Entity extends object>(
-  em: EntityManager,
-  entity: EntityName<Entity>,
-  where: FilterQuery<NoInfer<Entity>>,
-  orderBy: FindOptions<Entity>['orderBy'],
-  query: PageQuery,
-): Promise<Page<Entity>> {
-  const request = pageRequest(query);
-  // The query builder's filter type is its own; the filter is the same one findPage takes.
-  const rows = em.createQueryBuilder(entity).select('*').where(where as never).orderBy(orderBy ?? {}).limit(request.perPage).offset(request.offset);
+  const { page, perPage, offset } = pageRequest(query);
+  if (!options.plainRows) {
+    const [items, total] = await em.findAndCount(entity, where, { orderBy, limit: perPage, offset });
+    return { items, total, page, perPage };
+  }
   const total = await em.count(entity, where);
-  const items = (await rows.execute('all', true)) as Entity[];
-  return { items, total, page: request.page, perPage: request.perPage };
+  // The query builder's filter type is its own; the filter is the same one findAndCount takes.
+  const rows = em.createQueryBuilder(entity).select('*').where(where as never).orderBy(orderBy ?? {}).limit(perPage).offset(offset);
+  return { items: (await rows.execute('all', true)) as Entity[], total, page, perPage };
 }
 
 export const totalPages = (page: Page<unknown>): number => Math.max(1, Math.ceil(page.total / page.perPage));

@@ -7,7 +7,7 @@ import { BadRequestError, ConflictError, NotFoundError, NotFoundValidationError 
 import type { RawFile } from '../schemas/common.js';
 import type { CreateUserInput, ListUsersQuery, UpdateUserInput, UserBasic, UserFull, UserProfile, UserSelf, UserWithPrivateToken } from '../schemas/users.js';
 import type { Context } from './context.js';
-import { readPage, type Page, type PageQuery } from './pagination.js';
+import { findPage, type Page, type PageQuery } from './pagination.js';
 import { presentCurrentUser, presentUser, presentUserFull, presentUsers } from './present/users.js';
 import { checkEmail, checkName, checkPassword, checkUsername, Problems } from './user-validation.js';
 
@@ -70,7 +70,7 @@ export class UsersService {
     const orderField = { id: 'id', name: 'name', username: 'username', created_at: 'createdAt', updated_at: 'updatedAt' }[query.order_by ?? 'id'];
     const direction: 'asc' | 'desc' = query.sort === 'asc' ? 'asc' : 'desc';
     const orderBy = orderField === 'id' ? { id: direction } : { [orderField]: direction, id: direction };
-    const page = await readPage(this.em, User, where.length ? { $and: where } : {}, orderBy, query);
+    const page = await findPage(this.em, User, where.length ? { $and: where } : {}, orderBy, query, { plainRows: true });
     return { ...page, items: await presentUsers(page.items, await this.ctx.view(), { withCustomAttributes: query.with_custom_attributes }) };
   }
 
