@@ -15,6 +15,7 @@ import { createRouter } from './http/router.js';
 import type { Environment } from './services/context.js';
 import { silentLogger } from './logger.js';
 import { bootstrap } from './services/bootstrap.js';
+import { SettingsCache } from './services/settings.js';
 
 export type HostingService = Api & {
   /** An Express router serving `/api/v4/...` (and `/oauth/token`) relative to where it is mounted. */
@@ -56,6 +57,7 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
       checkResponses: options.checkResponses,
       calls: new InFlightCalls(),
       throttle: new FailedAuthThrottle(db, options.throttle),
+      settings: new SettingsCache(db),
     };
     return {
       ...createApi(env, 1),

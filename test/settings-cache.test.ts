@@ -5,6 +5,7 @@ import type { EntityManager } from '../src/db/orm.js';
 import { InFlightCalls } from '../src/in-flight.js';
 import { silentLogger } from '../src/logger.js';
 import { Context, type Environment } from '../src/services/context.js';
+import { SettingsCache } from '../src/services/settings.js';
 import { freshDatabase, queriesOf, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
 
 // The application settings are cached in the process: a change shows at once where it was made, in other
@@ -38,6 +39,7 @@ function callsOn(hosting: TestHosting) {
     logger: silentLogger,
     calls: new InFlightCalls(),
     throttle: new FailedAuthThrottle(hosting.db, undefined),
+    settings: new SettingsCache(hosting.db),
   };
   const contextOn = async (em: EntityManager) => {
     const root = await em.findOneOrFail(User, { id: 1 });

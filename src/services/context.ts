@@ -10,7 +10,7 @@ import { CustomAttributesService } from './custom-attributes.js';
 import { EmailsService } from './emails.js';
 import { GpgKeysService } from './gpg-keys.js';
 import type { View } from './present/view.js';
-import { SettingsService } from './settings.js';
+import { SettingsService, type SettingsCache } from './settings.js';
 import { SshKeysService } from './ssh-keys.js';
 import { AccessTokensService } from './tokens.js';
 import { UsersService } from './users.js';
@@ -29,6 +29,8 @@ export interface Environment {
   logger: Logger;
   /** The calls running now: closing waits for them. */
   calls: InFlightCalls;
+  /** The application settings, kept in the process. */
+  settings: SettingsCache;
   /** Counts failed authentication and refuses (429) past the configured limit. */
   throttle: FailedAuthThrottle;
   /** Check every answer against its route's response schema (the test suite turns this on). */

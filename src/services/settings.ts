@@ -3,7 +3,8 @@ import type { PostgreSqlConnection } from '@mikro-orm/postgresql';
 import { ApplicationSettingsRow } from '../db/entities/index.js';
 import { BadRequestError } from '../errors.js';
 import { defaultSettings, settingAliases, type ApplicationSettings, type SettingsValues, type UpdateSettingsInput } from '../schemas/settings.js';
-import type { Context, Environment } from './context.js';
+import type { Database } from '../db/orm.js';
+import type { Context } from './context.js';
 import { Problems } from './user-validation.js';
 
 const SETTINGS_ID = 1;
@@ -43,19 +44,26 @@ const MAX_AGE_MS = 10_000;
  * (committed or rolled back); on PostgreSQL, other processes forget them when the change's NOTIFY reaches
  * a pooled connection that LISTENs. An embedded database has one process only.
  */
-class SettingsCache {
+export class SettingsCache {
   private values?: SettingsValues;
   private readAt = 0;
   /** Bumped whenever the values are forgotten: a read begun before must not store what it read. */
   private generation = 0;
   /** Transactions of this process that changed the settings and have not ended: nothing read is stored meanwhile. */
-  private writers = 0;
+  private readonly writers = new Set<unknown>();
   /** PostgreSQL: a pooled connection LISTENs; without one nothing is stored, as a change could go unheard. */
   private listening: boolean;
   private arming?: Promise<void>;
+  private readonly postgres?: PostgreSqlConnection;
 
-  constructor(private readonly postgres: PostgreSqlConnection | undefined) {
-    this.listening = !postgres;
+  constructor(db: Database) {
+    this.postgres = db.shared ? (db.orm.driver.getConnection() as PostgreSqlConnection) : undefined;
+    this.listening = !this.postgres;
+    // One subscriber for the instance (forked EntityManagers share the event manager): a changing transaction's end.
+    const ended = ({ transaction }: TransactionEventArgs) => {
+      if (this.writers.delete(transaction)) this.forget();
+    };
+    db.orm.em.getEventManager().registerSubscriber({ afterTransactionCommit: ended, afterTransactionRollback: ended });
   }
 
   async read(load: () => Promise<SettingsValues>): Promise<SettingsValues> {
@@ -64,23 +72,17 @@ class SettingsCache {
     const generation = this.generation;
     const readAt = Date.now();
     const values = Object.freeze(await load());
-    if (generation === this.generation && this.writers === 0 && this.listening) {
+    if (generation === this.generation && this.writers.size === 0 && this.listening) {
       this.values = values;
       this.readAt = readAt;
     }
     return values;
   }
 
-  /** A transaction is about to change the settings; `ended` once it has committed or rolled back. */
-  changing(): { ended(): void } {
-    this.writers += 1;
+  /** `transaction` is about to change the settings: forgotten now, and again once it has committed or rolled back. */
+  changing(transaction: unknown): void {
+    this.writers.add(transaction);
     this.forget();
-    return {
-      ended: () => {
-        this.writers -= 1;
-        this.forget();
-      },
-    };
   }
 
   private forget(): void {
@@ -110,17 +112,6 @@ class SettingsCache {
   }
 }
 
-const caches = new WeakMap<Environment, SettingsCache>();
-
-function cacheOf(env: Environment): SettingsCache {
-  let cache = caches.get(env);
-  if (!cache) {
-    cache = new SettingsCache(env.db.shared ? (env.db.orm.driver.getConnection() as PostgreSqlConnection) : undefined);
-    caches.set(env, cache);
-  }
-  return cache;
-}
-
 export class SettingsService {
   constructor(private readonly ctx: Context) {}
 
@@ -137,7 +128,7 @@ export class SettingsService {
 
   /** The values every call reads: cached in the process (SettingsCache), shared by calls, never to be changed. */
   async values(): Promise<SettingsValues> {
-    return cacheOf(this.ctx.env).read(async () => this.valuesOf(await this.row()));
+    return this.ctx.env.settings.read(async () => this.valuesOf(await this.row()));
   }
 
   async get(): Promise<ApplicationSettings> {
@@ -181,12 +172,7 @@ export class SettingsService {
     if (problems.any) throw new BadRequestError(problems.messages);
 
     // Writes run in their call's transaction (api/invoke.ts): the cache hears when that one ends.
-    const change = cacheOf(this.ctx.env).changing();
-    const transaction = this.ctx.em.getTransactionContext();
-    const ended = (args: TransactionEventArgs) => {
-      if (args.transaction === transaction) change.ended();
-    };
-    this.ctx.em.getEventManager().registerSubscriber({ afterTransactionCommit: ended, afterTransactionRollback: ended });
+    this.ctx.env.settings.changing(this.ctx.em.getTransactionContext());
     row.values = next;
     await this.ctx.em.flush();
     // Delivered to every listening process when the transaction commits, and never if it rolls back.
