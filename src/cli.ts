@@ -4,7 +4,8 @@ import { dirname, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { ServeSettings } from './config.js';
 import type { HostingService } from './hosting.js';
-import { sendJson } from './http/json.js';
+import { ServiceUnavailableError } from './errors.js';
+import { answerError } from './http/json.js';
 import { FORGEKIT_VERSION } from './version.js';
 
 // The service, its database drivers and the route table load only in the commands that use them, so that
@@ -106,8 +107,8 @@ ${Object.values(commands)
 class UsageError extends Error {}
 
 function describeDatabase(settings: ServeSettings): string {
-  const url = settings.options.database?.url;
-  if (!url) return `the embedded database (PGlite) in ${settings.dataDir}`;
+  const { url, dataDir } = settings.options.database ?? {};
+  if (!url) return `the embedded database (PGlite) in ${dataDir}`;
   const shown = new URL(url);
   if (shown.password) shown.password = '***';
   return `PostgreSQL at ${shown.toString()}`;
@@ -144,7 +145,7 @@ function listen(server: Server, port: number, host: string): Promise<void> {
  * flight, and closes the database.
  */
 async function serve(settings: ServeSettings): Promise<void> {
-  let handle: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => sendJson(res, 503, { message: '503 Service Unavailable' });
+  let handle: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => answerError(res, new ServiceUnavailableError());
   const server = createServer((req, res) => handle(req, res));
   await listen(server, settings.port, settings.host);
   const address = server.address();
@@ -169,8 +170,8 @@ async function serve(settings: ServeSettings): Promise<void> {
     if (stopping) return;
     stopping = true;
     console.log(`forgekit: ${signal} received, finishing the requests in flight`);
+    // Refuses new connections and closes idle ones; calls in flight finish (hosting.close waits for them).
     server.close();
-    server.closeIdleConnections();
     try {
       await hosting.close();
       server.closeAllConnections();

@@ -47,8 +47,6 @@ export type HostingOptions = Static<typeof HostingOptionsSchema> & {
 export interface ServeSettings {
   port: number;
   host: string;
-  /** The embedded database's directory (absolute), when no PostgreSQL URL is given. */
-  dataDir?: string;
   options: HostingOptions;
 }
 
@@ -91,5 +89,5 @@ export function serveSettings(flags: Record<string, string | boolean | undefined
     const problem = Array.isArray(messages) ? messages.join(', ') : 'is invalid';
     throw new Error(`${source} ${problem}${problem === 'is invalid' && takes ? `: it takes ${takes}` : ''}`);
   }
-  return { port, host: text(flags.host) ?? '127.0.0.1', dataDir, options };
+  return { port, host: text(flags.host) ?? '127.0.0.1', options };
 }

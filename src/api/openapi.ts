@@ -97,7 +97,7 @@ function security(route: AnyRoute): JsonObject[] {
 /** A response schema; one per caller kind as `oneOf`, administrators' first. */
 function responseSchema(response: Shape): unknown {
   if (!(response instanceof PerCaller)) return reference(response);
-  return { oneOf: [reference(response.admin), reference(response.other)] as JsonObject[], description: 'the first shape for administrators, the second for everyone else' };
+  return { oneOf: [reference(response.admin), reference(response.other)], description: 'the first shape for administrators, the second for everyone else' };
 }
 
 /**

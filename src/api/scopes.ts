@@ -18,8 +18,8 @@ const scope = <S extends ScopeName, Key extends string, Resource>(_name: S, defi
  * missing), checks the route's ability on it, and hands it to `run`.
  */
 export const SCOPES = {
-  user: scope('user', { key: 'user', load: (ctx, id) => ctx.users.findById(id), notFound: () => new NotFoundError('User') }),
-  userByIdOrUsername: scope('userByIdOrUsername', { key: 'user', load: (ctx, id) => ctx.users.findById(id), notFound: () => new NotFoundError('User') }),
+  user: scope('user', { key: 'user', load: (ctx, id) => ctx.users.findByIdOrUsername(id), notFound: () => new NotFoundError('User') }),
+  userByIdOrUsername: scope('userByIdOrUsername', { key: 'user', load: (ctx, id) => ctx.users.findByIdOrUsername(id), notFound: () => new NotFoundError('User') }),
   personalAccessToken: scope('personalAccessToken', {
     key: 'token',
     load: (ctx, id) => ctx.accessTokens.findPersonal(id),

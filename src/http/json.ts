@@ -1,3 +1,4 @@
+import type { ApiError } from '../errors.js';
 import type { ServerResponse } from 'node:http';
 
 /** JSON as the original service answers it: `Content-Type: application/json`, no charset (clients compare it exactly). */
@@ -8,3 +9,9 @@ export function sendJson(res: ServerResponse, status: number, value: unknown): v
   res.setHeader('Content-Length', Buffer.byteLength(text));
   res.end(text);
 }
+
+/** A path no route serves: the original's answer for an unknown API path. */
+export const answerNotFound = (_req: unknown, res: ServerResponse): void => sendJson(res, 404, { error: '404 Not Found' });
+
+/** An error's own status and body (src/errors.ts). */
+export const answerError = (res: ServerResponse, error: ApiError): void => sendJson(res, error.status, error.body());

@@ -12,7 +12,7 @@ import type { RawFile } from '../schemas/common.js';
 import type { Environment } from '../services/context.js';
 import type { Page } from '../services/pagination.js';
 import { CREDENTIAL_PARAMETERS } from './credentials.js';
-import { sendJson } from './json.js';
+import { answerError, answerNotFound, sendJson } from './json.js';
 import { RouteMatcher } from './match.js';
 import { setPaginationHeaders } from './pagination.js';
 
@@ -143,7 +143,7 @@ export function createRouter(env: Environment): express.Router {
     };
 
   const router = express.Router();
-  router.use(API_PREFIX, serve(false), (_req: Request, res: Response) => sendJson(res, 404, { error: '404 Not Found' }));
+  router.use(API_PREFIX, serve(false), answerNotFound);
   router.use(serve(true));
   return router;
 }
@@ -151,7 +151,7 @@ export function createRouter(env: Environment): express.Router {
 /** The answer to a failed call: the error's own status and body, or a plain 500 (logged without data). */
 function sendError(env: Environment, route: AnyRoute, error: unknown, res: Response): void {
   if (error instanceof TooManyRequestsError) res.setHeader('Retry-After', String(error.retryAfter));
-  if (error instanceof ApiError) return sendJson(res, error.status, error.body());
+  if (error instanceof ApiError) return answerError(res, error);
   if (error instanceof UnreadableBodyError) {
     const message = error.status === 400 ? `400 (Bad request) ${error.message}` : `${error.status} ${STATUS_CODES[error.status] ?? 'Bad request'}`;
     return sendJson(res, error.status, { message });

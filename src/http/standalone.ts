@@ -2,7 +2,7 @@ import { STATUS_CODES } from 'node:http';
 import express, { type ErrorRequestHandler, type Router } from 'express';
 import type { Logger } from '../logger.js';
 import { withoutCredentials } from './credentials.js';
-import { sendJson } from './json.js';
+import { answerNotFound, sendJson } from './json.js';
 
 /**
  * The app `forgekit serve` runs: a one-line log of each request, the router, and JSON answers (404, or the
@@ -21,7 +21,7 @@ export function standaloneApp(router: Router, logger: Logger): express.Express {
     next();
   });
   app.use(router);
-  app.use((_req, res) => sendJson(res, 404, { error: '404 Not Found' }));
+  app.use(answerNotFound);
   const refused: ErrorRequestHandler = (error: { status?: number }, _req, res, _next) => {
     const status = typeof error.status === 'number' && error.status >= 400 && error.status < 500 ? error.status : 400;
     sendJson(res, status, { message: `${status} ${STATUS_CODES[status] ?? 'Bad Request'}` });

@@ -27,13 +27,13 @@ export class UsersService {
   }
 
   /** The user, by ID (or by username where a route takes either). */
-  findById(idOrUsername: number | string): Promise<User | null> {
+  findByIdOrUsername(idOrUsername: number | string): Promise<User | null> {
     return this.em.findOne(User, typeof idOrUsername === 'number' ? { id: idOrUsername } : { usernameLower: idOrUsername.toLowerCase() });
   }
 
   /** The user, or `404 User Not Found`. */
   async find(idOrUsername: number | string): Promise<User> {
-    const user = await this.findById(idOrUsername);
+    const user = await this.findByIdOrUsername(idOrUsername);
     if (!user) throw new NotFoundError('User');
     return user;
   }
