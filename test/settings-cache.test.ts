@@ -43,7 +43,7 @@ function callsOn(hosting: TestHosting) {
   };
   const contextOn = async (em: EntityManager) => {
     const root = await em.findOneOrFail(User, { id: 1 });
-    return new Context(em, { user: root, scopes: null, token: null, privateToken: null }, env, 'http://localhost');
+    return new Context({ user: root, scopes: null, token: null, privateToken: null }, env, 'http://localhost', em);
   };
   /** The settings as a new call reads them. */
   const current = async () => (await contextOn(hosting.db.fork())).applicationSettings.values();

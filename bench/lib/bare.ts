@@ -30,7 +30,7 @@ const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 const sql = {
   caller: (digest: string) =>
     `select to_jsonb(t) as token, to_jsonb(u) as "user" from access_tokens t join users u on u.id = t.user_id where t.token_digest = ${literal(digest)}`,
-  identities: (userIds: number[]) => `select "i0".* from "identities" as "i0" where "i0"."user_id" in (${userIds.join(', ')}) order by "i0"."id" asc`,
+  identities: (userIds: number[]) => `select * from "identities" where "user_id" in (${userIds.join(', ')}) order by "id"`,
   countUsers: 'select count(*) as "count" from "users" as "u0"',
   users: (limit: number, offset: number) => `select "u0".* from "users" as "u0" order by "u0"."id" desc limit ${limit}${offset ? ` offset ${offset}` : ''}`,
   countKeys: (fingerprint: string) => `select count(*) as "count" from "ssh_keys" as "s0" where "s0"."fingerprint" = ${literal(fingerprint)}`,

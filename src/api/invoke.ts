@@ -83,14 +83,13 @@ const isAuthenticationFailure = (error: unknown) =>
 export async function invoke(env: Environment, route: AnyRoute, call: Call): Promise<unknown> {
   const release = env.calls.begin();
   try {
-    const em = env.db.fork();
     // An invalid token counts against the client's address; a valid one costs the throttle nothing.
-    let caller = await authenticate(em, call.identity).catch(async (error: unknown) => {
+    let caller = await authenticate(env.db.rows, call.identity).catch(async (error: unknown) => {
       if (isAuthenticationFailure(error)) await env.throttle.failed(env.throttle.keys(call.clientAddress, undefined));
       throw error;
     });
     const { input: rawInput, sudo } = call.readInput ? await call.readInput() : { input: call.input };
-    if (sudo !== undefined && sudo !== '') caller = await switchUser(em, caller, sudo);
+    if (sudo !== undefined && sudo !== '') caller = await switchUser(env.db.rows, caller, sudo);
     checkAccess(route, caller);
     const params = route.params ? parseInput<Record<string, never>>(route.params, copyInput(call.params)) : {};
     const input = route.input ? parseInput<Record<string, never>>(route.input, copyInput(rawInput ?? {})) : {};
@@ -100,8 +99,8 @@ export async function invoke(env: Environment, route: AnyRoute, call: Call): Pro
     const signInKeys = route.signInLogin ? env.throttle.keys(call.clientAddress, route.signInLogin(input)) : [];
     await env.throttle.check(signInKeys);
     const baseUrl = env.baseUrl ?? call.baseUrl ?? 'http://localhost';
-    const execute = async (txEm: EntityManager) => {
-      const ctx = new Context(txEm, caller, env, baseUrl);
+    const execute = async (txEm?: EntityManager) => {
+      const ctx = new Context(caller, env, baseUrl, txEm);
       await loadScope(route, ctx, params);
       const result = await route.run(ctx, params, input);
       // Checked before the transaction commits, against the caller's own shape: an answer outside it changes nothing.
@@ -112,7 +111,7 @@ export async function invoke(env: Environment, route: AnyRoute, call: Call): Pro
       }
       return result;
     };
-    return await (route.method === 'GET' ? execute(em) : em.transactional(execute)).catch(async (error: unknown) => {
+    return await (route.method === 'GET' ? execute() : env.db.fork().transactional(execute)).catch(async (error: unknown) => {
       // Counted once the call's transaction has rolled back, so that the count stays.
       if (isAuthenticationFailure(error)) await env.throttle.failed(signInKeys);
       throw error;

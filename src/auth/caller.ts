@@ -1,16 +1,20 @@
 import type { EntityManager } from '../db/orm.js';
 import { AccessToken, User } from '../db/entities/index.js';
+import { readRows, rowsAs } from '../db/rows.js';
 import { ForbiddenError, InsufficientScopeError, NotFoundError, UnauthorizedError } from '../errors.js';
 import { tokenDigest } from './secrets.js';
 
-/** Who is calling, once authenticated. */
+/**
+ * Who is calling, once authenticated. The user and the token are read, not managed: as their rows stood when
+ * the call began, tracked by no EntityManager (a service that writes takes `ctx.user`, the call's own).
+ */
 export interface Caller {
   /** The effective user (after sudo); null for an anonymous caller. */
-  user: User | null;
+  user: Readonly<User> | null;
   /** The scopes of the token used; null for trusted in-process code, which has full access. */
   scopes: string[] | null;
   /** The token the caller authenticated with; null for anonymous and trusted in-process callers. */
-  token: AccessToken | null;
+  token: Readonly<AccessToken> | null;
   /** The private token the request was authenticated with, if it was one: GET /user shows it to administrators. */
   privateToken: string | null;
 }
@@ -32,18 +36,22 @@ export const ANONYMOUS: Caller = { user: null, scopes: null, token: null, privat
 /** The scopes a private token carries: everything its user may do. */
 const PRIVATE_TOKEN_SCOPES = ['api', 'sudo'];
 
+/**
+ * The caller of a call. `em` need only run statements: every lookup here is a statement written once and
+ * read as a plain row, since authentication runs on every request and building queries and managing
+ * entities for it cost more than the queries themselves.
+ */
 export async function authenticate(em: EntityManager, identity: CallerIdentity): Promise<Caller> {
   if (identity === null) return ANONYMOUS;
   let caller: Caller;
   let sudo: number | string | undefined;
   if (typeof identity === 'number' || (typeof identity === 'object' && 'id' in identity)) {
-    const id = typeof identity === 'number' ? identity : identity.id;
     sudo = typeof identity === 'object' ? identity.sudo : undefined;
-    caller = trusted(await em.findOne(User, { id }));
+    caller = trusted(await userById(em, typeof identity === 'number' ? identity : identity.id));
   } else if (typeof identity === 'string' || 'username' in identity) {
     const username = typeof identity === 'string' ? identity : identity.username;
     sudo = typeof identity === 'object' ? identity.sudo : undefined;
-    const user = await em.findOne(User, { usernameLower: username.toLowerCase() });
+    const user = await userByUsername(em, username);
     caller = user || typeof identity !== 'string' ? trusted(user) : await byToken(em, identity);
   } else {
     sudo = identity.sudo;
@@ -52,15 +60,27 @@ export async function authenticate(em: EntityManager, identity: CallerIdentity):
   return sudo === undefined || sudo === '' ? caller : switchUser(em, caller, sudo);
 }
 
+async function userById(em: EntityManager, id: number): Promise<User | null> {
+  if (!Number.isSafeInteger(id)) return null;
+  const [user] = await readRows(em, User, 'select * from "users" where "id" = ?', [id]);
+  return user ?? null;
+}
+
+async function userByUsername(em: EntityManager, username: string): Promise<User | null> {
+  // A NUL can be in no username (and PostgreSQL takes none in text).
+  if (username.includes('\u0000')) return null;
+  const [user] = await readRows(em, User, 'select * from "users" where "username_lower" = ?', [username.toLowerCase()]);
+  return user ?? null;
+}
+
 function trusted(user: User | null): Caller {
   if (!user || user.state === 'blocked') throw new UnauthorizedError();
   return { user, scopes: null, token: null, privateToken: null };
 }
 
 /**
- * The token and its user in one statement written once: authentication runs on every request, and building
- * the query through the ORM each time cost more than the query itself. Rows come as JSON so that each
- * table's columns map to its entity as they are.
+ * The token and its user in one statement. Rows come as JSON so that each table's columns map to its
+ * entity's properties as they are.
  */
 const TOKEN_WITH_USER =
   'select to_jsonb(t) as token, to_jsonb(u) as "user" from access_tokens t join users u on u.id = t.user_id where t.token_digest = ?';
@@ -68,8 +88,9 @@ const TOKEN_WITH_USER =
 async function byToken(em: EntityManager, token: string): Promise<Caller> {
   const [row] = await em.execute<{ token: Record<string, unknown>; user: Record<string, unknown> }[]>(TOKEN_WITH_USER, [tokenDigest(token)]);
   if (!row) throw new UnauthorizedError();
-  const user = em.map(User, row.user);
-  const record = em.map(AccessToken, row.token);
+  const [user] = rowsAs(em, User, [row.user]);
+  const [record] = rowsAs(em, AccessToken, [row.token]);
+  record.user = user;
   if (record.revoked || (record.expiresAt && record.expiresAt.getTime() <= Date.now())) throw new UnauthorizedError();
   if (user.state === 'blocked') throw new UnauthorizedError();
   return {
@@ -85,10 +106,8 @@ export async function switchUser(em: EntityManager, caller: Caller, sudo: number
   if (!caller.user?.admin) throw new ForbiddenError('Must be admin to use sudo');
   if (caller.scopes && !caller.scopes.includes('sudo')) throw new InsufficientScopeError(['sudo']);
   const text = String(sudo);
-  // All digits: a user ID (none past the integer range exists). A NUL can be in no username.
-  const target = /^\d+$/.test(text)
-    ? Number.isSafeInteger(Number(text)) ? await em.findOne(User, { id: Number(text) }) : null
-    : text.includes('\u0000') ? null : await em.findOne(User, { usernameLower: text.toLowerCase() });
+  // All digits: a user ID (none past the integer range exists).
+  const target = /^\d+$/.test(text) ? await userById(em, Number(text)) : await userByUsername(em, text);
   if (!target) throw new NotFoundError(`404 Not Found: No user id or username for: ${text}`, { verbatim: true });
   return { ...caller, user: target, privateToken: null };
 }

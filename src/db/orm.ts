@@ -26,6 +26,11 @@ export interface Database {
   shared: boolean;
   /** A fresh EntityManager: one per call, never shared between requests. */
   fork(): EntityManager;
+  /**
+   * The ORM's root EntityManager, for statements that read plain rows (src/db/rows.ts) and nothing else: it
+   * holds no entity (MikroORM refuses entity work on it), so every call may share it without forking one.
+   */
+  rows: EntityManager;
   close(): Promise<void>;
 }
 
@@ -118,6 +123,7 @@ async function migrated(orm: SqlMikroORM, migrate: () => Promise<unknown>, relea
     orm,
     shared: false,
     fork: () => orm.em.fork() as EntityManager,
+    rows: orm.em as EntityManager,
     async close() {
       await orm.close(true);
       release();

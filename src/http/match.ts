@@ -12,18 +12,24 @@ export interface RouteMatch {
 
 const isParameter = (segment: string) => segment.startsWith(':');
 
+const kindOf = (method: string, root: boolean, segments: number) => `${method} ${root ? 'root' : 'api'} ${segments}`;
+
 /**
  * Matches request paths against the route table. Literal segments win over parameters
  * (`/runners/all` before `/runners/:id`), and each segment is decoded on its own, so an encoded
  * `group%2Fproject` stays one parameter.
  */
 export class RouteMatcher {
-  private readonly routes: CompiledRoute[];
+  /** The routes by method, place (API or root) and number of segments: a request is compared with its own kind only. */
+  private readonly routes = new Map<string, CompiledRoute[]>();
 
   constructor(routes: NamedRoute[]) {
     const compiled = routes.map(({ route }) => ({ route, segments: route.path.split('/').filter(Boolean) }));
     const rank = (entry: CompiledRoute) => entry.segments.map((segment) => (isParameter(segment) ? '1' : '0')).join('');
-    this.routes = compiled.sort((a, b) => rank(a).localeCompare(rank(b)));
+    for (const entry of compiled.sort((a, b) => rank(a).localeCompare(rank(b)))) {
+      const key = kindOf(entry.route.method, Boolean(entry.route.root), entry.segments.length);
+      this.routes.set(key, [...(this.routes.get(key) ?? []), entry]);
+    }
   }
 
   /** `rawPath` is still percent-encoded. A `.json` suffix is dropped unless the route keeps it. */
@@ -43,10 +49,8 @@ export class RouteMatcher {
     const last = decoded.length - 1;
     const stripped = last >= 0 && decoded[last].endsWith('.json') ? [...decoded.slice(0, last), decoded[last].slice(0, -5)] : decoded;
     const wanted = method === 'HEAD' ? 'GET' : method;
-    for (const { route, segments } of this.routes) {
-      if (route.method !== wanted || Boolean(route.root) !== root) continue;
+    for (const { route, segments } of this.routes.get(kindOf(wanted, root, decoded.length)) ?? []) {
       const candidate = route.keepsJsonSuffix ? decoded : stripped;
-      if (candidate.length !== segments.length) continue;
       const params: Record<string, string> = {};
       const matches = segments.every((segment, index) => {
         if (isParameter(segment)) {

@@ -1,6 +1,6 @@
 import type { Caller } from '../auth/caller.js';
 import type { FailedAuthThrottle } from '../auth/throttle.js';
-import type { User } from '../db/entities/index.js';
+import { User } from '../db/entities/index.js';
 import type { Database, EntityManager } from '../db/orm.js';
 import { UnauthorizedError } from '../errors.js';
 import type { InFlightCalls } from '../in-flight.js';
@@ -41,19 +41,36 @@ export interface Environment {
 export class Context {
   private settingsValues?: SettingsValues;
   private presenterView?: View;
+  private managedUser?: User;
 
   constructor(
-    readonly em: EntityManager,
     readonly caller: Caller,
     readonly env: Environment,
     /** The start of every URL this call answers with (`web_url`, `avatar_url`), no trailing slash. */
     readonly baseUrl: string,
+    /** A write's transaction; a read forks its own EntityManager when it first needs one (many need none). */
+    private callEm?: EntityManager,
   ) {}
 
-  /** The signed-in user; routes that need one are guarded before they run, so this is a safety net. */
-  get user(): User {
+  /** The call's EntityManager: its identity map and unit of work. */
+  get em(): EntityManager {
+    this.callEm ??= this.env.db.fork();
+    return this.callEm;
+  }
+
+  /**
+   * The signed-in user as it was read when the call began: to read from. Routes that need one are guarded
+   * before they run, so the throw is a safety net.
+   */
+  get currentUser(): Readonly<User> {
     if (!this.caller.user) throw new UnauthorizedError();
     return this.caller.user;
+  }
+
+  /** The signed-in user as an entity of this call's EntityManager, made on first use: to query by and write with. */
+  get user(): User {
+    this.managedUser ??= this.em.merge(User, this.currentUser as User);
+    return this.managedUser;
   }
 
   get isAdmin(): boolean {

@@ -81,7 +81,7 @@ export class UsersService {
 
   /** GET /user: the signed-in user, as it may see itself (no private token is issued on a read). */
   async current(): Promise<UserSelf | UserFull | UserWithPrivateToken> {
-    return presentCurrentUser(this.ctx.user, await this.ctx.view());
+    return presentCurrentUser(this.ctx.currentUser, await this.ctx.view());
   }
 
   async create(input: CreateUserInput): Promise<UserFull> {

@@ -1,5 +1,6 @@
 import { createHash } from 'node:crypto';
 import { CustomAttribute, Identity, type User } from '../../db/entities/index.js';
+import { keyOf, readRows } from '../../db/rows.js';
 import type { UserBasic, UserFull, UserProfile, UserSelf, UserWithPrivateToken } from '../../schemas/users.js';
 import { presentCustomAttributes } from './custom-attributes.js';
 import type { View } from './view.js';
@@ -69,7 +70,7 @@ function selfOf(user: User, identities: Identity[], view: View): UserSelf {
 function groupByUser<Row extends { user: unknown }>(rows: Row[]): Map<number, Row[]> {
   const grouped = new Map<number, Row[]>();
   for (const row of rows) {
-    const userId = (row.user as User).id;
+    const userId = keyOf(row.user);
     const list = grouped.get(userId);
     if (list) list.push(row);
     else grouped.set(userId, [row]);
@@ -77,9 +78,12 @@ function groupByUser<Row extends { user: unknown }>(rows: Row[]): Map<number, Ro
   return grouped;
 }
 
+/** Read on every GET /user and page of users: written once, read as plain rows. */
+const IDENTITIES_OF_USERS = 'select * from "identities" where "user_id" in (?) order by "id"';
+
 /** The identities of a page of users, in one query. */
-async function identitiesOf(users: User[], view: View): Promise<Map<number, Identity[]>> {
-  return groupByUser(await view.em.find(Identity, { user: { $in: users.map((user) => user.id) } }, { orderBy: { id: 'asc' } }));
+async function identitiesOf(users: Readonly<User>[], view: View): Promise<Map<number, Identity[]>> {
+  return groupByUser(await readRows(view.em, Identity, IDENTITIES_OF_USERS, [users.map((user) => user.id)]));
 }
 
 /** Full shapes of a page of users: its identities (and custom attributes) read in one query each. */
