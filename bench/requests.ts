@@ -222,6 +222,9 @@ async function answerOf(origin: string, endpoint: Call): Promise<Answer> {
 
 /** The same statements, status, headers and JSON from both sides (a new key's id and time aside); the number of statements. */
 async function checkAlike(endpoint: Call, forgekit: string, bare: string): Promise<number> {
+  // The second answer of each: as under load, with what the servers keep (the caller's token) kept.
+  await answerOf(forgekit, endpoint);
+  await answerOf(bare, endpoint);
   const a = await answerOf(forgekit, endpoint);
   const b = await answerOf(bare, endpoint);
   const differs = (what: string, x: unknown, y: unknown) => {

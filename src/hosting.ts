@@ -5,7 +5,7 @@ import type { Router } from 'express';
 import { createApi } from './api/client.js';
 import type { Api } from './api/index.js';
 import { parseInput } from './api/validation.js';
-import type { CallerIdentity } from './auth/caller.js';
+import { openTokenCache, type CallerIdentity } from './auth/caller.js';
 import { FailedAuthThrottle } from './auth/throttle.js';
 import { HostingOptionsSchema, type HostingOptions } from './config.js';
 import { openDatabase, type Database } from './db/orm.js';
@@ -15,7 +15,7 @@ import { createRouter } from './http/router.js';
 import type { Environment } from './services/context.js';
 import { silentLogger } from './logger.js';
 import { bootstrap } from './services/bootstrap.js';
-import { SettingsCache } from './services/settings.js';
+import { openSettingsCache } from './services/settings.js';
 
 export type HostingService = Api & {
   /** An Express router serving `/api/v4/...` (and `/oauth/token`) relative to where it is mounted. */
@@ -57,7 +57,8 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
       checkResponses: options.checkResponses,
       calls: new InFlightCalls(),
       throttle: new FailedAuthThrottle(db, options.throttle),
-      settings: new SettingsCache(db),
+      settings: await openSettingsCache(db),
+      tokens: await openTokenCache(db),
     };
     return {
       ...createApi(env, 1),

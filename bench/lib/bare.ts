@@ -32,7 +32,9 @@ const sql = {
     `select to_jsonb(t) as token, to_jsonb(u) as "user" from access_tokens t join users u on u.id = t.user_id where t.token_digest = ${literal(digest)}`,
   identities: (userIds: number[]) => `select * from "identities" where "user_id" in (${userIds.join(', ')}) order by "id"`,
   countUsers: 'select count(*) as "count" from "users" as "u0"',
-  users: (limit: number, offset: number) => `select "u0".* from "users" as "u0" order by "u0"."id" desc limit ${limit}${offset ? ` offset ${offset}` : ''}`,
+  /** Every column for the full shape; for the short one, the columns it shows. */
+  users: (limit: number, offset: number, full: boolean) =>
+    `select ${full ? '"u0".*' : ['id', 'name', 'username', 'state', 'email', 'avatar_filename'].map((column) => `"u0"."${column}"`).join(', ')} from "users" as "u0" order by "u0"."id" desc limit ${limit}${offset ? ` offset ${offset}` : ''}`,
   countKeys: (fingerprint: string) => `select count(*) as "count" from "ssh_keys" as "s0" where "s0"."fingerprint" = ${literal(fingerprint)}`,
   insertKey: (userId: number, title: string, key: string, fingerprint: string, createdAt: string) =>
     `insert into "ssh_keys" ("user_id", "title", "key", "fingerprint", "created_at") values (${userId}, ${literal(title)}, ${literal(key)}, ${literal(fingerprint)}, ${literal(createdAt)}) returning "id"`,
@@ -112,12 +114,41 @@ async function readJson(req: IncomingMessage): Promise<Row> {
 export function bareServer(db: BareDatabase, options: { baseUrl: string; version: Version; avatarService: boolean }): Server {
   const { baseUrl, avatarService } = options;
 
+  // Tokens read are kept as forgekit keeps them (src/db/process-cache.ts): by digest, forgotten whenever a write
+  // begins or ends, and nothing read while a write is under way is kept.
+  const callers = new Map<string, Row>();
+  let writes = 0;
+  let generation = 0;
+  const forgetCallers = () => {
+    generation += 1;
+    callers.clear();
+  };
+  async function write<T>(work: (client: SqlClient) => Promise<T>): Promise<T> {
+    writes += 1;
+    forgetCallers();
+    try {
+      return await db.transaction(work);
+    } finally {
+      writes -= 1;
+      forgetCallers();
+    }
+  }
+
+  async function readCaller(digest: string): Promise<Row | undefined> {
+    const kept = callers.get(digest);
+    if (kept) return kept;
+    const readIn = generation;
+    const [row] = await db.query(sql.caller(digest));
+    // The token's columns, and the user's prefixed as the other statements' rows have them.
+    const caller = row && { ...row.token, ...Object.fromEntries(Object.entries(row.user).map(([column, value]) => [`u1__${column}`, value])) };
+    if (caller && readIn === generation && writes === 0) callers.set(digest, caller);
+    return caller;
+  }
+
   async function authenticate(req: IncomingMessage, scopes: string[]): Promise<Row> {
     const token = req.headers['private-token'];
     if (typeof token !== 'string') throw unauthorized();
-    const [row] = await db.query(sql.caller(createHash('sha256').update(token).digest('hex')));
-    // The token's columns, and the user's prefixed as the other statements' rows have them.
-    const caller = row && { ...row.token, ...Object.fromEntries(Object.entries(row.user).map(([column, value]) => [`u1__${column}`, value])) };
+    const caller = await readCaller(createHash('sha256').update(token).digest('hex'));
     if (!caller || caller.revoked || (caller.expires_at && new Date(iso(caller.expires_at)!) <= new Date()) || caller.u1__state === 'blocked') throw unauthorized();
     const granted: string[] = caller.kind === 'private' ? ['api', 'sudo'] : caller.scopes;
     if (!granted.some((scope) => scopes.includes(scope))) throw new Refused(403, { error: 'insufficient_scope' });
@@ -130,8 +161,8 @@ export function bareServer(db: BareDatabase, options: { baseUrl: string; version
     const page = Number(url.searchParams.get('page') ?? 1);
     const [{ count }] = await db.query(sql.countUsers);
     const total = Number(count);
-    const rows = await db.query(sql.users(perPage, (page - 1) * perPage));
     const admin = caller.u1__admin === true;
+    const rows = await db.query(sql.users(perPage, (page - 1) * perPage, admin));
     const identities = admin && rows.length ? await db.query(sql.identities(rows.map((row) => row.id))) : [];
     const totalPages = Math.max(1, Math.ceil(total / perPage));
     const link = (number: number, rel: string) => {
@@ -160,7 +191,7 @@ export function bareServer(db: BareDatabase, options: { baseUrl: string; version
     if (!input.title || !key.startsWith('ssh-ed25519 ') || blob.length === 0) throw new Refused(400, { message: { key: ['is invalid'] } });
     const fingerprint = createHash('md5').update(blob).digest('hex').replace(/(..)(?!$)/g, '$1:');
     const createdAt = new Date();
-    const [{ id }] = await db.transaction(async (client) => {
+    const [{ id }] = await write(async (client) => {
       const [{ count }] = await client.query(sql.countKeys(fingerprint));
       if (Number(count)) throw new Refused(400, { message: { key: ['has already been taken'], fingerprint: ['has already been taken'] } });
       return client.query(sql.insertKey(caller.user_id, input.title, key, fingerprint, createdAt.toISOString()));

@@ -84,7 +84,7 @@ export async function invoke(env: Environment, route: AnyRoute, call: Call): Pro
   const release = env.calls.begin();
   try {
     // An invalid token counts against the client's address; a valid one costs the throttle nothing.
-    let caller = await authenticate(env.db.rows, call.identity).catch(async (error: unknown) => {
+    let caller = await authenticate(env.db.rows, env.tokens, call.identity).catch(async (error: unknown) => {
       if (isAuthenticationFailure(error)) await env.throttle.failed(env.throttle.keys(call.clientAddress, undefined));
       throw error;
     });
@@ -100,6 +100,8 @@ export async function invoke(env: Environment, route: AnyRoute, call: Call): Pro
     await env.throttle.check(signInKeys);
     const baseUrl = env.baseUrl ?? call.baseUrl ?? 'http://localhost';
     const execute = async (txEm?: EntityManager) => {
+      // A write may change a user or a token: the callers kept in this process are forgotten (TokenCache).
+      if (txEm) env.tokens.changing(txEm.getTransactionContext());
       const ctx = new Context(caller, env, baseUrl, txEm);
       await loadScope(route, ctx, params);
       const result = await route.run(ctx, params, input);

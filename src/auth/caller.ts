@@ -1,5 +1,6 @@
-import type { EntityManager } from '../db/orm.js';
-import { AccessToken, User } from '../db/entities/index.js';
+import type { Database, EntityManager } from '../db/orm.js';
+import { AccessToken, CALLERS_CHANGED_CHANNEL, User } from '../db/entities/index.js';
+import { ProcessCache } from '../db/process-cache.js';
 import { readRows, rowsAs } from '../db/rows.js';
 import { ForbiddenError, InsufficientScopeError, NotFoundError, UnauthorizedError } from '../errors.js';
 import { tokenDigest } from './secrets.js';
@@ -36,12 +37,29 @@ export const ANONYMOUS: Caller = { user: null, scopes: null, token: null, privat
 /** The scopes a private token carries: everything its user may do. */
 const PRIVATE_TOKEN_SCOPES = ['api', 'sudo'];
 
+/** A token with its user, as authentication reads them (frozen: calls share them). */
+export interface TokenOwner {
+  token: Readonly<AccessToken>;
+  user: Readonly<User>;
+}
+
+/**
+ * Tokens with their users by the token's digest, kept in the process: nearly every request carries a token,
+ * and reading it was most of a fast request's database time. A change of any user or token (the
+ * callers_changed triggers) is heard by every process; this process forgets them all whenever one of its
+ * calls writes (api/invoke.ts), which is simpler than being sure which writes cannot change a caller.
+ */
+export type TokenCache = ProcessCache<TokenOwner>;
+
+export const openTokenCache = (db: Database): Promise<TokenCache> =>
+  ProcessCache.open(db, { channel: CALLERS_CHANGED_CHANNEL, maxAgeMs: 10_000, maxEntries: 10_000 });
+
 /**
  * The caller of a call. `em` need only run statements: every lookup here is a statement written once and
  * read as a plain row, since authentication runs on every request and building queries and managing
  * entities for it cost more than the queries themselves.
  */
-export async function authenticate(em: EntityManager, identity: CallerIdentity): Promise<Caller> {
+export async function authenticate(em: EntityManager, tokens: TokenCache, identity: CallerIdentity): Promise<Caller> {
   if (identity === null) return ANONYMOUS;
   let caller: Caller;
   let sudo: number | string | undefined;
@@ -52,10 +70,10 @@ export async function authenticate(em: EntityManager, identity: CallerIdentity):
     const username = typeof identity === 'string' ? identity : identity.username;
     sudo = typeof identity === 'object' ? identity.sudo : undefined;
     const user = await userByUsername(em, username);
-    caller = user || typeof identity !== 'string' ? trusted(user) : await byToken(em, identity);
+    caller = user || typeof identity !== 'string' ? trusted(user) : await byToken(em, tokens, identity);
   } else {
     sudo = identity.sudo;
-    caller = await byToken(em, identity.token);
+    caller = await byToken(em, tokens, identity.token);
   }
   return sudo === undefined || sudo === '' ? caller : switchUser(em, caller, sudo);
 }
@@ -85,12 +103,20 @@ function trusted(user: User | null): Caller {
 const TOKEN_WITH_USER =
   'select to_jsonb(t) as token, to_jsonb(u) as "user" from access_tokens t join users u on u.id = t.user_id where t.token_digest = ?';
 
-async function byToken(em: EntityManager, token: string): Promise<Caller> {
-  const [row] = await em.execute<{ token: Record<string, unknown>; user: Record<string, unknown> }[]>(TOKEN_WITH_USER, [tokenDigest(token)]);
-  if (!row) throw new UnauthorizedError();
+async function readTokenOwner(em: EntityManager, digest: string): Promise<TokenOwner | undefined> {
+  const [row] = await em.execute<{ token: Record<string, unknown>; user: Record<string, unknown> }[]>(TOKEN_WITH_USER, [digest]);
+  if (!row) return undefined;
   const [user] = rowsAs(em, User, [row.user]);
-  const [record] = rowsAs(em, AccessToken, [row.token]);
-  record.user = user;
+  const [token] = rowsAs(em, AccessToken, [row.token]);
+  token.user = user;
+  return { token: Object.freeze(token), user: Object.freeze(user) };
+}
+
+async function byToken(em: EntityManager, tokens: TokenCache, token: string): Promise<Caller> {
+  const digest = tokenDigest(token);
+  const owner = await tokens.read(digest, () => readTokenOwner(em, digest));
+  if (!owner) throw new UnauthorizedError();
+  const { token: record, user } = owner;
   if (record.revoked || (record.expiresAt && record.expiresAt.getTime() <= Date.now())) throw new UnauthorizedError();
   if (user.state === 'blocked') throw new UnauthorizedError();
   return {

@@ -1,4 +1,4 @@
-import type { Caller } from '../auth/caller.js';
+import type { Caller, TokenCache } from '../auth/caller.js';
 import type { FailedAuthThrottle } from '../auth/throttle.js';
 import { User } from '../db/entities/index.js';
 import type { Database, EntityManager } from '../db/orm.js';
@@ -31,6 +31,8 @@ export interface Environment {
   calls: InFlightCalls;
   /** The application settings, kept in the process. */
   settings: SettingsCache;
+  /** The tokens callers authenticated with, with their users, kept in the process. */
+  tokens: TokenCache;
   /** Counts failed authentication and refuses (429) past the configured limit. */
   throttle: FailedAuthThrottle;
   /** Check every answer against its route's response schema (the test suite turns this on). */
@@ -69,7 +71,8 @@ export class Context {
 
   /** The signed-in user as an entity of this call's EntityManager, made on first use: to query by and write with. */
   get user(): User {
-    this.managedUser ??= this.em.merge(User, this.currentUser as User);
+    // A copy: the caller's row is shared by calls, and the EntityManager may write to what it is given.
+    this.managedUser ??= this.em.merge(User, { ...this.currentUser });
     return this.managedUser;
   }
 

@@ -1,5 +1,6 @@
 import type { EntityName, FilterQuery, FindOptions } from '@mikro-orm/core';
 import type { EntityManager } from '../db/orm.js';
+import { rowsAs } from '../db/rows.js';
 
 export const DEFAULT_PER_PAGE = 20;
 export const MAX_PER_PAGE = 100;
@@ -35,7 +36,9 @@ function pageRequest(input: PageQuery): PageRequest {
  * Every list's one query path: the rows that match, in order, one page of them and how many match in all.
  * `plainRows` reads the page as plain objects rather than managed entities, for lists that are only read: a
  * page of 100 entities costs more to create and track than its query. Each row has the entity's properties,
- * but a relation holds its key only, so it fits entities whose presenters read no relation.
+ * but a relation holds its key only, so it fits entities whose presenters read no relation. With `fields`,
+ * a plain row has those properties only: for a presenter that reads no more (converting 100 rows' columns
+ * costs more than the query too).
  */
 export async function findPage<Entity extends object>(
   em: EntityManager,
@@ -43,17 +46,74 @@ export async function findPage<Entity extends object>(
   where: FilterQuery<NoInfer<Entity>>,
   orderBy: FindOptions<Entity>['orderBy'],
   query: PageQuery,
-  options: { plainRows?: boolean } = {},
+  options: { plainRows?: boolean; fields?: readonly string[] } = {},
 ): Promise<Page<Entity>> {
   const { page, perPage, offset } = pageRequest(query);
   if (!options.plainRows) {
     const [items, total] = await em.findAndCount(entity, where, { orderBy, limit: perPage, offset });
     return { items, total, page, perPage };
   }
-  const total = await em.count(entity, where);
-  // The query builder's filter type is its own; the filter is the same one findAndCount takes.
-  const rows = em.createQueryBuilder(entity).select('*').where(where as never).orderBy(orderBy ?? {}).limit(perPage).offset(offset);
-  return { items: (await rows.execute('all', true)) as Entity[], total, page, perPage };
+  const statements = pageStatements(em, entity, where, orderBy, options.fields, perPage, offset);
+  const [{ count }] = await em.execute<{ count: string | number }[]>(statements.count);
+  return { items: rowsAs(em, entity, await em.execute(statements.rows)), total: Number(count), page, perPage };
+}
+
+interface PageStatements {
+  count: string;
+  rows: string;
+}
+
+/**
+ * The statements of plain-row pages, kept by what they ask for (per ORM: its metadata): building them costs
+ * more than running them, and clients ask for the same pages again and again.
+ */
+const keptStatements = new WeakMap<object, Map<string, PageStatements>>();
+const MAX_KEPT_STATEMENTS = 1000;
+
+function pageStatements<Entity extends object>(
+  em: EntityManager,
+  entity: EntityName<Entity>,
+  where: FilterQuery<Entity>,
+  orderBy: FindOptions<Entity>['orderBy'],
+  fields: readonly string[] | undefined,
+  limit: number,
+  offset: number,
+): PageStatements {
+  const kept = keptStatements.get(em.getMetadata()) ?? new Map<string, PageStatements>();
+  keptStatements.set(em.getMetadata(), kept);
+  // A filter holding anything but JSON values (a subquery, an undefined) is built each time.
+  const asked = [em.getMetadata().get(entity).className, where, orderBy ?? null, fields ?? null, limit, offset];
+  const key = isJsonValue(asked) ? JSON.stringify(asked) : undefined;
+  const found = key === undefined ? undefined : kept.get(key);
+  if (found) return found;
+  // The query builder's filter type is its own; the filter is the same one em.find takes.
+  const statements = {
+    count: em.createQueryBuilder(entity).count().where(where as never).getFormattedQuery(),
+    rows: em
+      .createQueryBuilder(entity)
+      .select((fields ?? '*') as never)
+      .where(where as never)
+      .orderBy(orderBy ?? {})
+      .limit(limit)
+      .offset(offset)
+      .getFormattedQuery(),
+  };
+  if (key !== undefined) {
+    kept.set(key, statements);
+    if (kept.size > MAX_KEPT_STATEMENTS) kept.delete(kept.keys().next().value!);
+  }
+  return statements;
+}
+
+/** Plain objects, arrays, strings, numbers, booleans, null and dates only: what JSON.stringify tells apart. */
+function isJsonValue(value: unknown, depth = 0): boolean {
+  if (value === null || typeof value === 'string' || typeof value === 'boolean') return true;
+  if (typeof value === 'number') return Number.isFinite(value);
+  if (value instanceof Date) return !Number.isNaN(value.getTime());
+  if (depth > 16 || typeof value !== 'object') return false;
+  if (Array.isArray(value)) return value.every((item) => isJsonValue(item, depth + 1));
+  if (Object.getPrototypeOf(value) !== Object.prototype || Object.getOwnPropertySymbols(value).length > 0) return false;
+  return Object.values(value).every((item) => isJsonValue(item, depth + 1));
 }
 
 export const totalPages = (page: Page<unknown>): number => Math.max(1, Math.ceil(page.total / page.perPage));

@@ -1,9 +1,9 @@
-import { raw, type TransactionEventArgs } from '@mikro-orm/core';
-import type { PostgreSqlConnection } from '@mikro-orm/postgresql';
+import { raw } from '@mikro-orm/core';
 import { ApplicationSettingsRow } from '../db/entities/index.js';
 import { BadRequestError } from '../errors.js';
 import { defaultSettings, settingAliases, type ApplicationSettings, type SettingsValues, type UpdateSettingsInput } from '../schemas/settings.js';
 import type { Database } from '../db/orm.js';
+import { ProcessCache } from '../db/process-cache.js';
 import type { Context } from './context.js';
 import { Problems } from './user-validation.js';
 
@@ -32,85 +32,11 @@ export function decimalText(value: number): string {
 
 /** Where a change of the settings is announced to every process on the same PostgreSQL database. */
 const CHANGED_CHANNEL = 'forgekit_settings_changed';
-/**
- * The longest cached settings are used: the bound on how stale they can be should a notification be lost
- * (a connection that died without closing). Normally a change elsewhere is heard within milliseconds.
- */
-const MAX_AGE_MS = 10_000;
 
-/**
- * The application settings of one hosting instance, kept in the process: every call needs them, and they
- * almost never change. This process forgets them when one of its transactions that changed them ends
- * (committed or rolled back); on PostgreSQL, other processes forget them when the change's NOTIFY reaches
- * a pooled connection that LISTENs. An embedded database has one process only.
- */
-export class SettingsCache {
-  private values?: SettingsValues;
-  private readAt = 0;
-  /** Bumped whenever the values are forgotten: a read begun before must not store what it read. */
-  private generation = 0;
-  /** Transactions of this process that changed the settings and have not ended: nothing read is stored meanwhile. */
-  private readonly writers = new Set<unknown>();
-  /** PostgreSQL: a pooled connection LISTENs; without one nothing is stored, as a change could go unheard. */
-  private listening: boolean;
-  private arming?: Promise<void>;
-  private readonly postgres?: PostgreSqlConnection;
+/** The application settings of one hosting instance, kept in the process: every call needs them, and they almost never change. */
+export type SettingsCache = ProcessCache<SettingsValues>;
 
-  constructor(db: Database) {
-    this.postgres = db.shared ? (db.orm.driver.getConnection() as PostgreSqlConnection) : undefined;
-    this.listening = !this.postgres;
-    // One subscriber for the instance (forked EntityManagers share the event manager): a changing transaction's end.
-    const ended = ({ transaction }: TransactionEventArgs) => {
-      if (this.writers.delete(transaction)) this.forget();
-    };
-    db.orm.em.getEventManager().registerSubscriber({ afterTransactionCommit: ended, afterTransactionRollback: ended });
-  }
-
-  async read(load: () => Promise<SettingsValues>): Promise<SettingsValues> {
-    if (this.values && Date.now() - this.readAt < MAX_AGE_MS) return this.values;
-    if (!this.listening) await (this.arming ??= this.listen().finally(() => (this.arming = undefined)));
-    const generation = this.generation;
-    const readAt = Date.now();
-    const values = Object.freeze(await load());
-    if (generation === this.generation && this.writers.size === 0 && this.listening) {
-      this.values = values;
-      this.readAt = readAt;
-    }
-    return values;
-  }
-
-  /** `transaction` is about to change the settings: forgotten now, and again once it has committed or rolled back. */
-  changing(transaction: unknown): void {
-    this.writers.add(transaction);
-    this.forget();
-  }
-
-  private forget(): void {
-    this.generation += 1;
-    this.values = undefined;
-  }
-
-  /**
-   * LISTENs on one connection of the pool and leaves it there (the pool keeps using it for queries):
-   * the pool closes it with the others, and once it is gone the next read takes another.
-   */
-  private async listen(): Promise<void> {
-    const client = await (await this.postgres!.getNativeClient()).connect();
-    try {
-      client.on('notification', ({ channel }) => {
-        if (channel === CHANGED_CHANNEL) this.forget();
-      });
-      client.once('end', () => {
-        this.listening = false;
-        this.forget();
-      });
-      await client.query(`listen ${CHANGED_CHANNEL}`);
-      this.listening = true;
-    } finally {
-      client.release();
-    }
-  }
-}
+export const openSettingsCache = (db: Database): Promise<SettingsCache> => ProcessCache.open(db, { channel: CHANGED_CHANNEL, maxAgeMs: 10_000, maxEntries: 1 });
 
 export class SettingsService {
   constructor(private readonly ctx: Context) {}
@@ -126,9 +52,9 @@ export class SettingsService {
     return { ...defaultSettings(Object.keys(this.ctx.env.storages)), ...row.values } as SettingsValues;
   }
 
-  /** The values every call reads: cached in the process (SettingsCache), shared by calls, never to be changed. */
+  /** The values every call reads: cached in the process (SettingsCache), shared by calls, frozen. */
   async values(): Promise<SettingsValues> {
-    return this.ctx.env.settings.read(async () => this.valuesOf(await this.row()));
+    return (await this.ctx.env.settings.read('values', async () => Object.freeze(this.valuesOf(await this.row()))))!;
   }
 
   async get(): Promise<ApplicationSettings> {

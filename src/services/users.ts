@@ -8,7 +8,7 @@ import type { RawFile } from '../schemas/common.js';
 import type { CreateUserInput, ListUsersQuery, UpdateUserInput, UserBasic, UserFull, UserProfile, UserSelf, UserWithPrivateToken } from '../schemas/users.js';
 import type { Context } from './context.js';
 import { findPage, type Page, type PageQuery } from './pagination.js';
-import { presentCurrentUser, presentUser, presentUserFull, presentUsers } from './present/users.js';
+import { presentCurrentUser, presentUser, presentUserFull, presentUsers, USER_BASIC_FIELDS } from './present/users.js';
 import { checkEmail, checkName, checkPassword, checkUsername, Problems } from './user-validation.js';
 
 const TAKEN = 'has already been taken';
@@ -70,8 +70,10 @@ export class UsersService {
     const orderField = { id: 'id', name: 'name', username: 'username', created_at: 'createdAt', updated_at: 'updatedAt' }[query.order_by ?? 'id'];
     const direction: 'asc' | 'desc' = query.sort === 'asc' ? 'asc' : 'desc';
     const orderBy = orderField === 'id' ? { id: direction } : { [orderField]: direction, id: direction };
-    const page = await findPage(this.em, User, where.length ? { $and: where } : {}, orderBy, query, { plainRows: true });
-    return { ...page, items: await presentUsers(page.items, await this.ctx.view(), { withCustomAttributes: query.with_custom_attributes }) };
+    const view = await this.ctx.view();
+    const fields = view.isAdmin ? undefined : USER_BASIC_FIELDS;
+    const page = await findPage(this.em, User, where.length ? { $and: where } : {}, orderBy, query, { plainRows: true, fields });
+    return { ...page, items: await presentUsers(page.items, view, { withCustomAttributes: query.with_custom_attributes }) };
   }
 
   /** One user, as the caller may see it. */

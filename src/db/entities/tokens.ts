@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { User } from './user.js';
+import { User, callersChangedTrigger } from './user.js';
 
 /**
  * Every API token a user authenticates with: private tokens (full access, issued by POST /session),
@@ -10,6 +10,7 @@ export const AccessToken = defineEntity({
   name: 'AccessToken',
   tableName: 'access_tokens',
   indexes: [{ properties: ['user', 'kind'] }],
+  triggers: [callersChangedTrigger],
   properties: {
     id: p.integer().primary(),
     user: () => p.manyToOne(User).deleteRule('cascade'),

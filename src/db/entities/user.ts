@@ -20,11 +20,23 @@ export function claimEmailTrigger(otherTable: string, otherOwner: string, ownOwn
   };
 }
 
+/** Announces a change of users or tokens to every process on the database: each keeps its callers (src/auth/caller.ts). */
+export const CALLERS_CHANGED_CHANNEL = 'forgekit_callers_changed';
+
+/** A NOTIFY on `CALLERS_CHANGED_CHANNEL` after every statement that changes or removes rows of the table, committed with it. */
+export const callersChangedTrigger = {
+  name: 'callers_changed',
+  timing: 'after' as const,
+  events: ['update' as const, 'delete' as const],
+  forEach: 'statement' as const,
+  body: `perform pg_notify('${CALLERS_CHANGED_CHANNEL}', ''); return null;`,
+};
+
 export const User = defineEntity({
   name: 'User',
   tableName: 'users',
   indexes: [trigramIndex('name'), trigramIndex('username'), trigramIndex('email')],
-  triggers: [claimEmailTrigger('emails', 'user_id', 'id')],
+  triggers: [claimEmailTrigger('emails', 'user_id', 'id'), callersChangedTrigger],
   properties: {
     id: p.integer().primary(),
     username: p.string().length(255),

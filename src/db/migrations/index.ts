@@ -4,6 +4,7 @@ import { Migration20261121000001_user_search } from './Migration20261121000001_u
 import { Migration20261122000000_email_owner } from './Migration20261122000000_email_owner.js';
 import { Migration20261122000001_auth_failures } from './Migration20261122000001_auth_failures.js';
 import { Migration20261122000002_user_filters } from './Migration20261122000002_user_filters.js';
+import { Migration20261123000000_callers_changed } from './Migration20261123000000_callers_changed.js';
 
 /** Every migration, oldest first. New ones come from `forgekit migration:create` (docs/development.md). */
 export const migrations: MigrationObject[] = [
@@ -12,4 +13,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261122000000_email_owner', class: Migration20261122000000_email_owner },
   { name: 'Migration20261122000001_auth_failures', class: Migration20261122000001_auth_failures },
   { name: 'Migration20261122000002_user_filters', class: Migration20261122000002_user_filters },
+  { name: 'Migration20261123000000_callers_changed', class: Migration20261123000000_callers_changed },
 ];

@@ -20,6 +20,9 @@ function avatarUrl(user: User, view: View): string | null {
 
 const iso = (date: Date | null | undefined): string | null => (date ? date.toISOString() : null);
 
+/** What presentUserBasic reads: lists of user references read these columns only. */
+export const USER_BASIC_FIELDS = ['id', 'name', 'username', 'state', 'email', 'avatarFilename'] as const;
+
 /** The user reference: embedded wherever a user appears, and the list item for normal callers. */
 export function presentUserBasic(user: User, view: View): UserBasic {
   return {

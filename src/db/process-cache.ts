@@ -1,0 +1,107 @@
+import type { TransactionEventArgs } from '@mikro-orm/core';
+import type { PgliteConnection } from '@mikro-orm/pglite';
+import type { PostgreSqlConnection } from '@mikro-orm/postgresql';
+import type { Database } from './orm.js';
+
+export interface ProcessCacheOptions {
+  /** The NOTIFY channel on which a change is announced to every process on the same PostgreSQL database. */
+  channel: string;
+  /**
+   * The longest a value is used: the bound on how stale it can be should a notification be lost (a
+   * connection that died without closing). Normally a change elsewhere is heard within milliseconds.
+   */
+  maxAgeMs: number;
+  /** The most values kept; past it, the oldest goes first. */
+  maxEntries: number;
+}
+
+/**
+ * Values read from the database and kept in this process, for what nearly every call reads and almost
+ * nothing changes (the application settings, the callers' tokens). All of them are forgotten
+ * - in this process, when one of its transactions that may change them ends, committed or rolled back
+ *   (`changing`); nothing read meanwhile is kept;
+ * - in every process, when a NOTIFY on the channel arrives: from a trigger or a service, whoever wrote
+ *   (on PostgreSQL a pooled connection LISTENs; without it nothing is kept, as a change could go unheard);
+ * - one by one, `maxAgeMs` after they were read.
+ */
+export class ProcessCache<Value> {
+  private readonly entries = new Map<string, { value: Value; readAt: number }>();
+  /** Bumped whenever the values are forgotten: a read begun before must not store what it read. */
+  private generation = 0;
+  /** Transactions of this process that may change the values and have not ended. */
+  private readonly writers = new Set<unknown>();
+  private listening = false;
+  private arming?: Promise<void>;
+
+  /** A cache that already LISTENs (an embedded database's LISTEN must not land in a call's transaction). */
+  static async open<Value>(db: Database, options: ProcessCacheOptions): Promise<ProcessCache<Value>> {
+    const cache = new ProcessCache<Value>(db, options);
+    await cache.listen();
+    return cache;
+  }
+
+  private constructor(
+    private readonly db: Database,
+    private readonly options: ProcessCacheOptions,
+  ) {    // One subscriber for the cache (forked EntityManagers share the event manager): a changing transaction's end.
+    const ended = ({ transaction }: TransactionEventArgs) => {
+      if (this.writers.delete(transaction)) this.forget();
+    };
+    db.orm.em.getEventManager().registerSubscriber({ afterTransactionCommit: ended, afterTransactionRollback: ended });
+  }
+
+  /** The value kept under `key`, or the one `load` reads; `undefined` (nothing found) is never kept. */
+  async read(key: string, load: () => Promise<Value | undefined>): Promise<Value | undefined> {
+    const entry = this.entries.get(key);
+    if (entry && Date.now() - entry.readAt < this.options.maxAgeMs) return entry.value;
+    if (!this.listening) await (this.arming ??= this.listen().finally(() => (this.arming = undefined)));
+    const generation = this.generation;
+    const readAt = Date.now();
+    const value = await load();
+    if (value !== undefined && generation === this.generation && this.writers.size === 0 && this.listening) {
+      this.entries.delete(key);
+      this.entries.set(key, { value, readAt });
+      if (this.entries.size > this.options.maxEntries) this.entries.delete(this.entries.keys().next().value!);
+    }
+    return value;
+  }
+
+  /** `transaction` may change the values: they are forgotten now, and again once it has committed or rolled back. */
+  changing(transaction: unknown): void {
+    this.writers.add(transaction);
+    this.forget();
+  }
+
+  private forget(): void {
+    this.generation += 1;
+    this.entries.clear();
+  }
+
+  /**
+   * An embedded database has one session, which LISTENs for as long as it is open. On PostgreSQL one
+   * connection of the pool LISTENs and stays there (the pool keeps using it for queries): the pool closes
+   * it with the others, and once it is gone the next read takes another.
+   */
+  private async listen(): Promise<void> {
+    const connection = this.db.orm.driver.getConnection();
+    if (!this.db.shared) {
+      await (await (connection as PgliteConnection).getNativeClient()).listen(this.options.channel, () => this.forget());
+      this.listening = true;
+      return;
+    }
+    const client = await (await (connection as PostgreSqlConnection).getNativeClient()).connect();
+    try {
+      client.on('notification', ({ channel }) => {
+        if (channel === this.options.channel) this.forget();
+      });
+      client.once('end', () => {
+        this.listening = false;
+        this.forget();
+      });
+      await client.query(`listen ${this.options.channel}`);
+      this.listening = true;
+    } finally {
+      client.release();
+    }
+  }
+}
