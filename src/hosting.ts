@@ -11,7 +11,6 @@ import { HostingOptionsSchema, type HostingOptions } from './config.js';
 import { openDatabase, type Database } from './db/orm.js';
 import { BadRequestError } from './errors.js';
 import { InFlightCalls } from './in-flight.js';
-import { createRouter } from './http/router.js';
 import type { Environment } from './services/context.js';
 import { silentLogger } from './logger.js';
 import { bootstrap } from './services/bootstrap.js';
@@ -49,6 +48,8 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
     const storages = storageRoots(options, () => (temporaryStorage = mkdtempSync(join(tmpdir(), 'forgekit-repositories-'))));
     for (const directory of Object.values(storages)) mkdirSync(directory, { recursive: true });
     const { generatedRootPassword } = await bootstrap(db, options);
+    // The HTTP adapter (Express, the body parsers) loads with the first service, not with `import('forgekit')`.
+    const { createRouter } = await import('./http/router.js');
     const env: Environment = {
       db,
       baseUrl: options.baseUrl?.replace(/\/+$/, ''),

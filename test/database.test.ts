@@ -66,6 +66,31 @@ describe('a fresh instance', () => {
     expect(await exists()).toBe(false);
   });
 
+  it.runIf(process.env.FORGEKIT_TEST_DATABASE_URL)('on PostgreSQL (isolated) starts from a spare copy made ahead, which the next one takes', async () => {
+    const spares = async () =>
+      (await t.db.rows.execute<{ datname: string }[]>(`select datname from pg_database where datname ~ '^forgekit_template_[0-9a-f]{16}_spare_'`)).map(({ datname }) => datname);
+    const first = await openDatabase({ url: process.env.FORGEKIT_TEST_DATABASE_URL, isolated: true });
+    // The one this instance left is made in the background.
+    let spare: string[] = [];
+    for (let waited = 0; waited < 10_000 && spare.length === 0; waited += 50) {
+      spare = await spares();
+      if (!spare.length) await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect(spare.length).toBeGreaterThan(0);
+    const second = await openDatabase({ url: process.env.FORGEKIT_TEST_DATABASE_URL, isolated: true });
+    try {
+      const [{ name }] = await second.rows.execute<{ name: string }[]>('select current_database() as name');
+      expect(name).toMatch(/^forgekit_isolated_/);
+      // Taken by renaming (by this instance, or by one that another test file opened meanwhile), and the copy
+      // is whole: the migrated tables, with no rows.
+      expect(await spares()).not.toContain(spare[0]);
+      expect(await second.rows.execute('select count(*)::int as users from users')).toEqual([{ users: 0 }]);
+    } finally {
+      await first.close();
+      await second.close();
+    }
+  });
+
   it('is refused as isolated on a data directory, which is never new', async () => {
     await expect(createHostingService({ database: { dataDir: 'anywhere', isolated: true } })).rejects.toMatchObject({ status: 400, messages: { database: [expect.stringMatching(/isolated needs url/)] } });
   });

@@ -28,6 +28,15 @@ export async function hashPassword(password: string): Promise<string> {
   return (await argon2()).hash(password);
 }
 
+/**
+ * A password forgekit generated itself (root's, when none is configured): 96 random bits, which no guessing
+ * reaches whatever the hash costs, so the lowest argon2id cost will do. It verifies as any other hash (the
+ * cost is written in it).
+ */
+export async function hashGeneratedPassword(password: string): Promise<string> {
+  return (await argon2()).hash(password, { memoryCost: 64, timeCost: 1 });
+}
+
 let decoyHash: Promise<string> | undefined;
 
 /**

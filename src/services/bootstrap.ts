@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { raw } from '@mikro-orm/core';
-import { hashPassword, tokenDigest } from '../auth/secrets.js';
+import { hashGeneratedPassword, hashPassword, tokenDigest } from '../auth/secrets.js';
 import { AccessToken, ApplicationSettingsRow, User } from '../db/entities/index.js';
 import type { Database } from '../db/orm.js';
 
@@ -25,6 +25,7 @@ export async function bootstrap(db: Database, options: { rootPassword?: string; 
     if (!root && (await em.count(User)) === 0) {
       const password = options.rootPassword ?? randomBytes(12).toString('base64url');
       if (!options.rootPassword) result.generatedRootPassword = password;
+      const passwordHash = options.rootPassword ? await hashPassword(password) : await hashGeneratedPassword(password);
       const now = new Date();
       root = em.create(User, {
         id: 1,
@@ -32,7 +33,7 @@ export async function bootstrap(db: Database, options: { rootPassword?: string; 
         usernameLower: 'root',
         name: 'Administrator',
         email: 'admin@example.com',
-        passwordHash: await hashPassword(password),
+        passwordHash,
         admin: true,
         projectsLimit: 100000,
         confirmedAt: now,
