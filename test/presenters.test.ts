@@ -38,6 +38,7 @@ async function viewAs(viewerId: number, count: number, privateToken: string | nu
     baseUrl: 'http://forge.test',
     settings: defaultSettings(['default']),
     em,
+    rows: t.db.rows,
   };
   return { view, users };
 }

@@ -1,7 +1,7 @@
 import type { Database, EntityManager } from '../db/orm.js';
 import { AccessToken, CALLERS_CHANGED_CHANNEL, User } from '../db/entities/index.js';
 import { ProcessCache } from '../db/process-cache.js';
-import { readRows, rowsAs } from '../db/rows.js';
+import { queryRows, readRows, rowsAs } from '../db/rows.js';
 import { ForbiddenError, InsufficientScopeError, NotFoundError, UnauthorizedError } from '../errors.js';
 import { tokenDigest } from './secrets.js';
 
@@ -104,7 +104,7 @@ const TOKEN_WITH_USER =
   'select to_jsonb(t) as token, to_jsonb(u) as "user" from access_tokens t join users u on u.id = t.user_id where t.token_digest = ?';
 
 async function readTokenOwner(em: EntityManager, digest: string): Promise<TokenOwner | undefined> {
-  const [row] = await em.execute<{ token: Record<string, unknown>; user: Record<string, unknown> }[]>(TOKEN_WITH_USER, [digest]);
+  const [row] = (await queryRows(em, TOKEN_WITH_USER, [digest])) as { token: Record<string, unknown>; user: Record<string, unknown> }[];
   if (!row) return undefined;
   const [user] = rowsAs(em, User, [row.user]);
   const [token] = rowsAs(em, AccessToken, [row.token]);

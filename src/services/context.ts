@@ -88,7 +88,19 @@ export class Context {
 
   /** What presenters are given, built once per call. */
   async view(): Promise<View> {
-    this.presenterView ??= { caller: this.caller, isAdmin: this.isAdmin, baseUrl: this.baseUrl, settings: await this.settings(), em: this.em };
+    const settings = await this.settings();
+    const ctx = this;
+    this.presenterView ??= {
+      caller: this.caller,
+      isAdmin: this.isAdmin,
+      baseUrl: this.baseUrl,
+      settings,
+      get em() {
+        return ctx.em;
+      },
+      // A write's statements run in its transaction, which sees what the write changed.
+      rows: this.callEm ?? this.env.db.rows,
+    };
     return this.presenterView;
   }
 

@@ -1,6 +1,6 @@
 import type { EntityName, FilterQuery, FindOptions } from '@mikro-orm/core';
 import type { EntityManager } from '../db/orm.js';
-import { rowsAs } from '../db/rows.js';
+import { queryRows, rowsAs } from '../db/rows.js';
 
 export const DEFAULT_PER_PAGE = 20;
 export const MAX_PER_PAGE = 100;
@@ -54,8 +54,8 @@ export async function findPage<Entity extends object>(
     return { items, total, page, perPage };
   }
   const statements = pageStatements(em, entity, where, orderBy, options.fields, perPage, offset);
-  const [{ count }] = await em.execute<{ count: string | number }[]>(statements.count);
-  return { items: rowsAs(em, entity, await em.execute(statements.rows)), total: Number(count), page, perPage };
+  const [{ count }] = await queryRows(em, statements.count);
+  return { items: rowsAs(em, entity, await queryRows(em, statements.rows)), total: Number(count), page, perPage };
 }
 
 interface PageStatements {

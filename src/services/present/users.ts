@@ -86,7 +86,7 @@ const IDENTITIES_OF_USERS = 'select * from "identities" where "user_id" in (?) o
 
 /** The identities of a page of users, in one query. */
 async function identitiesOf(users: Readonly<User>[], view: View): Promise<Map<number, Identity[]>> {
-  return groupByUser(await readRows(view.em, Identity, IDENTITIES_OF_USERS, [users.map((user) => user.id)]));
+  return groupByUser(await readRows(view.rows, Identity, IDENTITIES_OF_USERS, [users.map((user) => user.id)]));
 }
 
 /** Full shapes of a page of users: its identities (and custom attributes) read in one query each. */

@@ -13,5 +13,8 @@ export interface View {
   /** The start of every URL in an answer (`web_url`, `avatar_url`), no trailing slash. */
   baseUrl: string;
   settings: SettingsValues;
-  em: EntityManager;
+  /** The call's EntityManager (forked when first used). */
+  readonly em: EntityManager;
+  /** For statements that read plain rows (db/rows.ts): a write's transaction, else one shared by reads. */
+  rows: EntityManager;
 }
