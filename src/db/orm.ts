@@ -231,6 +231,11 @@ const spareMakers = new Map<string, Promise<void>>();
 function makeSpares(serverUrl: string, template: string): void {
   if (spareMakers.has(serverUrl)) return;
   const making = onServer(serverUrl, async (execute) => {
+    // Spares of an older template (before a migration) are of no use to anyone any more.
+    const stale = (await execute(
+      `select datname from pg_database where datname ~ '^forgekit_template_[0-9a-f]{16}_spare_' and not starts_with(datname, '${sparePrefix(template)}')`,
+    )) as { datname: string }[];
+    for (const { datname } of stale) await execute(`drop database if exists "${datname}" with (force)`);
     const count = async () => ((await execute(`select datname from pg_database where starts_with(datname, '${sparePrefix(template)}')`)) as unknown[]).length;
     for (let missing = SPARES - (await count()); missing > 0; missing--) {
       // Copied as files, not through shared buffers: no dirty pages left for the next DROP DATABASE's checkpoint.

@@ -11,6 +11,9 @@ const GUARDED_ATTRIBUTES: Record<string, string> = {
   ssh_keys_fingerprint_unique: 'fingerprint',
   gpg_keys_fingerprint_unique: 'fingerprint',
   gpg_keys_primary_keyid_unique: 'fingerprint',
+  namespaces_sibling_path_index: 'path',
+  namespaces_full_path_lower_index: 'path',
+  projects_namespace_path_index: 'path',
 };
 
 /**

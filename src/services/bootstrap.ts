@@ -3,6 +3,7 @@ import { raw } from '@mikro-orm/core';
 import { hashGeneratedPassword, hashPassword, tokenDigest } from '../auth/secrets.js';
 import { AccessToken, ApplicationSettingsRow, User } from '../db/entities/index.js';
 import type { Database } from '../db/orm.js';
+import { createUserNamespace } from './namespaces.js';
 
 /** Any number, the same in every process: the advisory lock that serialises first starts. */
 const BOOTSTRAP_LOCK = 774201;
@@ -38,7 +39,9 @@ export async function bootstrap(db: Database, options: { rootPassword?: string; 
         projectsLimit: 100000,
         confirmedAt: now,
       });
+      const namespace = createUserNamespace(em, root);
       await em.flush();
+      namespace.traversalIds = [namespace.id];
       // The id was given explicitly: move the sequence past it.
       await em.execute(raw(`select setval(pg_get_serial_sequence('users', 'id'), greatest((select max(id) from users), 1))`));
     }

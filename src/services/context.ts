@@ -9,6 +9,7 @@ import type { SettingsValues } from '../schemas/settings.js';
 import { CustomAttributesService } from './custom-attributes.js';
 import { EmailsService } from './emails.js';
 import { GpgKeysService } from './gpg-keys.js';
+import { NamespacesService } from './namespaces.js';
 import type { View } from './present/view.js';
 import { SettingsService, type SettingsCache } from './settings.js';
 import { SshKeysService } from './ssh-keys.js';
@@ -115,6 +116,9 @@ export class Context {
   }
   get emails() {
     return new EmailsService(this);
+  }
+  get namespaces() {
+    return new NamespacesService(this);
   }
   get customAttributes() {
     return new CustomAttributesService(this);

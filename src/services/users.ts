@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FilterQuery } from '@mikro-orm/core';
 import { hashPassword } from '../auth/secrets.js';
-import { CustomAttribute, Email, Identity, User, UserAvatar } from '../db/entities/index.js';
+import { CustomAttribute, Email, Identity, Namespace, User, UserAvatar } from '../db/entities/index.js';
 import { takenAttribute } from '../db/unique.js';
 import { BadRequestError, ConflictError, NotFoundError, NotFoundValidationError } from '../errors.js';
 import type { RawFile } from '../schemas/common.js';
@@ -12,6 +12,9 @@ import { presentCurrentUser, presentUser, presentUserFull, presentUsers, USER_BA
 import { checkEmail, checkName, checkPassword, checkUsername, Problems } from './user-validation.js';
 
 const TAKEN = 'has already been taken';
+
+/** A user's namespace path is its username: a namespace path lost to a concurrent writer is the username. */
+const usernameFor = (attribute: string | undefined) => (attribute === 'path' ? 'username' : attribute);
 
 /** POST /users with a taken username or address: `409 {"message":"Email has already been taken"}`. */
 const takenConflict = (attribute: string) => new ConflictError(`${attribute === 'email' ? 'Email' : 'Username'} ${TAKEN}`);
@@ -130,12 +133,15 @@ export class UsersService {
       this.em.create(Identity, { user, provider: input.provider, externUid: input.extern_uid });
     }
     if (input.avatar) this.setAvatar(user, input.avatar);
+    const namespace = this.ctx.namespaces.createForUser(user);
     // A concurrent call took the username or address after the checks above: the same answer as if it had been first.
     await this.em.flush().catch((error: unknown) => {
-      const attribute = takenAttribute(error);
+      const attribute = usernameFor(takenAttribute(error));
       if (attribute === 'email' || attribute === 'username') throw takenConflict(attribute);
       throw attribute ? BadRequestError.invalid(attribute, TAKEN) : error;
     });
+    this.ctx.namespaces.setTraversalIds(namespace, null);
+    await this.em.flush();
     return presentUserFull(user, await this.ctx.view());
   }
 
@@ -185,8 +191,9 @@ export class UsersService {
       await this.em.nativeDelete(UserAvatar, { user });
       this.setAvatar(user, input.avatar);
     }
+    if (input.username !== undefined || input.name !== undefined) await this.ctx.namespaces.renameForUser(user);
     await this.em.flush().catch((error: unknown) => {
-      const attribute = takenAttribute(error);
+      const attribute = usernameFor(takenAttribute(error));
       throw attribute ? new NotFoundValidationError({ [attribute]: [TAKEN] }) : error;
     });
     return presentUserFull(user, await this.ctx.view());
@@ -238,8 +245,15 @@ export class UsersService {
     wanted: { username?: string; email?: string; identity: { provider?: string; extern_uid?: string }; except?: User },
   ): Promise<void> {
     const others = wanted.except ? { id: { $ne: wanted.except.id } } : {};
-    if (wanted.username !== undefined && (await this.em.count(User, { ...others, usernameLower: wanted.username.toLowerCase() }))) {
-      problems.add('username', TAKEN);
+    if (wanted.username !== undefined) {
+      // A username is its namespace's path, which no top-level group may have either.
+      const ownNamespace = wanted.except ? await this.em.findOne(Namespace, { owner: wanted.except }) : null;
+      if (
+        (await this.em.count(User, { ...others, usernameLower: wanted.username.toLowerCase() })) ||
+        (await this.ctx.namespaces.pathTaken(null, wanted.username, ownNamespace ?? undefined))
+      ) {
+        problems.add('username', TAKEN);
+      }
     }
     if (wanted.email !== undefined) {
       const email = wanted.email.toLowerCase();

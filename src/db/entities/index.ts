@@ -1,10 +1,33 @@
+import type { EntitySchema } from '@mikro-orm/core';
 import { AuthFailure } from './auth-failures.js';
 import { AccessToken } from './tokens.js';
 import { Email, GpgKey, SshKey } from './keys.js';
+import { GroupMember, Namespace } from './namespaces.js';
+import { Project, ProjectGroupLink, ProjectMember, ProjectStar } from './projects.js';
 import { ApplicationSettingsRow } from './settings.js';
 import { CALLERS_CHANGED_CHANNEL, CustomAttribute, Identity, User, UserAvatar } from './user.js';
 
 export { CALLERS_CHANGED_CHANNEL };
-export { AccessToken, ApplicationSettingsRow, AuthFailure, CustomAttribute, Email, GpgKey, Identity, SshKey, User, UserAvatar };
+export { AccessToken, ApplicationSettingsRow, AuthFailure, CustomAttribute, Email, GpgKey, GroupMember, Identity, Namespace, Project, ProjectGroupLink, ProjectMember, ProjectStar, SshKey, User, UserAvatar };
+export { ACCESS_LEVELS, VISIBILITIES, type AccessLevel, type Visibility } from './namespaces.js';
+export { IMPORT_STATUSES } from './projects.js';
 
-export const entities = [User, UserAvatar, Identity, CustomAttribute, SshKey, GpgKey, Email, AccessToken, ApplicationSettingsRow, AuthFailure];
+/** Every entity (typed loosely: the list's inferred type is too long for declaration files). */
+export const entities: EntitySchema<any, any>[] = [
+  User,
+  UserAvatar,
+  Identity,
+  CustomAttribute,
+  SshKey,
+  GpgKey,
+  Email,
+  AccessToken,
+  ApplicationSettingsRow,
+  AuthFailure,
+  Namespace,
+  GroupMember,
+  Project,
+  ProjectMember,
+  ProjectGroupLink,
+  ProjectStar,
+];

@@ -1,0 +1,67 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { User } from './user.js';
+
+/** Who may see a group or a project: anyone, any signed-in user who is not external, or members only. */
+export const VISIBILITIES = ['private', 'internal', 'public'] as const;
+export type Visibility = (typeof VISIBILITIES)[number];
+
+/** Access levels on members, as the original service has them. */
+export const ACCESS_LEVELS = { guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50 } as const;
+export type AccessLevel = (typeof ACCESS_LEVELS)[keyof typeof ACCESS_LEVELS];
+
+/**
+ * Where projects live: a user's own namespace (made with the user, named and renamed with its username) or a
+ * group, which may sit in a parent group. `traversalIds` is the chain of group IDs from the top-level group
+ * down to this one, so that a group's ancestors and descendants are one indexed condition each, however deep.
+ * Paths are unique among siblings (top-level groups and users' namespaces share one level), regardless of case.
+ */
+export const Namespace = defineEntity({
+  name: 'Namespace',
+  tableName: 'namespaces',
+  indexes: [
+    { name: 'namespaces_traversal_ids_index', expression: 'create index "namespaces_traversal_ids_index" on "namespaces" using gin ("traversal_ids")' },
+    { name: 'namespaces_full_path_lower_index', expression: 'create unique index "namespaces_full_path_lower_index" on "namespaces" (lower("full_path"))' },
+    {
+      name: 'namespaces_sibling_path_index',
+      expression: 'create unique index "namespaces_sibling_path_index" on "namespaces" (coalesce("parent_id", 0), lower("path"))',
+    },
+  ],
+  properties: {
+    id: p.integer().primary(),
+    kind: p.enum(['user', 'group'] as const),
+    name: p.string().length(255),
+    path: p.string().length(255),
+    /** `parent/child`: the path of every ancestor, then this one's. */
+    fullPath: p.text(),
+    /** `Parent / Child`: the same with names. */
+    fullName: p.text(),
+    parent: () => p.manyToOne(Namespace).nullable().deleteRule('cascade').index(),
+    /** A user namespace's user. */
+    owner: () => p.manyToOne(User).nullable().unique().deleteRule('cascade'),
+    traversalIds: p.array((id) => Number(id)).columnType('int[]'),
+    description: p.text().default(''),
+    visibility: p.enum(VISIBILITIES).default('private'),
+    lfsEnabled: p.boolean().default(true),
+    requestAccessEnabled: p.boolean().default(false),
+    avatarFilename: p.string().length(255).nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+export type Namespace = InferEntity<typeof Namespace>;
+
+/** A user's membership of a group, which its subgroups and their projects inherit. */
+export const GroupMember = defineEntity({
+  name: 'GroupMember',
+  tableName: 'group_members',
+  uniques: [{ properties: ['group', 'user'] }],
+  properties: {
+    id: p.integer().primary(),
+    group: () => p.manyToOne(Namespace).deleteRule('cascade'),
+    user: () => p.manyToOne(User).deleteRule('cascade').index(),
+    accessLevel: p.integer(),
+    expiresAt: p.string().length(10).nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export type GroupMember = InferEntity<typeof GroupMember>;

@@ -1,0 +1,102 @@
+import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { Namespace, VISIBILITIES } from './namespaces.js';
+import { User } from './user.js';
+
+/** Where an imported or forked repository stands (`import_status`); `none` for a project made empty. */
+export const IMPORT_STATUSES = ['none', 'scheduled', 'started', 'finished', 'failed'] as const;
+
+/** A project: a repository in a namespace, with its settings. Paths are unique in their namespace, regardless of case. */
+export const Project = defineEntity({
+  name: 'Project',
+  tableName: 'projects',
+  indexes: [
+    { name: 'projects_namespace_path_index', expression: 'create unique index "projects_namespace_path_index" on "projects" ("namespace_id", lower("path"))' },
+    { properties: ['visibility'] },
+    { properties: ['createdAt'] },
+    { properties: ['lastActivityAt'] },
+  ],
+  properties: {
+    id: p.integer().primary(),
+    name: p.string().length(255),
+    path: p.string().length(255),
+    namespace: () => p.manyToOne(Namespace).deleteRule('cascade').index(),
+    creator: () => p.manyToOne(User).nullable().deleteRule('set null'),
+    description: p.text().nullable(),
+    defaultBranch: p.string().length(255).nullable(),
+    visibility: p.enum(VISIBILITIES).default('private'),
+    archived: p.boolean().default(false),
+    issuesEnabled: p.boolean().default(true),
+    mergeRequestsEnabled: p.boolean().default(true),
+    jobsEnabled: p.boolean().default(true),
+    wikiEnabled: p.boolean().default(true),
+    snippetsEnabled: p.boolean().default(true),
+    resolveOutdatedDiffDiscussions: p.boolean().default(false),
+    containerRegistryEnabled: p.boolean().default(true),
+    sharedRunnersEnabled: p.boolean().default(true),
+    publicJobs: p.boolean().default(true),
+    onlyAllowMergeIfPipelineSucceeds: p.boolean().default(false),
+    onlyAllowMergeIfAllDiscussionsAreResolved: p.boolean().default(false),
+    lfsEnabled: p.boolean().default(true),
+    requestAccessEnabled: p.boolean().default(false),
+    printingMergeRequestLinkEnabled: p.boolean().default(true),
+    tagList: p.array().default([]),
+    ciConfigPath: p.string().length(255).nullable(),
+    /** The repository storage (a name of `repository_storages`) the repository lives in. */
+    repositoryStorage: p.string().length(255),
+    importUrl: p.text().nullable(),
+    importStatus: p.enum(IMPORT_STATUSES).default('none'),
+    importError: p.text().nullable(),
+    forkedFrom: () => p.manyToOne(Project).nullable().deleteRule('set null').index(),
+    avatarFilename: p.string().length(255).nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    lastActivityAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export type Project = InferEntity<typeof Project>;
+
+/** A user's membership of one project. */
+export const ProjectMember = defineEntity({
+  name: 'ProjectMember',
+  tableName: 'project_members',
+  uniques: [{ properties: ['project', 'user'] }],
+  properties: {
+    id: p.integer().primary(),
+    project: () => p.manyToOne(Project).deleteRule('cascade'),
+    user: () => p.manyToOne(User).deleteRule('cascade').index(),
+    accessLevel: p.integer(),
+    expiresAt: p.string().length(10).nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export type ProjectMember = InferEntity<typeof ProjectMember>;
+
+/** A project shared with a group: the group's members get up to `groupAccess` on it. */
+export const ProjectGroupLink = defineEntity({
+  name: 'ProjectGroupLink',
+  tableName: 'project_group_links',
+  uniques: [{ properties: ['project', 'group'] }],
+  properties: {
+    id: p.integer().primary(),
+    project: () => p.manyToOne(Project).deleteRule('cascade'),
+    group: () => p.manyToOne(Namespace).deleteRule('cascade').index(),
+    groupAccess: p.integer(),
+    expiresAt: p.string().length(10).nullable(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export type ProjectGroupLink = InferEntity<typeof ProjectGroupLink>;
+
+/** A user's star on a project. */
+export const ProjectStar = defineEntity({
+  name: 'ProjectStar',
+  tableName: 'project_stars',
+  uniques: [{ properties: ['project', 'user'] }],
+  properties: {
+    id: p.integer().primary(),
+    project: () => p.manyToOne(Project).deleteRule('cascade'),
+    user: () => p.manyToOne(User).deleteRule('cascade').index(),
+    createdAt: p.datetime().onCreate(() => new Date()),
+  },
+});
+export type ProjectStar = InferEntity<typeof ProjectStar>;
