@@ -1,0 +1,70 @@
+import { ACCESS_LEVELS, type Visibility } from '../db/entities/index.js';
+import type { Caller } from './caller.js';
+
+/**
+ * Who may see and do what on projects, decided here only. A caller's access level on a project is the
+ * highest of: its own membership of the project; its membership of the project's group or of any group above
+ * it (inherited); its membership of a group the project is shared with, or of a group above that one, capped
+ * at the share's `group_access`; owner (50) in its own namespace. Expired memberships and shares count for
+ * nothing. Administrators may do everything; blocked users never get this far (they cannot authenticate).
+ *
+ * The level comes from one SQL expression (`accessLevelSql`), computed with the project itself; lists filter
+ * with one SQL condition (`visibleProjectsSql`), so that what a caller may not see is never fetched.
+ */
+
+/** The SQL of today's date as memberships store it (`YYYY-MM-DD`): a membership expires at the start of its day. */
+const TODAY = `to_char(current_date, 'YYYY-MM-DD')`;
+const current = (alias: string) => `(${alias}."expires_at" is null or ${alias}."expires_at" > ${TODAY})`;
+
+/** The groups the user is a member of (not inherited), as an array of IDs: what namespaces' traversal IDs are matched against. */
+const memberGroups = (user: string) => `(select coalesce(array_agg(gm."group_id"), '{}') from "group_members" gm where gm."user_id" = ${user} and ${current('gm')})`;
+
+/** A user's ID as SQL: an integer from the database, written in (checked, so that nothing else can be). */
+function userIdSql(userId: number): string {
+  if (!Number.isSafeInteger(userId)) throw new Error(`not a user ID: ${userId}`);
+  return String(userId);
+}
+
+/** The access level (0 for none) of the user `userId` on the project aliased `p`, whose namespace is aliased `n`. */
+export function accessLevelSql(userId: number, p = 'p', n = 'n'): string {
+  const user = userIdSql(userId);
+  return `greatest(
+    coalesce((select max(pm."access_level") from "project_members" pm where pm."project_id" = ${p}."id" and pm."user_id" = ${user} and ${current('pm')}), 0),
+    coalesce((select max(gm."access_level") from "group_members" gm where gm."user_id" = ${user} and gm."group_id" = any(${n}."traversal_ids") and ${current('gm')}), 0),
+    coalesce((select max(least(gm."access_level", l."group_access")) from "project_group_links" l
+      join "namespaces" g on g."id" = l."group_id"
+      join "group_members" gm on gm."group_id" = any(g."traversal_ids") and gm."user_id" = ${user} and ${current('gm')}
+      where l."project_id" = ${p}."id" and ${current('l')}), 0),
+    case when ${n}."owner_id" = ${user} then ${ACCESS_LEVELS.owner} else 0 end)`;
+}
+
+/**
+ * The projects (aliased `p`) whose IDs the user reaches by any membership, as a condition: its own
+ * memberships, its namespace's projects, its groups' (and their subgroups') projects, and projects shared
+ * with its groups (or their subgroups).
+ */
+function memberOfSql(user: string, p: string): string {
+  const groups = memberGroups(user);
+  return `(${p}."id" in (select pm."project_id" from "project_members" pm where pm."user_id" = ${user} and ${current('pm')})
+    or ${p}."namespace_id" in (select n."id" from "namespaces" n where n."owner_id" = ${user} or n."traversal_ids" && ${groups})
+    or ${p}."id" in (select l."project_id" from "project_group_links" l join "namespaces" g on g."id" = l."group_id" where g."traversal_ids" && ${groups} and ${current('l')}))`;
+}
+
+/**
+ * The condition on projects (aliased `p`) that the caller may see: all for administrators; public ones for
+ * anyone; internal ones for signed-in users who are not external; and the ones it is a member of.
+ */
+export function visibleProjectsSql(caller: Caller, p = 'p'): string {
+  if (caller.user?.admin) return 'true';
+  if (!caller.user) return `${p}."visibility" = 'public'`;
+  const open = caller.user.external ? `${p}."visibility" = 'public'` : `${p}."visibility" in ('public', 'internal')`;
+  return `(${open} or ${memberOfSql(userIdSql(caller.user.id), p)})`;
+}
+
+/** Whether the caller may see a project of `visibility` on which it has `level`. */
+export function canReadProject(caller: Caller, visibility: Visibility, level: number): boolean {
+  if (caller.user?.admin || visibility === 'public') return true;
+  if (!caller.user) return false;
+  if (visibility === 'internal' && !caller.user.external) return true;
+  return level >= ACCESS_LEVELS.guest;
+}
