@@ -78,6 +78,11 @@ export class FixtureSet {
       case 'avatarFilename':
         await root.users.update(await user(), { avatar: { filename: 'avatar.png', content_type: 'image/png', data: PNG } });
         return 'avatar.png';
+      case 'namespace': {
+        // The fixture user's own namespace (administrators see every namespace).
+        const { username } = await root.users.get(await user());
+        return (await root.namespaces.list({ search: username })).find((namespace) => namespace.path === username)!.id;
+      }
       case 'ownSshKey':
         return (await own.sshKeys.create({ title: 'own', key: newSshKey() })).id;
       case 'ownGpgKey':

@@ -61,7 +61,7 @@ const FORBIDDEN = { status: 403, body: { message: '403 Forbidden' } };
  * Whether an ability lets a signed-in caller who is neither an administrator nor the resource's owner act on
  * it: examples name the fixture user's resources, never the caller's (a test below checks that).
  */
-const ADMITS_OTHERS: Record<Ability, boolean> = { read_user: true, manage_personal_access_token: false };
+const ADMITS_OTHERS: Record<Ability, boolean> = { read_user: true, manage_personal_access_token: false, read_namespace: false };
 
 interface Answer {
   status: number;

@@ -30,6 +30,7 @@ const PLACEHOLDERS: Record<ExampleFixture, string> = {
   ownSshKey: '8',
   ownGpgKey: '9',
   ownEmail: '10',
+  namespace: 'group%2Fsubgroup',
 };
 
 /** Path parameters as HTTP hands them over: text. */

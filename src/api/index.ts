@@ -2,12 +2,26 @@ import { Type } from 'typebox';
 import { applicationSettings, customAttributes } from './administration.js';
 import { emails, gpgKeys, sshKeys } from './keys.js';
 import { instance } from './meta.js';
+import { namespaces } from './namespaces.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { defineRoute, type AnyRoute, type NamedRoute, type RouteCall } from './route.js';
 import { impersonationTokens, oauth, personalAccessTokens, session } from './tokens.js';
 import { users } from './users.js';
 
-const groups = { users, sshKeys, gpgKeys, emails, customAttributes, applicationSettings, personalAccessTokens, impersonationTokens, session, oauth, instance };
+const groups = {
+  users,
+  sshKeys,
+  gpgKeys,
+  emails,
+  customAttributes,
+  applicationSettings,
+  personalAccessTokens,
+  impersonationTokens,
+  session,
+  oauth,
+  namespaces,
+  instance,
+};
 
 /** What each group of the table is: the tags of the OpenAPI document. */
 const groupDescriptions: Record<keyof typeof groups, string> = {
@@ -21,6 +35,7 @@ const groupDescriptions: Record<keyof typeof groups, string> = {
   impersonationTokens: 'Impersonation tokens: tokens that administrators create to act as a user',
   session: 'Signing in with a password for a private token',
   oauth: 'OAuth 2 access tokens (password and refresh token grants)',
+  namespaces: "Namespaces: each user's own, and groups'",
   instance: 'What the service is: its version and this document',
 };
 

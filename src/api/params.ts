@@ -5,6 +5,9 @@ import { BoundedText, Int32 } from '../schemas/common.js';
  * Every path parameter, by the name routes use for it: a route's parameter schema is made from its path.
  * A parameter that names a route's scope (the user of `/users/:id/keys`) takes its schema from the scope.
  */
+/** The longest full path: groups nest twenty deep, each path of at most 255 characters. */
+const FULL_PATH_MAX = 20 * 256;
+
 export const PATH_PARAMETERS = {
   id: Int32({ description: 'ID' }),
   user_id: Int32({ description: 'user ID' }),
@@ -26,6 +29,8 @@ export const SCOPE_PARAMETERS = {
   /** A user named by ID or, as newer clients name it on some routes, by username. */
   userByIdOrUsername: Type.Union([Int32(), BoundedText()], { description: 'user ID or username' }),
   personalAccessToken: Int32({ description: 'token ID' }),
+  /** By ID or by full path (`group/subgroup`, URL-encoded in a path): twenty levels of 255 characters at most. */
+  namespace: Type.Union([Int32(), BoundedText({ maxLength: FULL_PATH_MAX })], { description: 'namespace ID or full path' }),
 };
 
 export type ScopeName = keyof typeof SCOPE_PARAMETERS;

@@ -116,7 +116,8 @@ export type ExampleFixture =
   | 'avatarFilename'
   | 'ownSshKey'
   | 'ownGpgKey'
-  | 'ownEmail';
+  | 'ownEmail'
+  | 'namespace';
 
 /** What an example's input can ask the test for: values that must be new at each call, and credentials. */
 export interface ExampleTools {

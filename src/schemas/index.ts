@@ -6,3 +6,4 @@ export * from './settings.js';
 export * from './tokens.js';
 export * from './users.js';
 export * from './instance.js';
+export * from './namespaces.js';

@@ -8,6 +8,7 @@ import type { RawFile } from '../schemas/common.js';
 import type { CreateUserInput, ListUsersQuery, UpdateUserInput, UserBasic, UserFull, UserProfile, UserSelf, UserWithPrivateToken } from '../schemas/users.js';
 import type { Context } from './context.js';
 import { findPage, type Page, type PageQuery } from './pagination.js';
+import { likePattern } from './search.js';
 import { presentCurrentUser, presentUser, presentUserFull, presentUsers, USER_BASIC_FIELDS } from './present/users.js';
 import { checkEmail, checkName, checkPassword, checkUsername, Problems } from './user-validation.js';
 
@@ -18,9 +19,6 @@ const usernameFor = (attribute: string | undefined) => (attribute === 'path' ? '
 
 /** POST /users with a taken username or address: `409 {"message":"Email has already been taken"}`. */
 const takenConflict = (attribute: string) => new ConflictError(`${attribute === 'email' ? 'Email' : 'Username'} ${TAKEN}`);
-
-/** `%` and `_` match themselves in a search. */
-export const likePattern = (text: string): string => `%${text.replace(/[\\%_]/g, (char) => `\\${char}`)}%`;
 
 export class UsersService {
   constructor(private readonly ctx: Context) {}

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANONYMOUS, type Caller } from '../src/auth/caller.js';
-import { accessLevelSql, canReadProject, visibleProjectsSql } from '../src/auth/project-access.js';
+import { accessLevelSql, canReadProject, visibleProjectsSql } from '../src/auth/access-levels.js';
 import type { User, Visibility } from '../src/db/entities/index.js';
 import { createUser, startHosting, type TestHosting } from './helpers.js';
 

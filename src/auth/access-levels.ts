@@ -2,7 +2,7 @@ import { ACCESS_LEVELS, type Visibility } from '../db/entities/index.js';
 import type { Caller } from './caller.js';
 
 /**
- * Who may see and do what on projects, decided here only. A caller's access level on a project is the
+ * Who may see and do what on projects and groups, decided here only. A caller's access level on a project is the
  * highest of: its own membership of the project; its membership of the project's group or of any group above
  * it (inherited); its membership of a group the project is shared with, or of a group above that one, capped
  * at the share's `group_access`; owner (50) in its own namespace. Expired memberships and shares count for
@@ -12,9 +12,10 @@ import type { Caller } from './caller.js';
  * with one SQL condition (`visibleProjectsSql`), so that what a caller may not see is never fetched.
  */
 
-/** The SQL of today's date as memberships store it (`YYYY-MM-DD`): a membership expires at the start of its day. */
-const TODAY = `to_char(current_date, 'YYYY-MM-DD')`;
-const current = (alias: string) => `(${alias}."expires_at" is null or ${alias}."expires_at" > ${TODAY})`;
+/** Today (UTC) as memberships store their expiry (`YYYY-MM-DD`): a membership ends as its day begins. */
+const today = () => new Date().toISOString().slice(0, 10);
+/** A membership or share aliased `alias` that has not expired. */
+const current = (alias: string) => `(${alias}."expires_at" is null or ${alias}."expires_at" > '${today()}')`;
 
 /** The groups the user is a member of (not inherited), as an array of IDs: what namespaces' traversal IDs are matched against. */
 const memberGroups = (user: string) => `(select coalesce(array_agg(gm."group_id"), '{}') from "group_members" gm where gm."user_id" = ${user} and ${current('gm')})`;
@@ -59,6 +60,23 @@ export function visibleProjectsSql(caller: Caller, p = 'p'): string {
   if (!caller.user) return `${p}."visibility" = 'public'`;
   const open = caller.user.external ? `${p}."visibility" = 'public'` : `${p}."visibility" in ('public', 'internal')`;
   return `(${open} or ${memberOfSql(userIdSql(caller.user.id), p)})`;
+}
+
+/** The access level (0 for none) of the user `userId` on the group aliased `g`: its own membership or one of a group above it. */
+export function groupAccessLevelSql(userId: number, g = 'g'): string {
+  const user = userIdSql(userId);
+  return `coalesce((select max(gm."access_level") from "group_members" gm where gm."user_id" = ${user} and gm."group_id" = any(${g}."traversal_ids") and ${current('gm')}), 0)`;
+}
+
+/** The number of current members of the group aliased `g` and of its subgroups, each user once. */
+export function membersWithDescendantsSql(g = 'g'): string {
+  return `(select count(distinct gm."user_id")::int from "group_members" gm join "namespaces" d on d."id" = gm."group_id" where d."traversal_ids" @> array[${g}."id"] and ${current('gm')})`;
+}
+
+/** The IDs of the groups the caller is itself a member of (not by inheritance), as a subquery. */
+export function memberGroupIdsSql(caller: Caller): string {
+  if (!caller.user) return 'select null::int where false';
+  return `select gm."group_id" from "group_members" gm where gm."user_id" = ${userIdSql(caller.user.id)} and ${current('gm')}`;
 }
 
 /** Whether the caller may see a project of `visibility` on which it has `level`. */
