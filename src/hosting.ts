@@ -11,6 +11,7 @@ import { HostingOptionsSchema, type HostingOptions } from './config.js';
 import { openDatabase, type Database } from './db/orm.js';
 import { BadRequestError } from './errors.js';
 import { InFlightCalls } from './in-flight.js';
+import { RepositoryStore } from './git/store.js';
 import type { Environment } from './services/context.js';
 import { silentLogger } from './logger.js';
 import { bootstrap } from './services/bootstrap.js';
@@ -54,6 +55,7 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
       db,
       baseUrl: options.baseUrl?.replace(/\/+$/, ''),
       storages,
+      repositories: new RepositoryStore(storages),
       logger,
       checkResponses: options.checkResponses,
       calls: new InFlightCalls(),

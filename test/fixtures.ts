@@ -83,6 +83,9 @@ export class FixtureSet {
         const { username } = await root.users.get(await user());
         return (await root.namespaces.list({ search: username })).find((namespace) => namespace.path === username)!.id;
       }
+      case 'project':
+        // A private project of the fixture user's.
+        return (await root.as(await user()).projects.create({ name: `Fixture ${unique()}`, visibility: 'private' })).id;
       case 'ownSshKey':
         return (await own.sshKeys.create({ title: 'own', key: newSshKey() })).id;
       case 'ownGpgKey':

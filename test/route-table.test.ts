@@ -61,7 +61,13 @@ const FORBIDDEN = { status: 403, body: { message: '403 Forbidden' } };
  * Whether an ability lets a signed-in caller who is neither an administrator nor the resource's owner act on
  * it: examples name the fixture user's resources, never the caller's (a test below checks that).
  */
-const ADMITS_OTHERS: Record<Ability, boolean> = { read_user: true, manage_personal_access_token: false, read_namespace: false };
+const ADMITS_OTHERS: Record<Ability, boolean> = {
+  read_user: true,
+  manage_personal_access_token: false,
+  read_namespace: false,
+  read_project: false,
+  remove_project: false,
+};
 
 interface Answer {
   status: number;
@@ -73,7 +79,11 @@ function expectedAnswer(route: AnyRoute, caller: CallerKind, input: Record<strin
   const success = { status: successStatus(route) };
   // A credential that names no active user is refused before any route's rule, a public route's too.
   if (caller === 'wrong token' || caller === 'blocked user') return UNAUTHORIZED;
-  if (caller === 'anonymous') return route.auth === 'public' ? success : UNAUTHORIZED;
+  if (caller === 'anonymous') {
+    if (route.auth !== 'public') return UNAUTHORIZED;
+    // A public route's scope the caller may not see (the fixture projects are private) is not there for it.
+    return route.scope && route.ability && !ADMITS_OTHERS[route.ability] ? { status: 404, body: SCOPES[route.scope].notFound().body() } : success;
+  }
   // A token's scopes: `api` admits everything, `read_api` every GET, `read_user` the GETs marked readUser.
   const admitted = route.method !== 'GET' ? ['api'] : route.readUser ? ['api', 'read_api', 'read_user'] : ['api', 'read_api'];
   const scope = caller === 'read_user token' ? 'read_user' : caller === 'read_api token' ? 'read_api' : 'api';
@@ -86,7 +96,9 @@ function expectedAnswer(route: AnyRoute, caller: CallerKind, input: Record<strin
   const adminOnly = (name: string) => (route.input?.properties[name] as { 'x-admin-only'?: string } | undefined)?.['x-admin-only'];
   if (Object.keys(input).some((name) => adminOnly(name) === 'forbidden')) return FORBIDDEN;
   if (route.scope && route.ability && !ADMITS_OTHERS[route.ability]) {
-    return ABILITIES[route.ability].hidden ? { status: 404, body: SCOPES[route.scope].notFound().body() } : FORBIDDEN;
+    // An ability that hides by caller hides from one that may not see the resource: the fixture projects are private.
+    const hidden = ABILITIES[route.ability].hidden;
+    return hidden === true || typeof hidden === 'function' ? { status: 404, body: SCOPES[route.scope].notFound().body() } : FORBIDDEN;
   }
   return success;
 }

@@ -31,6 +31,7 @@ const PLACEHOLDERS: Record<ExampleFixture, string> = {
   ownGpgKey: '9',
   ownEmail: '10',
   namespace: 'group%2Fsubgroup',
+  project: 'group%2Fproject',
 };
 
 /** Path parameters as HTTP hands them over: text. */

@@ -3,6 +3,7 @@ import { applicationSettings, customAttributes } from './administration.js';
 import { emails, gpgKeys, sshKeys } from './keys.js';
 import { instance } from './meta.js';
 import { namespaces } from './namespaces.js';
+import { projects } from './projects.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { defineRoute, type AnyRoute, type NamedRoute, type RouteCall } from './route.js';
 import { impersonationTokens, oauth, personalAccessTokens, session } from './tokens.js';
@@ -20,6 +21,7 @@ const groups = {
   session,
   oauth,
   namespaces,
+  projects,
   instance,
 };
 
@@ -36,6 +38,7 @@ const groupDescriptions: Record<keyof typeof groups, string> = {
   session: 'Signing in with a password for a private token',
   oauth: 'OAuth 2 access tokens (password and refresh token grants)',
   namespaces: "Namespaces: each user's own, and groups'",
+  projects: 'Projects: created with an empty repository, read by whoever may see them, deleted by their owners',
   instance: 'What the service is: its version and this document',
 };
 

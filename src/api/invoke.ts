@@ -1,5 +1,5 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { ABILITIES, can, type Ability } from '../auth/abilities.js';
+import { can, refusalHides } from '../auth/abilities.js';
 import { checkAccess } from '../auth/access.js';
 import { authenticate, switchUser, type CallerIdentity } from '../auth/caller.js';
 import type { EntityManager } from '../db/orm.js';
@@ -49,7 +49,7 @@ async function loadScope(route: AnyRoute, ctx: Context, params: Record<string, u
   const resource = await (scope.load as (ctx: Context, id: unknown) => Promise<object | null>)(ctx, id);
   if (!resource) throw scope.notFound();
   if (route.ability && !can(ctx.caller, route.ability, resource as never)) {
-    throw ABILITIES[route.ability as Ability].hidden ? scope.notFound() : new ForbiddenError();
+    throw refusalHides(ctx.caller, route.ability, resource as never) ? scope.notFound() : new ForbiddenError();
   }
   params[scope.key] = resource;
 }
@@ -99,12 +99,13 @@ export async function invoke(env: Environment, route: AnyRoute, call: Call): Pro
     const signInKeys = route.signInLogin ? env.throttle.keys(call.clientAddress, route.signInLogin(input)) : [];
     await env.throttle.check(signInKeys);
     const baseUrl = env.baseUrl ?? call.baseUrl ?? 'http://localhost';
+    let ctx: Context | undefined;
     const execute = async (txEm?: EntityManager) => {
       // A write may change a user or a token: the callers kept in this process are forgotten (TokenCache).
       if (txEm) env.tokens.changing(txEm.getTransactionContext());
-      const ctx = new Context(caller, env, baseUrl, txEm);
-      await loadScope(route, ctx, params);
-      const result = await route.run(ctx, params, input);
+      ctx = new Context(caller, env, baseUrl, txEm);
+      await loadScope(route, ctx!, params);
+      const result = await route.run(ctx!, params, input);
       // Checked before the transaction commits, against the caller's own shape: an answer outside it changes nothing.
       const response = responseFor(route, admin);
       if (env.checkResponses && response) {
@@ -113,11 +114,13 @@ export async function invoke(env: Environment, route: AnyRoute, call: Call): Pro
       }
       return result;
     };
-    return await (route.method === 'GET' ? execute() : env.db.fork().transactional(execute)).catch(async (error: unknown) => {
+    const result = await (route.method === 'GET' ? execute() : env.db.fork().transactional(execute)).catch(async (error: unknown) => {
       // Counted once the call's transaction has rolled back, so that the count stays.
       if (isAuthenticationFailure(error)) await env.throttle.failed(signInKeys);
       throw error;
     });
+    await ctx?.runAfterCommit();
+    return result;
   } catch (error) {
     // Two writers raced for the same unique value; the one that lost changed nothing.
     if (error instanceof UniqueConstraintViolationException) throw new ConflictError();

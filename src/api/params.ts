@@ -31,6 +31,8 @@ export const SCOPE_PARAMETERS = {
   personalAccessToken: Int32({ description: 'token ID' }),
   /** By ID or by full path (`group/subgroup`, URL-encoded in a path): twenty levels of 255 characters at most. */
   namespace: Type.Union([Int32(), BoundedText({ maxLength: FULL_PATH_MAX })], { description: 'namespace ID or full path' }),
+  /** By ID or by full path (`group/project`, URL-encoded in a path). */
+  project: Type.Union([Int32(), BoundedText({ maxLength: FULL_PATH_MAX + 256 })], { description: 'project ID or URL-encoded full path' }),
 };
 
 export type ScopeName = keyof typeof SCOPE_PARAMETERS;

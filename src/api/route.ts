@@ -117,7 +117,8 @@ export type ExampleFixture =
   | 'ownSshKey'
   | 'ownGpgKey'
   | 'ownEmail'
-  | 'namespace';
+  | 'namespace'
+  | 'project';
 
 /** What an example's input can ask the test for: values that must be new at each call, and credentials. */
 export interface ExampleTools {

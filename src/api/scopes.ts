@@ -25,6 +25,7 @@ export const SCOPES = {
     load: (ctx, id) => ctx.accessTokens.findPersonal(id),
     notFound: () => new NotFoundError('Personal Access Token'),
   }),
+  project: scope('project', { key: 'project', load: (ctx, id) => ctx.projects.findInScope(id), notFound: () => new NotFoundError('Project') }),
   namespace: scope('namespace', { key: 'namespace', load: (ctx, id) => ctx.namespaces.findInScope(id), notFound: () => new NotFoundError('Namespace') }),
 } satisfies { [S in ScopeName]: ScopeDefinition<S, string, unknown> };
 

@@ -1,13 +1,27 @@
-import type { AccessToken, Namespace, User } from '../db/entities/index.js';
+import { ACCESS_LEVELS, type AccessToken, type Namespace, type Project, type User } from '../db/entities/index.js';
+import { canReadProject } from './access-levels.js';
 import type { Caller } from './caller.js';
 
 /**
  * What a caller may do with a resource, by ability name, as the original service's policies name them.
  * Routes declare the ability they need and the pipeline asks here; services ask for the rest. An ability
  * that is `hidden` is refused as if the resource did not exist (404), so that its existence does not leak;
- * any other is refused with 403.
+ * any other is refused with 403. `hidden` may depend on the caller (404 to whoever may not see the resource).
  */
-export type Ability = 'read_user' | 'manage_personal_access_token' | 'read_namespace';
+export type Ability = 'read_user' | 'manage_personal_access_token' | 'read_namespace' | 'read_project' | 'remove_project';
+
+/** A project a call named, with its namespace and the caller's levels on it (loaded together: services/projects.ts). */
+export interface ProjectInScope {
+  project: Project;
+  namespace: Namespace;
+  /** The caller's access level: the highest of its memberships (src/auth/access-levels.ts); 0 for none. */
+  accessLevel: number;
+  /** Its own membership's level, and its groups' (inherited): null without one. */
+  projectAccess: number | null;
+  groupAccess: number | null;
+}
+
+const readsProject = (caller: Caller, scoped: ProjectInScope) => canReadProject(caller, scoped.project.visibility, scoped.accessLevel);
 
 /** A namespace a call named, with whether the caller may see it (decided with the loading: services/namespaces.ts). */
 export interface NamespaceInScope {
@@ -25,7 +39,20 @@ export const ABILITIES = {
   },
   /** A namespace is its user's, its group members', and any administrator's to see. */
   read_namespace: { hidden: true, allows: (_caller: Caller, scoped: NamespaceInScope) => scoped.visible },
-} satisfies Record<Ability, { hidden: boolean; allows(caller: Caller, resource: never): boolean }>;
+  /** A project the caller may not see does not exist for it (SPEC: a private project is 404 to non-members). */
+  read_project: { hidden: true, allows: readsProject },
+  /** Deleting a project: its owners and administrators; 404 to whoever may not see it, 403 to other readers. */
+  remove_project: {
+    hidden: (caller: Caller, scoped: ProjectInScope) => !readsProject(caller, scoped),
+    allows: (caller: Caller, scoped: ProjectInScope) => caller.user?.admin === true || scoped.accessLevel >= ACCESS_LEVELS.owner,
+  },
+} satisfies Record<Ability, { hidden: boolean | ((caller: Caller, resource: never) => boolean); allows(caller: Caller, resource: never): boolean }>;
+
+/** Whether a refusal of `ability` on `resource` answers 404 (hiding that it exists) rather than 403. */
+export function refusalHides<A extends Ability>(caller: Caller, ability: A, resource: AbilityResource<A>): boolean {
+  const hidden = ABILITIES[ability].hidden as boolean | ((caller: Caller, resource: AbilityResource<A>) => boolean);
+  return typeof hidden === 'function' ? hidden(caller, resource) : hidden;
+}
 
 export type AbilityResource<A extends Ability> = Parameters<(typeof ABILITIES)[A]['allows']>[1];
 

@@ -79,6 +79,18 @@ export function memberGroupIdsSql(caller: Caller): string {
   return `select gm."group_id" from "group_members" gm where gm."user_id" = ${userIdSql(caller.user.id)} and ${current('gm')}`;
 }
 
+/**
+ * The caller's levels on the project aliased `p` (namespace `n`), as select columns: `access_level` (0 for
+ * none), and `project_access` and `group_access` (null without such a membership) for `permissions`.
+ */
+export function projectAccessColumnsSql(caller: Caller, p = 'p', n = 'n'): string {
+  if (!caller.user) return `0 as "access_level", null::int as "project_access", null::int as "group_access"`;
+  const user = userIdSql(caller.user.id);
+  return `${accessLevelSql(caller.user.id, p, n)} as "access_level",
+    (select max(pm."access_level") from "project_members" pm where pm."project_id" = ${p}."id" and pm."user_id" = ${user} and ${current('pm')}) as "project_access",
+    (select max(gm."access_level") from "group_members" gm where gm."user_id" = ${user} and gm."group_id" = any(${n}."traversal_ids") and ${current('gm')}) as "group_access"`;
+}
+
 /** Whether the caller may see a project of `visibility` on which it has `level`. */
 export function canReadProject(caller: Caller, visibility: Visibility, level: number): boolean {
   if (caller.user?.admin || visibility === 'public') return true;

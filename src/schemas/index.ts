@@ -7,3 +7,4 @@ export * from './tokens.js';
 export * from './users.js';
 export * from './instance.js';
 export * from './namespaces.js';
+export * from './projects.js';

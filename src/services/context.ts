@@ -3,13 +3,15 @@ import type { FailedAuthThrottle } from '../auth/throttle.js';
 import { User } from '../db/entities/index.js';
 import type { Database, EntityManager } from '../db/orm.js';
 import { UnauthorizedError } from '../errors.js';
+import type { RepositoryStore } from '../git/store.js';
+import { describeFailure, type Logger } from '../logger.js';
 import type { InFlightCalls } from '../in-flight.js';
-import type { Logger } from '../logger.js';
 import type { SettingsValues } from '../schemas/settings.js';
 import { CustomAttributesService } from './custom-attributes.js';
 import { EmailsService } from './emails.js';
 import { GpgKeysService } from './gpg-keys.js';
 import { NamespacesService } from './namespaces.js';
+import { ProjectsService } from './projects.js';
 import type { View } from './present/view.js';
 import { SettingsService, type SettingsCache } from './settings.js';
 import { SshKeysService } from './ssh-keys.js';
@@ -27,6 +29,8 @@ export interface Environment {
   baseUrl?: string;
   /** Repository storage names → directories. */
   storages: Record<string, string>;
+  /** The projects' repositories, in those storages. */
+  repositories: RepositoryStore;
   logger: Logger;
   /** The calls running now: closing waits for them. */
   calls: InFlightCalls;
@@ -45,6 +49,7 @@ export class Context {
   private settingsValues?: SettingsValues;
   private presenterView?: View;
   private managedUser?: User;
+  private readonly afterCommitWork: (() => Promise<void>)[] = [];
 
   constructor(
     readonly caller: Caller,
@@ -54,6 +59,22 @@ export class Context {
     /** A write's transaction; a read forks its own EntityManager when it first needs one (many need none). */
     private callEm?: EntityManager,
   ) {}
+
+  /**
+   * Work for once the call's changes are committed (removing the repository of a deleted project): a failure
+   * there, or a crash before it, leaves files that no row names, which is harmless; doing it before the commit
+   * could leave a row without its files.
+   */
+  afterCommit(work: () => Promise<void>): void {
+    this.afterCommitWork.push(work);
+  }
+
+  /** Runs the work left for after the commit; failures are logged, the call has succeeded. */
+  async runAfterCommit(): Promise<void> {
+    for (const work of this.afterCommitWork.splice(0)) {
+      await work().catch((error: unknown) => this.env.logger.error('forgekit: work after a commit failed', describeFailure(error)));
+    }
+  }
 
   /** The call's EntityManager: its identity map and unit of work. */
   get em(): EntityManager {
@@ -116,6 +137,9 @@ export class Context {
   }
   get emails() {
     return new EmailsService(this);
+  }
+  get projects() {
+    return new ProjectsService(this);
   }
   get namespaces() {
     return new NamespacesService(this);

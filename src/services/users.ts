@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FilterQuery } from '@mikro-orm/core';
 import { hashPassword } from '../auth/secrets.js';
-import { CustomAttribute, Email, Identity, Namespace, User, UserAvatar } from '../db/entities/index.js';
+import { CustomAttribute, Email, Identity, Namespace, Project, User, UserAvatar } from '../db/entities/index.js';
 import { takenAttribute } from '../db/unique.js';
 import { BadRequestError, ConflictError, NotFoundError, NotFoundValidationError } from '../errors.js';
 import type { RawFile } from '../schemas/common.js';
@@ -198,12 +198,15 @@ export class UsersService {
   }
 
   /**
-   * Removes the user with its keys, e-mails, tokens and attributes. `hard_delete` also removes the
-   * contributions that would otherwise move to the ghost user; no contribution exists yet that
-   * outlives its author, so both forms remove the same rows for now.
+   * Removes the user with its keys, e-mails, tokens and attributes, its namespace and its projects.
+   * `hard_delete` also removes the contributions that would otherwise move to the ghost user; no
+   * contribution exists yet that outlives its author, so both forms remove the same rows for now.
    */
   async delete(user: User): Promise<void> {
+    // Its namespace and the projects in it go with it (the database cascades); their repositories once that is committed.
+    const projects = await this.em.find(Project, { namespace: { owner: user.id } }, { fields: ['id', 'repositoryStorage'] });
     await this.em.nativeDelete(User, { id: user.id });
+    for (const project of projects) this.ctx.afterCommit(() => this.ctx.env.repositories.remove(project.repositoryStorage, project.id));
   }
 
   async block(user: User): Promise<boolean> {

@@ -1,0 +1,30 @@
+import { Type } from 'typebox';
+import { CreateProjectInput, Project } from '../schemas/projects.js';
+import { defineRoute } from './route.js';
+
+/** The original deletes a project in the background and answers at once; forgekit has deleted it by then. */
+const Accepted = Type.Object({ message: Type.Literal('202 Accepted') }, { additionalProperties: false });
+
+export const projects = {
+  create: defineRoute({
+    method: 'POST', path: '/projects', summary: "Create a project, with an empty repository, in the caller's namespace or one of its groups", auth: 'user',
+    input: CreateProjectInput, response: Project,
+    example: { input: (tools) => ({ name: `Example ${tools.unique()}`, description: 'An example', visibility: 'internal', tag_list: ['example'] }) },
+    run: (ctx, _params, input) => ctx.projects.create(input),
+  }),
+  get: defineRoute({
+    method: 'GET', path: '/projects/:id', summary: 'A project, by ID or URL-encoded full path; a private one only for its members', auth: 'public',
+    scope: 'project', ability: 'read_project', response: Project,
+    example: { params: { id: 'project' } },
+    run: (ctx, { project }) => ctx.projects.presentOne(project),
+  }),
+  delete: defineRoute({
+    method: 'DELETE', path: '/projects/:id', summary: 'Delete a project and its repository (its owners and administrators); answers 202 as the original does', auth: 'user',
+    scope: 'project', ability: 'remove_project', status: 202, response: Accepted,
+    example: { params: { id: 'project' } },
+    run: async (ctx, { project }) => {
+      await ctx.projects.delete(project);
+      return { message: '202 Accepted' as const };
+    },
+  }),
+};

@@ -1,0 +1,128 @@
+import { Type, type Static } from 'typebox';
+import { BoundedText, DateTime, Int32, LIST_MAX, Nullable } from './common.js';
+
+const closed = { additionalProperties: false } as const;
+
+export const Visibility = Type.Union([Type.Literal('private'), Type.Literal('internal'), Type.Literal('public')]);
+
+/** The namespace a project sits in, as the project shows it. */
+const ProjectNamespace = Type.Object(
+  { id: Type.Integer(), name: Type.String(), path: Type.String(), kind: Type.Union([Type.Literal('user'), Type.Literal('group')]), full_path: Type.String() },
+  { ...closed, title: 'ProjectNamespace' },
+);
+
+/** The caller's access through one kind of membership: `null` when it has none of that kind. */
+const MemberAccess = Nullable(Type.Object({ access_level: Type.Integer(), notification_level: Type.Integer() }, closed));
+
+/** A group a project is shared with. */
+const SharedWithGroup = Type.Object({ group_id: Type.Integer(), group_name: Type.String(), group_access_level: Type.Integer() }, closed);
+
+const ProjectLinks = Type.Object(
+  {
+    self: Type.String(),
+    issues: Type.String(),
+    merge_requests: Type.String(),
+    repo_branches: Type.String(),
+    labels: Type.String(),
+    events: Type.String(),
+    members: Type.String(),
+  },
+  closed,
+);
+
+/** The project a fork was made from, as the fork shows it. */
+const ForkedFromProject = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    name_with_namespace: Type.String(),
+    path: Type.String(),
+    path_with_namespace: Type.String(),
+    web_url: Type.String(),
+  },
+  closed,
+);
+
+/** A project. `owner` is the user of a user's namespace (null in a group's); `forked_from_project` appears on forks. */
+export const Project = Type.Object(
+  {
+    id: Type.Integer(),
+    description: Nullable(Type.String()),
+    default_branch: Nullable(Type.String()),
+    visibility: Visibility,
+    ssh_url_to_repo: Type.String(),
+    http_url_to_repo: Type.String(),
+    web_url: Type.String(),
+    tag_list: Type.Array(Type.String()),
+    owner: Nullable(Type.Object({ id: Type.Integer(), name: Type.String(), created_at: DateTime }, closed)),
+    name: Type.String(),
+    name_with_namespace: Type.String(),
+    path: Type.String(),
+    path_with_namespace: Type.String(),
+    issues_enabled: Type.Boolean(),
+    open_issues_count: Type.Integer(),
+    merge_requests_enabled: Type.Boolean(),
+    jobs_enabled: Type.Boolean(),
+    wiki_enabled: Type.Boolean(),
+    snippets_enabled: Type.Boolean(),
+    resolve_outdated_diff_discussions: Type.Boolean(),
+    container_registry_enabled: Type.Boolean(),
+    created_at: DateTime,
+    last_activity_at: DateTime,
+    creator_id: Nullable(Type.Integer()),
+    namespace: ProjectNamespace,
+    import_status: Type.String(),
+    import_error: Nullable(Type.String()),
+    permissions: Type.Object({ project_access: MemberAccess, group_access: MemberAccess }, closed),
+    archived: Type.Boolean(),
+    avatar_url: Nullable(Type.String()),
+    shared_runners_enabled: Type.Boolean(),
+    forks_count: Type.Integer(),
+    star_count: Type.Integer(),
+    public_jobs: Type.Boolean(),
+    shared_with_groups: Type.Array(SharedWithGroup),
+    only_allow_merge_if_pipeline_succeeds: Type.Boolean(),
+    only_allow_merge_if_all_discussions_are_resolved: Type.Boolean(),
+    printing_merge_requests_link_enabled: Type.Boolean(),
+    request_access_enabled: Type.Boolean(),
+    lfs_enabled: Type.Boolean(),
+    ci_config_path: Nullable(Type.String()),
+    forked_from_project: Type.Optional(ForkedFromProject),
+    _links: ProjectLinks,
+  },
+  { ...closed, title: 'Project' },
+);
+export type Project = Static<typeof Project>;
+
+const flag = (description: string) => Type.Optional(Type.Boolean({ description }));
+
+/** The settings a project is created and updated with, beside its name and path. */
+const settingsFields = {
+  description: Type.Optional(Type.String({ maxLength: 2000 })),
+  issues_enabled: flag('issues'),
+  merge_requests_enabled: flag('merge requests'),
+  jobs_enabled: flag('CI jobs'),
+  wiki_enabled: flag('the wiki'),
+  snippets_enabled: flag('snippets'),
+  resolve_outdated_diff_discussions: flag('resolve discussions on lines a push changed'),
+  container_registry_enabled: flag('the container registry'),
+  shared_runners_enabled: flag('shared runners'),
+  public_jobs: flag('job logs for non-members'),
+  only_allow_merge_if_pipeline_succeeds: flag('merge only when the pipeline succeeded'),
+  only_allow_merge_if_all_discussions_are_resolved: flag('merge only when every discussion is resolved'),
+  lfs_enabled: flag('Git LFS'),
+  request_access_enabled: flag('users may ask for access'),
+  visibility: Type.Optional(Visibility),
+  tag_list: Type.Optional(Type.Array(BoundedText(), { maxItems: LIST_MAX })),
+  ci_config_path: Type.Optional(BoundedText()),
+};
+
+export const CreateProjectInput = Type.Object({
+  name: Type.Optional(BoundedText({ description: 'required without `path`' })),
+  path: Type.Optional(BoundedText({ description: 'required without `name`; made from the name when omitted' })),
+  namespace_id: Type.Optional(Int32({ description: "the namespace (the caller's own by default)" })),
+  /** The request spelling; the answer spells it `printing_merge_requests_link_enabled`. */
+  printing_merge_request_link_enabled: flag('show the link to create or view a merge request after a push'),
+  ...settingsFields,
+});
+export type CreateProjectInput = Static<typeof CreateProjectInput>;

@@ -1,0 +1,103 @@
+import type { Namespace, Project } from '../../db/entities/index.js';
+import { keyOf } from '../../db/rows.js';
+import type { Project as ProjectShape } from '../../schemas/projects.js';
+import type { View } from './view.js';
+
+/** What a page of projects embeds, loaded once for the page (services/projects.ts). */
+export interface ProjectRelations {
+  namespaces: Map<number, Namespace>;
+  /** The users of users' namespaces, by namespace ID. */
+  owners: Map<number, { id: number; name: string; createdAt: Date }>;
+  forksCount: Map<number, number>;
+  starCount: Map<number, number>;
+  sharedWithGroups: Map<number, { group_id: number; group_name: string; group_access_level: number }[]>;
+  forkedFrom: Map<number, Project & { namespace: Namespace }>;
+  /** The caller's own membership level and its groups' (inherited), by project. */
+  access: Map<number, { projectAccess: number | null; groupAccess: number | null }>;
+}
+
+/** A notification level of "global", the default of a membership (the original's value 3). */
+const NOTIFICATION_GLOBAL = 3;
+
+const memberAccess = (level: number | null | undefined) => (level ? { access_level: level, notification_level: NOTIFICATION_GLOBAL } : null);
+
+const fullPathOf = (project: Project, namespace: Namespace) => `${namespace.fullPath}/${project.path}`;
+const fullNameOf = (project: Project, namespace: Namespace) => `${namespace.fullName} / ${project.name}`;
+
+/** The host of the base URL, for the SSH clone URL. */
+const hostOf = (baseUrl: string) => new URL(baseUrl).hostname;
+
+export function presentProjects(projects: Project[], relations: ProjectRelations, view: View): ProjectShape[] {
+  return projects.map((project) => {
+    const namespace = relations.namespaces.get(keyOf(project.namespace))!;
+    const pathWithNamespace = fullPathOf(project, namespace);
+    const webUrl = `${view.baseUrl}/${pathWithNamespace}`;
+    const self = `${view.baseUrl}/api/v4/projects/${project.id}`;
+    const owner = relations.owners.get(namespace.id);
+    const access = relations.access.get(project.id);
+    const forkedFrom = relations.forkedFrom.get(project.id);
+    const shape: ProjectShape = {
+      id: project.id,
+      description: project.description ?? null,
+      default_branch: project.defaultBranch ?? null,
+      visibility: project.visibility,
+      ssh_url_to_repo: `git@${hostOf(view.baseUrl)}:${pathWithNamespace}.git`,
+      http_url_to_repo: `${webUrl}.git`,
+      web_url: webUrl,
+      tag_list: project.tagList ?? [],
+      owner: owner ? { id: owner.id, name: owner.name, created_at: owner.createdAt.toISOString() } : null,
+      name: project.name,
+      name_with_namespace: fullNameOf(project, namespace),
+      path: project.path,
+      path_with_namespace: pathWithNamespace,
+      issues_enabled: project.issuesEnabled,
+      open_issues_count: 0,
+      merge_requests_enabled: project.mergeRequestsEnabled,
+      jobs_enabled: project.jobsEnabled,
+      wiki_enabled: project.wikiEnabled,
+      snippets_enabled: project.snippetsEnabled,
+      resolve_outdated_diff_discussions: project.resolveOutdatedDiffDiscussions,
+      container_registry_enabled: project.containerRegistryEnabled,
+      created_at: project.createdAt.toISOString(),
+      last_activity_at: project.lastActivityAt.toISOString(),
+      creator_id: project.creator ? keyOf(project.creator) : null,
+      namespace: { id: namespace.id, name: namespace.name, path: namespace.path, kind: namespace.kind, full_path: namespace.fullPath },
+      import_status: project.importStatus,
+      import_error: project.importError ?? null,
+      permissions: { project_access: memberAccess(access?.projectAccess), group_access: memberAccess(access?.groupAccess) },
+      archived: project.archived,
+      avatar_url: project.avatarFilename ? `${self}/avatar` : null,
+      shared_runners_enabled: project.sharedRunnersEnabled,
+      forks_count: relations.forksCount.get(project.id) ?? 0,
+      star_count: relations.starCount.get(project.id) ?? 0,
+      public_jobs: project.publicJobs,
+      shared_with_groups: relations.sharedWithGroups.get(project.id) ?? [],
+      only_allow_merge_if_pipeline_succeeds: project.onlyAllowMergeIfPipelineSucceeds,
+      only_allow_merge_if_all_discussions_are_resolved: project.onlyAllowMergeIfAllDiscussionsAreResolved,
+      printing_merge_requests_link_enabled: project.printingMergeRequestLinkEnabled,
+      request_access_enabled: project.requestAccessEnabled,
+      lfs_enabled: project.lfsEnabled,
+      ci_config_path: project.ciConfigPath ?? null,
+      _links: {
+        self,
+        issues: `${self}/issues`,
+        merge_requests: `${self}/merge_requests`,
+        repo_branches: `${self}/repository/branches`,
+        labels: `${self}/labels`,
+        events: `${self}/events`,
+        members: `${self}/members`,
+      },
+    };
+    if (forkedFrom) {
+      shape.forked_from_project = {
+        id: forkedFrom.id,
+        name: forkedFrom.name,
+        name_with_namespace: fullNameOf(forkedFrom, forkedFrom.namespace),
+        path: forkedFrom.path,
+        path_with_namespace: fullPathOf(forkedFrom, forkedFrom.namespace),
+        web_url: `${view.baseUrl}/${fullPathOf(forkedFrom, forkedFrom.namespace)}`,
+      };
+    }
+    return shape;
+  });
+}

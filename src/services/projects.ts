@@ -1,0 +1,239 @@
+import type { ProjectInScope } from '../auth/abilities.js';
+import { groupAccessLevelSql, projectAccessColumnsSql } from '../auth/access-levels.js';
+import { ACCESS_LEVELS, Namespace, Project, ProjectMember, User, type Visibility } from '../db/entities/index.js';
+import { keyOf, readRows, rowsAs } from '../db/rows.js';
+import { takenAttribute } from '../db/unique.js';
+import { BadRequestError } from '../errors.js';
+import type { CreateProjectInput, Project as ProjectShape } from '../schemas/projects.js';
+import type { Context } from './context.js';
+import { presentProjects, type ProjectRelations } from './present/projects.js';
+import { Problems } from './user-validation.js';
+
+const TAKEN = 'has already been taken';
+
+/** The original's rules for names and paths (Gitlab::Regex of its era), with its messages. */
+const NAME_RULE = /^[\p{L}\p{N}\u{00A9}-\u{1f9c0}_][\p{L}\p{N}\p{Pd}\u{00A9}-\u{1f9c0}_. ]*$/u;
+const NAME_MESSAGE = "can contain only letters, digits, emojis, '_', '.', dash, space. It must start with letter, digit, emoji or '_'.";
+const PATH_RULE = /^[a-zA-Z0-9_.][a-zA-Z0-9_\-.]*$/;
+const PATH_MESSAGE = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-', end in '.git' or end in '.atom'";
+
+/** A path made from a name, as the original makes one: lowercased, each run of other characters a dash. */
+export const pathFromName = (name: string) =>
+  name
+    .toLowerCase()
+    .replace(/[^a-z0-9_.]+/g, '-')
+    .replace(/^[-.]+|-+$/g, '');
+
+/** The request's settings as the entity names them (the request spells one of them differently). */
+const SETTINGS = {
+  issues_enabled: 'issuesEnabled',
+  merge_requests_enabled: 'mergeRequestsEnabled',
+  jobs_enabled: 'jobsEnabled',
+  wiki_enabled: 'wikiEnabled',
+  snippets_enabled: 'snippetsEnabled',
+  resolve_outdated_diff_discussions: 'resolveOutdatedDiffDiscussions',
+  container_registry_enabled: 'containerRegistryEnabled',
+  shared_runners_enabled: 'sharedRunnersEnabled',
+  public_jobs: 'publicJobs',
+  only_allow_merge_if_pipeline_succeeds: 'onlyAllowMergeIfPipelineSucceeds',
+  only_allow_merge_if_all_discussions_are_resolved: 'onlyAllowMergeIfAllDiscussionsAreResolved',
+  lfs_enabled: 'lfsEnabled',
+  request_access_enabled: 'requestAccessEnabled',
+  printing_merge_request_link_enabled: 'printingMergeRequestLinkEnabled',
+} as const;
+
+/** The branch a new repository's HEAD names until its first commit. */
+const DEFAULT_BRANCH = 'master';
+
+export class ProjectsService {
+  constructor(private readonly ctx: Context) {}
+
+  private get em() {
+    return this.ctx.em;
+  }
+
+  /**
+   * A project by ID or by full path (`group/subgroup/project`, any case), with its namespace and the caller's
+   * levels on it, in one statement; null when there is none.
+   */
+  async findInScope(idOrPath: number | string): Promise<ProjectInScope | null> {
+    let where: string;
+    let values: unknown[];
+    if (typeof idOrPath === 'number') {
+      where = 'p."id" = ?';
+      values = [idOrPath];
+    } else {
+      const slash = idOrPath.lastIndexOf('/');
+      if (slash <= 0) return null;
+      // The two unique indexes' expressions: the namespace's full path, then the path in it.
+      where = 'lower(n."full_path") = lower(?) and lower(p."path") = lower(?)';
+      values = [idOrPath.slice(0, slash), idOrPath.slice(slash + 1)];
+    }
+    const [row] = await this.em.execute<Record<string, unknown>[]>(
+      `select to_jsonb(p) as "project", to_jsonb(n) as "namespace", ${projectAccessColumnsSql(this.ctx.caller)}
+       from "projects" p join "namespaces" n on n."id" = p."namespace_id" where ${where}`,
+      values,
+    );
+    if (!row) return null;
+    const [project] = rowsAs(this.em, Project, [row.project as Record<string, unknown>]);
+    const [namespace] = rowsAs(this.em, Namespace, [row.namespace as Record<string, unknown>]);
+    return {
+      project,
+      namespace,
+      accessLevel: Number(row.access_level),
+      projectAccess: row.project_access === null ? null : Number(row.project_access),
+      groupAccess: row.group_access === null ? null : Number(row.group_access),
+    };
+  }
+
+  /** POST /projects: a project in the caller's namespace or one it may create projects in, with an empty repository. */
+  async create(input: CreateProjectInput): Promise<ProjectShape> {
+    const user = this.ctx.user;
+    if (input.name === undefined && input.path === undefined) {
+      throw new BadRequestError('400 (Bad request) "name, path" are missing, at least one parameter must be provided');
+    }
+    const name = input.name ?? input.path!;
+    const path = input.path ?? pathFromName(name);
+    const settings = await this.ctx.settings();
+    const visibility: Visibility = input.visibility ?? (settings.default_project_visibility as Visibility);
+    const namespace = await this.targetNamespace(input.namespace_id);
+
+    const problems = new Problems();
+    if (name.trim() === '') problems.add('name', "can't be blank");
+    else if (!NAME_RULE.test(name)) problems.add('name', NAME_MESSAGE);
+    if (path === '') problems.add('path', "can't be blank");
+    else if (!PATH_RULE.test(path) || path.endsWith('.git') || path.endsWith('.atom')) problems.add('path', PATH_MESSAGE);
+    if (!this.ctx.isAdmin && settings.restricted_visibility_levels?.includes(visibility)) {
+      problems.add('visibility_level', `${visibility} has been restricted by your GitLab administrator`);
+    }
+    if (!problems.any) await this.checkTaken(problems, namespace, name, path);
+    if (namespace.kind === 'user') await this.checkLimit(problems, user);
+    if (problems.any) throw new BadRequestError(problems.messages);
+
+    const project = this.em.create(Project, {
+      name,
+      path,
+      namespace,
+      creator: user,
+      description: input.description ?? null,
+      visibility,
+      tagList: [...new Set(input.tag_list ?? [])],
+      ciConfigPath: input.ci_config_path ?? null,
+      repositoryStorage: settings.repository_storages[Math.floor(Math.random() * settings.repository_storages.length)],
+      ...this.settingsOf(input),
+    });
+    // As the original does: a user's namespace's user is its project's maintainer as well as the namespace's
+    // owner; in a group, the group's members have what the group gives them.
+    if (namespace.kind === 'user') this.em.create(ProjectMember, { project, user: keyOf(namespace.owner), accessLevel: ACCESS_LEVELS.maintainer });
+    await this.em.flush().catch((error: unknown) => {
+      throw takenAttribute(error) === 'path' ? BadRequestError.invalid('path', TAKEN) : error;
+    });
+    // The repository once the row has its ID, inside the transaction: should it fail, the project is not made.
+    await this.ctx.env.repositories.create(project.repositoryStorage, project.id, DEFAULT_BRANCH);
+    return (await this.present([project]))[0];
+  }
+
+  /** DELETE /projects/:id: the project and everything in it; its repository once that is committed. */
+  async delete(scoped: ProjectInScope): Promise<void> {
+    const { project } = scoped;
+    await this.em.nativeDelete(Project, { id: project.id });
+    this.ctx.afterCommit(() => this.ctx.env.repositories.remove(project.repositoryStorage, project.id));
+  }
+
+  async presentOne(scoped: ProjectInScope): Promise<ProjectShape> {
+    return (await this.present([scoped.project], new Map([[scoped.project.id, scoped]])))[0];
+  }
+
+  /** Projects in the caller's shape, with what they embed loaded once for all of them. */
+  async present(projects: Project[], known = new Map<number, Pick<ProjectInScope, 'projectAccess' | 'groupAccess'>>()): Promise<ProjectShape[]> {
+    return presentProjects(projects, await this.relationsOf(projects, known), await this.ctx.view());
+  }
+
+  private async relationsOf(projects: Project[], known: Map<number, Pick<ProjectInScope, 'projectAccess' | 'groupAccess'>>): Promise<ProjectRelations> {
+    const relations: ProjectRelations = {
+      namespaces: new Map(),
+      owners: new Map(),
+      forksCount: new Map(),
+      starCount: new Map(),
+      sharedWithGroups: new Map(),
+      forkedFrom: new Map(),
+      access: new Map(known),
+    };
+    if (!projects.length) return relations;
+    const em = (await this.ctx.view()).rows;
+    const ids = projects.map((project) => project.id).join(', ');
+    const forkedFromIds = projects.filter((project) => project.forkedFrom).map((project) => keyOf(project.forkedFrom));
+    const forkedFrom = forkedFromIds.length ? await readRows(em, Project, `select * from "projects" where "id" in (${forkedFromIds.join(', ')})`, []) : [];
+    const namespaceIds = [...new Set([...projects, ...forkedFrom].map((project) => keyOf(project.namespace)))].join(', ');
+    for (const namespace of await readRows(em, Namespace, `select * from "namespaces" where "id" in (${namespaceIds})`, [])) relations.namespaces.set(namespace.id, namespace);
+    const owners = await em.execute<{ namespace_id: number; id: number; name: string; created_at: string }[]>(
+      `select n."id" as "namespace_id", u."id", u."name", u."created_at" from "namespaces" n join "users" u on u."id" = n."owner_id" where n."id" in (${namespaceIds})`,
+    );
+    for (const owner of owners) relations.owners.set(owner.namespace_id, { id: owner.id, name: owner.name, createdAt: new Date(owner.created_at) });
+    const counts = await em.execute<{ id: number; forks: number; stars: number }[]>(
+      `select p."id", (select count(*)::int from "projects" f where f."forked_from_id" = p."id") as "forks",
+        (select count(*)::int from "project_stars" s where s."project_id" = p."id") as "stars"
+       from "projects" p where p."id" in (${ids})`,
+    );
+    for (const count of counts) {
+      relations.forksCount.set(count.id, count.forks);
+      relations.starCount.set(count.id, count.stars);
+    }
+    const shares = await em.execute<{ project_id: number; group_id: number; group_name: string; group_access_level: number }[]>(
+      `select l."project_id", g."id" as "group_id", g."full_name" as "group_name", l."group_access" as "group_access_level"
+       from "project_group_links" l join "namespaces" g on g."id" = l."group_id" where l."project_id" in (${ids}) order by l."id"`,
+    );
+    for (const { project_id, ...share } of shares) relations.sharedWithGroups.set(project_id, [...(relations.sharedWithGroups.get(project_id) ?? []), share]);
+    for (const project of projects) {
+      const source = forkedFrom.find((candidate) => project.forkedFrom && candidate.id === keyOf(project.forkedFrom));
+      if (source) relations.forkedFrom.set(project.id, { ...source, namespace: relations.namespaces.get(keyOf(source.namespace))! });
+    }
+    const unknown = projects.filter((project) => !relations.access.has(project.id));
+    if (unknown.length) {
+      const rows = await em.execute<{ id: number; project_access: number | null; group_access: number | null }[]>(
+        `select p."id", ${projectAccessColumnsSql(this.ctx.caller)} from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" in (${unknown.map((project) => project.id).join(', ')})`,
+      );
+      for (const row of rows) relations.access.set(row.id, { projectAccess: row.project_access, groupAccess: row.group_access });
+    }
+    return relations;
+  }
+
+  /** The namespace asked for (the caller's own by default): its own, or a group it maintains or owns (any, for administrators). */
+  private async targetNamespace(namespaceId: number | undefined): Promise<Namespace> {
+    const user = this.ctx.currentUser;
+    if (namespaceId === undefined) return this.em.findOneOrFail(Namespace, { owner: user.id });
+    const namespace = await this.em.findOne(Namespace, { id: namespaceId });
+    if (namespace && (this.ctx.isAdmin || keyOf(namespace.owner) === user.id)) return namespace;
+    if (namespace?.kind === 'group') {
+      const [{ level }] = await this.em.execute<{ level: number }[]>(`select ${groupAccessLevelSql(user.id, 'g')} as "level" from "namespaces" g where g."id" = ?`, [namespace.id]);
+      if (level >= ACCESS_LEVELS.maintainer) return namespace;
+    }
+    throw BadRequestError.invalid('namespace', 'is not valid');
+  }
+
+  /** Name and path are each unique in the namespace, regardless of case. */
+  private async checkTaken(problems: Problems, namespace: Namespace, name: string, path: string): Promise<void> {
+    const [taken] = await this.em.execute<{ name: boolean; path: boolean }[]>(
+      `select bool_or(lower("name") = lower(?)) as "name", bool_or(lower("path") = lower(?)) as "path" from "projects" where "namespace_id" = ?`,
+      [name, path, namespace.id],
+    );
+    if (taken?.name) problems.add('name', TAKEN);
+    if (taken?.path) problems.add('path', TAKEN);
+  }
+
+  /** A user's `projects_limit` bounds the projects in its own namespace. */
+  private async checkLimit(problems: Problems, user: User): Promise<void> {
+    const owned = await this.em.count(Project, { namespace: { owner: user.id } });
+    if (user.projectsLimit === 0) problems.add('limit_reached', 'Personal project creation is not allowed. Please contact your administrator with questions');
+    else if (owned >= user.projectsLimit) problems.add('limit_reached', `Your project limit is ${user.projectsLimit} projects! Please contact your administrator to increase it`);
+  }
+
+  private settingsOf(input: CreateProjectInput): Partial<Record<(typeof SETTINGS)[keyof typeof SETTINGS], boolean>> {
+    const settings: Partial<Record<(typeof SETTINGS)[keyof typeof SETTINGS], boolean>> = {};
+    for (const [parameter, property] of Object.entries(SETTINGS)) {
+      const value = input[parameter as keyof typeof SETTINGS];
+      if (value !== undefined) settings[property] = value;
+    }
+    return settings;
+  }
+}
