@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RepositoryStore } from '../src/git/store.js';
-import { createUser, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { createUser, queriesOf, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
 
 let t: TestHosting;
 const storage = mkdtempSync(join(tmpdir(), 'forgekit-projects-test-'));
@@ -164,5 +164,113 @@ describe('DELETE /projects/:id', () => {
     expect((await t.http.delete(`/api/v4/users/${grace.id}`).set('PRIVATE-TOKEN', ROOT_TOKEN)).status).toBe(204);
     expect((await t.http.get(`/api/v4/projects/${project.id}`).set('PRIVATE-TOKEN', ROOT_TOKEN)).status).toBe(404);
     expect(existsSync(repositoryOf(project.id))).toBe(false);
+  });
+});
+
+describe('GET /projects', () => {
+  let owner: Awaited<ReturnType<typeof createUser>>;
+  let other: Awaited<ReturnType<typeof createUser>>;
+  const ids: Record<string, number> = {};
+  const word = `listed${Date.now()}`;
+
+  beforeAll(async () => {
+    owner = await createUser(t.hosting);
+    other = await createUser(t.hosting);
+    for (const visibility of ['private', 'internal', 'public'] as const) {
+      ids[visibility] = (await t.hosting.as(owner.id).projects.create({ name: `${word} ${visibility}`, visibility, description: `about ${visibility}` })).id;
+    }
+    ids.othersPublic = (await t.hosting.as(other.id).projects.create({ name: `${word} b other`, visibility: 'public', issues_enabled: false })).id;
+    await t.db.rows.execute('update "projects" set "archived" = true where "id" = ?', [ids.public]);
+    await t.db.rows.execute(`insert into "project_stars" ("project_id", "user_id", "created_at") values (?, ?, now())`, [ids.othersPublic, owner.id]);
+  });
+
+  const list = (token: string | null, query: Record<string, unknown> = {}) => {
+    const request = t.http.get('/api/v4/projects').query({ search: word, per_page: 100, ...query });
+    return token ? request.set('PRIVATE-TOKEN', token) : request;
+  };
+  const idsOf = (body: { id: number }[]) => body.map((project) => project.id).sort((a, b) => a - b);
+
+  it('shows each caller what it may see: anonymous public, signed-in also internal, members their private ones, administrators all', async () => {
+    expect(idsOf((await list(null)).body)).toEqual([ids.public, ids.othersPublic].sort((a, b) => a - b));
+    expect(idsOf((await list(other.token)).body)).toEqual([ids.internal, ids.public, ids.othersPublic].sort((a, b) => a - b));
+    expect(idsOf((await list(owner.token)).body)).toEqual(Object.values(ids).sort((a, b) => a - b));
+    expect(idsOf((await list(ROOT_TOKEN)).body)).toEqual(Object.values(ids).sort((a, b) => a - b));
+    const res = await list(other.token, { per_page: 1 });
+    expect(res.headers['x-total']).toBe('3');
+    expect(res.headers['x-total-pages']).toBe('3');
+  });
+
+  it('filters by visibility, archived, search, owned, membership, starred and enabled features', async () => {
+    expect(idsOf((await list(owner.token, { visibility: 'internal' })).body)).toEqual([ids.internal]);
+    expect(idsOf((await list(owner.token, { archived: true })).body)).toEqual([ids.public]);
+    expect(idsOf((await list(owner.token, { archived: false })).body)).toEqual([ids.private, ids.internal, ids.othersPublic].sort((a, b) => a - b));
+    expect(idsOf((await list(owner.token, { search: 'ABOUT PRIV' })).body)).toEqual([ids.private]);
+    expect(idsOf((await list(owner.token, { owned: true })).body)).toEqual([ids.private, ids.internal, ids.public]);
+    expect(idsOf((await list(other.token, { membership: true })).body)).toEqual([ids.othersPublic]);
+    expect(idsOf((await list(owner.token, { starred: true })).body)).toEqual([ids.othersPublic]);
+    expect(idsOf((await list(owner.token, { with_issues_enabled: true })).body)).toEqual([ids.private, ids.internal, ids.public]);
+  });
+
+  it('orders by created_at descending by default, and by the field and direction asked', async () => {
+    expect((await list(owner.token)).body.map((project: { id: number }) => project.id)).toEqual(Object.values(ids).sort((a, b) => b - a));
+    const byName = (await list(owner.token, { order_by: 'name', sort: 'asc' })).body.map((project: { name: string }) => project.name);
+    expect(byName).toEqual([...byName].sort());
+  });
+
+  it('answers the short shape with simple=true, and works in process', async () => {
+    const [simple] = (await list(owner.token, { simple: true, visibility: 'private' })).body;
+    expect(Object.keys(simple).sort()).toEqual(
+      ['created_at', 'default_branch', 'description', 'forks_count', 'http_url_to_repo', 'id', 'last_activity_at', 'name', 'name_with_namespace', 'path', 'path_with_namespace', 'ssh_url_to_repo', 'star_count', 'tag_list', 'web_url'].sort(),
+    );
+    const inProcess = await t.hosting.as(owner.id).projects.list({ search: word, visibility: 'private' });
+    expect(inProcess.map((project) => project.id)).toEqual([ids.private]);
+    expect(inProcess.total).toBe(1);
+  });
+
+  it('runs as many queries for a page of 3 projects as for 30', async () => {
+    const crowd = await createUser(t.hosting);
+    const page = () => t.http.get('/api/v4/projects').query({ owned: true, per_page: 100 }).set('PRIVATE-TOKEN', crowd.token);
+    for (let index = 0; index < 3; index++) await t.hosting.as(crowd.id).projects.create({ name: `crowd ${index}` });
+    await page();
+    const few = await queriesOf(t.db, page);
+    for (let index = 3; index < 30; index++) await t.hosting.as(crowd.id).projects.create({ name: `crowd ${index}` });
+    await page();
+    const many = await queriesOf(t.db, page);
+    expect((await page()).body).toHaveLength(30);
+    expect(many.length).toBe(few.length);
+  });
+});
+
+describe('PUT /projects/:id', () => {
+  it('changes settings for maintainers, and renames or changes visibility for owners only', async () => {
+    const hank = await createUser(t.hosting);
+    const maintainer = await createUser(t.hosting);
+    const project = await t.hosting.as(hank.id).projects.create({ name: 'Tuned', visibility: 'internal' });
+    await t.db.rows.execute(`insert into "project_members" ("project_id", "user_id", "access_level", "created_at") values (?, ?, 40, now())`, [project.id, maintainer.id]);
+    const put = (token: string, body: object) => t.http.put(`/api/v4/projects/${project.id}`).set('PRIVATE-TOKEN', token).send(body);
+
+    const changed = await put(maintainer.token, { description: 'Now described', issues_enabled: false, tag_list: ['x'], default_branch: 'main' });
+    expect(changed.status).toBe(200);
+    expect(changed.body).toMatchObject({ description: 'Now described', issues_enabled: false, tag_list: ['x'], default_branch: 'main', name: 'Tuned' });
+    for (const body of [{ name: 'Renamed' }, { path: 'renamed' }, { visibility: 'public' }]) {
+      const refused = await put(maintainer.token, body);
+      expect(refused.status).toBe(403);
+      expect(refused.body).toEqual({ message: '403 Forbidden' });
+    }
+    const renamed = await put(hank.token, { name: 'Renamed', path: 'renamed', visibility: 'public' });
+    expect(renamed.status).toBe(200);
+    expect(renamed.body).toMatchObject({ name: 'Renamed', path: 'renamed', path_with_namespace: `${hank.username}/renamed`, visibility: 'public' });
+    expect((await t.http.get(`/api/v4/projects/${encodeURIComponent(`${hank.username}/renamed`)}`)).status).toBe(200);
+
+    const reader = await createUser(t.hosting);
+    expect((await put(reader.token, { description: 'no' })).status).toBe(403);
+    const empty = await put(hank.token, {});
+    expect(empty.status).toBe(400);
+    expect(empty.body).toEqual({ message: '400 (Bad request) at least one parameter must be provided' });
+    await t.hosting.as(hank.id).projects.create({ name: 'Other' });
+    const taken = await put(hank.token, { name: 'OTHER', path: 'other' });
+    expect(taken.status).toBe(400);
+    expect(taken.body).toEqual({ message: { name: ['has already been taken'], path: ['has already been taken'] } });
+    expect(await t.hosting.as(hank.id).projects.update(project.id, { description: 'in process' })).toMatchObject({ description: 'in process' });
   });
 });

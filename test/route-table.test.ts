@@ -66,6 +66,7 @@ const ADMITS_OTHERS: Record<Ability, boolean> = {
   manage_personal_access_token: false,
   read_namespace: false,
   read_project: false,
+  admin_project: false,
   remove_project: false,
 };
 

@@ -1,11 +1,17 @@
 import { Type } from 'typebox';
-import { CreateProjectInput, Project } from '../schemas/projects.js';
+import { CreateProjectInput, ListProjectsQuery, Project, ProjectSimple, UpdateProjectInput } from '../schemas/projects.js';
 import { defineRoute } from './route.js';
 
 /** The original deletes a project in the background and answers at once; forgekit has deleted it by then. */
 const Accepted = Type.Object({ message: Type.Literal('202 Accepted') }, { additionalProperties: false });
 
 export const projects = {
+  list: defineRoute({
+    method: 'GET', path: '/projects', summary: 'The projects the caller may see (public ones without a token), with filters and ordering', auth: 'public',
+    input: ListProjectsQuery, list: Type.Union([Project, ProjectSimple]),
+    example: { input: { search: 'example', order_by: 'name', sort: 'asc', membership: true } },
+    run: (ctx, _params, input) => ctx.projects.list(input),
+  }),
   create: defineRoute({
     method: 'POST', path: '/projects', summary: "Create a project, with an empty repository, in the caller's namespace or one of its groups", auth: 'user',
     input: CreateProjectInput, response: Project,
@@ -17,6 +23,12 @@ export const projects = {
     scope: 'project', ability: 'read_project', response: Project,
     example: { params: { id: 'project' } },
     run: (ctx, { project }) => ctx.projects.presentOne(project),
+  }),
+  update: defineRoute({
+    method: 'PUT', path: '/projects/:id', summary: "Change a project's settings (maintainers); rename it or change its visibility (owners)", auth: 'user',
+    scope: 'project', ability: 'admin_project', input: UpdateProjectInput, response: Project,
+    example: { params: { id: 'project' }, input: { description: 'Changed', issues_enabled: false } },
+    run: (ctx, { project }, input) => ctx.projects.update(project, input),
   }),
   delete: defineRoute({
     method: 'DELETE', path: '/projects/:id', summary: 'Delete a project and its repository (its owners and administrators); answers 202 as the original does', auth: 'user',

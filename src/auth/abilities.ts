@@ -8,7 +8,7 @@ import type { Caller } from './caller.js';
  * that is `hidden` is refused as if the resource did not exist (404), so that its existence does not leak;
  * any other is refused with 403. `hidden` may depend on the caller (404 to whoever may not see the resource).
  */
-export type Ability = 'read_user' | 'manage_personal_access_token' | 'read_namespace' | 'read_project' | 'remove_project';
+export type Ability = 'read_user' | 'manage_personal_access_token' | 'read_namespace' | 'read_project' | 'admin_project' | 'remove_project';
 
 /** A project a call named, with its namespace and the caller's levels on it (loaded together: services/projects.ts). */
 export interface ProjectInScope {
@@ -41,7 +41,12 @@ export const ABILITIES = {
   read_namespace: { hidden: true, allows: (_caller: Caller, scoped: NamespaceInScope) => scoped.visible },
   /** A project the caller may not see does not exist for it (SPEC: a private project is 404 to non-members). */
   read_project: { hidden: true, allows: readsProject },
-  /** Deleting a project: its owners and administrators; 404 to whoever may not see it, 403 to other readers. */
+  /** Changing a project's settings: its maintainers and owners; 404 to whoever may not see it, 403 to other readers. */
+  admin_project: {
+    hidden: (caller: Caller, scoped: ProjectInScope) => !readsProject(caller, scoped),
+    allows: (caller: Caller, scoped: ProjectInScope) => caller.user?.admin === true || scoped.accessLevel >= ACCESS_LEVELS.maintainer,
+  },
+  /** Deleting a project (and renaming it, or changing its visibility): its owners and administrators. */
   remove_project: {
     hidden: (caller: Caller, scoped: ProjectInScope) => !readsProject(caller, scoped),
     allows: (caller: Caller, scoped: ProjectInScope) => caller.user?.admin === true || scoped.accessLevel >= ACCESS_LEVELS.owner,

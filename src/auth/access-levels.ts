@@ -51,6 +51,19 @@ function memberOfSql(user: string, p: string): string {
     or ${p}."id" in (select l."project_id" from "project_group_links" l join "namespaces" g on g."id" = l."group_id" where g."traversal_ids" && ${groups} and ${current('l')}))`;
 }
 
+/** The projects (aliased `p`) the signed-in caller is a member of, by any membership, as a condition. */
+export function memberProjectsSql(caller: Caller, p = 'p'): string {
+  return caller.user ? memberOfSql(userIdSql(caller.user.id), p) : 'false';
+}
+
+/** The projects (aliased `p`) in the caller's own namespace or in groups it owns itself, as a condition. */
+export function ownedProjectsSql(caller: Caller, p = 'p'): string {
+  if (!caller.user) return 'false';
+  const user = userIdSql(caller.user.id);
+  return `${p}."namespace_id" in (select n."id" from "namespaces" n where n."owner_id" = ${user}
+    union select gm."group_id" from "group_members" gm where gm."user_id" = ${user} and gm."access_level" >= ${ACCESS_LEVELS.owner} and ${current('gm')})`;
+}
+
 /**
  * The condition on projects (aliased `p`) that the caller may see: all for administrators; public ones for
  * anyone; internal ones for signed-in users who are not external; and the ones it is a member of.

@@ -126,3 +126,55 @@ export const CreateProjectInput = Type.Object({
   ...settingsFields,
 });
 export type CreateProjectInput = Static<typeof CreateProjectInput>;
+
+/** `simple=true`: the project's identity and URLs only. */
+export const ProjectSimple = Type.Object(
+  {
+    id: Type.Integer(),
+    description: Nullable(Type.String()),
+    default_branch: Nullable(Type.String()),
+    tag_list: Type.Array(Type.String()),
+    ssh_url_to_repo: Type.String(),
+    http_url_to_repo: Type.String(),
+    web_url: Type.String(),
+    name: Type.String(),
+    name_with_namespace: Type.String(),
+    path: Type.String(),
+    path_with_namespace: Type.String(),
+    star_count: Type.Integer(),
+    forks_count: Type.Integer(),
+    created_at: DateTime,
+    last_activity_at: DateTime,
+  },
+  { ...closed, title: 'ProjectSimple' },
+);
+export type ProjectSimple = Static<typeof ProjectSimple>;
+
+const filter = (description: string) => Type.Optional(Type.Boolean({ description }));
+
+/** The filters of the project lists (GET /projects, and later a user's, a group's and a project's forks). */
+export const ListProjectsQuery = Type.Object({
+  archived: filter('archived projects only (true) or none of them (false)'),
+  visibility: Type.Optional(Visibility),
+  order_by: Type.Optional(
+    Type.Union([Type.Literal('id'), Type.Literal('name'), Type.Literal('path'), Type.Literal('created_at'), Type.Literal('updated_at'), Type.Literal('last_activity_at')]),
+  ),
+  sort: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
+  search: Type.Optional(BoundedText({ description: 'part of the name, the path or the description' })),
+  simple: filter('only the identity and URLs of each project'),
+  owned: filter("projects in the caller's namespace and in groups it owns"),
+  membership: filter('projects the caller is a member of'),
+  starred: filter('projects the caller starred'),
+  with_issues_enabled: filter('projects with issues enabled'),
+  with_merge_requests_enabled: filter('projects with merge requests enabled'),
+});
+export type ListProjectsQuery = Static<typeof ListProjectsQuery>;
+
+/** The specification marks `name` required; clients send only what changed: at least one parameter is. */
+export const UpdateProjectInput = Type.Object({
+  name: Type.Optional(BoundedText()),
+  path: Type.Optional(BoundedText()),
+  default_branch: Type.Optional(BoundedText()),
+  ...settingsFields,
+});
+export type UpdateProjectInput = Static<typeof UpdateProjectInput>;

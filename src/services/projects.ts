@@ -1,12 +1,16 @@
 import type { ProjectInScope } from '../auth/abilities.js';
-import { groupAccessLevelSql, projectAccessColumnsSql } from '../auth/access-levels.js';
+import { raw, type FilterQuery } from '@mikro-orm/core';
+import { groupAccessLevelSql, memberProjectsSql, ownedProjectsSql, projectAccessColumnsSql, visibleProjectsSql } from '../auth/access-levels.js';
 import { ACCESS_LEVELS, Namespace, Project, ProjectMember, User, type Visibility } from '../db/entities/index.js';
 import { keyOf, readRows, rowsAs } from '../db/rows.js';
 import { takenAttribute } from '../db/unique.js';
-import { BadRequestError } from '../errors.js';
-import type { CreateProjectInput, Project as ProjectShape } from '../schemas/projects.js';
+import { BadRequestError, ForbiddenError } from '../errors.js';
+import { can } from '../auth/abilities.js';
+import type { CreateProjectInput, ListProjectsQuery, Project as ProjectShape, ProjectSimple, UpdateProjectInput } from '../schemas/projects.js';
 import type { Context } from './context.js';
-import { presentProjects, type ProjectRelations } from './present/projects.js';
+import { findPage, type Page, type PageQuery } from './pagination.js';
+import { presentProjects, presentProjectsSimple, type ProjectRelations } from './present/projects.js';
+import { likePattern } from './search.js';
 import { Problems } from './user-validation.js';
 
 const TAKEN = 'has already been taken';
@@ -86,6 +90,36 @@ export class ProjectsService {
     };
   }
 
+  /**
+   * GET /projects: the projects the caller may see (public ones without a token), filtered and ordered in
+   * SQL; what a page embeds is loaded once for the page.
+   */
+  async list(query: ListProjectsQuery & PageQuery): Promise<Page<ProjectShape | ProjectSimple>> {
+    const caller = this.ctx.caller;
+    // Conditions on the projects table aliased `p` inside a subquery: the visibility rules are written once, for that alias.
+    const inProjects = (condition: string) => ({ id: { $in: raw(`(select p."id" from "projects" p where ${condition})`) } });
+    const where: FilterQuery<Project>[] = [];
+    if (!this.ctx.isAdmin) where.push(inProjects(visibleProjectsSql(caller)));
+    if (query.archived !== undefined) where.push({ archived: query.archived });
+    if (query.visibility !== undefined) where.push({ visibility: query.visibility });
+    if (query.search) {
+      const pattern = likePattern(query.search);
+      where.push({ $or: [{ name: { $ilike: pattern } }, { path: { $ilike: pattern } }, { description: { $ilike: pattern } }] });
+    }
+    if (query.owned) where.push(inProjects(ownedProjectsSql(caller)));
+    if (query.membership) where.push(inProjects(memberProjectsSql(caller)));
+    if (query.starred) where.push({ id: { $in: raw(`(select s."project_id" from "project_stars" s where s."user_id" = ${caller.user ? Number(caller.user.id) : 0})`) } });
+    if (query.with_issues_enabled) where.push({ issuesEnabled: true });
+    if (query.with_merge_requests_enabled) where.push({ mergeRequestsEnabled: true });
+    const orderField = { id: 'id', name: 'name', path: 'path', created_at: 'createdAt', updated_at: 'updatedAt', last_activity_at: 'lastActivityAt' }[query.order_by ?? 'created_at'];
+    const direction: 'asc' | 'desc' = query.sort === 'asc' ? 'asc' : 'desc';
+    const orderBy = orderField === 'id' ? { id: direction } : { [orderField]: direction, id: direction };
+    const page = await findPage(this.em, Project, where.length ? { $and: where } : {}, orderBy, query, { plainRows: true });
+    const relations = await this.relationsOf(page.items, new Map());
+    const view = await this.ctx.view();
+    return { ...page, items: query.simple ? presentProjectsSimple(page.items, relations, view) : presentProjects(page.items, relations, view) };
+  }
+
   /** POST /projects: a project in the caller's namespace or one it may create projects in, with an empty repository. */
   async create(input: CreateProjectInput): Promise<ProjectShape> {
     const user = this.ctx.user;
@@ -131,6 +165,44 @@ export class ProjectsService {
     // The repository once the row has its ID, inside the transaction: should it fail, the project is not made.
     await this.ctx.env.repositories.create(project.repositoryStorage, project.id, DEFAULT_BRANCH);
     return (await this.present([project]))[0];
+  }
+
+  /**
+   * PUT /projects/:id: its maintainers change its settings; renaming it and changing its visibility are its
+   * owners' (403 to a maintainer), as in the original.
+   */
+  async update(scoped: ProjectInScope, input: UpdateProjectInput): Promise<ProjectShape> {
+    if (Object.values(input).every((value) => value === undefined)) {
+      throw new BadRequestError('400 (Bad request) at least one parameter must be provided');
+    }
+    const project = await this.em.findOneOrFail(Project, { id: scoped.project.id });
+    const renames = (input.name !== undefined && input.name !== project.name) || (input.path !== undefined && input.path !== project.path);
+    const revisibles = input.visibility !== undefined && input.visibility !== project.visibility;
+    if ((renames || revisibles) && !can(this.ctx.caller, 'remove_project', scoped)) throw new ForbiddenError();
+    const settings = await this.ctx.settings();
+    const problems = new Problems();
+    if (input.name !== undefined) {
+      if (input.name.trim() === '') problems.add('name', "can't be blank");
+      else if (!NAME_RULE.test(input.name)) problems.add('name', NAME_MESSAGE);
+    }
+    if (input.path !== undefined && (!PATH_RULE.test(input.path) || input.path.endsWith('.git') || input.path.endsWith('.atom'))) problems.add('path', PATH_MESSAGE);
+    if (revisibles && !this.ctx.isAdmin && settings.restricted_visibility_levels?.includes(input.visibility!)) {
+      problems.add('visibility_level', `${input.visibility} has been restricted by your GitLab administrator`);
+    }
+    if (!problems.any && renames) await this.checkTaken(problems, scoped.namespace, input.name ?? '', input.path ?? '', project.id);
+    if (problems.any) throw new BadRequestError(problems.messages);
+    if (input.name !== undefined) project.name = input.name;
+    if (input.path !== undefined) project.path = input.path;
+    if (input.default_branch !== undefined) project.defaultBranch = input.default_branch;
+    if (input.description !== undefined) project.description = input.description;
+    if (input.visibility !== undefined) project.visibility = input.visibility;
+    if (input.tag_list !== undefined) project.tagList = [...new Set(input.tag_list)];
+    if (input.ci_config_path !== undefined) project.ciConfigPath = input.ci_config_path;
+    Object.assign(project, this.settingsOf(input));
+    await this.em.flush().catch((error: unknown) => {
+      throw takenAttribute(error) === 'path' ? BadRequestError.invalid('path', TAKEN) : error;
+    });
+    return (await this.present([project], new Map([[project.id, scoped]])))[0];
   }
 
   /** DELETE /projects/:id: the project and everything in it; its repository once that is committed. */
@@ -211,11 +283,11 @@ export class ProjectsService {
     throw BadRequestError.invalid('namespace', 'is not valid');
   }
 
-  /** Name and path are each unique in the namespace, regardless of case. */
-  private async checkTaken(problems: Problems, namespace: Namespace, name: string, path: string): Promise<void> {
+  /** Name and path are each unique in the namespace, regardless of case (`except`: the project being renamed). */
+  private async checkTaken(problems: Problems, namespace: Namespace, name: string, path: string, except = 0): Promise<void> {
     const [taken] = await this.em.execute<{ name: boolean; path: boolean }[]>(
-      `select bool_or(lower("name") = lower(?)) as "name", bool_or(lower("path") = lower(?)) as "path" from "projects" where "namespace_id" = ?`,
-      [name, path, namespace.id],
+      `select bool_or(lower("name") = lower(?)) as "name", bool_or(lower("path") = lower(?)) as "path" from "projects" where "namespace_id" = ? and "id" <> ?`,
+      [name, path, namespace.id, except],
     );
     if (taken?.name) problems.add('name', TAKEN);
     if (taken?.path) problems.add('path', TAKEN);
@@ -228,10 +300,10 @@ export class ProjectsService {
     else if (owned >= user.projectsLimit) problems.add('limit_reached', `Your project limit is ${user.projectsLimit} projects! Please contact your administrator to increase it`);
   }
 
-  private settingsOf(input: CreateProjectInput): Partial<Record<(typeof SETTINGS)[keyof typeof SETTINGS], boolean>> {
+  private settingsOf(input: CreateProjectInput | UpdateProjectInput): Partial<Record<(typeof SETTINGS)[keyof typeof SETTINGS], boolean>> {
     const settings: Partial<Record<(typeof SETTINGS)[keyof typeof SETTINGS], boolean>> = {};
     for (const [parameter, property] of Object.entries(SETTINGS)) {
-      const value = input[parameter as keyof typeof SETTINGS];
+      const value = (input as Partial<Record<keyof typeof SETTINGS, boolean>>)[parameter as keyof typeof SETTINGS];
       if (value !== undefined) settings[property] = value;
     }
     return settings;

@@ -1,6 +1,6 @@
 import type { Namespace, Project } from '../../db/entities/index.js';
 import { keyOf } from '../../db/rows.js';
-import type { Project as ProjectShape } from '../../schemas/projects.js';
+import type { Project as ProjectShape, ProjectSimple } from '../../schemas/projects.js';
 import type { View } from './view.js';
 
 /** What a page of projects embeds, loaded once for the page (services/projects.ts). */
@@ -100,4 +100,25 @@ export function presentProjects(projects: Project[], relations: ProjectRelations
     }
     return shape;
   });
+}
+
+/** `simple=true`: each project's identity and URLs. */
+export function presentProjectsSimple(projects: Project[], relations: ProjectRelations, view: View): ProjectSimple[] {
+  return presentProjects(projects, relations, view).map((project) => ({
+    id: project.id,
+    description: project.description,
+    default_branch: project.default_branch,
+    tag_list: project.tag_list,
+    ssh_url_to_repo: project.ssh_url_to_repo,
+    http_url_to_repo: project.http_url_to_repo,
+    web_url: project.web_url,
+    name: project.name,
+    name_with_namespace: project.name_with_namespace,
+    path: project.path,
+    path_with_namespace: project.path_with_namespace,
+    star_count: project.star_count,
+    forks_count: project.forks_count,
+    created_at: project.created_at,
+    last_activity_at: project.last_activity_at,
+  }));
 }
