@@ -38,6 +38,18 @@ export class BadRequestError extends ApiError {
   }
 }
 
+/** 304: nothing changed, as asked (starring a starred project, subscribing twice): HTTP answers it without a body. */
+export class NotModifiedError extends ApiError {
+  override readonly name = 'NotModifiedError';
+  readonly status = 304;
+  constructor() {
+    super('304 Not Modified');
+  }
+  body(): ErrorBody {
+    return { message: this.message };
+  }
+}
+
 /** 401: missing or invalid authentication. */
 export class UnauthorizedError extends ApiError {
   override readonly name = 'UnauthorizedError';

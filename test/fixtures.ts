@@ -86,6 +86,12 @@ export class FixtureSet {
       case 'project':
         // A private project of the fixture user's.
         return (await root.as(await user()).projects.create({ name: `Fixture ${unique()}`, visibility: 'private' })).id;
+      case 'starredProject': {
+        // Another of the fixture user's private projects, which root (the administrator, who sees it) has starred.
+        const { id } = await root.as(await user()).projects.create({ name: `Starred ${unique()}`, visibility: 'private' });
+        await root.projects.star(id);
+        return id;
+      }
       case 'ownSshKey':
         return (await own.sshKeys.create({ title: 'own', key: newSshKey() })).id;
       case 'ownGpgKey':

@@ -274,3 +274,50 @@ describe('PUT /projects/:id', () => {
     expect(await t.hosting.as(hank.id).projects.update(project.id, { description: 'in process' })).toMatchObject({ description: 'in process' });
   });
 });
+
+describe('POST /projects/:id/star and /unstar', () => {
+  it('star and take back a star (201 with the project), 304 when there is nothing to do, 404 for a project the caller may not see', async () => {
+    const ivy = await createUser(t.hosting);
+    const fan = await createUser(t.hosting);
+    const project = await t.hosting.as(ivy.id).projects.create({ name: 'Starry', visibility: 'internal' });
+    const post = (action: string, token = fan.token) => t.http.post(`/api/v4/projects/${project.id}/${action}`).set('PRIVATE-TOKEN', token);
+    const starred = await post('star');
+    expect(starred.status).toBe(201);
+    expect(starred.body).toMatchObject({ id: project.id, star_count: 1 });
+    const again = await post('star');
+    expect(again.status).toBe(304);
+    expect(again.text).toBe('');
+    expect(idsOfStarred(await t.hosting.as(fan.id).projects.list({ starred: true }))).toEqual([project.id]);
+    const unstarred = await post('unstar');
+    expect(unstarred.status).toBe(201);
+    expect(unstarred.body).toMatchObject({ star_count: 0 });
+    expect((await post('unstar')).status).toBe(304);
+    await expect(t.hosting.as(fan.id).projects.unstar(project.id)).rejects.toMatchObject({ status: 304 });
+    const hidden = await t.hosting.as(ivy.id).projects.create({ name: 'Unseen' });
+    const refused = await t.http.post(`/api/v4/projects/${hidden.id}/star`).set('PRIVATE-TOKEN', fan.token);
+    expect(refused.status).toBe(404);
+    expect(refused.body).toEqual({ message: '404 Project Not Found' });
+  });
+});
+
+const idsOfStarred = (projects: { id: number }[]) => projects.map((project) => project.id);
+
+describe('GET /users/:user_id/projects', () => {
+  it("lists the projects in a user's namespace that the caller may see, by ID or username, with the filters", async () => {
+    const jay = await createUser(t.hosting);
+    const viewer = await createUser(t.hosting);
+    const secret = await t.hosting.as(jay.id).projects.create({ name: 'Jay secret' });
+    const open = await t.hosting.as(jay.id).projects.create({ name: 'Jay open', visibility: 'public' });
+    const inside = await t.hosting.as(jay.id).projects.create({ name: 'Jay inside', visibility: 'internal' });
+    await t.hosting.as(viewer.id).projects.create({ name: 'Not Jay', visibility: 'public' });
+    const ids = (res: { body: { id: number }[] }) => res.body.map((project) => project.id);
+    expect(ids(await t.http.get(`/api/v4/users/${jay.id}/projects`))).toEqual([open.id]);
+    expect(ids(await t.http.get(`/api/v4/users/${jay.username}/projects`).set('PRIVATE-TOKEN', viewer.token))).toEqual([inside.id, open.id]);
+    expect(ids(await t.http.get(`/api/v4/users/${jay.id}/projects`).set('PRIVATE-TOKEN', jay.token))).toEqual([inside.id, open.id, secret.id]);
+    expect(ids(await t.http.get(`/api/v4/users/${jay.id}/projects`).query({ visibility: 'public' }).set('PRIVATE-TOKEN', jay.token))).toEqual([open.id]);
+    const missing = await t.http.get('/api/v4/users/no-such-user-here/projects');
+    expect(missing.status).toBe(404);
+    expect(missing.body).toEqual({ message: '404 User Not Found' });
+    expect((await t.hosting.as(viewer.id).projects.listOfUser(jay.username, { order_by: 'id', sort: 'asc' })).map((project) => project.id)).toEqual([open.id, inside.id]);
+  });
+});

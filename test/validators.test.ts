@@ -32,6 +32,7 @@ const PLACEHOLDERS: Record<ExampleFixture, string> = {
   ownEmail: '10',
   namespace: 'group%2Fsubgroup',
   project: 'group%2Fproject',
+  starredProject: '12',
 };
 
 /** Path parameters as HTTP hands them over: text. */

@@ -12,6 +12,12 @@ export const projects = {
     example: { input: { search: 'example', order_by: 'name', sort: 'asc', membership: true } },
     run: (ctx, _params, input) => ctx.projects.list(input),
   }),
+  listOfUser: defineRoute({
+    method: 'GET', path: '/users/:user_id/projects', summary: "The projects in a user's namespace (by ID or username) that the caller may see, with the list's filters", auth: 'public',
+    scope: 'userByIdOrUsername', input: ListProjectsQuery, list: Type.Union([Project, ProjectSimple]),
+    example: { params: { user_id: 'user' }, input: { order_by: 'path', sort: 'asc' } },
+    run: (ctx, { user }, input) => ctx.projects.listOfUser(user, input),
+  }),
   create: defineRoute({
     method: 'POST', path: '/projects', summary: "Create a project, with an empty repository, in the caller's namespace or one of its groups", auth: 'user',
     input: CreateProjectInput, response: Project,
@@ -29,6 +35,18 @@ export const projects = {
     scope: 'project', ability: 'admin_project', input: UpdateProjectInput, response: Project,
     example: { params: { id: 'project' }, input: { description: 'Changed', issues_enabled: false } },
     run: (ctx, { project }, input) => ctx.projects.update(project, input),
+  }),
+  star: defineRoute({
+    method: 'POST', path: '/projects/:id/star', summary: 'Star a project; 304 when the caller has already', auth: 'user',
+    scope: 'project', ability: 'read_project', response: Project,
+    example: { params: { id: 'project' } },
+    run: (ctx, { project }) => ctx.projects.star(project),
+  }),
+  unstar: defineRoute({
+    method: 'POST', path: '/projects/:id/unstar', summary: 'Take back a star; 304 when the caller has none on it', auth: 'user',
+    scope: 'project', ability: 'read_project', response: Project,
+    example: { params: { id: 'starredProject' } },
+    run: (ctx, { project }) => ctx.projects.unstar(project),
   }),
   delete: defineRoute({
     method: 'DELETE', path: '/projects/:id', summary: 'Delete a project and its repository (its owners and administrators); answers 202 as the original does', auth: 'user',

@@ -118,7 +118,8 @@ export type ExampleFixture =
   | 'ownGpgKey'
   | 'ownEmail'
   | 'namespace'
-  | 'project';
+  | 'project'
+  | 'starredProject';
 
 /** What an example's input can ask the test for: values that must be new at each call, and credentials. */
 export interface ExampleTools {

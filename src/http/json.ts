@@ -14,4 +14,11 @@ export function sendJson(res: ServerResponse, status: number, value: unknown): v
 export const answerNotFound = (_req: unknown, res: ServerResponse): void => sendJson(res, 404, { error: '404 Not Found' });
 
 /** An error's own status and body (src/errors.ts). */
-export const answerError = (res: ServerResponse, error: ApiError): void => sendJson(res, error.status, error.body());
+export function answerError(res: ServerResponse, error: ApiError): void {
+  // A 304 has no body.
+  if (error.status === 304) {
+    res.statusCode = 304;
+    return void res.end();
+  }
+  sendJson(res, error.status, error.body());
+}

@@ -1,10 +1,10 @@
 import type { ProjectInScope } from '../auth/abilities.js';
 import { raw, type FilterQuery } from '@mikro-orm/core';
 import { groupAccessLevelSql, memberProjectsSql, ownedProjectsSql, projectAccessColumnsSql, visibleProjectsSql } from '../auth/access-levels.js';
-import { ACCESS_LEVELS, Namespace, Project, ProjectMember, User, type Visibility } from '../db/entities/index.js';
+import { ACCESS_LEVELS, Namespace, Project, ProjectMember, ProjectStar, User, type Visibility } from '../db/entities/index.js';
 import { keyOf, readRows, rowsAs } from '../db/rows.js';
 import { takenAttribute } from '../db/unique.js';
-import { BadRequestError, ForbiddenError } from '../errors.js';
+import { BadRequestError, ForbiddenError, NotModifiedError } from '../errors.js';
 import { can } from '../auth/abilities.js';
 import type { CreateProjectInput, ListProjectsQuery, Project as ProjectShape, ProjectSimple, UpdateProjectInput } from '../schemas/projects.js';
 import type { Context } from './context.js';
@@ -94,11 +94,11 @@ export class ProjectsService {
    * GET /projects: the projects the caller may see (public ones without a token), filtered and ordered in
    * SQL; what a page embeds is loaded once for the page.
    */
-  async list(query: ListProjectsQuery & PageQuery): Promise<Page<ProjectShape | ProjectSimple>> {
+  async list(query: ListProjectsQuery & PageQuery, scope: FilterQuery<Project> = {}): Promise<Page<ProjectShape | ProjectSimple>> {
     const caller = this.ctx.caller;
     // Conditions on the projects table aliased `p` inside a subquery: the visibility rules are written once, for that alias.
     const inProjects = (condition: string) => ({ id: { $in: raw(`(select p."id" from "projects" p where ${condition})`) } });
-    const where: FilterQuery<Project>[] = [];
+    const where: FilterQuery<Project>[] = [scope];
     if (!this.ctx.isAdmin) where.push(inProjects(visibleProjectsSql(caller)));
     if (query.archived !== undefined) where.push({ archived: query.archived });
     if (query.visibility !== undefined) where.push({ visibility: query.visibility });
@@ -114,10 +114,15 @@ export class ProjectsService {
     const orderField = { id: 'id', name: 'name', path: 'path', created_at: 'createdAt', updated_at: 'updatedAt', last_activity_at: 'lastActivityAt' }[query.order_by ?? 'created_at'];
     const direction: 'asc' | 'desc' = query.sort === 'asc' ? 'asc' : 'desc';
     const orderBy = orderField === 'id' ? { id: direction } : { [orderField]: direction, id: direction };
-    const page = await findPage(this.em, Project, where.length ? { $and: where } : {}, orderBy, query, { plainRows: true });
+    const page = await findPage(this.em, Project, { $and: where }, orderBy, query, { plainRows: true });
     const relations = await this.relationsOf(page.items, new Map());
     const view = await this.ctx.view();
     return { ...page, items: query.simple ? presentProjectsSimple(page.items, relations, view) : presentProjects(page.items, relations, view) };
+  }
+
+  /** GET /users/:user_id/projects: the projects in the user's own namespace that the caller may see. */
+  listOfUser(user: User, query: ListProjectsQuery & PageQuery): Promise<Page<ProjectShape | ProjectSimple>> {
+    return this.list(query, { namespace: { owner: user.id } });
   }
 
   /** POST /projects: a project in the caller's namespace or one it may create projects in, with an empty repository. */
@@ -203,6 +208,24 @@ export class ProjectsService {
       throw takenAttribute(error) === 'path' ? BadRequestError.invalid('path', TAKEN) : error;
     });
     return (await this.present([project], new Map([[project.id, scoped]])))[0];
+  }
+
+  /** POST /projects/:id/star: 304 when the caller has starred it already. */
+  async star(scoped: ProjectInScope): Promise<ProjectShape> {
+    const user = this.ctx.currentUser.id;
+    const [inserted] = await this.em.execute<{ id: number }[]>(
+      'insert into "project_stars" ("project_id", "user_id", "created_at") values (?, ?, now()) on conflict do nothing returning "id"',
+      [scoped.project.id, user],
+    );
+    if (!inserted) throw new NotModifiedError();
+    return this.presentOne(scoped);
+  }
+
+  /** POST /projects/:id/unstar: 304 when the caller has not starred it. */
+  async unstar(scoped: ProjectInScope): Promise<ProjectShape> {
+    const removed = await this.em.nativeDelete(ProjectStar, { project: scoped.project.id, user: this.ctx.currentUser.id });
+    if (!removed) throw new NotModifiedError();
+    return this.presentOne(scoped);
   }
 
   /** DELETE /projects/:id: the project and everything in it; its repository once that is committed. */
