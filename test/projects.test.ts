@@ -321,3 +321,36 @@ describe('GET /users/:user_id/projects', () => {
     expect((await t.hosting.as(viewer.id).projects.listOfUser(jay.username, { order_by: 'id', sort: 'asc' })).map((project) => project.id)).toEqual([open.id, inside.id]);
   });
 });
+
+describe('GET /projects/:id/users', () => {
+  it('lists who has access: members, its group’s members and the members of groups it is shared with; search; 404 for who may not see it', async () => {
+    const [maintainer, developer, shareMember, direct, stranger] = await Promise.all([1, 2, 3, 4, 5].map(() => createUser(t.hosting)));
+    const group = async (path: string, members: [number, number][]) => {
+      const [{ id }] = await t.db.rows.execute<{ id: number }[]>(
+        `insert into "namespaces" ("kind", "name", "path", "full_path", "full_name", "traversal_ids", "created_at", "updated_at") values ('group', ?, ?, ?, ?, '{}', now(), now()) returning "id"`,
+        [path, path, path, path],
+      );
+      await t.db.rows.execute(`update "namespaces" set "traversal_ids" = array["id"] where "id" = ?`, [id]);
+      for (const [userId, level] of members) await t.db.rows.execute(`insert into "group_members" ("group_id", "user_id", "access_level", "created_at") values (?, ?, ?, now())`, [id, userId, level]);
+      return id;
+    };
+    const team = await group(`team-${Date.now()}`, [[maintainer.id, 40], [developer.id, 30]]);
+    const partners = await group(`partners-${Date.now()}`, [[shareMember.id, 30]]);
+    const project = await t.hosting.as(maintainer.id).projects.create({ name: 'Shared work', namespace_id: team });
+    expect(project.namespace).toMatchObject({ id: team, kind: 'group' });
+    expect(project.owner).toBeNull();
+    await t.db.rows.execute(`insert into "project_group_links" ("project_id", "group_id", "group_access", "created_at") values (?, ?, 20, now())`, [project.id, partners]);
+    await t.db.rows.execute(`insert into "project_members" ("project_id", "user_id", "access_level", "created_at") values (?, ?, 10, now())`, [project.id, direct.id]);
+
+    const res = await t.http.get(`/api/v4/projects/${project.id}/users`).set('PRIVATE-TOKEN', developer.token);
+    expect(res.status).toBe(200);
+    expect(res.body.map((user: { id: number }) => user.id).sort((a: number, b: number) => a - b)).toEqual([maintainer.id, developer.id, shareMember.id, direct.id].sort((a, b) => a - b));
+    expect(Object.keys(res.body[0]).sort()).toEqual(['avatar_url', 'id', 'name', 'state', 'username', 'web_url']);
+    expect(res.headers['x-total']).toBe('4');
+    const found = await t.http.get(`/api/v4/projects/${project.id}/users`).query({ search: direct.username.toUpperCase() }).set('PRIVATE-TOKEN', developer.token);
+    expect(found.body.map((user: { id: number }) => user.id)).toEqual([direct.id]);
+    const refused = await t.http.get(`/api/v4/projects/${project.id}/users`).set('PRIVATE-TOKEN', stranger.token);
+    expect(refused.status).toBe(404);
+    expect((await t.hosting.as(shareMember.id).projects.users(project.id)).total).toBe(4);
+  });
+});

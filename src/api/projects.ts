@@ -1,5 +1,6 @@
 import { Type } from 'typebox';
-import { CreateProjectInput, ListProjectsQuery, Project, ProjectSimple, UpdateProjectInput } from '../schemas/projects.js';
+import { CreateProjectInput, ListProjectsQuery, ListProjectUsersQuery, Project, ProjectSimple, UpdateProjectInput } from '../schemas/projects.js';
+import { UserBasic } from '../schemas/users.js';
 import { defineRoute } from './route.js';
 
 /** The original deletes a project in the background and answers at once; forgekit has deleted it by then. */
@@ -11,6 +12,12 @@ export const projects = {
     input: ListProjectsQuery, list: Type.Union([Project, ProjectSimple]),
     example: { input: { search: 'example', order_by: 'name', sort: 'asc', membership: true } },
     run: (ctx, _params, input) => ctx.projects.list(input),
+  }),
+  users: defineRoute({
+    method: 'GET', path: '/projects/:id/users', summary: 'The users with access to a project (members, its groups’ and its shares’ members)', auth: 'public',
+    scope: 'project', ability: 'read_project', input: ListProjectUsersQuery, list: UserBasic,
+    example: { params: { id: 'project' }, input: { search: 'user' } },
+    run: (ctx, { project }, input) => ctx.projects.users(project, input),
   }),
   listOfUser: defineRoute({
     method: 'GET', path: '/users/:user_id/projects', summary: "The projects in a user's namespace (by ID or username) that the caller may see, with the list's filters", auth: 'public',

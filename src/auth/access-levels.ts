@@ -20,15 +20,15 @@ const current = (alias: string) => `(${alias}."expires_at" is null or ${alias}."
 /** The groups the user is a member of (not inherited), as an array of IDs: what namespaces' traversal IDs are matched against. */
 const memberGroups = (user: string) => `(select coalesce(array_agg(gm."group_id"), '{}') from "group_members" gm where gm."user_id" = ${user} and ${current('gm')})`;
 
-/** A user's ID as SQL: an integer from the database, written in (checked, so that nothing else can be). */
-function userIdSql(userId: number): string {
-  if (!Number.isSafeInteger(userId)) throw new Error(`not a user ID: ${userId}`);
-  return String(userId);
+/** An ID as SQL: an integer from the database, written in (checked, so that nothing else can be). */
+function idSql(id: number): string {
+  if (!Number.isSafeInteger(id)) throw new Error(`not an ID: ${id}`);
+  return String(id);
 }
 
 /** The access level (0 for none) of the user `userId` on the project aliased `p`, whose namespace is aliased `n`. */
 export function accessLevelSql(userId: number, p = 'p', n = 'n'): string {
-  const user = userIdSql(userId);
+  const user = idSql(userId);
   return `greatest(
     coalesce((select max(pm."access_level") from "project_members" pm where pm."project_id" = ${p}."id" and pm."user_id" = ${user} and ${current('pm')}), 0),
     coalesce((select max(gm."access_level") from "group_members" gm where gm."user_id" = ${user} and gm."group_id" = any(${n}."traversal_ids") and ${current('gm')}), 0),
@@ -51,15 +51,30 @@ function memberOfSql(user: string, p: string): string {
     or ${p}."id" in (select l."project_id" from "project_group_links" l join "namespaces" g on g."id" = l."group_id" where g."traversal_ids" && ${groups} and ${current('l')}))`;
 }
 
+/**
+ * The IDs of the users with access to the project `projectId`, as a subquery: its members, the members of its
+ * group and the groups above, of the groups it is shared with and the groups above those, and the user whose
+ * namespace it is in.
+ */
+export function projectUserIdsSql(projectId: number): string {
+  const project = idSql(projectId);
+  const groups = `select unnest(n."traversal_ids") from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" = ${project}`;
+  return `select pm."user_id" from "project_members" pm where pm."project_id" = ${project} and ${current('pm')}
+    union select gm."user_id" from "group_members" gm where gm."group_id" in (${groups}) and ${current('gm')}
+    union select gm."user_id" from "project_group_links" l join "namespaces" g on g."id" = l."group_id"
+      join "group_members" gm on gm."group_id" = any(g."traversal_ids") and ${current('gm')} where l."project_id" = ${project} and ${current('l')}
+    union select n."owner_id" from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" = ${project} and n."owner_id" is not null`;
+}
+
 /** The projects (aliased `p`) the signed-in caller is a member of, by any membership, as a condition. */
 export function memberProjectsSql(caller: Caller, p = 'p'): string {
-  return caller.user ? memberOfSql(userIdSql(caller.user.id), p) : 'false';
+  return caller.user ? memberOfSql(idSql(caller.user.id), p) : 'false';
 }
 
 /** The projects (aliased `p`) in the caller's own namespace or in groups it owns itself, as a condition. */
 export function ownedProjectsSql(caller: Caller, p = 'p'): string {
   if (!caller.user) return 'false';
-  const user = userIdSql(caller.user.id);
+  const user = idSql(caller.user.id);
   return `${p}."namespace_id" in (select n."id" from "namespaces" n where n."owner_id" = ${user}
     union select gm."group_id" from "group_members" gm where gm."user_id" = ${user} and gm."access_level" >= ${ACCESS_LEVELS.owner} and ${current('gm')})`;
 }
@@ -72,12 +87,12 @@ export function visibleProjectsSql(caller: Caller, p = 'p'): string {
   if (caller.user?.admin) return 'true';
   if (!caller.user) return `${p}."visibility" = 'public'`;
   const open = caller.user.external ? `${p}."visibility" = 'public'` : `${p}."visibility" in ('public', 'internal')`;
-  return `(${open} or ${memberOfSql(userIdSql(caller.user.id), p)})`;
+  return `(${open} or ${memberOfSql(idSql(caller.user.id), p)})`;
 }
 
 /** The access level (0 for none) of the user `userId` on the group aliased `g`: its own membership or one of a group above it. */
 export function groupAccessLevelSql(userId: number, g = 'g'): string {
-  const user = userIdSql(userId);
+  const user = idSql(userId);
   return `coalesce((select max(gm."access_level") from "group_members" gm where gm."user_id" = ${user} and gm."group_id" = any(${g}."traversal_ids") and ${current('gm')}), 0)`;
 }
 
@@ -89,7 +104,7 @@ export function membersWithDescendantsSql(g = 'g'): string {
 /** The IDs of the groups the caller is itself a member of (not by inheritance), as a subquery. */
 export function memberGroupIdsSql(caller: Caller): string {
   if (!caller.user) return 'select null::int where false';
-  return `select gm."group_id" from "group_members" gm where gm."user_id" = ${userIdSql(caller.user.id)} and ${current('gm')}`;
+  return `select gm."group_id" from "group_members" gm where gm."user_id" = ${idSql(caller.user.id)} and ${current('gm')}`;
 }
 
 /**
@@ -98,7 +113,7 @@ export function memberGroupIdsSql(caller: Caller): string {
  */
 export function projectAccessColumnsSql(caller: Caller, p = 'p', n = 'n'): string {
   if (!caller.user) return `0 as "access_level", null::int as "project_access", null::int as "group_access"`;
-  const user = userIdSql(caller.user.id);
+  const user = idSql(caller.user.id);
   return `${accessLevelSql(caller.user.id, p, n)} as "access_level",
     (select max(pm."access_level") from "project_members" pm where pm."project_id" = ${p}."id" and pm."user_id" = ${user} and ${current('pm')}) as "project_access",
     (select max(gm."access_level") from "group_members" gm where gm."user_id" = ${user} and gm."group_id" = any(${n}."traversal_ids") and ${current('gm')}) as "group_access"`;

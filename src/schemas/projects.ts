@@ -178,3 +178,6 @@ export const UpdateProjectInput = Type.Object({
   ...settingsFields,
 });
 export type UpdateProjectInput = Static<typeof UpdateProjectInput>;
+
+export const ListProjectUsersQuery = Type.Object({ search: Type.Optional(BoundedText({ description: 'part of the name or the username' })) });
+export type ListProjectUsersQuery = Static<typeof ListProjectUsersQuery>;

@@ -1,15 +1,17 @@
 import type { ProjectInScope } from '../auth/abilities.js';
 import { raw, type FilterQuery } from '@mikro-orm/core';
-import { groupAccessLevelSql, memberProjectsSql, ownedProjectsSql, projectAccessColumnsSql, visibleProjectsSql } from '../auth/access-levels.js';
+import { groupAccessLevelSql, memberProjectsSql, ownedProjectsSql, projectAccessColumnsSql, projectUserIdsSql, visibleProjectsSql } from '../auth/access-levels.js';
 import { ACCESS_LEVELS, Namespace, Project, ProjectMember, ProjectStar, User, type Visibility } from '../db/entities/index.js';
 import { keyOf, readRows, rowsAs } from '../db/rows.js';
 import { takenAttribute } from '../db/unique.js';
 import { BadRequestError, ForbiddenError, NotModifiedError } from '../errors.js';
 import { can } from '../auth/abilities.js';
-import type { CreateProjectInput, ListProjectsQuery, Project as ProjectShape, ProjectSimple, UpdateProjectInput } from '../schemas/projects.js';
+import type { UserBasic } from '../schemas/users.js';
+import type { CreateProjectInput, ListProjectUsersQuery, ListProjectsQuery, Project as ProjectShape, ProjectSimple, UpdateProjectInput } from '../schemas/projects.js';
 import type { Context } from './context.js';
 import { findPage, type Page, type PageQuery } from './pagination.js';
 import { presentProjects, presentProjectsSimple, type ProjectRelations } from './present/projects.js';
+import { presentUserBasic, USER_BASIC_FIELDS } from './present/users.js';
 import { likePattern } from './search.js';
 import { Problems } from './user-validation.js';
 
@@ -118,6 +120,18 @@ export class ProjectsService {
     const relations = await this.relationsOf(page.items, new Map());
     const view = await this.ctx.view();
     return { ...page, items: query.simple ? presentProjectsSimple(page.items, relations, view) : presentProjects(page.items, relations, view) };
+  }
+
+  /** GET /projects/:id/users: the users with access to the project, by username; `search` in names and usernames. */
+  async users(scoped: ProjectInScope, query: ListProjectUsersQuery & PageQuery): Promise<Page<UserBasic>> {
+    const where: FilterQuery<User>[] = [{ id: { $in: raw(`(${projectUserIdsSql(scoped.project.id)})`) } }];
+    if (query.search) {
+      const pattern = likePattern(query.search);
+      where.push({ $or: [{ name: { $ilike: pattern } }, { username: { $ilike: pattern } }] });
+    }
+    const page = await findPage(this.em, User, { $and: where }, { usernameLower: 'asc' }, query, { plainRows: true, fields: USER_BASIC_FIELDS });
+    const view = await this.ctx.view();
+    return { ...page, items: page.items.map((user) => presentUserBasic(user, view)) };
   }
 
   /** GET /users/:user_id/projects: the projects in the user's own namespace that the caller may see. */
