@@ -354,3 +354,22 @@ describe('GET /projects/:id/users', () => {
     expect((await t.hosting.as(shareMember.id).projects.users(project.id)).total).toBe(4);
   });
 });
+
+describe('POST /projects/user/:user_id', () => {
+  it("lets administrators create a project in a user's namespace, as the user, with its default branch; 403 to others", async () => {
+    const kim = await createUser(t.hosting, { projects_limit: 1 });
+    const res = await t.http.post(`/api/v4/projects/user/${kim.id}`).set('PRIVATE-TOKEN', ROOT_TOKEN).send({ name: 'Given', default_branch: 'main' });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ name: 'Given', path: 'given', default_branch: 'main', creator_id: kim.id, owner: { id: kim.id }, namespace: { path: kim.username } });
+    if (hasGit) expect(execFileSync('git', ['--git-dir', repositoryOf(res.body.id), 'symbolic-ref', 'HEAD']).toString().trim()).toBe('refs/heads/main');
+    // The user's own limit counts the projects made for it.
+    const over = await t.http.post(`/api/v4/projects/user/${kim.id}`).set('PRIVATE-TOKEN', ROOT_TOKEN).send({ name: 'Second' });
+    expect(over.status).toBe(400);
+    expect(over.body.message).toHaveProperty('limit_reached');
+    const missing = await t.http.post(`/api/v4/projects/user/${kim.id}`).set('PRIVATE-TOKEN', ROOT_TOKEN).send({});
+    expect(missing.status).toBe(400);
+    expect(missing.body).toEqual({ message: '400 (Bad request) "name" not given' });
+    expect((await t.http.post(`/api/v4/projects/user/${kim.id}`).set('PRIVATE-TOKEN', kim.token).send({ name: 'Self' })).status).toBe(403);
+    expect((await t.http.post('/api/v4/projects/user/99999999').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ name: 'Nobody' })).status).toBe(404);
+  });
+});

@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { CreateProjectInput, ListProjectsQuery, ListProjectUsersQuery, Project, ProjectSimple, UpdateProjectInput } from '../schemas/projects.js';
+import { CreateProjectForUserInput, CreateProjectInput, ListProjectsQuery, ListProjectUsersQuery, Project, ProjectSimple, UpdateProjectInput } from '../schemas/projects.js';
 import { UserBasic } from '../schemas/users.js';
 import { defineRoute } from './route.js';
 
@@ -30,6 +30,12 @@ export const projects = {
     input: CreateProjectInput, response: Project,
     example: { input: (tools) => ({ name: `Example ${tools.unique()}`, description: 'An example', visibility: 'internal', tag_list: ['example'] }) },
     run: (ctx, _params, input) => ctx.projects.create(input),
+  }),
+  createForUser: defineRoute({
+    method: 'POST', path: '/projects/user/:user_id', summary: "Create a project in a user's namespace, as the user (administrators)", auth: 'admin',
+    scope: 'user', input: CreateProjectForUserInput, response: Project,
+    example: { params: { user_id: 'user' }, input: (tools) => ({ name: `For ${tools.unique()}`, default_branch: 'main' }) },
+    run: (ctx, { user }, input) => ctx.projects.createForUser(user, input),
   }),
   get: defineRoute({
     method: 'GET', path: '/projects/:id', summary: 'A project, by ID or URL-encoded full path; a private one only for its members', auth: 'public',

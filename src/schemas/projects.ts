@@ -181,3 +181,13 @@ export type UpdateProjectInput = Static<typeof UpdateProjectInput>;
 
 export const ListProjectUsersQuery = Type.Object({ search: Type.Optional(BoundedText({ description: 'part of the name or the username' })) });
 export type ListProjectUsersQuery = Static<typeof ListProjectUsersQuery>;
+
+/** POST /projects/user/:user_id: a name is required; `default_branch` names the branch HEAD points at (`master` by default). */
+export const CreateProjectForUserInput = Type.Object({
+  name: BoundedText(),
+  path: Type.Optional(BoundedText()),
+  default_branch: Type.Optional(BoundedText()),
+  printing_merge_request_link_enabled: flag('show the link to create or view a merge request after a push'),
+  ...settingsFields,
+});
+export type CreateProjectForUserInput = Static<typeof CreateProjectForUserInput>;

@@ -7,7 +7,7 @@ import { takenAttribute } from '../db/unique.js';
 import { BadRequestError, ForbiddenError, NotModifiedError } from '../errors.js';
 import { can } from '../auth/abilities.js';
 import type { UserBasic } from '../schemas/users.js';
-import type { CreateProjectInput, ListProjectUsersQuery, ListProjectsQuery, Project as ProjectShape, ProjectSimple, UpdateProjectInput } from '../schemas/projects.js';
+import type { CreateProjectForUserInput, CreateProjectInput, ListProjectUsersQuery, ListProjectsQuery, Project as ProjectShape, ProjectSimple, UpdateProjectInput } from '../schemas/projects.js';
 import type { Context } from './context.js';
 import { findPage, type Page, type PageQuery } from './pagination.js';
 import { presentProjects, presentProjectsSimple, type ProjectRelations } from './present/projects.js';
@@ -141,7 +141,15 @@ export class ProjectsService {
 
   /** POST /projects: a project in the caller's namespace or one it may create projects in, with an empty repository. */
   async create(input: CreateProjectInput): Promise<ProjectShape> {
-    const user = this.ctx.user;
+    return this.createAs(this.ctx.user, await this.targetNamespace(input.namespace_id), input);
+  }
+
+  /** POST /projects/user/:user_id (administrators): a project in the user's namespace, made as the user. */
+  async createForUser(user: User, input: CreateProjectForUserInput): Promise<ProjectShape> {
+    return this.createAs(user, await this.em.findOneOrFail(Namespace, { owner: user.id }), input);
+  }
+
+  private async createAs(user: User, namespace: Namespace, input: CreateProjectInput & { default_branch?: string }): Promise<ProjectShape> {
     if (input.name === undefined && input.path === undefined) {
       throw new BadRequestError('400 (Bad request) "name, path" are missing, at least one parameter must be provided');
     }
@@ -149,7 +157,6 @@ export class ProjectsService {
     const path = input.path ?? pathFromName(name);
     const settings = await this.ctx.settings();
     const visibility: Visibility = input.visibility ?? (settings.default_project_visibility as Visibility);
-    const namespace = await this.targetNamespace(input.namespace_id);
 
     const problems = new Problems();
     if (name.trim() === '') problems.add('name', "can't be blank");
@@ -160,7 +167,11 @@ export class ProjectsService {
       problems.add('visibility_level', `${visibility} has been restricted by your GitLab administrator`);
     }
     if (!problems.any) await this.checkTaken(problems, namespace, name, path);
-    if (namespace.kind === 'user') await this.checkLimit(problems, user);
+    // A user's `projects_limit` counts the projects in its own namespace, whoever makes them there.
+    if (namespace.kind === 'user') {
+      const owner = keyOf(namespace.owner) === user.id ? user : await this.em.findOneOrFail(User, { id: keyOf(namespace.owner) });
+      await this.checkLimit(problems, owner);
+    }
     if (problems.any) throw new BadRequestError(problems.messages);
 
     const project = this.em.create(Project, {
@@ -172,6 +183,7 @@ export class ProjectsService {
       visibility,
       tagList: [...new Set(input.tag_list ?? [])],
       ciConfigPath: input.ci_config_path ?? null,
+      defaultBranch: input.default_branch ?? null,
       repositoryStorage: settings.repository_storages[Math.floor(Math.random() * settings.repository_storages.length)],
       ...this.settingsOf(input),
     });
@@ -182,7 +194,7 @@ export class ProjectsService {
       throw takenAttribute(error) === 'path' ? BadRequestError.invalid('path', TAKEN) : error;
     });
     // The repository once the row has its ID, inside the transaction: should it fail, the project is not made.
-    await this.ctx.env.repositories.create(project.repositoryStorage, project.id, DEFAULT_BRANCH);
+    await this.ctx.env.repositories.create(project.repositoryStorage, project.id, input.default_branch ?? DEFAULT_BRANCH);
     return (await this.present([project]))[0];
   }
 
