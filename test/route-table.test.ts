@@ -67,6 +67,8 @@ const ADMITS_OTHERS: Record<Ability, boolean> = {
   read_namespace: false,
   read_project: false,
   admin_project: false,
+  rename_project: false,
+  change_visibility_level: false,
   remove_project: false,
 };
 

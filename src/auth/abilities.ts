@@ -8,7 +8,15 @@ import type { Caller } from './caller.js';
  * that is `hidden` is refused as if the resource did not exist (404), so that its existence does not leak;
  * any other is refused with 403. `hidden` may depend on the caller (404 to whoever may not see the resource).
  */
-export type Ability = 'read_user' | 'manage_personal_access_token' | 'read_namespace' | 'read_project' | 'admin_project' | 'remove_project';
+export type Ability =
+  | 'read_user'
+  | 'manage_personal_access_token'
+  | 'read_namespace'
+  | 'read_project'
+  | 'admin_project'
+  | 'rename_project'
+  | 'change_visibility_level'
+  | 'remove_project';
 
 /** A project a call named, with its namespace and the caller's levels on it (loaded together: services/projects.ts). */
 export interface ProjectInScope {
@@ -22,6 +30,9 @@ export interface ProjectInScope {
 }
 
 const readsProject = (caller: Caller, scoped: ProjectInScope) => canReadProject(caller, scoped.project.visibility, scoped.accessLevel);
+const ownsProject = (caller: Caller, scoped: ProjectInScope) => caller.user?.admin === true || scoped.accessLevel >= ACCESS_LEVELS.owner;
+/** Project abilities beyond reading: 404 to whoever may not see the project, 403 to other readers. */
+const hiddenFromNonReaders = (caller: Caller, scoped: ProjectInScope) => !readsProject(caller, scoped);
 
 /** A namespace a call named, with whether the caller may see it (decided with the loading: services/namespaces.ts). */
 export interface NamespaceInScope {
@@ -41,16 +52,17 @@ export const ABILITIES = {
   read_namespace: { hidden: true, allows: (_caller: Caller, scoped: NamespaceInScope) => scoped.visible },
   /** A project the caller may not see does not exist for it (SPEC: a private project is 404 to non-members). */
   read_project: { hidden: true, allows: readsProject },
-  /** Changing a project's settings: its maintainers and owners; 404 to whoever may not see it, 403 to other readers. */
+  /** Changing a project's settings: its maintainers and owners. */
   admin_project: {
-    hidden: (caller: Caller, scoped: ProjectInScope) => !readsProject(caller, scoped),
+    hidden: hiddenFromNonReaders,
     allows: (caller: Caller, scoped: ProjectInScope) => caller.user?.admin === true || scoped.accessLevel >= ACCESS_LEVELS.maintainer,
   },
-  /** Deleting a project (and renaming it, or changing its visibility): its owners and administrators. */
-  remove_project: {
-    hidden: (caller: Caller, scoped: ProjectInScope) => !readsProject(caller, scoped),
-    allows: (caller: Caller, scoped: ProjectInScope) => caller.user?.admin === true || scoped.accessLevel >= ACCESS_LEVELS.owner,
-  },
+  /** Renaming a project (name or path): its owners and administrators. */
+  rename_project: { hidden: hiddenFromNonReaders, allows: ownsProject },
+  /** Changing a project's visibility: its owners and administrators. */
+  change_visibility_level: { hidden: hiddenFromNonReaders, allows: ownsProject },
+  /** Deleting a project: its owners and administrators. */
+  remove_project: { hidden: hiddenFromNonReaders, allows: ownsProject },
 } satisfies Record<Ability, { hidden: boolean | ((caller: Caller, resource: never) => boolean); allows(caller: Caller, resource: never): boolean }>;
 
 /** Whether a refusal of `ability` on `resource` answers 404 (hiding that it exists) rather than 403. */

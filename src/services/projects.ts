@@ -209,7 +209,9 @@ export class ProjectsService {
     const project = await this.em.findOneOrFail(Project, { id: scoped.project.id });
     const renames = (input.name !== undefined && input.name !== project.name) || (input.path !== undefined && input.path !== project.path);
     const revisibles = input.visibility !== undefined && input.visibility !== project.visibility;
-    if ((renames || revisibles) && !can(this.ctx.caller, 'remove_project', scoped)) throw new ForbiddenError();
+    if ((renames && !can(this.ctx.caller, 'rename_project', scoped)) || (revisibles && !can(this.ctx.caller, 'change_visibility_level', scoped))) {
+      throw new ForbiddenError();
+    }
     const settings = await this.ctx.settings();
     const problems = new Problems();
     if (input.name !== undefined) {
