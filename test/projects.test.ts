@@ -373,3 +373,27 @@ describe('POST /projects/user/:user_id', () => {
     expect((await t.http.post('/api/v4/projects/user/99999999').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ name: 'Nobody' })).status).toBe(404);
   });
 });
+
+describe('statistics', () => {
+  it('come with statistics=true, measured from the repository, for its reporters and above and administrators', async () => {
+    const lee = await createUser(t.hosting);
+    const reader = await createUser(t.hosting);
+    const project = await t.hosting.as(lee.id).projects.create({ name: 'Measured', visibility: 'internal' });
+    expect(project).not.toHaveProperty('statistics');
+    const res = await t.http.get(`/api/v4/projects/${project.id}`).query({ statistics: true }).set('PRIVATE-TOKEN', lee.token);
+    expect(res.status).toBe(200);
+    expect(res.body.statistics).toEqual({
+      commit_count: 0,
+      storage_size: res.body.statistics.repository_size,
+      repository_size: expect.any(Number),
+      lfs_objects_size: 0,
+      job_artifacts_size: 0,
+    });
+    expect(res.body.statistics.repository_size).toBeGreaterThan(0);
+    expect((await t.http.get(`/api/v4/projects/${project.id}`).query({ statistics: true }).set('PRIVATE-TOKEN', ROOT_TOKEN)).body).toHaveProperty('statistics');
+    // A signed-in user who is no member sees the internal project, not its statistics.
+    expect((await t.http.get(`/api/v4/projects/${project.id}`).query({ statistics: true }).set('PRIVATE-TOKEN', reader.token)).body).not.toHaveProperty('statistics');
+    const listed = await t.http.get('/api/v4/projects').query({ statistics: true, search: 'Measured', owned: true }).set('PRIVATE-TOKEN', lee.token);
+    expect(listed.body[0].statistics).toEqual(res.body.statistics);
+  });
+});

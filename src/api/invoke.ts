@@ -99,13 +99,14 @@ export async function invoke(env: Environment, route: AnyRoute, call: Call): Pro
     const signInKeys = route.signInLogin ? env.throttle.keys(call.clientAddress, route.signInLogin(input)) : [];
     await env.throttle.check(signInKeys);
     const baseUrl = env.baseUrl ?? call.baseUrl ?? 'http://localhost';
-    let ctx: Context | undefined;
+    // The call's context, kept for the work it leaves for after its commit.
+    let called: Context | undefined;
     const execute = async (txEm?: EntityManager) => {
       // A write may change a user or a token: the callers kept in this process are forgotten (TokenCache).
       if (txEm) env.tokens.changing(txEm.getTransactionContext());
-      ctx = new Context(caller, env, baseUrl, txEm);
-      await loadScope(route, ctx!, params);
-      const result = await route.run(ctx!, params, input);
+      const ctx = (called = new Context(caller, env, baseUrl, txEm));
+      await loadScope(route, ctx, params);
+      const result = await route.run(ctx, params, input);
       // Checked before the transaction commits, against the caller's own shape: an answer outside it changes nothing.
       const response = responseFor(route, admin);
       if (env.checkResponses && response) {
@@ -119,7 +120,7 @@ export async function invoke(env: Environment, route: AnyRoute, call: Call): Pro
       if (isAuthenticationFailure(error)) await env.throttle.failed(signInKeys);
       throw error;
     });
-    await ctx?.runAfterCommit();
+    await called?.runAfterCommit();
     return result;
   } catch (error) {
     // Two writers raced for the same unique value; the one that lost changed nothing.

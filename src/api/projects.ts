@@ -1,5 +1,5 @@
 import { Type } from 'typebox';
-import { CreateProjectForUserInput, CreateProjectInput, ListProjectsQuery, ListProjectUsersQuery, Project, ProjectSimple, UpdateProjectInput } from '../schemas/projects.js';
+import { CreateProjectForUserInput, CreateProjectInput, GetProjectQuery, ListProjectsQuery, ListProjectUsersQuery, Project, ProjectSimple, UpdateProjectInput } from '../schemas/projects.js';
 import { UserBasic } from '../schemas/users.js';
 import { defineRoute } from './route.js';
 
@@ -39,9 +39,9 @@ export const projects = {
   }),
   get: defineRoute({
     method: 'GET', path: '/projects/:id', summary: 'A project, by ID or URL-encoded full path; a private one only for its members', auth: 'public',
-    scope: 'project', ability: 'read_project', response: Project,
-    example: { params: { id: 'project' } },
-    run: (ctx, { project }) => ctx.projects.presentOne(project),
+    scope: 'project', ability: 'read_project', input: GetProjectQuery, response: Project,
+    example: { params: { id: 'project' }, input: { statistics: true } },
+    run: (ctx, { project }, input) => ctx.projects.presentOne(project, input),
   }),
   update: defineRoute({
     method: 'PUT', path: '/projects/:id', summary: "Change a project's settings (maintainers); rename it or change its visibility (owners)", auth: 'user',

@@ -26,12 +26,20 @@ function idSql(id: number): string {
   return String(id);
 }
 
+/** The level of the user's own membership of the project aliased `p`; null without one. */
+const projectMemberLevel = (user: string, p: string) =>
+  `(select max(pm."access_level") from "project_members" pm where pm."project_id" = ${p}."id" and pm."user_id" = ${user} and ${current('pm')})`;
+
+/** The level of the user's membership of a group in `traversal` (a group's chain of IDs: it or a group above it); null without one. */
+const inheritedGroupLevel = (user: string, traversal: string) =>
+  `(select max(gm."access_level") from "group_members" gm where gm."user_id" = ${user} and gm."group_id" = any(${traversal}) and ${current('gm')})`;
+
 /** The access level (0 for none) of the user `userId` on the project aliased `p`, whose namespace is aliased `n`. */
 export function accessLevelSql(userId: number, p = 'p', n = 'n'): string {
   const user = idSql(userId);
   return `greatest(
-    coalesce((select max(pm."access_level") from "project_members" pm where pm."project_id" = ${p}."id" and pm."user_id" = ${user} and ${current('pm')}), 0),
-    coalesce((select max(gm."access_level") from "group_members" gm where gm."user_id" = ${user} and gm."group_id" = any(${n}."traversal_ids") and ${current('gm')}), 0),
+    coalesce(${projectMemberLevel(user, p)}, 0),
+    coalesce(${inheritedGroupLevel(user, `${n}."traversal_ids"`)}, 0),
     coalesce((select max(least(gm."access_level", l."group_access")) from "project_group_links" l
       join "namespaces" g on g."id" = l."group_id"
       join "group_members" gm on gm."group_id" = any(g."traversal_ids") and gm."user_id" = ${user} and ${current('gm')}
@@ -92,8 +100,7 @@ export function visibleProjectsSql(caller: Caller, p = 'p'): string {
 
 /** The access level (0 for none) of the user `userId` on the group aliased `g`: its own membership or one of a group above it. */
 export function groupAccessLevelSql(userId: number, g = 'g'): string {
-  const user = idSql(userId);
-  return `coalesce((select max(gm."access_level") from "group_members" gm where gm."user_id" = ${user} and gm."group_id" = any(${g}."traversal_ids") and ${current('gm')}), 0)`;
+  return `coalesce(${inheritedGroupLevel(idSql(userId), `${g}."traversal_ids"`)}, 0)`;
 }
 
 /** The number of current members of the group aliased `g` and of its subgroups, each user once. */
@@ -114,9 +121,8 @@ export function memberGroupIdsSql(caller: Caller): string {
 export function projectAccessColumnsSql(caller: Caller, p = 'p', n = 'n'): string {
   if (!caller.user) return `0 as "access_level", null::int as "project_access", null::int as "group_access"`;
   const user = idSql(caller.user.id);
-  return `${accessLevelSql(caller.user.id, p, n)} as "access_level",
-    (select max(pm."access_level") from "project_members" pm where pm."project_id" = ${p}."id" and pm."user_id" = ${user} and ${current('pm')}) as "project_access",
-    (select max(gm."access_level") from "group_members" gm where gm."user_id" = ${user} and gm."group_id" = any(${n}."traversal_ids") and ${current('gm')}) as "group_access"`;
+  return `${accessLevelSql(caller.user.id, p, n)} as "access_level", ${projectMemberLevel(user, p)} as "project_access",
+    ${inheritedGroupLevel(user, `${n}."traversal_ids"`)} as "group_access"`;
 }
 
 /** Whether the caller may see a project of `visibility` on which it has `level`. */

@@ -1,7 +1,7 @@
 import type { Database, EntityManager } from '../db/orm.js';
 import { AccessToken, CALLERS_CHANGED_CHANNEL, User } from '../db/entities/index.js';
 import { ProcessCache } from '../db/process-cache.js';
-import { queryRows, readRows, rowsAs } from '../db/rows.js';
+import { queryRows, readRows, rowAs } from '../db/rows.js';
 import { ForbiddenError, InsufficientScopeError, NotFoundError, UnauthorizedError } from '../errors.js';
 import { tokenDigest } from './secrets.js';
 
@@ -106,8 +106,8 @@ const TOKEN_WITH_USER =
 async function readTokenOwner(em: EntityManager, digest: string): Promise<TokenOwner | undefined> {
   const [row] = (await queryRows(em, TOKEN_WITH_USER, [digest])) as { token: Record<string, unknown>; user: Record<string, unknown> }[];
   if (!row) return undefined;
-  const [user] = rowsAs(em, User, [row.user]);
-  const [token] = rowsAs(em, AccessToken, [row.token]);
+  const user = rowAs(em, User, row.user);
+  const token = rowAs(em, AccessToken, row.token);
   token.user = user;
   return { token: Object.freeze(token), user: Object.freeze(user) };
 }

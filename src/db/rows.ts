@@ -12,6 +12,9 @@ export function rowsAs<T extends object>(em: EntityManager, entity: EntityName<T
   return rows.map((row) => driver.mapResult(row as never, meta) as T);
 }
 
+/** One row (a statement's column of `to_jsonb(table)`, say) as a plain object of the entity's properties. */
+export const rowAs = <T extends object>(em: EntityManager, entity: EntityName<T>, row: unknown): T => rowsAs(em, entity, [row as Record<string, unknown>])[0];
+
 /** The rows a statement written once (`?` for each value) reads, as plain objects of the entity's properties. */
 export async function readRows<T extends object>(em: EntityManager, entity: EntityName<T>, sql: string, values: unknown[]): Promise<T[]> {
   return rowsAs(em, entity, await queryRows(em, sql, values));

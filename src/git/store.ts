@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import * as fs from 'node:fs';
-import { rm } from 'node:fs/promises';
+import { readdir, rm, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 
 /** isomorphic-git, loaded when a repository is first touched: importing forgekit stays fast. */
@@ -31,8 +31,28 @@ export class RepositoryStore {
     await (await git()).init({ fs, dir: gitdir, gitdir, bare: true, defaultBranch });
   }
 
+  /** What the repository holds: its commits reachable from HEAD, and its size on disk in bytes. */
+  async statistics(storage: string, projectId: number): Promise<{ commitCount: number; repositorySize: number }> {
+    const gitdir = this.path(storage, projectId);
+    const commits = await (await git()).log({ fs, dir: gitdir, gitdir, ref: 'HEAD' }).catch((error: { code?: string }) => {
+      // An empty repository: HEAD names a branch that has no commit yet.
+      if (error.code === 'NotFoundError') return [];
+      throw error;
+    });
+    return { commitCount: commits.length, repositorySize: await sizeOf(gitdir) };
+  }
+
   /** The repository removed, if it is there. */
   async remove(storage: string, projectId: number): Promise<void> {
     await rm(this.path(storage, projectId), { recursive: true, force: true });
   }
+}
+
+/** The bytes of every file under `directory`. */
+async function sizeOf(directory: string): Promise<number> {
+  let total = 0;
+  for (const entry of await readdir(directory, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) total += (await stat(join(entry.parentPath, entry.name))).size;
+  }
+  return total;
 }

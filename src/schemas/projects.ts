@@ -43,6 +43,12 @@ const ForkedFromProject = Type.Object(
   closed,
 );
 
+/** `statistics=true`: what the repository and the project's other storage hold, in bytes (and its commits). */
+const ProjectStatistics = Type.Object(
+  { commit_count: Type.Integer(), storage_size: Type.Integer(), repository_size: Type.Integer(), lfs_objects_size: Type.Integer(), job_artifacts_size: Type.Integer() },
+  { ...closed, title: 'ProjectStatistics' },
+);
+
 /** A project. `owner` is the user of a user's namespace (null in a group's); `forked_from_project` appears on forks. */
 export const Project = Type.Object(
   {
@@ -88,6 +94,7 @@ export const Project = Type.Object(
     lfs_enabled: Type.Boolean(),
     ci_config_path: Nullable(Type.String()),
     forked_from_project: Type.Optional(ForkedFromProject),
+    statistics: Type.Optional(ProjectStatistics),
     _links: ProjectLinks,
   },
   { ...closed, title: 'Project' },
@@ -163,6 +170,7 @@ export const ListProjectsQuery = Type.Object({
   search: Type.Optional(BoundedText({ description: 'part of the name, the path or the description' })),
   simple: filter('only the identity and URLs of each project'),
   owned: filter("projects in the caller's namespace and in groups it owns"),
+  statistics: filter('with each project’s statistics (for its reporters and above)'),
   membership: filter('projects the caller is a member of'),
   starred: filter('projects the caller starred'),
   with_issues_enabled: filter('projects with issues enabled'),
@@ -191,3 +199,6 @@ export const CreateProjectForUserInput = Type.Object({
   ...settingsFields,
 });
 export type CreateProjectForUserInput = Static<typeof CreateProjectForUserInput>;
+
+export const GetProjectQuery = Type.Object({ statistics: Type.Optional(Type.Boolean({ description: 'with the statistics (for its reporters and above)' })) });
+export type GetProjectQuery = Static<typeof GetProjectQuery>;

@@ -3,7 +3,7 @@ import { raw } from '@mikro-orm/core';
 import { hashGeneratedPassword, hashPassword, tokenDigest } from '../auth/secrets.js';
 import { AccessToken, ApplicationSettingsRow, User } from '../db/entities/index.js';
 import type { Database } from '../db/orm.js';
-import { createUserNamespace } from './namespaces.js';
+import { createUserNamespace, setTraversalIds } from './namespaces.js';
 
 /** Any number, the same in every process: the advisory lock that serialises first starts. */
 const BOOTSTRAP_LOCK = 774201;
@@ -41,7 +41,7 @@ export async function bootstrap(db: Database, options: { rootPassword?: string; 
       });
       const namespace = createUserNamespace(em, root);
       await em.flush();
-      namespace.traversalIds = [namespace.id];
+      setTraversalIds(namespace, null);
       // The id was given explicitly: move the sequence past it.
       await em.execute(raw(`select setval(pg_get_serial_sequence('users', 'id'), greatest((select max(id) from users), 1))`));
     }

@@ -10,11 +10,17 @@ import { findPage, type Page, type PageQuery } from './pagination.js';
 import { presentNamespaces } from './present/namespaces.js';
 import { likePattern } from './search.js';
 
-
-
-/** A new user's own namespace, named by its username (its `traversalIds` once its insert gives it an ID). */
+/** A new user's own namespace, named by its username; written with the user (its `traversalIds` after: `setTraversalIds`). */
 export function createUserNamespace(em: EntityManager, user: User): Namespace {
   return em.create(Namespace, { kind: 'user', name: user.username, path: user.username, fullPath: user.username, fullName: user.name, owner: user, traversalIds: [] });
+}
+
+/**
+ * A namespace's chain of IDs from its top-level group down to itself, once its insert has given it an ID:
+ * written with the next flush.
+ */
+export function setTraversalIds(namespace: Namespace, parent: Namespace | null): void {
+  namespace.traversalIds = [...(parent?.traversalIds ?? []), namespace.id];
 }
 
 /** Namespaces: users' own, made, renamed and removed with their users, and groups'. */
@@ -82,11 +88,6 @@ export class NamespacesService {
     return presentNamespaces(namespaces, administered, await this.ctx.view());
   }
 
-  /** A new user's own namespace: written with the user. */
-  createForUser(user: User): Namespace {
-    return createUserNamespace(this.em, user);
-  }
-
   /** The user's namespace after a change of its username or name. */
   async renameForUser(user: User): Promise<void> {
     const namespace = await this.em.findOneOrFail(Namespace, { owner: user });
@@ -94,14 +95,6 @@ export class NamespacesService {
     namespace.path = user.username;
     namespace.fullPath = user.username;
     namespace.fullName = user.name;
-  }
-
-  /**
-   * A namespace's chain of IDs from its top-level group down to itself, once its insert has given it an ID:
-   * written with the next flush.
-   */
-  setTraversalIds(namespace: Namespace, parent: Namespace | null): void {
-    namespace.traversalIds = [...(parent?.traversalIds ?? []), namespace.id];
   }
 }
 

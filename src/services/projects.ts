@@ -1,11 +1,11 @@
-import type { ProjectInScope } from '../auth/abilities.js';
 import { raw, type FilterQuery } from '@mikro-orm/core';
+import { can, type ProjectInScope } from '../auth/abilities.js';
 import { groupAccessLevelSql, memberProjectsSql, ownedProjectsSql, projectAccessColumnsSql, projectUserIdsSql, visibleProjectsSql } from '../auth/access-levels.js';
 import { ACCESS_LEVELS, Namespace, Project, ProjectMember, ProjectStar, User, type Visibility } from '../db/entities/index.js';
-import { keyOf, readRows, rowsAs } from '../db/rows.js';
+import { keyOf, queryRows, readRows, rowAs } from '../db/rows.js';
 import { takenAttribute } from '../db/unique.js';
 import { BadRequestError, ForbiddenError, NotModifiedError } from '../errors.js';
-import { can } from '../auth/abilities.js';
+import type { SettingsValues } from '../schemas/settings.js';
 import type { UserBasic } from '../schemas/users.js';
 import type { CreateProjectForUserInput, CreateProjectInput, ListProjectUsersQuery, ListProjectsQuery, Project as ProjectShape, ProjectSimple, UpdateProjectInput } from '../schemas/projects.js';
 import type { Context } from './context.js';
@@ -13,15 +13,26 @@ import { findPage, type Page, type PageQuery } from './pagination.js';
 import { presentProjects, presentProjectsSimple, type ProjectRelations } from './present/projects.js';
 import { presentUserBasic, USER_BASIC_FIELDS } from './present/users.js';
 import { likePattern } from './search.js';
-import { Problems } from './user-validation.js';
+import { Problems, TAKEN } from './user-validation.js';
 
-const TAKEN = 'has already been taken';
+/** The caller's levels on a project (ProjectInScope's). */
+type ProjectAccess = Pick<ProjectInScope, 'accessLevel' | 'projectAccess' | 'groupAccess'>;
 
 /** The original's rules for names and paths (Gitlab::Regex of its era), with its messages. */
 const NAME_RULE = /^[\p{L}\p{N}\u{00A9}-\u{1f9c0}_][\p{L}\p{N}\p{Pd}\u{00A9}-\u{1f9c0}_. ]*$/u;
 const NAME_MESSAGE = "can contain only letters, digits, emojis, '_', '.', dash, space. It must start with letter, digit, emoji or '_'.";
 const PATH_RULE = /^[a-zA-Z0-9_.][a-zA-Z0-9_\-.]*$/;
 const PATH_MESSAGE = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-', end in '.git' or end in '.atom'";
+
+/** A name and a path by the original's rules; `undefined` is one not given (an update that keeps it). */
+function checkNameAndPath(problems: Problems, name: string | undefined, path: string | undefined): void {
+  if (name !== undefined) {
+    if (name.trim() === '') problems.add('name', "can't be blank");
+    else if (!NAME_RULE.test(name)) problems.add('name', NAME_MESSAGE);
+  }
+  if (path === '') problems.add('path', "can't be blank");
+  else if (path !== undefined && (!PATH_RULE.test(path) || path.endsWith('.git') || path.endsWith('.atom'))) problems.add('path', PATH_MESSAGE);
+}
 
 /** A path made from a name, as the original makes one: lowercased, each run of other characters a dash. */
 export const pathFromName = (name: string) =>
@@ -75,17 +86,16 @@ export class ProjectsService {
       where = 'lower(n."full_path") = lower(?) and lower(p."path") = lower(?)';
       values = [idOrPath.slice(0, slash), idOrPath.slice(slash + 1)];
     }
-    const [row] = await this.em.execute<Record<string, unknown>[]>(
+    const [row] = await queryRows(
+      this.em,
       `select to_jsonb(p) as "project", to_jsonb(n) as "namespace", ${projectAccessColumnsSql(this.ctx.caller)}
        from "projects" p join "namespaces" n on n."id" = p."namespace_id" where ${where}`,
       values,
     );
     if (!row) return null;
-    const [project] = rowsAs(this.em, Project, [row.project as Record<string, unknown>]);
-    const [namespace] = rowsAs(this.em, Namespace, [row.namespace as Record<string, unknown>]);
     return {
-      project,
-      namespace,
+      project: rowAs(this.em, Project, row.project),
+      namespace: rowAs(this.em, Namespace, row.namespace),
       accessLevel: Number(row.access_level),
       projectAccess: row.project_access === null ? null : Number(row.project_access),
       groupAccess: row.group_access === null ? null : Number(row.group_access),
@@ -110,14 +120,14 @@ export class ProjectsService {
     }
     if (query.owned) where.push(inProjects(ownedProjectsSql(caller)));
     if (query.membership) where.push(inProjects(memberProjectsSql(caller)));
-    if (query.starred) where.push({ id: { $in: raw(`(select s."project_id" from "project_stars" s where s."user_id" = ${caller.user ? Number(caller.user.id) : 0})`) } });
+    if (query.starred) where.push({ id: { $in: raw('(select s."project_id" from "project_stars" s where s."user_id" = ?)', [caller.user?.id ?? 0]) } });
     if (query.with_issues_enabled) where.push({ issuesEnabled: true });
     if (query.with_merge_requests_enabled) where.push({ mergeRequestsEnabled: true });
     const orderField = { id: 'id', name: 'name', path: 'path', created_at: 'createdAt', updated_at: 'updatedAt', last_activity_at: 'lastActivityAt' }[query.order_by ?? 'created_at'];
     const direction: 'asc' | 'desc' = query.sort === 'asc' ? 'asc' : 'desc';
     const orderBy = orderField === 'id' ? { id: direction } : { [orderField]: direction, id: direction };
     const page = await findPage(this.em, Project, { $and: where }, orderBy, query, { plainRows: true });
-    const relations = await this.relationsOf(page.items, new Map());
+    const relations = await this.relationsOf(page.items, new Map(), { statistics: query.statistics });
     const view = await this.ctx.view();
     return { ...page, items: query.simple ? presentProjectsSimple(page.items, relations, view) : presentProjects(page.items, relations, view) };
   }
@@ -159,13 +169,8 @@ export class ProjectsService {
     const visibility: Visibility = input.visibility ?? (settings.default_project_visibility as Visibility);
 
     const problems = new Problems();
-    if (name.trim() === '') problems.add('name', "can't be blank");
-    else if (!NAME_RULE.test(name)) problems.add('name', NAME_MESSAGE);
-    if (path === '') problems.add('path', "can't be blank");
-    else if (!PATH_RULE.test(path) || path.endsWith('.git') || path.endsWith('.atom')) problems.add('path', PATH_MESSAGE);
-    if (!this.ctx.isAdmin && settings.restricted_visibility_levels?.includes(visibility)) {
-      problems.add('visibility_level', `${visibility} has been restricted by your GitLab administrator`);
-    }
+    checkNameAndPath(problems, name, path);
+    this.checkVisibility(problems, visibility, settings);
     if (!problems.any) await this.checkTaken(problems, namespace, name, path);
     // A user's `projects_limit` counts the projects in its own namespace, whoever makes them there.
     if (namespace.kind === 'user') {
@@ -214,14 +219,8 @@ export class ProjectsService {
     }
     const settings = await this.ctx.settings();
     const problems = new Problems();
-    if (input.name !== undefined) {
-      if (input.name.trim() === '') problems.add('name', "can't be blank");
-      else if (!NAME_RULE.test(input.name)) problems.add('name', NAME_MESSAGE);
-    }
-    if (input.path !== undefined && (!PATH_RULE.test(input.path) || input.path.endsWith('.git') || input.path.endsWith('.atom'))) problems.add('path', PATH_MESSAGE);
-    if (revisibles && !this.ctx.isAdmin && settings.restricted_visibility_levels?.includes(input.visibility!)) {
-      problems.add('visibility_level', `${input.visibility} has been restricted by your GitLab administrator`);
-    }
+    checkNameAndPath(problems, input.name, input.path);
+    if (revisibles) this.checkVisibility(problems, input.visibility!, settings);
     if (!problems.any && renames) await this.checkTaken(problems, scoped.namespace, input.name ?? '', input.path ?? '', project.id);
     if (problems.any) throw new BadRequestError(problems.messages);
     if (input.name !== undefined) project.name = input.name;
@@ -263,16 +262,17 @@ export class ProjectsService {
     this.ctx.afterCommit(() => this.ctx.env.repositories.remove(project.repositoryStorage, project.id));
   }
 
-  async presentOne(scoped: ProjectInScope): Promise<ProjectShape> {
-    return (await this.present([scoped.project], new Map([[scoped.project.id, scoped]])))[0];
+  /** GET /projects/:id: the project, with its statistics when asked. */
+  async presentOne(scoped: ProjectInScope, options: { statistics?: boolean } = {}): Promise<ProjectShape> {
+    return (await this.present([scoped.project], new Map([[scoped.project.id, scoped]]), options))[0];
   }
 
   /** Projects in the caller's shape, with what they embed loaded once for all of them. */
-  async present(projects: Project[], known = new Map<number, Pick<ProjectInScope, 'projectAccess' | 'groupAccess'>>()): Promise<ProjectShape[]> {
-    return presentProjects(projects, await this.relationsOf(projects, known), await this.ctx.view());
+  async present(projects: Project[], known = new Map<number, ProjectAccess>(), options: { statistics?: boolean } = {}): Promise<ProjectShape[]> {
+    return presentProjects(projects, await this.relationsOf(projects, known, options), await this.ctx.view());
   }
 
-  private async relationsOf(projects: Project[], known: Map<number, Pick<ProjectInScope, 'projectAccess' | 'groupAccess'>>): Promise<ProjectRelations> {
+  private async relationsOf(projects: Project[], known: Map<number, ProjectAccess>, options: { statistics?: boolean } = {}): Promise<ProjectRelations> {
     const relations: ProjectRelations = {
       namespaces: new Map(),
       owners: new Map(),
@@ -281,6 +281,7 @@ export class ProjectsService {
       sharedWithGroups: new Map(),
       forkedFrom: new Map(),
       access: new Map(known),
+      statistics: new Map(),
     };
     if (!projects.length) return relations;
     const em = (await this.ctx.view()).rows;
@@ -289,34 +290,44 @@ export class ProjectsService {
     const forkedFrom = forkedFromIds.length ? await readRows(em, Project, `select * from "projects" where "id" in (${forkedFromIds.join(', ')})`, []) : [];
     const namespaceIds = [...new Set([...projects, ...forkedFrom].map((project) => keyOf(project.namespace)))].join(', ');
     for (const namespace of await readRows(em, Namespace, `select * from "namespaces" where "id" in (${namespaceIds})`, [])) relations.namespaces.set(namespace.id, namespace);
-    const owners = await em.execute<{ namespace_id: number; id: number; name: string; created_at: string }[]>(
-      `select n."id" as "namespace_id", u."id", u."name", u."created_at" from "namespaces" n join "users" u on u."id" = n."owner_id" where n."id" in (${namespaceIds})`,
-    );
-    for (const owner of owners) relations.owners.set(owner.namespace_id, { id: owner.id, name: owner.name, createdAt: new Date(owner.created_at) });
-    const counts = await em.execute<{ id: number; forks: number; stars: number }[]>(
+    const ownerIds = [...relations.namespaces.values()].filter((namespace) => namespace.owner).map((namespace) => keyOf(namespace.owner));
+    if (ownerIds.length) {
+      for (const owner of await readRows(em, User, `select "id", "name", "created_at" from "users" where "id" in (${ownerIds.join(', ')})`, [])) relations.owners.set(owner.id, owner);
+    }
+    const counts = (await queryRows(
+      em,
       `select p."id", (select count(*)::int from "projects" f where f."forked_from_id" = p."id") as "forks",
         (select count(*)::int from "project_stars" s where s."project_id" = p."id") as "stars"
        from "projects" p where p."id" in (${ids})`,
-    );
+    )) as { id: number; forks: number; stars: number }[];
     for (const count of counts) {
       relations.forksCount.set(count.id, count.forks);
       relations.starCount.set(count.id, count.stars);
     }
-    const shares = await em.execute<{ project_id: number; group_id: number; group_name: string; group_access_level: number }[]>(
+    const shares = (await queryRows(
+      em,
       `select l."project_id", g."id" as "group_id", g."full_name" as "group_name", l."group_access" as "group_access_level"
        from "project_group_links" l join "namespaces" g on g."id" = l."group_id" where l."project_id" in (${ids}) order by l."id"`,
-    );
+    )) as { project_id: number; group_id: number; group_name: string; group_access_level: number }[];
     for (const { project_id, ...share } of shares) relations.sharedWithGroups.set(project_id, [...(relations.sharedWithGroups.get(project_id) ?? []), share]);
+    const sources = new Map(forkedFrom.map((source) => [source.id, source]));
     for (const project of projects) {
-      const source = forkedFrom.find((candidate) => project.forkedFrom && candidate.id === keyOf(project.forkedFrom));
+      const source = project.forkedFrom ? sources.get(keyOf(project.forkedFrom)) : undefined;
       if (source) relations.forkedFrom.set(project.id, { ...source, namespace: relations.namespaces.get(keyOf(source.namespace))! });
     }
     const unknown = projects.filter((project) => !relations.access.has(project.id));
     if (unknown.length) {
-      const rows = await em.execute<{ id: number; project_access: number | null; group_access: number | null }[]>(
+      const rows = (await queryRows(
+        em,
         `select p."id", ${projectAccessColumnsSql(this.ctx.caller)} from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" in (${unknown.map((project) => project.id).join(', ')})`,
-      );
-      for (const row of rows) relations.access.set(row.id, { projectAccess: row.project_access, groupAccess: row.group_access });
+      )) as { id: number; access_level: number; project_access: number | null; group_access: number | null }[];
+      for (const row of rows) relations.access.set(row.id, { accessLevel: row.access_level, projectAccess: row.project_access, groupAccess: row.group_access });
+    }
+    if (options.statistics) {
+      // Measured from each repository, for those who may read them (reporters and above, administrators).
+      const readers = projects.filter((project) => this.ctx.isAdmin || (relations.access.get(project.id)?.accessLevel ?? 0) >= ACCESS_LEVELS.reporter);
+      const measured = await Promise.all(readers.map((project) => this.ctx.env.repositories.statistics(project.repositoryStorage, project.id)));
+      readers.forEach((project, index) => relations.statistics.set(project.id, measured[index]));
     }
     return relations;
   }
@@ -332,6 +343,13 @@ export class ProjectsService {
       if (level >= ACCESS_LEVELS.maintainer) return namespace;
     }
     throw BadRequestError.invalid('namespace', 'is not valid');
+  }
+
+  /** `restricted_visibility_levels`: levels that only administrators may give a project. */
+  private checkVisibility(problems: Problems, visibility: Visibility, settings: SettingsValues): void {
+    if (!this.ctx.isAdmin && settings.restricted_visibility_levels?.includes(visibility)) {
+      problems.add('visibility_level', `${visibility} has been restricted by your GitLab administrator`);
+    }
   }
 
   /** Name and path are each unique in the namespace, regardless of case (`except`: the project being renamed). */

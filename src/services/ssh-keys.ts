@@ -7,9 +7,8 @@ import type { SettingsValues } from '../schemas/settings.js';
 import type { Context } from './context.js';
 import { findPage, type Page, type PageQuery } from './pagination.js';
 import { presentSshKey, presentSshKeys } from './present/ssh-keys.js';
-import { Problems } from './user-validation.js';
+import { Problems, TAKEN } from './user-validation.js';
 
-const TAKEN = 'has already been taken';
 
 const KEY_TYPES = ['rsa', 'dsa', 'ecdsa', 'ed25519'] as const;
 type KeyType = (typeof KEY_TYPES)[number];

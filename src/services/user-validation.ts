@@ -12,6 +12,9 @@ const USERNAME = /^[a-zA-Z0-9_.][a-zA-Z0-9_.-]*$/;
 const USERNAME_MESSAGE = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'.";
 const EMAIL = /^[^@\s]+@[^@\s]+$/;
 
+/** The message of a value another row holds already (a unique username, path, address, key). */
+export const TAKEN = 'has already been taken';
+
 /** Collects validation messages keyed by attribute: body shape 5. */
 export class Problems {
   readonly messages: ValidationMessages = {};

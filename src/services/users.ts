@@ -8,11 +8,10 @@ import type { RawFile } from '../schemas/common.js';
 import type { CreateUserInput, ListUsersQuery, UpdateUserInput, UserBasic, UserFull, UserProfile, UserSelf, UserWithPrivateToken } from '../schemas/users.js';
 import type { Context } from './context.js';
 import { findPage, type Page, type PageQuery } from './pagination.js';
+import { createUserNamespace, setTraversalIds } from './namespaces.js';
 import { likePattern } from './search.js';
 import { presentCurrentUser, presentUser, presentUserFull, presentUsers, USER_BASIC_FIELDS } from './present/users.js';
-import { checkEmail, checkName, checkPassword, checkUsername, Problems } from './user-validation.js';
-
-const TAKEN = 'has already been taken';
+import { checkEmail, checkName, checkPassword, checkUsername, Problems, TAKEN } from './user-validation.js';
 
 /** A user's namespace path is its username: a namespace path lost to a concurrent writer is the username. */
 const usernameFor = (attribute: string | undefined) => (attribute === 'path' ? 'username' : attribute);
@@ -131,14 +130,14 @@ export class UsersService {
       this.em.create(Identity, { user, provider: input.provider, externUid: input.extern_uid });
     }
     if (input.avatar) this.setAvatar(user, input.avatar);
-    const namespace = this.ctx.namespaces.createForUser(user);
+    const namespace = createUserNamespace(this.em, user);
     // A concurrent call took the username or address after the checks above: the same answer as if it had been first.
     await this.em.flush().catch((error: unknown) => {
       const attribute = usernameFor(takenAttribute(error));
       if (attribute === 'email' || attribute === 'username') throw takenConflict(attribute);
       throw attribute ? BadRequestError.invalid(attribute, TAKEN) : error;
     });
-    this.ctx.namespaces.setTraversalIds(namespace, null);
+    setTraversalIds(namespace, null);
     await this.em.flush();
     return presentUserFull(user, await this.ctx.view());
   }

@@ -1,4 +1,4 @@
-import type { Namespace, Project } from '../../db/entities/index.js';
+import type { Namespace, Project, User } from '../../db/entities/index.js';
 import { keyOf } from '../../db/rows.js';
 import type { Project as ProjectShape, ProjectSimple } from '../../schemas/projects.js';
 import type { View } from './view.js';
@@ -6,14 +6,16 @@ import type { View } from './view.js';
 /** What a page of projects embeds, loaded once for the page (services/projects.ts). */
 export interface ProjectRelations {
   namespaces: Map<number, Namespace>;
-  /** The users of users' namespaces, by namespace ID. */
-  owners: Map<number, { id: number; name: string; createdAt: Date }>;
+  /** The users of users' namespaces, by user ID. */
+  owners: Map<number, Pick<User, 'id' | 'name' | 'createdAt'>>;
   forksCount: Map<number, number>;
   starCount: Map<number, number>;
   sharedWithGroups: Map<number, { group_id: number; group_name: string; group_access_level: number }[]>;
   forkedFrom: Map<number, Project & { namespace: Namespace }>;
-  /** The caller's own membership level and its groups' (inherited), by project. */
-  access: Map<number, { projectAccess: number | null; groupAccess: number | null }>;
+  /** The caller's levels, by project: all of them, its own membership's and its groups' (inherited). */
+  access: Map<number, { accessLevel: number; projectAccess: number | null; groupAccess: number | null }>;
+  /** Measured from the repositories when asked, for the projects whose statistics the caller may read. */
+  statistics: Map<number, { commitCount: number; repositorySize: number }>;
 }
 
 /** A notification level of "global", the default of a membership (the original's value 3). */
@@ -33,7 +35,7 @@ export function presentProjects(projects: Project[], relations: ProjectRelations
     const pathWithNamespace = fullPathOf(project, namespace);
     const webUrl = `${view.baseUrl}/${pathWithNamespace}`;
     const self = `${view.baseUrl}/api/v4/projects/${project.id}`;
-    const owner = relations.owners.get(namespace.id);
+    const owner = namespace.owner ? relations.owners.get(keyOf(namespace.owner)) : undefined;
     const access = relations.access.get(project.id);
     const forkedFrom = relations.forkedFrom.get(project.id);
     const shape: ProjectShape = {
@@ -88,6 +90,17 @@ export function presentProjects(projects: Project[], relations: ProjectRelations
         members: `${self}/members`,
       },
     };
+    const statistics = relations.statistics.get(project.id);
+    if (statistics) {
+      // Nothing but the repository takes storage yet: no LFS objects, no job artifacts.
+      shape.statistics = {
+        commit_count: statistics.commitCount,
+        storage_size: statistics.repositorySize,
+        repository_size: statistics.repositorySize,
+        lfs_objects_size: 0,
+        job_artifacts_size: 0,
+      };
+    }
     if (forkedFrom) {
       shape.forked_from_project = {
         id: forkedFrom.id,
