@@ -27,8 +27,15 @@ let counter = 0;
 /** Letters and digits, so that it makes a valid username and the local part of an address. */
 const unique = () => `ex${process.pid}n${(counter += 1)}`;
 
-/** The tools an example's input gets; `signIn` is a user that lasts the whole test file. */
-export const exampleTools = (signIn: { login: string; password: string }): ExampleTools => ({ newSshKey, newGpgKey, unique, signIn });
+/** The tools an example's input gets; without a test hosting (no database), new users and groups are a plausible ID. */
+export const exampleTools = (signIn: { login: string; password: string }, t?: TestHosting): ExampleTools => ({
+  newSshKey,
+  newGpgKey,
+  unique,
+  newUser: async () => (t ? (await createUser(t.hosting)).id : 2),
+  newGroup: async () => (t ? (await t.hosting.groups.create({ name: `Group ${unique()}`, path: `group-${unique()}`, visibility: 'public' })).id : 2),
+  signIn,
+});
 
 /**
  * One set of the fixtures examples name, each made when first named and then kept. Calls that only read can
@@ -90,6 +97,24 @@ export class FixtureSet {
         // Another of the fixture user's private projects, which root (the administrator, who sees it) has starred.
         const { id } = await root.as(await user()).projects.create({ name: `Starred ${unique()}`, visibility: 'private' });
         await root.projects.star(id);
+        return id;
+      }
+      case 'sharedProject': {
+        // Another of the fixture user's private projects, shared with the fixture group.
+        const { id } = await root.as(await user()).projects.create({ name: `Shared ${unique()}`, visibility: 'private' });
+        await root.projects.share(id, { group_id: Number(await this.value('group', owner)), group_access: 30 });
+        return id;
+      }
+      case 'group': {
+        // A private group the fixture user made, and so owns.
+        const name = `Group ${unique()}`;
+        return (await root.as(await user()).groups.create({ name, path: name.replace(' ', '-').toLowerCase(), visibility: 'private' })).id;
+      }
+      case 'member': {
+        // A developer of the fixture project and the fixture group.
+        const { id } = await createUser(root);
+        await root.projectMembers.add(Number(await this.value('project', owner)), { user_id: id, access_level: 30 });
+        await root.groupMembers.add(Number(await this.value('group', owner)), { user_id: id, access_level: 30 });
         return id;
       }
       case 'ownSshKey':

@@ -70,6 +70,11 @@ const ADMITS_OTHERS: Record<Ability, boolean> = {
   rename_project: false,
   change_visibility_level: false,
   remove_project: false,
+  change_namespace: false,
+  admin_project_member: false,
+  read_group: false,
+  admin_group: false,
+  admin_group_member: false,
 };
 
 interface Answer {
@@ -130,7 +135,7 @@ describe('every route answers each kind of caller as its declaration says', () =
   for (const named of WALK) {
     const { route } = named;
     it(label(named), async () => {
-      const tools = exampleTools({ login: normal.username, password: normal.password });
+      const tools = exampleTools({ login: normal.username, password: normal.password }, t);
       const answers: (Answer & { caller: CallerKind })[] = [];
       const expected: (Answer & { caller: CallerKind })[] = [];
       for (const caller of CALLERS) {
@@ -151,7 +156,7 @@ describe('a route with a scope answers 404 for a resource that is not there', ()
   for (const named of ROUTES.filter(({ route }) => route.scope)) {
     const { route } = named;
     it(label(named), async () => {
-      const tools = exampleTools({ login: normal.username, password: normal.password });
+      const tools = exampleTools({ login: normal.username, password: normal.password }, t);
       const call = await exampleCall(route, shared, 'admin', tools);
       const [first] = Object.keys(call.params);
       // The largest id a path takes: valid, and never reached by the fixtures of a test.

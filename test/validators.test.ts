@@ -33,6 +33,9 @@ const PLACEHOLDERS: Record<ExampleFixture, string> = {
   namespace: 'group%2Fsubgroup',
   project: 'group%2Fproject',
   starredProject: '12',
+  sharedProject: '13',
+  group: '15',
+  member: '14',
 };
 
 /** Path parameters as HTTP hands them over: text. */

@@ -2,6 +2,8 @@ import { Type } from 'typebox';
 import { applicationSettings, customAttributes } from './administration.js';
 import { emails, gpgKeys, sshKeys } from './keys.js';
 import { instance } from './meta.js';
+import { groups as groupRoutes } from './groups.js';
+import { groupMembers, projectMembers } from './members.js';
 import { namespaces } from './namespaces.js';
 import { projects } from './projects.js';
 import { buildOpenApiDocument } from './openapi.js';
@@ -22,6 +24,9 @@ const groups = {
   oauth,
   namespaces,
   projects,
+  projectMembers,
+  groups: groupRoutes,
+  groupMembers,
   instance,
 };
 
@@ -38,7 +43,10 @@ const groupDescriptions: Record<keyof typeof groups, string> = {
   session: 'Signing in with a password for a private token',
   oauth: 'OAuth 2 access tokens (password and refresh token grants)',
   namespaces: "Namespaces: each user's own, and groups'",
-  projects: 'Projects: created with an empty repository, read by whoever may see them, deleted by their owners',
+  projects: 'Projects: created with an empty repository, read by whoever may see them, shared with groups, moved and deleted by their owners',
+  projectMembers: "Members of projects: who has which access level on a project, until when",
+  groups: 'Groups: nested namespaces of projects, whose members’ levels their subgroups and projects inherit',
+  groupMembers: "Members of groups: who has which access level on a group, its subgroups and its projects",
   instance: 'What the service is: its version and this document',
 };
 

@@ -18,6 +18,8 @@ export const PATH_PARAMETERS = {
   key: BoundedText({ description: 'custom attribute key' }),
   /** An uploaded file's name, as it was uploaded (a 255-character column). */
   filename: BoundedText({ description: 'file name' }),
+  project_id: Int32({ description: 'project ID' }),
+  group_id: Int32({ description: 'group ID' }),
 };
 
 /**
@@ -31,6 +33,8 @@ export const SCOPE_PARAMETERS = {
   personalAccessToken: Int32({ description: 'token ID' }),
   /** By ID or by full path (`group/subgroup`, URL-encoded in a path): twenty levels of 255 characters at most. */
   namespace: Type.Union([Int32(), BoundedText({ maxLength: FULL_PATH_MAX })], { description: 'namespace ID or full path' }),
+  /** By ID or by full path (`group/subgroup`, URL-encoded in a path). */
+  group: Type.Union([Int32(), BoundedText({ maxLength: FULL_PATH_MAX })], { description: 'group ID or URL-encoded full path' }),
   /** By ID or by full path (`group/project`, URL-encoded in a path). */
   project: Type.Union([Int32(), BoundedText({ maxLength: FULL_PATH_MAX + 256 })], { description: 'project ID or URL-encoded full path' }),
 };

@@ -1,10 +1,21 @@
 import { Type } from 'typebox';
-import { CreateProjectForUserInput, CreateProjectInput, GetProjectQuery, ListProjectsQuery, ListProjectUsersQuery, Project, ProjectSimple, UpdateProjectInput } from '../schemas/projects.js';
+import { ProjectGroupLink, ShareProjectInput } from '../schemas/members.js';
+import {
+  CreateProjectForUserInput,
+  CreateProjectInput,
+  GetProjectQuery,
+  ListProjectsQuery,
+  ListProjectUsersQuery,
+  Project,
+  ProjectSimple,
+  TransferProjectInput,
+  UpdateProjectInput,
+} from '../schemas/projects.js';
 import { UserBasic } from '../schemas/users.js';
 import { defineRoute } from './route.js';
 
 /** The original deletes a project in the background and answers at once; forgekit has deleted it by then. */
-const Accepted = Type.Object({ message: Type.Literal('202 Accepted') }, { additionalProperties: false });
+export const Accepted = Type.Object({ message: Type.Literal('202 Accepted') }, { additionalProperties: false });
 
 export const projects = {
   list: defineRoute({
@@ -60,6 +71,24 @@ export const projects = {
     scope: 'project', ability: 'read_project', response: Project,
     example: { params: { id: 'starredProject' } },
     run: (ctx, { project }) => ctx.projects.unstar(project),
+  }),
+  transfer: defineRoute({
+    method: 'PUT', path: '/projects/:id/transfer', summary: 'Move a project to another namespace the caller may create projects in (its owners)', auth: 'user',
+    scope: 'project', ability: 'change_namespace', input: TransferProjectInput, response: Project,
+    example: { params: { id: 'project' }, input: { namespace: 'root' } },
+    run: (ctx, { project }, input) => ctx.projects.transfer(project, input),
+  }),
+  share: defineRoute({
+    method: 'POST', path: '/projects/:id/share', summary: "Share a project with a group: its members get up to group_access (the project's maintainers)", auth: 'user',
+    scope: 'project', ability: 'admin_project', input: ShareProjectInput, response: ProjectGroupLink,
+    example: { params: { id: 'project' }, input: async (tools) => ({ group_id: await tools.newGroup(), group_access: 30, expires_at: '2099-12-31' }) },
+    run: (ctx, { project }, input) => ctx.projects.share(project, input),
+  }),
+  unshare: defineRoute({
+    method: 'DELETE', path: '/projects/:id/share/:group_id', summary: 'Stop sharing a project with a group (its maintainers)', auth: 'user',
+    scope: 'project', ability: 'admin_project',
+    example: { params: { id: 'sharedProject', group_id: 'group' } },
+    run: (ctx, { project, group_id }) => ctx.projects.unshare(project, group_id),
   }),
   delete: defineRoute({
     method: 'DELETE', path: '/projects/:id', summary: 'Delete a project and its repository (its owners and administrators); answers 202 as the original does', auth: 'user',

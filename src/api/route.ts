@@ -103,7 +103,9 @@ export const DEFAULT_BODY_LIMIT = 256 * 1024;
  * What a route's example names in its path: things a test creates before the call (test/fixtures.ts).
  * `user` is a user other than the caller; `sshKey`, `gpgKey`, `email`, `personalToken`, `impersonationToken`,
  * `customAttributeKey` (the key of one of its custom attributes) and `avatarFilename` (the file name of its
- * uploaded avatar) are that user's; `ownSshKey`, `ownGpgKey` and `ownEmail` are the caller's own.
+ * uploaded avatar) are that user's; `ownSshKey`, `ownGpgKey` and `ownEmail` are the caller's own. `namespace` is
+ * that user's namespace, `project`, `starredProject` and `sharedProject` private projects of its (the last one
+ * shared with `group`), `group` a private group it owns, and `member` a developer member of `project` and `group`.
  */
 export type ExampleFixture =
   | 'user'
@@ -119,7 +121,10 @@ export type ExampleFixture =
   | 'ownEmail'
   | 'namespace'
   | 'project'
-  | 'starredProject';
+  | 'starredProject'
+  | 'sharedProject'
+  | 'group'
+  | 'member';
 
 /** What an example's input can ask the test for: values that must be new at each call, and credentials. */
 export interface ExampleTools {
@@ -129,6 +134,10 @@ export interface ExampleTools {
   newGpgKey(): Promise<string>;
   /** A text no other call of the test has, for usernames and e-mail addresses. */
   unique(): string;
+  /** A new user's ID, for the routes that make a user a member. */
+  newUser(): Promise<number>;
+  /** A new group's ID, for the routes that share a project with one. */
+  newGroup(): Promise<number>;
   /** A user that exists throughout the test, for the routes that sign in. */
   signIn: { login: string; password: string };
 }

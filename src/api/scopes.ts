@@ -26,6 +26,7 @@ export const SCOPES = {
     notFound: () => new NotFoundError('Personal Access Token'),
   }),
   project: scope('project', { key: 'project', load: (ctx, id) => ctx.projects.findInScope(id), notFound: () => new NotFoundError('Project') }),
+  group: scope('group', { key: 'group', load: (ctx, id) => ctx.groups.findInScope(id), notFound: () => new NotFoundError('Group') }),
   namespace: scope('namespace', { key: 'namespace', load: (ctx, id) => ctx.namespaces.findInScope(id), notFound: () => new NotFoundError('Namespace') }),
 } satisfies { [S in ScopeName]: ScopeDefinition<S, string, unknown> };
 

@@ -16,7 +16,12 @@ export type Ability =
   | 'admin_project'
   | 'rename_project'
   | 'change_visibility_level'
-  | 'remove_project';
+  | 'remove_project'
+  | 'change_namespace'
+  | 'admin_project_member'
+  | 'read_group'
+  | 'admin_group'
+  | 'admin_group_member';
 
 /** A project a call named, with its namespace and the caller's levels on it (loaded together: services/projects.ts). */
 export interface ProjectInScope {
@@ -40,6 +45,17 @@ export interface NamespaceInScope {
   visible: boolean;
 }
 
+/** A group a call named, with the caller's level on it (inherited) and whether it may see it (services/groups.ts). */
+export interface GroupInScope {
+  group: Namespace;
+  /** The caller's level: its membership of the group or of a group above it; 0 for none. */
+  accessLevel: number;
+  visible: boolean;
+}
+
+const ownsGroup = (caller: Caller, scoped: GroupInScope) => caller.user?.admin === true || scoped.accessLevel >= ACCESS_LEVELS.owner;
+const maintainsProject = (caller: Caller, scoped: ProjectInScope) => caller.user?.admin === true || scoped.accessLevel >= ACCESS_LEVELS.maintainer;
+
 export const ABILITIES = {
   /** Every signed-in caller sees every user's public profile. */
   read_user: { hidden: true, allows: (caller: Caller, _user: User) => caller.user !== null },
@@ -53,16 +69,23 @@ export const ABILITIES = {
   /** A project the caller may not see does not exist for it (SPEC: a private project is 404 to non-members). */
   read_project: { hidden: true, allows: readsProject },
   /** Changing a project's settings: its maintainers and owners. */
-  admin_project: {
-    hidden: hiddenFromNonReaders,
-    allows: (caller: Caller, scoped: ProjectInScope) => caller.user?.admin === true || scoped.accessLevel >= ACCESS_LEVELS.maintainer,
-  },
+  admin_project: { hidden: hiddenFromNonReaders, allows: maintainsProject },
   /** Renaming a project (name or path): its owners and administrators. */
   rename_project: { hidden: hiddenFromNonReaders, allows: ownsProject },
   /** Changing a project's visibility: its owners and administrators. */
   change_visibility_level: { hidden: hiddenFromNonReaders, allows: ownsProject },
   /** Deleting a project: its owners and administrators. */
   remove_project: { hidden: hiddenFromNonReaders, allows: ownsProject },
+  /** Moving a project to another namespace: its owners and administrators. */
+  change_namespace: { hidden: hiddenFromNonReaders, allows: ownsProject },
+  /** Adding, changing and removing a project's members: its maintainers and owners. */
+  admin_project_member: { hidden: hiddenFromNonReaders, allows: maintainsProject },
+  /** A group the caller may not see does not exist for it. */
+  read_group: { hidden: true, allows: (_caller: Caller, scoped: GroupInScope) => scoped.visible },
+  /** Changing or deleting a group, and making subgroups in it: its owners (inherited) and administrators. */
+  admin_group: { hidden: (_caller: Caller, scoped: GroupInScope) => !scoped.visible, allows: ownsGroup },
+  /** Adding, changing and removing a group's members: its owners and administrators. */
+  admin_group_member: { hidden: (_caller: Caller, scoped: GroupInScope) => !scoped.visible, allows: ownsGroup },
 } satisfies Record<Ability, { hidden: boolean | ((caller: Caller, resource: never) => boolean); allows(caller: Caller, resource: never): boolean }>;
 
 /** Whether a refusal of `ability` on `resource` answers 404 (hiding that it exists) rather than 403. */

@@ -125,6 +125,81 @@ export function projectAccessColumnsSql(caller: Caller, p = 'p', n = 'n'): strin
     ${inheritedGroupLevel(user, `${n}."traversal_ids"`)} as "group_access"`;
 }
 
+/**
+ * The groups (aliased `g`) the user reaches by membership, as a condition: the groups it is a member of and
+ * their subgroups (inherited), the groups above those, and the groups (and the groups above them) holding a
+ * project it is a member of, as the original lets those see the way down to what they may see.
+ */
+function groupsReachedSql(user: string, g: string): string {
+  return `(${g}."traversal_ids" && ${memberGroups(user)}
+    or ${g}."id" in (select unnest(d."traversal_ids") from "namespaces" d join "group_members" gm on gm."group_id" = d."id" where gm."user_id" = ${user} and ${current('gm')})
+    or ${g}."id" in (select unnest(n."traversal_ids") from "project_members" pm join "projects" p on p."id" = pm."project_id"
+      join "namespaces" n on n."id" = p."namespace_id" where pm."user_id" = ${user} and ${current('pm')}))`;
+}
+
+/**
+ * The condition on groups (aliased `g`) that the caller may see: all for administrators; public ones for
+ * anyone; internal ones for signed-in users who are not external; and those it reaches by membership.
+ */
+export function visibleGroupsSql(caller: Caller, g = 'g'): string {
+  if (caller.user?.admin) return 'true';
+  if (!caller.user) return `${g}."visibility" = 'public'`;
+  const open = caller.user.external ? `${g}."visibility" = 'public'` : `${g}."visibility" in ('public', 'internal')`;
+  return `(${open} or ${groupsReachedSql(idSql(caller.user.id), g)})`;
+}
+
+/** The groups (aliased `g`) the signed-in caller reaches by membership (GET /groups without `all_available`), as a condition. */
+export function memberGroupsSql(caller: Caller, g = 'g'): string {
+  return caller.user ? groupsReachedSql(idSql(caller.user.id), g) : 'false';
+}
+
+/** The groups (aliased `g`) the signed-in caller is itself an owner of (`owned=true`), as a condition. */
+export function ownedGroupsSql(caller: Caller, g = 'g'): string {
+  if (!caller.user) return 'false';
+  return `${g}."id" in (select gm."group_id" from "group_members" gm where gm."user_id" = ${idSql(caller.user.id)} and gm."access_level" >= ${ACCESS_LEVELS.owner} and ${current('gm')})`;
+}
+
+/**
+ * The caller's level on the group aliased `g` (0 for none; inherited from the groups above) and whether it may
+ * see the group, as select columns `access_level` and `visible`.
+ */
+export function groupAccessColumnsSql(caller: Caller, g = 'g'): string {
+  const level = caller.user ? groupAccessLevelSql(caller.user.id, g) : '0';
+  return `${level} as "access_level", ${visibleGroupsSql(caller, g)} as "visible"`;
+}
+
+/** The IDs of the projects shared with the group `groupId` (shares that have not expired), as a subquery. */
+export function sharedProjectIdsSql(groupId: number): string {
+  return `select l."project_id" from "project_group_links" l where l."group_id" = ${idSql(groupId)} and ${current('l')}`;
+}
+
+/** Whose membership a members list shows: a project's or a group's; `inherited` adds the members of the groups above. */
+export interface MembersSource {
+  kind: 'project' | 'group';
+  id: number;
+}
+
+/**
+ * The memberships of `source` as rows (`user_id`, `access_level`, `expires_at`, and `source_name`: the group
+ * a membership comes from, or null for the source's own), current ones only; with `inherited`, those of the
+ * groups above it (a project's group and the groups above that) too. A user may appear more than once.
+ */
+export function memberRowsSql(source: MembersSource, inherited: boolean): string {
+  const id = idSql(source.id);
+  const own =
+    source.kind === 'project'
+      ? `select pm."user_id", pm."access_level", pm."expires_at", null::text as "source_name" from "project_members" pm where pm."project_id" = ${id} and ${current('pm')}`
+      : `select gm."user_id", gm."access_level", gm."expires_at", null::text as "source_name" from "group_members" gm where gm."group_id" = ${id} and ${current('gm')}`;
+  if (!inherited) return own;
+  // The groups above: a project's namespace's chain (a user's namespace has no group members); a group's chain but itself.
+  const above =
+    source.kind === 'project'
+      ? `select unnest(n."traversal_ids") from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" = ${id}`
+      : `select unnest(g."traversal_ids") from "namespaces" g where g."id" = ${id} except select ${id}`;
+  return `${own} union all select gm."user_id", gm."access_level", gm."expires_at", a."full_name" from "group_members" gm
+    join "namespaces" a on a."id" = gm."group_id" where gm."group_id" in (${above}) and ${current('gm')}`;
+}
+
 /** Whether the caller may see a project of `visibility` on which it has `level`. */
 export function canReadProject(caller: Caller, visibility: Visibility, level: number): boolean {
   if (caller.user?.admin || visibility === 'public') return true;

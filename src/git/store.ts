@@ -42,6 +42,14 @@ export class RepositoryStore {
     return { commitCount: commits.length, repositorySize: await sizeOf(gitdir) };
   }
 
+  /** The repository's size on disk in bytes; 0 when it is not there. */
+  async size(storage: string, projectId: number): Promise<number> {
+    return sizeOf(this.path(storage, projectId)).catch((error: { code?: string }) => {
+      if (error.code === 'ENOENT') return 0;
+      throw error;
+    });
+  }
+
   /** The repository removed, if it is there. */
   async remove(storage: string, projectId: number): Promise<void> {
     await rm(this.path(storage, projectId), { recursive: true, force: true });

@@ -41,6 +41,12 @@ export const DateTime = Type.String({ format: 'date-time' });
 export const DateOnly = Type.String({ format: 'date' });
 
 /**
+ * The day something (a token, a membership, a share) expires: a date, or a timestamp whose date counts (go-gitlab
+ * sends one), as in the original. The day after it must be one the API can hold too: 9999-12-30 is the last.
+ */
+export const ExpiryDate = Type.String({ format: 'iso8601', formatMaximum: '9999-12-30', maxLength: 64, description: 'date (`2027-01-05`) or timestamp; the date counts' });
+
+/**
  * An ISO 8601 date or timestamp as a client may send it: years 0001–9999 (the `iso8601` format), so that
  * both JavaScript and PostgreSQL can hold it.
  */

@@ -8,3 +8,5 @@ export * from './users.js';
 export * from './instance.js';
 export * from './namespaces.js';
 export * from './projects.js';
+export * from './groups.js';
+export * from './members.js';

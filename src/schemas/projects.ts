@@ -202,3 +202,9 @@ export type CreateProjectForUserInput = Static<typeof CreateProjectForUserInput>
 
 export const GetProjectQuery = Type.Object({ statistics: Type.Optional(Type.Boolean({ description: 'with the statistics (for its reporters and above)' })) });
 export type GetProjectQuery = Static<typeof GetProjectQuery>;
+
+/** The namespace a project moves to, by ID or full path (twenty levels of 255 characters at most). */
+export const TransferProjectInput = Type.Object({
+  namespace: Type.Union([Int32(), BoundedText({ maxLength: 20 * 256 })], { description: 'the namespace’s ID or full path' }),
+});
+export type TransferProjectInput = Static<typeof TransferProjectInput>;

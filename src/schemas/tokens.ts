@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { AdminOnly, BoundedText, DateOnly, DateTime, Int32, LIST_MAX, Nullable, PASSWORD_MAX } from './common.js';
+import { AdminOnly, BoundedText, DateOnly, DateTime, ExpiryDate, Int32, LIST_MAX, Nullable, PASSWORD_MAX } from './common.js';
 
 /**
  * The repository and registry scopes admit git and registry access, which forgekit does not serve over the
@@ -51,17 +51,11 @@ export const ListTokensQuery = Type.Object({
 });
 export type ListTokensQuery = Static<typeof ListTokensQuery>;
 
-/**
- * The last day a token works: a date, or a timestamp whose date counts (go-gitlab sends one), as in the
- * original. A token stops working when the day after it starts, so that day must be one the API can hold
- * too: 9999-12-30 is the last.
- */
-const TokenExpiry = Type.String({ format: 'iso8601', formatMaximum: '9999-12-30', maxLength: 64, description: 'date (`2027-01-05`) or timestamp; the date counts' });
 
 export const CreateTokenInput = Type.Object({
   name: BoundedText(),
   scopes: Type.Array(TokenScope, { minItems: 1, maxItems: LIST_MAX }),
-  expires_at: Type.Optional(Nullable(TokenExpiry)),
+  expires_at: Type.Optional(Nullable(ExpiryDate)),
 });
 export type CreateTokenInput = Static<typeof CreateTokenInput>;
 

@@ -4,7 +4,8 @@ import { CustomAttribute } from './custom-attributes.js';
 
 const userState = Type.Union([Type.Literal('active'), Type.Literal('blocked')]);
 
-const basicFields = {
+/** The fields of UserBasic, which other resources (members) extend. */
+export const basicFields = {
   id: Type.Integer(),
   name: Type.String(),
   username: Type.String(),

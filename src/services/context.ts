@@ -10,6 +10,8 @@ import type { SettingsValues } from '../schemas/settings.js';
 import { CustomAttributesService } from './custom-attributes.js';
 import { EmailsService } from './emails.js';
 import { GpgKeysService } from './gpg-keys.js';
+import { GroupsService } from './groups.js';
+import { MembersService } from './members.js';
 import { NamespacesService } from './namespaces.js';
 import { ProjectsService } from './projects.js';
 import type { View } from './present/view.js';
@@ -143,6 +145,12 @@ export class Context {
   }
   get namespaces() {
     return new NamespacesService(this);
+  }
+  get groups() {
+    return new GroupsService(this);
+  }
+  get members() {
+    return new MembersService(this);
   }
   get customAttributes() {
     return new CustomAttributesService(this);

@@ -1,14 +1,25 @@
 import { raw, type FilterQuery } from '@mikro-orm/core';
 import { can, type ProjectInScope } from '../auth/abilities.js';
 import { groupAccessLevelSql, memberProjectsSql, ownedProjectsSql, projectAccessColumnsSql, projectUserIdsSql, visibleProjectsSql } from '../auth/access-levels.js';
-import { ACCESS_LEVELS, Namespace, Project, ProjectMember, ProjectStar, User, type Visibility } from '../db/entities/index.js';
+import { ACCESS_LEVELS, Namespace, Project, ProjectGroupLink, ProjectMember, ProjectStar, PROJECT_ACCESS_LEVELS, User, visibilityRank, type Visibility } from '../db/entities/index.js';
 import { keyOf, queryRows, readRows, rowAs } from '../db/rows.js';
 import { takenAttribute } from '../db/unique.js';
-import { BadRequestError, ForbiddenError, NotModifiedError } from '../errors.js';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, NotModifiedError } from '../errors.js';
 import type { SettingsValues } from '../schemas/settings.js';
 import type { UserBasic } from '../schemas/users.js';
-import type { CreateProjectForUserInput, CreateProjectInput, ListProjectUsersQuery, ListProjectsQuery, Project as ProjectShape, ProjectSimple, UpdateProjectInput } from '../schemas/projects.js';
+import type { ProjectGroupLink as ProjectGroupLinkShape, ShareProjectInput } from '../schemas/members.js';
+import type {
+  CreateProjectForUserInput,
+  CreateProjectInput,
+  ListProjectUsersQuery,
+  ListProjectsQuery,
+  Project as ProjectShape,
+  ProjectSimple,
+  TransferProjectInput,
+  UpdateProjectInput,
+} from '../schemas/projects.js';
 import type { Context } from './context.js';
+import { memberExpiry } from './members.js';
 import { findPage, type Page, type PageQuery } from './pagination.js';
 import { presentProjects, presentProjectsSimple, type ProjectRelations } from './present/projects.js';
 import { presentUserBasic, USER_BASIC_FIELDS } from './present/users.js';
@@ -102,6 +113,13 @@ export class ProjectsService {
     };
   }
 
+  /** A project a call names beside its scope (by ID): 404 when there is none. */
+  async findInScopeOrFail(id: number): Promise<ProjectInScope> {
+    const scoped = await this.findInScope(id);
+    if (!scoped || !can(this.ctx.caller, 'read_project', scoped)) throw new NotFoundError('Project');
+    return scoped;
+  }
+
   /**
    * GET /projects: the projects the caller may see (public ones without a token), filtered and ordered in
    * SQL; what a page embeds is loaded once for the page.
@@ -170,7 +188,7 @@ export class ProjectsService {
 
     const problems = new Problems();
     checkNameAndPath(problems, name, path);
-    this.checkVisibility(problems, visibility, settings);
+    this.checkVisibility(problems, visibility, settings, namespace);
     if (!problems.any) await this.checkTaken(problems, namespace, name, path);
     // A user's `projects_limit` counts the projects in its own namespace, whoever makes them there.
     if (namespace.kind === 'user') {
@@ -220,7 +238,7 @@ export class ProjectsService {
     const settings = await this.ctx.settings();
     const problems = new Problems();
     checkNameAndPath(problems, input.name, input.path);
-    if (revisibles) this.checkVisibility(problems, input.visibility!, settings);
+    if (revisibles) this.checkVisibility(problems, input.visibility!, settings, scoped.namespace);
     if (!problems.any && renames) await this.checkTaken(problems, scoped.namespace, input.name ?? '', input.path ?? '', project.id);
     if (problems.any) throw new BadRequestError(problems.messages);
     if (input.name !== undefined) project.name = input.name;
@@ -260,6 +278,63 @@ export class ProjectsService {
     const { project } = scoped;
     await this.em.nativeDelete(Project, { id: project.id });
     this.ctx.afterCommit(() => this.ctx.env.repositories.remove(project.repositoryStorage, project.id));
+  }
+
+  /** PUT /projects/:id/transfer (its owners): the project moved to a namespace the caller may create projects in. */
+  async transfer(scoped: ProjectInScope, input: TransferProjectInput): Promise<ProjectShape> {
+    const target = await this.ctx.namespaces.findInScope(input.namespace);
+    // A group the caller sees is there for it, though only its members see its namespace in GET /namespaces.
+    const visible = target?.visible || (target?.namespace.kind === 'group' && (await this.ctx.groups.findInScope(target.namespace.id))?.visible);
+    if (!target || !visible) throw new NotFoundError('Namespace');
+    const project = await this.moveTo(scoped, target.namespace);
+    // The caller's levels on it may have changed with its namespace.
+    return (await this.present([project]))[0];
+  }
+
+  /**
+   * The project moved to `namespace`, as the original's transfer does: not to where it is, nor where the caller
+   * may not create projects, nor where its name or path is taken; no more open than a group it moves into.
+   * Its repository stays where it is (its path comes from its ID).
+   */
+  async moveTo(scoped: ProjectInScope, namespace: Namespace): Promise<Project> {
+    const project = await this.em.findOneOrFail(Project, { id: scoped.project.id });
+    const refuse = (reason: string) => new BadRequestError(`Failed to transfer project {:new_namespace=>[${JSON.stringify(reason)}]}`);
+    if (keyOf(project.namespace) === namespace.id) throw refuse('Project is already in this namespace.');
+    if (!(await this.mayCreateProjectsIn(namespace))) throw refuse('Transfer failed, please contact an admin.');
+    const problems = new Problems();
+    await this.checkTaken(problems, namespace, project.name, project.path, project.id);
+    if (problems.any) throw refuse('Project with same name or path in target namespace already exists');
+    if (namespace.kind === 'group' && visibilityRank(project.visibility) > visibilityRank(namespace.visibility)) project.visibility = namespace.visibility;
+    project.namespace = this.em.getReference(Namespace, namespace.id);
+    await this.em.flush().catch((error: unknown) => {
+      throw takenAttribute(error) === 'path' ? refuse('Project with same name or path in target namespace already exists') : error;
+    });
+    return project;
+  }
+
+  /**
+   * POST /projects/:id/share (its maintainers): the members of a group the caller may see get up to `group_access`
+   * on the project; not its own group or one above it, and once per group.
+   */
+  async share(scoped: ProjectInScope, input: ShareProjectInput): Promise<ProjectGroupLinkShape> {
+    if (!PROJECT_ACCESS_LEVELS.includes(input.group_access)) throw BadRequestError.invalid('group_access', 'does not have a valid value');
+    const expiresAt = memberExpiry(input.expires_at);
+    const group = await this.ctx.groups.findInScope(input.group_id);
+    if (!group?.visible) throw new NotFoundError('Group');
+    if (scoped.namespace.traversalIds.includes(group.group.id)) throw new ConflictError('Project cannot be shared with the group it is in or one of its ancestors.');
+    const [link] = await this.em.execute<{ id: number }[]>(
+      `insert into "project_group_links" ("project_id", "group_id", "group_access", "expires_at", "created_at") values (?, ?, ?, ?, now())
+       on conflict do nothing returning "id"`,
+      [scoped.project.id, group.group.id, input.group_access, expiresAt],
+    );
+    if (!link) throw new ConflictError('Group already shared with this group');
+    return { id: link.id, project_id: scoped.project.id, group_id: group.group.id, group_access: input.group_access, expires_at: expiresAt };
+  }
+
+  /** DELETE /projects/:id/share/:group_id (its maintainers): the share taken back. */
+  async unshare(scoped: ProjectInScope, groupId: number): Promise<void> {
+    const removed = await this.em.nativeDelete(ProjectGroupLink, { project: scoped.project.id, group: groupId });
+    if (!removed) throw new NotFoundError('Group Link');
   }
 
   /** GET /projects/:id: the project, with its statistics when asked. */
@@ -334,21 +409,28 @@ export class ProjectsService {
 
   /** The namespace asked for (the caller's own by default): its own, or a group it maintains or owns (any, for administrators). */
   private async targetNamespace(namespaceId: number | undefined): Promise<Namespace> {
-    const user = this.ctx.currentUser;
-    if (namespaceId === undefined) return this.em.findOneOrFail(Namespace, { owner: user.id });
+    if (namespaceId === undefined) return this.em.findOneOrFail(Namespace, { owner: this.ctx.currentUser.id });
     const namespace = await this.em.findOne(Namespace, { id: namespaceId });
-    if (namespace && (this.ctx.isAdmin || keyOf(namespace.owner) === user.id)) return namespace;
-    if (namespace?.kind === 'group') {
-      const [{ level }] = await this.em.execute<{ level: number }[]>(`select ${groupAccessLevelSql(user.id, 'g')} as "level" from "namespaces" g where g."id" = ?`, [namespace.id]);
-      if (level >= ACCESS_LEVELS.maintainer) return namespace;
-    }
+    if (namespace && (await this.mayCreateProjectsIn(namespace))) return namespace;
     throw BadRequestError.invalid('namespace', 'is not valid');
   }
 
-  /** `restricted_visibility_levels`: levels that only administrators may give a project. */
-  private checkVisibility(problems: Problems, visibility: Visibility, settings: SettingsValues): void {
+  /** Whether the caller may put projects in the namespace: its own, a group it maintains or owns, or any for administrators. */
+  private async mayCreateProjectsIn(namespace: Namespace): Promise<boolean> {
+    const user = this.ctx.currentUser;
+    if (this.ctx.isAdmin || keyOf(namespace.owner) === user.id) return true;
+    if (namespace.kind !== 'group') return false;
+    const [{ level }] = await this.em.execute<{ level: number }[]>(`select ${groupAccessLevelSql(user.id, 'g')} as "level" from "namespaces" g where g."id" = ?`, [namespace.id]);
+    return level >= ACCESS_LEVELS.maintainer;
+  }
+
+  /** `restricted_visibility_levels` (levels that only administrators may give a project); a project is no more open than its group. */
+  private checkVisibility(problems: Problems, visibility: Visibility, settings: SettingsValues, namespace: Namespace): void {
     if (!this.ctx.isAdmin && settings.restricted_visibility_levels?.includes(visibility)) {
       problems.add('visibility_level', `${visibility} has been restricted by your GitLab administrator`);
+    }
+    if (namespace.kind === 'group' && visibilityRank(visibility) > visibilityRank(namespace.visibility)) {
+      problems.add('visibility_level', `${visibility} is not allowed in a ${namespace.visibility} group.`);
     }
   }
 

@@ -1,15 +1,15 @@
 import type { ValidationMessages } from '../errors.js';
 
-/** Top-level paths the web interface owns: no user may take one as a username. */
-const RESERVED_USERNAMES = new Set([
+/** Top-level paths the web interface owns: no user or top-level group may take one. */
+const RESERVED_TOP_LEVEL_PATHS = new Set([
   '-', '.well-known', '404.html', '422.html', '500.html', '502.html', '503.html', 'abuse_reports', 'admin', 'api',
   'apple-touch-icon.png', 'assets', 'autocomplete', 'ci', 'dashboard', 'deploy.html', 'explore', 'favicon.ico',
   'files', 'groups', 'health_check', 'help', 'import', 'invites', 'jwt', 'login', 'notification_settings', 'oauth',
   'profile', 'projects', 'public', 'robots.txt', 's', 'search', 'sent_notifications', 'snippets', 'u', 'uploads', 'users',
 ]);
 
-const USERNAME = /^[a-zA-Z0-9_.][a-zA-Z0-9_.-]*$/;
-const USERNAME_MESSAGE = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'.";
+const NAMESPACE_PATH = /^[a-zA-Z0-9_.][a-zA-Z0-9_.-]*$/;
+const NAMESPACE_PATH_MESSAGE = "can contain only letters, digits, '_', '-' and '.'. Cannot start with '-' or end in '.', '.git' or '.atom'.";
 const EMAIL = /^[^@\s]+@[^@\s]+$/;
 
 /** The message of a value another row holds already (a unique username, path, address, key). */
@@ -35,10 +35,18 @@ const characters = (text: string): number => [...text].length;
 // Maximum lengths are in the schemas (src/schemas/users.ts), checked before any service runs; what
 // follows are the rules a schema does not say.
 
+/**
+ * A namespace's path (a username, a group's path) by the original's rules; `topLevel` paths may not take a
+ * path the web interface owns. A subgroup's path is only kept from `-`, where the web interface's own pages start.
+ */
+export function checkNamespacePath(problems: Problems, attribute: string, path: string, topLevel: boolean): void {
+  if (path.trim() === '') return problems.add(attribute, "can't be blank");
+  if (!NAMESPACE_PATH.test(path) || /(\.|\.git|\.atom)$/i.test(path)) problems.add(attribute, NAMESPACE_PATH_MESSAGE);
+  if (topLevel ? RESERVED_TOP_LEVEL_PATHS.has(path.toLowerCase()) : path === '-') problems.add(attribute, `${path} is a reserved name`);
+}
+
 export function checkUsername(problems: Problems, username: string): void {
-  if (username.trim() === '') return problems.add('username', "can't be blank");
-  if (!USERNAME.test(username) || /(\.|\.git|\.atom)$/i.test(username)) problems.add('username', USERNAME_MESSAGE);
-  if (RESERVED_USERNAMES.has(username.toLowerCase())) problems.add('username', `${username} is a reserved name`);
+  checkNamespacePath(problems, 'username', username, true);
 }
 
 export function checkEmail(problems: Problems, email: string, attribute = 'email'): void {

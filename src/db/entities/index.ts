@@ -9,7 +9,7 @@ import { CALLERS_CHANGED_CHANNEL, CustomAttribute, Identity, User, UserAvatar } 
 
 export { CALLERS_CHANGED_CHANNEL };
 export { AccessToken, ApplicationSettingsRow, AuthFailure, CustomAttribute, Email, GpgKey, GroupMember, Identity, Namespace, Project, ProjectGroupLink, ProjectMember, ProjectStar, SshKey, User, UserAvatar };
-export { ACCESS_LEVELS, VISIBILITIES, type AccessLevel, type Visibility } from './namespaces.js';
+export { ACCESS_LEVELS, GROUP_ACCESS_LEVELS, PROJECT_ACCESS_LEVELS, VISIBILITIES, visibilityRank, type AccessLevel, type Visibility } from './namespaces.js';
 export { IMPORT_STATUSES } from './projects.js';
 
 /** Every entity (typed loosely: the list's inferred type is too long for declaration files). */

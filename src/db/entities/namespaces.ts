@@ -4,10 +4,15 @@ import { User } from './user.js';
 /** Who may see a group or a project: anyone, any signed-in user who is not external, or members only. */
 export const VISIBILITIES = ['private', 'internal', 'public'] as const;
 export type Visibility = (typeof VISIBILITIES)[number];
+/** A visibility's place from the most closed: a subgroup or a project is no more open than its group. */
+export const visibilityRank = (visibility: Visibility) => VISIBILITIES.indexOf(visibility);
 
 /** Access levels on members, as the original service has them. */
 export const ACCESS_LEVELS = { guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50 } as const;
 export type AccessLevel = (typeof ACCESS_LEVELS)[keyof typeof ACCESS_LEVELS];
+/** The levels a project membership or share may have: owner is a group's only. */
+export const PROJECT_ACCESS_LEVELS: readonly number[] = [ACCESS_LEVELS.guest, ACCESS_LEVELS.reporter, ACCESS_LEVELS.developer, ACCESS_LEVELS.maintainer];
+export const GROUP_ACCESS_LEVELS: readonly number[] = Object.values(ACCESS_LEVELS);
 
 /**
  * Where projects live: a user's own namespace (made with the user, named and renamed with its username) or a

@@ -1,0 +1,254 @@
+import { raw, type FilterQuery } from '@mikro-orm/core';
+import { can, type GroupInScope, type ProjectInScope } from '../auth/abilities.js';
+import { groupAccessColumnsSql, memberGroupsSql, ownedGroupsSql, sharedProjectIdsSql, visibleGroupsSql } from '../auth/access-levels.js';
+import { ACCESS_LEVELS, GroupMember, Namespace, Project, VISIBILITIES, visibilityRank, type Visibility } from '../db/entities/index.js';
+import { keyOf, queryRows, readRows, rowAs } from '../db/rows.js';
+import { takenAttribute } from '../db/unique.js';
+import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.js';
+import type { CreateGroupInput, Group as GroupShape, GroupDetail, ListGroupProjectsQuery, ListGroupsQuery, UpdateGroupInput } from '../schemas/groups.js';
+import type { Project as ProjectShape, ProjectSimple } from '../schemas/projects.js';
+import type { Context } from './context.js';
+import { setTraversalIds } from './namespaces.js';
+import { findPage, type Page, type PageQuery } from './pagination.js';
+import { presentGroups } from './present/groups.js';
+import { likePattern } from './search.js';
+import { checkNamespacePath, Problems, TAKEN } from './user-validation.js';
+
+/** The original's rule for group names (Gitlab::Regex of its era), with its message. */
+const NAME_RULE = /^[\p{L}\p{N}\u{00A9}-\u{1f9c0}_][\p{L}\p{N}\p{Pd}\u{00A9}-\u{1f9c0}_(). ]*$/u;
+const NAME_MESSAGE = "can contain only letters, digits, emojis, '_', '.', dash, space, parenthesis. It must start with letter, digit, emoji or '_'.";
+
+/** How deep groups nest, as in the original: twenty levels. */
+const MAX_DEPTH = 20;
+
+/** The projects a group's details show of each kind (its own, those shared with it), newest first. */
+const DETAIL_PROJECTS = 100;
+
+/** Groups: nested namespaces of projects, with members whose levels their subgroups and projects inherit. */
+export class GroupsService {
+  constructor(private readonly ctx: Context) {}
+
+  private get em() {
+    return this.ctx.em;
+  }
+
+  /** A group by ID or full path (any case), with the caller's level on it and whether it may see it, in one statement. */
+  async findInScope(idOrPath: number | string): Promise<GroupInScope | null> {
+    const where = typeof idOrPath === 'number' ? 'g."id" = ?' : 'lower(g."full_path") = lower(?)';
+    const [row] = await queryRows(
+      this.em,
+      `select to_jsonb(g) as "group", ${groupAccessColumnsSql(this.ctx.caller, 'g')} from "namespaces" g where g."kind" = 'group' and ${where}`,
+      [idOrPath],
+    );
+    if (!row) return null;
+    return { group: rowAs(this.em, Namespace, row.group), accessLevel: Number(row.access_level), visible: row.visible === true };
+  }
+
+  /**
+   * GET /groups: the groups the caller reaches by membership (with their subgroups and the groups above them);
+   * with `all_available` every group it may see, which is what administrators and anonymous callers get by default.
+   */
+  async list(query: ListGroupsQuery & PageQuery): Promise<Page<GroupShape>> {
+    const caller = this.ctx.caller;
+    const inGroups = (condition: string) => ({ id: { $in: raw(`(select g."id" from "namespaces" g where ${condition})`) } });
+    const where: FilterQuery<Namespace>[] = [{ kind: 'group' }];
+    if (query.owned) where.push(inGroups(ownedGroupsSql(caller)));
+    else if (!caller.user || query.all_available || (this.ctx.isAdmin && query.all_available === undefined)) where.push(inGroups(visibleGroupsSql(caller)));
+    else where.push(inGroups(memberGroupsSql(caller)));
+    if (query.skip_groups?.length) where.push({ id: { $nin: query.skip_groups } });
+    if (query.search) {
+      const pattern = likePattern(query.search);
+      where.push({ $or: [{ name: { $ilike: pattern } }, { path: { $ilike: pattern } }] });
+    }
+    const direction: 'asc' | 'desc' = query.sort === 'desc' ? 'desc' : 'asc';
+    const orderField = query.order_by ?? 'name';
+    const orderBy = orderField === 'id' ? { id: direction } : { [orderField]: direction, id: direction };
+    const page = await findPage(this.em, Namespace, { $and: where }, orderBy, query, { plainRows: true });
+    return { ...page, items: await this.present(page.items, { statistics: query.statistics }) };
+  }
+
+  /** Groups as the caller sees them; with `statistics` (administrators), what each one's projects store. */
+  async present(groups: Namespace[], options: { statistics?: boolean } = {}): Promise<GroupShape[]> {
+    const view = await this.ctx.view();
+    if (!options.statistics || !this.ctx.isAdmin || !groups.length) return presentGroups(groups, view);
+    const projects = await readRows(view.rows, Project, `select "id", "namespace_id", "repository_storage" from "projects" where "namespace_id" in (${groups.map((group) => group.id).join(', ')})`, []);
+    const sizes = await Promise.all(projects.map((project) => this.ctx.env.repositories.size(project.repositoryStorage, project.id)));
+    const statistics = new Map<number, number>();
+    projects.forEach((project, index) => {
+      const group = Number(project.namespace);
+      statistics.set(group, (statistics.get(group) ?? 0) + sizes[index]);
+    });
+    return presentGroups(groups, view, statistics);
+  }
+
+  /** GET /groups/:id: the group with the projects in it and those shared with it that the caller may see. */
+  async detail(group: Namespace): Promise<GroupDetail> {
+    const newest = { per_page: DETAIL_PROJECTS, order_by: 'created_at', sort: 'desc' } as const;
+    const [shape] = await this.present([group]);
+    const projects = await this.ctx.projects.list(newest, { namespace: group.id });
+    const shared = await this.ctx.projects.list(newest, sharedWith(group.id));
+    return { ...shape, projects: projects.items as ProjectShape[], shared_projects: shared.items as ProjectShape[] };
+  }
+
+  /** GET /groups/:id/projects: its projects and (unless `with_shared=false`) those shared with it, with the project list's filters. */
+  projects(group: Namespace, query: ListGroupProjectsQuery & PageQuery): Promise<Page<ProjectShape | ProjectSimple>> {
+    const own: FilterQuery<Project> = query.include_subgroups
+      ? { namespace: { $in: raw('(select d."id" from "namespaces" d where d."traversal_ids" @> array[?]::int[])', [group.id]) } }
+      : { namespace: group.id };
+    return this.ctx.projects.list(query, query.with_shared === false ? own : { $or: [own, sharedWith(group.id)] });
+  }
+
+  /** POST /groups: a group (a subgroup with `parent_id`) whose creator is its owner. */
+  async create(input: CreateGroupInput): Promise<GroupDetail> {
+    const caller = this.ctx.caller;
+    let parent: Namespace | null = null;
+    if (input.parent_id !== undefined) {
+      const scoped = await this.findInScope(input.parent_id);
+      if (!scoped?.visible) throw new NotFoundError('Group');
+      if (!can(caller, 'admin_group', scoped)) throw new ForbiddenError();
+      parent = scoped.group;
+    } else if (!this.ctx.isAdmin && !this.ctx.currentUser.canCreateGroup) {
+      throw new ForbiddenError();
+    }
+    const settings = await this.ctx.settings();
+    const visibility = input.visibility ?? (settings.default_group_visibility as Visibility);
+    const problems = new Problems();
+    await this.checkNameAndPath(problems, parent, input.name, input.path);
+    this.checkVisibility(problems, visibility, parent, settings.restricted_visibility_levels);
+    if (parent && parent.traversalIds.length >= MAX_DEPTH) problems.add('parent_id', 'has too deep level of nesting');
+    if (problems.any) throw new BadRequestError(problems.messages);
+
+    const group = this.em.create(Namespace, {
+      kind: 'group',
+      name: input.name,
+      path: input.path,
+      fullPath: parent ? `${parent.fullPath}/${input.path}` : input.path,
+      fullName: parent ? `${parent.fullName} / ${input.name}` : input.name,
+      parent: parent?.id ?? null,
+      traversalIds: [],
+      description: input.description ?? '',
+      visibility,
+      lfsEnabled: input.lfs_enabled ?? true,
+      requestAccessEnabled: input.request_access_enabled ?? false,
+    });
+    this.em.create(GroupMember, { group, user: this.ctx.user, accessLevel: ACCESS_LEVELS.owner });
+    await this.flush();
+    setTraversalIds(group, parent);
+    await this.flush();
+    return this.detail(group);
+  }
+
+  /** PUT /groups/:id (its owners): a new name or path carries down to its subgroups' full names and paths. */
+  async update(scoped: GroupInScope, input: UpdateGroupInput): Promise<GroupDetail> {
+    if (Object.values(input).every((value) => value === undefined)) {
+      throw new BadRequestError('400 (Bad request) at least one parameter must be provided');
+    }
+    const group = await this.em.findOneOrFail(Namespace, { id: scoped.group.id });
+    const parent = group.parent ? await this.em.findOneOrFail(Namespace, { id: keyOf(group.parent) }) : null;
+    const problems = new Problems();
+    const renamed = input.name !== undefined && input.name !== group.name;
+    const moved = input.path !== undefined && input.path !== group.path;
+    if (renamed || moved) await this.checkNameAndPath(problems, parent, renamed ? input.name : undefined, moved ? input.path : undefined, group);
+    if (input.visibility !== undefined && input.visibility !== group.visibility) {
+      this.checkVisibility(problems, input.visibility, parent, (await this.ctx.settings()).restricted_visibility_levels);
+      await this.checkVisibilityOfContents(problems, group, input.visibility);
+    }
+    if (problems.any) throw new BadRequestError(problems.messages);
+
+    const oldPath = group.fullPath;
+    const oldName = group.fullName;
+    if (input.name !== undefined) group.name = input.name;
+    if (input.path !== undefined) group.path = input.path;
+    group.fullPath = parent ? `${parent.fullPath}/${group.path}` : group.path;
+    group.fullName = parent ? `${parent.fullName} / ${group.name}` : group.name;
+    if (input.description !== undefined) group.description = input.description;
+    if (input.visibility !== undefined) group.visibility = input.visibility;
+    if (input.lfs_enabled !== undefined) group.lfsEnabled = input.lfs_enabled;
+    if (input.request_access_enabled !== undefined) group.requestAccessEnabled = input.request_access_enabled;
+    await this.flush();
+    if (group.fullPath !== oldPath || group.fullName !== oldName) {
+      // Its subgroups' full paths and names start with its own.
+      await this.em.execute(
+        `update "namespaces" set "full_path" = ? || substr("full_path", ?), "full_name" = ? || substr("full_name", ?)
+         where "traversal_ids" @> array[?]::int[] and "id" <> ?`,
+        [group.fullPath, oldPath.length + 1, group.fullName, oldName.length + 1, group.id, group.id],
+      );
+    }
+    return this.detail(group);
+  }
+
+  /** DELETE /groups/:id (its owners): the group, its subgroups and every project in them; their repositories once that is committed. */
+  async delete(scoped: GroupInScope): Promise<void> {
+    const { group } = scoped;
+    const projects = await this.em.execute<{ id: number; repository_storage: string }[]>(
+      `select p."id", p."repository_storage" from "projects" p join "namespaces" n on n."id" = p."namespace_id" where n."traversal_ids" @> array[?]::int[]`,
+      [group.id],
+    );
+    // The subgroups go with it (their parent's foreign key cascades), and their projects with them.
+    await this.em.nativeDelete(Namespace, { id: group.id });
+    for (const project of projects) this.ctx.afterCommit(() => this.ctx.env.repositories.remove(project.repository_storage, project.id));
+  }
+
+  /** POST /groups/:id/projects/:project_id (administrators): the project moved into the group. */
+  async transferProject(scoped: GroupInScope, project: ProjectInScope): Promise<GroupDetail> {
+    await this.ctx.projects.moveTo(project, scoped.group);
+    return this.detail(scoped.group);
+  }
+
+  /**
+   * A name and a path by the original's rules, each unique among the group's siblings (`undefined`: one that is
+   * not changing); a top-level group's path also among users' namespaces.
+   */
+  private async checkNameAndPath(problems: Problems, parent: Namespace | null, name: string | undefined, path: string | undefined, except?: Namespace): Promise<void> {
+    if (name !== undefined) {
+      if (name.trim() === '') problems.add('name', "can't be blank");
+      else if (!NAME_RULE.test(name)) problems.add('name', NAME_MESSAGE);
+      else if (await this.nameTaken(parent, name, except)) problems.add('name', TAKEN);
+    }
+    if (path !== undefined) {
+      checkNamespacePath(problems, 'path', path, parent === null);
+      if (!problems.messages.path && (await this.ctx.namespaces.pathTaken(parent, path, except))) problems.add('path', TAKEN);
+    }
+  }
+
+  private async nameTaken(parent: Namespace | null, name: string, except?: Namespace): Promise<boolean> {
+    const [{ taken }] = await this.em.execute<{ taken: boolean }[]>(
+      'select exists (select 1 from "namespaces" where coalesce("parent_id", 0) = ? and "name" = ? and "id" <> ?) as "taken"',
+      [parent?.id ?? 0, name, except?.id ?? 0],
+    );
+    return taken;
+  }
+
+  /** `restricted_visibility_levels` (for all but administrators), and a subgroup is no more open than its parent. */
+  private checkVisibility(problems: Problems, visibility: Visibility, parent: Namespace | null, restricted: readonly string[] | null): void {
+    if (!this.ctx.isAdmin && restricted?.includes(visibility)) problems.add('visibility_level', `${visibility} has been restricted by your GitLab administrator`);
+    if (parent && visibilityRank(visibility) > visibilityRank(parent.visibility)) {
+      problems.add('visibility_level', `${visibility} is not allowed since the parent group has a ${parent.visibility} visibility.`);
+    }
+  }
+
+  /** A group is no more closed than the projects and subgroups in it. */
+  private async checkVisibilityOfContents(problems: Problems, group: Namespace, visibility: Visibility): Promise<void> {
+    const more = VISIBILITIES.slice(visibilityRank(visibility) + 1);
+    if (!more.length) return;
+    // The levels are the entity's own constants.
+    const levels = more.map((level) => `'${level}'`).join(', ');
+    const [found] = await this.em.execute<{ projects: boolean; subgroups: boolean }[]>(
+      `select exists (select 1 from "projects" where "namespace_id" = ? and "visibility" in (${levels})) as "projects",
+        exists (select 1 from "namespaces" where "parent_id" = ? and "visibility" in (${levels})) as "subgroups"`,
+      [group.id, group.id],
+    );
+    if (found.projects) problems.add('visibility_level', `${visibility} is not allowed since this group contains projects with higher visibility.`);
+    if (found.subgroups) problems.add('visibility_level', `${visibility} is not allowed since there are sub-groups with higher visibility.`);
+  }
+
+  private flush(): Promise<void> {
+    return this.em.flush().catch((error: unknown) => {
+      // A sibling made the same path between the check and the write.
+      throw takenAttribute(error) === 'path' ? BadRequestError.invalid('path', TAKEN) : error;
+    });
+  }
+}
+
+/** The projects shared with the group (shares that have not expired), as a condition on projects. */
+const sharedWith = (groupId: number): FilterQuery<Project> => ({ id: { $in: raw(`(${sharedProjectIdsSql(groupId)})`) } });
