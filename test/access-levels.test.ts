@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANONYMOUS, type Caller } from '../src/auth/caller.js';
-import { accessLevelSql, canReadProject, visibleProjectsSql } from '../src/auth/access-levels.js';
-import type { User, Visibility } from '../src/db/entities/index.js';
-import { createUser, startHosting, type TestHosting } from './helpers.js';
+import { can, type Ability, type GroupInScope, type ProjectInScope } from '../src/auth/abilities.js';
+import { accessLevelSql, canReadProject, groupAccessColumnsSql, visibleGroupsSql, visibleProjectsSql } from '../src/auth/access-levels.js';
+import type { Namespace, Project, User, Visibility } from '../src/db/entities/index.js';
+import { createUser, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
 
 // The permission model's table: each kind of caller's access level on private, internal and public projects
 // reached directly, through a parent group and through a share, and whether it sees them. Written directly
@@ -15,12 +16,12 @@ afterAll(() => t.close());
 
 const sql = <Row>(text: string, values: unknown[] = []) => t.db.rows.execute<Row[]>(text, values);
 
-async function group(path: string, parent?: { id: number; traversal: number[]; fullPath: string }) {
+async function group(path: string, parent?: { id: number; traversal: number[]; fullPath: string }, visibility: Visibility = 'private') {
   const fullPath = parent ? `${parent.fullPath}/${path}` : path;
   const [{ id }] = await sql<{ id: number }>(
     `insert into "namespaces" ("kind", "name", "path", "full_path", "full_name", "parent_id", "traversal_ids", "visibility", "created_at", "updated_at")
-     values ('group', ?, ?, ?, ?, ?, '{}', 'private', now(), now()) returning "id"`,
-    [path, path, fullPath, fullPath, parent?.id ?? null],
+     values ('group', ?, ?, ?, ?, ?, '{}', ?, now(), now()) returning "id"`,
+    [path, path, fullPath, fullPath, parent?.id ?? null, visibility],
   );
   const traversal = [...(parent?.traversal ?? []), id];
   await sql(`update "namespaces" set "traversal_ids" = ? where "id" = ?`, [`{${traversal.join(',')}}`, id]);
@@ -155,6 +156,56 @@ describe('the access level and visibility of projects', () => {
     expect(await visibleTo(callers.teamChildMember, [sharedWithTeam.private])).toEqual([]);
   });
 
+  // The project abilities each caller has, by the levels above: [caller, through the groups, through the share], each
+  // a string of the abilities allowed on the private, internal and public project in turn (r read, a admin_project
+  // and admin_project_member, o the owners': remove_project, change_namespace, rename_project, change_visibility_level).
+  const abilities: [string, string, string][] = [
+    ['anonymous', '- - r', '- - r'],
+    ['nonMember', '- r r', '- r r'],
+    ['external', '- - r', '- - r'],
+    ['admin', 'rao rao rao', 'rao rao rao'],
+    ['guest', 'r r r', '- r r'],
+    ['reporter', 'r r r', '- r r'],
+    ['developer', 'r r r', '- r r'],
+    ['maintainer', 'ra ra ra', '- r r'],
+    ['owner', 'rao rao rao', '- r r'],
+    ['topDeveloper', 'r r r', '- r r'],
+    ['teamMaintainer', '- r r', 'r r r'],
+    ['teamChildMember', '- r r', '- r r'],
+    ['expired', '- r r', '- r r'],
+    ['externalReporter', 'r r r', '- - r'],
+  ];
+  const LETTERS: [string, Ability[]][] = [
+    ['r', ['read_project']],
+    ['a', ['admin_project', 'admin_project_member']],
+    ['o', ['remove_project', 'change_namespace', 'rename_project', 'change_visibility_level']],
+  ];
+
+  /** The project as a scope loads it, with the caller's levels (what src/services/projects.ts findInScope reads). */
+  async function scoped(caller: Caller, projectId: number): Promise<ProjectInScope> {
+    const [row] = await sql<{ visibility: Visibility }>('select "visibility" from "projects" where "id" = ?', [projectId]);
+    return { project: { id: projectId, visibility: row.visibility } as Project, namespace: {} as Namespace, accessLevel: await levelOf(caller, projectId), projectAccess: null, groupAccess: null };
+  }
+
+  it.each(abilities)('%s may: through the groups %s; through the share %s', async (name, throughGroups, throughShare) => {
+    for (const [projects, expected] of [[inSub, throughGroups], [sharedWithTeam, throughShare]] as const) {
+      const letters = expected.split(' ');
+      for (const [index, visibility] of VISIBILITIES.entries()) {
+        const resource = await scoped(callers[name], projects[visibility]);
+        for (const [letter, names] of LETTERS) {
+          for (const ability of names) expect(`${ability} on ${visibility}: ${can(callers[name], ability, resource as never)}`).toBe(`${ability} on ${visibility}: ${letters[index].includes(letter)}`);
+        }
+      }
+    }
+  });
+
+  it('gives a blocked user nothing at all: it cannot authenticate', async () => {
+    const blocked = await createUser(t.hosting);
+    await t.hosting.users.block(blocked.id);
+    const res = await t.http.get(`/api/v4/projects/${inSub.public}`).set('PRIVATE-TOKEN', blocked.token);
+    expect([res.status, res.body]).toEqual([401, { message: '401 Unauthorized' }]);
+  });
+
   it('gives a user owner access in its own namespace', async () => {
     const user = await callerOf();
     const [{ id: namespaceId }] = await sql<{ id: number }>('select "id" from "namespaces" where "owner_id" = ?', [user.user!.id]);
@@ -162,5 +213,72 @@ describe('the access level and visibility of projects', () => {
     expect(await levelOf(user, own)).toBe(50);
     expect(await visibleTo(user, [own])).toEqual([own]);
     expect(await visibleTo(callers.nonMember, [own])).toEqual([]);
+  });
+});
+
+describe('the access level and visibility of groups', () => {
+  // Per visibility: a top group, its subgroup (a member of which sees the way down to it), and a project in the subgroup.
+  const tops: Record<string, number> = {};
+  const subs: Record<string, number> = {};
+  const callers: Record<string, Caller> = {};
+
+  beforeAll(async () => {
+    callers.anonymous = ANONYMOUS;
+    callers.nonMember = await callerOf();
+    callers.external = await callerOf({ external: true });
+    callers.admin = await callerOf({ admin: true });
+    callers.topMaintainer = await callerOf();
+    callers.topOwner = await callerOf();
+    callers.subGuest = await callerOf();
+    callers.projectReporter = await callerOf();
+    for (const visibility of VISIBILITIES) {
+      const top = await group(`gtop-${visibility}-${Date.now()}`, undefined, visibility);
+      const sub = await group('sub', top, visibility);
+      tops[visibility] = top.id;
+      subs[visibility] = sub.id;
+      const inside = await project(sub.id, 'inside', visibility);
+      await member('group_members', 'group_id', top.id, callers.topMaintainer.user!.id, 40);
+      await member('group_members', 'group_id', top.id, callers.topOwner.user!.id, 50);
+      await member('group_members', 'group_id', sub.id, callers.subGuest.user!.id, 10);
+      await member('project_members', 'project_id', inside, callers.projectReporter.user!.id, 20);
+    }
+  });
+
+  async function scoped(caller: Caller, groupId: number): Promise<GroupInScope> {
+    const [row] = await sql<{ access_level: number; visible: boolean }>(`select ${groupAccessColumnsSql(caller, 'g')} from "namespaces" g where g."id" = ?`, [groupId]);
+    return { group: { id: groupId } as Namespace, accessLevel: Number(row.access_level), visible: row.visible };
+  }
+
+  // [caller, on the top groups, on the subgroups]: per visibility (private, internal, public), r read_group and
+  // a admin_group and admin_group_member.
+  const table: [string, string, string][] = [
+    ['anonymous', '- - r', '- - r'],
+    ['nonMember', '- r r', '- r r'],
+    ['external', '- - r', '- - r'],
+    ['admin', 'ra ra ra', 'ra ra ra'],
+    ['topMaintainer', 'r r r', 'r r r'],
+    ['topOwner', 'ra ra ra', 'ra ra ra'],
+    ['subGuest', 'r r r', 'r r r'],
+    ['projectReporter', 'r r r', 'r r r'],
+  ];
+
+  it.each(table)('%s may: on the top groups %s; on the subgroups %s', async (name, onTop, onSub) => {
+    for (const [groups, expected] of [[tops, onTop], [subs, onSub]] as const) {
+      const letters = expected.split(' ');
+      for (const [index, visibility] of VISIBILITIES.entries()) {
+        const resource = await scoped(callers[name], groups[visibility]);
+        const answers = (['read_group', 'admin_group', 'admin_group_member'] as const).map((ability) => `${ability} ${can(callers[name], ability, resource)}`);
+        const wanted = [`read_group ${letters[index].includes('r')}`, `admin_group ${letters[index].includes('a')}`, `admin_group_member ${letters[index].includes('a')}`];
+        expect(`${visibility}: ${answers.join(', ')}`).toBe(`${visibility}: ${wanted.join(', ')}`);
+        // The list's condition agrees with the one-group answer.
+        const [{ visible }] = await sql<{ visible: boolean }>(`select ${visibleGroupsSql(callers[name], 'g')} as "visible" from "namespaces" g where g."id" = ?`, [groups[visibility]]);
+        expect(visible).toBe(letters[index].includes('r'));
+      }
+    }
+  });
+
+  it('answers an administrator the private groups over HTTP too', async () => {
+    expect((await t.http.get(`/api/v4/groups/${tops.private}`).set('PRIVATE-TOKEN', ROOT_TOKEN)).status).toBe(200);
+    expect((await t.http.get(`/api/v4/groups/${tops.private}`)).status).toBe(404);
   });
 });
