@@ -35,6 +35,14 @@ export const HostingOptionsSchema = Type.Object({
       { description: 'throttle failed sign-ins and invalid tokens (429 with Retry-After); off when omitted' },
     ),
   ),
+  secretKey: Type.Optional(
+    Type.String({
+      minLength: 32,
+      maxLength: 4096,
+      description:
+        'the key that seals the secrets forgekit shows again (runners tokens); generated when omitted: kept in the data directory, or in the PostgreSQL database (give one so that the database alone does not reveal them)',
+    }),
+  ),
   checkResponses: Type.Optional(Type.Boolean({ description: 'check every answer against its schema (tests)' })),
 });
 
@@ -62,6 +70,7 @@ const OPTION_SOURCES: Record<string, { source: string; takes?: string }> = {
   'throttle[periodSeconds]': { source: '--auth-failure-period (or FORGEKIT_AUTH_FAILURE_PERIOD)', takes: 'a number of seconds' },
   rootPassword: { source: 'FORGEKIT_ROOT_PASSWORD' },
   rootToken: { source: 'FORGEKIT_ROOT_TOKEN' },
+  secretKey: { source: 'FORGEKIT_SECRET_KEY', takes: 'at least 32 characters' },
 };
 
 export function serveSettings(flags: Record<string, string | boolean | undefined>, env: NodeJS.ProcessEnv): ServeSettings {
@@ -79,6 +88,7 @@ export function serveSettings(flags: Record<string, string | boolean | undefined
     baseUrl: text(flags['base-url']),
     rootPassword: text(env.FORGEKIT_ROOT_PASSWORD),
     rootToken: text(env.FORGEKIT_ROOT_TOKEN),
+    secretKey: text(env.FORGEKIT_SECRET_KEY),
   };
   try {
     parseInput(HostingOptionsSchema, options);

@@ -1,4 +1,5 @@
-import { mkdirSync, mkdtempSync, rmSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Router } from 'express';
@@ -6,6 +7,7 @@ import { createApi } from './api/client.js';
 import type { Api } from './api/index.js';
 import { parseInput } from './api/validation.js';
 import { openTokenCache, type CallerIdentity } from './auth/caller.js';
+import { SecretBox } from './auth/secret-box.js';
 import { FailedAuthThrottle } from './auth/throttle.js';
 import { HostingOptionsSchema, type HostingOptions } from './config.js';
 import { openDatabase, type Database } from './db/orm.js';
@@ -14,7 +16,7 @@ import { InFlightCalls } from './in-flight.js';
 import { RepositoryStore } from './git/store.js';
 import type { Environment } from './services/context.js';
 import { silentLogger } from './logger.js';
-import { bootstrap } from './services/bootstrap.js';
+import { bootstrap, fillRunnersTokens } from './services/bootstrap.js';
 import { openSettingsCache } from './services/settings.js';
 
 export type HostingService = Api & {
@@ -48,7 +50,9 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
   try {
     const storages = storageRoots(options, () => (temporaryStorage = mkdtempSync(join(tmpdir(), 'forgekit-repositories-'))));
     for (const directory of Object.values(storages)) mkdirSync(directory, { recursive: true });
-    const { generatedRootPassword } = await bootstrap(db, options);
+    const { generatedRootPassword, storedSecretKey } = await bootstrap(db, options);
+    const secrets = new SecretBox(options.secretKey ?? dataDirSecretKey(options.database?.dataDir) ?? storedSecretKey ?? randomBytes(32).toString('hex'));
+    await fillRunnersTokens(db, secrets);
     // The HTTP adapter (Express, the body parsers) loads with the first service, not with `import('forgekit')`.
     const { createRouter } = await import('./http/router.js');
     const env: Environment = {
@@ -56,6 +60,7 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
       baseUrl: options.baseUrl?.replace(/\/+$/, ''),
       storages,
       repositories: new RepositoryStore(storages),
+      secrets,
       logger,
       checkResponses: options.checkResponses,
       calls: new InFlightCalls(),
@@ -79,6 +84,18 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
     if (temporaryStorage) rmSync(temporaryStorage, { recursive: true, force: true });
     throw error;
   }
+}
+
+/** A data directory's own secret key (`secret.key`, made on its first start, readable by its owner only). */
+function dataDirSecretKey(dataDir: string | undefined): string | undefined {
+  if (!dataDir) return undefined;
+  const file = resolve(dataDir, 'secret.key');
+  try {
+    writeFileSync(file, randomBytes(32).toString('hex'), { flag: 'wx', mode: 0o600 });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+  }
+  return readFileSync(file, 'utf8').trim();
 }
 
 /** Named storage roots: as given, next to the data directory, or (in memory) a temporary directory. */

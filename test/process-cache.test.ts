@@ -4,6 +4,7 @@ import { FailedAuthThrottle } from '../src/auth/throttle.js';
 import { User } from '../src/db/entities/index.js';
 import type { EntityManager } from '../src/db/orm.js';
 import { InFlightCalls } from '../src/in-flight.js';
+import { SecretBox } from '../src/auth/secret-box.js';
 import { RepositoryStore } from '../src/git/store.js';
 import { silentLogger } from '../src/logger.js';
 import { Context, type Environment } from '../src/services/context.js';
@@ -40,6 +41,7 @@ async function callsOn(hosting: TestHosting) {
     db: hosting.db,
     storages: { default: '/nonexistent' },
     repositories: new RepositoryStore({ default: '/nonexistent' }),
+    secrets: new SecretBox('a secret key of thirty-two characters'),
     logger: silentLogger,
     calls: new InFlightCalls(),
     throttle: new FailedAuthThrottle(hosting.db, undefined),

@@ -1,8 +1,9 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { tokenDigest } from '../src/auth/secrets.js';
 import { RepositoryStore } from '../src/git/store.js';
 import { createUser, queriesOf, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
 
@@ -395,5 +396,52 @@ describe('statistics', () => {
     expect((await t.http.get(`/api/v4/projects/${project.id}`).query({ statistics: true }).set('PRIVATE-TOKEN', reader.token)).body).not.toHaveProperty('statistics');
     const listed = await t.http.get('/api/v4/projects').query({ statistics: true, search: 'Measured', owned: true }).set('PRIVATE-TOKEN', lee.token);
     expect(listed.body[0].statistics).toEqual(res.body.statistics);
+  });
+});
+
+describe('runners_token', () => {
+  it('is shown to maintainers, owners and administrators, stored sealed with its digest', async () => {
+    const owner = await createUser(t.hosting);
+    const developer = await createUser(t.hosting);
+    const maintainer = await createUser(t.hosting);
+    const project = await t.hosting.as(owner.id).projects.create({ name: 'runners', visibility: 'internal' });
+    await t.hosting.projectMembers.add(project.id, { user_id: developer.id, access_level: 30 });
+    await t.hosting.projectMembers.add(project.id, { user_id: maintainer.id, access_level: 40 });
+    const tokenFor = async (token: string) => (await t.http.get(`/api/v4/projects/${project.id}`).set('PRIVATE-TOKEN', token)).body.runners_token;
+
+    const shown = await tokenFor(owner.token);
+    expect(shown).toMatch(/^[A-Za-z0-9]{20}$/);
+    expect(await tokenFor(maintainer.token)).toBe(shown);
+    expect(await tokenFor(ROOT_TOKEN)).toBe(shown);
+    expect(await tokenFor(developer.token)).toBeUndefined();
+    const listed = await t.http.get('/api/v4/projects').query({ search: 'runners', membership: true }).set('PRIVATE-TOKEN', developer.token);
+    expect(listed.body.find((item: { id: number }) => item.id === project.id)).not.toHaveProperty('runners_token');
+    const owned = await t.http.get('/api/v4/projects').query({ owned: true }).set('PRIVATE-TOKEN', owner.token);
+    expect(owned.body.find((item: { id: number }) => item.id === project.id).runners_token).toBe(shown);
+
+    const [stored] = await t.db.rows.execute<{ runners_token_sealed: string; runners_token_digest: string }[]>(
+      'select "runners_token_sealed", "runners_token_digest" from "projects" where "id" = ?',
+      [project.id],
+    );
+    expect(stored.runners_token_sealed).not.toContain(shown);
+    expect(stored.runners_token_digest).toBe(tokenDigest(shown));
+    const other = await t.hosting.as(owner.id).projects.create({ name: 'runners two' });
+    expect((await t.hosting.as(owner.id).projects.get(other.id)).runners_token).not.toBe(shown);
+  });
+
+  it("stays the same across restarts of a data directory, which keeps its secret key to itself", async () => {
+    const dataDir = mkdtempSync(join(tmpdir(), 'forgekit-secret-key-test-'));
+    try {
+      const first = await startHosting({ database: { dataDir } });
+      const { id } = await first.hosting.projects.create({ name: 'kept' });
+      const token = (await first.hosting.projects.get(id)).runners_token;
+      await first.close();
+      expect(statSync(join(dataDir, 'secret.key')).mode & 0o777).toBe(0o600);
+      const second = await startHosting({ database: { dataDir } });
+      expect((await second.hosting.projects.get(id)).runners_token).toBe(token);
+      await second.close();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 });

@@ -93,6 +93,8 @@ export const Project = Type.Object(
     request_access_enabled: Type.Boolean(),
     lfs_enabled: Type.Boolean(),
     ci_config_path: Nullable(Type.String()),
+    /** The token runners register with: for the project's maintainers and owners, and administrators. */
+    runners_token: Type.Optional(Type.String()),
     forked_from_project: Type.Optional(ForkedFromProject),
     statistics: Type.Optional(ProjectStatistics),
     _links: ProjectLinks,

@@ -1,7 +1,8 @@
 import { randomBytes } from 'node:crypto';
 import { raw } from '@mikro-orm/core';
-import { hashGeneratedPassword, hashPassword, tokenDigest } from '../auth/secrets.js';
-import { AccessToken, ApplicationSettingsRow, User } from '../db/entities/index.js';
+import type { SecretBox } from '../auth/secret-box.js';
+import { generateToken, hashGeneratedPassword, hashPassword, tokenDigest } from '../auth/secrets.js';
+import { AccessToken, ApplicationSettingsRow, InstanceSecret, Project, User } from '../db/entities/index.js';
 import type { Database } from '../db/orm.js';
 import { createUserNamespace, setTraversalIds } from './namespaces.js';
 
@@ -11,13 +12,18 @@ const BOOTSTRAP_LOCK = 774201;
 export interface BootstrapResult {
   /** Set when root was created just now with a generated password: show it once. */
   generatedRootPassword?: string;
+  /** On PostgreSQL without a configured `secretKey`: the one kept in the database, made on the first start. */
+  storedSecretKey?: string;
 }
 
 /**
  * First start: the settings row and the administrator `root` (id 1). With `rootToken`, on every start,
  * root also accepts that private token. Several processes starting at once on one PostgreSQL do this once.
  */
-export async function bootstrap(db: Database, options: { rootPassword?: string; rootToken?: string }): Promise<BootstrapResult> {
+export async function bootstrap(
+  db: Database,
+  options: { rootPassword?: string; rootToken?: string; secretKey?: string; database?: { url?: string } },
+): Promise<BootstrapResult> {
   return db.fork().transactional(async (em) => {
     await em.execute(raw(`select pg_advisory_xact_lock(${BOOTSTRAP_LOCK})`));
     const result: BootstrapResult = {};
@@ -52,7 +58,27 @@ export async function bootstrap(db: Database, options: { rootPassword?: string; 
       if (existing) existing.revoked = false;
       else em.create(AccessToken, { user: root, kind: 'private', name: 'root token', scopes: [], tokenDigest: digest });
     }
+    if (options.database?.url && !options.secretKey) {
+      // Every process on the database shares it; the first start makes it.
+      let stored = await em.findOne(InstanceSecret, { name: 'secret_key' });
+      stored ??= em.create(InstanceSecret, { name: 'secret_key', value: randomBytes(32).toString('hex') });
+      result.storedSecretKey = stored.value;
+    }
     await em.flush();
     return result;
   });
+}
+
+/** A new project's runners token: sealed to be shown to its maintainers, and its digest to be found by. */
+export function newRunnersToken(secrets: SecretBox): { runnersTokenSealed: string; runnersTokenDigest: string } {
+  const token = generateToken();
+  return { runnersTokenSealed: secrets.seal(token), runnersTokenDigest: tokenDigest(token) };
+}
+
+/** Projects made before runners tokens were (none after): each gets one. */
+export async function fillRunnersTokens(db: Database, secrets: SecretBox): Promise<void> {
+  const em = db.fork();
+  const projects = await em.find(Project, { runnersTokenSealed: null }, { fields: ['id'] });
+  for (const project of projects) Object.assign(project, newRunnersToken(secrets));
+  await em.flush();
 }

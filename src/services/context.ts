@@ -1,4 +1,5 @@
 import type { Caller, TokenCache } from '../auth/caller.js';
+import type { SecretBox } from '../auth/secret-box.js';
 import type { FailedAuthThrottle } from '../auth/throttle.js';
 import { User } from '../db/entities/index.js';
 import type { Database, EntityManager } from '../db/orm.js';
@@ -33,6 +34,8 @@ export interface Environment {
   storages: Record<string, string>;
   /** The projects' repositories, in those storages. */
   repositories: RepositoryStore;
+  /** Seals the secrets forgekit shows again (runners tokens). */
+  secrets: SecretBox;
   logger: Logger;
   /** The calls running now: closing waits for them. */
   calls: InFlightCalls;

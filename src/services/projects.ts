@@ -18,6 +18,7 @@ import type {
   TransferProjectInput,
   UpdateProjectInput,
 } from '../schemas/projects.js';
+import { newRunnersToken } from './bootstrap.js';
 import type { Context } from './context.js';
 import { memberExpiry } from './members.js';
 import { findPage, type Page, type PageQuery } from './pagination.js';
@@ -208,6 +209,7 @@ export class ProjectsService {
       ciConfigPath: input.ci_config_path ?? null,
       defaultBranch: input.default_branch ?? null,
       repositoryStorage: settings.repository_storages[Math.floor(Math.random() * settings.repository_storages.length)],
+      ...newRunnersToken(this.ctx.env.secrets),
       ...this.settingsOf(input),
     });
     // As the original does: a user's namespace's user is its project's maintainer as well as the namespace's
@@ -357,6 +359,7 @@ export class ProjectsService {
       forkedFrom: new Map(),
       access: new Map(known),
       statistics: new Map(),
+      runnersTokens: new Map(),
     };
     if (!projects.length) return relations;
     const em = (await this.ctx.view()).rows;
@@ -397,6 +400,18 @@ export class ProjectsService {
         `select p."id", ${projectAccessColumnsSql(this.ctx.caller)} from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" in (${unknown.map((project) => project.id).join(', ')})`,
       )) as { id: number; access_level: number; project_access: number | null; group_access: number | null }[];
       for (const row of rows) relations.access.set(row.id, { accessLevel: row.access_level, projectAccess: row.project_access, groupAccess: row.group_access });
+    }
+    // Its runners token for its maintainers and owners (and administrators).
+    for (const project of projects) {
+      const maintains = this.ctx.isAdmin || (relations.access.get(project.id)?.accessLevel ?? 0) >= ACCESS_LEVELS.maintainer;
+      if (!maintains || !project.runnersTokenSealed) continue;
+      try {
+        relations.runnersTokens.set(project.id, this.ctx.env.secrets.open(project.runnersTokenSealed));
+      } catch (error) {
+        // Sealed under another secret key (the configured one changed): not shown, and said once per call.
+        this.ctx.env.logger.error('forgekit: a runners token could not be opened: is the secret key the one it was sealed with?', { project: project.id });
+        break;
+      }
     }
     if (options.statistics) {
       // Measured from each repository, for those who may read them (reporters and above, administrators).

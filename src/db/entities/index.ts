@@ -4,11 +4,11 @@ import { AccessToken } from './tokens.js';
 import { Email, GpgKey, SshKey } from './keys.js';
 import { GroupMember, Namespace } from './namespaces.js';
 import { Project, ProjectGroupLink, ProjectMember, ProjectStar } from './projects.js';
-import { ApplicationSettingsRow } from './settings.js';
+import { ApplicationSettingsRow, InstanceSecret } from './settings.js';
 import { CALLERS_CHANGED_CHANNEL, CustomAttribute, Identity, User, UserAvatar } from './user.js';
 
 export { CALLERS_CHANGED_CHANNEL };
-export { AccessToken, ApplicationSettingsRow, AuthFailure, CustomAttribute, Email, GpgKey, GroupMember, Identity, Namespace, Project, ProjectGroupLink, ProjectMember, ProjectStar, SshKey, User, UserAvatar };
+export { AccessToken, ApplicationSettingsRow, AuthFailure, InstanceSecret, CustomAttribute, Email, GpgKey, GroupMember, Identity, Namespace, Project, ProjectGroupLink, ProjectMember, ProjectStar, SshKey, User, UserAvatar };
 export { ACCESS_LEVELS, GROUP_ACCESS_LEVELS, PROJECT_ACCESS_LEVELS, VISIBILITIES, visibilityRank, type AccessLevel, type Visibility } from './namespaces.js';
 export { IMPORT_STATUSES } from './projects.js';
 
@@ -23,6 +23,7 @@ export const entities: EntitySchema<any, any>[] = [
   Email,
   AccessToken,
   ApplicationSettingsRow,
+  InstanceSecret,
   AuthFailure,
   Namespace,
   GroupMember,

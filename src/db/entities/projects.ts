@@ -48,6 +48,10 @@ export const Project = defineEntity({
     importError: p.text().nullable(),
     forkedFrom: () => p.manyToOne(Project).nullable().deleteRule('set null').index(),
     avatarFilename: p.string().length(255).nullable(),
+    /** The token runners register with, sealed (src/auth/secret-box.ts): its maintainers see it. */
+    runnersTokenSealed: p.text().nullable(),
+    /** Its digest, by which a registering runner's token finds the project. */
+    runnersTokenDigest: p.string().length(64).nullable().unique(),
     createdAt: p.datetime().onCreate(() => new Date()),
     updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
     lastActivityAt: p.datetime().onCreate(() => new Date()),

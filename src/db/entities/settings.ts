@@ -15,3 +15,17 @@ export const ApplicationSettingsRow = defineEntity({
   },
 });
 export type ApplicationSettingsRow = InferEntity<typeof ApplicationSettingsRow>;
+
+/**
+ * Secrets the instance makes for itself: on PostgreSQL without a configured `secretKey`, the key that seals the
+ * secrets forgekit shows again, shared this way by every process on the database.
+ */
+export const InstanceSecret = defineEntity({
+  name: 'InstanceSecret',
+  tableName: 'instance_secrets',
+  properties: {
+    name: p.string().length(64).primary(),
+    value: p.text(),
+  },
+});
+export type InstanceSecret = InferEntity<typeof InstanceSecret>;

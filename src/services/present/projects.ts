@@ -16,6 +16,8 @@ export interface ProjectRelations {
   access: Map<number, { accessLevel: number; projectAccess: number | null; groupAccess: number | null }>;
   /** Measured from the repositories when asked, for the projects whose statistics the caller may read. */
   statistics: Map<number, { commitCount: number; repositorySize: number }>;
+  /** The runners tokens the caller may see (a project's maintainers and owners, administrators). */
+  runnersTokens: Map<number, string>;
 }
 
 /** A notification level of "global", the default of a membership (the original's value 3). */
@@ -90,6 +92,8 @@ export function presentProjects(projects: Project[], relations: ProjectRelations
         members: `${self}/members`,
       },
     };
+    const runnersToken = relations.runnersTokens.get(project.id);
+    if (runnersToken !== undefined) shape.runners_token = runnersToken;
     const statistics = relations.statistics.get(project.id);
     if (statistics) {
       // Nothing but the repository takes storage yet: no LFS objects, no job artifacts.
