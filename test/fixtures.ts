@@ -99,6 +99,9 @@ export class FixtureSet {
         await root.projects.star(id);
         return id;
       }
+      case 'projectAvatarFilename':
+        await root.projects.update(Number(await this.value('project', owner)), { avatar: { filename: 'logo.png', content_type: 'image/png', data: PNG } });
+        return 'logo.png';
       case 'sharedProject': {
         // Another of the fixture user's private projects, shared with the fixture group.
         const { id } = await root.as(await user()).projects.create({ name: `Shared ${unique()}`, visibility: 'private' });

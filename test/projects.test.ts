@@ -445,3 +445,27 @@ describe('runners_token', () => {
     }
   });
 });
+
+describe('project avatars', () => {
+  const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
+
+  it('are uploaded on create and update, and served at avatar_url to whoever may see the project', async () => {
+    const owner = await createUser(t.hosting);
+    const created = await t.http.post('/api/v4/projects').set('PRIVATE-TOKEN', owner.token).field('name', 'pictured').attach('avatar', PNG, { filename: 'logo.png', contentType: 'image/png' });
+    expect(created.status).toBe(201);
+    const url = `http://forge.test/uploads/-/system/project/avatar/${created.body.id}/logo.png`;
+    expect(created.body.avatar_url).toBe(url);
+    const path = new URL(url).pathname;
+    const served = await t.http.get(path).set('PRIVATE-TOKEN', owner.token).buffer(true);
+    expect([served.status, served.headers['content-type'], Buffer.compare(served.body, PNG)]).toEqual([200, 'image/png', 0]);
+    // A private project's avatar is as hidden as the project.
+    expect((await t.http.get(path)).status).toBe(404);
+
+    const changed = await t.http.put(`/api/v4/projects/${created.body.id}`).set('PRIVATE-TOKEN', owner.token).attach('avatar', PNG, { filename: 'new.gif', contentType: 'image/gif' });
+    expect(changed.body.avatar_url).toBe(`http://forge.test/uploads/-/system/project/avatar/${created.body.id}/new.gif`);
+    expect((await t.http.get(path).set('PRIVATE-TOKEN', owner.token)).status).toBe(404);
+
+    const text = await t.http.put(`/api/v4/projects/${created.body.id}`).set('PRIVATE-TOKEN', owner.token).attach('avatar', Buffer.from('hi'), { filename: 'notes.txt', contentType: 'text/plain' });
+    expect([text.status, text.body]).toEqual([400, { message: { avatar: ['only images allowed'] } }]);
+  });
+});

@@ -27,6 +27,7 @@ const PLACEHOLDERS: Record<ExampleFixture, string> = {
   impersonationToken: '7',
   customAttributeKey: 'colour',
   avatarFilename: 'avatar.png',
+  projectAvatarFilename: 'logo.png',
   ownSshKey: '8',
   ownGpgKey: '9',
   ownEmail: '10',

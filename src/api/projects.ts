@@ -12,7 +12,8 @@ import {
   UpdateProjectInput,
 } from '../schemas/projects.js';
 import { UserBasic } from '../schemas/users.js';
-import { defineRoute } from './route.js';
+import { RawFile } from '../schemas/common.js';
+import { AVATAR_BODY_LIMIT, defineRoute } from './route.js';
 
 /** The original deletes a project in the background and answers at once; forgekit has deleted it by then. */
 export const Accepted = Type.Object({ message: Type.Literal('202 Accepted') }, { additionalProperties: false });
@@ -38,13 +39,13 @@ export const projects = {
   }),
   create: defineRoute({
     method: 'POST', path: '/projects', summary: "Create a project, with an empty repository, in the caller's namespace or one of its groups", auth: 'user',
-    input: CreateProjectInput, response: Project,
+    input: CreateProjectInput, response: Project, bodyLimit: AVATAR_BODY_LIMIT,
     example: { input: (tools) => ({ name: `Example ${tools.unique()}`, description: 'An example', visibility: 'internal', tag_list: ['example'] }) },
     run: (ctx, _params, input) => ctx.projects.create(input),
   }),
   createForUser: defineRoute({
     method: 'POST', path: '/projects/user/:user_id', summary: "Create a project in a user's namespace, as the user (administrators)", auth: 'admin',
-    scope: 'user', input: CreateProjectForUserInput, response: Project,
+    scope: 'user', input: CreateProjectForUserInput, response: Project, bodyLimit: AVATAR_BODY_LIMIT,
     example: { params: { user_id: 'user' }, input: (tools) => ({ name: `For ${tools.unique()}`, default_branch: 'main' }) },
     run: (ctx, { user }, input) => ctx.projects.createForUser(user, input),
   }),
@@ -56,7 +57,7 @@ export const projects = {
   }),
   update: defineRoute({
     method: 'PUT', path: '/projects/:id', summary: "Change a project's settings (maintainers); rename it or change its visibility (owners)", auth: 'user',
-    scope: 'project', ability: 'admin_project', input: UpdateProjectInput, response: Project,
+    scope: 'project', ability: 'admin_project', input: UpdateProjectInput, response: Project, bodyLimit: AVATAR_BODY_LIMIT,
     example: { params: { id: 'project' }, input: { description: 'Changed', issues_enabled: false } },
     run: (ctx, { project }, input) => ctx.projects.update(project, input),
   }),
@@ -71,6 +72,13 @@ export const projects = {
     scope: 'project', ability: 'read_project', response: Project,
     example: { params: { id: 'starredProject' } },
     run: (ctx, { project }) => ctx.projects.unstar(project),
+  }),
+  avatar: defineRoute({
+    method: 'GET', path: '/uploads/-/system/project/avatar/:id/:filename', root: true, raw: true, keepsJsonSuffix: true,
+    summary: "A project's uploaded avatar, the target of its `avatar_url`, for whoever may see the project; served beside /api/v4", auth: 'public',
+    scope: 'project', ability: 'read_project', response: RawFile,
+    example: { params: { id: 'project', filename: 'projectAvatarFilename' } },
+    run: (ctx, { project, filename }) => ctx.projects.avatar(project, filename),
   }),
   transfer: defineRoute({
     method: 'PUT', path: '/projects/:id/transfer', summary: 'Move a project to another namespace the caller may create projects in (its owners)', auth: 'user',

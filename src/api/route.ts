@@ -99,6 +99,9 @@ export interface RouteSpec<
 /** Enough for any parameter but a file: the body limit of routes that take no upload. */
 export const DEFAULT_BODY_LIMIT = 256 * 1024;
 
+/** Routes that take an avatar: the image (at most 200 KB) and the fields around it. */
+export const AVATAR_BODY_LIMIT = 1024 * 1024;
+
 /**
  * What a route's example names in its path: things a test creates before the call (test/fixtures.ts).
  * `user` is a user other than the caller; `sshKey`, `gpgKey`, `email`, `personalToken`, `impersonationToken`,
@@ -116,6 +119,7 @@ export type ExampleFixture =
   | 'impersonationToken'
   | 'customAttributeKey'
   | 'avatarFilename'
+  | 'projectAvatarFilename'
   | 'ownSshKey'
   | 'ownGpgKey'
   | 'ownEmail'

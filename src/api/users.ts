@@ -12,10 +12,7 @@ import {
   UserSelf,
   UserWithPrivateToken,
 } from '../schemas/users.js';
-import { defineRoute, perCaller } from './route.js';
-
-/** Routes that take an avatar: the image (at most 200 KB) and the fields around it. */
-const WITH_AVATAR = 1024 * 1024;
+import { AVATAR_BODY_LIMIT, defineRoute, perCaller } from './route.js';
 
 export const users = {
   list: defineRoute({
@@ -58,7 +55,7 @@ export const users = {
     summary: 'Create a user',
     auth: 'admin',
     input: CreateUserInput,
-    bodyLimit: WITH_AVATAR,
+    bodyLimit: AVATAR_BODY_LIMIT,
     response: UserFull,
     example: {
       input: (tools) => {
@@ -75,7 +72,7 @@ export const users = {
     auth: 'admin',
     scope: 'user',
     input: UpdateUserInput,
-    bodyLimit: WITH_AVATAR,
+    bodyLimit: AVATAR_BODY_LIMIT,
     response: UserFull,
     example: { params: { id: 'user' }, input: { bio: 'Changed by the example', location: 'Lisbon' } },
     run: (ctx, { user }, input) => ctx.users.update(user, input),

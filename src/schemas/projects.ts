@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { BoundedText, DateTime, Int32, LIST_MAX, Nullable } from './common.js';
+import { BoundedText, DateTime, Int32, LIST_MAX, Nullable, Upload } from './common.js';
 
 const closed = { additionalProperties: false } as const;
 
@@ -124,6 +124,7 @@ const settingsFields = {
   visibility: Type.Optional(Visibility),
   tag_list: Type.Optional(Type.Array(BoundedText(), { maxItems: LIST_MAX })),
   ci_config_path: Type.Optional(BoundedText()),
+  avatar: Type.Optional(Upload),
 };
 
 export const CreateProjectInput = Type.Object({

@@ -1,10 +1,11 @@
 import { raw, type FilterQuery } from '@mikro-orm/core';
 import { can, type ProjectInScope } from '../auth/abilities.js';
 import { groupAccessLevelSql, memberProjectsSql, ownedProjectsSql, projectAccessColumnsSql, projectUserIdsSql, visibleProjectsSql } from '../auth/access-levels.js';
-import { ACCESS_LEVELS, Namespace, Project, ProjectGroupLink, ProjectMember, ProjectStar, PROJECT_ACCESS_LEVELS, User, visibilityRank, type Visibility } from '../db/entities/index.js';
+import { ACCESS_LEVELS, Namespace, Project, ProjectAvatar, ProjectGroupLink, ProjectMember, ProjectStar, PROJECT_ACCESS_LEVELS, User, visibilityRank, type Visibility } from '../db/entities/index.js';
 import { keyOf, queryRows, readRows, rowAs } from '../db/rows.js';
 import { takenAttribute } from '../db/unique.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, NotModifiedError } from '../errors.js';
+import type { RawFile } from '../schemas/common.js';
 import type { SettingsValues } from '../schemas/settings.js';
 import type { UserBasic } from '../schemas/users.js';
 import type { ProjectGroupLink as ProjectGroupLinkShape, ShareProjectInput } from '../schemas/members.js';
@@ -25,7 +26,7 @@ import { findPage, type Page, type PageQuery } from './pagination.js';
 import { presentProjects, presentProjectsSimple, type ProjectRelations } from './present/projects.js';
 import { presentUserBasic, USER_BASIC_FIELDS } from './present/users.js';
 import { likePattern } from './search.js';
-import { Problems, TAKEN } from './user-validation.js';
+import { checkAvatar, Problems, TAKEN } from './user-validation.js';
 
 /** The caller's levels on a project (ProjectInScope's). */
 type ProjectAccess = Pick<ProjectInScope, 'accessLevel' | 'projectAccess' | 'groupAccess'>;
@@ -190,6 +191,7 @@ export class ProjectsService {
     const problems = new Problems();
     checkNameAndPath(problems, name, path);
     this.checkVisibility(problems, visibility, settings, namespace);
+    checkAvatar(problems, input.avatar);
     if (!problems.any) await this.checkTaken(problems, namespace, name, path);
     // A user's `projects_limit` counts the projects in its own namespace, whoever makes them there.
     if (namespace.kind === 'user') {
@@ -208,6 +210,7 @@ export class ProjectsService {
       tagList: [...new Set(input.tag_list ?? [])],
       ciConfigPath: input.ci_config_path ?? null,
       defaultBranch: input.default_branch ?? null,
+      avatarFilename: input.avatar?.filename ?? null,
       repositoryStorage: settings.repository_storages[Math.floor(Math.random() * settings.repository_storages.length)],
       ...newRunnersToken(this.ctx.env.secrets),
       ...this.settingsOf(input),
@@ -215,6 +218,7 @@ export class ProjectsService {
     // As the original does: a user's namespace's user is its project's maintainer as well as the namespace's
     // owner; in a group, the group's members have what the group gives them.
     if (namespace.kind === 'user') this.em.create(ProjectMember, { project, user: keyOf(namespace.owner), accessLevel: ACCESS_LEVELS.maintainer });
+    if (input.avatar) this.setAvatar(project, input.avatar);
     await this.em.flush().catch((error: unknown) => {
       throw takenAttribute(error) === 'path' ? BadRequestError.invalid('path', TAKEN) : error;
     });
@@ -240,6 +244,7 @@ export class ProjectsService {
     const settings = await this.ctx.settings();
     const problems = new Problems();
     checkNameAndPath(problems, input.name, input.path);
+    checkAvatar(problems, input.avatar);
     if (revisibles) this.checkVisibility(problems, input.visibility!, settings, scoped.namespace);
     if (!problems.any && renames) await this.checkTaken(problems, scoped.namespace, input.name ?? '', input.path ?? '', project.id);
     if (problems.any) throw new BadRequestError(problems.messages);
@@ -250,6 +255,11 @@ export class ProjectsService {
     if (input.visibility !== undefined) project.visibility = input.visibility;
     if (input.tag_list !== undefined) project.tagList = [...new Set(input.tag_list)];
     if (input.ci_config_path !== undefined) project.ciConfigPath = input.ci_config_path;
+    if (input.avatar) {
+      project.avatarFilename = input.avatar.filename;
+      await this.em.nativeDelete(ProjectAvatar, { project: project.id });
+      this.setAvatar(project, input.avatar);
+    }
     Object.assign(project, this.settingsOf(input));
     await this.em.flush().catch((error: unknown) => {
       throw takenAttribute(error) === 'path' ? BadRequestError.invalid('path', TAKEN) : error;
@@ -280,6 +290,17 @@ export class ProjectsService {
     const { project } = scoped;
     await this.em.nativeDelete(Project, { id: project.id });
     this.ctx.afterCommit(() => this.ctx.env.repositories.remove(project.repositoryStorage, project.id));
+  }
+
+  /** The project's uploaded avatar, by its file name (what `avatar_url` names). */
+  async avatar(scoped: ProjectInScope, filename: string): Promise<RawFile> {
+    const avatar = await this.em.findOne(ProjectAvatar, { project: scoped.project.id });
+    if (!avatar || avatar.filename !== filename) throw new NotFoundError();
+    return { content_type: avatar.contentType, data: avatar.data };
+  }
+
+  private setAvatar(project: Project, avatar: NonNullable<CreateProjectInput['avatar']>): void {
+    this.em.create(ProjectAvatar, { project, filename: avatar.filename, contentType: avatar.content_type, data: Buffer.from(avatar.data) });
   }
 
   /** PUT /projects/:id/transfer (its owners): the project moved to a namespace the caller may create projects in. */

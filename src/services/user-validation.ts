@@ -64,3 +64,10 @@ export function checkPassword(problems: Problems, password: string): void {
   if (password.length < 8) problems.add('password', 'is too short (minimum is 8 characters)');
 }
 
+
+/** An avatar (a user's, a project's): an image of at most 200 KB, as the original takes one. */
+export function checkAvatar(problems: Problems, avatar: { filename: string; data: Uint8Array } | undefined): void {
+  if (!avatar) return;
+  if (!/\.(png|jpe?g|gif|bmp|tiff?|ico|webp)$/i.test(avatar.filename)) problems.add('avatar', 'only images allowed');
+  if (avatar.data.length > 200 * 1024) problems.add('avatar', 'is too big (should be at most 200 KB)');
+}

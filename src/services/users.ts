@@ -11,7 +11,7 @@ import { findPage, type Page, type PageQuery } from './pagination.js';
 import { createUserNamespace, setTraversalIds } from './namespaces.js';
 import { likePattern } from './search.js';
 import { presentCurrentUser, presentUser, presentUserFull, presentUsers, USER_BASIC_FIELDS } from './present/users.js';
-import { checkEmail, checkName, checkPassword, checkUsername, Problems, TAKEN } from './user-validation.js';
+import { checkAvatar, checkEmail, checkName, checkPassword, checkUsername, Problems, TAKEN } from './user-validation.js';
 
 /** A user's namespace path is its username: a namespace path lost to a concurrent writer is the username. */
 const usernameFor = (attribute: string | undefined) => (attribute === 'path' ? 'username' : attribute);
@@ -95,7 +95,7 @@ export class UsersService {
     checkName(problems, input.name);
     checkEmail(problems, input.email);
     if (input.password !== undefined && !randomPassword) checkPassword(problems, input.password);
-    this.checkAvatar(problems, input);
+    checkAvatar(problems, input.avatar);
     await this.checkTaken(problems, { username: input.username, email: input.email, identity: input });
     // As the original service answers: a taken e-mail address, then a taken username, before any other problem.
     for (const attribute of ['email', 'username']) if ((problems.messages[attribute] as string[] | undefined)?.includes(TAKEN)) throw takenConflict(attribute);
@@ -148,7 +148,7 @@ export class UsersService {
     if (input.name !== undefined) checkName(problems, input.name);
     if (input.email !== undefined) checkEmail(problems, input.email);
     if (input.password !== undefined) checkPassword(problems, input.password);
-    this.checkAvatar(problems, input);
+    checkAvatar(problems, input.avatar);
     if (problems.any) throw new BadRequestError(problems.messages);
     // SPEC.md Errors 12: a taken username or e-mail answers 404 here, not 409.
     const taken = new Problems();
@@ -230,13 +230,6 @@ export class UsersService {
 
   private setAvatar(user: User, avatar: NonNullable<CreateUserInput['avatar']>): void {
     this.em.create(UserAvatar, { user, filename: avatar.filename, contentType: avatar.content_type, data: Buffer.from(avatar.data) });
-  }
-
-  private checkAvatar(problems: Problems, input: UpdateUserInput): void {
-    if (input.avatar) {
-      if (!/\.(png|jpe?g|gif|bmp|tiff?|ico|webp)$/i.test(input.avatar.filename)) problems.add('avatar', 'only images allowed');
-      if (input.avatar.data.length > 200 * 1024) problems.add('avatar', 'is too big (should be at most 200 KB)');
-    }
   }
 
   /** Usernames (any case), e-mail addresses (primary or secondary, of anyone) and identities are unique. */

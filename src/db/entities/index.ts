@@ -3,12 +3,12 @@ import { AuthFailure } from './auth-failures.js';
 import { AccessToken } from './tokens.js';
 import { Email, GpgKey, SshKey } from './keys.js';
 import { GroupMember, Namespace } from './namespaces.js';
-import { Project, ProjectGroupLink, ProjectMember, ProjectStar } from './projects.js';
+import { Project, ProjectAvatar, ProjectGroupLink, ProjectMember, ProjectStar } from './projects.js';
 import { ApplicationSettingsRow, InstanceSecret } from './settings.js';
 import { CALLERS_CHANGED_CHANNEL, CustomAttribute, Identity, User, UserAvatar } from './user.js';
 
 export { CALLERS_CHANGED_CHANNEL };
-export { AccessToken, ApplicationSettingsRow, AuthFailure, InstanceSecret, CustomAttribute, Email, GpgKey, GroupMember, Identity, Namespace, Project, ProjectGroupLink, ProjectMember, ProjectStar, SshKey, User, UserAvatar };
+export { AccessToken, ApplicationSettingsRow, AuthFailure, InstanceSecret, CustomAttribute, Email, GpgKey, GroupMember, Identity, Namespace, Project, ProjectAvatar, ProjectGroupLink, ProjectMember, ProjectStar, SshKey, User, UserAvatar };
 export { ACCESS_LEVELS, GROUP_ACCESS_LEVELS, PROJECT_ACCESS_LEVELS, VISIBILITIES, visibilityRank, type AccessLevel, type Visibility } from './namespaces.js';
 export { IMPORT_STATUSES } from './projects.js';
 
@@ -28,6 +28,7 @@ export const entities: EntitySchema<any, any>[] = [
   Namespace,
   GroupMember,
   Project,
+  ProjectAvatar,
   ProjectMember,
   ProjectGroupLink,
   ProjectStar,

@@ -104,3 +104,16 @@ export const ProjectStar = defineEntity({
   },
 });
 export type ProjectStar = InferEntity<typeof ProjectStar>;
+
+/** A project's uploaded avatar: the image itself, served where its `avatar_url` points. */
+export const ProjectAvatar = defineEntity({
+  name: 'ProjectAvatar',
+  tableName: 'project_avatars',
+  properties: {
+    project: () => p.oneToOne(Project).primary().owner().deleteRule('cascade'),
+    filename: p.string().length(255),
+    contentType: p.string().length(128),
+    data: p.blob(),
+  },
+});
+export type ProjectAvatar = InferEntity<typeof ProjectAvatar>;

@@ -70,7 +70,7 @@ export function presentProjects(projects: Project[], relations: ProjectRelations
       import_error: project.importError ?? null,
       permissions: { project_access: memberAccess(access?.projectAccess), group_access: memberAccess(access?.groupAccess) },
       archived: project.archived,
-      avatar_url: project.avatarFilename ? `${self}/avatar` : null,
+      avatar_url: project.avatarFilename ? `${view.baseUrl}/uploads/-/system/project/avatar/${project.id}/${encodeURIComponent(project.avatarFilename)}` : null,
       shared_runners_enabled: project.sharedRunnersEnabled,
       forks_count: relations.forksCount.get(project.id) ?? 0,
       star_count: relations.starCount.get(project.id) ?? 0,
