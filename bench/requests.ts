@@ -7,11 +7,14 @@
  * Before measuring, each request is sent once to both sides with the SQL they send recorded (a hook on the
  * drivers' query methods): the statements must match one for one, and so must status, headers and JSON.
  *
+ * The requests run on one of two data sets, each written into a database of its own: 150 users (`users`), or
+ * 10,000 projects of which the user is a member of 1,000 (`projects`, bench/lib/projects-seed.ts).
+ *
  * FORGEKIT_BENCH_DATABASE_URL: the PostgreSQL server (postgres://postgres@127.0.0.1:5432/test); a new database
  *   is made on it for the run and dropped afterwards.
  * FORGEKIT_BENCH_SECONDS (2), FORGEKIT_BENCH_ROUNDS (3): length of a round, rounds per server.
  * FORGEKIT_BENCH_ONLY: a regular expression; only the requests whose "<database> <request>" it matches (to profile
- *   one: 'PostgreSQL GET /api/v4/user$').
+ *   one: 'PostgreSQL GET /api/v4/user$'); a data set is written only when one of its requests is kept.
  */
 import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
@@ -23,6 +26,7 @@ import pg from 'pg';
 import { API_VERSION, FORGEKIT_VERSION, createHostingService, type HostingService } from 'forgekit';
 import { bareServer, expressVersionApp, type BareDatabase } from './lib/bare.ts';
 import { Loader, Tracker, type LoadRequest, type Round } from './lib/load.ts';
+import { ONE_PROJECT, PROJECTS, seedProjects, seedReader } from './lib/projects-seed.ts';
 import { sshKey } from './lib/ssh-key.ts';
 
 const POSTGRES_SERVER = process.env.FORGEKIT_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -164,6 +168,8 @@ async function pglite(): Promise<Setup> {
 
 interface Endpoint {
   name: string;
+  /** The data it runs on (each in a database of its own): `DATA_SETS`, `users` unless said. */
+  data?: keyof typeof DATA_SETS;
   method: 'GET' | 'POST';
   path: string;
   /** A normal user with a personal access token, or the administrator root. */
@@ -179,13 +185,15 @@ const ENDPOINTS: Endpoint[] = [
   { name: 'GET /api/v4/users?per_page=100 (user)', method: 'GET', path: '/api/v4/users?per_page=100', as: 'user' },
   { name: 'GET /api/v4/users?per_page=100 (admin)', method: 'GET', path: '/api/v4/users?per_page=100', as: 'root' },
   { name: 'POST /api/v4/user/keys', method: 'POST', path: '/api/v4/user/keys', as: 'user', body: 'sshKey' },
+  { name: 'GET /api/v4/projects?per_page=100', data: 'projects', method: 'GET', path: '/api/v4/projects?per_page=100', as: 'user' },
+  { name: 'GET /api/v4/projects/:id', data: 'projects', method: 'GET', path: `/api/v4/projects/${ONE_PROJECT}`, as: 'user' },
 ];
 
 /** An endpoint with the token it is called with. */
 type Call = Endpoint & { token: string };
 
 /** Users past root, an identity on every tenth (the full shape lists them), and a normal user with a token. */
-async function seed(setup: Setup): Promise<string> {
+async function seedUsers(setup: Setup): Promise<string> {
   await setup.bare.query(
     `insert into "users" ("username", "username_lower", "name", "email", "projects_limit", "confirmed_at", "created_at", "updated_at")
      select 'bench' || n, 'bench' || n, 'Bench User ' || n, 'bench' || n || '@example.com', 100000, now(), now(), now()
@@ -195,6 +203,20 @@ async function seed(setup: Setup): Promise<string> {
   const reader = await setup.hosting.users.create({ username: 'reader', email: 'reader@example.com', name: 'Reader', password: 'bench-password-1', skip_confirmation: true });
   return (await setup.hosting.personalAccessTokens.create(reader.id, { name: 'bench', scopes: ['api'] })).token;
 }
+
+/** 10,000 projects, the reader a member of 1,000 (bench/lib/projects-seed.ts), and the reader's token. */
+async function seedProjectsData(setup: Setup): Promise<string> {
+  await seedProjects(setup.bare);
+  const reader = await setup.hosting.users.create({ username: 'reader', email: 'reader@example.com', name: 'Reader', password: 'bench-password-1', skip_confirmation: true });
+  await seedReader(setup.bare, reader.id);
+  return (await setup.hosting.personalAccessTokens.create(reader.id, { name: 'bench', scopes: ['api'] })).token;
+}
+
+/** What the requests run on: each data set is written into a new database, and its requests measured there. */
+const DATA_SETS = {
+  users: { describe: `${USERS} users`, seed: seedUsers },
+  projects: { describe: `${PROJECTS} projects, the user a member of 1000`, seed: seedProjectsData },
+};
 
 interface Answer {
   status: number;
@@ -302,8 +324,13 @@ function row(name: string, label: string, statements: number | string, rounds: R
 }
 
 async function bench(loader: Loader, name: string, open: () => Promise<Setup>): Promise<void> {
-  const endpoints = ENDPOINTS.filter((endpoint) => ONLY.test(`${name} ${endpoint.name}`));
-  if (!endpoints.length) return;
+  for (const [data, { describe, seed }] of Object.entries(DATA_SETS)) {
+    const endpoints = ENDPOINTS.filter((endpoint) => (endpoint.data ?? 'users') === data && ONLY.test(`${name} ${endpoint.name}`));
+    if (endpoints.length) await benchData(loader, name, open, describe, seed, endpoints);
+  }
+}
+
+async function benchData(loader: Loader, name: string, open: () => Promise<Setup>, describe: string, seed: (setup: Setup) => Promise<string>, endpoints: Endpoint[]): Promise<void> {
   const setup = await open();
   const servers: Server[] = [];
   try {
@@ -315,7 +342,7 @@ async function bench(loader: Loader, name: string, open: () => Promise<Setup>): 
     const [forgekit, bare, expressOnly] = await Promise.all(servers.map(listen));
     const [forgekitTracker, bareTracker, expressTracker] = servers.map((server) => new Tracker(server));
 
-    console.log(`\n${name}: ${USERS} users; ${CONNECTIONS} connections; ${ROUNDS} rounds of ${SECONDS} s per server, medians.`);
+    console.log(`\n${name}: ${describe}; ${CONNECTIONS} connections; ${ROUNDS} rounds of ${SECONDS} s per server, medians.`);
     console.log('SQL: statements per request. CPU: of the server process (not of PostgreSQL\'s). Ratios: forgekit ÷ that server.');
     console.log(line(columns.map(([title]) => title)));
     for (const endpoint of endpoints.map((endpoint): Call => ({ ...endpoint, token: endpoint.as === 'root' ? ROOT_TOKEN : reader }))) {

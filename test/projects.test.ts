@@ -137,6 +137,22 @@ describe('GET /projects/:id', () => {
     expect((await t.http.get(`/api/v4/projects/${internal.id}`)).status).toBe(404);
     expect((await t.http.get(`/api/v4/projects/${internal.id}`).set('PRIVATE-TOKEN', stranger.token)).status).toBe(200);
   });
+
+  it('reads the namespace once, with the project, and answers with it and its user as the list does', async () => {
+    const frank = await createUser(t.hosting);
+    const created = await t.hosting.as(frank.id).projects.create({ name: 'Once' });
+    const get = () => t.http.get(`/api/v4/projects/${created.id}`).set('PRIVATE-TOKEN', frank.token);
+    await get();
+    const queries = await queriesOf(t.db, get);
+    // The project with its namespace and the caller's levels, the namespace's user, the counts, the shares.
+    expect(queries.filter((query) => /from "namespaces" where/.test(query))).toEqual([]);
+    expect(queries).toHaveLength(4);
+    const one = (await get()).body;
+    expect(one.namespace).toEqual({ id: expect.any(Number), name: frank.username, path: frank.username, kind: 'user', full_path: frank.username });
+    expect(one.owner).toEqual({ id: frank.id, name: expect.stringMatching(/^User /), created_at: expect.any(String) });
+    const listed = await t.http.get('/api/v4/projects').query({ owned: true }).set('PRIVATE-TOKEN', frank.token);
+    expect(listed.body).toEqual([one]);
+  });
 });
 
 describe('DELETE /projects/:id', () => {

@@ -1,12 +1,14 @@
 /**
  * What forgekit is measured against: a bare `node:http` handler that runs the very SQL statements forgekit
  * runs for each benchmarked request (bench/requests.ts checks that they match, statement by statement) and
- * answers the same status, headers and JSON; and, for GET /version, a bare Express 5 app.
+ * answers the same status, headers and JSON (the projects' in bench/lib/bare-projects.ts); and, for GET /version,
+ * a bare Express 5 app.
  * No framework, no validation library, no ORM: the floor of what the work costs in Node.js.
  */
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import express from 'express';
+import { getProject, listProjects, type ProjectsCaller } from './bare-projects.ts';
 
 /** Rows as the ORM gets them: timestamps as PostgreSQL's text. */
 export type Row = Record<string, any>;
@@ -164,6 +166,11 @@ export function bareServer(db: BareDatabase, options: { baseUrl: string; version
     const admin = caller.u1__admin === true;
     const rows = await db.query(sql.users(perPage, (page - 1) * perPage, admin));
     const identities = admin && rows.length ? await db.query(sql.identities(rows.map((row) => row.id))) : [];
+    send(res, 200, rows.map((row) => presentUser(row, '', admin ? 'full' : 'basic', identities, baseUrl, avatarService)), pageHeaders(url, page, perPage, total));
+  }
+
+  /** A list's `Link` and `X-*` headers. */
+  function pageHeaders(url: URL, page: number, perPage: number, total: number): Record<string, string> {
     const totalPages = Math.max(1, Math.ceil(total / perPage));
     const link = (number: number, rel: string) => {
       url.searchParams.set('page', String(number));
@@ -172,7 +179,7 @@ export function bareServer(db: BareDatabase, options: { baseUrl: string; version
     };
     const links = [...(page > 1 ? [link(Math.min(page - 1, totalPages), 'prev')] : []), ...(page < totalPages ? [link(page + 1, 'next')] : [])];
     links.push(link(1, 'first'), link(totalPages, 'last'));
-    send(res, 200, rows.map((row) => presentUser(row, '', admin ? 'full' : 'basic', identities, baseUrl, avatarService)), {
+    return {
       Link: links.join(', '),
       'X-Total': String(total),
       'X-Total-Pages': String(totalPages),
@@ -180,7 +187,28 @@ export function bareServer(db: BareDatabase, options: { baseUrl: string; version
       'X-Page': String(page),
       'X-Next-Page': page < totalPages ? String(page + 1) : '',
       'X-Prev-Page': page > 1 ? String(Math.min(page - 1, totalPages)) : '',
-    });
+    };
+  }
+
+  /** As a signed-in user who is not an administrator (bench/lib/bare-projects.ts). */
+  async function projectsCaller(req: IncomingMessage): Promise<ProjectsCaller> {
+    const caller = await authenticate(req, ['api', 'read_api']);
+    if (caller.u1__admin) throw new Error('the bare GET /projects is for users who are not administrators');
+    return { user: caller.user_id, external: caller.u1__external };
+  }
+
+  async function listProjectsRoute(req: IncomingMessage, url: URL, res: ServerResponse): Promise<void> {
+    const caller = await projectsCaller(req);
+    const perPage = Math.min(Number(url.searchParams.get('per_page') ?? 20), 100);
+    const page = Number(url.searchParams.get('page') ?? 1);
+    const { items, total } = await listProjects(db, caller, perPage, page, baseUrl);
+    send(res, 200, items, pageHeaders(url, page, perPage, total));
+  }
+
+  async function getProjectRoute(req: IncomingMessage, id: number, res: ServerResponse): Promise<void> {
+    const project = await getProject(db, await projectsCaller(req), id, baseUrl);
+    if (!project) throw new Refused(404, { message: '404 Project Not Found' });
+    send(res, 200, project);
   }
 
   async function addKey(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -215,6 +243,9 @@ export function bareServer(db: BareDatabase, options: { baseUrl: string; version
       }
       if (route === 'GET /api/v4/users') return listUsers(req, url, res);
       if (route === 'POST /api/v4/user/keys') return addKey(req, res);
+      if (route === 'GET /api/v4/projects') return listProjectsRoute(req, url, res);
+      const project = /^GET \/api\/v4\/projects\/(\d+)$/.exec(route);
+      if (project) return getProjectRoute(req, Number(project[1]), res);
       send(res, 404, { error: '404 Not Found' });
     };
     handle().catch((error: unknown) => {

@@ -366,11 +366,16 @@ export class ProjectsService {
   }
 
   /** Projects in the caller's shape, with what they embed loaded once for all of them. */
-  async present(projects: Project[], known = new Map<number, ProjectAccess>(), options: { statistics?: boolean } = {}): Promise<ProjectShape[]> {
+  async present(projects: Project[], known = new Map<number, ProjectAccess & { namespace?: Namespace }>(), options: { statistics?: boolean } = {}): Promise<ProjectShape[]> {
     return presentProjects(projects, await this.relationsOf(projects, known, options), await this.ctx.view());
   }
 
-  private async relationsOf(projects: Project[], known: Map<number, ProjectAccess>, options: { statistics?: boolean } = {}): Promise<ProjectRelations> {
+  /**
+   * What the projects embed, a statement per relation for all of them. `known`: the caller's levels already
+   * read, by project, with the project's namespace when the scope read it too (GET /projects/:id and the calls
+   * that answer one project), which is not read again.
+   */
+  private async relationsOf(projects: Project[], known: Map<number, ProjectAccess & { namespace?: Namespace }>, options: { statistics?: boolean } = {}): Promise<ProjectRelations> {
     const relations: ProjectRelations = {
       namespaces: new Map(),
       owners: new Map(),
@@ -387,8 +392,11 @@ export class ProjectsService {
     const ids = projects.map((project) => project.id).join(', ');
     const forkedFromIds = projects.filter((project) => project.forkedFrom).map((project) => keyOf(project.forkedFrom));
     const forkedFrom = forkedFromIds.length ? await readRows(em, Project, `select * from "projects" where "id" in (${forkedFromIds.join(', ')})`, []) : [];
-    const namespaceIds = [...new Set([...projects, ...forkedFrom].map((project) => keyOf(project.namespace)))].join(', ');
-    for (const namespace of await readRows(em, Namespace, `select * from "namespaces" where "id" in (${namespaceIds})`, [])) relations.namespaces.set(namespace.id, namespace);
+    for (const { namespace } of known.values()) if (namespace) relations.namespaces.set(namespace.id, namespace);
+    const namespaceIds = [...new Set([...projects, ...forkedFrom].map((project) => keyOf(project.namespace)))].filter((id) => !relations.namespaces.has(id));
+    if (namespaceIds.length) {
+      for (const namespace of await readRows(em, Namespace, `select * from "namespaces" where "id" in (${namespaceIds.join(', ')})`, [])) relations.namespaces.set(namespace.id, namespace);
+    }
     const ownerIds = [...relations.namespaces.values()].filter((namespace) => namespace.owner).map((namespace) => keyOf(namespace.owner));
     if (ownerIds.length) {
       for (const owner of await readRows(em, User, `select "id", "name", "created_at" from "users" where "id" in (${ownerIds.join(', ')})`, [])) relations.owners.set(owner.id, owner);

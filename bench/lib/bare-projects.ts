@@ -1,0 +1,207 @@
+/**
+ * The bare handler's GET /projects and GET /projects/:id (bench/lib/bare.ts routes them): the statements a page of
+ * projects needs at least (the page and its count, filtered by what the caller may see, then one statement per
+ * relation the page embeds: forks' sources, namespaces, their users, the counts of forks and stars, the shares,
+ * the caller's levels), written as forgekit writes them so that bench/requests.ts can check they are the same,
+ * and the rows made into the same JSON by hand. For a signed-in caller who is not an administrator (the
+ * benchmark's): an administrator's list has no filter, which forgekit's query builder writes its own way.
+ */
+import type { Row, SqlClient } from './bare.ts';
+
+/** Today (UTC) as memberships store their expiry: a membership ends as its day begins. */
+const today = () => new Date().toISOString().slice(0, 10);
+const current = (alias: string) => `(${alias}."expires_at" is null or ${alias}."expires_at" > '${today()}')`;
+
+/** The caller's groups (not inherited), as an array of IDs. */
+const memberGroups = (user: number) => `(select coalesce(array_agg(gm."group_id"), '{}') from "group_members" gm where gm."user_id" = ${user} and ${current('gm')})`;
+const projectMemberLevel = (user: number) =>
+  `(select max(pm."access_level") from "project_members" pm where pm."project_id" = p."id" and pm."user_id" = ${user} and ${current('pm')})`;
+const inheritedGroupLevel = (user: number) =>
+  `(select max(gm."access_level") from "group_members" gm where gm."user_id" = ${user} and gm."group_id" = any(n."traversal_ids") and ${current('gm')})`;
+
+/** The caller's levels on the project `p` in the namespace `n`: its highest, its own membership's, its groups'. */
+function accessColumns(user: number): string {
+  const level = `greatest(
+    coalesce(${projectMemberLevel(user)}, 0),
+    coalesce(${inheritedGroupLevel(user)}, 0),
+    coalesce((select max(least(gm."access_level", l."group_access")) from "project_group_links" l
+      join "namespaces" g on g."id" = l."group_id"
+      join "group_members" gm on gm."group_id" = any(g."traversal_ids") and gm."user_id" = ${user} and ${current('gm')}
+      where l."project_id" = p."id" and ${current('l')}), 0),
+    case when n."owner_id" = ${user} then 50 else 0 end)`;
+  return `${level} as "access_level", ${projectMemberLevel(user)} as "project_access",
+    ${inheritedGroupLevel(user)} as "group_access"`;
+}
+
+/** The projects `p` the caller sees: public and internal ones (public only for an external user), and its own by any membership. */
+function visible(user: number, external: boolean): string {
+  const groups = memberGroups(user);
+  const open = external ? `p."visibility" = 'public'` : `p."visibility" in ('public', 'internal')`;
+  return `(${open} or (p."id" in (select pm."project_id" from "project_members" pm where pm."user_id" = ${user} and ${current('pm')})
+    or p."namespace_id" in (select n."id" from "namespaces" n where n."owner_id" = ${user} or n."traversal_ids" && ${groups})
+    or p."id" in (select l."project_id" from "project_group_links" l join "namespaces" g on g."id" = l."group_id" where g."traversal_ids" && ${groups} and ${current('l')})))`;
+}
+
+const list = (ids: number[]) => ids.join(', ');
+
+export const projectSql = {
+  count: (user: number, external: boolean) =>
+    `select count(*) as "count" from "projects" as "p0" where "p0"."id" in ((select p."id" from "projects" p where ${visible(user, external)}))`,
+  /** Newest first (`order_by=created_at`, `sort=desc`: the defaults). */
+  page: (user: number, external: boolean, limit: number, offset: number) =>
+    `select "p0".* from "projects" as "p0" where "p0"."id" in ((select p."id" from "projects" p where ${visible(user, external)})) order by "p0"."created_at" desc, "p0"."id" desc limit ${limit}${offset ? ` offset ${offset}` : ''}`,
+  /** A project with its namespace and the caller's levels. */
+  one: (user: number, id: number) =>
+    `select to_jsonb(p) as "project", to_jsonb(n) as "namespace", ${accessColumns(user)}
+       from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" = ${id}`,
+  projects: (ids: number[]) => `select * from "projects" where "id" in (${list(ids)})`,
+  namespaces: (ids: number[]) => `select * from "namespaces" where "id" in (${list(ids)})`,
+  owners: (ids: number[]) => `select "id", "name", "created_at" from "users" where "id" in (${list(ids)})`,
+  counts: (ids: number[]) =>
+    `select p."id", (select count(*)::int from "projects" f where f."forked_from_id" = p."id") as "forks",
+        (select count(*)::int from "project_stars" s where s."project_id" = p."id") as "stars"
+       from "projects" p where p."id" in (${list(ids)})`,
+  shares: (ids: number[]) =>
+    `select l."project_id", g."id" as "group_id", g."full_name" as "group_name", l."group_access" as "group_access_level"
+       from "project_group_links" l join "namespaces" g on g."id" = l."group_id" where l."project_id" in (${list(ids)}) order by l."id"`,
+  access: (user: number, ids: number[]) =>
+    `select p."id", ${accessColumns(user)} from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" in (${list(ids)})`,
+};
+
+/** What a page embeds, by project (namespaces and owners by their own IDs). */
+interface Relations {
+  namespaces: Map<number, Row>;
+  owners: Map<number, Row>;
+  counts: Map<number, Row>;
+  shares: Map<number, Row[]>;
+  sources: Map<number, Row>;
+  access: Map<number, Row>;
+}
+
+/**
+ * Loads what the projects (rows of `projects`) embed, the caller's levels aside when `access` has them; `namespaces`
+ * holds those read already.
+ */
+async function relationsOf(db: SqlClient, user: number, projects: Row[], namespaces: Map<number, Row>, access: Map<number, Row>): Promise<Relations> {
+  const ids = projects.map((project) => project.id);
+  const sourceIds = projects.filter((project) => project.forked_from_id !== null).map((project) => project.forked_from_id);
+  const sources = sourceIds.length ? await db.query(projectSql.projects(sourceIds)) : [];
+  const missing = [...new Set([...projects, ...sources].map((project) => project.namespace_id))].filter((id) => !namespaces.has(id));
+  if (missing.length) for (const namespace of await db.query(projectSql.namespaces(missing))) namespaces.set(namespace.id, namespace);
+  const ownerIds = [...namespaces.values()].filter((namespace) => namespace.owner_id !== null).map((namespace) => namespace.owner_id);
+  const owners = new Map((ownerIds.length ? await db.query(projectSql.owners(ownerIds)) : []).map((owner) => [owner.id, owner]));
+  const counts = new Map((await db.query(projectSql.counts(ids))).map((count) => [count.id, count]));
+  const shares = new Map<number, Row[]>();
+  for (const { project_id, ...share } of await db.query(projectSql.shares(ids))) shares.set(project_id, [...(shares.get(project_id) ?? []), share]);
+  const unknown = ids.filter((id) => !access.has(id));
+  if (unknown.length) for (const row of await db.query(projectSql.access(user, unknown))) access.set(row.id, row);
+  return { namespaces, owners, counts, shares, sources: new Map(sources.map((source) => [source.id, source])), access };
+}
+
+const memberAccess = (level: number | null) => (level ? { access_level: level, notification_level: 3 } : null);
+
+/** A timestamp as PostgreSQL's text (`2026-11-23 05:11:11+00`) or as `to_jsonb` writes it, in JSON's form. */
+const iso = (text: string) => new Date(text.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')).toISOString();
+
+function present(project: Row, relations: Relations, baseUrl: string, host: string) {
+  const namespace = relations.namespaces.get(project.namespace_id)!;
+  const fullPath = `${namespace.full_path}/${project.path}`;
+  const webUrl = `${baseUrl}/${fullPath}`;
+  const self = `${baseUrl}/api/v4/projects/${project.id}`;
+  const owner = namespace.owner_id !== null ? relations.owners.get(namespace.owner_id) : undefined;
+  const access = relations.access.get(project.id);
+  const counts = relations.counts.get(project.id);
+  const source = project.forked_from_id !== null ? relations.sources.get(project.forked_from_id) : undefined;
+  const shape: Row = {
+    id: project.id,
+    description: project.description,
+    default_branch: project.default_branch,
+    visibility: project.visibility,
+    ssh_url_to_repo: `git@${host}:${fullPath}.git`,
+    http_url_to_repo: `${webUrl}.git`,
+    web_url: webUrl,
+    tag_list: project.tag_list,
+    owner: owner ? { id: owner.id, name: owner.name, created_at: iso(owner.created_at) } : null,
+    name: project.name,
+    name_with_namespace: `${namespace.full_name} / ${project.name}`,
+    path: project.path,
+    path_with_namespace: fullPath,
+    issues_enabled: project.issues_enabled,
+    open_issues_count: 0,
+    merge_requests_enabled: project.merge_requests_enabled,
+    jobs_enabled: project.jobs_enabled,
+    wiki_enabled: project.wiki_enabled,
+    snippets_enabled: project.snippets_enabled,
+    resolve_outdated_diff_discussions: project.resolve_outdated_diff_discussions,
+    container_registry_enabled: project.container_registry_enabled,
+    created_at: iso(project.created_at),
+    last_activity_at: iso(project.last_activity_at),
+    creator_id: project.creator_id,
+    namespace: { id: namespace.id, name: namespace.name, path: namespace.path, kind: namespace.kind, full_path: namespace.full_path },
+    import_status: project.import_status,
+    import_error: project.import_error,
+    permissions: { project_access: memberAccess(access?.project_access), group_access: memberAccess(access?.group_access) },
+    archived: project.archived,
+    avatar_url: project.avatar_filename ? `${self}/avatar` : null,
+    shared_runners_enabled: project.shared_runners_enabled,
+    forks_count: counts?.forks ?? 0,
+    star_count: counts?.stars ?? 0,
+    public_jobs: project.public_jobs,
+    shared_with_groups: relations.shares.get(project.id) ?? [],
+    only_allow_merge_if_pipeline_succeeds: project.only_allow_merge_if_pipeline_succeeds,
+    only_allow_merge_if_all_discussions_are_resolved: project.only_allow_merge_if_all_discussions_are_resolved,
+    printing_merge_requests_link_enabled: project.printing_merge_request_link_enabled,
+    request_access_enabled: project.request_access_enabled,
+    lfs_enabled: project.lfs_enabled,
+    ci_config_path: project.ci_config_path,
+    _links: {
+      self,
+      issues: `${self}/issues`,
+      merge_requests: `${self}/merge_requests`,
+      repo_branches: `${self}/repository/branches`,
+      labels: `${self}/labels`,
+      events: `${self}/events`,
+      members: `${self}/members`,
+    },
+  };
+  if (source) {
+    const sourceNamespace = relations.namespaces.get(source.namespace_id)!;
+    const sourcePath = `${sourceNamespace.full_path}/${source.path}`;
+    shape.forked_from_project = {
+      id: source.id,
+      name: source.name,
+      name_with_namespace: `${sourceNamespace.full_name} / ${source.name}`,
+      path: source.path,
+      path_with_namespace: sourcePath,
+      web_url: `${baseUrl}/${sourcePath}`,
+    };
+  }
+  return shape;
+}
+
+/** The signed-in caller (user `user`, external or not) as bench/lib/bare.ts has it. */
+export interface ProjectsCaller {
+  user: number;
+  external: boolean;
+}
+
+/** GET /projects: a page of the projects the caller sees, newest first, and how many it sees in all. */
+export async function listProjects(db: SqlClient, caller: ProjectsCaller, perPage: number, page: number, baseUrl: string): Promise<{ items: Row[]; total: number }> {
+  const [{ count }] = await db.query(projectSql.count(caller.user, caller.external));
+  const rows = await db.query(projectSql.page(caller.user, caller.external, perPage, (page - 1) * perPage));
+  if (!rows.length) return { items: [], total: Number(count) };
+  const relations = await relationsOf(db, caller.user, rows, new Map(), new Map());
+  const host = new URL(baseUrl).hostname;
+  return { items: rows.map((row) => present(row, relations, baseUrl, host)), total: Number(count) };
+}
+
+/** GET /projects/:id: the project, null when there is none or the caller may not see it. */
+export async function getProject(db: SqlClient, caller: ProjectsCaller, id: number, baseUrl: string): Promise<Row | null> {
+  const [row] = await db.query(projectSql.one(caller.user, id));
+  if (!row) return null;
+  const { project, namespace } = row;
+  const readable = project.visibility === 'public' || (project.visibility === 'internal' && !caller.external) || row.access_level >= 10;
+  if (!readable) return null;
+  const relations = await relationsOf(db, caller.user, [project], new Map([[namespace.id, namespace]]), new Map([[project.id, row]]));
+  return present(project, relations, baseUrl, new URL(baseUrl).hostname);
+}
