@@ -26,6 +26,7 @@ import pg from 'pg';
 import { API_VERSION, FORGEKIT_VERSION, createHostingService, type HostingService } from 'forgekit';
 import { bareServer, expressVersionApp, type BareDatabase } from './lib/bare.ts';
 import { Loader, Tracker, type LoadRequest, type Round } from './lib/load.ts';
+import { SecretBox } from '../src/auth/secret-box.ts';
 import { ONE_PROJECT, PROJECTS, seedProjects, seedReader } from './lib/projects-seed.ts';
 import { sshKey } from './lib/ssh-key.ts';
 
@@ -39,6 +40,8 @@ const USERS = 150;
 /** Both sides answer with this external URL (`web_url`, `Link`), so that their answers are byte for byte alike. */
 const BASE_URL = 'http://forgekit.bench';
 const ROOT_TOKEN = 'bench-root-token';
+/** The instance's secret key, which the bare handler opens the runners tokens with too. */
+const SECRET_KEY = 'forgekit-bench-secret-key-0123456789abcdef';
 const VERSION = { version: API_VERSION, revision: `forgekit-${FORGEKIT_VERSION}` };
 
 // ---- The SQL each side sends, recorded while `recording` is set.
@@ -99,7 +102,7 @@ async function postgresql(): Promise<Setup> {
   url.pathname = `/${name}`;
   let hosting: HostingService;
   try {
-    hosting = await createHostingService({ database: { url: url.toString() }, rootToken: ROOT_TOKEN, baseUrl: BASE_URL });
+    hosting = await createHostingService({ database: { url: url.toString() }, rootToken: ROOT_TOKEN, baseUrl: BASE_URL, secretKey: SECRET_KEY });
   } catch (error) {
     await drop();
     throw error;
@@ -148,7 +151,7 @@ async function pglite(): Promise<Setup> {
   PGlite.create = (async (...args: unknown[]) => (instance = await Reflect.apply(create, PGlite, args))) as typeof create;
   let hosting: HostingService;
   try {
-    hosting = await createHostingService({ rootToken: ROOT_TOKEN, baseUrl: BASE_URL });
+    hosting = await createHostingService({ rootToken: ROOT_TOKEN, baseUrl: BASE_URL, secretKey: SECRET_KEY });
   } finally {
     PGlite.create = create;
   }
@@ -206,7 +209,7 @@ async function seedUsers(setup: Setup): Promise<string> {
 
 /** 10,000 projects, the reader a member of 1,000 (bench/lib/projects-seed.ts), and the reader's token. */
 async function seedProjectsData(setup: Setup): Promise<string> {
-  await seedProjects(setup.bare);
+  await seedProjects(setup.bare, new SecretBox(SECRET_KEY));
   const reader = await setup.hosting.users.create({ username: 'reader', email: 'reader@example.com', name: 'Reader', password: 'bench-password-1', skip_confirmation: true });
   await seedReader(setup.bare, reader.id);
   return (await setup.hosting.personalAccessTokens.create(reader.id, { name: 'bench', scopes: ['api'] })).token;
@@ -338,7 +341,7 @@ async function benchData(loader: Loader, name: string, open: () => Promise<Setup
     const [settings] = await setup.bare.query(`select "values" from "application_settings"`);
     const app = express();
     app.use(setup.hosting.router());
-    servers.push(createServer(app), bareServer(setup.bare, { baseUrl: BASE_URL, version: VERSION, avatarService: settings.values.avatarsvc_enabled !== false }), createServer(expressVersionApp(VERSION)));
+    servers.push(createServer(app), bareServer(setup.bare, { baseUrl: BASE_URL, version: VERSION, avatarService: settings.values.avatarsvc_enabled !== false, secrets: new SecretBox(SECRET_KEY) }), createServer(expressVersionApp(VERSION)));
     const [forgekit, bare, expressOnly] = await Promise.all(servers.map(listen));
     const [forgekitTracker, bareTracker, expressTracker] = servers.map((server) => new Tracker(server));
 

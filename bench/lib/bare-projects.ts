@@ -6,6 +6,7 @@
  * and the rows made into the same JSON by hand. For a signed-in caller who is not an administrator (the
  * benchmark's): an administrator's list has no filter, which forgekit's query builder writes its own way.
  */
+import type { SecretBox } from '../../src/auth/secret-box.ts';
 import type { Row, SqlClient } from './bare.ts';
 
 /** Today (UTC) as memberships store their expiry: a membership ends as its day begins. */
@@ -103,7 +104,7 @@ const memberAccess = (level: number | null) => (level ? { access_level: level, n
 /** A timestamp as PostgreSQL's text (`2026-11-23 05:11:11+00`) or as `to_jsonb` writes it, in JSON's form. */
 const iso = (text: string) => new Date(text.replace(' ', 'T').replace(/([+-]\d\d)$/, '$1:00')).toISOString();
 
-function present(project: Row, relations: Relations, baseUrl: string, host: string) {
+function present(project: Row, relations: Relations, baseUrl: string, host: string, secrets: SecretBox) {
   const namespace = relations.namespaces.get(project.namespace_id)!;
   const fullPath = `${namespace.full_path}/${project.path}`;
   const webUrl = `${baseUrl}/${fullPath}`;
@@ -142,7 +143,7 @@ function present(project: Row, relations: Relations, baseUrl: string, host: stri
     import_error: project.import_error,
     permissions: { project_access: memberAccess(access?.project_access), group_access: memberAccess(access?.group_access) },
     archived: project.archived,
-    avatar_url: project.avatar_filename ? `${self}/avatar` : null,
+    avatar_url: project.avatar_filename ? `${baseUrl}/uploads/-/system/project/avatar/${project.id}/${encodeURIComponent(project.avatar_filename)}` : null,
     shared_runners_enabled: project.shared_runners_enabled,
     forks_count: counts?.forks ?? 0,
     star_count: counts?.stars ?? 0,
@@ -164,6 +165,8 @@ function present(project: Row, relations: Relations, baseUrl: string, host: stri
       members: `${self}/members`,
     },
   };
+  // The reader is no administrator: its maintainers' projects show their runners token.
+  if ((access?.access_level ?? 0) >= 40 && project.runners_token_sealed) shape.runners_token = secrets.open(project.runners_token_sealed);
   if (source) {
     const sourceNamespace = relations.namespaces.get(source.namespace_id)!;
     const sourcePath = `${sourceNamespace.full_path}/${source.path}`;
@@ -183,6 +186,8 @@ function present(project: Row, relations: Relations, baseUrl: string, host: stri
 export interface ProjectsCaller {
   user: number;
   external: boolean;
+  /** What opens the runners tokens, with the key forgekit's instance has. */
+  secrets: SecretBox;
 }
 
 /** GET /projects: a page of the projects the caller sees, newest first, and how many it sees in all. */
@@ -192,7 +197,7 @@ export async function listProjects(db: SqlClient, caller: ProjectsCaller, perPag
   if (!rows.length) return { items: [], total: Number(count) };
   const relations = await relationsOf(db, caller.user, rows, new Map(), new Map());
   const host = new URL(baseUrl).hostname;
-  return { items: rows.map((row) => present(row, relations, baseUrl, host)), total: Number(count) };
+  return { items: rows.map((row) => present(row, relations, baseUrl, host, caller.secrets)), total: Number(count) };
 }
 
 /** GET /projects/:id: the project, null when there is none or the caller may not see it. */
@@ -203,5 +208,5 @@ export async function getProject(db: SqlClient, caller: ProjectsCaller, id: numb
   const readable = project.visibility === 'public' || (project.visibility === 'internal' && !caller.external) || row.access_level >= 10;
   if (!readable) return null;
   const relations = await relationsOf(db, caller.user, [project], new Map([[namespace.id, namespace]]), new Map([[project.id, row]]));
-  return present(project, relations, baseUrl, new URL(baseUrl).hostname);
+  return present(project, relations, baseUrl, new URL(baseUrl).hostname, caller.secrets);
 }

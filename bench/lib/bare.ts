@@ -8,6 +8,7 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import express from 'express';
+import type { SecretBox } from '../../src/auth/secret-box.ts';
 import { getProject, listProjects, type ProjectsCaller } from './bare-projects.ts';
 
 /** Rows as the ORM gets them: timestamps as PostgreSQL's text. */
@@ -113,7 +114,7 @@ async function readJson(req: IncomingMessage): Promise<Row> {
  * The bare server. `avatarService` is the `avatarsvc_enabled` setting, read once: forgekit keeps the settings
  * in the process too.
  */
-export function bareServer(db: BareDatabase, options: { baseUrl: string; version: Version; avatarService: boolean }): Server {
+export function bareServer(db: BareDatabase, options: { baseUrl: string; version: Version; avatarService: boolean; secrets: SecretBox }): Server {
   const { baseUrl, avatarService } = options;
 
   // Tokens read are kept as forgekit keeps them (src/db/process-cache.ts): by digest, forgotten whenever a write
@@ -194,7 +195,7 @@ export function bareServer(db: BareDatabase, options: { baseUrl: string; version
   async function projectsCaller(req: IncomingMessage): Promise<ProjectsCaller> {
     const caller = await authenticate(req, ['api', 'read_api']);
     if (caller.u1__admin) throw new Error('the bare GET /projects is for users who are not administrators');
-    return { user: caller.user_id, external: caller.u1__external };
+    return { user: caller.user_id, external: caller.u1__external, secrets: options.secrets };
   }
 
   async function listProjectsRoute(req: IncomingMessage, url: URL, res: ServerResponse): Promise<void> {

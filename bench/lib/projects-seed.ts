@@ -22,6 +22,7 @@
  * - Project 3,100 (`ONE_PROJECT`), for GET /projects/:id, has all a project embeds: its user's namespace, the
  *   reader's membership and a share with one of its groups, a source (2,099) and a fork (9,100), and stars.
  */
+import type { SecretBox } from '../../src/auth/secret-box.ts';
 import type { SqlClient } from './bare.ts';
 
 export const PROJECTS = 10_000;
@@ -33,7 +34,7 @@ export const ONE_PROJECT = 3_100;
 const SEQUENCES = ['users', 'namespaces', 'projects'];
 
 /** The users, groups and projects, in a new database (forgekit's schema, root its only user). */
-export async function seedProjects(db: SqlClient): Promise<void> {
+export async function seedProjects(db: SqlClient, secrets: SecretBox): Promise<void> {
   const stamp = `timestamptz '2026-01-01 00:00:00+00'`;
   await db.query(
     `insert into "users" ("id", "username", "username_lower", "name", "email", "projects_limit", "confirmed_at", "created_at", "updated_at")
@@ -74,6 +75,12 @@ export async function seedProjects(db: SqlClient): Promise<void> {
   await db.query(
     `insert into "project_members" ("project_id", "user_id", "access_level", "created_at")
      select n, 100 + (n - 1) % ${PROJECT_USERS} + 1, 40, ${stamp} from generate_series(1, 5000) as n`,
+  );
+  // Each project's runners token, sealed as forgekit seals it (its maintainers see it); base64 needs no quoting.
+  const sealed = Array.from({ length: PROJECTS }, (_, index) => `(${index + 1}, '${secrets.seal(`bench-runners-${index + 1}`)}')`);
+  await db.query(
+    `update "projects" p set "runners_token_sealed" = v.sealed, "runners_token_digest" = encode(sha256(('bench-runners-' || v.id)::bytea), 'hex')
+     from (values ${sealed.join(', ')}) as v(id, sealed) where p."id" = v.id`,
   );
   for (const table of SEQUENCES) await db.query(`select setval(pg_get_serial_sequence('${table}', 'id'), (select max("id") from "${table}"))`);
 }
