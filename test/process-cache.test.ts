@@ -5,6 +5,7 @@ import { User } from '../src/db/entities/index.js';
 import type { EntityManager } from '../src/db/orm.js';
 import { InFlightCalls } from '../src/in-flight.js';
 import { RepositoryStore } from '../src/git/store.js';
+import { JobQueue } from '../src/jobs/queue.js';
 import { silentLogger } from '../src/logger.js';
 import { Context, type Environment } from '../src/services/context.js';
 import { openSettingsCache } from '../src/services/settings.js';
@@ -40,6 +41,7 @@ async function callsOn(hosting: TestHosting) {
     db: hosting.db,
     storages: { default: '/nonexistent' },
     repositories: new RepositoryStore({ default: '/nonexistent' }),
+    jobs: new JobQueue(hosting.db, silentLogger),
     logger: silentLogger,
     calls: new InFlightCalls(),
     throttle: new FailedAuthThrottle(hosting.db, undefined),
