@@ -117,6 +117,7 @@ export class JobQueue {
   private readonly closeGraceMs: number;
   private readonly retryDelayMs: (attempt: number) => number;
   private listening = false;
+  private arming?: Promise<void>;
   private woken = false;
   private wakeWorkers?: () => void;
   private workers?: Promise<void>;
@@ -144,7 +145,7 @@ export class JobQueue {
     });
   }
 
-  /** Jobs of `kind` are run by `handler`, in this process; register every kind before `start()`. */
+  /** Jobs of `kind` are run by `handler` in this process, and may be queued from it. */
   register<Payload extends JobPayload>(kind: string, handler: JobHandler<Payload>): void {
     if (!KIND_PATTERN.test(kind)) throw new Error(`invalid job kind: ${kind}`);
     if (this.handlers.has(kind)) throw new Error(`jobs of kind ${kind} already have a handler`);
@@ -184,6 +185,7 @@ export class JobQueue {
     for (;;) {
       const change = this.nextChange();
       try {
+        await this.keepListening();
         const [job] = await queryRows(this.db.rows, 'select id, kind, status, last_error from jobs where id = ?', [id]);
         if (!job) throw new Error(`forgekit: there is no job ${id}`);
         const status = job.status as JobStatus;
@@ -200,6 +202,7 @@ export class JobQueue {
     for (;;) {
       const change = this.nextChange();
       try {
+        await this.keepListening();
         const [{ pending }] = await queryRows(this.db.rows, `select exists (select 1 from jobs where status in ('queued', 'running')) as pending`);
         if (!pending) return;
         await change.happened;
@@ -234,7 +237,7 @@ export class JobQueue {
     // One process has this database: whatever it held when it stopped was interrupted.
     if (!this.db.shared) await this.attempt('taking back interrupted jobs', () => queryRows(this.db.rows, `update jobs set locked_until = now() where status = 'running'`));
     while (!this.closing) {
-      if (!this.listening) await this.attempt('listening for jobs', () => this.listen());
+      await this.attempt('listening for jobs', () => this.keepListening());
       const job = this.running.size < this.concurrency ? await this.attempt('claiming a job', () => this.claim()) : undefined;
       if (job) {
         this.runClaimed(job);
@@ -253,6 +256,12 @@ export class JobQueue {
       if (!this.closed) this.logger.warn(`forgekit: ${what} failed`, describeFailure(error));
       return undefined;
     }
+  }
+
+  /** Listening for the announcements of other processes, again once the listening connection has gone. */
+  private async keepListening(): Promise<void> {
+    if (this.listening) return;
+    await (this.arming ??= this.listen().finally(() => (this.arming = undefined)));
   }
 
   private async listen(): Promise<void> {
