@@ -1,6 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { copyFile, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
 import { basename, dirname, join, relative } from 'node:path';
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git';
 
@@ -97,10 +99,11 @@ export class RepositoryStore {
         await isoGit.init({ fs, dir: gitdir, gitdir, bare: true, defaultBranch: options.defaultBranch ?? DEFAULT_BRANCH });
         // A mirror's branches are its own branches, not remote-tracking ones.
         await isoGit.setConfig({ fs, gitdir, path: 'remote.origin.fetch', value: '+refs/heads/*:refs/heads/*' });
+        const http = boundedHttp(nodeHttp, signal, maxBytes);
         try {
           const { defaultBranch } = await isoGit.fetch({
             fs,
-            http: boundedHttp(nodeHttp, signal, maxBytes),
+            http,
             gitdir,
             url: remote,
             remote: 'origin',
@@ -108,10 +111,15 @@ export class RepositoryStore {
             singleBranch: false,
             headers: authorization ? { Authorization: authorization } : {},
           });
+          const cut = http.failure();
+          if (cut) throw cut.error;
           if (defaultBranch) await isoGit.writeRef({ fs, gitdir, ref: 'HEAD', value: defaultBranch, symbolic: true, force: true });
         } catch (error) {
           if (options.signal?.aborted) throw options.signal.reason;
-          throw importFailure(error, timeout.aborted, options.timeoutMs ?? IMPORT_TIMEOUT_MS);
+          // A body cut short is the cause of whatever isomorphic-git made of it.
+          throw importFailure(http.failure()?.error ?? error, timeout.aborted, options.timeoutMs ?? IMPORT_TIMEOUT_MS);
+        } finally {
+          http.close();
         }
         // Nothing of the remote is kept: no remote-tracking HEAD, no configured remote.
         await isoGit.deleteRemote({ fs, gitdir, remote: 'origin' });
@@ -211,10 +219,15 @@ function remoteOf(url: string): { remote: string; authorization?: string } {
 /**
  * isomorphic-git's Node.js client held to the import's bounds: every request carries the signal (an abort
  * closes its connection), a body that stalls is given up when the signal aborts, and the bodies together
- * stop at `maxBytes`.
+ * stop at `maxBytes`. Its own connections, without Node.js's default idle limit of 5 seconds (a remote may
+ * think longer before it sends a large pack): the import's timeout bounds them. isomorphic-git reads a body
+ * that fails as one that ended (an advertisement cut short would be an empty repository): `failure` tells
+ * the truth.
  */
-function boundedHttp(client: HttpClient, signal: AbortSignal, maxBytes: number): HttpClient {
+function boundedHttp(client: HttpClient, signal: AbortSignal, maxBytes: number): HttpClient & { failure(): { error: unknown } | undefined; close(): void } {
   let received = 0;
+  let failure: { error: unknown } | undefined;
+  const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
   const aborted = new Promise<never>((_, reject) => {
     const stop = () => reject(signal.reason);
     if (signal.aborted) stop();
@@ -223,7 +236,8 @@ function boundedHttp(client: HttpClient, signal: AbortSignal, maxBytes: number):
   aborted.catch(() => {});
   return {
     async request(request: GitHttpRequest): Promise<GitHttpResponse> {
-      const response = await Promise.race([client.request({ ...request, signal }), aborted]);
+      const agent = new URL(request.url).protocol === 'https:' ? agents.https : agents.http;
+      const response = await Promise.race([client.request({ ...request, signal, agent }), aborted]);
       const body = response.body;
       if (!body) return response;
       const iterator = body[Symbol.asyncIterator]();
@@ -236,11 +250,19 @@ function boundedHttp(client: HttpClient, signal: AbortSignal, maxBytes: number):
             if (received > maxBytes) throw new RepositoryImportError(`The remote repository is larger than ${maxBytes} bytes`);
             yield value;
           }
+        } catch (error) {
+          failure ??= { error };
+          throw error;
         } finally {
           await iterator.return?.();
         }
       }
       return { ...response, body: bounded() };
+    },
+    failure: () => failure,
+    close() {
+      agents.http.destroy();
+      agents.https.destroy();
     },
   };
 }
@@ -248,7 +270,7 @@ function boundedHttp(client: HttpClient, signal: AbortSignal, maxBytes: number):
 /** A failed fetch as import_error says it. */
 function importFailure(error: unknown, timedOut: boolean, timeoutMs: number): RepositoryImportError {
   if (error instanceof RepositoryImportError) return error;
-  if (timedOut) return new RepositoryImportError(`The import timed out after ${Math.round(timeoutMs / 1000)} seconds`);
+  if (timedOut) return new RepositoryImportError(`The import timed out after ${timeoutMs / 1000} seconds`);
   const { code, data } = (error ?? {}) as { code?: string; data?: { statusCode?: number } };
   if (code === 'HttpError' && data?.statusCode) return new RepositoryImportError(`The remote answered HTTP ${data.statusCode}`);
   if (code === 'SmartHttpError') return new RepositoryImportError('The URL does not lead to a git repository');
