@@ -14,19 +14,38 @@ import { openDatabase, type Database } from './db/orm.js';
 import { BadRequestError } from './errors.js';
 import { InFlightCalls } from './in-flight.js';
 import { RepositoryStore } from './git/store.js';
+import { JobQueue, type JobOutcome } from './jobs/queue.js';
+import { registerRepositoryJobs } from './jobs/repository-jobs.js';
 import type { Environment } from './services/context.js';
 import { silentLogger } from './logger.js';
 import { bootstrap, fillRunnersTokens } from './services/bootstrap.js';
 import { openSettingsCache } from './services/settings.js';
+
+/** Background work (a fork's or an import's repository), as in-process callers wait for it. */
+export interface BackgroundJobs {
+  /** Resolves once job `id` has finished or failed, whichever process on the database ran it. */
+  settled(id: number): Promise<JobOutcome>;
+  /**
+   * Resolves once no job is queued or running on the database (by any process; retries waiting for their
+   * time included): after a fork or an import, its project's `import_status` is `finished` or `failed`.
+   */
+  drain(): Promise<void>;
+}
 
 export type HostingService = Api & {
   /** An Express router serving `/api/v4/...` (and `/oauth/token`) relative to where it is mounted. */
   router(): Router;
   /** The same typed API, bound to a caller: a user ID, a username, a token, or null for anonymous. */
   as(caller: CallerIdentity): Api;
+  /** Waits for background jobs: `await hosting.backgroundJobs.drain()` once a fork has been asked for. */
+  readonly backgroundJobs: BackgroundJobs;
   /** root's password when this start created root with a generated one: shown once, never stored. */
   readonly generatedRootPassword?: string;
-  /** Waits for the calls in flight, refuses new ones (503), and closes the database; in-memory data is gone afterwards. */
+  /**
+   * Waits for the calls in flight, refuses new ones (503), stops the background jobs (a running one is
+   * stopped and runs again at the next start, here or in another process), and closes the database;
+   * in-memory data is gone afterwards.
+   */
   close(): Promise<void>;
 };
 
@@ -47,6 +66,7 @@ export async function createHostingService(options: HostingOptions = {}): Promis
 export async function createHostingServiceOn(db: Database, options: HostingOptions = {}): Promise<HostingService> {
   const logger = options.logger ?? silentLogger;
   let temporaryStorage: string | undefined;
+  let jobs: JobQueue | undefined;
   try {
     const storages = storageRoots(options, () => (temporaryStorage = mkdtempSync(join(tmpdir(), 'forgekit-repositories-'))));
     for (const directory of Object.values(storages)) mkdirSync(directory, { recursive: true });
@@ -55,12 +75,16 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
     await fillRunnersTokens(db, secrets);
     // The HTTP adapter (Express, the body parsers) loads with the first service, not with `import('forgekit')`.
     const { createRouter } = await import('./http/router.js');
+    const repositories = new RepositoryStore(storages);
+    jobs = new JobQueue(db, logger);
+    registerRepositoryJobs(jobs, { db, repositories });
     const env: Environment = {
       db,
       baseUrl: options.baseUrl?.replace(/\/+$/, ''),
       storages,
-      repositories: new RepositoryStore(storages),
+      repositories,
       secrets,
+      jobs,
       logger,
       checkResponses: options.checkResponses,
       calls: new InFlightCalls(),
@@ -68,18 +92,22 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
       settings: await openSettingsCache(db),
       tokens: await openTokenCache(db),
     };
+    jobs.start();
     return {
       ...createApi(env, 1),
       router: () => createRouter(env),
       as: (caller) => createApi(env, caller),
+      backgroundJobs: { settled: (id) => env.jobs.settled(id), drain: () => env.jobs.drain() },
       generatedRootPassword,
       async close() {
         await env.calls.drain();
+        await env.jobs.close();
         await db.close();
         if (temporaryStorage) rmSync(temporaryStorage, { recursive: true, force: true });
       },
     };
   } catch (error) {
+    await jobs?.close();
     await db.close();
     if (temporaryStorage) rmSync(temporaryStorage, { recursive: true, force: true });
     throw error;

@@ -1,4 +1,5 @@
-export { createHostingService, type HostingService } from './hosting.js';
+export { createHostingService, type BackgroundJobs, type HostingService } from './hosting.js';
+export type { JobOutcome } from './jobs/queue.js';
 export { HostingOptionsSchema, type HostingOptions } from './config.js';
 export type { Api } from './api/index.js';
 export type { CallerIdentity } from './auth/caller.js';

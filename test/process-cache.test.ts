@@ -6,6 +6,7 @@ import type { EntityManager } from '../src/db/orm.js';
 import { InFlightCalls } from '../src/in-flight.js';
 import { SecretBox } from '../src/auth/secret-box.js';
 import { RepositoryStore } from '../src/git/store.js';
+import { JobQueue } from '../src/jobs/queue.js';
 import { silentLogger } from '../src/logger.js';
 import { Context, type Environment } from '../src/services/context.js';
 import { openSettingsCache } from '../src/services/settings.js';
@@ -42,6 +43,7 @@ async function callsOn(hosting: TestHosting) {
     storages: { default: '/nonexistent' },
     repositories: new RepositoryStore({ default: '/nonexistent' }),
     secrets: new SecretBox('a secret key of thirty-two characters'),
+    jobs: new JobQueue(hosting.db, silentLogger),
     logger: silentLogger,
     calls: new InFlightCalls(),
     throttle: new FailedAuthThrottle(hosting.db, undefined),

@@ -1,6 +1,5 @@
 import type { TransactionEventArgs } from '@mikro-orm/core';
-import type { PgliteConnection } from '@mikro-orm/pglite';
-import type { PostgreSqlConnection } from '@mikro-orm/postgresql';
+import { listen } from './notifications.js';
 import type { Database } from './orm.js';
 
 export interface ProcessCacheOptions {
@@ -77,31 +76,17 @@ export class ProcessCache<Value> {
     this.entries.clear();
   }
 
-  /**
-   * An embedded database has one session, which LISTENs for as long as it is open. On PostgreSQL one
-   * connection of the pool LISTENs and stays there (the pool keeps using it for queries): the pool closes
-   * it with the others, and once it is gone the next read takes another.
-   */
+  /** Heard changes forget the values; once the listening connection is gone, nothing is kept until it is back. */
   private async listen(): Promise<void> {
-    const connection = this.db.orm.driver.getConnection();
-    if (!this.db.shared) {
-      await (await (connection as PgliteConnection).getNativeClient()).listen(this.options.channel, () => this.forget());
-      this.listening = true;
-      return;
-    }
-    const client = await (await (connection as PostgreSqlConnection).getNativeClient()).connect();
-    try {
-      client.on('notification', ({ channel }) => {
-        if (channel === this.options.channel) this.forget();
-      });
-      client.once('end', () => {
+    await listen(
+      this.db,
+      this.options.channel,
+      () => this.forget(),
+      () => {
         this.listening = false;
         this.forget();
-      });
-      await client.query(`listen ${this.options.channel}`);
-      this.listening = true;
-    } finally {
-      client.release();
-    }
+      },
+    );
+    this.listening = true;
   }
 }

@@ -1,10 +1,40 @@
-import { createHash } from 'node:crypto';
+import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import { readdir, rm, stat } from 'node:fs/promises';
-import { join } from 'node:path';
+import { copyFile, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { Agent as HttpAgent } from 'node:http';
+import { Agent as HttpsAgent } from 'node:https';
+import { basename, dirname, join, relative } from 'node:path';
+import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git';
 
 /** isomorphic-git, loaded when a repository is first touched: importing forgekit stays fast. */
 const git = () => import('isomorphic-git');
+
+/** HEAD's branch in a new repository when none is asked for. */
+export const DEFAULT_BRANCH = 'master';
+
+/** Bounds of one import: the remote must send the whole repository within them. */
+export interface ImportOptions {
+  /** Gives up after this long (default: 10 minutes). */
+  timeoutMs?: number;
+  /** The most bytes the remote may send (default: 256 MiB; isomorphic-git holds a fetched pack in memory). */
+  maxBytes?: number;
+  /** HEAD's branch should the remote repository be empty (default: DEFAULT_BRANCH). */
+  defaultBranch?: string;
+  /** Stops the import (the hosting instance closing): it rejects with the signal's reason and leaves nothing. */
+  signal?: AbortSignal;
+}
+
+const IMPORT_TIMEOUT_MS = 10 * 60 * 1000;
+const IMPORT_MAX_BYTES = 256 * 1024 * 1024;
+const MAX_IMPORT_URL_LENGTH = 2048;
+
+/**
+ * An import that failed, saying why in words fit for the project's `import_error`: never the URL, whose
+ * credentials would go with it.
+ */
+export class RepositoryImportError extends Error {
+  override readonly name = 'RepositoryImportError';
+}
 
 /**
  * Every project's bare repository, in hashed storage under the named storage roots: the path comes from the
@@ -50,6 +80,95 @@ export class RepositoryStore {
     });
   }
 
+  /**
+   * The repository of `toProjectId` becomes a copy of `fromProjectId`'s, every reference and object (a fork).
+   * It is built beside its place and renamed into it, replacing whatever an interrupted attempt left there.
+   */
+  async copy(fromStorage: string, fromProjectId: number, toStorage: string, toProjectId: number, options: { signal?: AbortSignal } = {}): Promise<void> {
+    const source = this.path(fromStorage, fromProjectId);
+    await this.replace(this.path(toStorage, toProjectId), (directory) => copyRepository(source, directory, options.signal), options.signal);
+  }
+
+  /**
+   * The repository of `projectId` becomes a bare mirror of the one at `url` (http or https; credentials in
+   * it are sent as basic authentication and kept nowhere): every branch and tag, and HEAD as the remote has
+   * it. Fetched beside its place and renamed into it. Failures reject with a RepositoryImportError.
+   */
+  async importFrom(storage: string, projectId: number, url: string, options: ImportOptions = {}): Promise<void> {
+    const { remote, authorization } = remoteOf(url);
+    const timeout = AbortSignal.timeout(options.timeoutMs ?? IMPORT_TIMEOUT_MS);
+    const signal = options.signal ? AbortSignal.any([options.signal, timeout]) : timeout;
+    const maxBytes = options.maxBytes ?? IMPORT_MAX_BYTES;
+    await this.replace(
+      this.path(storage, projectId),
+      async (gitdir) => {
+        const isoGit = await git();
+        const { default: nodeHttp } = await import('isomorphic-git/http/node');
+        await isoGit.init({ fs, dir: gitdir, gitdir, bare: true, defaultBranch: options.defaultBranch ?? DEFAULT_BRANCH });
+        // A mirror's branches are its own branches, not remote-tracking ones.
+        await isoGit.setConfig({ fs, gitdir, path: 'remote.origin.fetch', value: '+refs/heads/*:refs/heads/*' });
+        const http = boundedHttp(nodeHttp, signal, maxBytes);
+        try {
+          const { defaultBranch } = await isoGit.fetch({
+            fs,
+            http,
+            gitdir,
+            url: remote,
+            remote: 'origin',
+            tags: true,
+            singleBranch: false,
+            headers: authorization ? { Authorization: authorization } : {},
+          });
+          const cut = http.failure();
+          if (cut) throw cut.error;
+          if (defaultBranch) await isoGit.writeRef({ fs, gitdir, ref: 'HEAD', value: defaultBranch, symbolic: true, force: true });
+        } catch (error) {
+          if (options.signal?.aborted) throw options.signal.reason;
+          // A body cut short is the cause of whatever isomorphic-git made of it.
+          throw importFailure(http.failure()?.error ?? error, timeout.aborted, options.timeoutMs ?? IMPORT_TIMEOUT_MS);
+        } finally {
+          http.close();
+        }
+        // Nothing of the remote is kept: no remote-tracking HEAD, no configured remote.
+        await isoGit.deleteRemote({ fs, gitdir, remote: 'origin' });
+        await rm(join(gitdir, 'refs', 'remotes'), { recursive: true, force: true });
+      },
+      options.signal,
+    );
+  }
+
+  /**
+   * `target` replaced by a directory that `fill` writes: made beside it (on the same file system) under a
+   * name of its own, then renamed into place once whole, unless `signal` was aborted meanwhile. What earlier
+   * interrupted attempts left beside it is removed first.
+   */
+  private async replace(target: string, fill: (directory: string) => Promise<void>, signal?: AbortSignal): Promise<void> {
+    const parent = dirname(target);
+    const name = basename(target);
+    await mkdir(parent, { recursive: true });
+    for (const entry of await readdir(parent)) {
+      if (entry.startsWith(`${name}.tmp-`)) await rm(join(parent, entry), { recursive: true, force: true });
+    }
+    const temporary = join(parent, `${name}.tmp-new-${randomBytes(6).toString('hex')}`);
+    const replaced = join(parent, `${name}.tmp-old-${randomBytes(6).toString('hex')}`);
+    try {
+      await fill(temporary);
+      signal?.throwIfAborted();
+      // A directory is not renamed over another: the old one moves aside first.
+      const hadOne = await rename(target, replaced).then(
+        () => true,
+        (error: NodeJS.ErrnoException) => {
+          if (error.code === 'ENOENT') return false;
+          throw error;
+        },
+      );
+      await rename(temporary, target);
+      if (hadOne) await rm(replaced, { recursive: true, force: true });
+    } finally {
+      await rm(temporary, { recursive: true, force: true });
+    }
+  }
+
   /** The repository removed, if it is there. */
   async remove(storage: string, projectId: number): Promise<void> {
     await rm(this.path(storage, projectId), { recursive: true, force: true });
@@ -63,4 +182,106 @@ async function sizeOf(directory: string): Promise<number> {
     if (entry.isFile()) total += (await stat(join(entry.parentPath, entry.name))).size;
   }
   return total;
+}
+
+/**
+ * Copies a bare repository: its directories, then its references, then the rest. A write to the source
+ * meanwhile writes objects before it moves a reference, so every reference copied finds its objects.
+ */
+async function copyRepository(source: string, target: string, signal?: AbortSignal): Promise<void> {
+  const entries = await readdir(source, { withFileTypes: true, recursive: true });
+  const files: string[] = [];
+  await mkdir(target, { recursive: true });
+  for (const entry of entries) {
+    const path = relative(source, join(entry.parentPath, entry.name));
+    if (entry.isDirectory()) await mkdir(join(target, path), { recursive: true });
+    // A lock is a write under way in the source; the copy would hold it for ever.
+    else if (entry.isFile() && !entry.name.endsWith('.lock')) files.push(path);
+  }
+  const isReference = (path: string) => path === 'HEAD' || path === 'packed-refs' || path.startsWith('refs/');
+  for (const path of [...files.filter(isReference), ...files.filter((path) => !isReference(path))]) {
+    signal?.throwIfAborted();
+    await copyFile(join(source, path), join(target, path));
+  }
+}
+
+/** The remote's URL without credentials, and the credentials as a basic authorization header. */
+function remoteOf(url: string): { remote: string; authorization?: string } {
+  if (url.length > MAX_IMPORT_URL_LENGTH) throw new RepositoryImportError('The import URL is too long');
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    throw new RepositoryImportError('The import URL is not a valid URL');
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new RepositoryImportError('Only http and https URLs can be imported');
+  const { username, password } = parsed;
+  parsed.username = '';
+  parsed.password = '';
+  const remote = parsed.toString();
+  if (!username && !password) return { remote };
+  const credentials = `${decodeURIComponent(username)}:${decodeURIComponent(password)}`;
+  return { remote, authorization: `Basic ${Buffer.from(credentials).toString('base64')}` };
+}
+
+/**
+ * isomorphic-git's Node.js client held to the import's bounds: every request carries the signal (an abort
+ * closes its connection), a body that stalls is given up when the signal aborts, and the bodies together
+ * stop at `maxBytes`. Its own connections, without Node.js's default idle limit of 5 seconds (a remote may
+ * think longer before it sends a large pack): the import's timeout bounds them. isomorphic-git reads a body
+ * that fails as one that ended (an advertisement cut short would be an empty repository): `failure` tells
+ * the truth.
+ */
+function boundedHttp(client: HttpClient, signal: AbortSignal, maxBytes: number): HttpClient & { failure(): { error: unknown } | undefined; close(): void } {
+  let received = 0;
+  let failure: { error: unknown } | undefined;
+  const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
+  const aborted = new Promise<never>((_, reject) => {
+    const stop = () => reject(signal.reason);
+    if (signal.aborted) stop();
+    else signal.addEventListener('abort', stop, { once: true });
+  });
+  aborted.catch(() => {});
+  return {
+    async request(request: GitHttpRequest): Promise<GitHttpResponse> {
+      const agent = new URL(request.url).protocol === 'https:' ? agents.https : agents.http;
+      const response = await Promise.race([client.request({ ...request, signal, agent }), aborted]);
+      const body = response.body;
+      if (!body) return response;
+      const iterator = body[Symbol.asyncIterator]();
+      async function* bounded(): AsyncIterableIterator<Uint8Array> {
+        try {
+          for (;;) {
+            const { value, done } = await Promise.race([iterator.next(), aborted]);
+            if (done) return;
+            received += value.byteLength;
+            if (received > maxBytes) throw new RepositoryImportError(`The remote repository is larger than ${maxBytes} bytes`);
+            yield value;
+          }
+        } catch (error) {
+          failure ??= { error };
+          throw error;
+        } finally {
+          await iterator.return?.();
+        }
+      }
+      return { ...response, body: bounded() };
+    },
+    failure: () => failure,
+    close() {
+      agents.http.destroy();
+      agents.https.destroy();
+    },
+  };
+}
+
+/** A failed fetch as import_error says it. */
+function importFailure(error: unknown, timedOut: boolean, timeoutMs: number): RepositoryImportError {
+  if (error instanceof RepositoryImportError) return error;
+  if (timedOut) return new RepositoryImportError(`The import timed out after ${timeoutMs / 1000} seconds`);
+  const { code, data } = (error ?? {}) as { code?: string; data?: { statusCode?: number } };
+  if (code === 'HttpError' && data?.statusCode) return new RepositoryImportError(`The remote answered HTTP ${data.statusCode}`);
+  if (code === 'SmartHttpError') return new RepositoryImportError('The URL does not lead to a git repository');
+  if (code && /^E[A-Z_]+$/.test(code)) return new RepositoryImportError(`The remote could not be reached (${code})`);
+  return new RepositoryImportError('The repository could not be imported');
 }

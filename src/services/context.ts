@@ -5,6 +5,7 @@ import { User } from '../db/entities/index.js';
 import type { Database, EntityManager } from '../db/orm.js';
 import { UnauthorizedError } from '../errors.js';
 import type { RepositoryStore } from '../git/store.js';
+import type { JobQueue } from '../jobs/queue.js';
 import { describeFailure, type Logger } from '../logger.js';
 import type { InFlightCalls } from '../in-flight.js';
 import type { SettingsValues } from '../schemas/settings.js';
@@ -36,6 +37,8 @@ export interface Environment {
   repositories: RepositoryStore;
   /** Seals the secrets forgekit shows again (runners tokens). */
   secrets: SecretBox;
+  /** Background jobs (forks, imports): queued inside a write's transaction, run by every instance's workers. */
+  jobs: JobQueue;
   logger: Logger;
   /** The calls running now: closing waits for them. */
   calls: InFlightCalls;

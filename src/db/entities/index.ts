@@ -2,15 +2,17 @@ import type { EntitySchema } from '@mikro-orm/core';
 import { AuthFailure } from './auth-failures.js';
 import { AccessToken } from './tokens.js';
 import { Email, GpgKey, SshKey } from './keys.js';
+import { Job } from './jobs.js';
 import { GroupMember, Namespace } from './namespaces.js';
 import { Project, ProjectAvatar, ProjectGroupLink, ProjectMember, ProjectStar } from './projects.js';
 import { ApplicationSettingsRow, InstanceSecret } from './settings.js';
 import { CALLERS_CHANGED_CHANNEL, CustomAttribute, Identity, User, UserAvatar } from './user.js';
 
 export { CALLERS_CHANGED_CHANNEL };
-export { AccessToken, ApplicationSettingsRow, AuthFailure, InstanceSecret, CustomAttribute, Email, GpgKey, GroupMember, Identity, Namespace, Project, ProjectAvatar, ProjectGroupLink, ProjectMember, ProjectStar, SshKey, User, UserAvatar };
+export { AccessToken, ApplicationSettingsRow, AuthFailure, InstanceSecret, CustomAttribute, Email, GpgKey, GroupMember, Identity, Job, Namespace, Project, ProjectAvatar, ProjectGroupLink, ProjectMember, ProjectStar, SshKey, User, UserAvatar };
 export { ACCESS_LEVELS, GROUP_ACCESS_LEVELS, PROJECT_ACCESS_LEVELS, VISIBILITIES, visibilityRank, type AccessLevel, type Visibility } from './namespaces.js';
 export { IMPORT_STATUSES } from './projects.js';
+export { JOB_STATUSES, type JobStatus } from './jobs.js';
 
 /** Every entity (typed loosely: the list's inferred type is too long for declaration files). */
 export const entities: EntitySchema<any, any>[] = [
@@ -32,4 +34,5 @@ export const entities: EntitySchema<any, any>[] = [
   ProjectMember,
   ProjectGroupLink,
   ProjectStar,
+  Job,
 ];

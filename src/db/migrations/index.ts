@@ -6,6 +6,7 @@ import { Migration20261122000001_auth_failures } from './Migration20261122000001
 import { Migration20261122000002_user_filters } from './Migration20261122000002_user_filters.js';
 import { Migration20261123000000_callers_changed } from './Migration20261123000000_callers_changed.js';
 import { Migration20261123000001_namespaces_projects } from './Migration20261123000001_namespaces_projects.js';
+import { Migration20261123000002_jobs } from './Migration20261123000002_jobs.js';
 import { Migration20261123000004_runners_tokens } from './Migration20261123000004_runners_tokens.js';
 import { Migration20261123000005_project_avatars } from './Migration20261123000005_project_avatars.js';
 
@@ -18,6 +19,7 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261122000002_user_filters', class: Migration20261122000002_user_filters },
   { name: 'Migration20261123000000_callers_changed', class: Migration20261123000000_callers_changed },
   { name: 'Migration20261123000001_namespaces_projects', class: Migration20261123000001_namespaces_projects },
+  { name: 'Migration20261123000002_jobs', class: Migration20261123000002_jobs },
   { name: 'Migration20261123000004_runners_tokens', class: Migration20261123000004_runners_tokens },
   { name: 'Migration20261123000005_project_avatars', class: Migration20261123000005_project_avatars },
 ];
