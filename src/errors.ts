@@ -132,11 +132,12 @@ export class MethodNotAllowedError extends ApiError {
 export class ConflictError extends ApiError {
   override readonly name = 'ConflictError';
   readonly status = 409;
-  constructor(message = '409 Conflict') {
-    super(message);
+  /** A text, or (a fork whose name or path is taken, as the original answers it) messages by attribute. */
+  constructor(readonly messages: string | ValidationMessages = '409 Conflict') {
+    super(typeof messages === 'string' ? messages : `409 Conflict ${JSON.stringify(messages)}`);
   }
   body(): ErrorBody {
-    return { message: this.message };
+    return { message: this.messages };
   }
 }
 

@@ -77,7 +77,7 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
     const { createRouter } = await import('./http/router.js');
     const repositories = new RepositoryStore(storages);
     jobs = new JobQueue(db, logger);
-    registerRepositoryJobs(jobs, { db, repositories });
+    registerRepositoryJobs(jobs, { db, repositories, secrets });
     const env: Environment = {
       db,
       baseUrl: options.baseUrl?.replace(/\/+$/, ''),

@@ -9,9 +9,10 @@ import { openDatabase, type Database } from '../src/db/orm.js';
 import { queryRows } from '../src/db/rows.js';
 import { RepositoryImportError, RepositoryStore } from '../src/git/store.js';
 import { JobQueue, type JobHandler, type JobQueueOptions } from '../src/jobs/queue.js';
+import { SecretBox } from '../src/auth/secret-box.js';
 import { FORK_REPOSITORY, IMPORT_REPOSITORY, registerRepositoryJobs } from '../src/jobs/repository-jobs.js';
 import { silentLogger } from '../src/logger.js';
-import { freshDatabase, startHosting, type TestHosting } from './helpers.js';
+import { freshDatabase, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
 import { Processes } from './processes.js';
 
 // Background jobs (src/jobs/queue.ts) and the repository work they run for forks and imports
@@ -549,12 +550,14 @@ describe.runIf(hasGit)('fork and import jobs', () => {
   /** Queues the repository jobs; the hosting instance's own workers run them. */
   let queuer: JobQueue;
   let repositories: RepositoryStore;
+  const SECRET_KEY = 'the jobs test instance secret key';
+  const secrets = new SecretBox(SECRET_KEY);
   beforeAll(async () => {
     storage = temporaryDirectory('storage');
-    t = await startHosting({ storage });
+    t = await startHosting({ storage, secretKey: SECRET_KEY });
     repositories = new RepositoryStore({ default: storage });
     queuer = new JobQueue(t.db, silentLogger);
-    registerRepositoryJobs(queuer, { db: t.db, repositories });
+    registerRepositoryJobs(queuer, { db: t.db, repositories, secrets });
     work = workingRepository();
     served = temporaryDirectory('served');
     git(['clone', '-q', '--bare', work, join(served, 'app.git')]);
@@ -574,7 +577,9 @@ describe.runIf(hasGit)('fork and import jobs', () => {
   async function scheduled(kind: string, fields: { importUrl?: string; sourceProjectId?: number } = {}): Promise<{ projectId: number; jobId: number }> {
     const { id: projectId } = await t.hosting.projects.create({ name: `target-${++counter}` });
     const jobId = await t.db.fork().transactional(async (em) => {
-      await queryRows(em, `update projects set import_status = 'scheduled', import_url = ?, forked_from_id = ? where id = ?`, [fields.importUrl ?? null, fields.sourceProjectId ?? null, projectId]);
+      // Sealed as the endpoint seals it, with the instance's key.
+      const importUrl = fields.importUrl === undefined ? null : secrets.seal(fields.importUrl);
+      await queryRows(em, `update projects set import_status = 'scheduled', import_url = ?, forked_from_id = ? where id = ?`, [importUrl, fields.sourceProjectId ?? null, projectId]);
       return queuer.enqueue(em, kind, kind === FORK_REPOSITORY ? { projectId, sourceProjectId: fields.sourceProjectId } : { projectId });
     });
     return { projectId, jobId };
@@ -589,6 +594,21 @@ describe.runIf(hasGit)('fork and import jobs', () => {
     expect(await projectRow(projectId)).toMatchObject({ import_status: 'finished', import_error: null });
     expect(contentsOf(repositories.path('default', projectId))).toEqual(contentsOf(repositories.path('default', sourceId)));
     expect((await t.hosting.projects.get(projectId)).import_status).toBe('finished');
+  });
+
+  it('POST /projects with import_url answers at once (scheduled); the job imports the remote, whose URL is stored sealed', async () => {
+    const url = `${server.url.replace('//', '//bob:hunter2@')}/private/app.git`;
+    const res = await t.http.post('/api/v4/projects').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ name: 'imported through the API', import_url: url });
+    expect([res.status, res.body.import_status, res.body.import_error]).toEqual([201, 'scheduled', null]);
+    expect(JSON.stringify(res.body)).not.toContain('hunter2');
+    await t.hosting.backgroundJobs.drain();
+    expect((await t.hosting.projects.get(res.body.id)).import_status).toBe('finished');
+    expect(contentsOf(repositories.path('default', res.body.id))).toEqual(contentsOf(join(served, 'app.git')));
+    expect((await projectRow(res.body.id)).import_url).not.toContain('hunter2');
+    const ftp = await t.http.post('/api/v4/projects').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ name: 'ftp import', import_url: 'ftp://example.com/app.git' });
+    expect([ftp.status, ftp.body]).toEqual([400, { message: { import_url: ['is blocked: Only allowed protocols are http, https'] } }]);
+    const invalid = await t.http.post('/api/v4/projects').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ name: 'no url', import_url: 'not a url' });
+    expect(invalid.body).toEqual({ message: { import_url: ['is not a valid URL'] } });
   });
 
   it("imports a project's repository from its import_url, credentials included", async () => {

@@ -145,7 +145,8 @@ function shapeProblem(res: Response): string | undefined {
     !Array.isArray(value) &&
     Object.keys(value).length > 0 &&
     Object.values(value).every((item) => (Array.isArray(item) ? item.length > 0 && item.every((text) => typeof text === 'string') : isMap(item)));
-  if ((res.status === 400 || res.status === 404) && isMap(message)) return undefined;
+  // 409 too: a fork whose name or path is taken in its namespace, as the original answers it.
+  if ((res.status === 400 || res.status === 404 || res.status === 409) && isMap(message)) return undefined;
   return 'neither a message text, a validation map nor an error';
 }
 

@@ -71,6 +71,7 @@ const ADMITS_OTHERS: Record<Ability, boolean> = {
   change_visibility_level: false,
   remove_project: false,
   change_namespace: false,
+  fork_project: false,
   admin_project_member: false,
   read_group: false,
   admin_group: false,

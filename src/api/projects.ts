@@ -8,6 +8,7 @@ import {
   ListProjectUsersQuery,
   Project,
   ProjectSimple,
+  ForkProjectInput,
   TransferProjectInput,
   UpdateProjectInput,
 } from '../schemas/projects.js';
@@ -79,6 +80,18 @@ export const projects = {
     scope: 'project', ability: 'read_project', response: RawFile,
     example: { params: { id: 'project', filename: 'projectAvatarFilename' } },
     run: (ctx, { project, filename }) => ctx.projects.avatar(project, filename),
+  }),
+  fork: defineRoute({
+    method: 'POST', path: '/projects/:id/fork', summary: "Fork a project into a namespace the caller may create projects in (its own by default); the repository is copied by a background job (import_status)", auth: 'user',
+    scope: 'project', ability: 'fork_project', input: ForkProjectInput, response: Project,
+    example: { params: { id: 'project' } },
+    run: (ctx, { project }, input) => ctx.projects.fork(project, input),
+  }),
+  forks: defineRoute({
+    method: 'GET', path: '/projects/:id/forks', summary: "The forks of a project that the caller may see, with the project list's filters", auth: 'public',
+    scope: 'project', ability: 'read_project', input: ListProjectsQuery, list: Type.Union([Project, ProjectSimple]),
+    example: { params: { id: 'project' }, input: { order_by: 'name', sort: 'asc' } },
+    run: (ctx, { project }, input) => ctx.projects.list(input, { forkedFrom: project.project.id }),
   }),
   transfer: defineRoute({
     method: 'PUT', path: '/projects/:id/transfer', summary: 'Move a project to another namespace the caller may create projects in (its owners)', auth: 'user',

@@ -18,6 +18,7 @@ export type Ability =
   | 'change_visibility_level'
   | 'remove_project'
   | 'change_namespace'
+  | 'fork_project'
   | 'admin_project_member'
   | 'read_group'
   | 'admin_group'
@@ -78,6 +79,12 @@ export const ABILITIES = {
   remove_project: { hidden: hiddenFromNonReaders, allows: ownsProject },
   /** Moving a project to another namespace: its owners and administrators. */
   change_namespace: { hidden: hiddenFromNonReaders, allows: ownsProject },
+  /** Forking a project: whoever may read its code (anyone who sees a public or internal one; reporters and above of a private one). */
+  fork_project: {
+    hidden: hiddenFromNonReaders,
+    allows: (caller: Caller, scoped: ProjectInScope) =>
+      readsProject(caller, scoped) && (scoped.project.visibility !== 'private' || caller.user?.admin === true || scoped.accessLevel >= ACCESS_LEVELS.reporter),
+  },
   /** Adding, changing and removing a project's members: its maintainers and owners. */
   admin_project_member: { hidden: hiddenFromNonReaders, allows: maintainsProject },
   /** A group the caller may not see does not exist for it. */

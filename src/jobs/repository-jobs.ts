@@ -1,3 +1,4 @@
+import type { SecretBox } from '../auth/secret-box.js';
 import type { Database } from '../db/orm.js';
 import { queryRows } from '../db/rows.js';
 import { DEFAULT_BRANCH, RepositoryImportError, type RepositoryStore } from '../git/store.js';
@@ -5,7 +6,7 @@ import type { JobQueue, RunningJob } from './queue.js';
 
 /** A fork's repository, copied from its source project's. */
 export const FORK_REPOSITORY = 'fork_repository';
-/** A project's repository, cloned from its `import_url`. */
+/** A project's repository, cloned from its `import_url` (stored sealed). */
 export const IMPORT_REPOSITORY = 'import_repository';
 
 export type ForkRepositoryPayload = { projectId: number; sourceProjectId: number };
@@ -21,6 +22,8 @@ interface TargetProject {
 
 interface RepositoryJobsEnvironment {
   db: Database;
+  /** Opens the sealed `import_url` (it may hold credentials). */
+  secrets: SecretBox;
   repositories: RepositoryStore;
 }
 
@@ -46,7 +49,7 @@ export function registerRepositoryJobs(jobs: JobQueue, env: RepositoryJobsEnviro
     run: (job) =>
       fillRepository(env, job, 'The repository could not be imported', async (project, signal) => {
         if (!project.importUrl) throw new RepositoryImportError('The project has no import URL');
-        await env.repositories.importFrom(project.storage, project.id, project.importUrl, { signal, defaultBranch: project.defaultBranch });
+        await env.repositories.importFrom(project.storage, project.id, env.secrets.open(project.importUrl), { signal, defaultBranch: project.defaultBranch });
       }),
     givenUp: async (job) => {
       await markFailed(env, job.payload.projectId, 'The repository could not be imported');

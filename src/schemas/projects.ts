@@ -127,10 +127,14 @@ const settingsFields = {
   avatar: Type.Optional(Upload),
 };
 
+/** A repository to clone into a new project, by a job (credentials in it stay sealed: docs/jobs.md). */
+const importUrl = Type.Optional(Type.String({ maxLength: 2048, description: 'an HTTP(S) URL of a git repository to import' }));
+
 export const CreateProjectInput = Type.Object({
   name: Type.Optional(BoundedText({ description: 'required without `path`' })),
   path: Type.Optional(BoundedText({ description: 'required without `name`; made from the name when omitted' })),
   namespace_id: Type.Optional(Int32({ description: "the namespace (the caller's own by default)" })),
+  import_url: importUrl,
   /** The request spelling; the answer spells it `printing_merge_requests_link_enabled`. */
   printing_merge_request_link_enabled: flag('show the link to create or view a merge request after a push'),
   ...settingsFields,
@@ -196,6 +200,7 @@ export type ListProjectUsersQuery = Static<typeof ListProjectUsersQuery>;
 /** POST /projects/user/:user_id: a name is required; `default_branch` names the branch HEAD points at (`master` by default). */
 export const CreateProjectForUserInput = Type.Object({
   name: BoundedText(),
+  import_url: importUrl,
   path: Type.Optional(BoundedText()),
   default_branch: Type.Optional(BoundedText()),
   printing_merge_request_link_enabled: flag('show the link to create or view a merge request after a push'),
@@ -211,3 +216,13 @@ export const TransferProjectInput = Type.Object({
   namespace: Type.Union([Int32(), BoundedText({ maxLength: 20 * 256 })], { description: 'the namespace’s ID or full path' }),
 });
 export type TransferProjectInput = Static<typeof TransferProjectInput>;
+
+/** POST /projects/:id/fork: where to, and (as later clients send them) the fork's own name and path. */
+export const ForkProjectInput = Type.Object({
+  namespace: Type.Optional(
+    Type.Union([Int32(), BoundedText({ maxLength: 20 * 256 })], { description: "the namespace to fork into, by ID or full path (the caller's own by default)" }),
+  ),
+  name: Type.Optional(BoundedText()),
+  path: Type.Optional(BoundedText()),
+});
+export type ForkProjectInput = Static<typeof ForkProjectInput>;

@@ -16,9 +16,12 @@ import type {
   ListProjectsQuery,
   Project as ProjectShape,
   ProjectSimple,
+  ForkProjectInput,
   TransferProjectInput,
   UpdateProjectInput,
 } from '../schemas/projects.js';
+import { DEFAULT_BRANCH } from '../git/store.js';
+import { FORK_REPOSITORY, IMPORT_REPOSITORY } from '../jobs/repository-jobs.js';
 import { newRunnersToken } from './bootstrap.js';
 import type { Context } from './context.js';
 import { memberExpiry } from './members.js';
@@ -54,6 +57,17 @@ export const pathFromName = (name: string) =>
     .replace(/[^a-z0-9_.]+/g, '-')
     .replace(/^[-.]+|-+$/g, '');
 
+/** An `import_url`: a URL the job can clone over HTTP(S), with the original's messages. */
+function checkImportUrl(problems: Problems, importUrl: string): void {
+  let url: URL;
+  try {
+    url = new URL(importUrl);
+  } catch {
+    return problems.add('import_url', 'is not a valid URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') problems.add('import_url', 'is blocked: Only allowed protocols are http, https');
+}
+
 /** The request's settings as the entity names them (the request spells one of them differently). */
 const SETTINGS = {
   issues_enabled: 'issuesEnabled',
@@ -72,8 +86,6 @@ const SETTINGS = {
   printing_merge_request_link_enabled: 'printingMergeRequestLinkEnabled',
 } as const;
 
-/** The branch a new repository's HEAD names until its first commit. */
-const DEFAULT_BRANCH = 'master';
 
 export class ProjectsService {
   constructor(private readonly ctx: Context) {}
@@ -179,7 +191,43 @@ export class ProjectsService {
     return this.createAs(user, await this.em.findOneOrFail(Namespace, { owner: user.id }), input);
   }
 
-  private async createAs(user: User, namespace: Namespace, input: CreateProjectInput & { default_branch?: string }): Promise<ProjectShape> {
+  /**
+   * POST /projects/:id/fork: a project like the source in a namespace the caller may create projects in (its own
+   * by default), answered at once with `import_status` `scheduled`; a job copies the repository. A name or path
+   * taken there is 409, as the original answers it.
+   */
+  async fork(scoped: ProjectInScope, input: ForkProjectInput): Promise<ProjectShape> {
+    const target = input.namespace === undefined ? { owner: this.ctx.currentUser.id } : { id: (await this.visibleNamespace(input.namespace))?.id ?? 0 };
+    // Managed by the call's EntityManager: the fork's row refers to it.
+    const namespace = await this.em.findOne(Namespace, target);
+    if (!namespace || !(await this.mayCreateProjectsIn(namespace))) throw new NotFoundError('Target Namespace');
+    const source = scoped.project;
+    // No more open than the group it goes into.
+    const visibility = namespace.kind === 'group' && visibilityRank(source.visibility) > visibilityRank(namespace.visibility) ? namespace.visibility : source.visibility;
+    const copied = {
+      name: input.name ?? source.name,
+      path: input.path ?? source.path,
+      description: source.description ?? undefined,
+      visibility,
+      tag_list: source.tagList,
+      ci_config_path: source.ciConfigPath ?? undefined,
+      default_branch: source.defaultBranch ?? undefined,
+    };
+    return this.createAs(this.ctx.user, namespace, copied, { forkedFrom: source }).catch((error: unknown) => {
+      throw error instanceof BadRequestError && typeof error.messages === 'object' ? new ConflictError(error.messages) : error;
+    });
+  }
+
+  /**
+   * A project made in `namespace` by `user`, with its repository: empty, or (a fork, an `import_url`) filled by a
+   * job enqueued with the row, in its transaction, so that one is there exactly when the other is.
+   */
+  private async createAs(
+    user: User,
+    namespace: Namespace,
+    input: CreateProjectInput & { default_branch?: string },
+    origin: { forkedFrom?: Project } = {},
+  ): Promise<ProjectShape> {
     if (input.name === undefined && input.path === undefined) {
       throw new BadRequestError('400 (Bad request) "name, path" are missing, at least one parameter must be provided');
     }
@@ -192,6 +240,7 @@ export class ProjectsService {
     checkNameAndPath(problems, name, path);
     this.checkVisibility(problems, visibility, settings, namespace);
     checkAvatar(problems, input.avatar);
+    if (input.import_url !== undefined) checkImportUrl(problems, input.import_url);
     if (!problems.any) await this.checkTaken(problems, namespace, name, path);
     // A user's `projects_limit` counts the projects in its own namespace, whoever makes them there.
     if (namespace.kind === 'user') {
@@ -211,6 +260,10 @@ export class ProjectsService {
       ciConfigPath: input.ci_config_path ?? null,
       defaultBranch: input.default_branch ?? null,
       avatarFilename: input.avatar?.filename ?? null,
+      forkedFrom: origin.forkedFrom?.id ?? null,
+      // The URL may hold credentials: sealed as the runners token is.
+      importUrl: input.import_url ? this.ctx.env.secrets.seal(input.import_url) : null,
+      importStatus: origin.forkedFrom || input.import_url ? 'scheduled' : 'none',
       repositoryStorage: settings.repository_storages[Math.floor(Math.random() * settings.repository_storages.length)],
       ...newRunnersToken(this.ctx.env.secrets),
       ...this.settingsOf(input),
@@ -224,6 +277,8 @@ export class ProjectsService {
     });
     // The repository once the row has its ID, inside the transaction: should it fail, the project is not made.
     await this.ctx.env.repositories.create(project.repositoryStorage, project.id, input.default_branch ?? DEFAULT_BRANCH);
+    if (origin.forkedFrom) await this.ctx.env.jobs.enqueue(this.em, FORK_REPOSITORY, { projectId: project.id, sourceProjectId: origin.forkedFrom.id });
+    else if (input.import_url) await this.ctx.env.jobs.enqueue(this.em, IMPORT_REPOSITORY, { projectId: project.id });
     return (await this.present([project]))[0];
   }
 
@@ -305,11 +360,9 @@ export class ProjectsService {
 
   /** PUT /projects/:id/transfer (its owners): the project moved to a namespace the caller may create projects in. */
   async transfer(scoped: ProjectInScope, input: TransferProjectInput): Promise<ProjectShape> {
-    const target = await this.ctx.namespaces.findInScope(input.namespace);
-    // A group the caller sees is there for it, though only its members see its namespace in GET /namespaces.
-    const visible = target?.visible || (target?.namespace.kind === 'group' && (await this.ctx.groups.findInScope(target.namespace.id))?.visible);
-    if (!target || !visible) throw new NotFoundError('Namespace');
-    const project = await this.moveTo(scoped, target.namespace);
+    const target = await this.visibleNamespace(input.namespace);
+    if (!target) throw new NotFoundError('Namespace');
+    const project = await this.moveTo(scoped, target);
     // The caller's levels on it may have changed with its namespace.
     return (await this.present([project]))[0];
   }
@@ -457,6 +510,14 @@ export class ProjectsService {
     const namespace = await this.em.findOne(Namespace, { id: namespaceId });
     if (namespace && (await this.mayCreateProjectsIn(namespace))) return namespace;
     throw BadRequestError.invalid('namespace', 'is not valid');
+  }
+
+  /** A namespace by ID or full path that the caller may see: its own, any group it sees (though only its members see it in GET /namespaces); null otherwise. */
+  private async visibleNamespace(idOrPath: number | string): Promise<Namespace | null> {
+    const target = await this.ctx.namespaces.findInScope(idOrPath);
+    if (!target) return null;
+    if (target.visible || (target.namespace.kind === 'group' && (await this.ctx.groups.findInScope(target.namespace.id))?.visible)) return target.namespace;
+    return null;
   }
 
   /** Whether the caller may put projects in the namespace: its own, a group it maintains or owns, or any for administrators. */
