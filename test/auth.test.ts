@@ -125,6 +125,24 @@ describe('sending a token', () => {
     expect(res.body).toEqual(UNAUTHORIZED);
   });
 
+  it('takes a blank token for none, as the original does (go-gitlab made without a token sends PRIVATE-TOKEN empty)', async () => {
+    const blank = {
+      'PRIVATE-TOKEN header': () => t.http.get('/api/v4/projects').set('PRIVATE-TOKEN', ''),
+      'PRIVATE-TOKEN header of spaces': () => t.http.get('/api/v4/projects').set('PRIVATE-TOKEN', '  '),
+      'private_token parameter': () => t.http.get('/api/v4/projects?private_token='),
+      'access_token parameter': () => t.http.get('/api/v4/projects?access_token='),
+    };
+    for (const [name, send] of Object.entries(blank)) {
+      const res = await send();
+      expect(res.status, name).toBe(200);
+      expect(Array.isArray(res.body), name).toBe(true);
+    }
+    // What needs a caller still answers 401, as without a token.
+    const res = await t.http.get('/api/v4/user').set('PRIVATE-TOKEN', '');
+    expect(res.status).toBe(401);
+    expect(res.body).toEqual(UNAUTHORIZED);
+  });
+
   it('answers 401 to a revoked token', async () => {
     const created = await createPat(user.id, { name: 'soon revoked', scopes: ['api'] });
     await expectWorks(created.body.token, user.username);

@@ -31,13 +31,17 @@ function queryParams(req: Request): Record<string, unknown> {
   return { ...qs.parse(search, { depth: 5, arrayLimit: 1000 }) };
 }
 
+/** A blank token is no token, as the original reads each place (`.presence`): go-gitlab's client made without one sends `PRIVATE-TOKEN:` empty. */
+const presentToken = (value: string | undefined): string | undefined => (value?.trim() ? value : undefined);
+
 /**
  * The token and `sudo` a request carries in its headers or in `params`, in the order the original
  * service reads them; the credential parameters are taken out of `params`.
  */
 function takeCredentials(req: Request, params: Record<string, unknown>): { token?: string; sudo?: string } {
   const bearer = header(req, 'authorization')?.match(/^Bearer\s+(\S+)$/i)?.[1];
-  const token = header(req, 'private-token') ?? stringParam(params.private_token) ?? bearer ?? stringParam(params.access_token);
+  const token =
+    presentToken(header(req, 'private-token')) ?? presentToken(stringParam(params.private_token)) ?? bearer ?? presentToken(stringParam(params.access_token));
   const sudo = header(req, 'sudo') ?? stringParam(params.sudo);
   for (const name of CREDENTIAL_PARAMETERS) delete params[name];
   return { token, sudo };

@@ -137,6 +137,9 @@ class Flows:
         self.gl = gitlab.Gitlab(url, private_token=token)
         self.gpg = Gpg()
         self.user = None  # the user the later flows work on
+        # What the groups flow leaves for the members and namespaces flows: a group, its private subgroup, an internal
+        # project in the group and a private one in the subgroup.
+        self.group = self.subgroup = self.group_project = self.private_project = None
 
     def client(self, token):
         return gitlab.Gitlab(self.url, private_token=token)
@@ -435,6 +438,417 @@ class Flows:
         gl.personal_access_tokens.delete(plain.id)
         return "as another user by username and id; errors"
 
+    def as_user(self, user, name):
+        """A client of `user`, with a personal access token root makes for it."""
+        token = user.personal_access_tokens.create({"name": name, "scopes": ["api"]})
+        return self.client(token.token)
+
+    def wait_gone(self, what, get):
+        """`get` must end in a 404: the original service deletes projects and groups in the background."""
+        deadline = time.monotonic() + 10
+        while True:
+            try:
+                get()
+            except gitlab.exceptions.GitlabGetError as error:
+                check(f"{what}: status", error.response_code, 404)
+                return
+            if time.monotonic() > deadline:
+                raise Failure(f"{what}: still found after 10 s")
+            time.sleep(0.2)
+
+    def projects(self):
+        gl, user = self.gl, self.user
+        as_user = self.as_user(user, "py-projects")
+        project = gl.projects.create({"name": "Py Project", "description": "Made by python-gitlab", "visibility": "private",
+                                      "tag_list": ["python", "client"], "issues_enabled": False})
+        check("projects.create path (made from the name)", project.path, "py-project")
+        check("projects.create path_with_namespace", project.path_with_namespace, "root/py-project")
+        check("projects.create name_with_namespace", project.name_with_namespace, "Administrator / Py Project")
+        check("projects.create namespace", {k: project.namespace[k] for k in ("id", "path", "kind", "full_path")},
+              {"id": gl.namespaces.get("root").id, "path": "root", "kind": "user", "full_path": "root"})
+        check("projects.create description", project.description, "Made by python-gitlab")
+        check("projects.create visibility", project.visibility, "private")
+        check("projects.create tag_list", project.tag_list, ["python", "client"])
+        check("projects.create issues_enabled", project.issues_enabled, False)
+        check("projects.create merge_requests_enabled (default)", project.merge_requests_enabled, True)
+        check("projects.create owner.id", project.owner["id"], 1)
+        check("projects.create creator_id", project.creator_id, 1)
+        # Its creator is made a maintainer of a project in a user's namespace, as the original does.
+        check("projects.create permissions", project.permissions,
+              {"project_access": {"access_level": 40, "notification_level": 3}, "group_access": None})
+        check("projects.create default_branch (an empty repository)", project.default_branch, None)
+        check("projects.create star_count", project.star_count, 0)
+        check_datetime("projects.create created_at", project.created_at)
+        check_true("projects.create web_url", project.web_url == f"{self.url}/root/py-project", project.web_url)
+        check_true("projects.create http_url_to_repo", project.http_url_to_repo == f"{self.url}/root/py-project.git",
+                   project.http_url_to_repo)
+
+        expect_error("projects.create with a taken name", lambda: gl.projects.create({"name": "Py Project"}),
+                     gitlab.exceptions.GitlabCreateError, 400, {"name": ["has already been taken"], "path": ["has already been taken"]})
+        expect_error("projects.create without name and path", lambda: gl.projects.create({}),
+                     gitlab.exceptions.GitlabCreateError, 400,
+                     '400 (Bad request) "name, path" are missing, at least one parameter must be provided')
+        expect_error("projects.create with a wrong visibility", lambda: gl.projects.create({"name": "py-bad", "visibility": "secret"}),
+                     gitlab.exceptions.GitlabCreateError, 400, {"visibility": ["does not have a valid value"]})
+
+        check("projects.get by id: path_with_namespace", gl.projects.get(project.id).path_with_namespace, "root/py-project")
+        check("projects.get by full path: id", gl.projects.get("root/py-project").id, project.id)
+        statistics = gl.projects.get(project.id, statistics=True).statistics
+        check("projects.get(statistics=True) keys", sorted(statistics),
+              ["commit_count", "job_artifacts_size", "lfs_objects_size", "repository_size", "storage_size"])
+        check("projects.get(statistics=True) commit_count", statistics["commit_count"], 0)
+        # A private project is not there for a user who is not its member: 404, never 403.
+        expect_error("projects.get of a private project by a non-member", lambda: as_user.projects.get(project.id),
+                     gitlab.exceptions.GitlabGetError, 404, "404 Project Not Found")
+        expect_error("projects.get by full path by a non-member", lambda: as_user.projects.get("root/py-project"),
+                     gitlab.exceptions.GitlabGetError, 404, "404 Project Not Found")
+
+        # save() sends what changed only.
+        project.description = "Changed by python-gitlab"
+        project.visibility = "internal"
+        project.merge_requests_enabled = False
+        project.save()
+        check("project.save() description", project.description, "Changed by python-gitlab")
+        again = gl.projects.get(project.id)
+        check("projects.get after save: visibility", again.visibility, "internal")
+        check("projects.get after save: merge_requests_enabled", again.merge_requests_enabled, False)
+        check("projects.get after save: tag_list kept", again.tag_list, ["python", "client"])
+        # Internal now: the other user sees it, and may not change or delete it.
+        seen = as_user.projects.get(project.id)
+        check("projects.get of an internal project by a non-member: permissions", seen.permissions,
+              {"project_access": None, "group_access": None})
+        seen.description = "Not mine"
+        expect_error("project.save() by a non-member", seen.save, gitlab.exceptions.GitlabUpdateError, 403, "403 Forbidden")
+        expect_error("project.delete() by a non-member", seen.delete, gitlab.exceptions.GitlabDeleteError, 403, "403 Forbidden")
+        expect_error("projects.update with a wrong visibility", lambda: gl.projects.update(project.id, {"visibility": "secret"}),
+                     gitlab.exceptions.GitlabUpdateError, 400, {"visibility": ["does not have a valid value"]})
+        # Renamed, the project is found under its new path only.
+        project.name = "Py Project Renamed"
+        project.path = "py-project.renamed"
+        project.save()
+        check("project.save() renaming: path_with_namespace", project.path_with_namespace, "root/py-project.renamed")
+        check("project.save() renaming: name_with_namespace", project.name_with_namespace, "Administrator / Py Project Renamed")
+        check("projects.get by the new full path", gl.projects.get("root/py-project.renamed").id, project.id)
+        expect_error("projects.get by the old full path", lambda: gl.projects.get("root/py-project"),
+                     gitlab.exceptions.GitlabGetError, 404, "404 Project Not Found")
+
+        # star() and unstar() update the object from the answer; a second one is 304 (Not Modified) with no body.
+        project.star()
+        check("project.star() star_count", project.star_count, 1)
+        expect_error("project.star() twice", project.star, gitlab.exceptions.GitlabCreateError, 304)
+        check("projects.list(starred=True)", [p.id for p in gl.projects.list(starred=True, get_all=True)], [project.id])
+        seen.star()
+        check("project.star() by another user: star_count", seen.star_count, 2)
+        project.unstar()
+        check("project.unstar() star_count", project.star_count, 1)
+        expect_error("project.unstar() twice", project.unstar, gitlab.exceptions.GitlabDeleteError, 304)
+        check("projects.list(starred=True) after unstar", gl.projects.list(starred=True, get_all=True), [])
+
+        listed = [gl.projects.create({"name": f"py-list-{v}", "visibility": v, "description": f"A {v} project"})
+                  for v in ("public", "internal", "private")]
+        # The library's own pagination over the project list.
+        pages = gl.projects.list(search="py-list-", per_page=2, iterator=True)
+        check("projects.list(iterator=True).total", pages.total, 3)
+        check("projects.list(iterator=True).total_pages", pages.total_pages, 2)
+        check("projects.list(iterator=True) paths across 2 pages", sorted(p.path for p in pages),
+              ["py-list-internal", "py-list-private", "py-list-public"])
+        check("projects.list(order_by='name', sort='asc')",
+              [p.path for p in gl.projects.list(search="py-list-", order_by="name", sort="asc", get_all=True)],
+              ["py-list-internal", "py-list-private", "py-list-public"])
+        check("projects.list(order_by='id', sort='desc')",
+              [p.id for p in gl.projects.list(search="py-list-", order_by="id", sort="desc", get_all=True)],
+              [p.id for p in reversed(listed)])
+        check("projects.list(visibility='internal')",
+              [p.path for p in gl.projects.list(search="py-list-", visibility="internal", get_all=True)], ["py-list-internal"])
+        check("projects.list(search=<description>)",
+              [p.path for p in gl.projects.list(search="A private project", get_all=True)], ["py-list-private"])
+        simple = gl.projects.list(search="py-list-public", simple=True, get_all=True)
+        check("projects.list(simple=True) path_with_namespace", [p.path_with_namespace for p in simple], ["root/py-list-public"])
+        check_true("projects.list(simple=True) leaves out permissions", "permissions" not in simple[0].attributes)
+        check("projects.list(owned=True)", len(gl.projects.list(search="py-list-", owned=True, get_all=True)), 3)
+        check("projects.list(membership=True)", len(gl.projects.list(search="py-list-", membership=True, get_all=True)), 3)
+        check("projects.list by a non-member", sorted(p.path for p in as_user.projects.list(search="py-list-", get_all=True)),
+              ["py-list-internal", "py-list-public"])
+        check("projects.list(owned=True) by a non-member", as_user.projects.list(search="py-list-", owned=True, get_all=True), [])
+        check("projects.list without a token", [p.path for p in gitlab.Gitlab(self.url).projects.list(search="py-list-", get_all=True)],
+              ["py-list-public"])
+        check("project.users.list()", [u.username for u in listed[0].users.list(get_all=True)], ["root"])
+
+        # An administrator creates a project in a user's namespace, as the user.
+        theirs = user.projects.create({"name": "Py For User", "visibility": "private"})
+        check("user.projects.create namespace", (theirs.namespace["kind"], theirs.namespace["path"]), ("user", user.username))
+        check("user.projects.create owner.id", theirs.owner["id"], user.id)
+        check("user.projects.list()", [p.id for p in user.projects.list(get_all=True)], [theirs.id])
+        check("user.projects.list() as the user", [p.id for p in as_user.users.get(user.id).projects.list(get_all=True)],
+              [theirs.id])
+        check("projects.list(owned=True) by the user", [p.id for p in as_user.projects.list(owned=True, get_all=True)], [theirs.id])
+        check("the user's private project, as the user: permissions", as_user.projects.get(theirs.id).permissions["project_access"],
+              {"access_level": 40, "notification_level": 3})
+
+        for doomed in listed:
+            doomed.delete()
+        gl.projects.delete(theirs.id)  # a UserProject has no delete() of its own
+        project.delete()
+        self.wait_gone("projects.get of a deleted project", lambda: gl.projects.get(project.id))
+        check("projects.list after delete", gl.projects.list(search="py-list-", get_all=True), [])
+        return "create, get by id and path, statistics, save, rename, star/unstar, list 2 pages with filters, for a user, delete"
+
+    def groups(self):
+        gl, user = self.gl, self.user
+        as_user = self.as_user(user, "py-groups")
+        group = gl.groups.create({"name": "Py Team", "path": "py-team", "description": "Made by python-gitlab",
+                                  "visibility": "internal", "request_access_enabled": True})
+        check("groups.create name", group.name, "Py Team")
+        check("groups.create path", group.path, "py-team")
+        check("groups.create description", group.description, "Made by python-gitlab")
+        check("groups.create visibility", group.visibility, "internal")
+        check("groups.create request_access_enabled", group.request_access_enabled, True)
+        check("groups.create full_path", group.full_path, "py-team")
+        check("groups.create full_name", group.full_name, "Py Team")
+        check("groups.create parent_id", group.parent_id, None)
+        check_true("groups.create web_url", group.web_url == f"{self.url}/groups/py-team", group.web_url)
+        # The group's `projects` and `shared_projects` are shadowed by python-gitlab's managers of the same name.
+        check("groups.create projects", group.attributes["projects"], [])
+
+        core = gl.groups.create({"name": "Py Team Core", "path": "py-team-core", "parent_id": group.id})
+        check("groups.create (subgroup) full_path", core.full_path, "py-team/py-team-core")
+        check("groups.create (subgroup) full_name", core.full_name, "Py Team / Py Team Core")
+        check("groups.create (subgroup) parent_id", core.parent_id, group.id)
+        check("groups.create (subgroup) visibility (the default)", core.visibility, "private")
+        check_true("groups.create (subgroup) web_url", core.web_url == f"{self.url}/groups/py-team/py-team-core", core.web_url)
+        site = gl.groups.create({"name": "Py Team Site", "path": "py-team-site", "visibility": "public"})
+
+        expect_error("groups.create with a taken path", lambda: gl.groups.create({"name": "Py Team", "path": "py-team"}),
+                     gitlab.exceptions.GitlabCreateError, 400, {"name": ["has already been taken"], "path": ["has already been taken"]})
+        expect_error("groups.create with a wrong visibility",
+                     lambda: gl.groups.create({"name": "py-bad", "path": "py-bad", "visibility": "secret"}),
+                     gitlab.exceptions.GitlabCreateError, 400, {"visibility": ["does not have a valid value"]})
+        expect_error("groups.create of a subgroup by a non-member",
+                     lambda: as_user.groups.create({"name": "Py Intruder", "path": "py-intruder", "parent_id": group.id}),
+                     gitlab.exceptions.GitlabCreateError, 403, "403 Forbidden")
+
+        pages = gl.groups.list(search="py-team", per_page=2, iterator=True)
+        check("groups.list(iterator=True).total", pages.total, 3)
+        check("groups.list(iterator=True).total_pages", pages.total_pages, 2)
+        check("groups.list(iterator=True) full paths across 2 pages", sorted(g.full_path for g in pages),
+              ["py-team", "py-team-site", "py-team/py-team-core"])
+        check("groups.list(order_by='path', sort='desc')",
+              [g.path for g in gl.groups.list(search="py-team", order_by="path", sort="desc", get_all=True)],
+              ["py-team-site", "py-team-core", "py-team"])
+        check("groups.list(skip_groups=[...])",
+              sorted(g.path for g in gl.groups.list(search="py-team", skip_groups=[site.id, core.id], get_all=True)), ["py-team"])
+        check("groups.list(owned=True)", len(gl.groups.list(search="py-team", owned=True, get_all=True)), 3)
+        with_statistics = gl.groups.list(search="py-team-site", statistics=True, get_all=True)
+        check("groups.list(statistics=True) storage_size", [g.statistics["storage_size"] for g in with_statistics], [0])
+        check("groups.list by a non-member", as_user.groups.list(search="py-team", get_all=True), [])
+        check("groups.list(all_available=True) by a non-member",
+              sorted(g.path for g in as_user.groups.list(search="py-team", all_available=True, get_all=True)),
+              ["py-team", "py-team-site"])
+        check("groups.list without a token", [g.path for g in gitlab.Gitlab(self.url).groups.list(search="py-team", get_all=True)],
+              ["py-team-site"])
+
+        # group.subgroups.list() (GET /groups/:id/subgroups) came to the original after this API version: not here.
+        check("groups.get by full path: id", gl.groups.get("py-team/py-team-core").id, core.id)
+        expect_error("groups.get of a private subgroup by a non-member", lambda: as_user.groups.get(core.id),
+                     gitlab.exceptions.GitlabGetError, 404, "404 Group Not Found")
+        group.description = "Changed by python-gitlab"
+        group.request_access_enabled = False
+        group.save()
+        check("group.save() description", group.description, "Changed by python-gitlab")
+        check("groups.get after save: request_access_enabled", gl.groups.get(group.id).request_access_enabled, False)
+        seen = as_user.groups.get(group.id)
+        seen.description = "Not mine"
+        expect_error("group.save() by a non-member", seen.save, gitlab.exceptions.GitlabUpdateError, 403, "403 Forbidden")
+
+        app = gl.projects.create({"name": "Py Team App", "namespace_id": group.id, "visibility": "internal"})
+        check("projects.create in a group: path_with_namespace", app.path_with_namespace, "py-team/py-team-app")
+        check("projects.create in a group: namespace", (app.namespace["kind"], app.namespace["full_path"]), ("group", "py-team"))
+        check("projects.create in a group: owner", app.owner, None)
+        check("group.projects.list()", [p.id for p in group.projects.list(get_all=True)], [app.id])
+        check("groups.get projects", [p["id"] for p in gl.groups.get(group.id).attributes["projects"]], [app.id])
+
+        # project.transfer() moves a project to a namespace by path (PUT /projects/:id/transfer; transfer_project() is its
+        # deprecated alias in python-gitlab 3.12); group.transfer_project() moves one into the group
+        # (POST /groups/:id/projects/:project_id, administrators only).
+        mover = gl.projects.create({"name": "Py Mover"})
+        mover.transfer("py-team")
+        check("project.transfer() path_with_namespace", gl.projects.get(mover.id).path_with_namespace, "py-team/py-mover")
+        expect_error("project.transfer() to no namespace", lambda: mover.transfer("py-nowhere"),
+                     gitlab.exceptions.GitlabTransferProjectError, 404, "404 Namespace Not Found")
+        expect_error("group.transfer_project() by a non-administrator", lambda: seen.transfer_project(mover.id),
+                     gitlab.exceptions.GitlabTransferProjectError, 403)
+        core.transfer_project(mover.id)
+        mover = gl.projects.get(mover.id)
+        check("group.transfer_project() path_with_namespace", mover.path_with_namespace, "py-team/py-team-core/py-mover")
+        check("group.transfer_project() name_with_namespace", mover.name_with_namespace, "Py Team / Py Team Core / Py Mover")
+        check("group.projects.list(include_subgroups=True)",
+              sorted(p.path for p in group.projects.list(include_subgroups=True, get_all=True)), ["py-mover", "py-team-app"])
+
+        # Sharing a project with a group: the group sees it among its shared projects.
+        expires = future_date(90)
+        app.share(site.id, 30, expires_at=expires)
+        check("project.share() shared_with_groups", gl.projects.get(app.id).shared_with_groups,
+              [{"group_id": site.id, "group_name": "Py Team Site", "group_access_level": 30}])
+        check("groups.get shared_projects", [p["id"] for p in gl.groups.get(site.id).attributes["shared_projects"]], [app.id])
+        check("group.projects.list() with shared projects", [p.id for p in site.projects.list(get_all=True)], [app.id])
+        check("group.projects.list(with_shared=False)", site.projects.list(with_shared=False, get_all=True), [])
+        expect_error("project.share() twice", lambda: app.share(site.id, 20),
+                     gitlab.exceptions.GitlabCreateError, 409, "Group already shared with this group")
+        expect_error("project.share() with a wrong level", lambda: app.share(core.id, 50),
+                     gitlab.exceptions.GitlabCreateError, 400)
+        app.unshare(site.id)
+        check("project.unshare() shared_with_groups", gl.projects.get(app.id).shared_with_groups, [])
+        expect_error("project.unshare() twice", lambda: app.unshare(site.id), gitlab.exceptions.GitlabDeleteError, 404)
+
+        # Deleting a group deletes the projects in it.
+        page = gl.projects.create({"name": "Py Site Page", "namespace_id": site.id})
+        site.delete()
+        self.wait_gone("groups.get of a deleted group", lambda: gl.groups.get(site.id))
+        self.wait_gone("projects.get of a project of a deleted group", lambda: gl.projects.get(page.id))
+        self.group, self.subgroup, self.group_project, self.private_project = group, core, app, mover
+        return "create with a subgroup, list 2 pages with filters, get by path, save, projects, transfer both ways, share, delete"
+
+    def members(self):
+        gl = self.gl
+        group, core, app, mover = self.group, self.subgroup, self.group_project, self.private_project
+        member = self.new_user("py-member")
+        as_member = self.as_user(member, "py-member")
+
+        # A project's members.
+        expires = future_date(60)
+        added = app.members.create({"user_id": member.id, "access_level": 30, "expires_at": expires})
+        check("project.members.create username", added.username, "py-member")
+        check("project.members.create access_level", added.access_level, 30)
+        check("project.members.create expires_at", added.expires_at, expires)
+        check("project.members.create state", added.state, "active")
+        expect_error("project.members.create of a member", lambda: app.members.create({"user_id": member.id, "access_level": 20}),
+                     gitlab.exceptions.GitlabCreateError, 409, "Member already exists")
+        expect_error("project.members.create with the owner level", lambda: app.members.create({"user_id": self.user.id, "access_level": 50}),
+                     gitlab.exceptions.GitlabCreateError, 400, {"access_level": ["is not included in the list"]})
+        expect_error("project.members.create with a past expiry",
+                     lambda: app.members.create({"user_id": self.user.id, "access_level": 20, "expires_at": "2001-01-01"}),
+                     gitlab.exceptions.GitlabCreateError, 400, {"expires_at": ["cannot be a date in the past"]})
+        check("project.members.list()", [(m.username, m.access_level) for m in app.members.list(get_all=True)], [("py-member", 30)])
+        check("project.members.list(query=...)", [m.id for m in app.members.list(query="py-mem", get_all=True)], [member.id])
+        check("project.members.get expires_at", app.members.get(member.id).expires_at, expires)
+        # The group's owner is a member of its projects through the group.
+        check("project.members_all.list()", sorted((m.username, m.access_level) for m in app.members_all.list(get_all=True)),
+              [("py-member", 30), ("root", 50)])
+        check("project.members_all.get of the group's owner", app.members_all.get(1).access_level, 50)
+        expect_error("project.members.get of a member through the group only", lambda: app.members.get(1),
+                     gitlab.exceptions.GitlabGetError, 404, "404 Member Not Found")
+
+        shown = app.members.get(member.id)
+        shown.access_level = 40
+        shown.save()
+        check("member.save() access_level", app.members.get(member.id).access_level, 40)
+        app.members.update(member.id, {"access_level": 20, "expires_at": future_date(10)})
+        check("project.members.update access_level", app.members.get(member.id).access_level, 20)
+        check("project.members.update expires_at", app.members.get(member.id).expires_at, future_date(10))
+        # The member sees its own level; a reporter may not add members.
+        check("the member's permissions", as_member.projects.get(app.id).permissions["project_access"]["access_level"], 20)
+        reporter_view = as_member.projects.get(app.id, lazy=True)
+        expect_error("project.members.create by a reporter",
+                     lambda: reporter_view.members.create({"user_id": self.user.id, "access_level": 10}),
+                     gitlab.exceptions.GitlabCreateError, 403, "403 Forbidden")
+        check("project.users.list()", sorted(u.username for u in app.users.list(get_all=True)), ["py-member", "root"])
+        app.members.get(member.id).delete()
+        expect_error("project.members.get of a removed member", lambda: app.members.get(member.id),
+                     gitlab.exceptions.GitlabGetError, 404)
+
+        # A group's members, and what they inherit in its subgroups and projects.
+        expect_error("projects.get of a private project in a private subgroup by a non-member",
+                     lambda: as_member.projects.get(mover.id), gitlab.exceptions.GitlabGetError, 404)
+        joined = group.members.create({"user_id": member.id, "access_level": 20})
+        check("group.members.create access_level", joined.access_level, 20)
+        check("group.members.create expires_at", joined.expires_at, None)
+        check("group.members.list()", sorted((m.username, m.access_level) for m in group.members.list(get_all=True)),
+              [("py-member", 20), ("root", 50)])
+        pages = group.members.list(per_page=1, iterator=True)
+        check("group.members.list(iterator=True).total", pages.total, 2)
+        check("group.members.list(iterator=True) across 2 pages", sorted(m.username for m in pages), ["py-member", "root"])
+        check("group.members.list(user_ids=[...])", [m.id for m in group.members.list(user_ids=[member.id], get_all=True)],
+              [member.id])
+        check("subgroup.members.list()", [m.username for m in core.members.list(get_all=True)], ["root"])
+        check("subgroup.members_all.list()", sorted((m.username, m.access_level) for m in core.members_all.list(get_all=True)),
+              [("py-member", 20), ("root", 50)])
+        check("subgroup.members_all.get", core.members_all.get(member.id).access_level, 20)
+        seen = as_member.projects.get(mover.id)
+        check("a private project in a subgroup, for a member of the group: path", seen.path_with_namespace,
+              "py-team/py-team-core/py-mover")
+        check("project.members_all.list() through two groups",
+              [(m.username, m.access_level) for m in mover.members_all.list(user_ids=[member.id], get_all=True)], [("py-member", 20)])
+        expect_error("project.members.create below the inherited level",
+                     lambda: mover.members.create({"user_id": member.id, "access_level": 10}),
+                     gitlab.exceptions.GitlabCreateError, 400,
+                     {"access_level": ["should be greater than or equal to Reporter inherited membership from group Py Team"]})
+        member_group = as_member.groups.get(group.id, lazy=True)
+        expect_error("group.members.create by a reporter",
+                     lambda: member_group.members.create({"user_id": self.user.id, "access_level": 10}),
+                     gitlab.exceptions.GitlabCreateError, 403, "403 Forbidden")
+
+        shown = group.members.get(member.id)
+        shown.access_level = 50
+        shown.save()
+        check("group member.save() access_level", group.members.get(member.id).access_level, 50)
+        group.members.update(member.id, {"access_level": 30, "expires_at": future_date(20)})
+        updated = group.members.get(member.id)
+        check("group.members.update", (updated.access_level, updated.expires_at), (30, future_date(20)))
+        # A member may leave: it removes itself with its own token.
+        member_group.members.delete(member.id)
+        check("group.members.list() after the member left", [m.username for m in group.members.list(get_all=True)], ["root"])
+
+        # A group keeps an owner.
+        solo = gl.groups.create({"name": "Py Solo", "path": "py-solo"})
+        expect_error("group.members.delete of the last owner", lambda: solo.members.delete(1),
+                     gitlab.exceptions.GitlabDeleteError, 403, "403 Forbidden - A group must have at least one owner")
+        expect_error("group.members.update of the last owner", lambda: solo.members.update(1, {"access_level": 40}),
+                     gitlab.exceptions.GitlabUpdateError, 403, "403 Forbidden - A group must have at least one owner")
+        solo.members.create({"user_id": member.id, "access_level": 50})
+        solo.members.update(1, {"access_level": 40})
+        check("group.members.update of an owner beside another", solo.members.get(1).access_level, 40)
+        solo.delete()
+        return "project and group: create, 409, 400, list 2 pages, get, save, update, /all, inherited levels, leave, last owner"
+
+    def namespaces(self):
+        gl, user, group, core = self.gl, self.user, self.group, self.subgroup
+        own = gl.namespaces.get(group.id)
+        check("namespaces.get of a group", (own.kind, own.name, own.path, own.full_path, own.parent_id),
+              ("group", "Py Team", "py-team", "py-team", None))
+        # Group owners (and maintainers) see how many members the group and its subgroups have.
+        check("namespaces.get members_count_with_descendants", own.members_count_with_descendants, 1)
+        sub = gl.namespaces.get("py-team/py-team-core")
+        check("namespaces.get by full path", (sub.id, sub.kind, sub.full_path, sub.parent_id),
+              (core.id, "group", "py-team/py-team-core", group.id))
+        personal = gl.namespaces.get(user.username)
+        check("namespaces.get of a user", (personal.kind, personal.path, personal.full_path), ("user", user.username, user.username))
+        check_true("a user's namespace has no parent_id", "parent_id" not in personal.attributes, personal.attributes)
+        check("namespaces.list(search=...)", sorted(n.full_path for n in gl.namespaces.list(search="py-team", get_all=True)),
+              ["py-team", "py-team/py-team-core"])
+
+        pages = gl.namespaces.list(search="py-", per_page=2, iterator=True)
+        every = gl.namespaces.list(search="py-", get_all=True)
+        check_true("namespaces.list(iterator=True) has several pages", pages.total_pages >= 3, pages.total_pages)
+        check("namespaces.list(iterator=True).total", pages.total, len(every))
+        paths = [n.full_path for n in pages]
+        check("namespaces.list(iterator=True) full paths across the pages", sorted(paths), sorted(n.full_path for n in every))
+        check_true("namespaces.list(iterator=True) gives each once", len(set(paths)) == len(paths), paths)
+
+        # A user sees its own namespace and its groups' only.
+        as_user = self.as_user(user, "py-namespaces")
+        check("namespaces.list as a user", [n.full_path for n in as_user.namespaces.list(get_all=True)], [user.username])
+        expect_error("namespaces.get of another user's namespace", lambda: as_user.namespaces.get("root"),
+                     gitlab.exceptions.GitlabGetError, 404, "404 Namespace Not Found")
+        expect_error("namespaces.get of a group it is not a member of", lambda: as_user.namespaces.get(group.id),
+                     gitlab.exceptions.GitlabGetError, 404, "404 Namespace Not Found")
+        group.members.create({"user_id": user.id, "access_level": 20})
+        mine = as_user.namespaces.list(get_all=True)
+        # The groups it is a member of itself, not their subgroups, as the original lists them.
+        check("namespaces.list as a group member", sorted(n.full_path for n in mine), sorted([user.username, "py-team"]))
+        check_true("a reporter is not shown members_count_with_descendants",
+                   all("members_count_with_descendants" not in n.attributes for n in mine), [n.attributes for n in mine])
+        return "get by id and path, user and group kinds, search, list pages, as a user and a group member"
+
     def settings(self):
         gl = self.gl
         settings = gl.settings.get()
@@ -505,7 +919,8 @@ def main():
              ("gpg keys", flows.gpg_keys), ("e-mails", flows.emails), ("custom attributes", flows.custom_attributes),
              ("personal access tokens", flows.personal_access_tokens),
              ("impersonation tokens", flows.impersonation_tokens), ("sudo", flows.sudo),
-             ("application settings", flows.settings), ("metadata", flows.metadata)]
+             ("projects", flows.projects), ("groups", flows.groups), ("members", flows.members),
+             ("namespaces", flows.namespaces), ("application settings", flows.settings), ("metadata", flows.metadata)]
     try:
         for name, step in steps:
             try:
