@@ -269,6 +269,7 @@ export class JobQueue {
 
   /** How long until the next queued job of a kind this process runs is due (none: undefined). */
   private async untilNextDue(): Promise<number | undefined> {
+    if (!this.handlers.size) return undefined;
     const rows = await this.attempt('looking for the next due job', () =>
       queryRows(
         this.db.rows,
