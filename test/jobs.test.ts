@@ -8,11 +8,11 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/orm.js';
 import { queryRows } from '../src/db/rows.js';
 import { RepositoryImportError, RepositoryStore } from '../src/git/store.js';
-import { JobQueue, type JobHandler, type JobQueueOptions } from '../src/jobs/queue.js';
 import { SecretBox } from '../src/auth/secret-box.js';
+import { JobQueue, WORKER_STATEMENT, type JobHandler, type JobQueueOptions } from '../src/jobs/queue.js';
 import { FORK_REPOSITORY, IMPORT_REPOSITORY, registerRepositoryJobs } from '../src/jobs/repository-jobs.js';
 import { silentLogger } from '../src/logger.js';
-import { freshDatabase, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { freshDatabase, queriesOf, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
 import { Processes } from './processes.js';
 
 // Background jobs (src/jobs/queue.ts) and the repository work they run for forks and imports
@@ -197,6 +197,31 @@ describe('the job queue', () => {
     expect(await queue.settled(id)).toMatchObject({ status: 'failed', error: 'interrupted 2 times' });
     expect(runs).toEqual([]);
     expect(givenUp).toEqual(['interrupted 2 times']);
+  });
+
+  it('makes no statement while idle on an embedded database, and on PostgreSQL only polls, which no call is counted with', async () => {
+    const queue = queueOn(db, { pollMs: 50 });
+    queue.register('test_idle', { run: async () => {} });
+    queue.start();
+    await queue.settled(await queue.enqueue(db.fork(), 'test_idle', {}));
+    const pause = () => new Promise((resolve) => setTimeout(resolve, 300));
+    await pause();
+    const logger = db.orm.config.getLogger();
+    const logQuery = logger.logQuery.bind(logger);
+    const statements: string[] = [];
+    logger.logQuery = (context) => void statements.push(context.query ?? '');
+    try {
+      await pause();
+    } finally {
+      logger.logQuery = logQuery;
+    }
+    expect(await queriesOf(db, pause)).toEqual([]);
+    if (db.shared) {
+      expect(statements.length).toBeGreaterThan(0);
+      expect(statements.filter((statement) => !statement.startsWith(WORKER_STATEMENT))).toEqual([]);
+    } else {
+      expect(statements).toEqual([]);
+    }
   });
 
   it('refuses unknown kinds, malformed kinds and oversized payloads', async () => {

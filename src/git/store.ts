@@ -218,9 +218,16 @@ function remoteOf(url: string): { remote: string; authorization?: string } {
   const { username, password } = parsed;
   parsed.username = '';
   parsed.password = '';
-  const remote = parsed.toString();
+  parsed.hash = '';
+  // isomorphic-git appends the service's path (`/info/refs`, ...) to the URL as written.
+  const remote = parsed.toString().replace(/\/+$/, '');
   if (!username && !password) return { remote };
-  const credentials = `${decodeURIComponent(username)}:${decodeURIComponent(password)}`;
+  let credentials: string;
+  try {
+    credentials = `${decodeURIComponent(username)}:${decodeURIComponent(password)}`;
+  } catch {
+    throw new RepositoryImportError('The import URL is not a valid URL');
+  }
   return { remote, authorization: `Basic ${Buffer.from(credentials).toString('base64')}` };
 }
 

@@ -8,6 +8,11 @@ import { describeFailure, type Logger } from '../logger.js';
 
 /** Announces on every process's database that a job was queued, released or settled. */
 export const JOBS_CHANNEL = 'forgekit_jobs';
+/**
+ * Begins the statements workers make on their own, unasked by any call (claims, lease renewals, polls): to
+ * tell them apart in the database's activity, and from a call's statements when those are counted.
+ */
+export const WORKER_STATEMENT = '/* forgekit job worker */';
 
 const KIND_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 /** Payloads name what to work on (IDs); the work's data stays in its own tables. */
@@ -59,8 +64,9 @@ export interface JobQueueOptions {
   /** How long a claim holds without renewal; a running job's lease is renewed every third of it. */
   leaseMs?: number;
   /**
-   * How often workers look for due jobs without being woken, and waiters look again: for retries coming due,
-   * leases that lapsed in a process that died, and a notification lost with its connection.
+   * On PostgreSQL, how often workers look for due jobs without being woken: for retries coming due, leases
+   * that lapsed in a process that died, and a notification lost with its connection. (An embedded database
+   * has this process only, which knows when it must look.) And how often waiters look again.
    */
   pollMs?: number;
   /** How long closing waits for the running jobs to stop once told to; past it they are abandoned to their lease. */
@@ -98,7 +104,8 @@ class QueueClosingError extends Error {
  *   under a lease that it renews while the job runs. A job whose process died is claimed again once its
  *   lease lapses; an embedded database (one process) takes back every lease when it opens;
  * - workers are woken when a transaction that queued a job commits (in this process directly, in the others
- *   by NOTIFY), and otherwise look every `pollMs`;
+ *   by NOTIFY), and otherwise look every `pollMs` on PostgreSQL; an embedded database is looked at again only
+ *   when its next retry comes due, so an idle instance makes no statement;
  * - a failed attempt is retried after a growing delay until the kind's attempts are used up, then the job
  *   is `failed` with its error, and the kind's `givenUp` runs;
  * - closing stops the workers and tells the running jobs to stop; those that do are released for the next
@@ -235,17 +242,44 @@ export class JobQueue {
 
   private async work(): Promise<void> {
     // One process has this database: whatever it held when it stopped was interrupted.
-    if (!this.db.shared) await this.attempt('taking back interrupted jobs', () => queryRows(this.db.rows, `update jobs set locked_until = now() where status = 'running'`));
+    if (!this.db.shared) {
+      await this.attempt('taking back interrupted jobs', () => queryRows(this.db.rows, `${WORKER_STATEMENT} update jobs set locked_until = now() where status = 'running'`));
+    }
     while (!this.closing) {
       await this.attempt('listening for jobs', () => this.keepListening());
-      const job = this.running.size < this.concurrency ? await this.attempt('claiming a job', () => this.claim()) : undefined;
+      // At capacity: until a running job ends.
+      if (this.running.size >= this.concurrency) {
+        await this.sleep(this.db.shared ? this.pollMs : undefined);
+        continue;
+      }
+      const job = await this.attempt('claiming a job', () => this.claim());
       if (job) {
         this.runClaimed(job);
         continue;
       }
+      // The database failed: try again later.
+      if (job === undefined) {
+        await this.sleep(this.pollMs);
+        continue;
+      }
       if (Date.now() - this.prunedAt > PRUNE_EVERY_MS) await this.attempt('deleting old jobs', () => this.prune());
-      await this.sleep();
+      await this.sleep(this.db.shared ? this.pollMs : await this.untilNextDue());
     }
+  }
+
+  /** How long until the next queued job of a kind this process runs is due (none: undefined). */
+  private async untilNextDue(): Promise<number | undefined> {
+    if (!this.handlers.size) return undefined;
+    const rows = await this.attempt('looking for the next due job', () =>
+      queryRows(
+        this.db.rows,
+        `${WORKER_STATEMENT} select (extract(epoch from min(run_at) - now()) * 1000)::float8 as wait from jobs where status = 'queued' and kind in (?)`,
+        [[...this.handlers.keys()]],
+      ),
+    );
+    if (!rows) return this.pollMs;
+    const wait = rows[0].wait as number | null;
+    return wait === null ? undefined : Math.max(0, Math.ceil(wait));
   }
 
   /** Runs `work`; a failure (the database unreachable, say) is logged, and the next round tries again. */
@@ -274,13 +308,13 @@ export class JobQueue {
     this.listening = true;
   }
 
-  /** The oldest due job of a kind this process runs, now `running` under a lease of this claim. */
-  private async claim(): Promise<ClaimedJob | undefined> {
-    if (!this.handlers.size) return undefined;
+  /** The oldest due job of a kind this process runs, now `running` under a lease of this claim; null when none is due. */
+  private async claim(): Promise<ClaimedJob | null> {
+    if (!this.handlers.size) return null;
     const token = randomUUID();
     const [row] = await queryRows(
       this.db.rows,
-      `update jobs set status = 'running', attempts = attempts + 1, locked_by = ?, locked_until = now() + ? * interval '1 millisecond'
+      `${WORKER_STATEMENT} update jobs set status = 'running', attempts = attempts + 1, locked_by = ?, locked_until = now() + ? * interval '1 millisecond'
        where id = (
          select id from jobs
          where ((status = 'queued' and run_at <= now()) or (status = 'running' and locked_until <= now())) and kind in (?)
@@ -288,7 +322,7 @@ export class JobQueue {
        returning id, kind, payload, attempts, max_attempts`,
       [token, this.leaseMs, [...this.handlers.keys()]],
     );
-    if (!row) return undefined;
+    if (!row) return null;
     const payload = typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload;
     return { id: row.id as number, kind: row.kind as string, payload, attempts: row.attempts as number, maxAttempts: row.max_attempts as number, token };
   }
@@ -347,7 +381,7 @@ export class JobQueue {
   private async settle(job: ClaimedJob, changes: string, values: unknown[] = []): Promise<boolean> {
     const rows = await queryRows(
       this.db.rows,
-      `with job as (update jobs set ${changes}, locked_by = null, locked_until = null where id = ? and locked_by = ? returning id)
+      `${WORKER_STATEMENT} with job as (update jobs set ${changes}, locked_by = null, locked_until = null where id = ? and locked_by = ? returning id)
        select id, pg_notify(?, '') from job`,
       [...values, job.id, job.token, JOBS_CHANNEL],
     );
@@ -357,7 +391,7 @@ export class JobQueue {
   private async renew(job: ClaimedJob, controller: AbortController): Promise<void> {
     if (controller.signal.aborted) return;
     const rows = await this.attempt(`renewing job ${job.id}'s lease`, () =>
-      queryRows(this.db.rows, `update jobs set locked_until = now() + ? * interval '1 millisecond' where id = ? and locked_by = ? returning id`, [this.leaseMs, job.id, job.token]),
+      queryRows(this.db.rows, `${WORKER_STATEMENT} update jobs set locked_until = now() + ? * interval '1 millisecond' where id = ? and locked_by = ? returning id`, [this.leaseMs, job.id, job.token]),
     );
     if (rows && !rows.length) controller.abort(new LeaseLostError(`job ${job.id} was claimed by another worker`));
   }
@@ -365,7 +399,7 @@ export class JobQueue {
   private async prune(): Promise<void> {
     await queryRows(
       this.db.rows,
-      `delete from jobs where id in (select id from jobs where finished_at < now() - ? * interval '1 day' limit 1000)`,
+      `${WORKER_STATEMENT} delete from jobs where id in (select id from jobs where finished_at < now() - ? * interval '1 day' limit 1000)`,
       [KEEP_SETTLED_DAYS],
     );
     this.prunedAt = Date.now();
@@ -382,14 +416,14 @@ export class JobQueue {
     this.wakeWorkers?.();
   }
 
-  /** Until woken (at once if woken meanwhile), or `pollMs`. */
-  private sleep(): Promise<void> {
+  /** Until woken (at once if woken meanwhile), or for `ms` when given. */
+  private sleep(ms: number | undefined): Promise<void> {
     if (this.woken || this.closing) {
       this.woken = false;
       return Promise.resolve();
     }
     return new Promise((resolve) => {
-      const timer = setTimeout(done, this.pollMs);
+      const timer = ms === undefined ? undefined : setTimeout(done, ms);
       const queue = this;
       function done() {
         clearTimeout(timer);
