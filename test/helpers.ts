@@ -1,3 +1,4 @@
+import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import express from 'express';
@@ -122,3 +123,26 @@ export async function queriesOf(db: Database, work: () => Promise<unknown>): Pro
   }
   return queries;
 }
+
+/** Polls until `check` passes, or throws its last failure once `timeoutMs` have gone. */
+export async function eventually<T>(check: () => Promise<T>, timeoutMs = 10_000): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    try {
+      return await check();
+    } catch (error) {
+      if (Date.now() > deadline) throw error;
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}
+
+/** Whether the native `git` is installed: tests check forgekit's repositories with it where it is. */
+export const hasGit = (() => {
+  try {
+    execFileSync('git', ['--version']);
+    return true;
+  } catch {
+    return false;
+  }
+})();

@@ -12,21 +12,13 @@ import { SecretBox } from '../src/auth/secret-box.js';
 import { JobQueue, WORKER_STATEMENT, type JobHandler, type JobQueueOptions } from '../src/jobs/queue.js';
 import { FORK_REPOSITORY, IMPORT_REPOSITORY, registerRepositoryJobs } from '../src/jobs/repository-jobs.js';
 import { silentLogger } from '../src/logger.js';
-import { freshDatabase, queriesOf, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { eventually, freshDatabase, hasGit, queriesOf, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
 import { Processes } from './processes.js';
 
 // Background jobs (src/jobs/queue.ts) and the repository work they run for forks and imports
 // (src/jobs/repository-jobs.ts, RepositoryStore.copy and importFrom).
 
 const postgresUrl = process.env.FORGEKIT_TEST_DATABASE_URL || undefined;
-const hasGit = (() => {
-  try {
-    execFileSync('git', ['--version']);
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 const directories: string[] = [];
 function temporaryDirectory(prefix: string): string {
@@ -50,18 +42,6 @@ afterEach(async () => {
 
 const jobRow = async (db: Database, id: number) => (await queryRows(db.rows, 'select * from jobs where id = ?', [id]))[0];
 
-/** Polls until `check` passes (or 10 s have gone). */
-async function eventually<T>(check: () => Promise<T>): Promise<T> {
-  const deadline = Date.now() + 10_000;
-  for (;;) {
-    try {
-      return await check();
-    } catch (error) {
-      if (Date.now() > deadline) throw error;
-      await new Promise((resolve) => setTimeout(resolve, 20));
-    }
-  }
-}
 
 /** A handler that waits until it is told to stop, and says when it has started. */
 function stoppable(): { handler: JobHandler; started: Promise<number> } {

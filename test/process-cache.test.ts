@@ -10,7 +10,7 @@ import { JobQueue } from '../src/jobs/queue.js';
 import { silentLogger } from '../src/logger.js';
 import { Context, type Environment } from '../src/services/context.js';
 import { openSettingsCache } from '../src/services/settings.js';
-import { createUser, freshDatabase, queriesOf, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { createUser, eventually, freshDatabase, queriesOf, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
 
 // The application settings and the callers' tokens are kept in the process (src/db/process-cache.ts): a change
 // shows at once where it was made, in other processes on the same PostgreSQL database once its notification
@@ -166,21 +166,8 @@ describe.skipIf(!process.env.FORGEKIT_TEST_DATABASE_URL)('two instances on one P
     await database?.drop();
   });
 
-  /**
-   * Polls until `check` passes. Well under the cache's 10-second age limit, so only the notification
-   * can have made the change visible.
-   */
-  async function eventually(check: () => Promise<void>): Promise<void> {
-    const deadline = Date.now() + 5_000;
-    for (;;) {
-      try {
-        return await check();
-      } catch (error) {
-        if (Date.now() > deadline) throw error;
-        await new Promise((resolve) => setTimeout(resolve, 20));
-      }
-    }
-  }
+  /** Well under the cache's 10-second age limit, so that only the notification can have made a change visible. */
+  const noticed = (check: () => Promise<void>) => eventually(check, 5_000);
 
   it("see each other's updates", async () => {
     // Both have the settings cached.
@@ -189,11 +176,11 @@ describe.skipIf(!process.env.FORGEKIT_TEST_DATABASE_URL)('two instances on one P
 
     await setAvatarService(a, false);
     expect(await avatarOf(a)).toBeNull();
-    await eventually(async () => expect(await avatarOf(b)).toBeNull());
+    await noticed(async () => expect(await avatarOf(b)).toBeNull());
 
     await setAvatarService(b, true);
     expect(await avatarOf(b)).not.toBeNull();
-    await eventually(async () => expect(await avatarOf(a)).not.toBeNull());
+    await noticed(async () => expect(await avatarOf(a)).not.toBeNull());
   });
 
   it("refuse each other's revoked tokens and blocked users", async () => {
@@ -204,9 +191,9 @@ describe.skipIf(!process.env.FORGEKIT_TEST_DATABASE_URL)('two instances on one P
       expect((await blocked.get(side)).status).toBe(200);
     }
     await a.hosting.personalAccessTokens.revoke(revoked.user.id, revoked.tokenId);
-    await eventually(async () => expect((await revoked.get(b)).status).toBe(401));
+    await noticed(async () => expect((await revoked.get(b)).status).toBe(401));
     expect((await b.http.post(`/api/v4/users/${blocked.user.id}/block`).set('PRIVATE-TOKEN', ROOT_TOKEN)).status).toBe(201);
-    await eventually(async () => expect((await blocked.get(a)).status).toBe(401));
+    await noticed(async () => expect((await blocked.get(a)).status).toBe(401));
   });
 
   // (On PGlite's one connection, no other call can run while a write's transaction is open.)

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenDigest } from '../src/auth/secrets.js';
 import { RepositoryStore } from '../src/git/store.js';
-import { createUser, queriesOf, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { createUser, hasGit, queriesOf, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
 
 let t: TestHosting;
 const storage = mkdtempSync(join(tmpdir(), 'forgekit-projects-test-'));
@@ -18,14 +18,6 @@ afterAll(async () => {
 });
 
 const repositoryOf = (id: number) => join(storage, RepositoryStore.relativePath(id));
-const hasGit = (() => {
-  try {
-    execFileSync('git', ['--version']);
-    return true;
-  } catch {
-    return false;
-  }
-})();
 
 describe('POST /projects', () => {
   it("creates a project in the caller's namespace, path from the name, with an empty bare repository", async () => {

@@ -167,7 +167,9 @@ async function run(route: AnyRoute, caller: Caller, cases: AsyncIterable<Case> |
   const checkWrites = !changesNothingWhenRefused(route);
   lastDigest = undefined;
   for await (const c of cases) {
-    // Taken once the case is made, and so after any fixture it made.
+    // Taken once the case is made, and so after any fixture it made, and once what a successful call left to a
+    // background job (a fork's copy) is done.
+    if (checkWrites && lastDigest === undefined) await t.hosting.backgroundJobs.drain();
     const before = checkWrites ? (lastDigest ??= await fingerprint()) : undefined;
     lastDigest = undefined;
     logged.length = 0;

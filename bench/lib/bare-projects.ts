@@ -7,7 +7,7 @@
  * benchmark's): an administrator's list has no filter, which forgekit's query builder writes its own way.
  */
 import type { SecretBox } from '../../src/auth/secret-box.ts';
-import type { Row, SqlClient } from './bare.ts';
+import type { Row, SqlClient } from './sql.ts';
 
 /** Today (UTC) as memberships store their expiry: a membership ends as its day begins. */
 const today = () => new Date().toISOString().slice(0, 10);

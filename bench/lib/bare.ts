@@ -11,13 +11,7 @@ import express from 'express';
 import type { SecretBox } from '../../src/auth/secret-box.ts';
 import { getProject, listProjects, type ProjectsCaller } from './bare-projects.ts';
 
-/** Rows as the ORM gets them: timestamps as PostgreSQL's text. */
-export type Row = Record<string, any>;
-
-export interface SqlClient {
-  /** One statement, its values written into it as forgekit's ORM writes them (simple query protocol). */
-  query(sql: string): Promise<Row[]>;
-}
+import type { Row, SqlClient } from './sql.ts';
 
 export interface BareDatabase extends SqlClient {
   transaction<T>(work: (client: SqlClient) => Promise<T>): Promise<T>;

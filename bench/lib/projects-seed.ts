@@ -23,7 +23,7 @@
  *   reader's membership and a share with one of its groups, a source (2,099) and a fork (9,100), and stars.
  */
 import type { SecretBox } from '../../src/auth/secret-box.ts';
-import type { SqlClient } from './bare.ts';
+import type { SqlClient } from './sql.ts';
 
 export const PROJECTS = 10_000;
 export const PROJECT_USERS = 1_000;

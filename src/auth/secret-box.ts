@@ -1,4 +1,5 @@
 import { createCipheriv, createDecipheriv, createHash, randomBytes } from 'node:crypto';
+import { generateToken, tokenDigest } from './secrets.js';
 
 /**
  * Secrets forgekit must show again (a project's runners token, to its maintainers), stored sealed: AES-256-GCM
@@ -27,4 +28,10 @@ export class SecretBox {
     decipher.setAuthTag(bytes.subarray(12, 28));
     return Buffer.concat([decipher.update(bytes.subarray(28)), decipher.final()]).toString('utf8');
   }
+}
+
+/** A new project's runners token: sealed to be shown to its maintainers, and its digest to be found by. */
+export function newRunnersToken(secrets: SecretBox): { runnersTokenSealed: string; runnersTokenDigest: string } {
+  const token = generateToken();
+  return { runnersTokenSealed: secrets.seal(token), runnersTokenDigest: tokenDigest(token) };
 }

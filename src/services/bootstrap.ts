@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { raw } from '@mikro-orm/core';
-import type { SecretBox } from '../auth/secret-box.js';
-import { generateToken, hashGeneratedPassword, hashPassword, tokenDigest } from '../auth/secrets.js';
+import { newRunnersToken, type SecretBox } from '../auth/secret-box.js';
+import { hashGeneratedPassword, hashPassword, tokenDigest } from '../auth/secrets.js';
 import { AccessToken, ApplicationSettingsRow, InstanceSecret, Project, User } from '../db/entities/index.js';
 import type { Database } from '../db/orm.js';
 import { createUserNamespace, setTraversalIds } from './namespaces.js';
@@ -67,12 +67,6 @@ export async function bootstrap(
     await em.flush();
     return result;
   });
-}
-
-/** A new project's runners token: sealed to be shown to its maintainers, and its digest to be found by. */
-export function newRunnersToken(secrets: SecretBox): { runnersTokenSealed: string; runnersTokenDigest: string } {
-  const token = generateToken();
-  return { runnersTokenSealed: secrets.seal(token), runnersTokenDigest: tokenDigest(token) };
 }
 
 /** Projects made before runners tokens were (none after): each gets one. */

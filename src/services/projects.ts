@@ -1,5 +1,6 @@
 import { raw, type FilterQuery } from '@mikro-orm/core';
 import { can, type ProjectInScope } from '../auth/abilities.js';
+import { newRunnersToken } from '../auth/secret-box.js';
 import { groupAccessLevelSql, memberProjectsSql, ownedProjectsSql, projectAccessColumnsSql, projectUserIdsSql, visibleProjectsSql } from '../auth/access-levels.js';
 import { ACCESS_LEVELS, Namespace, Project, ProjectAvatar, ProjectGroupLink, ProjectMember, ProjectStar, PROJECT_ACCESS_LEVELS, User, visibilityRank, type Visibility } from '../db/entities/index.js';
 import { keyOf, queryRows, readRows, rowAs } from '../db/rows.js';
@@ -22,7 +23,6 @@ import type {
 } from '../schemas/projects.js';
 import { DEFAULT_BRANCH } from '../git/store.js';
 import { FORK_REPOSITORY, IMPORT_REPOSITORY } from '../jobs/repository-jobs.js';
-import { newRunnersToken } from './bootstrap.js';
 import type { Context } from './context.js';
 import { memberExpiry } from './members.js';
 import { findPage, type Page, type PageQuery } from './pagination.js';
