@@ -193,6 +193,27 @@ describe('GET /groups', () => {
   });
 });
 
+describe('GET /groups/:id/subgroups', () => {
+  it('lists the subgroups the caller may see, with the list filters', async () => {
+    const owner = await createUser(t.hosting);
+    const other = await createUser(t.hosting);
+    const parent = await createGroup(owner, { visibility: 'public' });
+    const open = await createGroup(owner, { path: 'b-open', parent_id: parent.id, visibility: 'public' });
+    const closed = await createGroup(owner, { path: 'a-closed', parent_id: parent.id, visibility: 'private' });
+    await createGroup(owner, { parent_id: open.id, visibility: 'public' });
+    const get = (query: object, token?: string) => {
+      const request = t.http.get(`/api/v4/groups/${parent.id}/subgroups`).query(query);
+      return token ? request.set('PRIVATE-TOKEN', token) : request;
+    };
+    const ids = (res: { body: { id: number }[] }) => res.body.map((group) => group.id);
+    expect(ids(await get({ order_by: 'path' }, owner.token))).toEqual([closed.id, open.id]);
+    expect(ids(await get({}, other.token))).toEqual([open.id]);
+    expect(ids(await get({}))).toEqual([open.id]);
+    expect(ids(await get({ search: 'closed' }, owner.token))).toEqual([closed.id]);
+    expect((await t.http.get(`/api/v4/groups/${closed.id}/subgroups`).set('PRIVATE-TOKEN', other.token)).status).toBe(404);
+  });
+});
+
 describe('GET /groups/:id', () => {
   it('answers by ID or full path, with its projects and those shared with it, each with shared_with_groups', async () => {
     const owner = await createUser(t.hosting);

@@ -477,3 +477,38 @@ describe('project avatars', () => {
     expect([text.status, text.body]).toEqual([400, { message: { avatar: ['only images allowed'] } }]);
   });
 });
+
+describe('what later clients send and read', () => {
+  it('takes topics and public_builds for tag_list and public_jobs, and answers both spellings', async () => {
+    const owner = await createUser(t.hosting);
+    const res = await t.http.post('/api/v4/projects').set('PRIVATE-TOKEN', owner.token).send({ name: 'spellings', topics: ['a', 'b'], public_builds: false, printing_merge_request_link_enabled: false });
+    expect(res.body).toMatchObject({
+      tag_list: ['a', 'b'],
+      topics: ['a', 'b'],
+      public_jobs: false,
+      public_builds: false,
+      printing_merge_requests_link_enabled: false,
+      printing_merge_request_link_enabled: false,
+    });
+    // Given both, the specification's spelling wins.
+    const both = await t.http.put(`/api/v4/projects/${res.body.id}`).set('PRIVATE-TOKEN', owner.token).send({ tag_list: ['spec'], topics: ['later'], public_jobs: true, public_builds: false });
+    expect(both.body).toMatchObject({ tag_list: ['spec'], topics: ['spec'], public_jobs: true, public_builds: true });
+  });
+
+  it('archives and unarchives a project for its maintainers (201 with the project), which the archived filter follows', async () => {
+    const owner = await createUser(t.hosting);
+    const developer = await createUser(t.hosting);
+    const project = await t.hosting.as(owner.id).projects.create({ name: 'shelved' });
+    await t.hosting.projectMembers.add(project.id, { user_id: developer.id, access_level: 30 });
+    expect((await t.http.post(`/api/v4/projects/${project.id}/archive`).set('PRIVATE-TOKEN', developer.token)).status).toBe(403);
+    const archived = await t.http.post(`/api/v4/projects/${project.id}/archive`).set('PRIVATE-TOKEN', owner.token);
+    expect([archived.status, archived.body.archived]).toEqual([201, true]);
+    const listed = async (value: boolean) =>
+      (await t.http.get('/api/v4/projects').query({ owned: true, archived: value }).set('PRIVATE-TOKEN', owner.token)).body.map((item: { id: number }) => item.id);
+    expect(await listed(true)).toEqual([project.id]);
+    expect(await listed(false)).toEqual([]);
+    const back = await t.http.post(`/api/v4/projects/${project.id}/unarchive`).set('PRIVATE-TOKEN', owner.token);
+    expect([back.status, back.body.archived]).toEqual([201, false]);
+    expect(await listed(false)).toEqual([project.id]);
+  });
+});

@@ -17,6 +17,12 @@ export const groups = {
     example: { params: { id: 'group' } },
     run: (ctx, { group }) => ctx.groups.detail(group.group),
   }),
+  subgroups: defineRoute({
+    method: 'GET', path: '/groups/:id/subgroups', summary: "A group's subgroups that the caller may see, with the group list's filters (as later clients ask for them)", auth: 'public',
+    scope: 'group', ability: 'read_group', input: ListGroupsQuery, list: Group,
+    example: { params: { id: 'group' }, input: { order_by: 'path' } },
+    run: (ctx, { group }, input) => ctx.groups.list(input, group.group),
+  }),
   projects: defineRoute({
     method: 'GET', path: '/groups/:id/projects', summary: "A group's projects and those shared with it that the caller may see, with the project list's filters", auth: 'public',
     scope: 'group', ability: 'read_group', input: ListGroupProjectsQuery, list: Type.Union([Project, ProjectSimple]),

@@ -93,6 +93,18 @@ export const projects = {
     example: { params: { id: 'project' }, input: { order_by: 'name', sort: 'asc' } },
     run: (ctx, { project }, input) => ctx.projects.list(input, { forkedFrom: project.project.id }),
   }),
+  archive: defineRoute({
+    method: 'POST', path: '/projects/:id/archive', summary: 'Archive a project (its maintainers): the archived filter finds it', auth: 'user',
+    scope: 'project', ability: 'admin_project', response: Project,
+    example: { params: { id: 'project' } },
+    run: (ctx, { project }) => ctx.projects.setArchived(project, true),
+  }),
+  unarchive: defineRoute({
+    method: 'POST', path: '/projects/:id/unarchive', summary: 'Take a project out of the archive (its maintainers)', auth: 'user',
+    scope: 'project', ability: 'admin_project', response: Project,
+    example: { params: { id: 'project' } },
+    run: (ctx, { project }) => ctx.projects.setArchived(project, false),
+  }),
   transfer: defineRoute({
     method: 'PUT', path: '/projects/:id/transfer', summary: 'Move a project to another namespace the caller may create projects in (its owners)', auth: 'user',
     scope: 'project', ability: 'change_namespace', input: TransferProjectInput, response: Project,

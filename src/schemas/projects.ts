@@ -60,6 +60,8 @@ export const Project = Type.Object(
     http_url_to_repo: Type.String(),
     web_url: Type.String(),
     tag_list: Type.Array(Type.String()),
+    /** `tag_list` as later clients read it. */
+    topics: Type.Array(Type.String()),
     owner: Nullable(Type.Object({ id: Type.Integer(), name: Type.String(), created_at: DateTime }, closed)),
     name: Type.String(),
     name_with_namespace: Type.String(),
@@ -86,10 +88,14 @@ export const Project = Type.Object(
     forks_count: Type.Integer(),
     star_count: Type.Integer(),
     public_jobs: Type.Boolean(),
+    /** `public_jobs` as later clients read it (go-gitlab's `PublicBuilds`). */
+    public_builds: Type.Boolean(),
     shared_with_groups: Type.Array(SharedWithGroup),
     only_allow_merge_if_pipeline_succeeds: Type.Boolean(),
     only_allow_merge_if_all_discussions_are_resolved: Type.Boolean(),
     printing_merge_requests_link_enabled: Type.Boolean(),
+    /** The same, spelled as requests spell it and later clients read it. */
+    printing_merge_request_link_enabled: Type.Boolean(),
     request_access_enabled: Type.Boolean(),
     lfs_enabled: Type.Boolean(),
     ci_config_path: Nullable(Type.String()),
@@ -117,12 +123,14 @@ const settingsFields = {
   container_registry_enabled: flag('the container registry'),
   shared_runners_enabled: flag('shared runners'),
   public_jobs: flag('job logs for non-members'),
+  public_builds: flag('`public_jobs` as later clients send it'),
   only_allow_merge_if_pipeline_succeeds: flag('merge only when the pipeline succeeded'),
   only_allow_merge_if_all_discussions_are_resolved: flag('merge only when every discussion is resolved'),
   lfs_enabled: flag('Git LFS'),
   request_access_enabled: flag('users may ask for access'),
   visibility: Type.Optional(Visibility),
   tag_list: Type.Optional(Type.Array(BoundedText(), { maxItems: LIST_MAX })),
+  topics: Type.Optional(Type.Array(BoundedText(), { maxItems: LIST_MAX, description: '`tag_list` as later clients send it' })),
   ci_config_path: Type.Optional(BoundedText()),
   avatar: Type.Optional(Upload),
 };

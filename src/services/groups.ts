@@ -46,14 +46,18 @@ export class GroupsService {
 
   /**
    * GET /groups: the groups the caller reaches by membership (with their subgroups and the groups above them);
-   * with `all_available` every group it may see, which is what administrators and anonymous callers get by default.
+   * with `all_available` every group it may see, which is what administrators and anonymous callers get by default,
+   * and what GET /groups/:id/subgroups (with `parent`) gives of the group's subgroups.
    */
-  async list(query: ListGroupsQuery & PageQuery): Promise<Page<GroupShape>> {
+  async list(query: ListGroupsQuery & PageQuery, parent?: Namespace): Promise<Page<GroupShape>> {
     const caller = this.ctx.caller;
     const inGroups = (condition: string) => ({ id: { $in: raw(`(select g."id" from "namespaces" g where ${condition})`) } });
     const where: FilterQuery<Namespace>[] = [{ kind: 'group' }];
+    // A group's subgroups: every one the caller may see, unless it asks for its own only.
+    const allByDefault = this.ctx.isAdmin || parent !== undefined;
+    if (parent) where.push({ parent: parent.id });
     if (query.owned) where.push(inGroups(ownedGroupsSql(caller)));
-    else if (!caller.user || query.all_available || (this.ctx.isAdmin && query.all_available === undefined)) where.push(inGroups(visibleGroupsSql(caller)));
+    else if (!caller.user || query.all_available || (allByDefault && query.all_available === undefined)) where.push(inGroups(visibleGroupsSql(caller)));
     else where.push(inGroups(memberGroupsSql(caller)));
     if (query.skip_groups?.length) where.push({ id: { $nin: query.skip_groups } });
     if (query.search) {

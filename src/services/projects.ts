@@ -78,6 +78,8 @@ const SETTINGS = {
   resolve_outdated_diff_discussions: 'resolveOutdatedDiffDiscussions',
   container_registry_enabled: 'containerRegistryEnabled',
   shared_runners_enabled: 'sharedRunnersEnabled',
+  // The later spelling first: given both, the specification's wins.
+  public_builds: 'publicJobs',
   public_jobs: 'publicJobs',
   only_allow_merge_if_pipeline_succeeds: 'onlyAllowMergeIfPipelineSucceeds',
   only_allow_merge_if_all_discussions_are_resolved: 'onlyAllowMergeIfAllDiscussionsAreResolved',
@@ -256,7 +258,7 @@ export class ProjectsService {
       creator: user,
       description: input.description ?? null,
       visibility,
-      tagList: [...new Set(input.tag_list ?? [])],
+      tagList: [...new Set(input.tag_list ?? input.topics ?? [])],
       ciConfigPath: input.ci_config_path ?? null,
       defaultBranch: input.default_branch ?? null,
       avatarFilename: input.avatar?.filename ?? null,
@@ -308,7 +310,8 @@ export class ProjectsService {
     if (input.default_branch !== undefined) project.defaultBranch = input.default_branch;
     if (input.description !== undefined) project.description = input.description;
     if (input.visibility !== undefined) project.visibility = input.visibility;
-    if (input.tag_list !== undefined) project.tagList = [...new Set(input.tag_list)];
+    const tags = input.tag_list ?? input.topics;
+    if (tags !== undefined) project.tagList = [...new Set(tags)];
     if (input.ci_config_path !== undefined) project.ciConfigPath = input.ci_config_path;
     if (input.avatar) {
       project.avatarFilename = input.avatar.filename;
@@ -320,6 +323,12 @@ export class ProjectsService {
       throw takenAttribute(error) === 'path' ? BadRequestError.invalid('path', TAKEN) : error;
     });
     return (await this.present([project], new Map([[project.id, scoped]])))[0];
+  }
+
+  /** POST /projects/:id/archive and /unarchive (its maintainers): 201 with the project, changed or not, as in the original. */
+  async setArchived(scoped: ProjectInScope, archived: boolean): Promise<ProjectShape> {
+    await this.em.nativeUpdate(Project, { id: scoped.project.id }, { archived });
+    return this.presentOne({ ...scoped, project: { ...scoped.project, archived } });
   }
 
   /** POST /projects/:id/star: 304 when the caller has starred it already. */
