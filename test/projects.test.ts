@@ -437,7 +437,7 @@ describe('runners_token', () => {
     expect((await t.hosting.as(owner.id).projects.get(other.id)).runners_token).not.toBe(shown);
   });
 
-  it("stays the same across restarts of a data directory, which keeps its secret key to itself", async () => {
+  it('stays the same across restarts of a data directory, which keeps its secret key to itself; another key hides it', async () => {
     const dataDir = mkdtempSync(join(tmpdir(), 'forgekit-secret-key-test-'));
     try {
       const first = await startHosting({ database: { dataDir } });
@@ -448,6 +448,13 @@ describe('runners_token', () => {
       const second = await startHosting({ database: { dataDir } });
       expect((await second.hosting.projects.get(id)).runners_token).toBe(token);
       await second.close();
+      // Another key: the token sealed under the old one is no longer shown, and that is logged; nothing fails.
+      const logged: string[] = [];
+      const logger = { info() {}, warn() {}, error: (message: string) => void logged.push(message) };
+      const third = await startHosting({ database: { dataDir }, secretKey: 'another secret key, of thirty-two characters', logger });
+      expect(await third.hosting.projects.get(id)).not.toHaveProperty('runners_token');
+      expect(logged).toEqual(['forgekit: a runners token could not be opened: is the secret key the one it was sealed with?']);
+      await third.close();
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

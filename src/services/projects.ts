@@ -498,7 +498,7 @@ export class ProjectsService {
       if (!maintains || !project.runnersTokenSealed) continue;
       try {
         relations.runnersTokens.set(project.id, this.ctx.env.secrets.open(project.runnersTokenSealed));
-      } catch (error) {
+      } catch {
         // Sealed under another secret key (the configured one changed): not shown, and said once per call.
         this.ctx.env.logger.error('forgekit: a runners token could not be opened: is the secret key the one it was sealed with?', { project: project.id });
         break;
