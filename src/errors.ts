@@ -18,12 +18,26 @@ export abstract class ApiError extends Error {
   abstract body(): ErrorBody;
 }
 
+/** An error whose body is its messages: a text, or messages by attribute (body shape 5). */
+abstract class MessagesError extends ApiError {
+  constructor(
+    readonly messages: string | ValidationMessages,
+    /** What the error's own message starts with when the messages are by attribute. */
+    statusText: string,
+  ) {
+    super(typeof messages === 'string' ? messages : `${statusText} ${JSON.stringify(messages)}`);
+  }
+  body(): ErrorBody {
+    return { message: this.messages };
+  }
+}
+
 /** 400: a required attribute is missing, or attributes failed validation. */
-export class BadRequestError extends ApiError {
+export class BadRequestError extends MessagesError {
   override readonly name = 'BadRequestError';
   readonly status = 400;
-  constructor(readonly messages: string | ValidationMessages) {
-    super(typeof messages === 'string' ? messages : `400 (Bad request) ${JSON.stringify(messages)}`);
+  constructor(messages: string | ValidationMessages) {
+    super(messages, '400 (Bad request)');
   }
   /** Body shape 4: `400 (Bad request) "<attribute>" not given`. */
   static missing(attribute: string): BadRequestError {
@@ -32,9 +46,6 @@ export class BadRequestError extends ApiError {
   /** Body shape 5 for a single property. */
   static invalid(property: string, ...messages: string[]): BadRequestError {
     return new BadRequestError({ [property]: messages });
-  }
-  body(): ErrorBody {
-    return { message: this.messages };
   }
 }
 
@@ -129,15 +140,12 @@ export class MethodNotAllowedError extends ApiError {
 }
 
 /** 409: a conflicting resource exists. */
-export class ConflictError extends ApiError {
+export class ConflictError extends MessagesError {
   override readonly name = 'ConflictError';
   readonly status = 409;
   /** A text, or (a fork whose name or path is taken, as the original answers it) messages by attribute. */
-  constructor(readonly messages: string | ValidationMessages = '409 Conflict') {
-    super(typeof messages === 'string' ? messages : `409 Conflict ${JSON.stringify(messages)}`);
-  }
-  body(): ErrorBody {
-    return { message: this.messages };
+  constructor(messages: string | ValidationMessages = '409 Conflict') {
+    super(messages, '409 Conflict');
   }
 }
 

@@ -13,9 +13,9 @@ import type { Caller } from './caller.js';
  */
 
 /** Today (UTC) as memberships store their expiry (`YYYY-MM-DD`): a membership ends as its day begins. */
-const today = () => new Date().toISOString().slice(0, 10);
-/** A membership or share aliased `alias` that has not expired. */
-const current = (alias: string) => `(${alias}."expires_at" is null or ${alias}."expires_at" > '${today()}')`;
+export const today = () => new Date().toISOString().slice(0, 10);
+/** A membership or share aliased `alias` (a table name will do) that has not expired, as a condition. */
+export const current = (alias: string) => `(${alias}."expires_at" is null or ${alias}."expires_at" > '${today()}')`;
 
 /** The groups the user is a member of (not inherited), as an array of IDs: what namespaces' traversal IDs are matched against. */
 const memberGroups = (user: string) => `(select coalesce(array_agg(gm."group_id"), '{}') from "group_members" gm where gm."user_id" = ${user} and ${current('gm')})`;

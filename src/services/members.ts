@@ -1,6 +1,6 @@
 import { raw, type FilterQuery } from '@mikro-orm/core';
 import { can, type GroupInScope, type ProjectInScope } from '../auth/abilities.js';
-import { memberRowsSql, type MembersSource } from '../auth/access-levels.js';
+import { current, memberRowsSql, today, type MembersSource } from '../auth/access-levels.js';
 import { ACCESS_LEVELS, GROUP_ACCESS_LEVELS, PROJECT_ACCESS_LEVELS, User } from '../db/entities/index.js';
 import { queryRows, readRows } from '../db/rows.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
@@ -28,7 +28,7 @@ const LEVEL_NAMES: Record<number, string> = { 10: 'Guest', 20: 'Reporter', 30: '
 export function memberExpiry(expiresAt: string | null | undefined): string | null {
   if (!expiresAt) return null;
   const day = expiresAt.slice(0, 10);
-  if (day < new Date().toISOString().slice(0, 10)) throw BadRequestError.invalid('expires_at', 'cannot be a date in the past');
+  if (day < today()) throw BadRequestError.invalid('expires_at', 'cannot be a date in the past');
   return day;
 }
 
@@ -77,9 +77,9 @@ export class MembersService {
     const [added] = await this.em.execute<{ id: number }[]>(
       `insert into "${table}" ("${key}", "user_id", "access_level", "expires_at", "created_at") values (?, ?, ?, ?, now())
        on conflict ("${key}", "user_id") do update set "access_level" = excluded."access_level", "expires_at" = excluded."expires_at", "created_at" = now()
-       where "${table}"."expires_at" is not null and "${table}"."expires_at" <= ?
+       where not ${current(`"${table}"`)}
        returning "id"`,
-      [source.id, input.user_id, input.access_level, expiresAt, today()],
+      [source.id, input.user_id, input.access_level, expiresAt],
     );
     if (!added) throw new ConflictError('Member already exists');
     return (await this.present(users, new Map([[input.user_id, { access_level: input.access_level, expires_at: expiresAt }]])))[0];
@@ -88,10 +88,10 @@ export class MembersService {
   /** PUT …/members/:user_id: a member's level and last day changed. */
   async edit(of: MembersOf, userId: number, input: EditMemberInput): Promise<Member> {
     const source = sourceOf(of);
-    const current = await this.ownMembership(of, userId);
+    const membership = await this.ownMembership(of, userId);
     await this.checkLevel(of, userId, input.access_level);
-    if (current.access_level >= ACCESS_LEVELS.owner && input.access_level < ACCESS_LEVELS.owner) await this.keepAnOwner(of, userId);
-    const expiresAt = input.expires_at === undefined ? current.expires_at : memberExpiry(input.expires_at);
+    if (membership.access_level >= ACCESS_LEVELS.owner && input.access_level < ACCESS_LEVELS.owner) await this.keepAnOwner(of, userId);
+    const expiresAt = input.expires_at === undefined ? membership.expires_at : memberExpiry(input.expires_at);
     const { table, key } = TABLES[source.kind];
     await this.em.execute(`update "${table}" set "access_level" = ?, "expires_at" = ? where "${key}" = ? and "user_id" = ?`, [
       input.access_level,
@@ -105,9 +105,9 @@ export class MembersService {
   /** DELETE …/members/:user_id: a member removed by whoever administers the members, or leaving. */
   async remove(of: MembersOf, userId: number): Promise<void> {
     const source = sourceOf(of);
-    const current = await this.ownMembership(of, userId);
+    const membership = await this.ownMembership(of, userId);
     if (userId !== this.ctx.currentUser.id && !this.administers(of)) throw new ForbiddenError();
-    if (current.access_level >= ACCESS_LEVELS.owner) await this.keepAnOwner(of, userId);
+    if (membership.access_level >= ACCESS_LEVELS.owner) await this.keepAnOwner(of, userId);
     const { table, key } = TABLES[source.kind];
     await this.em.execute(`delete from "${table}" where "${key}" = ? and "user_id" = ?`, [source.id, userId]);
   }
@@ -179,5 +179,3 @@ export class MembersService {
 }
 
 const sourceOf = (of: MembersOf): MembersSource => (of.kind === 'project' ? { kind: 'project', id: of.scoped.project.id } : { kind: 'group', id: of.scoped.group.id });
-
-const today = () => new Date().toISOString().slice(0, 10);

@@ -1,3 +1,4 @@
+import { today } from '../auth/access-levels.js';
 import { generateToken, tokenDigest, verifyPassword } from '../auth/secrets.js';
 import { AccessToken, User } from '../db/entities/index.js';
 import { BadRequestError, NotFoundError, OAuthError, UnauthorizedError } from '../errors.js';
@@ -86,7 +87,7 @@ export class AccessTokensService {
 
   async create<Kind extends UserTokenKind>(owner: User, kind: Kind, input: CreateTokenInput): Promise<TokenShapes[Kind] & { token: string }> {
     if (input.name.trim() === '') throw BadRequestError.invalid('name', "can't be blank");
-    if (input.expires_at && input.expires_at.slice(0, 10) < new Date().toISOString().slice(0, 10)) throw BadRequestError.invalid('expires_at', 'must be in the future');
+    if (input.expires_at && input.expires_at.slice(0, 10) < today()) throw BadRequestError.invalid('expires_at', 'must be in the future');
     const scopes = [...new Set(input.scopes)];
     // A token never outlives the token that created it (an administrator's expiring token, an OAuth token).
     const expiresAt = earliest(input.expires_at ? expiryFromDate(input.expires_at) : null, this.ctx.caller.token?.expiresAt ?? null);
