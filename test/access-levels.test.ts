@@ -158,27 +158,31 @@ describe('the access level and visibility of projects', () => {
 
   // The project abilities each caller has, by the levels above: [caller, through the groups, through the share], each
   // a string of the abilities allowed on the private, internal and public project in turn (r read, a admin_project
-  // and admin_project_member, o the owners': remove_project, change_namespace, rename_project, change_visibility_level).
+  // and admin_project_member, o the owners': remove_project, change_namespace, rename_project, change_visibility_level;
+  // c reading the code: download_code and fork_project, p writing it: push_code and create_commit_status, n create_note).
   const abilities: [string, string, string][] = [
-    ['anonymous', '- - r', '- - r'],
-    ['nonMember', '- r r', '- r r'],
-    ['external', '- - r', '- - r'],
-    ['admin', 'rao rao rao', 'rao rao rao'],
-    ['guest', 'r r r', '- r r'],
-    ['reporter', 'r r r', '- r r'],
-    ['developer', 'r r r', '- r r'],
-    ['maintainer', 'ra ra ra', '- r r'],
-    ['owner', 'rao rao rao', '- r r'],
-    ['topDeveloper', 'r r r', '- r r'],
-    ['teamMaintainer', '- r r', 'r r r'],
-    ['teamChildMember', '- r r', '- r r'],
-    ['expired', '- r r', '- r r'],
-    ['externalReporter', 'r r r', '- - r'],
+    ['anonymous', '- - rc', '- - rc'],
+    ['nonMember', '- rcn rcn', '- rcn rcn'],
+    ['external', '- - rcn', '- - rcn'],
+    ['admin', 'raocpn raocpn raocpn', 'raocpn raocpn raocpn'],
+    ['guest', 'r rcn rcn', '- rcn rcn'],
+    ['reporter', 'rcn rcn rcn', '- rcn rcn'],
+    ['developer', 'rcpn rcpn rcpn', '- rcn rcn'],
+    ['maintainer', 'racpn racpn racpn', '- rcn rcn'],
+    ['owner', 'raocpn raocpn raocpn', '- rcn rcn'],
+    ['topDeveloper', 'rcpn rcpn rcpn', '- rcn rcn'],
+    ['teamMaintainer', '- rcn rcn', 'rcn rcn rcn'],
+    ['teamChildMember', '- rcn rcn', '- rcn rcn'],
+    ['expired', '- rcn rcn', '- rcn rcn'],
+    ['externalReporter', 'rcn rcn rcn', '- - rcn'],
   ];
   const LETTERS: [string, Ability[]][] = [
     ['r', ['read_project']],
     ['a', ['admin_project', 'admin_project_member']],
     ['o', ['remove_project', 'change_namespace', 'rename_project', 'change_visibility_level']],
+    ['c', ['download_code', 'fork_project']],
+    ['p', ['push_code', 'create_commit_status']],
+    ['n', ['create_note']],
   ];
 
   /** The project as a scope loads it, with the caller's levels (what src/services/projects.ts findInScope reads). */

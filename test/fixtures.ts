@@ -120,6 +120,25 @@ export class FixtureSet {
         await root.groupMembers.add(Number(await this.value('group', owner)), { user_id: id, access_level: 30 });
         return id;
       }
+      case 'repository': {
+        // A private project of the fixture user's, whose repository has a first commit: README.md on master.
+        const { id } = await root.as(await user()).projects.create({ name: `Repository ${unique()}`, visibility: 'private' });
+        await root.commits.create(id, { branch: 'master', commit_message: 'Initial commit', actions: [{ action: 'create', file_path: 'README.md', content: '# Fixture\n' }] });
+        return id;
+      }
+      case 'commit':
+        return (await root.commits.get(Number(await this.value('repository', owner)), 'master')).id;
+      case 'branch': {
+        const name = `fixture-${unique()}`;
+        await root.branches.create(Number(await this.value('repository', owner)), { branch: name, ref: 'master' });
+        return name;
+      }
+      case 'filePath':
+        await this.value('repository', owner);
+        return 'README.md';
+      case 'newFilePath':
+        await this.value('repository', owner);
+        return `new/${unique()}.txt`;
       case 'ownSshKey':
         return (await own.sshKeys.create({ title: 'own', key: newSshKey() })).id;
       case 'ownGpgKey':

@@ -37,6 +37,11 @@ const PLACEHOLDERS: Record<ExampleFixture, string> = {
   sharedProject: '13',
   group: '15',
   member: '14',
+  repository: '16',
+  commit: 'a3f5c2b9e0d14f6a8b7c9d0e1f2a3b4c5d6e7f80',
+  branch: 'feature%2Fone',
+  filePath: 'lib%2Fclass.rb',
+  newFilePath: 'docs%2Fnew.md',
 };
 
 /** Path parameters as HTTP hands them over: text. */

@@ -1,11 +1,14 @@
 import { Type } from 'typebox';
 import { applicationSettings, customAttributes } from './administration.js';
+import { branches } from './branches.js';
+import { commits } from './commits.js';
 import { emails, gpgKeys, sshKeys } from './keys.js';
 import { instance } from './meta.js';
 import { groups as groupRoutes } from './groups.js';
 import { groupMembers, projectMembers } from './members.js';
 import { namespaces } from './namespaces.js';
 import { projects } from './projects.js';
+import { repositoryFiles } from './repository-files.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { defineRoute, type AnyRoute, type NamedRoute, type RouteCall } from './route.js';
 import { impersonationTokens, oauth, personalAccessTokens, session } from './tokens.js';
@@ -27,6 +30,9 @@ const groups = {
   projectMembers,
   groups: groupRoutes,
   groupMembers,
+  branches,
+  repositoryFiles,
+  commits,
   instance,
 };
 
@@ -47,6 +53,9 @@ const groupDescriptions: Record<keyof typeof groups, string> = {
   projectMembers: "Members of projects: who has which access level on a project, until when",
   groups: 'Groups: nested namespaces of projects, whose members’ levels their subgroups and projects inherit',
   groupMembers: "Members of groups: who has which access level on a group, its subgroups and its projects",
+  branches: 'Branches of a project’s repository: made, deleted and protected; the first branch of an empty repository is its default',
+  repositoryFiles: 'Files of a project’s repository: read at any ref, and written in commits on a branch',
+  commits: 'Commits of a project’s repository: its history, single commits, and batch commits of several file actions',
   instance: 'What the service is: its version and this document',
 };
 

@@ -82,6 +82,8 @@ const isAuthenticationFailure = (error: unknown) =>
  */
 export async function invoke(env: Environment, route: AnyRoute, call: Call): Promise<unknown> {
   const release = env.calls.begin();
+  // The call's context, kept for the work it leaves for after its commit, or for its failure.
+  let called: Context | undefined;
   try {
     // An invalid token counts against the client's address; a valid one costs the throttle nothing.
     let caller = await authenticate(env.db.rows, env.tokens, call.identity).catch(async (error: unknown) => {
@@ -99,8 +101,6 @@ export async function invoke(env: Environment, route: AnyRoute, call: Call): Pro
     const signInKeys = route.signInLogin ? env.throttle.keys(call.clientAddress, route.signInLogin(input)) : [];
     await env.throttle.check(signInKeys);
     const baseUrl = env.baseUrl ?? call.baseUrl ?? 'http://localhost';
-    // The call's context, kept for the work it leaves for after its commit.
-    let called: Context | undefined;
     const execute = async (txEm?: EntityManager) => {
       // A write may change a user or a token: the callers kept in this process are forgotten (TokenCache).
       if (txEm) env.tokens.changing(txEm.getTransactionContext());
@@ -123,6 +123,7 @@ export async function invoke(env: Environment, route: AnyRoute, call: Call): Pro
     await called?.runAfterCommit();
     return result;
   } catch (error) {
+    await called?.runOnFailure();
     // Two writers raced for the same unique value; the one that lost changed nothing.
     if (error instanceof UniqueConstraintViolationException) throw new ConflictError();
     throw error;

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { BoundedText, Int32 } from '../schemas/common.js';
+import { BoundedText, FILE_PATH_MAX, Int32, REF_MAX } from '../schemas/common.js';
 
 /**
  * Every path parameter, by the name routes use for it: a route's parameter schema is made from its path.
@@ -20,6 +20,14 @@ export const PATH_PARAMETERS = {
   filename: BoundedText({ description: 'file name' }),
   project_id: Int32({ description: 'project ID' }),
   group_id: Int32({ description: 'group ID' }),
+  /** A branch's name (URL-encoded in a path: `feature%2Fx`). */
+  branch: BoundedText({ maxLength: REF_MAX, description: 'branch name' }),
+  /** A tag's name (URL-encoded in a path). */
+  tag_name: BoundedText({ maxLength: REF_MAX, description: 'tag name' }),
+  /** A commit: its object ID (full or abbreviated), or a branch or tag name. */
+  sha: BoundedText({ maxLength: REF_MAX, description: 'commit SHA, or branch or tag name' }),
+  /** A file's full path in the repository, URL-encoded (`lib%2Fclass.rb`). */
+  file_path: BoundedText({ maxLength: FILE_PATH_MAX, description: 'URL-encoded full path of the file' }),
 };
 
 /**

@@ -109,6 +109,8 @@ export const AVATAR_BODY_LIMIT = 1024 * 1024;
  * uploaded avatar) are that user's; `ownSshKey`, `ownGpgKey` and `ownEmail` are the caller's own. `namespace` is
  * that user's namespace, `project`, `starredProject` and `sharedProject` private projects of its (the last one
  * shared with `group`), `group` a private group it owns, and `member` a developer member of `project` and `group`.
+ * `repository` is another private project of its, with a first commit (`README.md` on `master`); in it, `commit`
+ * is the head of `master`, `branch` a new branch there, `filePath` its `README.md`, `newFilePath` a path no file has.
  */
 export type ExampleFixture =
   | 'user'
@@ -128,7 +130,12 @@ export type ExampleFixture =
   | 'starredProject'
   | 'sharedProject'
   | 'group'
-  | 'member';
+  | 'member'
+  | 'repository'
+  | 'commit'
+  | 'branch'
+  | 'filePath'
+  | 'newFilePath';
 
 /** What an example's input can ask the test for: values that must be new at each call, and credentials. */
 export interface ExampleTools {

@@ -19,6 +19,10 @@ export type Ability =
   | 'remove_project'
   | 'change_namespace'
   | 'fork_project'
+  | 'download_code'
+  | 'push_code'
+  | 'create_commit_status'
+  | 'create_note'
   | 'admin_project_member'
   | 'read_group'
   | 'admin_group'
@@ -57,6 +61,12 @@ export interface GroupInScope {
 const ownsGroup = (caller: Caller, scoped: GroupInScope) => caller.user?.admin === true || scoped.accessLevel >= ACCESS_LEVELS.owner;
 const maintainsProject = (caller: Caller, scoped: ProjectInScope) => caller.user?.admin === true || scoped.accessLevel >= ACCESS_LEVELS.maintainer;
 
+/** Reading a project's repository: whoever sees a public or internal project; reporters and above of a private one. */
+const readsCode = (caller: Caller, scoped: ProjectInScope) =>
+  readsProject(caller, scoped) && (scoped.project.visibility !== 'private' || caller.user?.admin === true || scoped.accessLevel >= ACCESS_LEVELS.reporter);
+/** Writing to a project's repository (and what is written beside it): its developers and above. */
+const developsProject = (caller: Caller, scoped: ProjectInScope) => caller.user?.admin === true || scoped.accessLevel >= ACCESS_LEVELS.developer;
+
 export const ABILITIES = {
   /** Every signed-in caller sees every user's public profile. */
   read_user: { hidden: true, allows: (caller: Caller, _user: User) => caller.user !== null },
@@ -80,11 +90,15 @@ export const ABILITIES = {
   /** Moving a project to another namespace: its owners and administrators. */
   change_namespace: { hidden: hiddenFromNonReaders, allows: ownsProject },
   /** Forking a project: whoever may read its code (anyone who sees a public or internal one; reporters and above of a private one). */
-  fork_project: {
-    hidden: hiddenFromNonReaders,
-    allows: (caller: Caller, scoped: ProjectInScope) =>
-      readsProject(caller, scoped) && (scoped.project.visibility !== 'private' || caller.user?.admin === true || scoped.accessLevel >= ACCESS_LEVELS.reporter),
-  },
+  fork_project: { hidden: hiddenFromNonReaders, allows: readsCode },
+  /** Reading the repository (files, commits, branches, tags, releases, statuses and comments on commits). */
+  download_code: { hidden: hiddenFromNonReaders, allows: readsCode },
+  /** Writing to the repository (commits, branches, tags, releases): developers and above; a protected branch asks more (pushesToBranch). */
+  push_code: { hidden: hiddenFromNonReaders, allows: developsProject },
+  /** Posting a commit's status: developers and above. */
+  create_commit_status: { hidden: hiddenFromNonReaders, allows: developsProject },
+  /** Commenting on a commit: any signed-in caller who may read the code. */
+  create_note: { hidden: hiddenFromNonReaders, allows: (caller: Caller, scoped: ProjectInScope) => caller.user !== null && readsCode(caller, scoped) },
   /** Adding, changing and removing a project's members: its maintainers and owners. */
   admin_project_member: { hidden: hiddenFromNonReaders, allows: maintainsProject },
   /** A group the caller may not see does not exist for it. */
@@ -94,6 +108,20 @@ export const ABILITIES = {
   /** Adding, changing and removing a group's members: its owners and administrators. */
   admin_group_member: { hidden: (_caller: Caller, scoped: GroupInScope) => !scoped.visible, allows: ownsGroup },
 } satisfies Record<Ability, { hidden: boolean | ((caller: Caller, resource: never) => boolean); allows(caller: Caller, resource: never): boolean }>;
+
+/** A protected branch's rule: the lowest level that may push to it (null: the branch is not protected). */
+export interface BranchProtection {
+  pushAccessLevel: number;
+}
+
+/**
+ * Whether the caller may write to a branch (commit, delete, cherry-pick onto it): `push_code`, and on a protected
+ * branch the level its protection asks (administrators always may, as in the original).
+ */
+export function pushesToBranch(caller: Caller, scoped: ProjectInScope, protection: BranchProtection | null): boolean {
+  if (!can(caller, 'push_code', scoped)) return false;
+  return protection === null || caller.user?.admin === true || scoped.accessLevel >= protection.pushAccessLevel;
+}
 
 /** Whether a refusal of `ability` on `resource` answers 404 (hiding that it exists) rather than 403. */
 export function refusalHides<A extends Ability>(caller: Caller, ability: A, resource: AbilityResource<A>): boolean {

@@ -5,9 +5,9 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { basename, dirname, join, relative } from 'node:path';
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git';
-
-/** isomorphic-git, loaded when a repository is first touched: importing forgekit stays fast. */
-const git = () => import('isomorphic-git');
+import { isoGit as git } from './fs.js';
+import { LruMap } from './lru.js';
+import { Repository } from './repository.js';
 
 /** HEAD's branch in a new repository when none is asked for. */
 export const DEFAULT_BRANCH = 'master';
@@ -23,6 +23,9 @@ export interface ImportOptions {
   /** Stops the import (the hosting instance closing): it rejects with the signal's reason and leaves nothing. */
   signal?: AbortSignal;
 }
+
+/** How many repositories keep what they read (each up to its own bound of commits and trees). */
+const OPEN_REPOSITORIES = 64;
 
 const IMPORT_TIMEOUT_MS = 10 * 60 * 1000;
 const IMPORT_MAX_BYTES = 256 * 1024 * 1024;
@@ -41,7 +44,18 @@ export class RepositoryImportError extends Error {
  * project's ID, never its name, so that renaming or moving a project moves nothing on disk.
  */
 export class RepositoryStore {
+  /** The repositories read lately, each with the commits and trees it keeps. */
+  private readonly opened = new LruMap<string, Repository>(OPEN_REPOSITORIES);
+
   constructor(private readonly storages: Record<string, string>) {}
+
+  /** A project's repository, to read and write. */
+  open(storage: string, projectId: number): Repository {
+    const gitdir = this.path(storage, projectId);
+    let repository = this.opened.get(gitdir);
+    if (!repository) this.opened.set(gitdir, (repository = new Repository(gitdir)));
+    return repository;
+  }
 
   /** `@hashed/6b/86/6b86b2…4b.git`: the SHA-256 of the project's ID. */
   static relativePath(projectId: number): string {

@@ -10,6 +10,12 @@ const INT32_MIN = -2147483648;
  */
 export const STRING_MAX = 255;
 
+/** The longest branch or tag name, and revision, a parameter may give (git's own limit is the file system's). */
+export const REF_MAX = 1024;
+
+/** The longest path of a file in a repository (the repository layer's own bound: git/edit.ts). */
+export const FILE_PATH_MAX = 4096;
+
 /** The longest password the original accepts (Devise's 8 to 128 characters); a longer one can never match. */
 export const PASSWORD_MAX = 128;
 

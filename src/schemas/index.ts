@@ -10,3 +10,6 @@ export * from './namespaces.js';
 export * from './projects.js';
 export * from './groups.js';
 export * from './members.js';
+export * from './commits.js';
+export * from './branches.js';
+export * from './repository-files.js';

@@ -1,14 +1,17 @@
 import type { Caller, TokenCache } from '../auth/caller.js';
 import type { SecretBox } from '../auth/secret-box.js';
 import type { FailedAuthThrottle } from '../auth/throttle.js';
-import { User } from '../db/entities/index.js';
+import { User, type Project } from '../db/entities/index.js';
 import type { Database, EntityManager } from '../db/orm.js';
 import { UnauthorizedError } from '../errors.js';
+import type { Repository } from '../git/repository.js';
 import type { RepositoryStore } from '../git/store.js';
 import type { JobQueue } from '../jobs/queue.js';
 import { describeFailure, type Logger } from '../logger.js';
 import type { InFlightCalls } from '../in-flight.js';
 import type { SettingsValues } from '../schemas/settings.js';
+import { BranchesService } from './branches.js';
+import { CommitsService } from './commits.js';
 import { CustomAttributesService } from './custom-attributes.js';
 import { EmailsService } from './emails.js';
 import { GpgKeysService } from './gpg-keys.js';
@@ -16,6 +19,7 @@ import { GroupsService } from './groups.js';
 import { MembersService } from './members.js';
 import { NamespacesService } from './namespaces.js';
 import { ProjectsService } from './projects.js';
+import { RepositoryFilesService } from './repository-files.js';
 import type { View } from './present/view.js';
 import { SettingsService, type SettingsCache } from './settings.js';
 import { SshKeysService } from './ssh-keys.js';
@@ -58,6 +62,7 @@ export class Context {
   private presenterView?: View;
   private managedUser?: User;
   private readonly afterCommitWork: (() => Promise<void>)[] = [];
+  private readonly onFailureWork: (() => Promise<void>)[] = [];
 
   constructor(
     readonly caller: Caller,
@@ -79,8 +84,26 @@ export class Context {
 
   /** Runs the work left for after the commit; failures are logged, the call has succeeded. */
   async runAfterCommit(): Promise<void> {
+    // Committed: nothing is undone any more.
+    this.onFailureWork.length = 0;
     for (const work of this.afterCommitWork.splice(0)) {
       await work().catch((error: unknown) => this.env.logger.error('forgekit: work after a commit failed', describeFailure(error)));
+    }
+  }
+
+  /**
+   * Work that undoes, should the call fail after all (its transaction rolled back), what it did outside the
+   * database: a reference it moved is moved back.
+   */
+  onFailure(work: () => Promise<void>): void {
+    this.onFailureWork.push(work);
+  }
+
+  /** Runs the undoing work, newest first; its own failures are logged. */
+  async runOnFailure(): Promise<void> {
+    this.afterCommitWork.length = 0;
+    for (const work of this.onFailureWork.splice(0).reverse()) {
+      await work().catch((error: unknown) => this.env.logger.error('forgekit: undoing a failed call failed', describeFailure(error)));
     }
   }
 
@@ -104,6 +127,11 @@ export class Context {
     // A copy: the caller's row is shared by calls, and the EntityManager may write to what it is given.
     this.managedUser ??= this.em.merge(User, { ...this.currentUser });
     return this.managedUser;
+  }
+
+  /** A project's repository. */
+  repositoryOf(project: Pick<Project, 'id' | 'repositoryStorage'>): Repository {
+    return this.env.repositories.open(project.repositoryStorage, project.id);
   }
 
   get isAdmin(): boolean {
@@ -166,5 +194,14 @@ export class Context {
   }
   get accessTokens() {
     return new AccessTokensService(this);
+  }
+  get branches() {
+    return new BranchesService(this);
+  }
+  get commits() {
+    return new CommitsService(this);
+  }
+  get repositoryFiles() {
+    return new RepositoryFilesService(this);
   }
 }

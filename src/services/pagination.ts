@@ -58,6 +58,15 @@ export async function findPage<Entity extends object>(
   return { items: rowsAs(em, entity, await queryRows(em, statements.rows)), total: Number(count), page, perPage };
 }
 
+/**
+ * One page of a list that is not in the database (a repository's branches, tags, commits): the whole list is
+ * known, or its length is, and `items` gives the page's part of it.
+ */
+export function pageOf<T>(all: readonly T[], query: PageQuery): Page<T> {
+  const { page, perPage, offset } = pageRequest(query);
+  return { items: all.slice(offset, offset + perPage), total: all.length, page, perPage };
+}
+
 interface PageStatements {
   count: string;
   rows: string;

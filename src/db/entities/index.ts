@@ -5,11 +5,13 @@ import { Email, GpgKey, SshKey } from './keys.js';
 import { Job } from './jobs.js';
 import { GroupMember, Namespace } from './namespaces.js';
 import { Project, ProjectAvatar, ProjectGroupLink, ProjectMember, ProjectStar } from './projects.js';
+import { CommitNote, CommitStatus, Pipeline, ProtectedBranch, Release } from './repositories.js';
 import { ApplicationSettingsRow, InstanceSecret } from './settings.js';
 import { CALLERS_CHANGED_CHANNEL, CustomAttribute, Identity, User, UserAvatar } from './user.js';
 
 export { CALLERS_CHANGED_CHANNEL };
-export { AccessToken, ApplicationSettingsRow, AuthFailure, InstanceSecret, CustomAttribute, Email, GpgKey, GroupMember, Identity, Job, Namespace, Project, ProjectAvatar, ProjectGroupLink, ProjectMember, ProjectStar, SshKey, User, UserAvatar };
+export { AccessToken, ApplicationSettingsRow, AuthFailure, CommitNote, CommitStatus, InstanceSecret, CustomAttribute, Email, GpgKey, GroupMember, Identity, Job, Namespace, Pipeline, Project, ProjectAvatar, ProjectGroupLink, ProjectMember, ProjectStar, ProtectedBranch, Release, SshKey, User, UserAvatar };
+export { PIPELINE_STATUSES, type PipelineStatus } from './repositories.js';
 export { ACCESS_LEVELS, GROUP_ACCESS_LEVELS, PROJECT_ACCESS_LEVELS, VISIBILITIES, visibilityRank, type AccessLevel, type Visibility } from './namespaces.js';
 export { IMPORT_STATUSES } from './projects.js';
 export { JOB_STATUSES, type JobStatus } from './jobs.js';
@@ -35,4 +37,9 @@ export const entities: EntitySchema<any, any>[] = [
   ProjectGroupLink,
   ProjectStar,
   Job,
+  ProtectedBranch,
+  Pipeline,
+  CommitStatus,
+  CommitNote,
+  Release,
 ];

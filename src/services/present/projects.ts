@@ -25,7 +25,10 @@ const NOTIFICATION_GLOBAL = 3;
 
 const memberAccess = (level: number | null | undefined) => (level ? { access_level: level, notification_level: NOTIFICATION_GLOBAL } : null);
 
-const fullPathOf = (project: Project, namespace: Namespace) => `${namespace.fullPath}/${project.path}`;
+const fullPathOf = (project: Pick<Project, 'path'>, namespace: Pick<Namespace, 'fullPath'>) => `${namespace.fullPath}/${project.path}`;
+
+/** A project's page: its `web_url`, where the URLs of its commits, branches and files start. */
+export const projectWebUrl = (project: Pick<Project, 'path'>, namespace: Pick<Namespace, 'fullPath'>, baseUrl: string) => `${baseUrl}/${fullPathOf(project, namespace)}`;
 const fullNameOf = (project: Project, namespace: Namespace) => `${namespace.fullName} / ${project.name}`;
 
 /** The host of the base URL, for the SSH clone URL. */

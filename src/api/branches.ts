@@ -1,0 +1,41 @@
+import { Branch, CreateBranchInput, ListBranchesQuery, ProtectBranchInput } from '../schemas/branches.js';
+import { defineRoute } from './route.js';
+
+export const branches = {
+  list: defineRoute({
+    method: 'GET', path: '/projects/:id/repository/branches', summary: 'The branches of a project’s repository, by name', auth: 'public',
+    scope: 'project', ability: 'download_code', input: ListBranchesQuery, list: Branch,
+    example: { params: { id: 'repository' }, input: { search: 'fixture' } },
+    run: (ctx, { project }, input) => ctx.branches.list(project, input),
+  }),
+  get: defineRoute({
+    method: 'GET', path: '/projects/:id/repository/branches/:branch', summary: 'A branch, with its last commit', auth: 'public',
+    scope: 'project', ability: 'download_code', response: Branch,
+    example: { params: { id: 'repository', branch: 'branch' } },
+    run: (ctx, { project, branch }) => ctx.branches.get(project, branch),
+  }),
+  create: defineRoute({
+    method: 'POST', path: '/projects/:id/repository/branches', summary: 'Create a branch at a branch, tag or commit (developers)', auth: 'user',
+    scope: 'project', ability: 'push_code', input: CreateBranchInput, response: Branch,
+    example: { params: { id: 'repository' }, input: (tools) => ({ branch: `feature-${tools.unique()}`, ref: 'master' }) },
+    run: (ctx, { project }, input) => ctx.branches.create(project, input),
+  }),
+  delete: defineRoute({
+    method: 'DELETE', path: '/projects/:id/repository/branches/:branch', summary: 'Delete a branch: not the default branch; a protected one only by those who may push to it', auth: 'user',
+    scope: 'project', ability: 'push_code',
+    example: { params: { id: 'repository', branch: 'branch' } },
+    run: (ctx, { project, branch }) => ctx.branches.delete(project, branch),
+  }),
+  protect: defineRoute({
+    method: 'PUT', path: '/projects/:id/repository/branches/:branch/protect', summary: 'Protect a branch: maintainers only push and merge, unless developers are let (maintainers)', auth: 'user',
+    scope: 'project', ability: 'admin_project', input: ProtectBranchInput, response: Branch,
+    example: { params: { id: 'repository', branch: 'branch' }, input: { developers_can_push: true } },
+    run: (ctx, { project, branch }, input) => ctx.branches.protect(project, branch, input),
+  }),
+  unprotect: defineRoute({
+    method: 'PUT', path: '/projects/:id/repository/branches/:branch/unprotect', summary: 'Take a branch’s protection away (maintainers)', auth: 'user',
+    scope: 'project', ability: 'admin_project', response: Branch,
+    example: { params: { id: 'repository', branch: 'branch' } },
+    run: (ctx, { project, branch }) => ctx.branches.unprotect(project, branch),
+  }),
+};

@@ -1,0 +1,140 @@
+import { LruMap } from './lru.js';
+import type { Commit, Repository } from './repository.js';
+
+/** Which commits of a history a list shows. */
+export interface HistoryFilter {
+  /** Committed at or after this instant (seconds since the epoch). */
+  since?: number;
+  /** Committed at or before this instant. */
+  until?: number;
+  /** Only commits that changed this file or directory (git's default history simplification). */
+  path?: string;
+  /** Follow the first parent of merges only. */
+  firstParent?: boolean;
+}
+
+/** Walked histories kept per repository, by start and filter: a commit's history never changes. */
+const KEPT_WALKS = 64;
+const walks = new WeakMap<Repository, LruMap<string, string[]>>();
+const lastChanges = new WeakMap<Repository, LruMap<string, string | null>>();
+
+function keptFor<V>(kept: WeakMap<Repository, LruMap<string, V>>, repo: Repository, size: number): LruMap<string, V> {
+  let map = kept.get(repo);
+  if (!map) kept.set(repo, (map = new LruMap(size)));
+  return map;
+}
+
+/** Commits by committer date, newest first; equal dates in the order they were met (git log's order). */
+class CommitQueue {
+  private readonly heap: { commit: Commit; order: number }[] = [];
+  private counter = 0;
+
+  get size(): number {
+    return this.heap.length;
+  }
+
+  private before(a: { commit: Commit; order: number }, b: { commit: Commit; order: number }): boolean {
+    const dates = a.commit.committer.timestamp - b.commit.committer.timestamp;
+    return dates > 0 || (dates === 0 && a.order < b.order);
+  }
+
+  push(commit: Commit): void {
+    const heap = this.heap;
+    heap.push({ commit, order: this.counter++ });
+    for (let index = heap.length - 1; index > 0; ) {
+      const parent = (index - 1) >> 1;
+      if (!this.before(heap[index], heap[parent])) break;
+      [heap[index], heap[parent]] = [heap[parent], heap[index]];
+      index = parent;
+    }
+  }
+
+  pop(): Commit {
+    const heap = this.heap;
+    const top = heap[0];
+    const last = heap.pop()!;
+    if (heap.length) {
+      heap[0] = last;
+      for (let index = 0; ; ) {
+        const left = 2 * index + 1;
+        const right = left + 1;
+        let first = index;
+        if (left < heap.length && this.before(heap[left], heap[first])) first = left;
+        if (right < heap.length && this.before(heap[right], heap[first])) first = right;
+        if (first === index) break;
+        [heap[index], heap[first]] = [heap[first], heap[index]];
+        index = first;
+      }
+    }
+    return top.commit;
+  }
+}
+
+/** The object ID at `path` in a commit's tree (null when absent); the whole tree for the empty path. */
+async function objectAt(repo: Repository, commit: Commit, path: string): Promise<string | null> {
+  return (await repo.entryAt(commit.tree, path))?.oid ?? null;
+}
+
+/**
+ * The history of `start` in `git log` order, filtered: with a path, a commit shows when it changed that path,
+ * and a merge that took the path unchanged from one parent follows that parent only (git's default
+ * simplification).
+ */
+export async function* walkHistory(repo: Repository, start: string, filter: HistoryFilter = {}): AsyncGenerator<Commit> {
+  const queue = new CommitQueue();
+  const seen = new Set<string>([start]);
+  queue.push(await repo.readCommit(start));
+  const path = filter.path?.replace(/^\/+|\/+$/g, '');
+  while (queue.size) {
+    const commit = queue.pop();
+    let parents = filter.firstParent ? commit.parents.slice(0, 1) : commit.parents;
+    let shows = true;
+    if (path) {
+      const mine = await objectAt(repo, commit, path);
+      if (parents.length === 0) shows = mine !== null;
+      else {
+        const same: string[] = [];
+        for (const parent of parents) if ((await objectAt(repo, await repo.readCommit(parent), path)) === mine) same.push(parent);
+        if (same.length) {
+          shows = false;
+          // A merge that kept the path as one parent had it: the other side's changes never reached it.
+          if (parents.length > 1) parents = same.slice(0, 1);
+        }
+      }
+    }
+    const time = commit.committer.timestamp;
+    if (shows && (filter.since === undefined || time >= filter.since) && (filter.until === undefined || time <= filter.until)) yield commit;
+    for (const parent of parents) {
+      if (seen.has(parent)) continue;
+      seen.add(parent);
+      queue.push(await repo.readCommit(parent));
+    }
+  }
+}
+
+/** Every commit of the filtered history, in order: kept, so that the pages of one list and its count read it once. */
+export async function historyOf(repo: Repository, start: string, filter: HistoryFilter = {}): Promise<string[]> {
+  const kept = keptFor(walks, repo, KEPT_WALKS);
+  const key = JSON.stringify([start, filter.since ?? null, filter.until ?? null, filter.path ?? null, filter.firstParent ?? false]);
+  const found = kept.get(key);
+  if (found) return found;
+  const oids: string[] = [];
+  for await (const commit of walkHistory(repo, start, filter)) oids.push(commit.oid);
+  kept.set(key, oids);
+  return oids;
+}
+
+/** The last commit of `start`'s history that changed `path` (a file's `last_commit_id`), or null. */
+export async function lastCommitChanging(repo: Repository, start: string, path: string): Promise<string | null> {
+  const kept = keptFor(lastChanges, repo, 1024);
+  const key = `${start}:${path}`;
+  const found = kept.get(key);
+  if (found !== undefined) return found;
+  let last: string | null = null;
+  for await (const commit of walkHistory(repo, start, { path })) {
+    last = commit.oid;
+    break;
+  }
+  kept.set(key, last);
+  return last;
+}

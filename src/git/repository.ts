@@ -1,0 +1,295 @@
+import { gitFs, isoGit } from './fs.js';
+import { LruMap } from './lru.js';
+import { isValidReferenceName, readReference, readSymbolicReference, updateReference, writeSymbolicReference } from './refs.js';
+
+/** Who wrote a commit or a tag, and when (seconds since the epoch; the offset in minutes east of UTC). */
+export interface Signature {
+  name: string;
+  email: string;
+  timestamp: number;
+  /** Minutes east of UTC (`+0200` is 120): the sign git writes, unlike isomorphic-git's `timezoneOffset`. */
+  offsetMinutes: number;
+}
+
+export interface Commit {
+  oid: string;
+  tree: string;
+  parents: string[];
+  message: string;
+  author: Signature;
+  committer: Signature;
+}
+
+export type EntryType = 'blob' | 'tree' | 'commit';
+
+/** One entry of a tree: a file (`100644`, `100755`, `120000` for a link), a directory (`040000`) or a submodule. */
+export interface TreeEntry {
+  name: string;
+  mode: string;
+  oid: string;
+  type: EntryType;
+}
+
+/** An annotated tag object. */
+export interface AnnotatedTag {
+  oid: string;
+  name: string;
+  object: string;
+  type: string;
+  message: string;
+  tagger: Signature;
+}
+
+/** A reference and the object it holds: a branch's commit; a tag's commit, and its annotation when it has one. */
+export interface Reference {
+  name: string;
+  oid: string;
+}
+
+export const BRANCH_PREFIX = 'refs/heads/';
+export const TAG_PREFIX = 'refs/tags/';
+
+const FULL_OID = /^[0-9a-f]{40}$/;
+const SHORT_OID = /^[0-9a-f]{4,39}$/;
+
+/** How many parsed commits and trees one repository keeps. */
+const KEPT_COMMITS = 50_000;
+const KEPT_TREES = 20_000;
+
+const signatureOf = (person: { name: string; email: string; timestamp: number; timezoneOffset: number }): Signature => ({
+  name: person.name,
+  email: person.email,
+  timestamp: person.timestamp,
+  // isomorphic-git counts as JavaScript's getTimezoneOffset does: minutes west of UTC.
+  offsetMinutes: person.timezoneOffset === 0 ? 0 : -person.timezoneOffset,
+});
+
+const personOf = (signature: Signature) => ({
+  name: signature.name,
+  email: signature.email,
+  timestamp: signature.timestamp,
+  timezoneOffset: signature.offsetMinutes === 0 ? 0 : -signature.offsetMinutes,
+});
+
+const typeOfMode = (mode: string): EntryType => (mode === '040000' || mode === '40000' ? 'tree' : mode === '160000' ? 'commit' : 'blob');
+
+/** isomorphic-git's "no such object or reference". */
+const isNotFound = (error: unknown) => (error as { code?: string }).code === 'NotFoundError';
+
+/**
+ * One bare repository: reads through a cache of parsed commits and trees (objects never change, so what is kept
+ * is never stale) and isomorphic-git's own cache of pack indexes; writes objects, and moves references by
+ * compare-and-swap (refs.ts). References are always read from disk.
+ */
+export class Repository {
+  /** isomorphic-git's cache object: the pack indexes it has read. */
+  private readonly cache = {};
+  private readonly commits = new LruMap<string, Commit>(KEPT_COMMITS);
+  private readonly trees = new LruMap<string, TreeEntry[]>(KEPT_TREES);
+
+  constructor(readonly gitdir: string) {}
+
+  private get args() {
+    return { fs: gitFs, gitdir: this.gitdir, cache: this.cache };
+  }
+
+  // ---- references ----
+
+  /** Every branch (short name) with its commit. */
+  async branches(): Promise<Reference[]> {
+    return this.references(BRANCH_PREFIX);
+  }
+
+  /** Every tag (short name) with the object it holds: a commit, or an annotated tag object. */
+  async tags(): Promise<Reference[]> {
+    return this.references(TAG_PREFIX);
+  }
+
+  private async references(prefix: string): Promise<Reference[]> {
+    const git = await isoGit();
+    const names = await git.listRefs({ ...this.args, filepath: prefix.slice(0, -1) });
+    const found = await Promise.all(names.map(async (name) => ({ name, oid: await readReference(this.gitdir, prefix + name) })));
+    return found.filter((reference): reference is Reference => reference.oid !== null);
+  }
+
+  /** The commit a branch holds, or null. */
+  branch(name: string): Promise<string | null> {
+    return isValidReferenceName(name) ? readReference(this.gitdir, BRANCH_PREFIX + name) : Promise.resolve(null);
+  }
+
+  /** The object a tag holds (a commit, or an annotated tag object), or null. */
+  tag(name: string): Promise<string | null> {
+    return isValidReferenceName(name) ? readReference(this.gitdir, TAG_PREFIX + name) : Promise.resolve(null);
+  }
+
+  /** The branch HEAD names, whether or not it has a commit yet. */
+  async headBranch(): Promise<string | null> {
+    const target = await readSymbolicReference(this.gitdir, 'HEAD');
+    return target?.startsWith(BRANCH_PREFIX) ? target.slice(BRANCH_PREFIX.length) : null;
+  }
+
+  /** Points HEAD at a branch: the repository's default branch, which clones check out. */
+  setHeadBranch(name: string): Promise<void> {
+    return writeSymbolicReference(this.gitdir, 'HEAD', BRANCH_PREFIX + name);
+  }
+
+  /**
+   * Moves a reference (`refs/heads/<branch>`, `refs/tags/<tag>`) from `expected` (null: it must not exist) to
+   * `next` (null: deletes it), or throws ReferenceChangedError and changes nothing. The caller holds the
+   * repository's lock, and has written every object `next` needs.
+   */
+  updateReference(name: string, expected: string | null, next: string | null): Promise<void> {
+    return updateReference(this.gitdir, name, expected, next);
+  }
+
+  /**
+   * The commit a revision names, as git reads one: a full object ID, HEAD, a reference (`refs/…`, then a tag,
+   * then a branch of that name), or an abbreviated object ID; an annotated tag is followed to its commit.
+   * Null when it names no commit.
+   */
+  async resolveCommit(revision: string): Promise<string | null> {
+    if (FULL_OID.test(revision)) return this.peelToCommit(revision);
+    if (revision === 'HEAD') return this.peelToCommit(await readReference(this.gitdir, 'HEAD'));
+    if (isValidReferenceName(revision)) {
+      const candidates = [...(revision.startsWith('refs/') ? [revision] : []), `refs/${revision}`, TAG_PREFIX + revision, BRANCH_PREFIX + revision];
+      for (const name of candidates) {
+        const oid = await readReference(this.gitdir, name);
+        if (oid) return this.peelToCommit(oid);
+      }
+    }
+    if (SHORT_OID.test(revision)) {
+      const git = await isoGit();
+      const oid = await git.expandOid({ ...this.args, oid: revision }).catch((error: unknown) => {
+        // Unknown, or ambiguous: names nothing.
+        if (isNotFound(error) || (error as { code?: string }).code === 'AmbiguousError') return null;
+        throw error;
+      });
+      return this.peelToCommit(oid);
+    }
+    return null;
+  }
+
+  /** The commit an object is or (an annotated tag, followed) points at; null for anything else or nothing. */
+  async peelToCommit(oid: string | null, depth = 0): Promise<string | null> {
+    if (oid === null || depth > 10) return null;
+    if (this.commits.get(oid)) return oid;
+    const git = await isoGit();
+    const read = await git.readObject({ ...this.args, oid, format: 'parsed' }).catch((error: unknown) => {
+      if (isNotFound(error)) return null;
+      throw error;
+    });
+    if (!read) return null;
+    if (read.type === 'commit') {
+      this.keepCommit(oid, read.object as import('isomorphic-git').CommitObject);
+      return oid;
+    }
+    if (read.type === 'tag') return this.peelToCommit((read.object as import('isomorphic-git').TagObject).object, depth + 1);
+    return null;
+  }
+
+  // ---- objects ----
+
+  /** A commit by its full object ID (a missing one, or another kind of object, throws). */
+  async readCommit(oid: string): Promise<Commit> {
+    const kept = this.commits.get(oid);
+    if (kept) return kept;
+    const git = await isoGit();
+    const { commit } = await git.readCommit({ ...this.args, oid });
+    return this.keepCommit(oid, commit);
+  }
+
+  private keepCommit(oid: string, commit: import('isomorphic-git').CommitObject): Commit {
+    const parsed: Commit = {
+      oid,
+      tree: commit.tree,
+      parents: commit.parent,
+      message: commit.message,
+      author: signatureOf(commit.author),
+      committer: signatureOf(commit.committer),
+    };
+    this.commits.set(oid, parsed);
+    return parsed;
+  }
+
+  /** A tree's entries, in git's order. */
+  async readTree(oid: string): Promise<TreeEntry[]> {
+    const kept = this.trees.get(oid);
+    if (kept) return kept;
+    const git = await isoGit();
+    const { tree } = await git.readTree({ ...this.args, oid });
+    const entries = tree.map((entry) => ({ name: entry.path, mode: entry.mode, oid: entry.oid, type: typeOfMode(entry.mode) }));
+    this.trees.set(oid, entries);
+    return entries;
+  }
+
+  /** A blob's bytes. */
+  async readBlob(oid: string): Promise<Uint8Array> {
+    const git = await isoGit();
+    return (await git.readBlob({ ...this.args, oid })).blob;
+  }
+
+  /** Whether the object exists, and which kind it is. */
+  async objectType(oid: string): Promise<'blob' | 'tree' | 'commit' | 'tag' | null> {
+    if (!FULL_OID.test(oid)) return null;
+    if (this.commits.get(oid)) return 'commit';
+    const git = await isoGit();
+    const read = await git.readObject({ ...this.args, oid, format: 'parsed' }).catch((error: unknown) => {
+      if (isNotFound(error)) return null;
+      throw error;
+    });
+    return read ? (read.type as 'blob' | 'tree' | 'commit' | 'tag') : null;
+  }
+
+  /** An annotated tag object, or null when `oid` is something else. */
+  async readAnnotatedTag(oid: string): Promise<AnnotatedTag | null> {
+    if ((await this.objectType(oid)) !== 'tag') return null;
+    const git = await isoGit();
+    const { tag } = await git.readTag({ ...this.args, oid });
+    return { oid, name: tag.tag, object: tag.object, type: tag.type, message: tag.message, tagger: signatureOf(tag.tagger) };
+  }
+
+  /** The entry at `path` (`a/b/c.txt`) in a tree, or null; the empty path is the tree itself. */
+  async entryAt(treeOid: string, path: string): Promise<TreeEntry | null> {
+    const parts = path.split('/').filter(Boolean);
+    let entry: TreeEntry = { name: '', mode: '040000', oid: treeOid, type: 'tree' };
+    for (const part of parts) {
+      if (entry.type !== 'tree') return null;
+      const found = (await this.readTree(entry.oid)).find((child) => child.name === part);
+      if (!found) return null;
+      entry = found;
+    }
+    return entry;
+  }
+
+  /** A new blob's object ID (written unless there already). */
+  async writeBlob(content: Uint8Array): Promise<string> {
+    const git = await isoGit();
+    return git.writeBlob({ fs: gitFs, gitdir: this.gitdir, blob: content });
+  }
+
+  /** A new tree's object ID: isomorphic-git sorts the entries as git does. */
+  async writeTree(entries: TreeEntry[]): Promise<string> {
+    const git = await isoGit();
+    return git.writeTree({ fs: gitFs, gitdir: this.gitdir, tree: entries.map((entry) => ({ path: entry.name, mode: entry.mode, oid: entry.oid, type: entry.type })) });
+  }
+
+  /** A new commit's object ID. */
+  async writeCommit(commit: Omit<Commit, 'oid'>): Promise<string> {
+    const git = await isoGit();
+    return git.writeCommit({
+      fs: gitFs,
+      gitdir: this.gitdir,
+      commit: { tree: commit.tree, parent: commit.parents, message: commit.message, author: personOf(commit.author), committer: personOf(commit.committer) },
+    });
+  }
+
+  /** A new annotated tag object's ID, naming a commit. */
+  async writeAnnotatedTag(tag: { name: string; commit: string; message: string; tagger: Signature }): Promise<string> {
+    const git = await isoGit();
+    return git.writeTag({
+      fs: gitFs,
+      gitdir: this.gitdir,
+      tag: { object: tag.commit, type: 'commit', tag: tag.name, message: tag.message, tagger: personOf(tag.tagger) },
+    });
+  }
+}

@@ -1,0 +1,39 @@
+import type { ProjectInScope } from '../auth/abilities.js';
+import { ACCESS_LEVELS, Project } from '../db/entities/index.js';
+import { BRANCH_PREFIX, type Repository } from '../git/repository.js';
+import type { Context } from './context.js';
+import type { ReferenceUpdate } from './repository-writes.js';
+
+/**
+ * The one event of every write that moves a reference: a file edit, a batch commit, a cherry-pick, a branch or
+ * tag made or deleted (and, as they come, a merge and a push over git). It runs under the repository's lock, in
+ * the call's transaction, just before the references move, so that what it changes commits with the move and
+ * nothing else needs its rules. What it keeps is derived from the references themselves, so that a later
+ * move sets right what a crash between the move and the commit left out.
+ *
+ * Now: the project's last activity; the first branch of an empty repository becomes the default branch (HEAD
+ * names it) and is protected as `default_branch_protection` says.
+ */
+export async function referencesMoved(ctx: Context, scoped: ProjectInScope, repo: Repository, updates: ReferenceUpdate[]): Promise<void> {
+  const changes: Partial<Project> = { lastActivityAt: new Date() };
+  const created = updates.find((update) => update.name.startsWith(BRANCH_PREFIX) && update.old === null && update.new !== null);
+  if (created && (await repo.branches()).length === 0) {
+    const branch = created.name.slice(BRANCH_PREFIX.length);
+    changes.defaultBranch = branch;
+    // HEAD may name a branch that has no commit yet: the repository is empty until the branch moves.
+    await repo.setHeadBranch(branch);
+    await protectDefaultBranch(ctx, scoped.project.id, branch);
+  }
+  await ctx.em.nativeUpdate(Project, { id: scoped.project.id }, changes);
+}
+
+/** `default_branch_protection`: 0 none, 1 developers may push (not delete), 2 maintainers only. */
+async function protectDefaultBranch(ctx: Context, projectId: number, branch: string): Promise<void> {
+  const level = (await ctx.settings()).default_branch_protection;
+  if (level === 0) return;
+  const pushAccessLevel = level === 1 ? ACCESS_LEVELS.developer : ACCESS_LEVELS.maintainer;
+  await ctx.em.execute(
+    `insert into "protected_branches" ("project_id", "name", "push_access_level", "merge_access_level", "created_at") values (?, ?, ?, ?, now()) on conflict do nothing`,
+    [projectId, branch, pushAccessLevel, ACCESS_LEVELS.maintainer],
+  );
+}

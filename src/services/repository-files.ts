@@ -1,0 +1,93 @@
+import { createHash } from 'node:crypto';
+import type { ProjectInScope } from '../auth/abilities.js';
+import { BadRequestError, NotFoundError } from '../errors.js';
+import { isBinary } from '../git/diff.js';
+import { applyActions, isValidFilePath, type FileAction } from '../git/edit.js';
+import { lastCommitChanging } from '../git/history.js';
+import type { RawFile } from '../schemas/common.js';
+import type { DeleteFileInput, FileWriteResult, GetFileQuery, RepositoryFile, WriteFileInput } from '../schemas/repository-files.js';
+import { decodeContent } from './commits.js';
+import type { Context } from './context.js';
+import { REFUSALS } from './repository-refusals.js';
+
+export class RepositoryFilesService {
+  constructor(private readonly ctx: Context) {}
+
+  /** The file at `path` in the commit `ref` names: its blob, the commit and the file's last commit; 404 for either missing. */
+  private async find(scoped: ProjectInScope, path: string, ref: string) {
+    if (!isValidFilePath(path)) throw new BadRequestError(REFUSALS.invalidPath);
+    const repo = this.ctx.repositoryOf(scoped.project);
+    const commit = await this.ctx.commits.commitOf(repo, ref);
+    const entry = await repo.entryAt(commit.tree, path);
+    if (!entry || entry.type !== 'blob') throw new NotFoundError('File');
+    return { repo, commit, entry };
+  }
+
+  /** GET /projects/:id/repository/files/:file_path: the file at a ref, its content in Base64. */
+  async get(scoped: ProjectInScope, path: string, query: GetFileQuery): Promise<RepositoryFile> {
+    const { repo, commit, entry } = await this.find(scoped, path, query.ref);
+    const [content, lastCommitId] = await Promise.all([repo.readBlob(entry.oid), lastCommitChanging(repo, commit.oid, path)]);
+    return {
+      file_name: entry.name,
+      file_path: path,
+      size: content.byteLength,
+      encoding: 'base64',
+      content: Buffer.from(content).toString('base64'),
+      content_sha256: createHash('sha256').update(content).digest('hex'),
+      ref: query.ref,
+      blob_id: entry.oid,
+      commit_id: commit.oid,
+      last_commit_id: lastCommitId ?? commit.oid,
+      execute_filemode: entry.mode === '100755',
+    };
+  }
+
+  /** GET .../files/:file_path/raw: the bytes as they are; text as `text/plain`, anything else as `application/octet-stream`. */
+  async raw(scoped: ProjectInScope, path: string, query: GetFileQuery): Promise<RawFile> {
+    const { repo, entry } = await this.find(scoped, path, query.ref);
+    const data = await repo.readBlob(entry.oid);
+    return { content_type: isBinary(data) ? 'application/octet-stream' : 'text/plain; charset=utf-8', data };
+  }
+
+  /** POST .../files/:file_path: a new file, in a commit on `branch`. */
+  async create(scoped: ProjectInScope, path: string, input: WriteFileInput): Promise<FileWriteResult> {
+    const content = decodeContent(input.content, input.encoding, 'content');
+    const actions: FileAction[] = [{ action: 'create', path, content }];
+    if (input.execute_filemode) actions.push({ action: 'chmod', path, executable: true });
+    return this.write(scoped, path, input, actions);
+  }
+
+  /** PUT .../files/:file_path: new content for a file, unless it changed since `last_commit_id` or the content is the same. */
+  async update(scoped: ProjectInScope, path: string, input: WriteFileInput): Promise<FileWriteResult> {
+    const content = decodeContent(input.content, input.encoding, 'content');
+    const actions: FileAction[] = [{ action: 'update', path, content }];
+    if (input.execute_filemode !== undefined) actions.push({ action: 'chmod', path, executable: input.execute_filemode });
+    return this.write(scoped, path, input, actions);
+  }
+
+  /** DELETE .../files/:file_path */
+  async delete(scoped: ProjectInScope, path: string, input: DeleteFileInput): Promise<void> {
+    await this.write(scoped, path, input, [{ action: 'delete', path }]);
+  }
+
+  private async write(
+    scoped: ProjectInScope,
+    path: string,
+    input: WriteFileInput | DeleteFileInput,
+    actions: FileAction[],
+  ): Promise<FileWriteResult> {
+    if (!isValidFilePath(path)) throw new BadRequestError(REFUSALS.invalidPath);
+    const commits = this.ctx.commits;
+    await commits.commit(scoped, {
+      branch: input.branch,
+      startBranch: input.start_branch,
+      message: input.commit_message,
+      author: { name: input.author_name, email: input.author_email },
+      tree: async (repo, base) => {
+        if (input.last_commit_id !== undefined) await commits.checkLastCommit(repo, base, path, input.last_commit_id);
+        return applyActions(repo, base?.tree ?? null, actions);
+      },
+    });
+    return { file_name: path.slice(path.lastIndexOf('/') + 1), file_path: path, branch: input.branch };
+  }
+}

@@ -1,0 +1,48 @@
+import type { ProjectInScope } from '../auth/abilities.js';
+import { ReferenceChangedError } from '../git/errors.js';
+import type { Repository } from '../git/repository.js';
+import type { Context } from './context.js';
+import { referencesMoved } from './repository-events.js';
+
+/** The advisory lock class of repositories; the second key is the project's ID. Any number, the same in every process. */
+const REPOSITORY_LOCK = 774210;
+
+/** A reference a write moves: from `old` (null: created) to `new` (null: deleted). */
+export interface ReferenceUpdate {
+  /** The full name: `refs/heads/<branch>`, `refs/tags/<tag>`. */
+  name: string;
+  old: string | null;
+  new: string | null;
+}
+
+/** What a repository write built: its objects are written; these references are to move. */
+export interface Built<T> {
+  updates: ReferenceUpdate[];
+  result: T;
+}
+
+/**
+ * Every write to a repository, in one order. Under the project's lock (a PostgreSQL advisory lock taken in the
+ * call's transaction, so it holds across processes and until the call commits): `build` reads what it needs
+ * and writes the objects; the one event of a repository write runs (its changes in the call's transaction);
+ * then the references move by compare-and-swap, last. A failure before that leaves unreferenced objects only
+ * and rolls the database back; should the call fail after it, the references are moved back (docs/repositories.md).
+ */
+export async function writeRepository<T>(ctx: Context, scoped: ProjectInScope, build: (repo: Repository) => Promise<Built<T>>): Promise<T> {
+  // Outside a transaction the lock would be released at once.
+  if (!ctx.em.isInTransaction()) throw new Error('a repository is written by write calls only');
+  await ctx.em.execute('select pg_advisory_xact_lock(?, ?)', [REPOSITORY_LOCK, scoped.project.id]);
+  const repo = ctx.repositoryOf(scoped.project);
+  const { updates, result } = await build(repo);
+  await referencesMoved(ctx, scoped, repo, updates);
+  for (const update of updates) {
+    await repo.updateReference(update.name, update.old, update.new);
+    ctx.onFailure(() =>
+      repo.updateReference(update.name, update.new, update.old).catch((error: unknown) => {
+        // Another write has built on it since: it stays.
+        if (!(error instanceof ReferenceChangedError)) throw error;
+      }),
+    );
+  }
+  return result;
+}
