@@ -257,6 +257,9 @@ describe('PUT /projects/:id', () => {
     const project = await t.hosting.as(hank.id).projects.create({ name: 'Tuned', visibility: 'internal' });
     await t.db.rows.execute(`insert into "project_members" ("project_id", "user_id", "access_level", "created_at") values (?, ?, 40, now())`, [project.id, maintainer.id]);
     const put = (token: string, body: object) => t.http.put(`/api/v4/projects/${project.id}`).set('PRIVATE-TOKEN', token).send(body);
+    // The default branch is a branch the repository has (test/branches.test.ts has the rest).
+    await t.hosting.commits.create(project.id, { branch: 'master', commit_message: 'First', actions: [{ action: 'create', file_path: 'a', content: 'a' }] });
+    await t.hosting.branches.create(project.id, { branch: 'main', ref: 'master' });
 
     const changed = await put(maintainer.token, { description: 'Now described', issues_enabled: false, tag_list: ['x'], default_branch: 'main' });
     expect(changed.status).toBe(200);

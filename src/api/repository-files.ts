@@ -3,12 +3,28 @@ import { FILE_WRITE_BODY_LIMIT } from '../schemas/commits.js';
 import { DeleteFileInput, FileWriteResult, GetFileQuery, RepositoryFile, WriteFileInput } from '../schemas/repository-files.js';
 import { defineRoute } from './route.js';
 
+/** A name as a header value: as it is when printable ASCII (as the original sends it), percent-encoded otherwise (a header holds no other). */
+const headerText = (text: string) => (/^[\x20-\x7e]*$/.test(text) ? text : encodeURIComponent(text));
+
 export const repositoryFiles = {
   get: defineRoute({
     method: 'GET', path: '/projects/:id/repository/files/:file_path', summary: 'A file at a branch, tag or commit, its content in Base64 (anyone, for a public project)', auth: 'public',
     scope: 'project', ability: 'download_code', input: GetFileQuery, response: RepositoryFile, keepsJsonSuffix: true,
     example: { params: { id: 'repository', file_path: 'filePath' }, input: { ref: 'master' } },
     run: (ctx, { project, file_path }, input) => ctx.repositoryFiles.get(project, file_path, input),
+    // The metadata in headers too, as the original sends them: a HEAD request (go-gitlab's GetFileMetaData) reads only these.
+    headers: (file) => ({
+      'X-Gitlab-Blob-Id': file.blob_id,
+      'X-Gitlab-Commit-Id': file.commit_id,
+      'X-Gitlab-Content-Sha256': file.content_sha256,
+      'X-Gitlab-Encoding': file.encoding,
+      'X-Gitlab-File-Name': headerText(file.file_name),
+      'X-Gitlab-File-Path': headerText(file.file_path),
+      'X-Gitlab-Last-Commit-Id': file.last_commit_id,
+      'X-Gitlab-Ref': headerText(file.ref),
+      'X-Gitlab-Size': String(file.size),
+      'X-Gitlab-Execute-Filemode': String(file.execute_filemode),
+    }),
   }),
   raw: defineRoute({
     method: 'GET', path: '/projects/:id/repository/files/:file_path/raw', summary: 'A file’s bytes at a branch, tag or commit: text as text/plain', auth: 'public',

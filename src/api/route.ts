@@ -184,6 +184,8 @@ export interface RouteDefinition<
   ): Promise<Item extends Shape ? Page<StaticShape<Item>> : StaticShape<Response>>;
   /** A sign-in route: the login it tries, so that failed sign-ins are throttled per login too. */
   signInLogin?(input: InputOf<Input, Item>): string | undefined;
+  /** Response headers HTTP adds, from the answer (what the original also says in headers, for HEAD requests). */
+  headers?(result: StaticShape<Response>): Record<string, string>;
 }
 
 /** A route as the pipeline runs it, its types erased and its schemas complete. */
@@ -200,6 +202,7 @@ export interface AnyRoute extends RouteSpec<string, ScopeName | undefined, TObje
   };
   run(ctx: Context, params: Record<string, unknown>, input: Record<string, unknown>): Promise<unknown>;
   signInLogin?(input: Record<string, unknown>): string | undefined;
+  headers?(result: unknown): Record<string, string>;
 }
 
 /** A route with its place in the table: `hosting.<group>.<name>`. */

@@ -80,10 +80,11 @@ async function objectAt(repo: Repository, commit: Commit, path: string): Promise
  * and a merge that took the path unchanged from one parent follows that parent only (git's default
  * simplification).
  */
-export async function* walkHistory(repo: Repository, start: string, filter: HistoryFilter = {}): AsyncGenerator<Commit> {
+export async function* walkHistory(repo: Repository, start: string | string[], filter: HistoryFilter = {}): AsyncGenerator<Commit> {
   const queue = new CommitQueue();
-  const seen = new Set<string>([start]);
-  queue.push(await repo.readCommit(start));
+  const starts = [...new Set([start].flat())];
+  const seen = new Set<string>(starts);
+  for (const oid of starts) queue.push(await repo.readCommit(oid));
   const path = filter.path?.replace(/^\/+|\/+$/g, '');
   while (queue.size) {
     const commit = queue.pop();
@@ -112,8 +113,11 @@ export async function* walkHistory(repo: Repository, start: string, filter: Hist
   }
 }
 
-/** Every commit of the filtered history, in order: kept, so that the pages of one list and its count read it once. */
-export async function historyOf(repo: Repository, start: string, filter: HistoryFilter = {}): Promise<string[]> {
+/**
+ * Every commit of the filtered history of one or more starts (every branch and tag: `all`), in order: kept, so
+ * that the pages of one list and its count read it once.
+ */
+export async function historyOf(repo: Repository, start: string | string[], filter: HistoryFilter = {}): Promise<string[]> {
   const kept = keptFor(walks, repo, KEPT_WALKS);
   const key = JSON.stringify([start, filter.since ?? null, filter.until ?? null, filter.path ?? null, filter.firstParent ?? false]);
   const found = kept.get(key);

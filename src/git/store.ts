@@ -6,6 +6,7 @@ import { Agent as HttpsAgent } from 'node:https';
 import { basename, dirname, join, relative } from 'node:path';
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git';
 import { isoGit as git } from './fs.js';
+import { historyOf } from './history.js';
 import { LruMap } from './lru.js';
 import { Repository } from './repository.js';
 
@@ -75,15 +76,11 @@ export class RepositoryStore {
     await (await git()).init({ fs, dir: gitdir, gitdir, bare: true, defaultBranch });
   }
 
-  /** What the repository holds: its commits reachable from HEAD, and its size on disk in bytes. */
+  /** What the repository holds: its commits reachable from HEAD (a walk kept for that HEAD), and its size on disk in bytes. */
   async statistics(storage: string, projectId: number): Promise<{ commitCount: number; repositorySize: number }> {
-    const gitdir = this.path(storage, projectId);
-    const commits = await (await git()).log({ fs, dir: gitdir, gitdir, ref: 'HEAD' }).catch((error: { code?: string }) => {
-      // An empty repository: HEAD names a branch that has no commit yet.
-      if (error.code === 'NotFoundError') return [];
-      throw error;
-    });
-    return { commitCount: commits.length, repositorySize: await sizeOf(gitdir) };
+    const repository = this.open(storage, projectId);
+    const head = await repository.resolveCommit('HEAD');
+    return { commitCount: head ? (await historyOf(repository, head)).length : 0, repositorySize: await sizeOf(repository.gitdir) };
   }
 
   /** The repository's size on disk in bytes; 0 when it is not there. */

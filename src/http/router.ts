@@ -122,6 +122,7 @@ export function createRouter(env: Environment): express.Router {
       const requestOrigin = `${req.protocol}://${req.get('host') ?? 'localhost'}`;
       const result = await invoke(env, route, { identity, params, input: undefined, readInput, baseUrl: requestOrigin + req.baseUrl, clientAddress: req.ip });
       const status = successStatus(route);
+      if (route.headers) res.set(route.headers(result));
       if (!route.response) return void res.status(status).end();
       if (route.raw) {
         const file = result as RawFile;

@@ -88,7 +88,7 @@ export class CommitsService {
     if (query.all) {
       const starts = [...(await repo.branches()), ...(await repo.tags())].map((reference) => reference.oid);
       const peeled = (await Promise.all(starts.map((oid) => repo.peelToCommit(oid)))).filter((oid): oid is string => oid !== null);
-      oids = await allHistories(repo, [...new Set(peeled)], filter);
+      oids = peeled.length ? await historyOf(repo, peeled, filter) : [];
     } else {
       const revision = query.ref_name ?? (await repo.headBranch());
       const start = revision ? await repo.resolveCommit(revision) : null;
@@ -202,18 +202,4 @@ export class CommitsService {
       throw writeRefusal(error);
     });
   }
-}
-
-/** Every commit reachable from several starts, newest first (`all=true`), each once. */
-async function allHistories(repo: Repository, starts: string[], filter: Parameters<typeof historyOf>[2]): Promise<string[]> {
-  const seen = new Set<string>();
-  const commits: Commit[] = [];
-  for (const start of starts) {
-    for (const oid of await historyOf(repo, start, filter)) {
-      if (seen.has(oid)) continue;
-      seen.add(oid);
-      commits.push(await repo.readCommit(oid));
-    }
-  }
-  return commits.sort((a, b) => b.committer.timestamp - a.committer.timestamp).map((commit) => commit.oid);
 }

@@ -23,6 +23,7 @@ import type {
 } from '../schemas/projects.js';
 import { DEFAULT_BRANCH } from '../git/store.js';
 import { FORK_REPOSITORY, IMPORT_REPOSITORY } from '../jobs/repository-jobs.js';
+import { setHeadBranch } from './repository-writes.js';
 import type { Context } from './context.js';
 import { memberExpiry } from './members.js';
 import { findPage, type Page, type PageQuery } from './pagination.js';
@@ -304,6 +305,10 @@ export class ProjectsService {
     checkAvatar(problems, input.avatar);
     if (revisibles) this.checkVisibility(problems, input.visibility!, settings, scoped.namespace);
     if (!problems.any && renames) await this.checkTaken(problems, scoped.namespace, input.name ?? '', input.path ?? '', project.id);
+    const changesDefaultBranch = input.default_branch !== undefined && input.default_branch !== project.defaultBranch;
+    if (changesDefaultBranch && !(await this.ctx.repositoryOf(project).branch(input.default_branch!))) {
+      problems.add('base', `Could not change HEAD: branch '${input.default_branch}' does not exist`);
+    }
     if (problems.any) throw new BadRequestError(problems.messages);
     if (input.name !== undefined) project.name = input.name;
     if (input.path !== undefined) project.path = input.path;
@@ -322,6 +327,8 @@ export class ProjectsService {
     await this.em.flush().catch((error: unknown) => {
       throw takenAttribute(error) === 'path' ? BadRequestError.invalid('path', TAKEN) : error;
     });
+    // HEAD, which clones check out, names the new default branch: last, once the row is written.
+    if (changesDefaultBranch) await setHeadBranch(this.ctx, scoped, input.default_branch!);
     return (await this.present([project], new Map([[project.id, scoped]])))[0];
   }
 

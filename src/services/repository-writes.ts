@@ -4,6 +4,13 @@ import type { Repository } from '../git/repository.js';
 import type { Context } from './context.js';
 import { referencesMoved } from './repository-events.js';
 
+/** A project's repository locked for the rest of the call: its writes are then this call's alone, here and in every process. */
+async function lockRepository(ctx: Context, projectId: number): Promise<void> {
+  // Outside a transaction the lock would be released at once.
+  if (!ctx.em.isInTransaction()) throw new Error('a repository is written by write calls only');
+  await ctx.em.execute('select pg_advisory_xact_lock(?, ?)', [REPOSITORY_LOCK, projectId]);
+}
+
 /** The advisory lock class of repositories; the second key is the project's ID. Any number, the same in every process. */
 const REPOSITORY_LOCK = 774210;
 
@@ -29,9 +36,7 @@ export interface Built<T> {
  * and rolls the database back; should the call fail after it, the references are moved back (docs/repositories.md).
  */
 export async function writeRepository<T>(ctx: Context, scoped: ProjectInScope, build: (repo: Repository) => Promise<Built<T>>): Promise<T> {
-  // Outside a transaction the lock would be released at once.
-  if (!ctx.em.isInTransaction()) throw new Error('a repository is written by write calls only');
-  await ctx.em.execute('select pg_advisory_xact_lock(?, ?)', [REPOSITORY_LOCK, scoped.project.id]);
+  await lockRepository(ctx, scoped.project.id);
   const repo = ctx.repositoryOf(scoped.project);
   const { updates, result } = await build(repo);
   await referencesMoved(ctx, scoped, repo, updates);
@@ -45,4 +50,13 @@ export async function writeRepository<T>(ctx: Context, scoped: ProjectInScope, b
     );
   }
   return result;
+}
+
+/** Points the repository's HEAD at a branch (the default branch), under its lock; back again should the call fail. */
+export async function setHeadBranch(ctx: Context, scoped: ProjectInScope, branch: string): Promise<void> {
+  await lockRepository(ctx, scoped.project.id);
+  const repo = ctx.repositoryOf(scoped.project);
+  const previous = await repo.headBranch();
+  await repo.setHeadBranch(branch);
+  if (previous !== null) ctx.onFailure(() => repo.setHeadBranch(previous));
 }
