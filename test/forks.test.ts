@@ -67,7 +67,8 @@ describe('POST /projects/:id/fork', () => {
     });
     await t.hosting.backgroundJobs.drain();
     const fork = await t.hosting.projects.get(res.body.id);
-    expect([fork.import_status, fork.import_error]).toEqual(['finished', null]);
+    // The source's repository was pushed to with native git: the fork's default branch is the one its HEAD names.
+    expect([fork.import_status, fork.import_error, fork.default_branch]).toEqual(['finished', null, 'master']);
     const forkDir = join(storage, RepositoryStore.relativePath(fork.id));
     expect(log(forkDir)).toBe(log(sourceDir));
     expect(git(['--git-dir', forkDir, 'tag'])).toBe('v1\n');

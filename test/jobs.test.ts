@@ -607,7 +607,9 @@ describe.runIf(hasGit)('fork and import jobs', () => {
     expect([res.status, res.body.import_status, res.body.import_error]).toEqual([201, 'scheduled', null]);
     expect(JSON.stringify(res.body)).not.toContain('hunter2');
     await t.hosting.backgroundJobs.drain();
-    expect((await t.hosting.projects.get(res.body.id)).import_status).toBe('finished');
+    const imported = await t.hosting.projects.get(res.body.id);
+    // The default branch is the one the remote's HEAD names.
+    expect([imported.import_status, imported.default_branch]).toEqual(['finished', 'main']);
     expect(contentsOf(repositories.path('default', res.body.id))).toEqual(contentsOf(join(served, 'app.git')));
     expect((await projectRow(res.body.id)).import_url).not.toContain('hunter2');
     const ftp = await t.http.post('/api/v4/projects').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ name: 'ftp import', import_url: 'ftp://example.com/app.git' });

@@ -93,10 +93,15 @@ async function fillRepository(
     return;
   }
   job.signal.throwIfAborted();
+  // The default branch is the one the copied HEAD names, when the repository has it.
+  const repository = env.repositories.open(project.storage, project.id);
+  const head = await repository.headBranch();
+  const defaultBranch = head !== null && (await repository.branch(head)) !== null ? head : null;
   const finished = await queryRows(
     env.db.rows,
-    `update projects set import_status = 'finished', import_error = null where id = ? and import_status = 'started' returning id`,
-    [project.id],
+    `update projects set import_status = 'finished', import_error = null, default_branch = coalesce(?, default_branch)
+     where id = ? and import_status = 'started' returning id`,
+    [defaultBranch, project.id],
   );
   if (!finished.length) await env.repositories.remove(project.storage, project.id);
 }
