@@ -158,6 +158,53 @@ describe('branches', () => {
   });
 });
 
+describe('protected branches, as today’s clients protect them', () => {
+  it('protect names and patterns with push and merge levels, answer 409 for one protected already, and are removed', async () => {
+    const { id } = await project();
+    const url = `/api/v4/projects/${id}/protected_branches`;
+    const created = await t.http.post(url).set('PRIVATE-TOKEN', owner.token).send({ name: 'release/*', push_access_level: 30, merge_access_level: 40 });
+    expect([created.status, created.body]).toEqual([
+      201,
+      {
+        id: created.body.id,
+        name: 'release/*',
+        push_access_levels: [{ access_level: 30, access_level_description: 'Developers + Maintainers' }],
+        merge_access_levels: [{ access_level: 40, access_level_description: 'Maintainers' }],
+        allow_force_push: false,
+        code_owner_approval_required: false,
+      },
+    ]);
+    const again = await t.http.post(url).set('PRIVATE-TOKEN', owner.token).send({ name: 'release/*' });
+    expect([again.status, again.body]).toEqual([409, { message: REFUSALS.protectionExists('release/*') }]);
+    const frozen = await t.http.post(url).set('PRIVATE-TOKEN', owner.token).send({ name: 'frozen', push_access_level: 0 });
+    expect(frozen.body.push_access_levels).toEqual([{ access_level: 0, access_level_description: 'No one' }]);
+    const list = await t.http.get(url).set('PRIVATE-TOKEN', owner.token);
+    expect([list.status, list.body.map((protection: { name: string }) => protection.name), list.headers['x-total']]).toEqual([200, ['frozen', 'master', 'release/*'], '3']);
+    expect((await t.http.get(`${url}/${encodeURIComponent('release/*')}`).set('PRIVATE-TOKEN', owner.token)).body.name).toBe('release/*');
+    // The pattern protects the branches it matches; "no one" leaves only administrators.
+    await t.hosting.branches.create(id, { branch: 'release/1.0', ref: 'master' });
+    await t.hosting.branches.create(id, { branch: 'frozen', ref: 'master' });
+    const asDeveloper = t.hosting.as(developer.id);
+    expect((await asDeveloper.branches.get(id, 'release/1.0')).protected).toBe(true);
+    await asDeveloper.repositoryFiles.create(id, 'r.txt', { branch: 'release/1.0', content: 'r', commit_message: 'Release' });
+    await expect(t.hosting.as(owner.id).repositoryFiles.create(id, 'f.txt', { branch: 'frozen', content: 'f', commit_message: 'Frozen' })).rejects.toMatchObject({ status: 400, messages: REFUSALS.pushNotAllowed });
+    await t.hosting.repositoryFiles.create(id, 'f.txt', { branch: 'frozen', content: 'f', commit_message: 'Frozen, by an administrator' });
+    expect((await t.http.delete(`${url}/frozen`).set('PRIVATE-TOKEN', owner.token)).status).toBe(204);
+    expect((await t.http.delete(`${url}/frozen`).set('PRIVATE-TOKEN', owner.token)).body).toEqual({ message: '404 Not found' });
+    expect((await t.http.get(url).set('PRIVATE-TOKEN', developer.token)).status).toBe(403);
+  });
+
+  it('DELETE /repository/merged_branches deletes the merged branches, not the default, unmerged or protected ones', async () => {
+    const { id } = await project();
+    for (const branch of ['merged-one', 'merged-two', 'kept-protected', 'unmerged']) await t.hosting.branches.create(id, { branch, ref: 'master' });
+    await t.hosting.branches.protect(id, 'kept-protected', {});
+    await t.hosting.repositoryFiles.create(id, 'u.txt', { branch: 'unmerged', content: 'u', commit_message: 'Unmerged' });
+    const res = await t.http.delete(`/api/v4/projects/${id}/repository/merged_branches`).set('PRIVATE-TOKEN', owner.token);
+    expect([res.status, res.body]).toEqual([202, { message: '202 Accepted' }]);
+    expect((await t.hosting.branches.list(id)).map((branch) => branch.name)).toEqual(['kept-protected', 'master', 'unmerged']);
+  });
+});
+
 describe('the default branch', () => {
   it('is changed with PUT /projects/:id to a branch that exists, and HEAD names it', async () => {
     const { id } = await project();

@@ -133,6 +133,10 @@ export class FixtureSet {
         await root.branches.create(Number(await this.value('repository', owner)), { branch: name, ref: 'master' });
         return name;
       }
+      case 'protectedBranch':
+        // master, the first branch, is protected as default_branch_protection says.
+        await this.value('repository', owner);
+        return 'master';
       case 'filePath':
         await this.value('repository', owner);
         return 'README.md';

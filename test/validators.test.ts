@@ -40,6 +40,7 @@ const PLACEHOLDERS: Record<ExampleFixture, string> = {
   repository: '16',
   commit: 'a3f5c2b9e0d14f6a8b7c9d0e1f2a3b4c5d6e7f80',
   branch: 'feature%2Fone',
+  protectedBranch: 'release%2F*',
   filePath: 'lib%2Fclass.rb',
   newFilePath: 'docs%2Fnew.md',
 };

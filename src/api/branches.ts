@@ -1,4 +1,5 @@
-import { Branch, CreateBranchInput, ListBranchesQuery, ProtectBranchInput } from '../schemas/branches.js';
+import { Branch, CreateBranchInput, ListBranchesQuery, ProtectBranchesInput, ProtectBranchInput, ProtectedBranch } from '../schemas/branches.js';
+import { Accepted } from './projects.js';
 import { defineRoute } from './route.js';
 
 export const branches = {
@@ -37,5 +38,42 @@ export const branches = {
     scope: 'project', ability: 'admin_project', response: Branch,
     example: { params: { id: 'repository', branch: 'branch' } },
     run: (ctx, { project, branch }) => ctx.branches.unprotect(project, branch),
+  }),
+  deleteMerged: defineRoute({
+    method: 'DELETE', path: '/projects/:id/repository/merged_branches', summary: 'Delete every branch the default branch has merged, but protected ones (maintainers); answers 202 as the original', auth: 'user',
+    scope: 'project', ability: 'admin_project', status: 202, response: Accepted,
+    example: { params: { id: 'repository' } },
+    run: async (ctx, { project }) => {
+      await ctx.branches.deleteMerged(project);
+      return { message: '202 Accepted' as const };
+    },
+  }),
+};
+
+/** Protections by name or pattern, as today's clients protect branches (the specification's era used .../protect). */
+export const protectedBranches = {
+  list: defineRoute({
+    method: 'GET', path: '/projects/:id/protected_branches', summary: 'The project’s branch protections (maintainers)', auth: 'user',
+    scope: 'project', ability: 'admin_project', list: ProtectedBranch,
+    example: { params: { id: 'repository' } },
+    run: (ctx, { project }, input) => ctx.branches.listProtected(project, input),
+  }),
+  get: defineRoute({
+    method: 'GET', path: '/projects/:id/protected_branches/:name', summary: 'One protection, by its name or pattern (maintainers)', auth: 'user',
+    scope: 'project', ability: 'admin_project', response: ProtectedBranch,
+    example: { params: { id: 'repository', name: 'protectedBranch' } },
+    run: (ctx, { project, name }) => ctx.branches.getProtected(project, name),
+  }),
+  create: defineRoute({
+    method: 'POST', path: '/projects/:id/protected_branches', summary: 'Protect a branch name or pattern (`release/*`): who may push and merge (maintainers); 409 when it is already', auth: 'user',
+    scope: 'project', ability: 'admin_project', input: ProtectBranchesInput, response: ProtectedBranch,
+    example: { params: { id: 'repository' }, input: (tools) => ({ name: `release-${tools.unique()}/*`, push_access_level: 30, merge_access_level: 40 }) },
+    run: (ctx, { project }, input) => ctx.branches.createProtected(project, input),
+  }),
+  delete: defineRoute({
+    method: 'DELETE', path: '/projects/:id/protected_branches/:name', summary: 'Take a protection away (maintainers)', auth: 'user',
+    scope: 'project', ability: 'admin_project',
+    example: { params: { id: 'repository', name: 'protectedBranch' } },
+    run: (ctx, { project, name }) => ctx.branches.deleteProtected(project, name),
   }),
 };

@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
 import { applicationSettings, customAttributes } from './administration.js';
-import { branches } from './branches.js';
+import { branches, protectedBranches } from './branches.js';
 import { commits } from './commits.js';
 import { emails, gpgKeys, sshKeys } from './keys.js';
 import { instance } from './meta.js';
@@ -31,6 +31,7 @@ const groups = {
   groups: groupRoutes,
   groupMembers,
   branches,
+  protectedBranches,
   repositoryFiles,
   commits,
   instance,
@@ -54,6 +55,7 @@ const groupDescriptions: Record<keyof typeof groups, string> = {
   groups: 'Groups: nested namespaces of projects, whose members’ levels their subgroups and projects inherit',
   groupMembers: "Members of groups: who has which access level on a group, its subgroups and its projects",
   branches: 'Branches of a project’s repository: made, deleted and protected; the first branch of an empty repository is its default',
+  protectedBranches: 'Protected branches by name or pattern, as today’s clients protect them: who may push and merge',
   repositoryFiles: 'Files of a project’s repository: read at any ref, and written in commits on a branch',
   commits: 'Commits of a project’s repository: its history, single commits, and batch commits of several file actions',
   instance: 'What the service is: its version and this document',

@@ -26,6 +26,8 @@ export const PATH_PARAMETERS = {
   tag_name: BoundedText({ maxLength: REF_MAX, description: 'tag name' }),
   /** A commit: its object ID (full or abbreviated), or a branch or tag name. */
   sha: BoundedText({ maxLength: REF_MAX, description: 'commit SHA, or branch or tag name' }),
+  /** A protected branch's name or pattern (`release%2F*`). */
+  name: BoundedText({ description: 'protected branch name or pattern' }),
   /** A file's full path in the repository, URL-encoded (`lib%2Fclass.rb`). */
   file_path: BoundedText({ maxLength: FILE_PATH_MAX, description: 'URL-encoded full path of the file' }),
 };

@@ -110,7 +110,7 @@ export const AVATAR_BODY_LIMIT = 1024 * 1024;
  * that user's namespace, `project`, `starredProject` and `sharedProject` private projects of its (the last one
  * shared with `group`), `group` a private group it owns, and `member` a developer member of `project` and `group`.
  * `repository` is another private project of its, with a first commit (`README.md` on `master`); in it, `commit`
- * is the head of `master`, `branch` a new branch there, `filePath` its `README.md`, `newFilePath` a path no file has.
+ * is the head of `master`, `branch` a new branch there, `protectedBranch` the name of master's protection, `filePath` its `README.md`, `newFilePath` a path no file has.
  */
 export type ExampleFixture =
   | 'user'
@@ -134,6 +134,7 @@ export type ExampleFixture =
   | 'repository'
   | 'commit'
   | 'branch'
+  | 'protectedBranch'
   | 'filePath'
   | 'newFilePath';
 

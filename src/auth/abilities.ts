@@ -120,7 +120,9 @@ export interface BranchProtection {
  */
 export function pushesToBranch(caller: Caller, scoped: ProjectInScope, protection: BranchProtection | null): boolean {
   if (!can(caller, 'push_code', scoped)) return false;
-  return protection === null || caller.user?.admin === true || scoped.accessLevel >= protection.pushAccessLevel;
+  if (protection === null || caller.user?.admin === true) return true;
+  // Level 0 is "no one" (but administrators).
+  return protection.pushAccessLevel !== 0 && scoped.accessLevel >= protection.pushAccessLevel;
 }
 
 /** Whether a refusal of `ability` on `resource` answers 404 (hiding that it exists) rather than 403. */

@@ -39,3 +39,29 @@ export const ProtectBranchInput = Type.Object({
   developers_can_merge: Type.Optional(Type.Boolean({ description: 'developers may merge into it (default false: maintainers only)' })),
 });
 export type ProtectBranchInput = Static<typeof ProtectBranchInput>;
+
+/** Who may push to or merge into a protected branch: 0 no one, 30 developers and maintainers, 40 maintainers. */
+export const ProtectionLevel = Type.Union([Type.Literal(0), Type.Literal(30), Type.Literal(40)], { description: '0 no one, 30 developers and maintainers, 40 maintainers' });
+
+const AccessLevelEntry = Type.Object({ access_level: Type.Integer(), access_level_description: Type.String() }, closed);
+
+/** A protection as `/projects/:id/protected_branches` (what today's clients use) shows it. */
+export const ProtectedBranch = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String({ description: 'a branch name, or a pattern with `*`' }),
+    push_access_levels: Type.Array(AccessLevelEntry),
+    merge_access_levels: Type.Array(AccessLevelEntry),
+    allow_force_push: Type.Boolean(),
+    code_owner_approval_required: Type.Boolean(),
+  },
+  { ...closed, title: 'ProtectedBranch' },
+);
+export type ProtectedBranch = Static<typeof ProtectedBranch>;
+
+export const ProtectBranchesInput = Type.Object({
+  name: BoundedText({ description: 'the branch name, or a pattern with `*` (`release/*`)' }),
+  push_access_level: Type.Optional(ProtectionLevel),
+  merge_access_level: Type.Optional(ProtectionLevel),
+});
+export type ProtectBranchesInput = Static<typeof ProtectBranchesInput>;

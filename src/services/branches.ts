@@ -1,13 +1,13 @@
 import { pushesToBranch, type BranchProtection, type ProjectInScope } from '../auth/abilities.js';
 import { ACCESS_LEVELS, ProtectedBranch } from '../db/entities/index.js';
 import { queryRows } from '../db/rows.js';
-import { BadRequestError, NotFoundError } from '../errors.js';
+import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
 import { historyOf } from '../git/history.js';
 import { isValidReferenceName } from '../git/refs.js';
 import { BRANCH_PREFIX, type Reference, type Repository } from '../git/repository.js';
-import type { Branch, CreateBranchInput, ListBranchesQuery, ProtectBranchInput } from '../schemas/branches.js';
+import type { Branch, CreateBranchInput, ListBranchesQuery, ProtectBranchesInput, ProtectBranchInput, ProtectedBranch as ProtectedBranchShape } from '../schemas/branches.js';
 import type { Context } from './context.js';
-import { pageOf, type Page, type PageQuery } from './pagination.js';
+import { findPage, pageOf, type Page, type PageQuery } from './pagination.js';
 import { presentCommit } from './present/commits.js';
 import { projectWebUrl } from './present/projects.js';
 import { REFUSALS, writeRefusal } from './repository-refusals.js';
@@ -121,6 +121,56 @@ export class BranchesService {
     return (await this.present(scoped, repo, [{ name, oid }]))[0];
   }
 
+  /** GET /projects/:id/protected_branches (maintainers): the protections, by name. */
+  async listProtected(scoped: ProjectInScope, query: PageQuery): Promise<Page<ProtectedBranchShape>> {
+    const page = await findPage(this.ctx.em, ProtectedBranch, { project: scoped.project.id }, { name: 'asc' }, query);
+    return { ...page, items: page.items.map(presentProtection) };
+  }
+
+  /** GET /projects/:id/protected_branches/:name */
+  async getProtected(scoped: ProjectInScope, name: string): Promise<ProtectedBranchShape> {
+    const protection = await this.ctx.em.findOne(ProtectedBranch, { project: scoped.project.id, name });
+    if (!protection) throw new NotFoundError('404 Not found', { verbatim: true });
+    return presentProtection(protection);
+  }
+
+  /** POST /projects/:id/protected_branches: a name or pattern, whether or not a branch has it yet; 409 when protected already. */
+  async createProtected(scoped: ProjectInScope, input: ProtectBranchesInput): Promise<ProtectedBranchShape> {
+    const [created] = await this.ctx.em.execute<{ id: number }[]>(
+      `insert into "protected_branches" ("project_id", "name", "push_access_level", "merge_access_level", "created_at") values (?, ?, ?, ?, now())
+       on conflict do nothing returning "id"`,
+      [scoped.project.id, input.name, input.push_access_level ?? ACCESS_LEVELS.maintainer, input.merge_access_level ?? ACCESS_LEVELS.maintainer],
+    );
+    if (!created) throw new ConflictError(REFUSALS.protectionExists(input.name));
+    return this.getProtected(scoped, input.name);
+  }
+
+  /** DELETE /projects/:id/protected_branches/:name */
+  async deleteProtected(scoped: ProjectInScope, name: string): Promise<void> {
+    if (!(await this.ctx.em.nativeDelete(ProtectedBranch, { project: scoped.project.id, name }))) throw new NotFoundError('404 Not found', { verbatim: true });
+  }
+
+  /**
+   * DELETE /projects/:id/repository/merged_branches: every branch whose commit the default branch has, but the
+   * default branch and protected ones, in one write. The original does it in the background; forgekit has done
+   * it when it answers 202.
+   */
+  async deleteMerged(scoped: ProjectInScope): Promise<void> {
+    const protections = await this.protections(scoped.project.id);
+    await writeRepository(this.ctx, scoped, async (repo) => {
+      const defaultBranch = await repo.headBranch();
+      const defaultOid = defaultBranch ? await repo.branch(defaultBranch) : null;
+      if (!defaultOid) return { updates: [], result: undefined };
+      const merged = new Set(await historyOf(repo, defaultOid));
+      const updates = (await repo.branches())
+        .filter(({ name, oid }) => name !== defaultBranch && merged.has(oid) && this.protectionOf(protections, name) === null)
+        .map(({ name, oid }) => ({ name: BRANCH_PREFIX + name, old: oid, new: null }));
+      return { updates, result: undefined };
+    }).catch((error: unknown) => {
+      throw writeRefusal(error);
+    });
+  }
+
   /** Branches in the answer's shape: protections read once, `merged` from the default branch's history (kept). */
   private async present(scoped: ProjectInScope, repo: Repository, branches: Reference[]): Promise<Branch[]> {
     const protections = await this.protections(scoped.project.id);
@@ -145,6 +195,20 @@ export class BranchesService {
       }),
     );
   }
+}
+
+const LEVEL_DESCRIPTIONS: Record<number, string> = { 0: 'No one', 30: 'Developers + Maintainers', 40: 'Maintainers' };
+
+function presentProtection(protection: ProtectedBranch): ProtectedBranchShape {
+  const level = (accessLevel: number) => [{ access_level: accessLevel, access_level_description: LEVEL_DESCRIPTIONS[accessLevel] ?? 'Maintainers' }];
+  return {
+    id: protection.id,
+    name: protection.name,
+    push_access_levels: level(protection.pushAccessLevel),
+    merge_access_levels: level(protection.mergeAccessLevel),
+    allow_force_push: false,
+    code_owner_approval_required: false,
+  };
 }
 
 /** `search` as the original reads it: `^x` starts with x, `x$` ends with it, otherwise contains it (any case). */

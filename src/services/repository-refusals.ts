@@ -20,6 +20,7 @@ export const REFUSALS = {
   directoryExists: 'A directory with this name already exists',
   unchanged: 'No changes were made: the content is the same as the current content',
   fileChanged: 'You are attempting to update a file that has changed since you started editing it.',
+  protectionExists: (name: string) => `Protected branch '${name}' already exists`,
   branchTaken: (branch: string) => `A branch called '${branch}' already exists. Switch to that branch in order to make changes`,
   referenceMoved: (name: string) => `Could not update ${name}: it was changed by another write during this one. Please refresh and try again.`,
   referenceInTheWay: (name: string) => `${name} conflicts with an existing branch or tag`,
