@@ -84,6 +84,43 @@ describe('@gitbeaker/rest against forgekit', () => {
     expect(changed.signup_enabled).toBe(false);
   });
 
+  it('writes and reads a repository: files, batch commits, branches and their protection', async () => {
+    const project = await root.Projects.create({ name: 'gitbeaker-repo' });
+    const created = await root.RepositoryFiles.create(project.id, 'docs/read me.md', 'main', 'IyBIZWxsbwo=', 'Add the readme', { encoding: 'base64', authorName: 'Gitbeaker', authorEmail: 'gb@example.com' });
+    expect(created).toMatchObject({ file_path: 'docs/read me.md', branch: 'main' });
+    const file = await root.RepositoryFiles.show(project.id, 'docs/read me.md', 'main');
+    expect([Buffer.from(file.content as string, 'base64').toString(), file.last_commit_id]).toEqual(['# Hello\n', file.commit_id]);
+    expect(await root.RepositoryFiles.showRaw(project.id, 'docs/read me.md', 'main')).toBe('# Hello\n');
+    await root.RepositoryFiles.edit(project.id, 'docs/read me.md', 'main', '# Changed\n', 'Change it', { lastCommitId: file.last_commit_id as string });
+    const stale = await root.RepositoryFiles.edit(project.id, 'docs/read me.md', 'main', '# Again\n', 'Stale', { lastCommitId: file.last_commit_id as string }).catch((failure: unknown) => failure);
+    expect((stale as { cause: { response: { status: number } } }).cause.response.status).toBe(400);
+    const commit = await root.Commits.create(project.id, 'main', 'Batch', [
+      { action: 'create', filePath: 'bin/run', content: '#!/bin/sh\n' },
+      // gitbeaker's type lacks it; sent as written.
+      { action: 'chmod', filePath: 'bin/run', execute_filemode: true } as never,
+      { action: 'move', filePath: 'docs/README.md', previousPath: 'docs/read me.md' },
+    ]);
+    expect(commit.stats).toEqual({ additions: 1, deletions: 0, total: 1 });
+    // gitbeaker follows every page's Link to the end.
+    const history = await root.Commits.all(project.id, { refName: 'main', perPage: 1 });
+    expect(history.map((item) => item.title)).toEqual(['Batch', 'Change it', 'Add the readme']);
+    expect((await root.Commits.show(project.id, 'main')).id).toBe(commit.id);
+    await root.RepositoryFiles.remove(project.id, 'bin/run', 'main', 'Remove it');
+    expect((await root.Commits.show(project.id, 'main')).title).toBe('Remove it');
+
+    const branch = await root.Branches.create(project.id, 'feature/gb', 'main');
+    expect([branch.name, branch.merged, branch.protected]).toEqual(['feature/gb', true, false]);
+    expect((await root.Branches.all(project.id, { search: 'feature' })).map((item) => item.name)).toEqual(['feature/gb']);
+    expect((await root.Branches.show(project.id, 'feature/gb')).commit.id).toBe((await root.Commits.show(project.id, 'main')).id);
+    // Everything in the query string, as gitbeaker sends it: the levels arrive as text.
+    const protection = await root.ProtectedBranches.protect(project.id, 'feature/*', { pushAccessLevel: 30, mergeAccessLevel: 40 });
+    expect(protection.push_access_levels).toEqual([{ access_level: 30, access_level_description: 'Developers + Maintainers' }]);
+    expect((await root.Branches.show(project.id, 'feature/gb')).protected).toBe(true);
+    await root.ProtectedBranches.unprotect(project.id, 'feature/*');
+    await root.Branches.remove(project.id, 'feature/gb');
+    expect((await root.Branches.all(project.id)).map((item) => item.name)).toEqual(['main']);
+  });
+
   it('surfaces errors with the status and body the original service gives', async () => {
     const error = await root.Users.show(424242).catch((failure: unknown) => failure);
     expect((error as { cause: { response: { status: number } } }).cause.response.status).toBe(404);

@@ -109,6 +109,26 @@ describe('GET /projects/:id/repository/files/:file_path', () => {
   });
 });
 
+describe('last_commit_id', () => {
+  it('follows a file in a directory through its updates, and refuses an update from a stale one', async () => {
+    const id = await project();
+    const api = t.hosting.as(owner.id);
+    await api.repositoryFiles.create(id, 'docs/deep/guide.md', { branch: 'master', content: 'one\n', commit_message: 'One' });
+    const first = await api.repositoryFiles.get(id, 'docs/deep/guide.md', { ref: 'master' });
+    await api.repositoryFiles.update(id, 'docs/deep/guide.md', { branch: 'master', content: 'two\n', commit_message: 'Two', last_commit_id: first.last_commit_id });
+    // Another file in the same directory changes; the guide's last commit stays.
+    await api.repositoryFiles.create(id, 'docs/deep/other.md', { branch: 'master', content: 'x\n', commit_message: 'Other' });
+    const second = await api.repositoryFiles.get(id, 'docs/deep/guide.md', { ref: 'master' });
+    const titles = await api.commits.list(id);
+    expect(second.last_commit_id).toBe(titles.find((commit) => commit.title === 'Two')!.id);
+    expect((await api.repositoryFiles.get(id, 'docs/deep/guide.md', { ref: first.commit_id })).last_commit_id).toBe(first.last_commit_id);
+    await expect(api.repositoryFiles.update(id, 'docs/deep/guide.md', { branch: 'master', content: 'three\n', commit_message: 'Three', last_commit_id: first.last_commit_id })).rejects.toMatchObject({
+      status: 400,
+      messages: REFUSALS.fileChanged,
+    });
+  });
+});
+
 describe('GET /projects/:id/repository/files/:file_path/raw', () => {
   it('answers text as text/plain and binary bytes unchanged', async () => {
     const id = await project();

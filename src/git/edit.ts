@@ -57,7 +57,8 @@ class TreeEdit {
       if (entry.type !== 'tree') return null;
       oid = entry.oid;
     }
-    const entries = new Map((oid ? await this.repo.readTree(oid) : []).map((entry) => [entry.name, entry]));
+    // Copies: the repository's kept trees are shared and never change.
+    const entries = new Map((oid ? await this.repo.readTree(oid) : []).map((entry) => [entry.name, { ...entry }]));
     this.directories.set(path, entries);
     return entries;
   }

@@ -85,7 +85,7 @@ export class Repository {
   /** isomorphic-git's cache object: the pack indexes it has read. */
   private readonly cache = {};
   private readonly commits = new LruMap<string, Commit>(KEPT_COMMITS);
-  private readonly trees = new LruMap<string, TreeEntry[]>(KEPT_TREES);
+  private readonly trees = new LruMap<string, readonly TreeEntry[]>(KEPT_TREES);
 
   constructor(readonly gitdir: string) {}
 
@@ -199,25 +199,26 @@ export class Repository {
   }
 
   private keepCommit(oid: string, commit: import('isomorphic-git').CommitObject): Commit {
-    const parsed: Commit = {
+    const parsed: Commit = Object.freeze({
       oid,
       tree: commit.tree,
-      parents: commit.parent,
+      parents: Object.freeze([...commit.parent]) as string[],
       message: commit.message,
-      author: signatureOf(commit.author),
-      committer: signatureOf(commit.committer),
-    };
+      author: Object.freeze(signatureOf(commit.author)),
+      committer: Object.freeze(signatureOf(commit.committer)),
+    });
     this.commits.set(oid, parsed);
     return parsed;
   }
 
   /** A tree's entries, in git's order. */
-  async readTree(oid: string): Promise<TreeEntry[]> {
+  async readTree(oid: string): Promise<readonly TreeEntry[]> {
     const kept = this.trees.get(oid);
     if (kept) return kept;
     const git = await isoGit();
     const { tree } = await git.readTree({ ...this.args, oid });
-    const entries = tree.map((entry) => ({ name: entry.path, mode: entry.mode, oid: entry.oid, type: typeOfMode(entry.mode) }));
+    // Frozen: kept and shared by every reader.
+    const entries = Object.freeze(tree.map((entry) => Object.freeze({ name: entry.path, mode: entry.mode, oid: entry.oid, type: typeOfMode(entry.mode) })));
     this.trees.set(oid, entries);
     return entries;
   }
