@@ -44,7 +44,8 @@ describe('branches', () => {
     expect(created.body).toEqual({
       name: 'feature/one',
       commit: expect.objectContaining({ id: head, short_id: head.slice(0, 8), title: 'Initial', parent_ids: [] }),
-      merged: true,
+      // At the default branch's very commit: not merged, as the original counts it.
+      merged: false,
       protected: false,
       developers_can_push: false,
       developers_can_merge: false,
@@ -54,6 +55,8 @@ describe('branches', () => {
     });
     await t.hosting.as(developer.id).repositoryFiles.create(id, 'one.txt', { branch: 'feature/one', content: 'one\n', commit_message: 'One' });
     await t.hosting.branches.create(id, { branch: 'alpha', ref: head.slice(0, 8) });
+    // master moves on: alpha is now behind it, merged.
+    await t.hosting.repositoryFiles.create(id, 'two.txt', { branch: 'master', content: 'two\n', commit_message: 'Two' });
     const list = await t.http.get(base(id)).set('PRIVATE-TOKEN', reporter.token);
     expect(list.status).toBe(200);
     expect(list.body.map((branch: { name: string; merged: boolean; default: boolean; protected: boolean; can_push: boolean }) => [branch.name, branch.merged, branch.default, branch.protected, branch.can_push])).toEqual([
@@ -62,6 +65,7 @@ describe('branches', () => {
       ['master', false, true, true, false],
     ]);
     const one = await t.http.get(`${base(id)}/${encodeURIComponent('feature/one')}`).set('PRIVATE-TOKEN', reporter.token);
+    expect(one.body.merged).toBe(false);
     expect([one.status, one.body.commit.title]).toEqual([200, 'One']);
     expect((await t.http.get(base(id)).query({ search: 'ALP' }).set('PRIVATE-TOKEN', reporter.token)).body.map((branch: { name: string }) => branch.name)).toEqual(['alpha']);
     expect((await t.http.get(base(id)).query({ search: '^feat' }).set('PRIVATE-TOKEN', reporter.token)).body.map((branch: { name: string }) => branch.name)).toEqual(['feature/one']);
@@ -107,7 +111,9 @@ describe('branches', () => {
     await t.hosting.branches.protect(id, 'guarded', {});
     const del = (name: string, user: User) => t.http.delete(`${base(id)}/${name}`).set('PRIVATE-TOKEN', user.token);
     expect([(await del('topic', reporter)).status, (await del('topic', reporter)).body]).toEqual([403, { message: '403 Forbidden' }]);
-    expect([(await del('guarded', developer)).status, (await del('guarded', developer)).body]).toEqual([400, { message: REFUSALS.pushNotAllowed }]);
+    // Even a protection that lets developers push keeps them from deleting the branch: maintainers only.
+    await t.hosting.branches.protect(id, 'guarded', { developers_can_push: true });
+    expect([(await del('guarded', developer)).status, (await del('guarded', developer)).body]).toEqual([400, { message: REFUSALS.deleteProtectedBranch }]);
     expect([(await del('master', owner)).status, (await del('master', owner)).body]).toEqual([400, { message: REFUSALS.removeDefaultBranch }]);
     const deleted = await del('topic', developer);
     expect([deleted.status, deleted.text]).toEqual([204, '']);
@@ -126,6 +132,10 @@ describe('branches', () => {
     expect(asDeveloper.body.can_push).toBe(false);
     const loose = await protect(owner, { developers_can_push: true, developers_can_merge: true });
     expect([loose.body.developers_can_push, loose.body.developers_can_merge]).toEqual([true, true]);
+    // A level not given stays as it is.
+    const half = await protect(owner, { developers_can_merge: false });
+    expect([half.body.developers_can_push, half.body.developers_can_merge]).toEqual([true, false]);
+    await protect(owner, { developers_can_merge: true });
     expect((await t.http.get(`${base(id)}/release`).set('PRIVATE-TOKEN', developer.token)).body.can_push).toBe(true);
     const unprotected = await t.http.put(`${base(id)}/release/unprotect`).set('PRIVATE-TOKEN', owner.token);
     expect([unprotected.status, unprotected.body.protected, unprotected.body.developers_can_push]).toEqual([200, false, false]);

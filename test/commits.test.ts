@@ -111,8 +111,9 @@ describe('POST /projects/:id/repository/commits', () => {
       [{ actions: [{ action: 'create', file_path: 'a.txt', content: 'x' }] }, REFUSALS.fileExists],
       [{ actions: [{ action: 'update', file_path: 'a.txt', content: 'a' }] }, REFUSALS.unchanged],
       [{ actions: [{ action: 'move', file_path: 'b.txt', previous_path: 'nope.txt' }] }, REFUSALS.fileMissing],
-      [{ actions: [{ action: 'update', file_path: 'a.txt', content: 'z', last_commit_id: '0'.repeat(40) }] }, REFUSALS.fileChanged],
-      [{ actions: [{ action: 'create', file_path: '../x', content: 'x' }] }, REFUSALS.invalidPath],
+      [{ actions: [{ action: 'update', file_path: 'a.txt', content: 'z', last_commit_id: '0'.repeat(40) }] }, REFUSALS.actionFileChanged('a.txt')],
+      [{ actions: [{ action: 'create', file_path: '../x', content: 'x' }] }, REFUSALS.pathTraversal],
+      [{ actions: [{ action: 'create', file_path: 'a/./x', content: 'x' }] }, REFUSALS.invalidPath],
     ];
     for (const [body, message] of cases) {
       const res = await post(body);

@@ -137,12 +137,35 @@ export class FixtureSet {
         // master, the first branch, is protected as default_branch_protection says.
         await this.value('repository', owner);
         return 'master';
+      case 'tag': {
+        const name = `v-${unique()}`;
+        await root.tags.create(Number(await this.value('repository', owner)), { tag_name: name, ref: 'master', message: 'Fixture release', release_description: 'Fixture notes' });
+        return name;
+      }
+      case 'tagWithoutRelease': {
+        const name = `light/${unique()}`;
+        await root.tags.create(Number(await this.value('repository', owner)), { tag_name: name, ref: 'master' });
+        return name;
+      }
       case 'filePath':
         await this.value('repository', owner);
         return 'README.md';
       case 'newFilePath':
         await this.value('repository', owner);
         return `new/${unique()}.txt`;
+      case 'blob': {
+        const id = Number(await this.value('repository', owner));
+        return (await root.repositoryFiles.get(id, 'README.md', { ref: 'master' })).blob_id;
+      }
+      case 'pickableCommit': {
+        // A commit on a branch of its own that adds a file master lacks: picking it onto master changes master.
+        const id = Number(await this.value('repository', owner));
+        const branch = `pick-${unique()}`;
+        const actions = [{ action: 'create' as const, file_path: `picked/${unique()}.txt`, content: 'Picked\n' }];
+        return (await root.commits.create(id, { branch, start_branch: 'master', commit_message: 'A commit to pick', actions })).id;
+      }
+      case 'archiveFormat':
+        return 'zip';
       case 'ownSshKey':
         return (await own.sshKeys.create({ title: 'own', key: newSshKey() })).id;
       case 'ownGpgKey':

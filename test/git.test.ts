@@ -147,7 +147,7 @@ describe('tree edits', () => {
       [[{ action: 'delete', path: 'dir' }], 'missing', 'dir'],
       [[create('a.txt/inside', 'x')], 'directory_conflict', 'a.txt/inside'],
       [[{ action: 'move', path: 'a.txt', previousPath: 'dir/b.txt' }], 'exists', 'a.txt'],
-      [[create('../escape', 'x')], 'invalid_path', '../escape'],
+      [[create('../escape', 'x')], 'traversal', '../escape'],
       [[create('dir/./x', 'x')], 'invalid_path', 'dir/./x'],
       [[create('.git/config', 'x')], 'invalid_path', '.git/config'],
       [[create('a//b', 'x')], 'invalid_path', 'a//b'],

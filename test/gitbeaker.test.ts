@@ -109,7 +109,7 @@ describe('@gitbeaker/rest against forgekit', () => {
     expect((await root.Commits.show(project.id, 'main')).title).toBe('Remove it');
 
     const branch = await root.Branches.create(project.id, 'feature/gb', 'main');
-    expect([branch.name, branch.merged, branch.protected]).toEqual(['feature/gb', true, false]);
+    expect([branch.name, branch.merged, branch.protected]).toEqual(['feature/gb', false, false]);
     expect((await root.Branches.all(project.id, { search: 'feature' })).map((item) => item.name)).toEqual(['feature/gb']);
     expect((await root.Branches.show(project.id, 'feature/gb')).commit.id).toBe((await root.Commits.show(project.id, 'main')).id);
     // Everything in the query string, as gitbeaker sends it: the levels arrive as text.

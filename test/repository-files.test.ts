@@ -88,7 +88,10 @@ describe('GET /projects/:id/repository/files/:file_path', () => {
     expect([(await get('missing.txt')).status, (await get('missing.txt')).body]).toEqual([404, { message: '404 File Not Found' }]);
     expect((await get('config')).body).toEqual({ message: '404 File Not Found' });
     expect((await get('README.md', 'nope')).body).toEqual({ message: '404 Commit Not Found' });
-    expect([(await get('docs/../README.md')).status, (await get('docs/../README.md')).body]).toEqual([400, { message: REFUSALS.invalidPath }]);
+    expect([(await get('docs/../README.md')).status, (await get('docs/../README.md')).body]).toEqual([400, { message: REFUSALS.pathTraversal }]);
+    expect([(await get('a//b')).status, (await get('a//b')).body]).toEqual([400, { message: REFUSALS.invalidPath }]);
+    // Leading slashes are dropped, as the original reads the path.
+    expect((await get('/README.md')).body.file_path).toBe('README.md');
     expect((await get('config/app.json')).body.file_path).toBe('config/app.json');
     const missingRef = await t.http.get(url(id, 'README.md')).set('PRIVATE-TOKEN', owner.token);
     expect([missingRef.status, missingRef.body]).toEqual([400, { message: '400 (Bad request) "ref" not given' }]);
@@ -188,7 +191,8 @@ describe('POST, PUT and DELETE /projects/:id/repository/files/:file_path', () =>
       ['deleting a file that does not', write('delete', 'missing.md', {}), REFUSALS.fileMissing],
       ['the content it has already', write('put', 'README.md', { content: '# Changed\n' }), REFUSALS.unchanged],
       ['a last_commit_id the file has moved on from', write('put', 'README.md', { content: 'y', last_commit_id: current }), REFUSALS.fileChanged],
-      ['a path that climbs out of the repository', write('post', 'docs/../../etc/passwd', { content: 'x' }), REFUSALS.invalidPath],
+      ['a last_commit_id of a file that is not there', write('put', 'missing.md', { content: 'y', last_commit_id: current }), REFUSALS.fileMissing],
+      ['a path that climbs out of the repository', write('post', 'docs/../../etc/passwd', { content: 'x' }), REFUSALS.pathTraversal],
       ['a path into .git', write('post', '.git/hooks/post-update', { content: 'x' }), REFUSALS.invalidPath],
       ['a file where a directory is', write('post', 'README.md/inside', { content: 'x' }), REFUSALS.directoryExists],
       ['a branch that does not exist, without start_branch', write('post', 'new.md', { content: 'x', branch: 'nowhere' }), REFUSALS.notOnBranch],
@@ -212,6 +216,19 @@ describe('POST, PUT and DELETE /projects/:id/repository/files/:file_path', () =>
     await t.hosting.as(owner.id).repositoryFiles.create(empty, 'README.md', { branch: 'trunk', content: 'x\n', commit_message: 'First' });
     expect((await t.hosting.projects.get(empty)).default_branch).toBe('trunk');
     if (hasGit) expect(git(empty, 'symbolic-ref', 'HEAD')).toBe('refs/heads/trunk\n');
+  });
+
+  it('lets only maintainers make the first commit while default_branch_protection protects every branch of an empty repository', async () => {
+    const { id } = await t.hosting.as(owner.id).projects.create({ name: `First ${Math.random().toString(36).slice(2)}` });
+    await t.hosting.as(owner.id).projectMembers.add(id, { user_id: developer.id, access_level: 30 });
+    const first = (user: User) => t.http.post(url(id, 'README.md')).set('PRIVATE-TOKEN', user.token).send({ branch: 'main', content: 'x', commit_message: 'First' });
+    expect([(await first(developer)).status, (await first(developer)).body]).toEqual([400, { message: REFUSALS.pushNotAllowed }]);
+    try {
+      await t.hosting.applicationSettings.update({ default_branch_protection: 1 });
+      expect((await first(developer)).status).toBe(201);
+    } finally {
+      await t.hosting.applicationSettings.update({ default_branch_protection: 2 });
+    }
   });
 
   it('lets developers write, not reporters (403), and keeps protected branches to those their protection lets push', async () => {

@@ -41,8 +41,13 @@ const PLACEHOLDERS: Record<ExampleFixture, string> = {
   commit: 'a3f5c2b9e0d14f6a8b7c9d0e1f2a3b4c5d6e7f80',
   branch: 'feature%2Fone',
   protectedBranch: 'release%2F*',
+  tag: 'v1.0',
+  tagWithoutRelease: 'rel%2Fv0.9',
   filePath: 'lib%2Fclass.rb',
   newFilePath: 'docs%2Fnew.md',
+  blob: '8ab686eafeb1f44702738c8b0f24f2567c36da6d',
+  pickableCommit: 'b4c5d6e7f80a3f5c2b9e0d14f6a8b7c9d0e1f2a3',
+  archiveFormat: 'zip',
 };
 
 /** Path parameters as HTTP hands them over: text. */

@@ -40,8 +40,8 @@ export const branches = {
     run: (ctx, { project, branch }) => ctx.branches.unprotect(project, branch),
   }),
   deleteMerged: defineRoute({
-    method: 'DELETE', path: '/projects/:id/repository/merged_branches', summary: 'Delete every branch the default branch has merged, but protected ones (maintainers); answers 202 as the original', auth: 'user',
-    scope: 'project', ability: 'admin_project', status: 202, response: Accepted,
+    method: 'DELETE', path: '/projects/:id/repository/merged_branches', summary: 'Delete every branch the default branch has merged, but protected ones (developers); answers 202 as the original', auth: 'user',
+    scope: 'project', ability: 'push_code', status: 202, response: Accepted,
     example: { params: { id: 'repository' } },
     run: async (ctx, { project }) => {
       await ctx.branches.deleteMerged(project);

@@ -1,6 +1,7 @@
 import { Type } from 'typebox';
 import { applicationSettings, customAttributes } from './administration.js';
 import { branches, protectedBranches } from './branches.js';
+import { commitComments, commitStatuses } from './commit-statuses.js';
 import { commits } from './commits.js';
 import { emails, gpgKeys, sshKeys } from './keys.js';
 import { instance } from './meta.js';
@@ -9,6 +10,7 @@ import { groupMembers, projectMembers } from './members.js';
 import { namespaces } from './namespaces.js';
 import { projects } from './projects.js';
 import { repositoryFiles } from './repository-files.js';
+import { releases, tags } from './tags.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { defineRoute, type AnyRoute, type NamedRoute, type RouteCall } from './route.js';
 import { impersonationTokens, oauth, personalAccessTokens, session } from './tokens.js';
@@ -34,6 +36,10 @@ const groups = {
   protectedBranches,
   repositoryFiles,
   commits,
+  tags,
+  releases,
+  commitStatuses,
+  commitComments,
   instance,
 };
 
@@ -58,6 +64,10 @@ const groupDescriptions: Record<keyof typeof groups, string> = {
   protectedBranches: 'Protected branches by name or pattern, as today’s clients protect them: who may push and merge',
   repositoryFiles: 'Files of a project’s repository: read at any ref, and written in commits on a branch',
   commits: 'Commits of a project’s repository: its history, single commits, and batch commits of several file actions',
+  tags: 'Tags of a project’s repository: lightweight or annotated, each with the release notes kept beside it',
+  releases: 'Releases of a project’s tags, as today’s clients manage them: a name, notes and a release date per tag',
+  commitStatuses: 'Statuses that external systems post for a commit and ref: together they make the pipeline whose status the commit shows',
+  commitComments: 'Comments on a commit, or on a line it adds or removes',
   instance: 'What the service is: its version and this document',
 };
 

@@ -111,6 +111,9 @@ export const AVATAR_BODY_LIMIT = 1024 * 1024;
  * shared with `group`), `group` a private group it owns, and `member` a developer member of `project` and `group`.
  * `repository` is another private project of its, with a first commit (`README.md` on `master`); in it, `commit`
  * is the head of `master`, `branch` a new branch there, `protectedBranch` the name of master's protection, `filePath` its `README.md`, `newFilePath` a path no file has.
+ * `tag` is an annotated tag of `master` with a release there, `tagWithoutRelease` a lightweight tag of it without one.
+ * `blob` is the blob of its `README.md`, `pickableCommit` a commit of another branch that `master` lacks (it adds a file),
+ * and `archiveFormat` an archive format (`zip`).
  */
 export type ExampleFixture =
   | 'user'
@@ -135,8 +138,13 @@ export type ExampleFixture =
   | 'commit'
   | 'branch'
   | 'protectedBranch'
+  | 'tag'
+  | 'tagWithoutRelease'
   | 'filePath'
-  | 'newFilePath';
+  | 'newFilePath'
+  | 'blob'
+  | 'pickableCommit'
+  | 'archiveFormat';
 
 /** What an example's input can ask the test for: values that must be new at each call, and credentials. */
 export interface ExampleTools {

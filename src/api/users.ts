@@ -85,7 +85,7 @@ export const users = {
     scope: 'user',
     input: DeleteUserInput,
     example: { params: { id: 'user' }, input: { hard_delete: true } },
-    run: (ctx, { user }) => ctx.users.delete(user),
+    run: (ctx, { user }, input) => ctx.users.delete(user, input),
   }),
   block: defineRoute({
     method: 'POST',

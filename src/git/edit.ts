@@ -17,15 +17,19 @@ export const MAX_PATH_LENGTH = 4096;
 const MAX_NAME_BYTES = 255;
 
 /**
- * Whether a tree can hold a file at `path`: relative, without empty, `.` or `..` parts (no traversal out of
- * the repository), without a `.git` part (native git refuses to check those out), without NUL.
+ * What is wrong with a file path, or null: a `..` part climbs out of the repository (`traversal`); a tree
+ * cannot hold a path that is empty or too long, or has an empty or `.` part, a `.git` part (native git refuses
+ * to check those out) or a NUL (`invalid_path`).
  */
-export function isValidFilePath(path: string): boolean {
-  if (path.length === 0 || path.length > MAX_PATH_LENGTH || path.includes('\0')) return false;
-  return path
-    .split('/')
-    .every((part) => part !== '' && part !== '.' && part !== '..' && part.toLowerCase() !== '.git' && Buffer.byteLength(part) <= MAX_NAME_BYTES);
+export function filePathProblem(path: string): 'traversal' | 'invalid_path' | null {
+  const parts = path.split('/');
+  if (parts.includes('..')) return 'traversal';
+  if (path.length === 0 || path.length > MAX_PATH_LENGTH || path.includes('\0')) return 'invalid_path';
+  const valid = parts.every((part) => part !== '' && part !== '.' && part.toLowerCase() !== '.git' && Buffer.byteLength(part) <= MAX_NAME_BYTES);
+  return valid ? null : 'invalid_path';
 }
+
+export const isValidFilePath = (path: string) => filePathProblem(path) === null;
 
 const parentOf = (path: string) => (path.includes('/') ? path.slice(0, path.lastIndexOf('/')) : '');
 const nameOf = (path: string) => path.slice(path.lastIndexOf('/') + 1);
@@ -133,7 +137,8 @@ class TreeEdit {
 export async function applyActions(repo: Repository, baseTree: string | null, actions: FileAction[]): Promise<string> {
   const edit = new TreeEdit(repo, baseTree);
   for (const action of actions) {
-    if (!isValidFilePath(action.path)) throw new EditError('invalid_path', action.path);
+    const problem = filePathProblem(action.path);
+    if (problem) throw new EditError(problem, action.path);
     switch (action.action) {
       case 'create': {
         if (await edit.entry(action.path)) throw new EditError('exists', action.path);
@@ -151,7 +156,8 @@ export async function applyActions(repo: Repository, baseTree: string | null, ac
         break;
       }
       case 'move': {
-        if (!isValidFilePath(action.previousPath)) throw new EditError('invalid_path', action.previousPath);
+        const previousProblem = filePathProblem(action.previousPath);
+        if (previousProblem) throw new EditError(previousProblem, action.previousPath);
         const existing = await edit.file(action.previousPath);
         if (action.previousPath !== action.path && (await edit.entry(action.path))) throw new EditError('exists', action.path);
         await edit.remove(action.previousPath);

@@ -36,7 +36,9 @@ export class ReferenceConflictError extends GitError {
 
 /** Why an edit of the tree (a file write, a batch commit's action) cannot be applied. */
 export type EditProblem =
-  /** The path is not one a tree can hold (`..`, `.git`, empty segments, too long). */
+  /** The path climbs out of the repository (a `..` part). */
+  | 'traversal'
+  /** The path is not one a tree can hold (`.`, `.git`, empty parts, too long). */
   | 'invalid_path'
   /** A file (or a directory) is already there. */
   | 'exists'

@@ -1,5 +1,5 @@
-import { open, readFile, rename, rmdir, stat, unlink, mkdir } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { open, readdir, readFile, rename, rmdir, stat, unlink, mkdir } from 'node:fs/promises';
+import { dirname, join, relative } from 'node:path';
 import { ReferenceChangedError, ReferenceConflictError, ReferenceLockedError } from './errors.js';
 
 /**
@@ -67,6 +67,28 @@ export async function readReference(gitdir: string, name: string, depth = 0): Pr
     return /^[0-9a-f]{40}$/.test(loose) ? loose : null;
   }
   return (await readPackedReferences(gitdir)).get(name) ?? null;
+}
+
+/**
+ * Every reference under `prefix` (`refs/heads/`), by its name after the prefix, with the object it holds: the
+ * loose ones (a loose reference overrides a packed one) and the packed ones, `packed-refs` read once.
+ */
+export async function listReferences(gitdir: string, prefix: string): Promise<Map<string, string>> {
+  const found = new Map<string, string>();
+  for (const [name, oid] of await readPackedReferences(gitdir)) if (name.startsWith(prefix)) found.set(name.slice(prefix.length), oid);
+  const directory = join(gitdir, prefix);
+  const entries = await readdir(directory, { withFileTypes: true, recursive: true }).catch((error: unknown) => {
+    if (isMissing(error)) return [];
+    throw error;
+  });
+  for (const entry of entries) {
+    // A lock file, or a file being written beside its place, is no reference.
+    if (!entry.isFile() || entry.name.endsWith('.lock') || entry.name.includes('.tmp-')) continue;
+    const path = join(entry.parentPath, entry.name);
+    const oid = (await readFile(path, 'utf8').catch(() => '')).trim();
+    if (/^[0-9a-f]{40}$/.test(oid)) found.set(relative(directory, path), oid);
+  }
+  return found;
 }
 
 /** The reference HEAD names (`refs/heads/master`), or null when HEAD is detached or missing. */

@@ -1,6 +1,6 @@
 import { gitFs, isoGit } from './fs.js';
 import { LruMap } from './lru.js';
-import { isValidReferenceName, readReference, readSymbolicReference, updateReference, writeSymbolicReference } from './refs.js';
+import { isValidReferenceName, listReferences, readReference, readSymbolicReference, updateReference, writeSymbolicReference } from './refs.js';
 
 /** Who wrote a commit or a tag, and when (seconds since the epoch; the offset in minutes east of UTC). */
 export interface Signature {
@@ -106,10 +106,7 @@ export class Repository {
   }
 
   private async references(prefix: string): Promise<Reference[]> {
-    const git = await isoGit();
-    const names = await git.listRefs({ ...this.args, filepath: prefix.slice(0, -1) });
-    const found = await Promise.all(names.map(async (name) => ({ name, oid: await readReference(this.gitdir, prefix + name) })));
-    return found.filter((reference): reference is Reference => reference.oid !== null);
+    return [...(await listReferences(this.gitdir, prefix))].map(([name, oid]) => ({ name, oid }));
   }
 
   /** The commit a branch holds, or null. */
@@ -241,12 +238,32 @@ export class Repository {
     return read ? (read.type as 'blob' | 'tree' | 'commit' | 'tag') : null;
   }
 
-  /** An annotated tag object, or null when `oid` is something else. */
+  /**
+   * An annotated tag object, or null when `oid` is something else. Parsed here: isomorphic-git's own reading
+   * changes the message (line ends, trailing newlines, a line that looks like a signature).
+   */
   async readAnnotatedTag(oid: string): Promise<AnnotatedTag | null> {
     if ((await this.objectType(oid)) !== 'tag') return null;
     const git = await isoGit();
-    const { tag } = await git.readTag({ ...this.args, oid });
-    return { oid, name: tag.tag, object: tag.object, type: tag.type, message: tag.message, tagger: signatureOf(tag.tagger) };
+    const { object } = await git.readObject({ ...this.args, oid, format: 'content' });
+    const text = new TextDecoder().decode(object as Uint8Array);
+    const split = text.indexOf('\n\n');
+    const headers = new Map(
+      (split < 0 ? text : text.slice(0, split))
+        .split('\n')
+        .map((line) => [line.slice(0, line.indexOf(' ')), line.slice(line.indexOf(' ') + 1)] as const),
+    );
+    const tagger = /^(.*) <(.*)> (\d+) ([+-])(\d\d)(\d\d)$/.exec(headers.get('tagger') ?? '');
+    return {
+      oid,
+      name: headers.get('tag') ?? '',
+      object: headers.get('object') ?? '',
+      type: headers.get('type') ?? '',
+      message: split < 0 ? '' : text.slice(split + 2),
+      tagger: tagger
+        ? { name: tagger[1], email: tagger[2], timestamp: Number(tagger[3]), offsetMinutes: (tagger[4] === '-' ? -1 : 1) * (Number(tagger[5]) * 60 + Number(tagger[6])) }
+        : { name: '', email: '', timestamp: 0, offsetMinutes: 0 },
+    };
   }
 
   /** The entry at `path` (`a/b/c.txt`) in a tree, or null; the empty path is the tree itself. */
@@ -290,7 +307,8 @@ export class Repository {
     return git.writeTag({
       fs: gitFs,
       gitdir: this.gitdir,
-      tag: { object: tag.commit, type: 'commit', tag: tag.name, message: tag.message, tagger: personOf(tag.tagger) },
+      // isomorphic-git ends the message with a line end of its own: one the message has already is not doubled.
+      tag: { object: tag.commit, type: 'commit', tag: tag.name, message: tag.message.replace(/\n$/, ''), tagger: personOf(tag.tagger) },
     });
   }
 }

@@ -11,5 +11,7 @@ export * from './projects.js';
 export * from './groups.js';
 export * from './members.js';
 export * from './commits.js';
+export * from './commit-statuses.js';
 export * from './branches.js';
 export * from './repository-files.js';
+export * from './tags.js';

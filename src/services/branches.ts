@@ -10,6 +10,7 @@ import type { Context } from './context.js';
 import { findPage, pageOf, type Page, type PageQuery } from './pagination.js';
 import { presentCommit } from './present/commits.js';
 import { projectWebUrl } from './present/projects.js';
+import { defaultBranchProtection } from './repository-events.js';
 import { REFUSALS, writeRefusal } from './repository-refusals.js';
 import { writeRepository } from './repository-writes.js';
 
@@ -44,9 +45,13 @@ export class BranchesService {
     return matching.reduce((strictest, protection) => (protection.pushAccessLevel > strictest.pushAccessLevel ? protection : strictest));
   }
 
-  /** 400 unless the caller may push to the branch (its protection considered), as the original refuses a commit. */
+  /**
+   * 400 unless the caller may push to the branch (its protection considered), as the original refuses a commit.
+   * In an empty repository every branch is the first, protected as `default_branch_protection` will protect it.
+   */
   async checkPush(scoped: ProjectInScope, branch: string): Promise<void> {
-    const protection = this.protectionOf(await this.protections(scoped.project.id), branch);
+    let protection: BranchProtection | null = this.protectionOf(await this.protections(scoped.project.id), branch);
+    if (!protection && (await this.ctx.repositoryOf(scoped.project).branches()).length === 0) protection = await defaultBranchProtection(this.ctx);
     if (!pushesToBranch(this.ctx.caller, scoped, protection)) throw new BadRequestError(REFUSALS.pushNotAllowed);
   }
 
@@ -91,23 +96,31 @@ export class BranchesService {
       const oid = await repo.branch(name);
       if (!oid) throw new NotFoundError('Branch');
       if (name === (await repo.headBranch())) throw new BadRequestError(REFUSALS.removeDefaultBranch);
-      await this.checkPush(scoped, name);
+      // A protected branch goes by its maintainers' hands only, whoever its protection lets push.
+      const protected_ = this.protectionOf(await this.protections(scoped.project.id), name) !== null;
+      if (protected_ && !this.ctx.isAdmin && scoped.accessLevel < ACCESS_LEVELS.maintainer) throw new BadRequestError(REFUSALS.deleteProtectedBranch);
       return { updates: [{ name: BRANCH_PREFIX + name, old: oid, new: null }], result: undefined };
     }).catch((error: unknown) => {
       throw writeRefusal(error);
     });
   }
 
-  /** PUT .../branches/:branch/protect (maintainers): protected, developers allowed to push and merge as asked. */
+  /**
+   * PUT .../branches/:branch/protect (maintainers): protected, developers let push and merge as asked (not given:
+   * maintainers only; for a branch protected already, that level stays as it is).
+   */
   async protect(scoped: ProjectInScope, name: string, input: ProtectBranchInput): Promise<Branch> {
     const repo = this.ctx.repositoryOf(scoped.project);
     const oid = await repo.branch(name);
     if (!oid) throw new NotFoundError('Branch');
-    const levelFor = (developers: boolean | undefined) => (developers ? ACCESS_LEVELS.developer : ACCESS_LEVELS.maintainer);
+    const levelFor = (developers: boolean | undefined) => (developers === undefined ? null : developers ? ACCESS_LEVELS.developer : ACCESS_LEVELS.maintainer);
+    const push = levelFor(input.developers_can_push);
+    const merge = levelFor(input.developers_can_merge);
     await this.ctx.em.execute(
       `insert into "protected_branches" ("project_id", "name", "push_access_level", "merge_access_level", "created_at") values (?, ?, ?, ?, now())
-       on conflict ("project_id", "name") do update set "push_access_level" = excluded."push_access_level", "merge_access_level" = excluded."merge_access_level"`,
-      [scoped.project.id, name, levelFor(input.developers_can_push), levelFor(input.developers_can_merge)],
+       on conflict ("project_id", "name") do update set "push_access_level" = coalesce(?, "protected_branches"."push_access_level"),
+         "merge_access_level" = coalesce(?, "protected_branches"."merge_access_level")`,
+      [scoped.project.id, name, push ?? ACCESS_LEVELS.maintainer, merge ?? ACCESS_LEVELS.maintainer, push, merge],
     );
     return (await this.present(scoped, repo, [{ name, oid }]))[0];
   }
@@ -184,10 +197,11 @@ export class BranchesService {
         return {
           name,
           commit: presentCommit(await repo.readCommit(oid), projectUrl),
-          merged: name !== defaultBranch && merged.has(oid),
+          // Merged: in the default branch's history, and not its very commit.
+          merged: name !== defaultBranch && oid !== defaultOid && merged.has(oid),
           protected: protection !== null,
-          developers_can_push: protection !== null && protection.pushAccessLevel <= ACCESS_LEVELS.developer,
-          developers_can_merge: protection !== null && protection.mergeAccessLevel <= ACCESS_LEVELS.developer,
+          developers_can_push: protection?.pushAccessLevel === ACCESS_LEVELS.developer,
+          developers_can_merge: protection?.mergeAccessLevel === ACCESS_LEVELS.developer,
           can_push: pushesToBranch(this.ctx.caller, scoped, protection),
           default: name === defaultBranch,
           web_url: `${projectUrl}/tree/${name}`,
@@ -211,10 +225,10 @@ function presentProtection(protection: ProtectedBranch): ProtectedBranchShape {
   };
 }
 
-/** `search` as the original reads it: `^x` starts with x, `x$` ends with it, otherwise contains it (any case). */
-function searchFilter(search: string): (branch: Reference) => boolean {
+/** `search` as the original reads it (for branches and tags): `^x` starts with x, `x$` ends with it, otherwise contains it (any case). */
+export function searchFilter(search: string): (reference: { name: string }) => boolean {
   const lower = search.toLowerCase();
-  if (lower.startsWith('^')) return (branch) => branch.name.toLowerCase().startsWith(lower.slice(1));
-  if (lower.endsWith('$')) return (branch) => branch.name.toLowerCase().endsWith(lower.slice(0, -1));
-  return (branch) => branch.name.toLowerCase().includes(lower);
+  if (lower.startsWith('^')) return (reference) => reference.name.toLowerCase().startsWith(lower.slice(1));
+  if (lower.endsWith('$')) return (reference) => reference.name.toLowerCase().endsWith(lower.slice(0, -1));
+  return (reference) => reference.name.toLowerCase().includes(lower);
 }

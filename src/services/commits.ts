@@ -150,7 +150,10 @@ export class CommitsService {
       message: input.commit_message,
       author: { name: input.author_name, email: input.author_email },
       tree: async (repo, base) => {
-        for (const check of checks) await this.checkLastCommit(repo, base, check.previous_path ?? check.file_path, check.last_commit_id!);
+        for (const check of checks) {
+          const path = check.previous_path ?? check.file_path;
+          await this.checkLastCommit(repo, base, path, check.last_commit_id!, REFUSALS.actionFileChanged(path));
+        }
         return applyActions(repo, base?.tree ?? null, actions);
       },
     });
@@ -158,10 +161,13 @@ export class CommitsService {
     return { ...presentCommit(commit, this.projectUrl(scoped)), stats: input.stats === false ? { additions: 0, deletions: 0, total: 0 } : await this.statsOf(repo, commit), status: null };
   }
 
-  /** 400 unless the last commit that changed `path` (from `base`) is `lastCommitId`: the file changed since the caller read it. */
-  async checkLastCommit(repo: Repository, base: Commit | null, path: string, lastCommitId: string): Promise<void> {
+  /**
+   * 400 (`message`) unless the last commit that changed `path` (from `base`) is `lastCommitId`: the file changed
+   * since the caller read it. A file that is not there has no last commit, and nothing to compare.
+   */
+  async checkLastCommit(repo: Repository, base: Commit | null, path: string, lastCommitId: string, message: string): Promise<void> {
     const last = base ? await lastCommitChanging(repo, base.oid, path) : null;
-    if (last !== lastCommitId) throw new BadRequestError(REFUSALS.fileChanged);
+    if (last !== null && last !== lastCommitId) throw new BadRequestError(message);
   }
 
   /**

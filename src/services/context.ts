@@ -11,6 +11,8 @@ import { describeFailure, type Logger } from '../logger.js';
 import type { InFlightCalls } from '../in-flight.js';
 import type { SettingsValues } from '../schemas/settings.js';
 import { BranchesService } from './branches.js';
+import { CommitCommentsService } from './commit-comments.js';
+import { CommitStatusesService } from './commit-statuses.js';
 import { CommitsService } from './commits.js';
 import { CustomAttributesService } from './custom-attributes.js';
 import { EmailsService } from './emails.js';
@@ -19,10 +21,12 @@ import { GroupsService } from './groups.js';
 import { MembersService } from './members.js';
 import { NamespacesService } from './namespaces.js';
 import { ProjectsService } from './projects.js';
+import { ReleasesService } from './releases.js';
 import { RepositoryFilesService } from './repository-files.js';
 import type { View } from './present/view.js';
 import { SettingsService, type SettingsCache } from './settings.js';
 import { SshKeysService } from './ssh-keys.js';
+import { TagsService } from './tags.js';
 import { AccessTokensService } from './tokens.js';
 import { UsersService } from './users.js';
 
@@ -201,7 +205,19 @@ export class Context {
   get commits() {
     return new CommitsService(this);
   }
+  get commitStatuses() {
+    return new CommitStatusesService(this);
+  }
+  get commitComments() {
+    return new CommitCommentsService(this);
+  }
   get repositoryFiles() {
     return new RepositoryFilesService(this);
+  }
+  get tags() {
+    return new TagsService(this);
+  }
+  get releases() {
+    return new ReleasesService(this);
   }
 }

@@ -27,13 +27,18 @@ export async function referencesMoved(ctx: Context, scoped: ProjectInScope, repo
   await ctx.em.nativeUpdate(Project, { id: scoped.project.id }, changes);
 }
 
-/** `default_branch_protection`: 0 none, 1 developers may push (not delete), 2 maintainers only. */
-async function protectDefaultBranch(ctx: Context, projectId: number, branch: string): Promise<void> {
+/** What `default_branch_protection` gives the first branch: 0 nothing, 1 developers push (maintainers merge), 2 maintainers only. */
+export async function defaultBranchProtection(ctx: Context): Promise<{ pushAccessLevel: number; mergeAccessLevel: number } | null> {
   const level = (await ctx.settings()).default_branch_protection;
-  if (level === 0) return;
-  const pushAccessLevel = level === 1 ? ACCESS_LEVELS.developer : ACCESS_LEVELS.maintainer;
+  if (level === 0) return null;
+  return { pushAccessLevel: level === 1 ? ACCESS_LEVELS.developer : ACCESS_LEVELS.maintainer, mergeAccessLevel: ACCESS_LEVELS.maintainer };
+}
+
+async function protectDefaultBranch(ctx: Context, projectId: number, branch: string): Promise<void> {
+  const protection = await defaultBranchProtection(ctx);
+  if (!protection) return;
   await ctx.em.execute(
     `insert into "protected_branches" ("project_id", "name", "push_access_level", "merge_access_level", "created_at") values (?, ?, ?, ?, now()) on conflict do nothing`,
-    [projectId, branch, pushAccessLevel, ACCESS_LEVELS.maintainer],
+    [projectId, branch, protection.pushAccessLevel, protection.mergeAccessLevel],
   );
 }

@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { ProjectInScope } from '../auth/abilities.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import { isBinary } from '../git/diff.js';
-import { applyActions, isValidFilePath, type FileAction } from '../git/edit.js';
+import { applyActions, filePathProblem, type FileAction } from '../git/edit.js';
 import { lastCommitChanging } from '../git/history.js';
 import type { RawFile } from '../schemas/common.js';
 import type { DeleteFileInput, FileWriteResult, GetFileQuery, RepositoryFile, WriteFileInput } from '../schemas/repository-files.js';
@@ -10,12 +10,21 @@ import { decodeContent } from './commits.js';
 import type { Context } from './context.js';
 import { REFUSALS } from './repository-refusals.js';
 
+/** 400 for a path no file can have, in the original's words: `..` climbs out of the repository. */
+function checkFilePath(path: string): void {
+  const problem = filePathProblem(path);
+  if (problem) throw new BadRequestError(problem === 'traversal' ? REFUSALS.pathTraversal : REFUSALS.invalidPath);
+}
+
+/** A file path as the original reads one: its leading slashes dropped. */
+export const filePathOf = (path: string) => path.replace(/^\/+/, '');
+
 export class RepositoryFilesService {
   constructor(private readonly ctx: Context) {}
 
   /** The file at `path` in the commit `ref` names: its blob, the commit and the file's last commit; 404 for either missing. */
   private async find(scoped: ProjectInScope, path: string, ref: string) {
-    if (!isValidFilePath(path)) throw new BadRequestError(REFUSALS.invalidPath);
+    checkFilePath(path);
     const repo = this.ctx.repositoryOf(scoped.project);
     const commit = await this.ctx.commits.commitOf(repo, ref);
     const entry = await repo.entryAt(commit.tree, path);
@@ -24,7 +33,8 @@ export class RepositoryFilesService {
   }
 
   /** GET /projects/:id/repository/files/:file_path: the file at a ref, its content in Base64. */
-  async get(scoped: ProjectInScope, path: string, query: GetFileQuery): Promise<RepositoryFile> {
+  async get(scoped: ProjectInScope, givenPath: string, query: GetFileQuery): Promise<RepositoryFile> {
+    const path = filePathOf(givenPath);
     const { repo, commit, entry } = await this.find(scoped, path, query.ref);
     const [content, lastCommitId] = await Promise.all([repo.readBlob(entry.oid), lastCommitChanging(repo, commit.oid, path)]);
     return {
@@ -43,14 +53,16 @@ export class RepositoryFilesService {
   }
 
   /** GET .../files/:file_path/raw: the bytes as they are; text as `text/plain`, anything else as `application/octet-stream`. */
-  async raw(scoped: ProjectInScope, path: string, query: GetFileQuery): Promise<RawFile> {
+  async raw(scoped: ProjectInScope, givenPath: string, query: GetFileQuery): Promise<RawFile> {
+    const path = filePathOf(givenPath);
     const { repo, entry } = await this.find(scoped, path, query.ref);
     const data = await repo.readBlob(entry.oid);
     return { content_type: isBinary(data) ? 'application/octet-stream' : 'text/plain; charset=utf-8', data };
   }
 
   /** POST .../files/:file_path: a new file, in a commit on `branch`. */
-  async create(scoped: ProjectInScope, path: string, input: WriteFileInput): Promise<FileWriteResult> {
+  async create(scoped: ProjectInScope, givenPath: string, input: WriteFileInput): Promise<FileWriteResult> {
+    const path = filePathOf(givenPath);
     const content = decodeContent(input.content, input.encoding, 'content');
     const actions: FileAction[] = [{ action: 'create', path, content }];
     if (input.execute_filemode) actions.push({ action: 'chmod', path, executable: true });
@@ -58,7 +70,8 @@ export class RepositoryFilesService {
   }
 
   /** PUT .../files/:file_path: new content for a file, unless it changed since `last_commit_id` or the content is the same. */
-  async update(scoped: ProjectInScope, path: string, input: WriteFileInput): Promise<FileWriteResult> {
+  async update(scoped: ProjectInScope, givenPath: string, input: WriteFileInput): Promise<FileWriteResult> {
+    const path = filePathOf(givenPath);
     const content = decodeContent(input.content, input.encoding, 'content');
     const actions: FileAction[] = [{ action: 'update', path, content }];
     if (input.execute_filemode !== undefined) actions.push({ action: 'chmod', path, executable: input.execute_filemode });
@@ -66,7 +79,8 @@ export class RepositoryFilesService {
   }
 
   /** DELETE .../files/:file_path */
-  async delete(scoped: ProjectInScope, path: string, input: DeleteFileInput): Promise<void> {
+  async delete(scoped: ProjectInScope, givenPath: string, input: DeleteFileInput): Promise<void> {
+    const path = filePathOf(givenPath);
     await this.write(scoped, path, input, [{ action: 'delete', path }]);
   }
 
@@ -76,7 +90,7 @@ export class RepositoryFilesService {
     input: WriteFileInput | DeleteFileInput,
     actions: FileAction[],
   ): Promise<FileWriteResult> {
-    if (!isValidFilePath(path)) throw new BadRequestError(REFUSALS.invalidPath);
+    checkFilePath(path);
     const commits = this.ctx.commits;
     await commits.commit(scoped, {
       branch: input.branch,
@@ -84,7 +98,7 @@ export class RepositoryFilesService {
       message: input.commit_message,
       author: { name: input.author_name, email: input.author_email },
       tree: async (repo, base) => {
-        if (input.last_commit_id !== undefined) await commits.checkLastCommit(repo, base, path, input.last_commit_id);
+        if (input.last_commit_id !== undefined) await commits.checkLastCommit(repo, base, path, input.last_commit_id, REFUSALS.fileChanged);
         return applyActions(repo, base?.tree ?? null, actions);
       },
     });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import type { FilterQuery } from '@mikro-orm/core';
 import { hashPassword } from '../auth/secrets.js';
-import { CustomAttribute, Email, Identity, Namespace, Project, User, UserAvatar } from '../db/entities/index.js';
+import { CommitNote, CustomAttribute, Email, Identity, Namespace, Project, User, UserAvatar } from '../db/entities/index.js';
 import { takenAttribute } from '../db/unique.js';
 import { BadRequestError, ConflictError, NotFoundError, NotFoundValidationError } from '../errors.js';
 import type { RawFile } from '../schemas/common.js';
@@ -198,10 +198,12 @@ export class UsersService {
 
   /**
    * Removes the user with its keys, e-mails, tokens and attributes, its namespace and its projects.
-   * `hard_delete` also removes the contributions that would otherwise move to the ghost user; no
-   * contribution exists yet that outlives its author, so both forms remove the same rows for now.
+   * Its contributions elsewhere stay, their author gone (null, where the original shows its ghost user:
+   * forgekit has none): commit comments, and commit statuses as the original keeps them too. `hard_delete`
+   * removes its commit comments as well, as the original removes what it would give its ghost user.
    */
-  async delete(user: User): Promise<void> {
+  async delete(user: User, options: { hard_delete?: boolean } = {}): Promise<void> {
+    if (options.hard_delete) await this.em.nativeDelete(CommitNote, { author: user.id });
     // Its namespace and the projects in it go with it (the database cascades); their repositories once that is committed.
     const projects = await this.em.find(Project, { namespace: { owner: user.id } }, { fields: ['id', 'repositoryStorage'] });
     await this.em.nativeDelete(User, { id: user.id });

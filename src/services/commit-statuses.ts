@@ -1,0 +1,257 @@
+import type { ProjectInScope } from '../auth/abilities.js';
+import { CommitStatus as CommitStatusRow, Pipeline, User, type PipelineStatus } from '../db/entities/index.js';
+import { keyOf, queryRows, rowAs } from '../db/rows.js';
+import { BadRequestError, NotFoundError } from '../errors.js';
+import { historyOf } from '../git/history.js';
+import type { Repository } from '../git/repository.js';
+import type { CommitStatus, CommitStatusState, CreateCommitStatusInput, ListCommitStatusesQuery } from '../schemas/commit-statuses.js';
+import type { Context } from './context.js';
+import { pageOf, type Page, type PageQuery } from './pagination.js';
+import { presentUserBasic } from './present/users.js';
+import type { View } from './present/view.js';
+import { REFUSALS } from './repository-refusals.js';
+
+/**
+ * The advisory lock class of a project's pipelines (the second key is the project's ID): the status posts of
+ * one project take turns, so that two posts for one commit and ref make one pipeline, and each pipeline's
+ * status is composed from every status committed before it.
+ */
+const PIPELINES_LOCK = 774211;
+
+/** The stage of every posted status, as the original files them. */
+const EXTERNAL_STAGE = 'external';
+
+const iso = (date: Date | string | null | undefined): string | null => (date ? new Date(date).toISOString() : null);
+
+/** A status in the answer's shape; `author` null once its user is deleted. */
+export function presentCommitStatus(status: CommitStatusRow, author: User | null, view: View): CommitStatus {
+  return {
+    id: status.id,
+    sha: status.sha,
+    ref: status.ref ?? null,
+    status: status.status,
+    name: status.name,
+    target_url: status.targetUrl ?? null,
+    description: status.description ?? null,
+    created_at: iso(status.createdAt)!,
+    started_at: iso(status.startedAt),
+    finished_at: iso(status.finishedAt),
+    allow_failure: status.allowFailure,
+    coverage: status.coverage === null || status.coverage === undefined ? null : Number(status.coverage),
+    author: author ? presentUserBasic(author, view) : null,
+    pipeline_id: keyOf(status.pipeline),
+  };
+}
+
+/** What a state posted does to the status it updates (`null`: a new status, `created`): the original's state machine. */
+export function statusTransition(current: 'pending' | 'running' | null, state: CommitStatusState, now: Date): { status: CommitStatusState; startedAt?: Date; finishedAt?: Date } {
+  switch (state) {
+    case 'pending':
+      // `enqueue` leaves only `created`.
+      if (current) throw new BadRequestError(current === 'pending' ? REFUSALS.enqueueFromPending : REFUSALS.enqueueFromRunning);
+      return { status: 'pending' };
+    case 'running':
+      // `enqueue` (quietly refused once pending), then `run`, which leaves only `pending`.
+      if (current === 'running') throw new BadRequestError(REFUSALS.runFromRunning);
+      return { status: 'running', startedAt: now };
+    default:
+      // `success`, `drop` and `cancel` leave `created`, `pending` and `running`.
+      return { status: state, finishedAt: now };
+  }
+}
+
+/** One of a pipeline's latest statuses (one per name), as its composite status counts it. */
+export interface LatestStatus {
+  status: PipelineStatus;
+  allowFailure: boolean;
+}
+
+/**
+ * A pipeline's status from its latest statuses, as the original composes it: failures that are allowed are left
+ * out (and make an otherwise empty pipeline `success`); all `success` (or skipped) is `success`; `success` with
+ * `canceled` is `canceled`; nothing started yet is `pending`; anything running or pending is `running`; any
+ * other failure is `failed`.
+ */
+export function compositeStatus(statuses: LatestStatus[]): PipelineStatus {
+  const ignored = (status: LatestStatus) => status.allowFailure && (status.status === 'failed' || status.status === 'canceled' || status.status === 'manual');
+  const relevant = statuses.filter((status) => !ignored(status));
+  const warnings = statuses.some((status) => status.allowFailure && (status.status === 'failed' || status.status === 'canceled'));
+  const count = (state: PipelineStatus) => relevant.filter((status) => status.status === state).length;
+  const [all, created, success, manual, pending, running, skipped, canceled] = [
+    relevant.length,
+    ...(['created', 'success', 'manual', 'pending', 'running', 'skipped', 'canceled'] as const).map(count),
+  ];
+  if (all === skipped && warnings) return 'success';
+  if (all === skipped) return 'skipped';
+  if (all === success) return 'success';
+  if (all === created) return 'created';
+  if (all === success + skipped) return 'success';
+  if (all === success + skipped + canceled) return 'canceled';
+  if (all === created + skipped + pending) return 'pending';
+  if (running + pending > 0) return 'running';
+  if (manual > 0) return 'manual';
+  if (created > 0) return 'running';
+  return 'failed';
+}
+
+/**
+ * Where a pipeline goes when its statuses compose to `composite`: the original's pipeline events (`enqueue`
+ * makes a finished pipeline `running` again; `created` is no event), with the times its transitions set.
+ */
+export function pipelineTransition(current: PipelineStatus, composite: PipelineStatus, now: Date): { status: PipelineStatus; startedAt?: Date; finishedAt?: Date } {
+  let status = current;
+  if (composite === 'pending') {
+    if (current === 'created' || current === 'skipped') status = 'pending';
+    else if (current === 'success' || current === 'failed' || current === 'canceled') status = 'running';
+  } else if (composite !== 'created') {
+    status = composite;
+  }
+  if (status === current) return { status };
+  return {
+    status,
+    ...((current === 'created' || current === 'pending') && status === 'running' ? { startedAt: now } : {}),
+    ...(status === 'success' || status === 'failed' || status === 'canceled' ? { finishedAt: now } : {}),
+  };
+}
+
+/** `target_url` as the original validates it: an http or https URL. */
+function isWebUrl(value: string): boolean {
+  if (/\s/.test(value)) return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === 'http:' || url.protocol === 'https:') && url.host !== '';
+  } catch {
+    return false;
+  }
+}
+
+export class CommitStatusesService {
+  constructor(private readonly ctx: Context) {}
+
+  /**
+   * POST /projects/:id/statuses/:sha: the status of `name` in the pipeline of the commit and ref (the latest, or a
+   * new one) is updated when the caller's status of that name there is still pending or running, otherwise a new
+   * status is made (the older one is then no longer the latest); the pipeline's status follows in the same
+   * transaction.
+   */
+  async create(scoped: ProjectInScope, revision: string, input: CreateCommitStatusInput): Promise<CommitStatus> {
+    const repo = this.ctx.repositoryOf(scoped.project);
+    const commit = await this.ctx.commits.commitOf(repo, revision);
+    const name = input.name ?? input.context ?? 'default';
+    const problems: Record<string, string[]> = {};
+    if (name.trim() === '') problems.name = ["can't be blank"];
+    if (input.target_url !== undefined && !isWebUrl(input.target_url)) problems.target_url = ['must be a valid URL'];
+    if (Object.keys(problems).length) throw new BadRequestError(problems);
+
+    const em = this.ctx.em;
+    const projectId = scoped.project.id;
+    const userId = this.ctx.currentUser.id;
+    await em.execute('select pg_advisory_xact_lock(?, ?)', [PIPELINES_LOCK, projectId]);
+    let pipeline: Pipeline | undefined;
+    if (input.pipeline_id !== undefined) {
+      // Later clients name the pipeline; its ref is the status's unless another is given (none of the commit's: a new one).
+      pipeline = (await this.pipelines(`"id" = ? and "project_id" = ? and "sha" = ?${input.ref !== undefined ? ' and "ref" = ?' : ''}`, [input.pipeline_id, projectId, commit.oid, ...(input.ref !== undefined ? [input.ref] : [])]))[0];
+    }
+    const ref = input.ref ?? pipeline?.ref ?? (await this.firstBranchContaining(repo, commit.oid));
+    if (ref === null) throw new NotFoundError('References for commit');
+    if (input.pipeline_id === undefined) {
+      pipeline = (await this.pipelines(`"project_id" = ? and "sha" = ? and "ref" = ? order by "id" desc limit 1`, [projectId, commit.oid, ref]))[0];
+    }
+    const now = new Date();
+    pipeline ??= rowAs(
+      em,
+      Pipeline,
+      (await queryRows(em, `insert into "pipelines" ("project_id", "sha", "ref", "status", "user_id", "created_at", "updated_at") values (?, ?, ?, 'created', ?, ?, ?) returning *`, [projectId, commit.oid, ref, userId, now, now]))[0],
+    );
+
+    const [existing] = await queryRows(
+      em,
+      `select "id", "status" from "commit_statuses" where "pipeline_id" = ? and "name" = ? and "author_id" = ? and "status" in ('pending', 'running') order by "id" desc limit 1`,
+      [pipeline.id, name, userId],
+    );
+    const next = statusTransition(existing ? (existing.status as 'pending' | 'running') : null, input.state, now);
+    const optional = {
+      target_url: input.target_url,
+      description: input.description,
+      coverage: input.coverage,
+      started_at: next.startedAt,
+      finished_at: next.finishedAt,
+    };
+    const given = Object.entries(optional).filter(([, value]) => value !== undefined);
+    const [row] = existing
+      ? await queryRows(
+          em,
+          `update "commit_statuses" set "status" = ?, "updated_at" = ?${given.map(([column]) => `, "${column}" = ?`).join('')} where "id" = ? returning *`,
+          [next.status, now, ...given.map(([, value]) => value), existing.id],
+        )
+      : await queryRows(
+          em,
+          `insert into "commit_statuses" ("project_id", "pipeline_id", "sha", "ref", "name", "stage", "status", "author_id", "created_at", "updated_at"${given.map(([column]) => `, "${column}"`).join('')})
+           values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?${given.map(() => ', ?').join('')}) returning *`,
+          [projectId, pipeline.id, commit.oid, ref, name, EXTERNAL_STAGE, next.status, userId, now, now, ...given.map(([, value]) => value)],
+        );
+    await this.updatePipeline(pipeline, now);
+    return presentCommitStatus(rowAs(em, CommitStatusRow, row), this.ctx.currentUser as User, await this.ctx.view());
+  }
+
+  /**
+   * GET /projects/:id/repository/commits/:sha/statuses: the statuses of the commit's pipelines, oldest first; only
+   * the latest of each name in each pipeline unless `all`. A page costs two statements whatever its size.
+   */
+  async list(scoped: ProjectInScope, revision: string, query: ListCommitStatusesQuery & PageQuery): Promise<Page<CommitStatus>> {
+    const commit = await this.ctx.commits.commitOf(this.ctx.repositoryOf(scoped.project), revision);
+    const conditions = ['s."project_id" = ?', 's."sha" = ?'];
+    const values: unknown[] = [scoped.project.id, commit.oid];
+    for (const [column, value] of [['ref', query.ref], ['stage', query.stage], ['name', query.name]] as const) {
+      // An empty filter filters nothing, as the original reads it.
+      if (value) {
+        conditions.push(`s."${column}" = ?`);
+        values.push(value);
+      }
+    }
+    if (!query.all) conditions.push(`not exists (select 1 from "commit_statuses" later where later."pipeline_id" = s."pipeline_id" and later."name" = s."name" and later."id" > s."id")`);
+    const where = conditions.join(' and ');
+    // The page asked for, clamped as every list clamps it.
+    const { page, perPage } = pageOf([], query);
+    const view = await this.ctx.view();
+    const [{ count }] = await queryRows(view.rows, `select count(*)::int as "count" from "commit_statuses" s where ${where}`, values);
+    const rows = await queryRows(
+      view.rows,
+      `select to_jsonb(s) as "status", to_jsonb(u) as "author" from "commit_statuses" s left join "users" u on u."id" = s."author_id"
+       where ${where} order by s."id" limit ? offset ?`,
+      [...values, perPage, (page - 1) * perPage],
+    );
+    const items = rows.map((row) => presentCommitStatus(rowAs(view.rows, CommitStatusRow, row.status), row.author ? rowAs(view.rows, User, row.author) : null, view));
+    return { items, total: Number(count), page, perPage };
+  }
+
+  private async pipelines(where: string, values: unknown[]): Promise<Pipeline[]> {
+    const em = this.ctx.em;
+    return (await queryRows(em, `select * from "pipelines" where ${where}`, values)).map((row) => rowAs(em, Pipeline, row));
+  }
+
+  /** The first branch, by name, whose history has the commit (where the original files a status given no ref); null for none. */
+  private async firstBranchContaining(repo: Repository, oid: string): Promise<string | null> {
+    const branches = (await repo.branches()).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    for (const branch of branches) {
+      if (branch.oid === oid || (await historyOf(repo, branch.oid)).includes(oid)) return branch.name;
+    }
+    return null;
+  }
+
+  /** The pipeline's status (and its times) from its latest statuses, one per name. */
+  private async updatePipeline(pipeline: Pipeline, now: Date): Promise<void> {
+    const em = this.ctx.em;
+    const latest = (await queryRows(
+      em,
+      `select distinct on ("name") "status", "allow_failure" as "allowFailure" from "commit_statuses" where "pipeline_id" = ? order by "name", "id" desc`,
+      [pipeline.id],
+    )) as unknown as LatestStatus[];
+    const next = pipelineTransition(pipeline.status, compositeStatus(latest), now);
+    if (next.status === pipeline.status) return;
+    await em.execute(
+      `update "pipelines" set "status" = ?, "updated_at" = ?, "started_at" = coalesce(?, "started_at"), "finished_at" = coalesce(?, "finished_at") where "id" = ?`,
+      [next.status, now, next.startedAt ?? null, next.finishedAt ?? null, pipeline.id],
+    );
+  }
+}
