@@ -25,6 +25,17 @@ try {
     console.log(error.status, JSON.stringify(error.body()));
   }
 
+  // A project is a real git repository: the first commit makes its default branch.
+  const project = await asAlice.projects.create({ name: 'app' });
+  await asAlice.repositoryFiles.create(project.id, 'README.md', { branch: 'main', content: '# App\n', commit_message: 'Start' });
+  await asAlice.commits.create(project.id, {
+    branch: 'main',
+    commit_message: 'Add the code',
+    actions: [{ action: 'create', file_path: 'src/app.js', content: 'console.log(1);\n' }],
+  });
+  const history = await asAlice.commits.list(project.id);
+  console.log('main has', history.map((commit) => commit.title), 'default branch', (await asAlice.projects.get(project.id)).default_branch);
+
   // Tokens work too: this is what a client would send as PRIVATE-TOKEN.
   const { token } = await hosting.personalAccessTokens.create(alice.id, { name: 'ci', scopes: ['read_user'] });
   console.log('signed in with a token as', (await hosting.as(token).users.current()).username);
