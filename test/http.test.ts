@@ -3,6 +3,8 @@ import type { AddressInfo } from 'node:net';
 import express, { type NextFunction, type Request, type Response } from 'express';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { AnyRoute } from '../src/api/route.js';
+import { RouteMatcher } from '../src/http/match.js';
 import { BadRequestError, ConflictError, NotFoundError, ServiceUnavailableError, TooManyRequestsError, UnauthorizedError } from '../src/index.js';
 import { createUser, ROOT_PASSWORD, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
 
@@ -304,5 +306,29 @@ describe('closing', () => {
     const late = await closing.http.get('/api/v4/users/1').set('PRIVATE-TOKEN', ROOT_TOKEN);
     expect(late.status).toBe(503);
     expect(late.body).toEqual({ message: '503 Service Unavailable' });
+  });
+});
+
+describe('route matching', () => {
+  it('takes a parameter after a literal start within a segment (`archive.:format`), literal segments first', () => {
+    const route = (path: string) => ({ group: 'test', name: path, route: { method: 'GET', path } as AnyRoute });
+    const matcher = new RouteMatcher([route('/things/:name'), route('/things/archive.:format'), route('/things/archive.zip'), route('/things/archive')]);
+    const match = (path: string) => {
+      const found = matcher.match('GET', path, false);
+      return found && [found.route.path, found.params];
+    };
+    expect(match('/things/archive.zip')).toEqual(['/things/archive.zip', {}]);
+    expect(match('/things/archive.tar.gz')).toEqual(['/things/archive.:format', { format: 'tar.gz' }]);
+    expect(match('/things/archive%2Etgz')).toEqual(['/things/archive.:format', { format: 'tgz' }]);
+    expect(match('/things/archive')).toEqual(['/things/archive', {}]);
+    // Nothing after the literal start is no value: the whole-segment parameter takes it.
+    expect(match('/things/archive.')).toEqual(['/things/:name', { name: 'archive.' }]);
+    expect(match('/things/archiver.zip')).toEqual(['/things/:name', { name: 'archiver.zip' }]);
+  });
+
+  it('serves the archive routes with and without a format suffix', async () => {
+    const formats = await request(t.app).get('/api/v4/projects/999999/repository/archive.tar.gz').set('PRIVATE-TOKEN', ROOT_TOKEN);
+    const plain = await request(t.app).get('/api/v4/projects/999999/repository/archive').set('PRIVATE-TOKEN', ROOT_TOKEN);
+    expect([formats.status, formats.body, plain.status, plain.body]).toEqual([404, { message: '404 Project Not Found' }, 404, { message: '404 Project Not Found' }]);
   });
 });

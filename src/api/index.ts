@@ -10,6 +10,7 @@ import { groupMembers, projectMembers } from './members.js';
 import { namespaces } from './namespaces.js';
 import { projects } from './projects.js';
 import { repositoryFiles } from './repository-files.js';
+import { repository } from './repository.js';
 import { releases, tags } from './tags.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { defineRoute, type AnyRoute, type NamedRoute, type RouteCall } from './route.js';
@@ -40,6 +41,7 @@ const groups = {
   releases,
   commitStatuses,
   commitComments,
+  repository,
   instance,
 };
 
@@ -68,6 +70,7 @@ const groupDescriptions: Record<keyof typeof groups, string> = {
   releases: 'Releases of a project’s tags, as today’s clients manage them: a name, notes and a release date per tag',
   commitStatuses: 'Statuses that external systems post for a commit and ref: together they make the pipeline whose status the commit shows',
   commitComments: 'Comments on a commit, or on a line it adds or removes',
+  repository: 'A repository read whole: its trees, blobs, archives and comparisons; a commit’s diff, and cherry-picking it onto a branch',
   instance: 'What the service is: its version and this document',
 };
 

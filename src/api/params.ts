@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { BoundedText, FILE_PATH_MAX, Int32, REF_MAX } from '../schemas/common.js';
+import { ArchiveFormat } from '../schemas/repository.js';
 
 /**
  * Every path parameter, by the name routes use for it: a route's parameter schema is made from its path.
@@ -30,6 +31,8 @@ export const PATH_PARAMETERS = {
   name: BoundedText({ description: 'protected branch name or pattern' }),
   /** A file's full path in the repository, URL-encoded (`lib%2Fclass.rb`). */
   file_path: BoundedText({ maxLength: FILE_PATH_MAX, description: 'URL-encoded full path of the file' }),
+  /** An archive's format, the suffix of `archive.:format`. */
+  format: ArchiveFormat,
 };
 
 /**

@@ -35,13 +35,14 @@ const FILE = (entry: TreeEntry | undefined) => entry !== undefined && entry.type
 const DIRECTORY = (entry: TreeEntry | undefined) => entry !== undefined && entry.type === 'tree';
 
 /**
- * What differs between two trees (`oldTree` null: everything in `newTree` is added), file by file in path
- * order; a file deleted in one place and added with the same content in another is one rename.
+ * What differs between two trees (`oldTree` null: everything in `newTree` is added), file by file in git's
+ * order: by full path, a rename at its new path; a file deleted in one place and added with the same content
+ * in another is one rename.
  */
 export async function changesBetween(repo: Repository, oldTree: string | null, newTree: string | null): Promise<Change[]> {
   const changes: Change[] = [];
   await compareTrees(repo, oldTree, newTree, '', changes);
-  return pairRenames(changes);
+  return pairRenames(changes).sort((a, b) => Buffer.compare(Buffer.from(a.newPath), Buffer.from(b.newPath)));
 }
 
 async function compareTrees(repo: Repository, oldTree: string | null, newTree: string | null, prefix: string, changes: Change[]): Promise<void> {

@@ -1,8 +1,11 @@
 import type { AnyRoute, NamedRoute } from '../api/route.js';
 
+/** A path segment: literal text, or a parameter after an optional literal start (`:id`; `archive.:format`). */
+type Segment = { literal: string } | { prefix: string; name: string };
+
 interface CompiledRoute {
   route: AnyRoute;
-  segments: string[];
+  segments: Segment[];
 }
 
 export interface RouteMatch {
@@ -10,22 +13,28 @@ export interface RouteMatch {
   params: Record<string, string>;
 }
 
-const isParameter = (segment: string) => segment.startsWith(':');
+function segmentOf(text: string): Segment {
+  const at = text.indexOf(':');
+  return at < 0 ? { literal: text } : { prefix: text.slice(0, at), name: text.slice(at + 1) };
+}
+
+/** How specific a segment is, for the order routes are tried in: literal, then parameter after a literal start, then parameter. */
+const rankOf = (segment: Segment) => ('literal' in segment ? '0' : segment.prefix ? '1' : '2');
 
 const kindOf = (method: string, root: boolean, segments: number) => `${method} ${root ? 'root' : 'api'} ${segments}`;
 
 /**
  * Matches request paths against the route table. Literal segments win over parameters
- * (`/runners/all` before `/runners/:id`), and each segment is decoded on its own, so an encoded
- * `group%2Fproject` stays one parameter.
+ * (`/runners/all` before `/runners/:id`), and a parameter after a literal start (`archive.:format`) sits
+ * between the two; each segment is decoded on its own, so an encoded `group%2Fproject` stays one parameter.
  */
 export class RouteMatcher {
   /** The routes by method, place (API or root) and number of segments: a request is compared with its own kind only. */
   private readonly routes = new Map<string, CompiledRoute[]>();
 
   constructor(routes: NamedRoute[]) {
-    const compiled = routes.map(({ route }) => ({ route, segments: route.path.split('/').filter(Boolean) }));
-    const rank = (entry: CompiledRoute) => entry.segments.map((segment) => (isParameter(segment) ? '1' : '0')).join('');
+    const compiled = routes.map(({ route }) => ({ route, segments: route.path.split('/').filter(Boolean).map(segmentOf) }));
+    const rank = (entry: CompiledRoute) => entry.segments.map(rankOf).join('');
     for (const entry of compiled.sort((a, b) => rank(a).localeCompare(rank(b)))) {
       const key = kindOf(entry.route.method, Boolean(entry.route.root), entry.segments.length);
       this.routes.set(key, [...(this.routes.get(key) ?? []), entry]);
@@ -53,12 +62,12 @@ export class RouteMatcher {
       const candidate = route.keepsJsonSuffix ? decoded : stripped;
       const params: Record<string, string> = {};
       const matches = segments.every((segment, index) => {
-        if (isParameter(segment)) {
-          if (candidate[index] === '') return false;
-          params[segment.slice(1)] = candidate[index];
-          return true;
-        }
-        return segment === candidate[index];
+        const text = candidate[index];
+        if ('literal' in segment) return segment.literal === text;
+        // A parameter is never empty, nor is what follows a literal start.
+        if (text.length <= segment.prefix.length || !text.startsWith(segment.prefix)) return false;
+        params[segment.name] = text.slice(segment.prefix.length);
+        return true;
       });
       if (matches) return { route, params };
     }

@@ -14,4 +14,5 @@ export * from './commits.js';
 export * from './commit-statuses.js';
 export * from './branches.js';
 export * from './repository-files.js';
+export * from './repository.js';
 export * from './tags.js';

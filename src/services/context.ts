@@ -22,6 +22,7 @@ import { MembersService } from './members.js';
 import { NamespacesService } from './namespaces.js';
 import { ProjectsService } from './projects.js';
 import { ReleasesService } from './releases.js';
+import { RepositoryService } from './repository.js';
 import { RepositoryFilesService } from './repository-files.js';
 import type { View } from './present/view.js';
 import { SettingsService, type SettingsCache } from './settings.js';
@@ -219,5 +220,8 @@ export class Context {
   }
   get releases() {
     return new ReleasesService(this);
+  }
+  get repository() {
+    return new RepositoryService(this);
   }
 }

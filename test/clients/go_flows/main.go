@@ -11,10 +11,17 @@
 package main
 
 import (
+	"archive/tar"
+	"archive/zip"
+	"bytes"
+	"compress/gzip"
 	"crypto/ed25519"
 	"crypto/rand"
+	"crypto/sha1"
+	"crypto/sha256"
 	"encoding/base64"
 	"encoding/binary"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -146,6 +153,10 @@ type flows struct {
 	// project in the group and a private one in the subgroup.
 	group, subgroup              *gitlab.Group
 	groupProject, privateProject *gitlab.Project
+	// What the repository flows build on: the "go-repo" project, the history of its default branch and the last three
+	// commits of its feature branch (newest first).
+	repo                      *gitlab.Project
+	commitIDs, featureHistory []string
 }
 
 func (f *flows) client(token string) *gitlab.Client {
@@ -1355,6 +1366,932 @@ func usernames(users []*gitlab.User) []string {
 	return names
 }
 
+// --- repositories: files, commits, branches (one private project, "go-repo", its history built up flow by flow) ---
+
+// gitBlobID is the object ID git gives a file's content.
+func gitBlobID(content []byte) string {
+	return fmt.Sprintf("%x", sha1.Sum(append([]byte(fmt.Sprintf("blob %d\x00", len(content))), content...)))
+}
+
+func sha256Hex(content []byte) string { return fmt.Sprintf("%x", sha256.Sum256(content)) }
+
+// fileContent is a file's content at a ref, as GetFile gives it (Base64) decoded.
+func (f *flows) fileContent(path, ref string) []byte {
+	file, _, err := f.root.RepositoryFiles.GetFile(f.repo.ID, path, &gitlab.GetFileOptions{Ref: gitlab.String(ref)})
+	must("RepositoryFiles.GetFile "+path+" at "+ref, err)
+	check("GetFile "+path+": Encoding", file.Encoding, "base64")
+	content, err := base64.StdEncoding.DecodeString(file.Content)
+	must("decoding GetFile Content", err)
+	return content
+}
+
+// headOf is the commit a branch (or any ref) names.
+func (f *flows) headOf(ref string) *gitlab.Commit {
+	commit, _, err := f.root.Commits.GetCommit(f.repo.ID, ref)
+	must("Commits.GetCommit "+ref, err)
+	return commit
+}
+
+func (f *flows) repositoryFiles() string {
+	files := f.root.RepositoryFiles
+	project, _, err := f.root.Projects.CreateProject(&gitlab.CreateProjectOptions{Name: gitlab.String("go-repo"), Visibility: gitlab.Visibility(gitlab.PrivateVisibility)})
+	must("Projects.CreateProject", err)
+	f.repo = project
+	check("CreateProject DefaultBranch (an empty repository)", project.DefaultBranch, "")
+
+	// The first commit makes its branch, and makes it the default branch.
+	readme := []byte("# Go repo\n")
+	info, resp, err := files.CreateFile(project.ID, "README.md", &gitlab.CreateFileOptions{
+		Branch: gitlab.String("main"), Content: gitlab.String(string(readme)), CommitMessage: gitlab.String("Add the README"),
+		AuthorName: gitlab.String("Go Author"), AuthorEmail: gitlab.String("go-author@example.com"),
+	})
+	must("RepositoryFiles.CreateFile", err)
+	checkStatus("CreateFile", resp, 201)
+	check("CreateFile answer", *info, gitlab.FileInfo{FilePath: "README.md", Branch: "main"})
+	project, _, err = f.root.Projects.GetProject(project.ID, nil)
+	must("Projects.GetProject", err)
+	check("GetProject DefaultBranch after the first commit", project.DefaultBranch, "main")
+	first := f.headOf("main")
+	check("the first commit: ParentIDs", len(first.ParentIDs), 0)
+	check("the first commit: Title", first.Title, "Add the README")
+	// The original keeps the message as given; forgekit ends it with a newline.
+	check("the first commit: Message", strings.TrimSuffix(first.Message, "\n"), "Add the README")
+	check("the first commit: author", [2]string{first.AuthorName, first.AuthorEmail}, [2]string{"Go Author", "go-author@example.com"})
+	check("the first commit: committer", first.CommitterName, "Administrator")
+
+	file, resp, err := files.GetFile(project.ID, "README.md", &gitlab.GetFileOptions{Ref: gitlab.String("main")})
+	must("RepositoryFiles.GetFile", err)
+	checkStatus("GetFile", resp, 200)
+	want := gitlab.File{
+		FileName: "README.md", FilePath: "README.md", Size: len(readme), Encoding: "base64", Ref: "main",
+		BlobID: gitBlobID(readme), CommitID: first.ID, SHA256: sha256Hex(readme), LastCommitID: first.ID,
+	}
+	content, err := base64.StdEncoding.DecodeString(file.Content)
+	must("decoding GetFile Content", err)
+	check("GetFile Content (decoded)", content, readme)
+	file.Content = ""
+	check("GetFile", *file, want)
+	meta, resp, err := files.GetFileMetaData(project.ID, "README.md", &gitlab.GetFileMetaDataOptions{Ref: gitlab.String("main")})
+	must("RepositoryFiles.GetFileMetaData", err)
+	checkStatus("GetFileMetaData", resp, 200)
+	check("GetFileMetaData (the X-Gitlab-* headers of a HEAD)", *meta, want)
+	raw, _, err := files.GetRawFile(project.ID, "README.md", &gitlab.GetRawFileOptions{Ref: gitlab.String("main")})
+	must("RepositoryFiles.GetRawFile", err)
+	check("GetRawFile", raw, readme)
+	check("GetFile by commit ID", f.fileContent("README.md", first.ID), readme)
+	_, _, err = files.GetFile(project.ID, "NOPE.md", &gitlab.GetFileOptions{Ref: gitlab.String("main")})
+	expectError("GetFile of a missing file", err, 404, "{message: 404 File Not Found}")
+	_, _, err = files.GetFileMetaData(project.ID, "NOPE.md", &gitlab.GetFileMetaDataOptions{Ref: gitlab.String("main")})
+	expectError("GetFileMetaData of a missing file", err, 404, "")
+	_, _, err = files.GetRawFile(project.ID, "README.md", &gitlab.GetRawFileOptions{Ref: gitlab.String("go-nowhere")})
+	expectError("GetRawFile at a missing ref", err, 404, "{message: 404 Commit Not Found}")
+	_, _, err = files.CreateFile(project.ID, "README.md", &gitlab.CreateFileOptions{Branch: gitlab.String("main"), Content: gitlab.String("again"), CommitMessage: gitlab.String("Again")})
+	expectError("CreateFile of a file that exists", err, 400, "{message: A file with this name already exists}")
+
+	// UpdateFile with the last commit the caller saw; once the file moved on, that commit is stale.
+	info, resp, err = files.UpdateFile(project.ID, "README.md", &gitlab.UpdateFileOptions{
+		Branch: gitlab.String("main"), Content: gitlab.String("# Go repo\n\nUpdated.\n"), CommitMessage: gitlab.String("Update the README"),
+		LastCommitID: gitlab.String(file.LastCommitID),
+	})
+	must("RepositoryFiles.UpdateFile", err)
+	checkStatus("UpdateFile", resp, 200)
+	check("UpdateFile answer", *info, gitlab.FileInfo{FilePath: "README.md", Branch: "main"})
+	second := f.headOf("main")
+	check("the update's commit: ParentIDs", second.ParentIDs, []string{first.ID})
+	check("GetFile after UpdateFile", f.fileContent("README.md", "main"), []byte("# Go repo\n\nUpdated.\n"))
+	check("GetFile at the first commit still gives the old content", f.fileContent("README.md", first.ID), readme)
+	meta, _, err = files.GetFileMetaData(project.ID, "README.md", &gitlab.GetFileMetaDataOptions{Ref: gitlab.String("main")})
+	must("RepositoryFiles.GetFileMetaData after UpdateFile", err)
+	check("GetFileMetaData after UpdateFile: LastCommitID, Size", [2]interface{}{meta.LastCommitID, meta.Size}, [2]interface{}{second.ID, len("# Go repo\n\nUpdated.\n")})
+	_, _, err = files.UpdateFile(project.ID, "README.md", &gitlab.UpdateFileOptions{
+		Branch: gitlab.String("main"), Content: gitlab.String("Stale\n"), CommitMessage: gitlab.String("Stale"), LastCommitID: gitlab.String(file.LastCommitID),
+	})
+	expectError("UpdateFile with a stale LastCommitID", err, 400, "{message: You are attempting to update a file that has changed since you started editing it.}")
+
+	// A file in subdirectories: go-gitlab escapes `/`, the space and the dots (%2E) of the path.
+	deep := "docs/user guide/intro.v1.md"
+	info, _, err = files.CreateFile(project.ID, deep, &gitlab.CreateFileOptions{Branch: gitlab.String("main"), Content: gitlab.String("Intro\n"), CommitMessage: gitlab.String("Add the guide")})
+	must("RepositoryFiles.CreateFile in subdirectories", err)
+	check("CreateFile in subdirectories: FilePath", info.FilePath, deep)
+	meta, _, err = files.GetFileMetaData(project.ID, deep, &gitlab.GetFileMetaDataOptions{Ref: gitlab.String("main")})
+	must("RepositoryFiles.GetFileMetaData in subdirectories", err)
+	check("GetFileMetaData in subdirectories: FileName, FilePath", [2]string{meta.FileName, meta.FilePath}, [2]string{"intro.v1.md", deep})
+	raw, _, err = files.GetRawFile(project.ID, deep, &gitlab.GetRawFileOptions{Ref: gitlab.String("main")})
+	must("RepositoryFiles.GetRawFile in subdirectories", err)
+	check("GetRawFile in subdirectories", raw, []byte("Intro\n"))
+
+	// Base64: bytes that are not text, as they were sent; ExecuteFilemode on create.
+	logo := make([]byte, 1024)
+	for i := range logo {
+		logo[i] = byte(i)
+	}
+	_, _, err = files.CreateFile(project.ID, "assets/logo.bin", &gitlab.CreateFileOptions{
+		Branch: gitlab.String("main"), Content: gitlab.String(base64.StdEncoding.EncodeToString(logo)), Encoding: gitlab.String("base64"),
+		CommitMessage: gitlab.String("Add a binary file"),
+	})
+	must("RepositoryFiles.CreateFile base64", err)
+	check("GetFile of a binary file", f.fileContent("assets/logo.bin", "main"), logo)
+	raw, _, err = files.GetRawFile(project.ID, "assets/logo.bin", &gitlab.GetRawFileOptions{Ref: gitlab.String("main")})
+	must("RepositoryFiles.GetRawFile of a binary file", err)
+	check("GetRawFile of a binary file", raw, logo)
+	meta, _, err = files.GetFileMetaData(project.ID, "assets/logo.bin", &gitlab.GetFileMetaDataOptions{Ref: gitlab.String("main")})
+	must("RepositoryFiles.GetFileMetaData of a binary file", err)
+	check("GetFileMetaData of a binary file: Size, BlobID", [2]interface{}{meta.Size, meta.BlobID}, [2]interface{}{1024, gitBlobID(logo)})
+	script := []byte("#!/bin/sh\necho tool\n")
+	_, _, err = files.CreateFile(project.ID, "bin/tool", &gitlab.CreateFileOptions{
+		Branch: gitlab.String("main"), Content: gitlab.String(string(script)), CommitMessage: gitlab.String("Add a tool"), ExecuteFilemode: gitlab.Bool(true),
+	})
+	must("RepositoryFiles.CreateFile ExecuteFilemode", err)
+	meta, _, err = files.GetFileMetaData(project.ID, "bin/tool", &gitlab.GetFileMetaDataOptions{Ref: gitlab.String("main")})
+	must("RepositoryFiles.GetFileMetaData of an executable", err)
+	check("GetFileMetaData ExecuteFilemode", meta.ExecuteFilemode, true)
+
+	// StartBranch: the commit goes to a new branch made from it; the start branch does not move.
+	mainHead := f.headOf("main").ID
+	info, _, err = files.CreateFile(project.ID, "feature.txt", &gitlab.CreateFileOptions{
+		Branch: gitlab.String("go/feature"), StartBranch: gitlab.String("main"), Content: gitlab.String("A feature\n"), CommitMessage: gitlab.String("Start a feature"),
+	})
+	must("RepositoryFiles.CreateFile StartBranch", err)
+	check("CreateFile StartBranch: Branch", info.Branch, "go/feature")
+	feature := f.headOf("go/feature")
+	check("the new branch's commit: ParentIDs", feature.ParentIDs, []string{mainHead})
+	check("GetFile on the new branch", f.fileContent("feature.txt", "go/feature"), []byte("A feature\n"))
+	check("main did not move", f.headOf("main").ID, mainHead)
+	_, _, err = files.GetFile(project.ID, "feature.txt", &gitlab.GetFileOptions{Ref: gitlab.String("main")})
+	expectError("GetFile on the start branch", err, 404, "{message: 404 File Not Found}")
+	_, _, err = files.CreateFile(project.ID, "x.txt", &gitlab.CreateFileOptions{Branch: gitlab.String("go-nowhere"), Content: gitlab.String("x"), CommitMessage: gitlab.String("x")})
+	expectError("CreateFile to a branch that does not exist, without StartBranch", err, 400, "{message: You can only create or edit files when you are on a branch}")
+
+	resp, err = files.DeleteFile(project.ID, "feature.txt", &gitlab.DeleteFileOptions{Branch: gitlab.String("go/feature"), CommitMessage: gitlab.String("Remove the feature file")})
+	must("RepositoryFiles.DeleteFile", err)
+	checkStatus("DeleteFile", resp, 204)
+	_, _, err = files.GetFile(project.ID, "feature.txt", &gitlab.GetFileOptions{Ref: gitlab.String("go/feature")})
+	expectError("GetFile of a deleted file", err, 404, "{message: 404 File Not Found}")
+	check("GetFile of a deleted file at its last commit", f.fileContent("feature.txt", feature.ID), []byte("A feature\n"))
+	resp, err = files.DeleteFile(project.ID, deep, &gitlab.DeleteFileOptions{Branch: gitlab.String("main"), CommitMessage: gitlab.String("Remove the guide"), LastCommitID: gitlab.String(meta.LastCommitID)})
+	expectError("DeleteFile with another file's LastCommitID", err, 400, "")
+	deepMeta, _, err := files.GetFileMetaData(project.ID, deep, &gitlab.GetFileMetaDataOptions{Ref: gitlab.String("main")})
+	must("RepositoryFiles.GetFileMetaData", err)
+	_, err = files.DeleteFile(project.ID, deep, &gitlab.DeleteFileOptions{Branch: gitlab.String("main"), CommitMessage: gitlab.String("Remove the guide"), LastCommitID: gitlab.String(deepMeta.LastCommitID)})
+	must("RepositoryFiles.DeleteFile in subdirectories with LastCommitID", err)
+	_, _, err = files.GetFileMetaData(project.ID, deep, &gitlab.GetFileMetaDataOptions{Ref: gitlab.String("main")})
+	expectError("GetFileMetaData of a deleted file", err, 404, "")
+	_, err = files.DeleteFile(project.ID, "NOPE.md", &gitlab.DeleteFileOptions{Branch: gitlab.String("main"), CommitMessage: gitlab.String("Nothing")})
+	expectError("DeleteFile of a missing file", err, 400, "{message: A file with this name doesn't exist}")
+	f.featureHistory = []string{f.headOf("go/feature").ID, feature.ID, mainHead}
+	return "first commit makes the default branch, get, metadata (HEAD), raw, update, stale LastCommitID, base64, executable, subdirectories, StartBranch, delete"
+}
+
+func commitIDs(commits []*gitlab.Commit) []string {
+	ids := []string{}
+	for _, commit := range commits {
+		ids = append(ids, commit.ID)
+	}
+	return ids
+}
+
+func (f *flows) commits() string {
+	commits, project := f.root.Commits, f.repo
+	action := func(kind gitlab.FileActionValue, path string) *gitlab.CommitActionOptions {
+		return &gitlab.CommitActionOptions{Action: gitlab.FileAction(kind), FilePath: gitlab.String(path)}
+	}
+	withContent := func(a *gitlab.CommitActionOptions, content string) *gitlab.CommitActionOptions {
+		a.Content = gitlab.String(content)
+		return a
+	}
+	before := f.headOf("main")
+	script := base64.StdEncoding.EncodeToString([]byte("#!/bin/sh\necho run\n"))
+	laid, resp, err := commits.CreateCommit(project.ID, &gitlab.CreateCommitOptions{
+		Branch: gitlab.String("main"), CommitMessage: gitlab.String("Lay out the tree\n\nSeveral files in one commit."),
+		AuthorName: gitlab.String("Go Batch"), AuthorEmail: gitlab.String("go-batch@example.com"),
+		Actions: []*gitlab.CommitActionOptions{
+			withContent(action(gitlab.FileCreate, "src/main.go"), "package main\n"),
+			withContent(action(gitlab.FileCreate, "src/doc.go"), ""),
+			withContent(action(gitlab.FileCreate, "tmp/scratch.txt"), "scratch\n"),
+			{Action: gitlab.FileAction(gitlab.FileCreate), FilePath: gitlab.String("bin/run"), Content: gitlab.String(script), Encoding: gitlab.String("base64")},
+		},
+	})
+	must("Commits.CreateCommit", err)
+	checkStatus("CreateCommit", resp, 201)
+	check("CreateCommit Title", laid.Title, "Lay out the tree")
+	check("CreateCommit Message", strings.TrimSuffix(laid.Message, "\n"), "Lay out the tree\n\nSeveral files in one commit.")
+	check("CreateCommit author", [2]string{laid.AuthorName, laid.AuthorEmail}, [2]string{"Go Batch", "go-batch@example.com"})
+	check("CreateCommit ParentIDs", laid.ParentIDs, []string{before.ID})
+	check("CreateCommit Stats", laid.Stats, &gitlab.CommitStats{Additions: 4, Deletions: 0, Total: 4})
+	check("CreateCommit ShortID", laid.ShortID, laid.ID[:8])
+	checkTrue("CreateCommit CommittedDate", laid.CommittedDate != nil && time.Since(*laid.CommittedDate) < time.Hour, laid.CommittedDate)
+
+	changed, _, err := commits.CreateCommit(project.ID, &gitlab.CreateCommitOptions{
+		Branch: gitlab.String("main"), CommitMessage: gitlab.String("Every kind of action"),
+		Actions: []*gitlab.CommitActionOptions{
+			{Action: gitlab.FileAction(gitlab.FileUpdate), FilePath: gitlab.String("src/main.go"), Content: gitlab.String("package main\n\nfunc main() {}\n"), LastCommitID: gitlab.String(laid.ID)},
+			{Action: gitlab.FileAction(gitlab.FileMove), PreviousPath: gitlab.String("src/doc.go"), FilePath: gitlab.String("pkg/doc.go")},
+			action(gitlab.FileDelete, "tmp/scratch.txt"),
+			{Action: gitlab.FileAction(gitlab.FileChmod), FilePath: gitlab.String("bin/run"), ExecuteFilemode: gitlab.Bool(true)},
+			withContent(action(gitlab.FileCreate, "docs/notes.md"), "Notes\n"),
+		},
+	})
+	must("Commits.CreateCommit (every action)", err)
+	check("CreateCommit (every action) ParentIDs", changed.ParentIDs, []string{laid.ID})
+	// (The moved file is empty: its move counts no lines, whether a diff sees a rename or a deletion and an addition.)
+	check("CreateCommit (every action) Stats", changed.Stats, &gitlab.CommitStats{Additions: 3, Deletions: 1, Total: 4})
+	check("after update: content", f.fileContent("src/main.go", "main"), []byte("package main\n\nfunc main() {}\n"))
+	moved, _, err := f.root.RepositoryFiles.GetFileMetaData(project.ID, "pkg/doc.go", &gitlab.GetFileMetaDataOptions{Ref: gitlab.String("main")})
+	must("RepositoryFiles.GetFileMetaData after move", err)
+	check("after move: the new path", [2]interface{}{moved.Size, moved.BlobID}, [2]interface{}{0, gitBlobID(nil)})
+	for _, gone := range []string{"src/doc.go", "tmp/scratch.txt"} {
+		_, _, err = f.root.RepositoryFiles.GetFile(project.ID, gone, &gitlab.GetFileOptions{Ref: gitlab.String("main")})
+		expectError("GetFile after move or delete: "+gone, err, 404, "{message: 404 File Not Found}")
+	}
+	run, _, err := f.root.RepositoryFiles.GetFileMetaData(project.ID, "bin/run", &gitlab.GetFileMetaDataOptions{Ref: gitlab.String("main")})
+	must("RepositoryFiles.GetFileMetaData after chmod", err)
+	check("after chmod: ExecuteFilemode", run.ExecuteFilemode, true)
+	check("after chmod: content kept", f.fileContent("bin/run", "main"), []byte("#!/bin/sh\necho run\n"))
+	_, _, err = commits.CreateCommit(project.ID, &gitlab.CreateCommitOptions{Branch: gitlab.String("main"), CommitMessage: gitlab.String("No"),
+		Actions: []*gitlab.CommitActionOptions{withContent(action(gitlab.FileUpdate, "go-missing.txt"), "x")}})
+	expectError("CreateCommit updating a missing file", err, 400, "{message: A file with this name doesn't exist}")
+	// (Worded otherwise than the files API's refusal, as the original words it.)
+	_, _, err = commits.CreateCommit(project.ID, &gitlab.CreateCommitOptions{Branch: gitlab.String("main"), CommitMessage: gitlab.String("No"),
+		Actions: []*gitlab.CommitActionOptions{{Action: gitlab.FileAction(gitlab.FileUpdate), FilePath: gitlab.String("src/main.go"), Content: gitlab.String("stale\n"), LastCommitID: gitlab.String(laid.ID)}}})
+	expectError("CreateCommit with a stale LastCommitID", err, 400, "{message: The file has changed since you started editing it: src/main.go}")
+	check("a refused commit changes nothing", f.headOf("main").ID, changed.ID)
+
+	// The history of main, newest first, page after page: each commit's parent is the next one.
+	opt := &gitlab.ListCommitsOptions{RefName: gitlab.String("main"), ListOptions: gitlab.ListOptions{PerPage: 3, Page: 1}}
+	var history []*gitlab.Commit
+	pages := 0
+	for {
+		page, resp, err := commits.ListCommits(project.ID, opt)
+		must("Commits.ListCommits", err)
+		pages++
+		check(fmt.Sprintf("ListCommits page %d: CurrentPage", pages), resp.CurrentPage, pages)
+		history = append(history, page...)
+		if resp.NextPage == 0 {
+			check("ListCommits TotalItems", resp.TotalItems, len(history))
+			check("ListCommits TotalPages", resp.TotalPages, pages)
+			break
+		}
+		opt.Page = resp.NextPage
+	}
+	ids := commitIDs(history)
+	checkTrue("ListCommits has several pages", pages >= 3, pages)
+	check("ListCommits starts with the newest", ids[:2], []string{changed.ID, laid.ID})
+	for i := 0; i+1 < len(history); i++ {
+		check("ListCommits order: the parent of "+history[i].ShortID, history[i].ParentIDs, []string{history[i+1].ID})
+	}
+	check("ListCommits ends with the first commit", len(history[len(history)-1].ParentIDs), 0)
+	list := func(what string, opt *gitlab.ListCommitsOptions) []string {
+		opt.PerPage = 100
+		listed, _, err := commits.ListCommits(project.ID, opt)
+		must("Commits.ListCommits "+what, err)
+		return commitIDs(listed)
+	}
+	check("ListCommits Path src/main.go", list("Path", &gitlab.ListCommitsOptions{RefName: gitlab.String("main"), Path: gitlab.String("src/main.go")}), []string{changed.ID, laid.ID})
+	check("ListCommits Path src (a directory)", list("Path", &gitlab.ListCommitsOptions{RefName: gitlab.String("main"), Path: gitlab.String("src")}), []string{changed.ID, laid.ID})
+	check("ListCommits of the feature branch", list("RefName", &gitlab.ListCommitsOptions{RefName: gitlab.String("go/feature")})[:3], f.featureHistory)
+	since := *changed.CommittedDate
+	checkTrue("ListCommits Since the newest commit's date includes it", list("Since", &gitlab.ListCommitsOptions{RefName: gitlab.String("main"), Since: &since})[0] == changed.ID)
+	past, future := time.Date(2001, 1, 1, 0, 0, 0, 0, time.UTC), time.Now().Add(24*time.Hour)
+	check("ListCommits Until 2001", list("Until", &gitlab.ListCommitsOptions{RefName: gitlab.String("main"), Until: &past}), []string{})
+	check("ListCommits Since 2001, Until tomorrow", list("Since, Until", &gitlab.ListCommitsOptions{RefName: gitlab.String("main"), Since: &past, Until: &future}), ids)
+	check("ListCommits Since tomorrow", list("Since", &gitlab.ListCommitsOptions{RefName: gitlab.String("main"), Since: &future}), []string{})
+	withStats, _, err := commits.ListCommits(project.ID, &gitlab.ListCommitsOptions{RefName: gitlab.String("main"), WithStats: gitlab.Bool(true), ListOptions: gitlab.ListOptions{PerPage: 1}})
+	must("Commits.ListCommits WithStats", err)
+	check("ListCommits WithStats", withStats[0].Stats, &gitlab.CommitStats{Additions: 3, Deletions: 1, Total: 4})
+
+	one, resp, err := commits.GetCommit(project.ID, changed.ID)
+	must("Commits.GetCommit", err)
+	checkStatus("GetCommit", resp, 200)
+	check("GetCommit ParentIDs", one.ParentIDs, []string{laid.ID})
+	check("GetCommit Title", one.Title, "Every kind of action")
+	check("GetCommit Stats", one.Stats, &gitlab.CommitStats{Additions: 3, Deletions: 1, Total: 4})
+	check("GetCommit Status (no pipeline)", one.Status, (*gitlab.BuildStateValue)(nil))
+	check("GetCommit LastPipeline", one.LastPipeline, (*gitlab.PipelineInfo)(nil))
+	check("GetCommit ProjectID", one.ProjectID, project.ID)
+	checkTrue("GetCommit AuthoredDate", one.AuthoredDate != nil && one.AuthoredDate.Equal(*changed.AuthoredDate), one.AuthoredDate)
+	check("GetCommit by a short ID", f.headOf(changed.ID[:10]).ID, changed.ID)
+	check("GetCommit by branch name", f.headOf("main").ID, changed.ID)
+	check("GetCommit by a branch name with a slash", f.headOf("go/feature").ID, f.featureHistory[0])
+	_, _, err = commits.GetCommit(project.ID, "go-no-such-ref")
+	expectError("GetCommit of a missing ref", err, 404, "{message: 404 Commit Not Found}")
+	f.commitIDs = ids
+	return "batch commits with create, update, move, delete, chmod; list by ref, path, since/until, pages; get by ID and branch"
+}
+
+func branchNames(branches []*gitlab.Branch) []string {
+	names := []string{}
+	for _, branch := range branches {
+		names = append(names, branch.Name)
+	}
+	return names
+}
+
+func accessLevels(levels []*gitlab.BranchAccessDescription) []gitlab.AccessLevelValue {
+	values := []gitlab.AccessLevelValue{}
+	for _, level := range levels {
+		values = append(values, level.AccessLevel)
+	}
+	return values
+}
+
+func (f *flows) branches() string {
+	branches, project := f.root.Branches, f.repo
+	head := f.headOf("main")
+	getBranch := func(name string) *gitlab.Branch {
+		branch, _, err := branches.GetBranch(project.ID, name)
+		must("Branches.GetBranch "+name, err)
+		return branch
+	}
+	all, _, err := branches.ListBranches(project.ID, &gitlab.ListBranchesOptions{})
+	must("Branches.ListBranches", err)
+	check("ListBranches", branchNames(all), []string{"go/feature", "main"})
+	main := getBranch("main")
+	check("GetBranch Commit.ID", main.Commit.ID, head.ID)
+	check("GetBranch Commit.Message", main.Commit.Message, head.Message)
+	check("GetBranch Default, Merged, CanPush", [3]bool{main.Default, main.Merged, main.CanPush}, [3]bool{true, false, true})
+	check("GetBranch WebURL", main.WebURL, f.url+"/root/go-repo/tree/main")
+	// The first commit protected the default branch (default_branch_protection 2: maintainers push and merge).
+	check("GetBranch of the default branch: Protected, DevelopersCanPush, DevelopersCanMerge", [3]bool{main.Protected, main.DevelopersCanPush, main.DevelopersCanMerge}, [3]bool{true, false, false})
+	rule, _, err := f.root.ProtectedBranches.GetProtectedBranch(project.ID, "main")
+	must("ProtectedBranches.GetProtectedBranch", err)
+	check("GetProtectedBranch of the default branch", [2][]gitlab.AccessLevelValue{accessLevels(rule.PushAccessLevels), accessLevels(rule.MergeAccessLevels)},
+		[2][]gitlab.AccessLevelValue{{gitlab.MaintainerPermissions}, {gitlab.MaintainerPermissions}})
+
+	topic, resp, err := branches.CreateBranch(project.ID, &gitlab.CreateBranchOptions{Branch: gitlab.String("go/topic"), Ref: gitlab.String("main")})
+	must("Branches.CreateBranch", err)
+	checkStatus("CreateBranch", resp, 201)
+	check("CreateBranch Name", topic.Name, "go/topic")
+	check("CreateBranch Commit.ID (from a branch)", topic.Commit.ID, head.ID)
+	check("CreateBranch Default, Protected", [2]bool{topic.Default, topic.Protected}, [2]bool{false, false})
+	old, _, err := branches.CreateBranch(project.ID, &gitlab.CreateBranchOptions{Branch: gitlab.String("go-old"), Ref: gitlab.String(f.commitIDs[2])})
+	must("Branches.CreateBranch from a commit", err)
+	check("CreateBranch Commit.ID (from a commit)", old.Commit.ID, f.commitIDs[2])
+	check("GetBranch Merged (behind main)", getBranch("go-old").Merged, true)
+	check("GetBranch Merged (ahead of main)", getBranch("go/feature").Merged, false)
+	_, _, err = branches.CreateBranch(project.ID, &gitlab.CreateBranchOptions{Branch: gitlab.String("go/topic"), Ref: gitlab.String("main")})
+	expectError("CreateBranch of a branch that exists", err, 400, "{message: Branch already exists}")
+	_, _, err = branches.CreateBranch(project.ID, &gitlab.CreateBranchOptions{Branch: gitlab.String("go-x"), Ref: gitlab.String("go-nowhere")})
+	expectError("CreateBranch from a missing ref", err, 400, "{message: Invalid reference name}")
+	_, _, err = branches.CreateBranch(project.ID, &gitlab.CreateBranchOptions{Branch: gitlab.String("go..bad"), Ref: gitlab.String("main")})
+	expectError("CreateBranch with an invalid name", err, 400, "{message: Branch name is invalid}")
+	_, _, err = branches.GetBranch(project.ID, "go-nowhere")
+	expectError("GetBranch of a missing branch", err, 404, "{message: 404 Branch Not Found}")
+
+	opt := &gitlab.ListBranchesOptions{ListOptions: gitlab.ListOptions{PerPage: 2, Page: 1}}
+	var paged []*gitlab.Branch
+	for {
+		page, resp, err := branches.ListBranches(project.ID, opt)
+		must("Branches.ListBranches", err)
+		check("ListBranches TotalItems", resp.TotalItems, 4)
+		paged = append(paged, page...)
+		if resp.NextPage == 0 {
+			break
+		}
+		opt.Page = resp.NextPage
+	}
+	check("ListBranches across 2 pages", branchNames(paged), []string{"go-old", "go/feature", "go/topic", "main"})
+	found, _, err := branches.ListBranches(project.ID, &gitlab.ListBranchesOptions{Search: gitlab.String("go/")})
+	must("Branches.ListBranches Search", err)
+	check("ListBranches Search", branchNames(found), []string{"go/feature", "go/topic"})
+
+	// ProtectBranch (PUT .../protect): maintainers only unless developers are let; a developer is refused then.
+	_, _, err = f.root.ProjectMembers.AddProjectMember(project.ID, &gitlab.AddProjectMemberOptions{UserID: f.user.ID, AccessLevel: gitlab.AccessLevel(gitlab.DeveloperPermissions)})
+	must("ProjectMembers.AddProjectMember", err)
+	asDeveloper := f.asUser(f.user, "go-repo-developer")
+	protected, resp, err := branches.ProtectBranch(project.ID, "go/topic", nil)
+	must("Branches.ProtectBranch", err)
+	checkStatus("ProtectBranch", resp, 200)
+	check("ProtectBranch Protected, DevelopersCanPush, DevelopersCanMerge", [3]bool{protected.Protected, protected.DevelopersCanPush, protected.DevelopersCanMerge}, [3]bool{true, false, false})
+	seen, _, err := asDeveloper.Branches.GetBranch(project.ID, "go/topic")
+	must("Branches.GetBranch as a developer", err)
+	check("GetBranch of a protected branch, as a developer: CanPush", seen.CanPush, false)
+	createAsDeveloper := func(branch string) error {
+		_, _, err := asDeveloper.RepositoryFiles.CreateFile(project.ID, "dev-"+strings.ReplaceAll(branch, "/", "-")+".txt", &gitlab.CreateFileOptions{
+			Branch: gitlab.String(branch), Content: gitlab.String("By a developer\n"), CommitMessage: gitlab.String("Developer's file")})
+		return err
+	}
+	expectError("CreateFile on a protected branch by a developer", createAsDeveloper("go/topic"), 400, "{message: You are not allowed to push into this branch}")
+	expectError("CreateFile on the default branch by a developer", createAsDeveloper("main"), 400, "{message: You are not allowed to push into this branch}")
+	_, err = asDeveloper.Branches.DeleteBranch(project.ID, "go/topic")
+	expectError("DeleteBranch of a protected branch by a developer", err, 400,
+		"{message: You are not allowed to delete protected branches from this project. Only a project master or owner can delete a protected branch.}")
+	protected, _, err = branches.ProtectBranch(project.ID, "go/topic", &gitlab.ProtectBranchOptions{DevelopersCanPush: gitlab.Bool(true)})
+	must("Branches.ProtectBranch DevelopersCanPush", err)
+	check("ProtectBranch DevelopersCanPush: Protected, DevelopersCanPush, DevelopersCanMerge", [3]bool{protected.Protected, protected.DevelopersCanPush, protected.DevelopersCanMerge}, [3]bool{true, true, false})
+	must("CreateFile on a branch developers may push to, by a developer", createAsDeveloper("go/topic"))
+	check("the developer's commit", f.headOf("go/topic").AuthorName, f.user.Name)
+	rule, _, err = f.root.ProtectedBranches.GetProtectedBranch(project.ID, "go/topic")
+	must("ProtectedBranches.GetProtectedBranch", err)
+	check("GetProtectedBranch after ProtectBranch", [2][]gitlab.AccessLevelValue{accessLevels(rule.PushAccessLevels), accessLevels(rule.MergeAccessLevels)},
+		[2][]gitlab.AccessLevelValue{{gitlab.DeveloperPermissions}, {gitlab.MaintainerPermissions}})
+	unprotected, resp, err := branches.UnprotectBranch(project.ID, "go/topic")
+	must("Branches.UnprotectBranch", err)
+	checkStatus("UnprotectBranch", resp, 200)
+	check("UnprotectBranch Protected, DevelopersCanPush", [2]bool{unprotected.Protected, unprotected.DevelopersCanPush}, [2]bool{false, false})
+	_, _, err = asDeveloper.Branches.ProtectBranch(project.ID, "go/topic", nil)
+	expectError("ProtectBranch by a developer", err, 403, "{message: 403 Forbidden}")
+	_, _, err = branches.ProtectBranch(project.ID, "go-nowhere", nil)
+	expectError("ProtectBranch of a missing branch", err, 404, "{message: 404 Branch Not Found}")
+
+	// A protection by pattern (/protected_branches): branches made later that match it are protected.
+	pattern, resp, err := f.root.ProtectedBranches.ProtectRepositoryBranches(project.ID, &gitlab.ProtectRepositoryBranchesOptions{
+		Name: gitlab.String("go/release-*"), PushAccessLevel: gitlab.AccessLevel(gitlab.NoPermissions), MergeAccessLevel: gitlab.AccessLevel(gitlab.DeveloperPermissions),
+	})
+	must("ProtectedBranches.ProtectRepositoryBranches", err)
+	checkStatus("ProtectRepositoryBranches", resp, 201)
+	check("ProtectRepositoryBranches", [2][]gitlab.AccessLevelValue{accessLevels(pattern.PushAccessLevels), accessLevels(pattern.MergeAccessLevels)},
+		[2][]gitlab.AccessLevelValue{{gitlab.NoPermissions}, {gitlab.DeveloperPermissions}})
+	_, _, err = f.root.ProtectedBranches.ProtectRepositoryBranches(project.ID, &gitlab.ProtectRepositoryBranchesOptions{Name: gitlab.String("go/release-*")})
+	expectError("ProtectRepositoryBranches twice", err, 409, "{message: Protected branch 'go/release-*' already exists}")
+	_, _, err = branches.CreateBranch(project.ID, &gitlab.CreateBranchOptions{Branch: gitlab.String("go/release-1"), Ref: gitlab.String("main")})
+	must("Branches.CreateBranch matching a pattern", err)
+	release := getBranch("go/release-1")
+	check("GetBranch of a branch a pattern protects: Protected, DevelopersCanPush, DevelopersCanMerge", [3]bool{release.Protected, release.DevelopersCanPush, release.DevelopersCanMerge}, [3]bool{true, false, true})
+	rules, _, err := f.root.ProtectedBranches.ListProtectedBranches(project.ID, &gitlab.ListProtectedBranchesOptions{})
+	must("ProtectedBranches.ListProtectedBranches", err)
+	var ruleNames []string
+	for _, r := range rules {
+		ruleNames = append(ruleNames, r.Name)
+	}
+	sort.Strings(ruleNames)
+	check("ListProtectedBranches", ruleNames, []string{"go/release-*", "main"})
+	resp, err = f.root.ProtectedBranches.UnprotectRepositoryBranches(project.ID, "go/release-*")
+	must("ProtectedBranches.UnprotectRepositoryBranches", err)
+	checkStatus("UnprotectRepositoryBranches", resp, 204)
+	check("GetBranch once the pattern is gone: Protected", getBranch("go/release-1").Protected, false)
+	_, _, err = f.root.ProtectedBranches.GetProtectedBranch(project.ID, "go/release-*")
+	expectError("GetProtectedBranch of a deleted protection", err, 404, "")
+
+	// Delete: never the default branch; merged branches all at once.
+	resp, err = branches.DeleteBranch(project.ID, "go/release-1")
+	must("Branches.DeleteBranch", err)
+	checkStatus("DeleteBranch", resp, 204)
+	_, _, err = branches.GetBranch(project.ID, "go/release-1")
+	expectError("GetBranch of a deleted branch", err, 404, "{message: 404 Branch Not Found}")
+	_, err = branches.DeleteBranch(project.ID, "go/release-1")
+	expectError("DeleteBranch of a missing branch", err, 404, "{message: 404 Branch Not Found}")
+	_, err = branches.DeleteBranch(project.ID, "main")
+	expectError("DeleteBranch of the default branch", err, 400, "{message: The default branch of a project cannot be deleted.}")
+	check("the default branch is still there", getBranch("main").Commit.ID, head.ID)
+	resp, err = branches.DeleteMergedBranches(project.ID)
+	must("Branches.DeleteMergedBranches", err)
+	checkStatus("DeleteMergedBranches", resp, 202)
+	// The original deletes them in the background: allow it a moment.
+	waitGone("GetBranch of a merged branch after DeleteMergedBranches", func() error { _, _, err := branches.GetBranch(project.ID, "go-old"); return err })
+	all, _, err = branches.ListBranches(project.ID, &gitlab.ListBranchesOptions{})
+	must("Branches.ListBranches after deletes", err)
+	check("ListBranches after DeleteMergedBranches (not merged: kept)", branchNames(all), []string{"go/feature", "go/topic", "main"})
+	return "list 2 pages, search, get, create from a branch and a commit, merged, protect and unprotect (both APIs, a pattern), a developer refused, delete, not the default, delete merged"
+}
+
+func tagNames(tags []*gitlab.Tag) []string {
+	names := []string{}
+	for _, tag := range tags {
+		names = append(names, tag.Name)
+	}
+	return names
+}
+
+func (f *flows) tags() string {
+	tags, project := f.root.Tags, f.repo
+	head, older := f.headOf("main"), f.headOf(f.commitIDs[2])
+	light, resp, err := tags.CreateTag(project.ID, &gitlab.CreateTagOptions{TagName: gitlab.String("v1.0.0"), Ref: gitlab.String(older.ID)})
+	must("Tags.CreateTag", err)
+	checkStatus("CreateTag", resp, 201)
+	check("CreateTag (lightweight) Name, Message, Target", [3]string{light.Name, light.Message, light.Target}, [3]string{"v1.0.0", "", older.ID})
+	check("CreateTag (lightweight) Commit", [2]string{light.Commit.ID, light.Commit.Message}, [2]string{older.ID, older.Message})
+	check("CreateTag (lightweight) Release", light.Release, (*gitlab.ReleaseNote)(nil))
+	annotated, _, err := tags.CreateTag(project.ID, &gitlab.CreateTagOptions{
+		TagName: gitlab.String("v1.1.0"), Ref: gitlab.String("main"), Message: gitlab.String("Release 1.1.0\n"), ReleaseDescription: gitlab.String("First notes"),
+	})
+	must("Tags.CreateTag annotated", err)
+	check("CreateTag (annotated) Message", annotated.Message, "Release 1.1.0")
+	check("CreateTag (annotated) Commit.ID", annotated.Commit.ID, head.ID)
+	checkTrue("CreateTag (annotated) Target is the tag object", regexp.MustCompile(`^[0-9a-f]{40}$`).MatchString(annotated.Target) && annotated.Target != head.ID, annotated.Target)
+	check("CreateTag with ReleaseDescription: Release", annotated.Release, &gitlab.ReleaseNote{TagName: "v1.1.0", Description: "First notes"})
+	slashed, _, err := tags.CreateTag(project.ID, &gitlab.CreateTagOptions{TagName: gitlab.String("go/rc-2.0.0"), Ref: gitlab.String("go/feature")})
+	must("Tags.CreateTag from a branch with a slash", err)
+	check("CreateTag from a branch with a slash: Commit.ID", slashed.Commit.ID, f.featureHistory[0])
+	// The original answers a refused tag creation 400; SPEC.md (and forgekit) 405.
+	_, _, err = tags.CreateTag(project.ID, &gitlab.CreateTagOptions{TagName: gitlab.String("v1.0.0"), Ref: gitlab.String("main")})
+	expectError("CreateTag of a tag that exists", err, 405, "{message: Tag v1.0.0 already exists}")
+	_, _, err = tags.CreateTag(project.ID, &gitlab.CreateTagOptions{TagName: gitlab.String("v9"), Ref: gitlab.String("go-nowhere")})
+	expectError("CreateTag at a missing ref", err, 405, "{message: Target go-nowhere is invalid}")
+
+	listTags := func(what string, opt *gitlab.ListTagsOptions) []string {
+		listed, _, err := tags.ListTags(project.ID, opt)
+		must("Tags.ListTags "+what, err)
+		return tagNames(listed)
+	}
+	check("ListTags (by name, reverse)", listTags("", &gitlab.ListTagsOptions{}), []string{"v1.1.0", "v1.0.0", "go/rc-2.0.0"})
+	check("ListTags OrderBy name, Sort asc", listTags("OrderBy", &gitlab.ListTagsOptions{OrderBy: gitlab.String("name"), Sort: gitlab.String("asc")}), []string{"go/rc-2.0.0", "v1.0.0", "v1.1.0"})
+	check("ListTags Search", listTags("Search", &gitlab.ListTagsOptions{Search: gitlab.String("v1")}), []string{"v1.1.0", "v1.0.0"})
+	opt := &gitlab.ListTagsOptions{ListOptions: gitlab.ListOptions{PerPage: 2, Page: 1}}
+	var paged []*gitlab.Tag
+	for {
+		page, resp, err := tags.ListTags(project.ID, opt)
+		must("Tags.ListTags", err)
+		check("ListTags TotalItems", resp.TotalItems, 3)
+		paged = append(paged, page...)
+		if resp.NextPage == 0 {
+			break
+		}
+		opt.Page = resp.NextPage
+	}
+	check("ListTags across 2 pages", tagNames(paged), []string{"v1.1.0", "v1.0.0", "go/rc-2.0.0"})
+	shown, _, err := tags.GetTag(project.ID, "v1.1.0")
+	must("Tags.GetTag", err)
+	check("GetTag", [4]string{shown.Name, shown.Message, shown.Target, shown.Commit.ID}, [4]string{"v1.1.0", "Release 1.1.0", annotated.Target, head.ID})
+	shown, _, err = tags.GetTag(project.ID, "go/rc-2.0.0")
+	must("Tags.GetTag with a slash in the name", err)
+	check("GetTag with a slash in the name: Target", shown.Target, f.featureHistory[0])
+	_, _, err = tags.GetTag(project.ID, "v0.0.0")
+	expectError("GetTag of a missing tag", err, 404, "{message: 404 Tag Not Found}")
+
+	// Release notes through the tags API (go-gitlab's CreateReleaseNote and UpdateReleaseNote)...
+	note, resp, err := tags.CreateReleaseNote(project.ID, "v1.0.0", &gitlab.CreateReleaseNoteOptions{Description: gitlab.String("Notes for 1.0.0")})
+	must("Tags.CreateReleaseNote", err)
+	checkStatus("CreateReleaseNote", resp, 201)
+	check("CreateReleaseNote", *note, gitlab.ReleaseNote{TagName: "v1.0.0", Description: "Notes for 1.0.0"})
+	_, _, err = tags.CreateReleaseNote(project.ID, "v1.0.0", &gitlab.CreateReleaseNoteOptions{Description: gitlab.String("Again")})
+	expectError("CreateReleaseNote twice", err, 409, "{message: Release already exists}")
+	_, _, err = tags.CreateReleaseNote(project.ID, "v0.0.0", &gitlab.CreateReleaseNoteOptions{Description: gitlab.String("None")})
+	expectError("CreateReleaseNote of a missing tag", err, 404, "{message: Tag does not exist}")
+	note, resp, err = tags.UpdateReleaseNote(project.ID, "v1.0.0", &gitlab.UpdateReleaseNoteOptions{Description: gitlab.String("Changed notes for 1.0.0")})
+	must("Tags.UpdateReleaseNote", err)
+	checkStatus("UpdateReleaseNote", resp, 200)
+	check("UpdateReleaseNote", *note, gitlab.ReleaseNote{TagName: "v1.0.0", Description: "Changed notes for 1.0.0"})
+	_, _, err = tags.UpdateReleaseNote(project.ID, "go/rc-2.0.0", &gitlab.UpdateReleaseNoteOptions{Description: gitlab.String("None")})
+	expectError("UpdateReleaseNote of a tag without release notes", err, 404, "{message: Release does not exist}")
+	shown, _, err = tags.GetTag(project.ID, "v1.0.0")
+	must("Tags.GetTag after UpdateReleaseNote", err)
+	check("GetTag Release after UpdateReleaseNote", shown.Release, &gitlab.ReleaseNote{TagName: "v1.0.0", Description: "Changed notes for 1.0.0"})
+
+	// ...and through the releases API (GetRelease, UpdateRelease and DeleteRelease escape the dots: v1%2E0%2E0).
+	release, _, err := f.root.Releases.GetRelease(project.ID, "v1.0.0")
+	must("Releases.GetRelease", err)
+	check("GetRelease", [3]string{release.TagName, release.Description, release.Commit.ID}, [3]string{"v1.0.0", "Changed notes for 1.0.0", older.ID})
+	release, _, err = f.root.Releases.UpdateRelease(project.ID, "v1.0.0", &gitlab.UpdateReleaseOptions{Name: gitlab.String("Go 1.0.0")})
+	must("Releases.UpdateRelease (Description sent as null)", err)
+	check("UpdateRelease Name, Description", [2]string{release.Name, release.Description}, [2]string{"Go 1.0.0", "Changed notes for 1.0.0"})
+	releases, _, err := f.root.Releases.ListReleases(project.ID, &gitlab.ListReleasesOptions{})
+	must("Releases.ListReleases", err)
+	var releaseTags []string
+	for _, r := range releases {
+		releaseTags = append(releaseTags, r.TagName)
+	}
+	sort.Strings(releaseTags)
+	check("ListReleases", releaseTags, []string{"v1.0.0", "v1.1.0"})
+	release, resp, err = f.root.Releases.DeleteRelease(project.ID, "v1.0.0")
+	must("Releases.DeleteRelease", err)
+	checkStatus("DeleteRelease", resp, 200)
+	check("DeleteRelease answers the release", [2]string{release.TagName, release.Name}, [2]string{"v1.0.0", "Go 1.0.0"})
+	shown, _, err = tags.GetTag(project.ID, "v1.0.0")
+	must("Tags.GetTag after DeleteRelease", err)
+	check("GetTag Release after DeleteRelease (the tag stays)", shown.Release, (*gitlab.ReleaseNote)(nil))
+
+	// Delete: a developer may change no tag that exists; a maintainer may.
+	_, err = f.asUser(f.user, "go-repo-tags").Tags.DeleteTag(project.ID, "v1.0.0")
+	expectError("DeleteTag by a developer", err, 400, "{message: You are not allowed to change existing tags on this project.}")
+	for _, name := range []string{"v1.0.0", "go/rc-2.0.0"} {
+		resp, err = tags.DeleteTag(project.ID, name)
+		must("Tags.DeleteTag "+name, err)
+		checkStatus("DeleteTag", resp, 204)
+	}
+	_, _, err = tags.GetTag(project.ID, "v1.0.0")
+	expectError("GetTag of a deleted tag", err, 404, "{message: 404 Tag Not Found}")
+	_, err = tags.DeleteTag(project.ID, "v1.0.0")
+	expectError("DeleteTag of a missing tag", err, 404, "{message: 404 Tag Not Found}")
+	check("ListTags after deletes", listTags("after deletes", &gitlab.ListTagsOptions{}), []string{"v1.1.0"})
+	check("the deleted tag's commit is still there", f.headOf(older.ID).ID, older.ID)
+	return "lightweight and annotated, release notes (tags and releases APIs), list in order and 2 pages, search, get, errors, delete"
+}
+
+type nameStatus struct{ Name, Status string }
+
+func statusesOf(statuses []*gitlab.CommitStatus) []nameStatus {
+	pairs := []nameStatus{}
+	for _, status := range statuses {
+		pairs = append(pairs, nameStatus{status.Name, status.Status})
+	}
+	sort.Slice(pairs, func(i, j int) bool {
+		return pairs[i].Name < pairs[j].Name || pairs[i].Name == pairs[j].Name && pairs[i].Status < pairs[j].Status
+	})
+	return pairs
+}
+
+func (f *flows) commitStatuses() string {
+	commits, project, sha := f.root.Commits, f.repo, f.commitIDs[0]
+	set := func(what string, opt *gitlab.SetCommitStatusOptions) *gitlab.CommitStatus {
+		status, resp, err := commits.SetCommitStatus(project.ID, sha, opt)
+		must("Commits.SetCommitStatus "+what, err)
+		checkStatus("SetCommitStatus "+what, resp, 201)
+		return status
+	}
+	running := set("running", &gitlab.SetCommitStatusOptions{
+		State: gitlab.Running, Name: gitlab.String("go-ci"), Ref: gitlab.String("main"), TargetURL: gitlab.String("https://ci.example.com/go/1"),
+		Description: gitlab.String("Building"), Coverage: floatPointer(80.5),
+	})
+	check("SetCommitStatus", [6]interface{}{running.SHA, running.Ref, running.Status, running.Name, running.TargetURL, running.Description},
+		[6]interface{}{sha, "main", "running", "go-ci", "https://ci.example.com/go/1", "Building"})
+	check("SetCommitStatus Coverage, AllowFailure, Author", [3]interface{}{running.Coverage, running.AllowFailure, running.Author.Username}, [3]interface{}{80.5, false, "root"})
+	checkTrue("SetCommitStatus CreatedAt, StartedAt (running), FinishedAt", running.CreatedAt != nil && running.StartedAt != nil && running.FinishedAt == nil, running)
+	shown := f.headOf(sha)
+	check("GetCommit Status with a running status", *shown.Status, gitlab.Running)
+	checkTrue("GetCommit LastPipeline", shown.LastPipeline != nil && shown.LastPipeline.Ref == "main" && shown.LastPipeline.SHA == sha && shown.LastPipeline.Status == "running", shown.LastPipeline)
+	// The same name's running status is the one that finishes; PipelineID names the pipeline it is in.
+	done := set("success", &gitlab.SetCommitStatusOptions{State: gitlab.Success, Name: gitlab.String("go-ci"), Ref: gitlab.String("main"), PipelineID: gitlab.Int(shown.LastPipeline.ID)})
+	check("SetCommitStatus success after running: the same status", [3]interface{}{done.ID, done.Status, done.Description}, [3]interface{}{running.ID, "success", "Building"})
+	checkTrue("SetCommitStatus FinishedAt (success)", done.FinishedAt != nil, done.FinishedAt)
+	check("GetCommit Status after success", *f.headOf(sha).Status, gitlab.Success)
+	lint := set("failed", &gitlab.SetCommitStatusOptions{State: gitlab.Failed, Context: gitlab.String("go-lint"), Ref: gitlab.String("main")})
+	check("SetCommitStatus with Context: Name, Status, Coverage", [3]interface{}{lint.Name, lint.Status, lint.Coverage}, [3]interface{}{"go-lint", "failed", 0.0})
+	check("GetCommit Status with a failed status", *f.headOf(sha).Status, gitlab.Failed)
+	// After a final state a new status is made; the old one is kept, retried.
+	again := set("success again", &gitlab.SetCommitStatusOptions{State: gitlab.Success, Name: gitlab.String("go-lint"), Ref: gitlab.String("main")})
+	checkTrue("SetCommitStatus after a final state makes another status", again.ID != lint.ID, again.ID, lint.ID)
+	check("GetCommit Status once every latest status succeeded", *f.headOf(sha).Status, gitlab.Success)
+	list := func(what string, opt *gitlab.GetCommitStatusesOptions) []*gitlab.CommitStatus {
+		statuses, _, err := commits.GetCommitStatuses(project.ID, sha, opt)
+		must("Commits.GetCommitStatuses "+what, err)
+		return statuses
+	}
+	check("GetCommitStatuses (the latest of each name)", statusesOf(list("", &gitlab.GetCommitStatusesOptions{})), []nameStatus{{"go-ci", "success"}, {"go-lint", "success"}})
+	check("GetCommitStatuses All", statusesOf(list("All", &gitlab.GetCommitStatusesOptions{All: gitlab.Bool(true)})),
+		[]nameStatus{{"go-ci", "success"}, {"go-lint", "failed"}, {"go-lint", "success"}})
+	named := list("Name", &gitlab.GetCommitStatusesOptions{Name: gitlab.String("go-lint")})
+	checkTrue("GetCommitStatuses Name", len(named) == 1 && named[0].ID == again.ID, named)
+	check("GetCommitStatuses Ref (another ref)", len(list("Ref", &gitlab.GetCommitStatusesOptions{Ref: gitlab.String("go/feature")})), 0)
+	opt := &gitlab.GetCommitStatusesOptions{All: gitlab.Bool(true), ListOptions: gitlab.ListOptions{PerPage: 2, Page: 1}}
+	var paged []*gitlab.CommitStatus
+	for {
+		page, resp, err := commits.GetCommitStatuses(project.ID, sha, opt)
+		must("Commits.GetCommitStatuses", err)
+		check("GetCommitStatuses TotalItems", resp.TotalItems, 3)
+		paged = append(paged, page...)
+		if resp.NextPage == 0 {
+			break
+		}
+		opt.Page = resp.NextPage
+	}
+	check("GetCommitStatuses across 2 pages", statusesOf(paged), []nameStatus{{"go-ci", "success"}, {"go-lint", "failed"}, {"go-lint", "success"}})
+	set("pending", &gitlab.SetCommitStatusOptions{State: gitlab.Pending, Name: gitlab.String("go-deploy"), Ref: gitlab.String("main")})
+	_, _, err := commits.SetCommitStatus(project.ID, sha, &gitlab.SetCommitStatusOptions{State: gitlab.Pending, Name: gitlab.String("go-deploy"), Ref: gitlab.String("main")})
+	expectError("SetCommitStatus pending twice", err, 400, `{message: Cannot transition status via :enqueue from :pending (Reason(s): Status cannot transition via "enqueue")}`)
+	check("GetCommit Status with a pending status beside successes", *f.headOf(sha).Status, gitlab.Running)
+	_, _, err = commits.SetCommitStatus(project.ID, "0000000000000000000000000000000000000000", &gitlab.SetCommitStatusOptions{State: gitlab.Success})
+	expectError("SetCommitStatus of a missing commit", err, 404, "{message: 404 Commit Not Found}")
+	return "running then success (one status), context, failed, retried, commit status and last pipeline, list latest/all/name/ref/pages, refusals"
+}
+
+func (f *flows) commitComments() string {
+	commits, project, sha := f.root.Commits, f.repo, f.commitIDs[0]
+	post := func(what string, opt *gitlab.PostCommitCommentOptions) *gitlab.CommitComment {
+		comment, resp, err := commits.PostCommitComment(project.ID, sha, opt)
+		must("Commits.PostCommitComment "+what, err)
+		checkStatus("PostCommitComment "+what, resp, 201)
+		return comment
+	}
+	type placed struct {
+		Note, Path string
+		Line       int
+		LineType   string
+	}
+	// go-gitlab sends path, line and line_type as null when they are not given.
+	plain := post("on the commit", &gitlab.PostCommitCommentOptions{Note: gitlab.String("Looks good")})
+	check("PostCommitComment on the commit", placed{plain.Note, plain.Path, plain.Line, plain.LineType}, placed{"Looks good", "", 0, ""})
+	check("PostCommitComment Author", plain.Author.Username, "root")
+	// A line the commit adds: the comment is on it.
+	added := post("on an added line", &gitlab.PostCommitCommentOptions{Note: gitlab.String("Nice func"), Path: gitlab.String("src/main.go"), Line: gitlab.Int(3), LineType: gitlab.String("new")})
+	check("PostCommitComment on an added line", placed{added.Note, added.Path, added.Line, added.LineType}, placed{"Nice func", "src/main.go", 3, "new"})
+	// A line the commit does not change: the comment goes on the commit itself.
+	elsewhere := post("on an unchanged line", &gitlab.PostCommitCommentOptions{Note: gitlab.String("Somewhere"), Path: gitlab.String("src/main.go"), Line: gitlab.Int(1), LineType: gitlab.String("new")})
+	check("PostCommitComment on a line the commit did not change", placed{elsewhere.Note, elsewhere.Path, elsewhere.Line, elsewhere.LineType}, placed{"Somewhere", "", 0, ""})
+	comments, _, err := commits.GetCommitComments(project.ID, sha, &gitlab.GetCommitCommentsOptions{})
+	must("Commits.GetCommitComments", err)
+	var notes []string
+	for _, comment := range comments {
+		notes = append(notes, comment.Note)
+	}
+	check("GetCommitComments (oldest first)", notes, []string{"Looks good", "Nice func", "Somewhere"})
+	_, _, err = commits.PostCommitComment(project.ID, sha, &gitlab.PostCommitCommentOptions{Note: gitlab.String(" ")})
+	expectError("PostCommitComment with a blank note", err, 400, "")
+	_, _, err = commits.GetCommitComments(project.ID, "go-no-such-ref", &gitlab.GetCommitCommentsOptions{})
+	expectError("GetCommitComments of a missing commit", err, 404, "{message: 404 Commit Not Found}")
+	return "on the commit (null path, line, line_type), on an added line, on an unchanged line (on the commit), list in order"
+}
+
+func treePaths(nodes []*gitlab.TreeNode) []string {
+	paths := []string{}
+	for _, node := range nodes {
+		paths = append(paths, node.Path)
+	}
+	return paths
+}
+
+// archiveFiles lists the files of a zip or tar.gz archive (directories left out), with their contents.
+func archiveFiles(what string, data []byte, zipped bool) map[string][]byte {
+	files := map[string][]byte{}
+	if zipped {
+		archive, err := zip.NewReader(bytes.NewReader(data), int64(len(data)))
+		must(what+": reading the zip archive", err)
+		for _, file := range archive.File {
+			if strings.HasSuffix(file.Name, "/") {
+				continue
+			}
+			reader, err := file.Open()
+			must(what+": opening "+file.Name, err)
+			content, err := io.ReadAll(reader)
+			must(what+": reading "+file.Name, err)
+			files[file.Name] = content
+		}
+		return files
+	}
+	unzipped, err := gzip.NewReader(bytes.NewReader(data))
+	must(what+": reading the gzip stream", err)
+	archive := tar.NewReader(unzipped)
+	for {
+		header, err := archive.Next()
+		if err == io.EOF {
+			return files
+		}
+		must(what+": reading the tar archive", err)
+		if header.Typeflag == tar.TypeReg {
+			content, err := io.ReadAll(archive)
+			must(what+": reading "+header.Name, err)
+			files[header.Name] = content
+		}
+	}
+}
+
+func (f *flows) repository() string {
+	repositories, commits, project := f.root.Repositories, f.root.Commits, f.repo
+	changed, laid, before := f.headOf(f.commitIDs[0]), f.headOf(f.commitIDs[1]), f.headOf(f.commitIDs[2])
+
+	// GetCommitDiff: one entry per file a commit changed, against its first parent; its hunks, without file headers.
+	// (The empty file the commit moved is left out: git's versions differ on pairing an empty file's move as a rename.)
+	listed, _, err := commits.GetCommitDiff(project.ID, changed.ID, &gitlab.GetCommitDiffOptions{})
+	must("Commits.GetCommitDiff", err)
+	diffs := map[string]gitlab.Diff{}
+	for _, diff := range listed {
+		diffs[diff.NewPath] = *diff
+	}
+	check("GetCommitDiff of an update", diffs["src/main.go"], gitlab.Diff{OldPath: "src/main.go", NewPath: "src/main.go", AMode: "100644", BMode: "100644",
+		Diff: "@@ -1 +1,3 @@\n package main\n+\n+func main() {}\n"})
+	check("GetCommitDiff of a new file", diffs["docs/notes.md"], gitlab.Diff{OldPath: "docs/notes.md", NewPath: "docs/notes.md", AMode: "0", BMode: "100644", NewFile: true, Diff: "@@ -0,0 +1 @@\n+Notes\n"})
+	check("GetCommitDiff of a deleted file", diffs["tmp/scratch.txt"], gitlab.Diff{OldPath: "tmp/scratch.txt", NewPath: "tmp/scratch.txt", AMode: "100644", BMode: "0",
+		DeletedFile: true, Diff: "@@ -1 +0,0 @@\n-scratch\n"})
+	check("GetCommitDiff of a mode change", diffs["bin/run"], gitlab.Diff{OldPath: "bin/run", NewPath: "bin/run", AMode: "100644", BMode: "100755"})
+	page, resp, err := commits.GetCommitDiff(project.ID, changed.ID, &gitlab.GetCommitDiffOptions{PerPage: 2, Page: 2})
+	must("Commits.GetCommitDiff page 2", err)
+	check("GetCommitDiff page 2", [3]int{len(page), resp.TotalItems, resp.CurrentPage}, [3]int{2, len(listed), 2})
+	renamed, _, err := commits.CreateCommit(project.ID, &gitlab.CreateCommitOptions{Branch: gitlab.String("main"), CommitMessage: gitlab.String("Rename the notes"),
+		Actions: []*gitlab.CommitActionOptions{{Action: gitlab.FileAction(gitlab.FileMove), PreviousPath: gitlab.String("docs/notes.md"), FilePath: gitlab.String("docs/NOTES.md")}}})
+	must("Commits.CreateCommit (a rename)", err)
+	listed, _, err = commits.GetCommitDiff(project.ID, renamed.ID, nil)
+	must("Commits.GetCommitDiff of a rename", err)
+	checkTrue("GetCommitDiff of a rename", len(listed) == 1 && *listed[0] == gitlab.Diff{OldPath: "docs/notes.md", NewPath: "docs/NOTES.md", AMode: "100644", BMode: "100644", RenamedFile: true}, listed)
+	_, _, err = commits.GetCommitDiff(project.ID, "go-no-such-ref", nil)
+	expectError("GetCommitDiff of a missing commit", err, 404, "{message: 404 Commit Not Found}")
+
+	// CherryPickCommit: a commit's changes onto a branch made before it, in a new commit; a second time picks nothing.
+	_, _, err = f.root.Branches.CreateBranch(project.ID, &gitlab.CreateBranchOptions{Branch: gitlab.String("go-pick"), Ref: gitlab.String(before.ID)})
+	must("Branches.CreateBranch", err)
+	picked, resp, err := commits.CherryPickCommit(project.ID, laid.ID, &gitlab.CherryPickCommitOptions{Branch: gitlab.String("go-pick")})
+	must("Commits.CherryPickCommit", err)
+	checkStatus("CherryPickCommit", resp, 201)
+	check("CherryPickCommit answers the branch's new head", picked.ID, f.headOf("go-pick").ID)
+	checkTrue("CherryPickCommit makes a new commit", picked.ID != laid.ID, picked.ID)
+	check("CherryPickCommit ParentIDs, author, committer", [4]interface{}{picked.ParentIDs, picked.AuthorName, picked.AuthorEmail, picked.CommitterName},
+		[4]interface{}{[]string{before.ID}, "Go Batch", "go-batch@example.com", "Administrator"})
+	checkTrue("CherryPickCommit AuthoredDate (the picked commit's)", picked.AuthoredDate != nil && picked.AuthoredDate.Equal(*laid.AuthoredDate), picked.AuthoredDate)
+	// (forgekit ends a commit message with a newline; the original keeps it as given.)
+	check("CherryPickCommit Message", strings.TrimSuffix(picked.Message, "\n"), "Lay out the tree\n\nSeveral files in one commit.\n\n(cherry picked from commit "+laid.ID+")")
+	check("CherryPickCommit: the picked files", f.fileContent("src/main.go", "go-pick"), []byte("package main\n"))
+	_, _, err = commits.CherryPickCommit(project.ID, laid.ID, &gitlab.CherryPickCommitOptions{Branch: gitlab.String("go-pick")})
+	expectError("CherryPickCommit of a change already there", err, 400,
+		"{message: Sorry, we cannot cherry-pick this commit automatically.\n                   This commit may already have been cherry-picked, or a more recent commit may have updated some of its content.}")
+	_, _, err = commits.CherryPickCommit(project.ID, laid.ID, &gitlab.CherryPickCommitOptions{Branch: gitlab.String("go-nowhere")})
+	expectError("CherryPickCommit onto a missing branch", err, 404, "{message: 404 Branch Not Found}")
+
+	// ListTree: directories first, then files; Recursive lists the directories at every depth first.
+	top, _, err := repositories.ListTree(project.ID, &gitlab.ListTreeOptions{Ref: gitlab.String("main")})
+	must("Repositories.ListTree", err)
+	readme := []byte("# Go repo\n\nUpdated.\n")
+	want := []gitlab.TreeNode{{Name: "assets", Type: "tree", Path: "assets", Mode: "040000"}, {Name: "bin", Type: "tree", Path: "bin", Mode: "040000"},
+		{Name: "docs", Type: "tree", Path: "docs", Mode: "040000"}, {Name: "pkg", Type: "tree", Path: "pkg", Mode: "040000"},
+		{Name: "src", Type: "tree", Path: "src", Mode: "040000"}, {ID: gitBlobID(readme), Name: "README.md", Type: "blob", Path: "README.md", Mode: "100644"}}
+	var got []gitlab.TreeNode
+	for i, node := range top {
+		if node.Type == "tree" {
+			checkTrue("ListTree ID of a directory", regexp.MustCompile(`^[0-9a-f]{40}$`).MatchString(node.ID), node.ID)
+			want[i].ID = node.ID
+		}
+		got = append(got, *node)
+	}
+	check("ListTree", got, want)
+	bin, _, err := repositories.ListTree(project.ID, &gitlab.ListTreeOptions{Ref: gitlab.String("main"), Path: gitlab.String("bin")})
+	must("Repositories.ListTree Path", err)
+	checkTrue("ListTree Path bin", len(bin) == 2 && bin[0].Path == "bin/run" && bin[0].Mode == "100755" && bin[1].Path == "bin/tool" && bin[1].Mode == "100755", bin)
+	every := []string{"assets", "bin", "docs", "pkg", "src", "README.md", "assets/logo.bin", "bin/run", "bin/tool", "docs/NOTES.md", "pkg/doc.go", "src/main.go"}
+	opt := &gitlab.ListTreeOptions{Recursive: gitlab.Bool(true), ListOptions: gitlab.ListOptions{PerPage: 5, Page: 1}}
+	var paged []*gitlab.TreeNode
+	for {
+		page, resp, err := repositories.ListTree(project.ID, opt)
+		must("Repositories.ListTree Recursive", err)
+		check("ListTree Recursive TotalItems", resp.TotalItems, len(every))
+		paged = append(paged, page...)
+		if resp.NextPage == 0 {
+			break
+		}
+		opt.Page = resp.NextPage
+	}
+	check("ListTree Recursive across 3 pages", treePaths(paged), every)
+	older, _, err := repositories.ListTree(project.ID, &gitlab.ListTreeOptions{Ref: gitlab.String(before.ID)})
+	must("Repositories.ListTree at an older commit", err)
+	check("ListTree at an older commit", treePaths(older), []string{"assets", "bin", "README.md"})
+	_, _, err = repositories.ListTree(project.ID, &gitlab.ListTreeOptions{Ref: gitlab.String("go-nowhere")})
+	expectError("ListTree of a missing ref", err, 404, "{message: 404 Tree Not Found}")
+
+	// Blob (the JSON answer, as bytes) and RawBlobContent, by the IDs the tree gives.
+	blob, _, err := repositories.Blob(project.ID, gitBlobID(readme))
+	must("Repositories.Blob", err)
+	var shown struct {
+		Size     int    `json:"size"`
+		Encoding string `json:"encoding"`
+		Content  string `json:"content"`
+		SHA      string `json:"sha"`
+	}
+	must("decoding the Blob answer", json.Unmarshal(blob, &shown))
+	content, err := base64.StdEncoding.DecodeString(shown.Content)
+	must("decoding the Blob content", err)
+	check("Blob", [4]interface{}{shown.Size, shown.Encoding, string(content), shown.SHA}, [4]interface{}{len(readme), "base64", string(readme), gitBlobID(readme)})
+	assets, _, err := repositories.ListTree(project.ID, &gitlab.ListTreeOptions{Path: gitlab.String("assets")})
+	must("Repositories.ListTree Path assets", err)
+	raw, _, err := repositories.RawBlobContent(project.ID, assets[0].ID)
+	must("Repositories.RawBlobContent", err)
+	check("RawBlobContent of a binary file", raw, f.fileContent("assets/logo.bin", "main"))
+	_, _, err = repositories.Blob(project.ID, strings.Repeat("0", 40))
+	expectError("Blob of a missing blob", err, 404, "{message: 404 Blob Not Found}")
+
+	// Compare: the commits from the merge base to To, oldest first, and their changes.
+	compared, _, err := repositories.Compare(project.ID, &gitlab.CompareOptions{From: gitlab.String(before.ID), To: gitlab.String("main")})
+	must("Repositories.Compare", err)
+	check("Compare Commits (oldest first)", commitIDs(compared.Commits), []string{laid.ID, changed.ID, renamed.ID})
+	check("Compare Commit (the newest)", compared.Commit.ID, renamed.ID)
+	var changedPaths []string
+	for _, diff := range compared.Diffs {
+		changedPaths = append(changedPaths, diff.NewPath)
+	}
+	sort.Strings(changedPaths)
+	check("Compare Diffs", changedPaths, []string{"bin/run", "docs/NOTES.md", "pkg/doc.go", "src/main.go"})
+	check("Compare CompareTimeout, CompareSameRef", [2]bool{compared.CompareTimeout, compared.CompareSameRef}, [2]bool{false, false})
+	compared, _, err = repositories.Compare(project.ID, &gitlab.CompareOptions{From: gitlab.String("main"), To: gitlab.String("go-pick")})
+	must("Repositories.Compare to a branch made before", err)
+	check("Compare from main to a branch made before it", commitIDs(compared.Commits), []string{picked.ID})
+	compared, _, err = repositories.Compare(project.ID, &gitlab.CompareOptions{From: gitlab.String("main"), To: gitlab.String("go-pick"), Straight: gitlab.Bool(true)})
+	must("Repositories.Compare Straight", err)
+	check("Compare Straight: the commits are the same", commitIDs(compared.Commits), []string{picked.ID})
+	// Straight: main's tree against the branch's, so main's later changes show as undone.
+	undone := map[string]gitlab.Diff{}
+	for _, diff := range compared.Diffs {
+		undone[diff.NewPath] = *diff
+	}
+	check("Compare Straight: a file main deleted", undone["tmp/scratch.txt"].NewFile, true)
+	check("Compare Straight: a file main renamed", undone["docs/NOTES.md"].DeletedFile, true)
+	check("Compare Straight: a file main changed", undone["src/main.go"].Diff, "@@ -1,3 +1 @@\n package main\n-\n-func main() {}\n")
+	compared, _, err = repositories.Compare(project.ID, &gitlab.CompareOptions{From: gitlab.String("main"), To: gitlab.String("main")})
+	must("Repositories.Compare of a ref with itself", err)
+	check("Compare of a ref with itself", [4]interface{}{len(compared.Commits), compared.Commit, len(compared.Diffs), compared.CompareSameRef}, [4]interface{}{0, (*gitlab.Commit)(nil), 0, true})
+
+	// Archive: the files under "<project>-<ref>-<sha>/", as zip and as tar.gz.
+	head := f.headOf("main").ID
+	data, _, err := repositories.Archive(project.ID, &gitlab.ArchiveOptions{Format: gitlab.String("zip"), SHA: gitlab.String("main")})
+	must("Repositories.Archive zip", err)
+	files := archiveFiles("Archive zip", data, true)
+	prefix := "go-repo-main-" + head + "/"
+	var names []string
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	var wantNames []string
+	for _, path := range every[5:] {
+		wantNames = append(wantNames, prefix+path)
+	}
+	check("Archive zip: files", names, wantNames)
+	check("Archive zip: README.md", files[prefix+"README.md"], readme)
+	data, _, err = repositories.Archive(project.ID, &gitlab.ArchiveOptions{Format: gitlab.String("tar.gz"), SHA: gitlab.String(before.ID)})
+	must("Repositories.Archive tar.gz", err)
+	files = archiveFiles("Archive tar.gz", data, false)
+	prefix = "go-repo-" + before.ID + "-" + before.ID + "/"
+	check("Archive tar.gz at a commit: files", len(files), 3)
+	check("Archive tar.gz at a commit: bin/tool", files[prefix+"bin/tool"], []byte("#!/bin/sh\necho tool\n"))
+	_, _, err = repositories.Archive(project.ID, &gitlab.ArchiveOptions{SHA: gitlab.String("go-nowhere")})
+	expectError("Archive of a missing ref", err, 404, "{message: 404 File Not Found}")
+	return "commit diff (update, new, deleted, mode, rename, pages), cherry-pick, tree (recursive, pages), blobs, compare (straight), archives"
+}
+
 func (f *flows) metadata() string {
 	// go-gitlab 0.73 has no call for GET /metadata.
 	return "not offered by go-gitlab 0.73 (skipped)"
@@ -1382,6 +2319,8 @@ func main() {
 		{"personal access tokens", f.personalAccessTokens}, {"impersonation tokens", f.impersonationTokens},
 		{"sudo", f.sudo}, {"oauth password grant", f.oauthPasswordGrant}, {"projects", f.projects}, {"groups", f.groups},
 		{"members", f.members}, {"namespaces", f.namespaces}, {"application settings", f.settings},
+		{"repository files", f.repositoryFiles}, {"commits", f.commits}, {"branches", f.branches},
+		{"tags", f.tags}, {"commit statuses", f.commitStatuses}, {"commit comments", f.commitComments}, {"repository", f.repository},
 		{"metadata", f.metadata},
 	}
 	for _, step := range steps {

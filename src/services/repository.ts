@@ -1,0 +1,201 @@
+import type { ProjectInScope } from '../auth/abilities.js';
+import { BadRequestError, NotFoundError } from '../errors.js';
+import { archiveOf, ArchiveTooLargeError, MAX_ARCHIVE_BYTES, type ArchiveFormat as FileFormat } from '../git/archive.js';
+import { changesBetween, diffOf, isBinary, type Change, type FileDiff } from '../git/diff.js';
+import { MergeConflictError } from '../git/errors.js';
+import { commitsBetween, mergeBase, mergeTrees } from '../git/merge.js';
+import type { Repository, TreeEntry } from '../git/repository.js';
+import type { Commit } from '../schemas/commits.js';
+import type { RawFile } from '../schemas/common.js';
+import type {
+  ArchiveFile,
+  ArchiveFormat,
+  ArchiveWithFormatQuery,
+  CherryPickInput,
+  Compare,
+  CompareQuery,
+  Diff,
+  ListTreeQuery,
+  RepositoryBlob,
+  TreeObject,
+} from '../schemas/repository.js';
+import type { Context } from './context.js';
+import { pageOf, type Page, type PageQuery } from './pagination.js';
+import { presentCommit } from './present/commits.js';
+import { projectWebUrl } from './present/projects.js';
+import { REFUSALS } from './repository-refusals.js';
+
+/** The most files a comparison shows: past it `compare_timeout` says the answer is cut short. */
+export const MAX_COMPARE_FILES = 1000;
+
+const FULL_OID = /^[0-9a-f]{40}$/;
+
+/** A change as the original shows it: git's modes (`0` for a missing side), hunks only, `Binary files … differ` for binary content. */
+export function presentDiff(file: FileDiff): Diff {
+  const changed = file.oldOid !== file.newOid;
+  const binaryText = `Binary files ${file.oldOid ? `a/${file.oldPath}` : '/dev/null'} and ${file.newOid ? `b/${file.newPath}` : '/dev/null'} differ\n`;
+  return {
+    diff: file.binary && changed ? binaryText : file.diff,
+    new_path: file.newPath,
+    old_path: file.oldPath,
+    a_mode: file.oldMode ?? '0',
+    b_mode: file.newMode ?? '0',
+    new_file: file.status === 'added',
+    renamed_file: file.status === 'renamed',
+    deleted_file: file.status === 'deleted',
+  };
+}
+
+/** What a tree listing shows of an entry: its mode padded to six digits, as the original writes `040000`. */
+const treeObject = (entry: TreeEntry, path: string): TreeObject => ({ id: entry.oid, name: entry.name, type: entry.type, path, mode: entry.mode.padStart(6, '0') });
+
+/** The file name an archive is downloaded as: its extension by format (`tgz` and `gz` are `tar.gz`), as the original names it. */
+const FILE_FORMATS: Record<ArchiveFormat, FileFormat> = { 'tar.gz': 'tar.gz', tgz: 'tar.gz', gz: 'tar.gz', tar: 'tar', zip: 'zip' };
+
+export class RepositoryService {
+  constructor(private readonly ctx: Context) {}
+
+  private projectUrl(scoped: ProjectInScope): string {
+    return projectWebUrl(scoped.project, scoped.namespace, this.ctx.baseUrl);
+  }
+
+  /** The diffs of a list of changes, their text made. */
+  private async diffsOf(repo: Repository, changes: Change[]): Promise<Diff[]> {
+    const diffs: Diff[] = [];
+    // One at a time: each reads both sides of a file.
+    for (const change of changes) diffs.push(presentDiff(await diffOf(repo, change)));
+    return diffs;
+  }
+
+  /** GET /projects/:id/repository/commits/:sha/diff: what the commit changed against its first parent (everything, for a first commit), a page of files. */
+  async commitDiff(scoped: ProjectInScope, revision: string, query: PageQuery): Promise<Page<Diff>> {
+    const repo = this.ctx.repositoryOf(scoped.project);
+    const commit = await this.ctx.commits.commitOf(repo, revision);
+    const parentTree = commit.parents.length ? (await repo.readCommit(commit.parents[0])).tree : null;
+    // Only the page's files are diffed: the list of changes is the tree walk alone.
+    const page = pageOf(await changesBetween(repo, parentTree, commit.tree), query);
+    return { ...page, items: await this.diffsOf(repo, page.items) };
+  }
+
+  /**
+   * POST /projects/:id/repository/commits/:sha/cherry_pick: the commit's changes (against its first parent, a
+   * merge's too) applied to the branch by a three-way merge, in a new commit with the picked commit's author
+   * and message (or `message`). A conflict, or nothing left to change, is the original's 400; `dry_run` (a later
+   * version's check without a commit) is refused rather than taken for a pick.
+   */
+  async cherryPick(scoped: ProjectInScope, revision: string, input: CherryPickInput): Promise<Commit> {
+    // A client asking only for a check must not get a commit.
+    if (input.dry_run) throw BadRequestError.invalid('dry_run', 'is not supported');
+    const repo = this.ctx.repositoryOf(scoped.project);
+    const picked = await this.ctx.commits.commitOf(repo, revision);
+    if ((await repo.branch(input.branch)) === null) throw new NotFoundError('Branch');
+    const baseTree = picked.parents.length ? (await repo.readCommit(picked.parents[0])).tree : null;
+    const made = await this.ctx.commits.commit(scoped, {
+      branch: input.branch,
+      // As `git cherry-pick -x` writes it (the original adds the same line).
+      message: input.message || `${picked.message.replace(/\n+$/, '')}\n\n(cherry picked from commit ${picked.oid})`,
+      author: picked.author,
+      tree: async (repository, head) => {
+        // The branch went away since it was found.
+        if (!head) throw new NotFoundError('Branch');
+        const tree = await mergeTrees(repository, baseTree, head.tree, picked.tree).catch((error: unknown) => {
+          throw error instanceof MergeConflictError ? new BadRequestError(REFUSALS.cherryPickFailed) : error;
+        });
+        if (tree === head.tree) throw new BadRequestError(REFUSALS.cherryPickFailed);
+        return tree;
+      },
+    });
+    return presentCommit(made, this.projectUrl(scoped));
+  }
+
+  /**
+   * GET /projects/:id/repository/tree: the entries of a directory at a ref (everything below it with
+   * `recursive`), directories first, then files, then submodules, each in git's order; 404 `Tree Not Found`
+   * for a ref or a directory that is not there.
+   */
+  async tree(scoped: ProjectInScope, query: ListTreeQuery & PageQuery): Promise<Page<TreeObject>> {
+    const repo = this.ctx.repositoryOf(scoped.project);
+    const revision = query.ref ?? (await repo.headBranch());
+    const oid = revision ? await repo.resolveCommit(revision) : null;
+    if (!oid) throw new NotFoundError('Tree');
+    const parts = (query.path ?? '').split('/').filter(Boolean);
+    const directory = await repo.entryAt((await repo.readCommit(oid)).tree, parts.join('/'));
+    if (!directory || directory.type !== 'tree') throw new NotFoundError('Tree');
+    const walked: TreeObject[] = [];
+    const walk = async (tree: string, prefix: string): Promise<void> => {
+      for (const entry of await repo.readTree(tree)) {
+        walked.push(treeObject(entry, prefix + entry.name));
+        if (query.recursive && entry.type === 'tree') await walk(entry.oid, `${prefix}${entry.name}/`);
+      }
+    };
+    await walk(directory.oid, parts.length ? `${parts.join('/')}/` : '');
+    const sorted = (['tree', 'blob', 'commit'] as const).flatMap((type) => walked.filter((entry) => entry.type === type));
+    return pageOf(sorted, query);
+  }
+
+  /** A blob by its full object ID, or 404 `Blob Not Found` (another kind of object too). */
+  private async findBlob(scoped: ProjectInScope, sha: string): Promise<{ oid: string; content: Uint8Array }> {
+    const repo = this.ctx.repositoryOf(scoped.project);
+    const oid = sha.toLowerCase();
+    if (!FULL_OID.test(oid) || (await repo.objectType(oid)) !== 'blob') throw new NotFoundError('Blob');
+    return { oid, content: await repo.readBlob(oid) };
+  }
+
+  /** GET /projects/:id/repository/blobs/:sha: the content in Base64. */
+  async blob(scoped: ProjectInScope, sha: string): Promise<RepositoryBlob> {
+    const { oid, content } = await this.findBlob(scoped, sha);
+    return { size: content.byteLength, encoding: 'base64', content: Buffer.from(content).toString('base64'), sha: oid };
+  }
+
+  /** GET .../blobs/:sha/raw: the bytes as they are, typed as the file raw endpoint types them. */
+  async rawBlob(scoped: ProjectInScope, sha: string): Promise<RawFile> {
+    const { content } = await this.findBlob(scoped, sha);
+    return { content_type: isBinary(content) ? 'application/octet-stream' : 'text/plain; charset=utf-8', data: content };
+  }
+
+  /**
+   * GET /projects/:id/repository/archive[.format]: the files of a ref (the default branch by default) in a
+   * tar.gz, tar or zip archive whose top directory, and file name, is `<project path>-<ref>-<commit>`; 404
+   * `File Not Found` for a ref that names no commit, as the original answers any failure.
+   */
+  async archive(scoped: ProjectInScope, format: ArchiveFormat | undefined, query: ArchiveWithFormatQuery): Promise<ArchiveFile> {
+    const repo = this.ctx.repositoryOf(scoped.project);
+    const ref = query.sha ?? (await repo.headBranch());
+    const oid = ref ? await repo.resolveCommit(ref) : null;
+    if (!ref || !oid) throw new NotFoundError('File');
+    const fileFormat = FILE_FORMATS[format ?? 'tar.gz'];
+    const prefix = `${scoped.project.path}-${ref.replace(/\//g, '-')}-${oid}`;
+    const data = await archiveOf(repo, await repo.readCommit(oid), prefix, fileFormat).catch((error: unknown) => {
+      if (error instanceof ArchiveTooLargeError) {
+        throw new BadRequestError(`400 (Bad request) archive too large: the files at ${ref} hold more than ${MAX_ARCHIVE_BYTES / 1024 / 1024} MB; clone the repository instead`);
+      }
+      throw error;
+    });
+    return { content_type: fileFormat === 'zip' ? 'application/zip' : 'application/octet-stream', file_name: `${prefix}.${fileFormat}`, data };
+  }
+
+  /**
+   * GET /projects/:id/repository/compare: the commits `to` has and `from` has not (oldest first), and the files
+   * changed from the merge base of the two (`straight`: from `from` itself) to `to`; 404 `Ref Not Found` for a
+   * ref that names no commit.
+   */
+  async compare(scoped: ProjectInScope, query: CompareQuery): Promise<Compare> {
+    const repo = this.ctx.repositoryOf(scoped.project);
+    const [from, to] = await Promise.all([repo.resolveCommit(query.from), repo.resolveCommit(query.to)]);
+    if (!from || !to) throw new NotFoundError('Ref');
+    if (from === to) return { commit: null, commits: [], diffs: [], compare_timeout: false, compare_same_ref: true };
+    const projectUrl = this.projectUrl(scoped);
+    const commits = await Promise.all((await commitsBetween(repo, from, to)).map(async (oid) => presentCommit(await repo.readCommit(oid), projectUrl)));
+    // Unrelated histories have no merge base: everything `to` has is new, as the original diffs them.
+    const base = query.straight ? from : await mergeBase(repo, from, to);
+    const baseTree = base ? (await repo.readCommit(base)).tree : null;
+    const changes = await changesBetween(repo, baseTree, (await repo.readCommit(to)).tree);
+    return {
+      commit: commits.at(-1) ?? null,
+      commits,
+      diffs: await this.diffsOf(repo, changes.slice(0, MAX_COMPARE_FILES)),
+      compare_timeout: changes.length > MAX_COMPARE_FILES,
+      compare_same_ref: false,
+    };
+  }
+}
