@@ -100,6 +100,31 @@ describe('POST /projects/:id/repository/commits', () => {
     expect([badSha.status, badSha.body]).toEqual([400, { message: REFUSALS.invalidStartSha }]);
   });
 
+  it('writes author names and addresses as git does: a line end or angle bracket cannot forge a header', async () => {
+    const { id } = await emptyProject();
+    const res = await t.http
+      .post(commitsUrl(id))
+      .set('PRIVATE-TOKEN', owner.token)
+      .send({
+        branch: 'master',
+        commit_message: 'Forged?',
+        actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }],
+        author_name: ' "Eve>\ncommitter Mallory <m@example.com> 0 +0000\n. ',
+        author_email: '<eve@example.com>\n',
+      });
+    expect(res.status).toBe(201);
+    expect([res.body.author_name, res.body.author_email]).toEqual(['Evecommitter Mallory m@example.com 0 +0000', 'eve@example.com']);
+    const read = await t.hosting.commits.get(id, res.body.id);
+    expect([read.author_name, read.author_email, read.committer_email]).toEqual([res.body.author_name, res.body.author_email, owner.email]);
+    if (hasGit) {
+      expect(git(id, 'cat-file', '-p', res.body.id).split('\n').filter((line) => /^(author|committer) /.test(line))).toEqual([
+        expect.stringMatching(/^author Evecommitter Mallory m@example.com 0 \+0000 <eve@example.com> \d+ \+0000$/),
+        expect.stringMatching(/^committer /),
+      ]);
+      expect(git(id, 'fsck', '--full', '--strict')).toBe('');
+    }
+  });
+
   it('answers 400 for what cannot be committed, and changes nothing', async () => {
     const { id } = await emptyProject();
     await t.hosting.as(owner.id).commits.create(id, { branch: 'master', commit_message: 'Base', actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }] });

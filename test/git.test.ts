@@ -198,6 +198,56 @@ describe('history', () => {
       expect(git('log', '--format=%H', 'main', '--', 'b.txt').trim().split('\n')).toEqual(await historyOf(repo, merge, { path: 'b.txt' }));
     }
   });
+  it('walks only the new commits of a branch that moved on, with the answers of a walk from scratch', async () => {
+    const a = await commit('main', [create('a.txt', '1\n'), create('b.txt', '1\n')], 'a');
+    const b = await commit('main', [update('a.txt', '2\n')], 'b');
+    // Kept for where main was: the whole history, a.txt's and b.txt's.
+    expect(await historyOf(repo, b)).toEqual([b, a]);
+    expect(await historyOf(repo, b, { path: 'b.txt' })).toEqual([a]);
+    expect(await lastCommitChanging(repo, b, 'a.txt')).toBe(b);
+    expect(await lastCommitChanging(repo, b, 'b.txt')).toBe(a);
+    const c = await commit('main', [update('b.txt', '2\n')], 'c');
+    const d = await commit('main', [create('c.txt', '1\n')], 'd');
+    // From the new head: the kept walks give the rest.
+    expect(await historyOf(repo, d)).toEqual([d, c, b, a]);
+    expect(await historyOf(repo, d, { path: 'b.txt' })).toEqual([c, a]);
+    expect(await historyOf(repo, d, { path: 'a.txt' })).toEqual([b, a]);
+    expect(await lastCommitChanging(repo, d, 'a.txt')).toBe(b);
+    expect(await lastCommitChanging(repo, d, 'b.txt')).toBe(c);
+    expect(await lastCommitChanging(repo, d, 'c.txt')).toBe(d);
+    // A merge whose side line started before the kept head: the walk is not one line, so nothing kept is taken.
+    await repo.updateReference('refs/heads/side', null, a);
+    const side = await commit('side', [create('side.txt', 'x\n')], 'side');
+    const signature = person();
+    const mergedTree = await applyActions(repo, (await repo.readCommit(d)).tree, [create('side.txt', 'x\n')]);
+    const merge = await repo.writeCommit({ tree: mergedTree, parents: [d, side], message: 'merge\n', author: signature, committer: signature });
+    expect(await historyOf(repo, merge)).toEqual([merge, side, d, c, b, a]);
+    if (hasGit) {
+      await repo.updateReference('refs/heads/main', d, merge);
+      expect(git('log', '--format=%H', 'main').trim().split('\n')).toEqual(await historyOf(repo, merge));
+      expect(git('log', '--format=%H', 'main', '--', 'b.txt').trim().split('\n')).toEqual(await historyOf(repo, merge, { path: 'b.txt' }));
+    }
+  });
+});
+
+describe('objects', () => {
+  it('are written as git writes them, and a commit kept as written reads back the same from disk', async () => {
+    const tree = await applyActions(repo, null, [create('b.txt', 'b\n'), create('a-dir/x.txt', 'x\n'), create('a.txt', 'a\n'), create('a-dir.txt', 'y\n')]);
+    const author = { name: ' Ada . ', email: 'ada@example.com', timestamp: 1_700_000_000, offsetMinutes: -90 };
+    const committer = { name: 'Grace', email: 'grace@example.com', timestamp: 1_700_000_060, offsetMinutes: 330 };
+    const oid = await repo.writeCommit({ tree, parents: [], message: '\nSubject\r\n\nBody\n\n\n', author, committer });
+    const kept = await repo.readCommit(oid);
+    const fresh = await new RepositoryStore({ default: root }).open('default', nextId).readCommit(oid);
+    expect(fresh).toEqual(kept);
+    expect(kept).toMatchObject({ message: 'Subject\n\nBody\n', author: { ...author, name: 'Ada' }, committer });
+    expect(await new RepositoryStore({ default: root }).open('default', nextId).readTree(tree)).toEqual(await repo.readTree(tree));
+    if (hasGit) {
+      expect(git('cat-file', '-p', oid)).toBe(`tree ${tree}\nauthor Ada <ada@example.com> 1700000000 -0130\ncommitter Grace <grace@example.com> 1700000060 +0530\n\nSubject\n\nBody\n`);
+      // git's order: a directory's name as if it ended in a slash.
+      expect(git('ls-tree', '--name-only', tree)).toBe('a-dir.txt\na-dir\na.txt\nb.txt\n');
+      expect(git('fsck', '--full', '--strict', '--no-dangling')).toBe('');
+    }
+  });
 });
 
 describe('diffs', () => {

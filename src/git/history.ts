@@ -75,19 +75,28 @@ async function objectAt(repo: Repository, commit: Commit, path: string): Promise
   return (await repo.entryAt(commit.tree, path))?.oid ?? null;
 }
 
-/**
- * The history of `start` in `git log` order, filtered: with a path, a commit shows when it changed that path,
- * and a merge that took the path unchanged from one parent follows that parent only (git's default
- * simplification).
- */
-export async function* walkHistory(repo: Repository, start: string | string[], filter: HistoryFilter = {}): AsyncGenerator<Commit> {
+/** A commit a walk meets: whether the filter shows it, and whether the walk has been one line of commits up to it. */
+interface Met {
+  commit: Commit;
+  shows: boolean;
+  /**
+   * Every commit met so far led to the next alone (one parent followed, the queue otherwise empty): the rest of
+   * the walk is then this commit's own walk, as none of the commits met before can be among its ancestors.
+   */
+  line: boolean;
+}
+
+/** Every commit of the history of `start`, in `git log` order, with whether the filter shows it. */
+async function* walk(repo: Repository, start: string | string[], filter: HistoryFilter): AsyncGenerator<Met> {
   const queue = new CommitQueue();
   const starts = [...new Set([start].flat())];
   const seen = new Set<string>(starts);
   for (const oid of starts) queue.push(await repo.readCommit(oid));
   const path = filter.path?.replace(/^\/+|\/+$/g, '');
+  let line = true;
   while (queue.size) {
     const commit = queue.pop();
+    line &&= queue.size === 0;
     let parents = filter.firstParent ? commit.parents.slice(0, 1) : commit.parents;
     let shows = true;
     if (path) {
@@ -104,7 +113,7 @@ export async function* walkHistory(repo: Repository, start: string | string[], f
       }
     }
     const time = commit.committer.timestamp;
-    if (shows && (filter.since === undefined || time >= filter.since) && (filter.until === undefined || time <= filter.until)) yield commit;
+    yield { commit, shows: shows && (filter.since === undefined || time >= filter.since) && (filter.until === undefined || time <= filter.until), line };
     for (const parent of parents) {
       if (seen.has(parent)) continue;
       seen.add(parent);
@@ -114,31 +123,58 @@ export async function* walkHistory(repo: Repository, start: string | string[], f
 }
 
 /**
+ * The history of `start` in `git log` order, filtered: with a path, a commit shows when it changed that path,
+ * and a merge that took the path unchanged from one parent follows that parent only (git's default
+ * simplification).
+ */
+export async function* walkHistory(repo: Repository, start: string | string[], filter: HistoryFilter = {}): AsyncGenerator<Commit> {
+  for await (const { commit, shows } of walk(repo, start, filter)) if (shows) yield commit;
+}
+
+/**
  * Every commit of the filtered history of one or more starts (every branch and tag: `all`), in order: kept, so
- * that the pages of one list and its count read it once.
+ * that the pages of one list and its count read it once. A branch that moved on by new commits reuses the walk
+ * kept for where it was: only the new commits are walked.
  */
 export async function historyOf(repo: Repository, start: string | string[], filter: HistoryFilter = {}): Promise<string[]> {
   const kept = keptFor(walks, repo, KEPT_WALKS);
-  const key = JSON.stringify([start, filter.since ?? null, filter.until ?? null, filter.path ?? null, filter.firstParent ?? false]);
-  const found = kept.get(key);
+  const filterKey = JSON.stringify([filter.since ?? null, filter.until ?? null, filter.path ?? null, filter.firstParent ?? false]);
+  const keyOf = (from: string | string[]) => JSON.stringify(from) + filterKey;
+  const found = kept.get(keyOf(start));
   if (found) return found;
-  const oids: string[] = [];
-  for await (const commit of walkHistory(repo, start, filter)) oids.push(commit.oid);
-  kept.set(key, oids);
+  let oids: string[] = [];
+  for await (const { commit, shows, line } of walk(repo, start, filter)) {
+    const rest = line && commit.oid !== start ? kept.get(keyOf(commit.oid)) : undefined;
+    if (rest) {
+      oids = oids.concat(rest);
+      break;
+    }
+    if (shows) oids.push(commit.oid);
+  }
+  kept.set(keyOf(start), oids);
   return oids;
 }
 
-/** The last commit of `start`'s history that changed `path` (a file's `last_commit_id`), or null. */
+/**
+ * The last commit of `start`'s history that changed `path` (a file's `last_commit_id`), or null. A branch that
+ * moved on reuses the answer kept for where it was, once the new commits are found not to change the path.
+ */
 export async function lastCommitChanging(repo: Repository, start: string, path: string): Promise<string | null> {
   const kept = keptFor(lastChanges, repo, 1024);
-  const key = `${start}:${path}`;
-  const found = kept.get(key);
+  const found = kept.get(`${start}:${path}`);
   if (found !== undefined) return found;
   let last: string | null = null;
-  for await (const commit of walkHistory(repo, start, { path })) {
-    last = commit.oid;
-    break;
+  for await (const { commit, shows, line } of walk(repo, start, { path })) {
+    const earlier = line && commit.oid !== start ? kept.get(`${commit.oid}:${path}`) : undefined;
+    if (earlier !== undefined) {
+      last = earlier;
+      break;
+    }
+    if (shows) {
+      last = commit.oid;
+      break;
+    }
   }
-  kept.set(key, last);
+  kept.set(`${start}:${path}`, last);
   return last;
 }

@@ -1,5 +1,6 @@
 import { gitFs, isoGit } from './fs.js';
 import { LruMap } from './lru.js';
+import { canonicalMode, commitContent, commitMessage, readsBackAsWritten, treeContent, writeLooseObject, writtenPerson } from './objects.js';
 import { isValidReferenceName, listReferences, readReference, readSymbolicReference, updateReference, writeSymbolicReference } from './refs.js';
 
 /** Who wrote a commit or a tag, and when (seconds since the epoch; the offset in minutes east of UTC). */
@@ -281,24 +282,39 @@ export class Repository {
 
   /** A new blob's object ID (written unless there already). */
   async writeBlob(content: Uint8Array): Promise<string> {
-    const git = await isoGit();
-    return git.writeBlob({ fs: gitFs, gitdir: this.gitdir, blob: content });
+    return writeLooseObject(this.gitdir, 'blob', content);
   }
 
-  /** A new tree's object ID: isomorphic-git sorts the entries as git does. */
+  /**
+   * A new tree's object ID (its entries sorted as git sorts them). Kept as readTree would give it: the next
+   * edit of the branch starts from the trees this one wrote.
+   */
   async writeTree(entries: TreeEntry[]): Promise<string> {
-    const git = await isoGit();
-    return git.writeTree({ fs: gitFs, gitdir: this.gitdir, tree: entries.map((entry) => ({ path: entry.name, mode: entry.mode, oid: entry.oid, type: entry.type })) });
+    const oid = await writeLooseObject(this.gitdir, 'tree', treeContent(entries));
+    if (!this.trees.get(oid)) {
+      const kept = entries.map((entry) => {
+        const mode = canonicalMode(entry.mode);
+        return Object.freeze({ name: entry.name, mode: mode === '40000' ? '040000' : mode, oid: entry.oid, type: typeOfMode(mode) });
+      });
+      // readTree's order: by name alone.
+      kept.sort((a, b) => Buffer.compare(Buffer.from(a.name), Buffer.from(b.name)));
+      this.trees.set(oid, Object.freeze(kept));
+    }
+    return oid;
   }
 
-  /** A new commit's object ID. */
+  /** A new commit's object ID. Kept as it will read back, when it surely will: a write reads its commit next. */
   async writeCommit(commit: Omit<Commit, 'oid'>): Promise<string> {
-    const git = await isoGit();
-    return git.writeCommit({
-      fs: gitFs,
-      gitdir: this.gitdir,
-      commit: { tree: commit.tree, parent: commit.parents, message: commit.message, author: personOf(commit.author), committer: personOf(commit.committer) },
-    });
+    const oid = await writeLooseObject(this.gitdir, 'commit', commitContent(commit));
+    if (!this.commits.get(oid) && readsBackAsWritten(commit.author) && readsBackAsWritten(commit.committer)) {
+      const { tree, parents, message, author, committer } = commit;
+      const person = (who: Signature): Signature => {
+        const { name, email, timestamp, offsetMinutes } = writtenPerson(who);
+        return Object.freeze({ name, email, timestamp, offsetMinutes: offsetMinutes === 0 ? 0 : offsetMinutes });
+      };
+      this.commits.set(oid, Object.freeze({ oid, tree, parents: Object.freeze([...parents]) as string[], message: commitMessage(message), author: person(author), committer: person(committer) }));
+    }
+    return oid;
   }
 
   /** A new annotated tag object's ID, naming a commit. */
@@ -308,7 +324,7 @@ export class Repository {
       fs: gitFs,
       gitdir: this.gitdir,
       // isomorphic-git ends the message with a line end of its own: one the message has already is not doubled.
-      tag: { object: tag.commit, type: 'commit', tag: tag.name, message: tag.message.replace(/\n$/, ''), tagger: personOf(tag.tagger) },
+      tag: { object: tag.commit, type: 'commit', tag: tag.name, message: tag.message.replace(/\n$/, ''), tagger: personOf(writtenPerson(tag.tagger)) },
     });
   }
 }
