@@ -22,18 +22,17 @@
  *   (100): the history's length, the rounds of each read, the commits made.
  */
 import { spawn } from 'node:child_process';
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash } from 'node:crypto';
 import { existsSync, mkdtempSync, renameSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import express from 'express';
-import pg from 'pg';
 import { createHostingService, type Api, type HostingService } from 'forgekit';
+import { benchDatabase } from './lib/database.ts';
 import { COLD_FILE, HOT_FILE, writeHistoryRepository } from './lib/history-repository.ts';
 
-const POSTGRES_SERVER = process.env.FORGEKIT_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const COMMITS = Number(process.env.FORGEKIT_BENCH_COMMITS ?? 10_000);
 const ITERATIONS = Number(process.env.FORGEKIT_BENCH_ITERATIONS ?? 200);
 const WRITES = Number(process.env.FORGEKIT_BENCH_WRITES ?? 100);
@@ -107,16 +106,6 @@ async function listen(app: express.Express): Promise<{ server: Server; origin: s
 }
 
 // ---- The setup.
-
-async function adminQuery(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: POSTGRES_SERVER });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 /** Where forgekit keeps a project's repository under its storage root (RepositoryStore.relativePath). */
 const repositoryPath = (storage: string, projectId: number) => {
@@ -240,17 +229,14 @@ function printRows(name: string, forgekitHttp: Samples, forgekitInProcess: Sampl
 }
 
 const storage = mkdtempSync(join(tmpdir(), 'forgekit-bench-repositories-'));
-const database = `forgekit_bench_${randomBytes(4).toString('hex')}`;
-const url = new URL(POSTGRES_SERVER);
-url.pathname = `/${database}`;
 const closing: (() => Promise<unknown>)[] = [];
 
 try {
   const generated = join(storage, 'generated.git');
   const made = await writeHistoryRepository(generated, COMMITS);
-  await adminQuery(`create database "${database}"`);
-  closing.push(() => adminQuery(`drop database if exists "${database}" with (force)`));
-  const open = () => createHostingService({ database: { url: url.toString() }, storage, baseUrl: BASE_URL });
+  const { url, drop } = await benchDatabase();
+  closing.push(drop);
+  const open = () => createHostingService({ database: { url }, storage, baseUrl: BASE_URL });
   const hosting = await open();
   closing.push(() => hosting.close());
 

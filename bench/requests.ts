@@ -16,7 +16,6 @@
  * FORGEKIT_BENCH_ONLY: a regular expression; only the requests whose "<database> <request>" it matches (to profile
  *   one: 'PostgreSQL GET /api/v4/user$'); a data set is written only when one of its requests is kept.
  */
-import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
@@ -25,12 +24,12 @@ import express from 'express';
 import pg from 'pg';
 import { API_VERSION, FORGEKIT_VERSION, createHostingService, type HostingService } from 'forgekit';
 import { bareServer, expressVersionApp, type BareDatabase } from './lib/bare.ts';
+import { benchDatabase } from './lib/database.ts';
 import { Loader, Tracker, type LoadRequest, type Round } from './lib/load.ts';
 import { SecretBox } from '../src/auth/secret-box.ts';
 import { ONE_PROJECT, PROJECTS, seedProjects, seedReader } from './lib/projects-seed.ts';
 import { sshKey } from './lib/ssh-key.ts';
 
-const POSTGRES_SERVER = process.env.FORGEKIT_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const SECONDS = Number(process.env.FORGEKIT_BENCH_SECONDS ?? 2);
 const ROUNDS = Number(process.env.FORGEKIT_BENCH_ROUNDS ?? 3);
 const ONLY = new RegExp(process.env.FORGEKIT_BENCH_ONLY ?? '');
@@ -84,32 +83,19 @@ interface Setup {
 /** Timestamps stay PostgreSQL's text, as forgekit's ORM has them. */
 const RAW_TEXT_TYPES = new Set([1082, 1114, 1184, 1186]);
 
-async function adminQuery(sql: string): Promise<void> {
-  const client = new pg.Client({ connectionString: POSTGRES_SERVER });
-  await client.connect();
-  try {
-    await client.query(sql);
-  } finally {
-    await client.end();
-  }
-}
 
 async function postgresql(): Promise<Setup> {
-  const name = `forgekit_bench_${randomBytes(4).toString('hex')}`;
-  await adminQuery(`create database "${name}"`);
-  const drop = () => adminQuery(`drop database if exists "${name}" with (force)`);
-  const url = new URL(POSTGRES_SERVER);
-  url.pathname = `/${name}`;
+  const { url, drop } = await benchDatabase();
   let hosting: HostingService;
   try {
-    hosting = await createHostingService({ database: { url: url.toString() }, rootToken: ROOT_TOKEN, baseUrl: BASE_URL, secretKey: SECRET_KEY });
+    hosting = await createHostingService({ database: { url }, rootToken: ROOT_TOKEN, baseUrl: BASE_URL, secretKey: SECRET_KEY });
   } catch (error) {
     await drop();
     throw error;
   }
   // As many connections as forgekit's pool (pg's default, 10).
   const pool = new pg.Pool({
-    connectionString: url.toString(),
+    connectionString: url,
     max: 10,
     types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (RAW_TEXT_TYPES.has(oid) ? String : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
   });

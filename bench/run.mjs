@@ -8,6 +8,6 @@ import { buildIfStale, root } from '../scripts/build-if-stale.mjs';
 buildIfStale();
 for (const file of readdirSync(`${root}bench`).filter((name) => name.endsWith('.ts')).sort()) {
   console.log(`\n== bench/${file}`);
-  const run = spawnSync(process.execPath, [`${root}bench/${file}`], { cwd: root, stdio: 'inherit' });
+  const run = spawnSync(process.execPath, ['--import', `${root}bench/lib/source-hooks.mjs`, `${root}bench/${file}`], { cwd: root, stdio: 'inherit' });
   if (run.status !== 0) process.exit(run.status ?? 1);
 }
