@@ -125,6 +125,13 @@ describe('POST /projects/:id/repository/commits', () => {
     }
   });
 
+  it('takes a message of a mebibyte of line ends (trimmed in linear time: a quadratic trim outlasts the test)', async () => {
+    const { id } = await emptyProject();
+    const message = `x${'\n'.repeat(1024 * 1024 - 2)}y`;
+    const made = await t.hosting.as(owner.id).commits.create(id, { branch: 'master', commit_message: message, actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }] });
+    expect([made.title, made.message === `${message}\n`]).toEqual(['x', true]);
+  });
+
   it('answers 400 for what cannot be committed, and changes nothing', async () => {
     const { id } = await emptyProject();
     await t.hosting.as(owner.id).commits.create(id, { branch: 'master', commit_message: 'Base', actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }] });

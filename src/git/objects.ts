@@ -63,8 +63,15 @@ interface Person {
   offsetMinutes: number;
 }
 
+/** The text without the line ends it ends with (a loop: `/\n+$/` takes quadratic time on a long run of them). */
+export function withoutFinalNewlines(text: string): string {
+  let end = text.length;
+  while (end > 0 && text[end - 1] === '\n') end--;
+  return text.slice(0, end);
+}
+
 /** A commit's message as isomorphic-git writes (and reads) one: carriage returns dropped, no blank lines before it, one line end after it. */
-export const commitMessage = (message: string) => message.replace(/\r/g, '').replace(/^\n+/, '').replace(/\n+$/, '') + '\n';
+export const commitMessage = (message: string) => withoutFinalNewlines(message.replace(/\r/g, '').replace(/^\n+/, '')) + '\n';
 
 /** A commit's bytes. */
 export function commitContent(commit: { tree: string; parents: readonly string[]; message: string; author: Person; committer: Person }): Buffer {

@@ -4,6 +4,7 @@ import { archiveOf, ArchiveTooLargeError, MAX_ARCHIVE_BYTES, type ArchiveFormat 
 import { changesBetween, diffOf, isBinary, type Change, type FileDiff } from '../git/diff.js';
 import { MergeConflictError } from '../git/errors.js';
 import { commitsBetween, mergeBase, mergeTrees } from '../git/merge.js';
+import { withoutFinalNewlines } from '../git/objects.js';
 import type { Repository, TreeEntry } from '../git/repository.js';
 import type { Commit } from '../schemas/commits.js';
 import type { RawFile } from '../schemas/common.js';
@@ -93,7 +94,7 @@ export class RepositoryService {
     const made = await this.ctx.commits.commit(scoped, {
       branch: input.branch,
       // As `git cherry-pick -x` writes it (the original adds the same line).
-      message: input.message || `${picked.message.replace(/\n+$/, '')}\n\n(cherry picked from commit ${picked.oid})`,
+      message: input.message || `${withoutFinalNewlines(picked.message)}\n\n(cherry picked from commit ${picked.oid})`,
       author: picked.author,
       tree: async (repository, head) => {
         // The branch went away since it was found.
