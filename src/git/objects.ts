@@ -73,9 +73,9 @@ export function withoutFinalNewlines(text: string): string {
 /** A commit's message as isomorphic-git writes (and reads) one: carriage returns dropped, no blank lines before it, one line end after it. */
 export const commitMessage = (message: string) => withoutFinalNewlines(message.replace(/\r/g, '').replace(/^\n+/, '')) + '\n';
 
-/** A commit's bytes. */
+/** A commit's bytes; its people as `writtenPerson` gives them. */
 export function commitContent(commit: { tree: string; parents: readonly string[]; message: string; author: Person; committer: Person }): Buffer {
-  const person = (who: Person) => `${identityText(who.name)} <${identityText(who.email)}> ${who.timestamp} ${zone(who.offsetMinutes)}`;
+  const person = (who: Person) => `${who.name} <${who.email}> ${who.timestamp} ${zone(who.offsetMinutes)}`;
   const parents = commit.parents.map((parent) => `parent ${parent}\n`).join('');
   return Buffer.from(`tree ${commit.tree}\n${parents}author ${person(commit.author)}\ncommitter ${person(commit.committer)}\n\n${commitMessage(commit.message)}`, 'utf8');
 }

@@ -304,14 +304,12 @@ export class Repository {
   }
 
   /** A new commit's object ID. Kept as it will read back, when it surely will: a write reads its commit next. */
-  async writeCommit(commit: Omit<Commit, 'oid'>): Promise<string> {
+  async writeCommit(given: Omit<Commit, 'oid'>): Promise<string> {
+    const commit = { ...given, author: writtenPerson(given.author), committer: writtenPerson(given.committer) };
     const oid = await writeLooseObject(this.gitdir, 'commit', commitContent(commit));
     if (!this.commits.get(oid) && readsBackAsWritten(commit.author) && readsBackAsWritten(commit.committer)) {
       const { tree, parents, message, author, committer } = commit;
-      const person = (who: Signature): Signature => {
-        const { name, email, timestamp, offsetMinutes } = writtenPerson(who);
-        return Object.freeze({ name, email, timestamp, offsetMinutes: offsetMinutes === 0 ? 0 : offsetMinutes });
-      };
+      const person = ({ name, email, timestamp, offsetMinutes }: Signature): Signature => Object.freeze({ name, email, timestamp, offsetMinutes: offsetMinutes === 0 ? 0 : offsetMinutes });
       this.commits.set(oid, Object.freeze({ oid, tree, parents: Object.freeze([...parents]) as string[], message: commitMessage(message), author: person(author), committer: person(committer) }));
     }
     return oid;
