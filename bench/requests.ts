@@ -16,9 +16,12 @@
  * FORGEKIT_BENCH_ONLY: a regular expression; only the requests whose "<database> <request>" it matches (to profile
  *   one: 'PostgreSQL GET /api/v4/user$'); a data set is written only when one of its requests is kept.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { PGlite, type Transaction } from '@electric-sql/pglite';
 import express from 'express';
 import pg from 'pg';
@@ -87,8 +90,10 @@ const RAW_TEXT_TYPES = new Set([1082, 1114, 1184, 1186]);
 async function postgresql(): Promise<Setup> {
   const { url, drop } = await benchDatabase();
   let hosting: HostingService;
+  // The seed's projects have no commits: their repositories are thrown away with the database.
+  const storage = mkdtempSync(join(tmpdir(), 'forgekit-bench-repositories-'));
   try {
-    hosting = await createHostingService({ database: { url }, rootToken: ROOT_TOKEN, baseUrl: BASE_URL, secretKey: SECRET_KEY });
+    hosting = await createHostingService({ database: { url }, storage, rootToken: ROOT_TOKEN, baseUrl: BASE_URL, secretKey: SECRET_KEY });
   } catch (error) {
     await drop();
     throw error;
@@ -125,6 +130,7 @@ async function postgresql(): Promise<Setup> {
       await hosting.close();
       await pool.end();
       await drop();
+      rmSync(storage, { recursive: true, force: true });
     },
   };
 }

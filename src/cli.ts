@@ -10,10 +10,19 @@ import { FORGEKIT_VERSION } from './version.js';
 
 // The service, its database drivers and the route table load only in the commands that use them, so that
 // `--help` and usage errors answer at once.
-const settingsFrom = async (values: Record<string, string | boolean | undefined>) => (await import('./config.js')).serveSettings(values, process.env);
+const settingsFrom = async (values: Record<string, string | string[] | boolean | undefined>) => (await import('./config.js')).serveSettings(values, process.env);
 
-const DATABASE_FLAGS = `      --data-dir DIR        the embedded database's directory (default ./.forgekit)
-      --database-url URL    a PostgreSQL server instead (postgres://...; or DATABASE_URL)`;
+const DATABASE_FLAGS = `      --data-dir DIR        the embedded database's directory, and the repositories' unless --storage
+                            says otherwise (default ./.forgekit)
+      --database-url URL    a PostgreSQL server instead (postgres://...; or DATABASE_URL)
+      --storage DIR         where repositories live (default DATA-DIR/repositories, with either database);
+                            --storage NAME=DIR, repeated, for named storages (or FORGEKIT_STORAGE, comma-separated)`;
+
+const DATABASE_OPTIONS = {
+  'data-dir': { type: 'string' },
+  'database-url': { type: 'string' },
+  storage: { type: 'string', multiple: true },
+} satisfies ParseArgsConfig['options'];
 
 const ROOT_ENVIRONMENT = `    Environment: FORGEKIT_ROOT_PASSWORD (root's password when the database is new; generated and printed
     once otherwise), FORGEKIT_ROOT_TOKEN (a private token that root accepts while it is set).`;
@@ -23,7 +32,7 @@ interface Command {
   options?: ParseArgsConfig['options'];
   /** The most positional arguments it takes. */
   positionals?: number;
-  run(values: Record<string, string | boolean | undefined>, positionals: string[]): Promise<void> | void;
+  run(values: Record<string, string | string[] | boolean | undefined>, positionals: string[]): Promise<void> | void;
 }
 
 const commands: Record<string, Command> = {
@@ -38,12 +47,15 @@ ${DATABASE_FLAGS}
                             one period before 429 (default 10; 0 turns it off; or FORGEKIT_MAX_AUTH_FAILURES)
       --auth-failure-period SECONDS
                             that period (default 600; or FORGEKIT_AUTH_FAILURE_PERIOD)
+      --allow-local-requests
+                            let imports reach loopback, private and link-local addresses (off by default;
+                            or FORGEKIT_ALLOW_LOCAL_REQUESTS=true)
 ${ROOT_ENVIRONMENT}`,
     options: {
       port: { type: 'string' },
       host: { type: 'string' },
-      'data-dir': { type: 'string' },
-      'database-url': { type: 'string' },
+      ...DATABASE_OPTIONS,
+      'allow-local-requests': { type: 'boolean' },
       'base-url': { type: 'string' },
       'max-auth-failures': { type: 'string' },
       'auth-failure-period': { type: 'string' },
@@ -55,7 +67,7 @@ ${ROOT_ENVIRONMENT}`,
     Applies pending database migrations (creating root on a new database) and exits.
 ${DATABASE_FLAGS}
 ${ROOT_ENVIRONMENT}`,
-    options: { 'data-dir': { type: 'string' }, 'database-url': { type: 'string' } },
+    options: DATABASE_OPTIONS,
     run: async (values) => {
       const hosting = await openHosting(await settingsFrom(values));
       announceRootPassword(hosting);
@@ -114,6 +126,14 @@ function describeDatabase(settings: ServeSettings): string {
   return `PostgreSQL at ${shown.toString()}`;
 }
 
+function describeStorage(settings: ServeSettings): string {
+  const { storage } = settings.options;
+  if (typeof storage === 'string') return storage;
+  return Object.entries(storage ?? {})
+    .map(([name, directory]) => `${name}=${directory}`)
+    .join(', ');
+}
+
 async function openHosting(settings: ServeSettings): Promise<HostingService> {
   try {
     const { createHostingService } = await import('./hosting.js');
@@ -151,7 +171,7 @@ async function serve(settings: ServeSettings): Promise<void> {
   const address = server.address();
   const port = typeof address === 'object' && address ? address.port : settings.port;
   const listeningUrl = `http://${settings.host.includes(':') ? `[${settings.host}]` : settings.host}:${port}`;
-  console.log(`forgekit ${FORGEKIT_VERSION}: database: ${describeDatabase(settings)}`);
+  console.log(`forgekit ${FORGEKIT_VERSION}: database: ${describeDatabase(settings)}; repositories: ${describeStorage(settings)}`);
   let hosting: HostingService;
   try {
     hosting = await openHosting(settings);
@@ -200,8 +220,7 @@ async function main(argv: string[]): Promise<void> {
   }
   if (parsed.values.help) return void console.log(command.usage);
   if (parsed.positionals.length > (command.positionals ?? 0)) throw new UsageError(`unexpected argument ${parsed.positionals.at(-1)}\n\n${command.usage}`);
-  // No option is `multiple`: every value is a string or a flag.
-  await command.run(parsed.values as Record<string, string | boolean | undefined>, parsed.positionals);
+  await command.run(parsed.values as Record<string, string | string[] | boolean | undefined>, parsed.positionals);
 }
 
 main(process.argv.slice(2)).catch((error: unknown) => {

@@ -4,6 +4,9 @@ import { parseInput } from './api/validation.js';
 import { BadRequestError } from './errors.js';
 import type { Logger } from './logger.js';
 
+/** A storage's name: what `repository_storages` and projects' `repository_storage` hold. */
+export const STORAGE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
+
 /** The options of `createHostingService`, as a schema: checked at start, documented from one place. */
 export const HostingOptionsSchema = Type.Object({
   database: Type.Optional(
@@ -19,8 +22,21 @@ export const HostingOptionsSchema = Type.Object({
     }, { description: 'PostgreSQL (`url`), PGlite on disk (`dataDir`), or PGlite in memory when omitted' }),
   ),
   storage: Type.Optional(
-    Type.Union([Type.String(), Type.Record(Type.String(), Type.String())], {
-      description: 'repository storage root: a directory, or named directories (`{ default: "/srv/repos" }`)',
+    Type.Union(
+      [
+        Type.String({ minLength: 1, maxLength: 4096 }),
+        Type.Record(Type.String(), Type.String({ minLength: 1, maxLength: 4096 }), { minProperties: 1, maxProperties: 64 }),
+      ],
+      {
+        description:
+          'repository storage root: a directory, or named directories (`{ default: "/srv/repos" }`). Default: `<dataDir>/repositories`; a temporary directory for an in-memory or `isolated` database; required with a PostgreSQL `url`',
+      },
+    ),
+  ),
+  allowLocalRequests: Type.Optional(
+    Type.Boolean({
+      description:
+        'let imports reach loopback, link-local, private and unspecified addresses whatever the application setting `allow_local_requests_from_web_hooks_and_services` says (off by default)',
     }),
   ),
   baseUrl: Type.Optional(Type.String({ format: 'uri', description: 'external URL, used in `web_url` and `Link` headers' })),
@@ -65,6 +81,7 @@ export interface ServeSettings {
 const OPTION_SOURCES: Record<string, { source: string; takes?: string }> = {
   'database[url]': { source: '--database-url (or DATABASE_URL)', takes: 'a postgres:// URL' },
   'database[dataDir]': { source: '--data-dir', takes: 'a directory' },
+  storage: { source: '--storage (or FORGEKIT_STORAGE)', takes: 'a directory, or NAME=DIR once per storage' },
   baseUrl: { source: '--base-url', takes: 'an absolute URL such as https://forge.example.com' },
   'throttle[maxFailures]': { source: '--max-auth-failures (or FORGEKIT_MAX_AUTH_FAILURES)', takes: 'a whole number, 0 to turn throttling off' },
   'throttle[periodSeconds]': { source: '--auth-failure-period (or FORGEKIT_AUTH_FAILURE_PERIOD)', takes: 'a number of seconds' },
@@ -73,17 +90,41 @@ const OPTION_SOURCES: Record<string, { source: string; takes?: string }> = {
   secretKey: { source: 'FORGEKIT_SECRET_KEY', takes: 'at least 32 characters' },
 };
 
-export function serveSettings(flags: Record<string, string | boolean | undefined>, env: NodeJS.ProcessEnv): ServeSettings {
-  const text = (value: string | boolean | undefined) => (typeof value === 'string' && value !== '' ? value : undefined);
+/**
+ * `--storage` (repeated) or `FORGEKIT_STORAGE` (comma-separated): `DIR` is the storage `default`, `NAME=DIR` a
+ * named one. Without either, `<dataDir>/repositories`, whichever database holds the rows.
+ */
+function storageOption(values: string[], dataDir: string): HostingOptions['storage'] {
+  if (!values.length) return resolve(dataDir, 'repositories');
+  const named: Record<string, string> = {};
+  for (const value of values) {
+    const match = /^([^=/\\]+)=(.*)$/.exec(value);
+    const [name, directory] = match ? [match[1], match[2]] : ['default', value];
+    if (!STORAGE_NAME.test(name)) throw new Error(`--storage names a storage with letters, digits, '_', '.' and '-', not ${JSON.stringify(name)}`);
+    if (!directory) throw new Error(`--storage ${name}= needs a directory`);
+    if (named[name] !== undefined) throw new Error(`--storage names the storage ${name} twice`);
+    named[name] = resolve(directory);
+  }
+  return named;
+}
+
+export function serveSettings(flags: Record<string, string | string[] | boolean | undefined>, env: NodeJS.ProcessEnv): ServeSettings {
+  const text = (value: string | string[] | boolean | undefined) => (typeof value === 'string' && value !== '' ? value : undefined);
   const port = Number(text(flags.port) ?? text(env.PORT) ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number (0-65535), not ${flags.port ?? env.PORT}`);
   const databaseUrl = text(flags['database-url']) ?? text(env.DATABASE_URL);
-  const dataDir = databaseUrl ? undefined : resolve(text(flags['data-dir']) ?? './.forgekit');
+  // The data directory holds the embedded database, and the repositories in either mode unless --storage says otherwise.
+  const dataDir = resolve(text(flags['data-dir']) ?? './.forgekit');
+  const storageFlags = Array.isArray(flags.storage) ? flags.storage : typeof flags.storage === 'string' ? [flags.storage] : [];
+  const storageValues = storageFlags.length ? storageFlags : (text(env.FORGEKIT_STORAGE)?.split(',') ?? []);
+  const flag = (value: string | string[] | boolean | undefined) => value === true || (typeof value === 'string' && /^(1|true|yes)$/i.test(value));
   // Throttling is on by default for a server that faces a network; 0 failures turns it off.
   const maxFailures = Number(text(flags['max-auth-failures']) ?? text(env.FORGEKIT_MAX_AUTH_FAILURES) ?? 10);
   const periodSeconds = Number(text(flags['auth-failure-period']) ?? text(env.FORGEKIT_AUTH_FAILURE_PERIOD) ?? 600);
   const options: HostingOptions = {
     database: databaseUrl ? { url: databaseUrl } : { dataDir },
+    storage: storageOption(storageValues.filter((value) => value !== ''), dataDir),
+    allowLocalRequests: flag(flags['allow-local-requests']) || flag(env.FORGEKIT_ALLOW_LOCAL_REQUESTS) || undefined,
     throttle: maxFailures === 0 ? undefined : { maxFailures, periodSeconds },
     baseUrl: text(flags['base-url']),
     rootPassword: text(env.FORGEKIT_ROOT_PASSWORD),

@@ -9,7 +9,7 @@ import { parseInput } from './api/validation.js';
 import { openTokenCache, type CallerIdentity } from './auth/caller.js';
 import { SecretBox } from './auth/secret-box.js';
 import { FailedAuthThrottle } from './auth/throttle.js';
-import { HostingOptionsSchema, type HostingOptions } from './config.js';
+import { HostingOptionsSchema, STORAGE_NAME, type HostingOptions } from './config.js';
 import { openDatabase, type Database } from './db/orm.js';
 import { BadRequestError } from './errors.js';
 import { InFlightCalls } from './in-flight.js';
@@ -86,6 +86,7 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
       secrets,
       jobs,
       logger,
+      allowLocalRequests: options.allowLocalRequests === true,
       checkResponses: options.checkResponses,
       calls: new InFlightCalls(),
       throttle: new FailedAuthThrottle(db, options.throttle),
@@ -126,12 +127,25 @@ function dataDirSecretKey(dataDir: string | undefined): string | undefined {
   return readFileSync(file, 'utf8').trim();
 }
 
-/** Named storage roots: as given, next to the data directory, or (in memory) a temporary directory. */
+/**
+ * Named storage roots: as given; next to an embedded database's data directory; a temporary directory only for an
+ * instance whose database is itself thrown away (in memory, or `isolated`). A PostgreSQL database outlives the
+ * process, so its repositories must too: without a storage it refuses to start rather than lose them.
+ */
 function storageRoots(options: HostingOptions, temporary: () => string): Record<string, string> {
   if (typeof options.storage === 'string') return { default: resolve(options.storage) };
-  if (options.storage && Object.keys(options.storage).length) {
+  if (options.storage) {
+    for (const name of Object.keys(options.storage)) {
+      if (!STORAGE_NAME.test(name)) throw BadRequestError.invalid('storage', `names a storage with letters, digits, '_', '.' and '-' (at most 64), not ${JSON.stringify(name.slice(0, 100))}`);
+    }
     return Object.fromEntries(Object.entries(options.storage).map(([name, directory]) => [name, resolve(directory)]));
   }
-  const dataDir = options.database?.dataDir;
+  const { url, dataDir, isolated } = options.database ?? {};
+  if (url && !isolated) {
+    throw BadRequestError.invalid(
+      'storage',
+      'is required with a PostgreSQL database: give the directory its repositories live in (`storage`, `forgekit serve --storage DIR`), which must outlive the process as the database does',
+    );
+  }
   return { default: dataDir ? resolve(dataDir, 'repositories') : temporary() };
 }

@@ -141,13 +141,13 @@ describe('forgekit serve', PROCESSES_TIMEOUT, () => {
     const database = await freshDatabase();
     const url = database.url;
     try {
-      const flag = run(['serve', '--port', String(port()), '--database-url', url], { FORGEKIT_ROOT_TOKEN: 'cli-pg-root-token' });
+      const flag = run(['serve', '--port', String(port()), '--database-url', url, '--data-dir', dataDir], { FORGEKIT_ROOT_TOKEN: 'cli-pg-root-token' });
       const flagUrl = await listening(flag);
       expect((await fetch(`${flagUrl}/api/v4/user`, { headers: { 'PRIVATE-TOKEN': 'cli-pg-root-token' } })).status).toBe(200);
       flag.child.kill('SIGTERM');
       expect(await flag.exited).toBe(0);
       // DATABASE_URL: the same database, so root and its token are already there.
-      const environment = run(['serve', '--port', String(port())], { DATABASE_URL: url });
+      const environment = run(['serve', '--port', String(port()), '--storage', join(dataDir, 'repositories')], { DATABASE_URL: url });
       const envUrl = await listening(environment);
       expect((await fetch(`${envUrl}/api/v4/user`, { headers: { 'PRIVATE-TOKEN': 'cli-pg-root-token' } })).status).toBe(200);
       expect(environment.output()).not.toMatch(/created the administrator root/);

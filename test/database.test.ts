@@ -123,12 +123,14 @@ describe.runIf(process.env.FORGEKIT_TEST_DATABASE_URL)('several processes on one
   it('start together: migrations and the first start happen once', async () => {
     const database = await freshDatabase();
     try {
-      const started = await Promise.all([1, 2, 3].map(() => createHostingService({ database: { url: database.url } })));
+      const storage = mkdtempSync(join(tmpdir(), 'forgekit-processes-'));
+      const started = await Promise.all([1, 2, 3].map(() => createHostingService({ database: { url: database.url }, storage })));
       try {
         expect(started.filter((hosting) => hosting.generatedRootPassword).length).toBe(1);
         for (const hosting of started) expect((await hosting.users.list()).map((user) => user.username)).toEqual(['root']);
       } finally {
         await Promise.all(started.map((hosting) => hosting.close()));
+        rmSync(storage, { recursive: true, force: true });
       }
     } finally {
       await database.drop();

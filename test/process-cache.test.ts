@@ -1,3 +1,6 @@
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTokenCache } from '../src/auth/caller.js';
 import { FailedAuthThrottle } from '../src/auth/throttle.js';
@@ -45,6 +48,7 @@ async function callsOn(hosting: TestHosting) {
     secrets: new SecretBox('a secret key of thirty-two characters'),
     jobs: new JobQueue(hosting.db, silentLogger),
     logger: silentLogger,
+    allowLocalRequests: false,
     calls: new InFlightCalls(),
     throttle: new FailedAuthThrottle(hosting.db, undefined),
     settings: await openSettingsCache(hosting.db),
@@ -160,15 +164,18 @@ describe.skipIf(!process.env.FORGEKIT_TEST_DATABASE_URL)('two instances on one P
   let database: Awaited<ReturnType<typeof freshDatabase>>;
   let a: TestHosting;
   let b: TestHosting;
+  let storage: string;
   beforeAll(async () => {
     database = await freshDatabase();
-    a = await startHosting({ database: { url: database.url } });
-    b = await startHosting({ database: { url: database.url } });
+    storage = mkdtempSync(join(tmpdir(), 'forgekit-processes-'));
+    a = await startHosting({ database: { url: database.url }, storage });
+    b = await startHosting({ database: { url: database.url }, storage });
   });
   afterAll(async () => {
     await a?.close();
     await b?.close();
     await database?.drop();
+    if (storage) rmSync(storage, { recursive: true, force: true });
   });
 
   it("see each other's updates", async () => {

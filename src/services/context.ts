@@ -57,6 +57,11 @@ export interface Environment {
   tokens: TokenCache;
   /** Counts failed authentication and refuses (429) past the configured limit. */
   throttle: FailedAuthThrottle;
+  /**
+   * Imports may reach loopback, link-local, private and unspecified addresses whatever the application setting
+   * says (the `allowLocalRequests` option, `forgekit serve --allow-local-requests`).
+   */
+  allowLocalRequests: boolean;
   /** Check every answer against its route's response schema (the test suite turns this on). */
   checkResponses?: boolean;
 }
