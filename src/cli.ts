@@ -128,8 +128,7 @@ function describeDatabase(settings: ServeSettings): string {
 
 function describeStorage(settings: ServeSettings): string {
   const { storage } = settings.options;
-  if (typeof storage === 'string') return storage;
-  return Object.entries(storage ?? {})
+  return Object.entries(typeof storage === 'string' ? { default: storage } : (storage ?? {}))
     .map(([name, directory]) => `${name}=${directory}`)
     .join(', ');
 }

@@ -95,7 +95,7 @@ const OPTION_SOURCES: Record<string, { source: string; takes?: string }> = {
  * named one. Without either, `<dataDir>/repositories`, whichever database holds the rows.
  */
 function storageOption(values: string[], dataDir: string): HostingOptions['storage'] {
-  if (!values.length) return resolve(dataDir, 'repositories');
+  if (!values.length) return { default: resolve(dataDir, 'repositories') };
   const named: Record<string, string> = {};
   for (const value of values) {
     const match = /^([^=/\\]+)=(.*)$/.exec(value);

@@ -173,12 +173,12 @@ export class TooManyRequestsError extends ApiError {
   }
 }
 
-/** 503: the service is shutting down and takes no new calls. */
+/** 503: the service is shutting down and takes no new calls, or what a call needs is not there (a repository missing from its storage). */
 export class ServiceUnavailableError extends ApiError {
   override readonly name = 'ServiceUnavailableError';
   readonly status = 503;
-  constructor() {
-    super('503 Service Unavailable');
+  constructor(reason?: string) {
+    super(reason ? `503 Service Unavailable - ${reason}` : '503 Service Unavailable');
   }
   body(): ErrorBody {
     return { message: this.message };

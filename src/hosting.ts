@@ -17,7 +17,8 @@ import { RepositoryStore } from './git/store.js';
 import { JobQueue, type JobOutcome } from './jobs/queue.js';
 import { registerRepositoryJobs } from './jobs/repository-jobs.js';
 import type { Environment } from './services/context.js';
-import { silentLogger } from './logger.js';
+import { silentLogger, type Logger } from './logger.js';
+import { queryRows } from './db/rows.js';
 import { bootstrap, fillRunnersTokens } from './services/bootstrap.js';
 import { openSettingsCache } from './services/settings.js';
 
@@ -56,6 +57,8 @@ export type HostingService = Api & {
 export async function createHostingService(options: HostingOptions = {}): Promise<HostingService> {
   const { logger: _logger, ...rest } = options;
   parseInput(HostingOptionsSchema, rest);
+  // Refused before the database is opened.
+  requireStorage(options);
   if (options.database?.isolated && options.database.dataDir && !options.database.url) {
     throw BadRequestError.invalid('database', 'isolated needs url: a data directory is never new');
   }
@@ -76,6 +79,7 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
     // The HTTP adapter (Express, the body parsers) loads with the first service, not with `import('forgekit')`.
     const { createRouter } = await import('./http/router.js');
     const repositories = new RepositoryStore(storages);
+    await reportMissingRepositories(db, repositories, logger);
     jobs = new JobQueue(db, logger);
     registerRepositoryJobs(jobs, { db, repositories, secrets });
     const env: Environment = {
@@ -115,6 +119,28 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
   }
 }
 
+/** How many missing repositories a start names one by one (the rest are counted). */
+const MISSING_SHOWN = 20;
+
+/**
+ * Says at start which projects' repositories the storages lack (a storage not mounted, a directory not restored
+ * with the database): their reads and writes answer 503 until they are back, rather than an empty repository.
+ */
+async function reportMissingRepositories(db: Database, repositories: RepositoryStore, logger: Logger): Promise<void> {
+  const projects = (await queryRows(
+    db.rows,
+    `select p."id", p."repository_storage" as "storage", n."full_path" || '/' || p."path" as "fullPath"
+     from "projects" p join "namespaces" n on n."id" = p."namespace_id" order by p."id"`,
+  )) as { id: number; storage: string; fullPath: string }[];
+  const missing = await repositories.missing(projects);
+  if (!missing.length) return;
+  const named = missing.slice(0, MISSING_SHOWN).map((project) => `project ${project.id} (${project.fullPath}) in storage ${project.storage}: ${project.path}`);
+  const more = missing.length > MISSING_SHOWN ? `; and ${missing.length - MISSING_SHOWN} more` : '';
+  logger.error(
+    `forgekit: the database names ${missing.length} repositor${missing.length === 1 ? 'y' : 'ies'} that the storages lack; their reads and writes answer 503 until they are restored: ${named.join('; ')}${more}`,
+  );
+}
+
 /** A data directory's own secret key (`secret.key`, made on its first start, readable by its owner only). */
 function dataDirSecretKey(dataDir: string | undefined): string | undefined {
   if (!dataDir) return undefined;
@@ -140,12 +166,18 @@ function storageRoots(options: HostingOptions, temporary: () => string): Record<
     }
     return Object.fromEntries(Object.entries(options.storage).map(([name, directory]) => [name, resolve(directory)]));
   }
-  const { url, dataDir, isolated } = options.database ?? {};
-  if (url && !isolated) {
+  requireStorage(options);
+  const dataDir = options.database?.dataDir;
+  return { default: dataDir ? resolve(dataDir, 'repositories') : temporary() };
+}
+
+/** A PostgreSQL database (not `isolated`) outlives the process: without a storage that does too, its repositories would not. */
+function requireStorage(options: HostingOptions): void {
+  const { url, isolated } = options.database ?? {};
+  if (url && !isolated && options.storage === undefined) {
     throw BadRequestError.invalid(
       'storage',
       'is required with a PostgreSQL database: give the directory its repositories live in (`storage`, `forgekit serve --storage DIR`), which must outlive the process as the database does',
     );
   }
-  return { default: dataDir ? resolve(dataDir, 'repositories') : temporary() };
 }

@@ -88,7 +88,7 @@ describe('forgekit serve', PROCESSES_TIMEOUT, () => {
     });
     expect(session.status).toBe(201);
     const { private_token: token } = (await session.json()) as { private_token: string };
-    expect(first.output()).toContain(`forgekit 0.1.0: database: the embedded database (PGlite) in ${dataDir}\n`);
+    expect(first.output()).toContain(`forgekit 0.1.0: database: the embedded database (PGlite) in ${dataDir}; repositories: default=${join(dataDir, 'repositories')}\n`);
 
     // Every path answers JSON, and each request is logged on one line, without the credentials it carried.
     const elsewhere = await fetch(`${url}/no/such/page?private_token=${token}`);

@@ -3,7 +3,8 @@ import { can, refusalHides } from '../auth/abilities.js';
 import { checkAccess } from '../auth/access.js';
 import { authenticate, switchUser, type CallerIdentity } from '../auth/caller.js';
 import type { EntityManager } from '../db/orm.js';
-import { BadRequestError, ConflictError, ForbiddenError, OAuthError, UnauthorizedError } from '../errors.js';
+import { BadRequestError, ConflictError, ForbiddenError, OAuthError, ServiceUnavailableError, UnauthorizedError } from '../errors.js';
+import { RepositoryMissingError } from '../git/errors.js';
 import type { AdminOnlyRule } from '../schemas/common.js';
 import { Context, type Environment } from '../services/context.js';
 import type { Page } from '../services/pagination.js';
@@ -126,6 +127,8 @@ export async function invoke(env: Environment, route: AnyRoute, call: Call): Pro
     await called?.runOnFailure();
     // Two writers raced for the same unique value; the one that lost changed nothing.
     if (error instanceof UniqueConstraintViolationException) throw new ConflictError();
+    // Said at start, and to each call that needs it: never read as an empty repository.
+    if (error instanceof RepositoryMissingError) throw new ServiceUnavailableError("the project's repository is missing from its storage");
     throw error;
   } finally {
     release();

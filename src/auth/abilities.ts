@@ -64,8 +64,13 @@ const maintainsProject = (caller: Caller, scoped: ProjectInScope) => caller.user
 /** Reading a project's repository: whoever sees a public or internal project; reporters and above of a private one. */
 const readsCode = (caller: Caller, scoped: ProjectInScope) =>
   readsProject(caller, scoped) && (scoped.project.visibility !== 'private' || caller.user?.admin === true || scoped.accessLevel >= ACCESS_LEVELS.reporter);
-/** Writing to a project's repository (and what is written beside it): its developers and above. */
-const developsProject = (caller: Caller, scoped: ProjectInScope) => caller.user?.admin === true || scoped.accessLevel >= ACCESS_LEVELS.developer;
+/**
+ * Writing to a project's repository (and what is written beside it): its developers and above, while the project
+ * is not archived. An archived project is read-only to everyone, administrators too, as in the original (its
+ * `archived` condition prevents the write abilities whoever enables them).
+ */
+const developsProject = (caller: Caller, scoped: ProjectInScope) =>
+  !scoped.project.archived && (caller.user?.admin === true || scoped.accessLevel >= ACCESS_LEVELS.developer);
 
 export const ABILITIES = {
   /** Every signed-in caller sees every user's public profile. */
@@ -93,12 +98,12 @@ export const ABILITIES = {
   fork_project: { hidden: hiddenFromNonReaders, allows: readsCode },
   /** Reading the repository (files, commits, branches, tags, releases, statuses and comments on commits). */
   download_code: { hidden: hiddenFromNonReaders, allows: readsCode },
-  /** Writing to the repository (commits, branches, tags, releases): developers and above; a protected branch asks more (pushesToBranch). */
+  /** Writing to the repository (commits, branches, tags, releases): developers and above, not in an archived project; a protected branch asks more (pushesToBranch). */
   push_code: { hidden: hiddenFromNonReaders, allows: developsProject },
-  /** Posting a commit's status: developers and above. */
+  /** Posting a commit's status: developers and above, not in an archived project. */
   create_commit_status: { hidden: hiddenFromNonReaders, allows: developsProject },
-  /** Commenting on a commit: any signed-in caller who may read the code. */
-  create_note: { hidden: hiddenFromNonReaders, allows: (caller: Caller, scoped: ProjectInScope) => caller.user !== null && readsCode(caller, scoped) },
+  /** Commenting on a commit: any signed-in caller who may read the code, not in an archived project. */
+  create_note: { hidden: hiddenFromNonReaders, allows: (caller: Caller, scoped: ProjectInScope) => caller.user !== null && !scoped.project.archived && readsCode(caller, scoped) },
   /** Adding, changing and removing a project's members: its maintainers and owners. */
   admin_project_member: { hidden: hiddenFromNonReaders, allows: maintainsProject },
   /** A group the caller may not see does not exist for it. */

@@ -6,6 +6,18 @@ export class GitError extends Error {
   override readonly name: string = 'GitError';
 }
 
+/**
+ * The repository the database names is not in its storage (a storage not mounted, a directory not restored
+ * with the database): its reads and writes fail rather than find an empty repository, or start a new history.
+ */
+export class RepositoryMissingError extends GitError {
+  override readonly name = 'RepositoryMissingError';
+  /** `where`: the repository's directory, or which project's and why. */
+  constructor(readonly where: string) {
+    super(`the repository ${where} is missing`);
+  }
+}
+
 /** A reference did not hold what the write expected: it moved meanwhile, or exists, or does not. */
 export class ReferenceChangedError extends GitError {
   override readonly name = 'ReferenceChangedError';

@@ -1,9 +1,16 @@
 import { randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { rename, unlink, writeFile } from 'node:fs/promises';
+import { dirname, join } from 'node:path';
 
 /** isomorphic-git, loaded when a repository is first touched: importing forgekit stays fast. */
 export const isoGit = () => import('isomorphic-git');
+
+/**
+ * A file written beside its place, under the name native git gives its own temporary objects (`tmp_obj_*`):
+ * `git fsck` passes over such a file a crash leaves, and `git gc` removes it once old.
+ */
+export const temporaryPath = (path: string) => join(dirname(path), `tmp_obj_${randomBytes(6).toString('hex')}`);
 
 /**
  * The file system isomorphic-git is given for repository writes: Node's, except that a file is written
@@ -16,7 +23,7 @@ export const gitFs = {
   promises: {
     ...fs.promises,
     async writeFile(path: string, data: string | Uint8Array, options?: fs.WriteFileOptions): Promise<void> {
-      const temporary = `${path}.tmp-${randomBytes(6).toString('hex')}`;
+      const temporary = temporaryPath(path);
       try {
         await writeFile(temporary, data, options);
         await rename(temporary, path);

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { mkdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
+import { RepositoryMissingError } from './errors.js';
 import { gitFs } from './fs.js';
 
 /**
@@ -23,7 +24,11 @@ export async function writeLooseObject(gitdir: string, type: ObjectType, content
   const data = deflateSync(Buffer.concat([header, content]));
   await gitFs.promises.writeFile(path, data).catch(async (error: NodeJS.ErrnoException) => {
     if (error.code !== 'ENOENT') throw error;
-    await mkdir(directory, { recursive: true });
+    // Only the fan-out directory is made: a repository that is not there is not made by a write.
+    await mkdir(directory).catch((failure: NodeJS.ErrnoException) => {
+      if (failure.code === 'ENOENT') throw new RepositoryMissingError(gitdir);
+      if (failure.code !== 'EEXIST') throw failure;
+    });
     await gitFs.promises.writeFile(path, data);
   });
   return oid;

@@ -7,11 +7,9 @@ import { ReferenceChangedError, ReferenceConflictError, ReferenceLockedError } f
  * `packed-refs`. isomorphic-git writes a reference without a lock and without looking at its old value;
  * forgekit writes them here instead: a compare-and-swap behind git's own lock file (`<ref>.lock`, created
  * exclusively, renamed into place), which native git respects too. Callers also hold the repository's lock
- * (services/repository-writes.ts), which orders forgekit's own writers across processes.
+ * (services/repository-writes.ts), which orders forgekit's own writers across processes: a lock file found
+ * meanwhile can only be left by a writer that crashed, and is taken over at once.
  */
-
-/** A `.lock` file older than this is left over from a crash: no writer holds a reference's lock that long. */
-const STALE_LOCK_MS = 60_000;
 
 /** The longest part of a reference name: a file name of 255 bytes, `.lock` included. */
 const MAX_COMPONENT_BYTES = 250;
@@ -82,8 +80,8 @@ export async function listReferences(gitdir: string, prefix: string): Promise<Ma
     throw error;
   });
   for (const entry of entries) {
-    // A lock file, or a file being written beside its place, is no reference.
-    if (!entry.isFile() || entry.name.endsWith('.lock') || entry.name.includes('.tmp-')) continue;
+    // A lock file is no reference (references are written only through them: nothing else lies here).
+    if (!entry.isFile() || entry.name.endsWith('.lock')) continue;
     const path = join(entry.parentPath, entry.name);
     const oid = (await readFile(path, 'utf8').catch(() => '')).trim();
     if (/^[0-9a-f]{40}$/.test(oid)) found.set(relative(directory, path), oid);
@@ -108,11 +106,10 @@ async function withLockFile<T>(path: string, reference: string, work: (write: (c
   const handle = await open(lockPath, 'wx').catch(async (error: NodeJS.ErrnoException) => {
     if (error.code === 'ENOTDIR') throw new ReferenceConflictError(reference);
     if (error.code !== 'EEXIST') throw error;
-    // Left by a writer that crashed: removed, once.
-    const { mtimeMs } = await stat(lockPath);
-    if (Date.now() - mtimeMs < STALE_LOCK_MS) throw new ReferenceLockedError(reference);
+    // No writer of forgekit's holds it (the caller holds the repository's lock): a crashed one left it.
     await unlink(lockPath).catch(() => {});
     return open(lockPath, 'wx').catch(() => {
+      // Taken again meanwhile: a writer outside forgekit (a native git) is at work.
       throw new ReferenceLockedError(reference);
     });
   });

@@ -1,3 +1,6 @@
+import { stat } from 'node:fs/promises';
+import { join } from 'node:path';
+import { RepositoryMissingError } from './errors.js';
 import { gitFs, isoGit } from './fs.js';
 import { LruMap } from './lru.js';
 import { canonicalMode, commitContent, commitMessage, readsBackAsWritten, treeContent, writeLooseObject, writtenPerson } from './objects.js';
@@ -94,6 +97,34 @@ export class Repository {
     return { fs: gitFs, gitdir: this.gitdir, cache: this.cache };
   }
 
+  /**
+   * Throws RepositoryMissingError when the repository is not there (every repository has its HEAD). Asked
+   * where a read finds nothing and before a reference moves: a missing repository must not read as an empty
+   * one, nor be made anew by a write.
+   */
+  async assertPresent(): Promise<void> {
+    const found = await stat(join(this.gitdir, 'HEAD')).then(
+      () => true,
+      (error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT' || error.code === 'ENOTDIR') return false;
+        throw error;
+      },
+    );
+    if (!found) throw new RepositoryMissingError(this.gitdir);
+  }
+
+  /** `found`, once a value that is nothing (null, an empty list) is known not to come from a missing repository. */
+  private async checked<T>(found: T): Promise<T> {
+    if (found === null || (Array.isArray(found) && found.length === 0)) await this.assertPresent();
+    return found;
+  }
+
+  /** A read that failed: a missing repository says so rather than "no such object". */
+  private async failed(error: unknown): Promise<never> {
+    if (isNotFound(error)) await this.assertPresent();
+    throw error;
+  }
+
   // ---- references ----
 
   /** Every branch (short name) with its commit. */
@@ -107,28 +138,29 @@ export class Repository {
   }
 
   private async references(prefix: string): Promise<Reference[]> {
-    return [...(await listReferences(this.gitdir, prefix))].map(([name, oid]) => ({ name, oid }));
+    return this.checked([...(await listReferences(this.gitdir, prefix))].map(([name, oid]) => ({ name, oid })));
   }
 
   /** The commit a branch holds, or null. */
-  branch(name: string): Promise<string | null> {
-    return isValidReferenceName(name) ? readReference(this.gitdir, BRANCH_PREFIX + name) : Promise.resolve(null);
+  async branch(name: string): Promise<string | null> {
+    return this.checked(isValidReferenceName(name) ? await readReference(this.gitdir, BRANCH_PREFIX + name) : null);
   }
 
   /** The object a tag holds (a commit, or an annotated tag object), or null. */
-  tag(name: string): Promise<string | null> {
-    return isValidReferenceName(name) ? readReference(this.gitdir, TAG_PREFIX + name) : Promise.resolve(null);
+  async tag(name: string): Promise<string | null> {
+    return this.checked(isValidReferenceName(name) ? await readReference(this.gitdir, TAG_PREFIX + name) : null);
   }
 
   /** The branch HEAD names, whether or not it has a commit yet. */
   async headBranch(): Promise<string | null> {
-    const target = await readSymbolicReference(this.gitdir, 'HEAD');
+    const target = await this.checked(await readSymbolicReference(this.gitdir, 'HEAD'));
     return target?.startsWith(BRANCH_PREFIX) ? target.slice(BRANCH_PREFIX.length) : null;
   }
 
   /** Points HEAD at a branch: the repository's default branch, which clones check out. */
-  setHeadBranch(name: string): Promise<void> {
-    return writeSymbolicReference(this.gitdir, 'HEAD', BRANCH_PREFIX + name);
+  async setHeadBranch(name: string): Promise<void> {
+    await this.assertPresent();
+    await writeSymbolicReference(this.gitdir, 'HEAD', BRANCH_PREFIX + name);
   }
 
   /**
@@ -136,8 +168,9 @@ export class Repository {
    * `next` (null: deletes it), or throws ReferenceChangedError and changes nothing. The caller holds the
    * repository's lock, and has written every object `next` needs.
    */
-  updateReference(name: string, expected: string | null, next: string | null): Promise<void> {
-    return updateReference(this.gitdir, name, expected, next);
+  async updateReference(name: string, expected: string | null, next: string | null): Promise<void> {
+    await this.assertPresent();
+    await updateReference(this.gitdir, name, expected, next);
   }
 
   /**
@@ -146,6 +179,10 @@ export class Repository {
    * Null when it names no commit.
    */
   async resolveCommit(revision: string): Promise<string | null> {
+    return this.checked(await this.resolveCommitIn(revision));
+  }
+
+  private async resolveCommitIn(revision: string): Promise<string | null> {
     if (FULL_OID.test(revision)) return this.peelToCommit(revision);
     if (revision === 'HEAD') return this.peelToCommit(await readReference(this.gitdir, 'HEAD'));
     if (isValidReferenceName(revision)) {
@@ -192,7 +229,7 @@ export class Repository {
     const kept = this.commits.get(oid);
     if (kept) return kept;
     const git = await isoGit();
-    const { commit } = await git.readCommit({ ...this.args, oid });
+    const { commit } = await git.readCommit({ ...this.args, oid }).catch((error: unknown) => this.failed(error));
     return this.keepCommit(oid, commit);
   }
 
@@ -214,7 +251,7 @@ export class Repository {
     const kept = this.trees.get(oid);
     if (kept) return kept;
     const git = await isoGit();
-    const { tree } = await git.readTree({ ...this.args, oid });
+    const { tree } = await git.readTree({ ...this.args, oid }).catch((error: unknown) => this.failed(error));
     // Frozen: kept and shared by every reader.
     const entries = Object.freeze(tree.map((entry) => Object.freeze({ name: entry.path, mode: entry.mode, oid: entry.oid, type: typeOfMode(entry.mode) })));
     this.trees.set(oid, entries);
@@ -224,7 +261,7 @@ export class Repository {
   /** A blob's bytes. */
   async readBlob(oid: string): Promise<Uint8Array> {
     const git = await isoGit();
-    return (await git.readBlob({ ...this.args, oid })).blob;
+    return (await git.readBlob({ ...this.args, oid }).catch((error: unknown) => this.failed(error))).blob;
   }
 
   /** Whether the object exists, and which kind it is. */
@@ -236,7 +273,7 @@ export class Repository {
       if (isNotFound(error)) return null;
       throw error;
     });
-    return read ? (read.type as 'blob' | 'tree' | 'commit' | 'tag') : null;
+    return this.checked(read ? (read.type as 'blob' | 'tree' | 'commit' | 'tag') : null);
   }
 
   /**

@@ -5,6 +5,7 @@ import { Agent as HttpAgent } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { basename, dirname, join, relative } from 'node:path';
 import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git';
+import { RepositoryMissingError } from './errors.js';
 import { isoGit as git } from './fs.js';
 import { historyOf } from './history.js';
 import { LruMap } from './lru.js';
@@ -66,7 +67,8 @@ export class RepositoryStore {
 
   path(storage: string, projectId: number): string {
     const root = this.storages[storage];
-    if (root === undefined) throw new Error(`unknown repository storage: ${storage}`);
+    // A storage the database names and this instance was not given: its repositories are missing here.
+    if (root === undefined) throw new RepositoryMissingError(`of project ${projectId} (this instance has no storage ${storage})`);
     return join(root, RepositoryStore.relativePath(projectId));
   }
 
@@ -76,19 +78,54 @@ export class RepositoryStore {
     await (await git()).init({ fs, dir: gitdir, gitdir, bare: true, defaultBranch });
   }
 
-  /** What the repository holds: its commits reachable from HEAD (a walk kept for that HEAD), and its size on disk in bytes. */
+  /**
+   * What the repository holds: its commits reachable from HEAD (a walk kept for that HEAD), and its size on disk
+   * in bytes; nothing for a repository missing from its storage (reported at start), so that a list of projects
+   * still answers.
+   */
   async statistics(storage: string, projectId: number): Promise<{ commitCount: number; repositorySize: number }> {
-    const repository = this.open(storage, projectId);
-    const head = await repository.resolveCommit('HEAD');
-    return { commitCount: head ? (await historyOf(repository, head)).length : 0, repositorySize: await sizeOf(repository.gitdir) };
+    try {
+      const repository = this.open(storage, projectId);
+      const head = await repository.resolveCommit('HEAD');
+      return { commitCount: head ? (await historyOf(repository, head)).length : 0, repositorySize: await sizeOf(repository.gitdir) };
+    } catch (error) {
+      if (error instanceof RepositoryMissingError) return { commitCount: 0, repositorySize: 0 };
+      throw error;
+    }
   }
 
   /** The repository's size on disk in bytes; 0 when it is not there. */
   async size(storage: string, projectId: number): Promise<number> {
+    if (this.storages[storage] === undefined) return 0;
     return sizeOf(this.path(storage, projectId)).catch((error: { code?: string }) => {
       if (error.code === 'ENOENT') return 0;
       throw error;
     });
+  }
+
+  /**
+   * The projects among `projects` whose repository is not in its storage (or whose storage this instance
+   * lacks), each with where it was looked for: what a start reports.
+   */
+  async missing<P extends { id: number; storage: string }>(projects: P[]): Promise<(P & { path: string })[]> {
+    const missing: (P & { path: string })[] = [];
+    // A few at a time: thousands of projects must not open thousands of files at once.
+    for (let start = 0; start < projects.length; start += 64) {
+      const batch = projects.slice(start, start + 64);
+      const present = await Promise.all(
+        batch.map((project) => {
+          if (this.storages[project.storage] === undefined) return false;
+          return stat(join(this.path(project.storage, project.id), 'HEAD')).then(
+            () => true,
+            () => false,
+          );
+        }),
+      );
+      batch.forEach((project, index) => {
+        if (!present[index]) missing.push({ ...project, path: this.storages[project.storage] === undefined ? `(no storage ${project.storage})` : this.path(project.storage, project.id) });
+      });
+    }
+    return missing;
   }
 
   /**

@@ -232,5 +232,7 @@ export const ForkProjectInput = Type.Object({
   ),
   name: Type.Optional(BoundedText()),
   path: Type.Optional(BoundedText()),
+  // Never more open than the source (nor the target group): a fork does not publish what its source hides.
+  visibility: Type.Optional(Visibility),
 });
 export type ForkProjectInput = Static<typeof ForkProjectInput>;

@@ -23,7 +23,7 @@ import type {
 } from '../schemas/projects.js';
 import { DEFAULT_BRANCH } from '../git/store.js';
 import { FORK_REPOSITORY, IMPORT_REPOSITORY } from '../jobs/repository-jobs.js';
-import { setHeadBranch } from './repository-writes.js';
+import { lockRepository, setHeadBranch } from './repository-writes.js';
 import type { Context } from './context.js';
 import { memberExpiry } from './members.js';
 import { findPage, type Page, type PageQuery } from './pagination.js';
@@ -68,6 +68,9 @@ function checkImportUrl(problems: Problems, importUrl: string): void {
   }
   if (url.protocol !== 'http:' && url.protocol !== 'https:') problems.add('import_url', 'is blocked: Only allowed protocols are http, https');
 }
+
+/** The least open of some visibilities. */
+const leastOpen = (visibilities: Visibility[]): Visibility => visibilities.reduce((least, next) => (visibilityRank(next) < visibilityRank(least) ? next : least));
 
 /** The request's settings as the entity names them (the request spells one of them differently). */
 const SETTINGS = {
@@ -205,8 +208,8 @@ export class ProjectsService {
     const namespace = await this.em.findOne(Namespace, target);
     if (!namespace || !(await this.mayCreateProjectsIn(namespace))) throw new NotFoundError('Target Namespace');
     const source = scoped.project;
-    // No more open than the group it goes into.
-    const visibility = namespace.kind === 'group' && visibilityRank(source.visibility) > visibilityRank(namespace.visibility) ? namespace.visibility : source.visibility;
+    // No more open than its source, the group it goes into, or what was asked for: a fork never publishes what its source hides.
+    const visibility = leastOpen([source.visibility, ...(namespace.kind === 'group' ? [namespace.visibility] : []), ...(input.visibility ? [input.visibility] : [])]);
     const copied = {
       name: input.name ?? source.name,
       path: input.path ?? source.path,
@@ -303,7 +306,10 @@ export class ProjectsService {
     const problems = new Problems();
     checkNameAndPath(problems, input.name, input.path);
     checkAvatar(problems, input.avatar);
-    if (revisibles) this.checkVisibility(problems, input.visibility!, settings, scoped.namespace);
+    if (revisibles) {
+      this.checkVisibility(problems, input.visibility!, settings, scoped.namespace);
+      await this.checkVisibilityAsFork(problems, project, input.visibility!);
+    }
     if (!problems.any && renames) await this.checkTaken(problems, scoped.namespace, input.name ?? '', input.path ?? '', project.id);
     const changesDefaultBranch = input.default_branch !== undefined && input.default_branch !== project.defaultBranch;
     if (changesDefaultBranch && !(await this.ctx.repositoryOf(project).branch(input.default_branch!))) {
@@ -324,6 +330,7 @@ export class ProjectsService {
       this.setAvatar(project, input.avatar);
     }
     Object.assign(project, this.settingsOf(input));
+    if (revisibles && visibilityRank(input.visibility!) < visibilityRank(scoped.project.visibility)) await this.unlinkForks(project);
     await this.em.flush().catch((error: unknown) => {
       throw takenAttribute(error) === 'path' ? BadRequestError.invalid('path', TAKEN) : error;
     });
@@ -334,6 +341,8 @@ export class ProjectsService {
 
   /** POST /projects/:id/archive and /unarchive (its maintainers): 201 with the project, changed or not, as in the original. */
   async setArchived(scoped: ProjectInScope, archived: boolean): Promise<ProjectShape> {
+    // After the repository's writes in flight: none lands once the project is archived.
+    await lockRepository(this.ctx, scoped.project.id);
     await this.em.nativeUpdate(Project, { id: scoped.project.id }, { archived });
     return this.presentOne({ ...scoped, project: { ...scoped.project, archived } });
   }
@@ -396,7 +405,10 @@ export class ProjectsService {
     const problems = new Problems();
     await this.checkTaken(problems, namespace, project.name, project.path, project.id);
     if (problems.any) throw refuse('Project with same name or path in target namespace already exists');
-    if (namespace.kind === 'group' && visibilityRank(project.visibility) > visibilityRank(namespace.visibility)) project.visibility = namespace.visibility;
+    if (namespace.kind === 'group' && visibilityRank(project.visibility) > visibilityRank(namespace.visibility)) {
+      project.visibility = namespace.visibility;
+      await this.unlinkForks(project);
+    }
     project.namespace = this.em.getReference(Namespace, namespace.id);
     await this.em.flush().catch((error: unknown) => {
       throw takenAttribute(error) === 'path' ? refuse('Project with same name or path in target namespace already exists') : error;
@@ -553,6 +565,24 @@ export class ProjectsService {
     if (namespace.kind === 'group' && visibilityRank(visibility) > visibilityRank(namespace.visibility)) {
       problems.add('visibility_level', `${visibility} is not allowed in a ${namespace.visibility} group.`);
     }
+  }
+
+  /** A fork is no more open than its source (`visibility_level_allowed_as_fork`). */
+  private async checkVisibilityAsFork(problems: Problems, project: Project, visibility: Visibility): Promise<void> {
+    if (!project.forkedFrom) return;
+    const [source] = await this.em.execute<{ visibility: Visibility }[]>('select "visibility" from "projects" where "id" = ?', [keyOf(project.forkedFrom)]);
+    if (source && visibilityRank(visibility) > visibilityRank(source.visibility)) {
+      problems.add('visibility_level', `${visibility} is not allowed since the fork source project has lower visibility.`);
+    }
+  }
+
+  /**
+   * A project made less visible leaves its fork network, as the original's UnlinkForkService does: it is no
+   * longer its source's fork, and its forks (which may be more open than it is now) are no longer its forks.
+   */
+  private async unlinkForks(project: Project): Promise<void> {
+    project.forkedFrom = null;
+    await this.em.nativeUpdate(Project, { forkedFrom: project.id }, { forkedFrom: null });
   }
 
   /** Name and path are each unique in the namespace, regardless of case (`except`: the project being renamed). */

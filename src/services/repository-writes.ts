@@ -1,14 +1,26 @@
 import type { ProjectInScope } from '../auth/abilities.js';
+import { ForbiddenError } from '../errors.js';
 import { ReferenceChangedError } from '../git/errors.js';
 import type { Repository } from '../git/repository.js';
 import type { Context } from './context.js';
 import { referencesMoved } from './repository-events.js';
 
 /** A project's repository locked for the rest of the call: its writes are then this call's alone, here and in every process. */
-async function lockRepository(ctx: Context, projectId: number): Promise<void> {
+export async function lockRepository(ctx: Context, projectId: number): Promise<void> {
   // Outside a transaction the lock would be released at once.
   if (!ctx.em.isInTransaction()) throw new Error('a repository is written by write calls only');
   await ctx.em.execute('select pg_advisory_xact_lock(?, ?)', [REPOSITORY_LOCK, projectId]);
+}
+
+/**
+ * `work` under the repository's lock in a transaction of its own: what a failed call undoes runs once its own
+ * transaction (and the lock with it) has ended, and must not meet another writer's lock files.
+ */
+async function underRepositoryLock(ctx: Context, projectId: number, work: () => Promise<void>): Promise<void> {
+  await ctx.env.db.fork().transactional(async (em) => {
+    await em.execute('select pg_advisory_xact_lock(?, ?)', [REPOSITORY_LOCK, projectId]);
+    await work();
+  });
 }
 
 /** The advisory lock class of repositories; the second key is the project's ID. Any number, the same in every process. */
@@ -37,16 +49,21 @@ export interface Built<T> {
  */
 export async function writeRepository<T>(ctx: Context, scoped: ProjectInScope, build: (repo: Repository) => Promise<Built<T>>): Promise<T> {
   await lockRepository(ctx, scoped.project.id);
+  // Archiving takes the same lock: a write that began before it finishes first, one that waited sees it.
+  const [{ archived }] = await ctx.em.execute<{ archived: boolean }[]>('select "archived" from "projects" where "id" = ?', [scoped.project.id]);
+  if (archived) throw new ForbiddenError();
   const repo = ctx.repositoryOf(scoped.project);
   const { updates, result } = await build(repo);
   await referencesMoved(ctx, scoped, repo, updates);
   for (const update of updates) {
     await repo.updateReference(update.name, update.old, update.new);
     ctx.onFailure(() =>
-      repo.updateReference(update.name, update.new, update.old).catch((error: unknown) => {
-        // Another write has built on it since: it stays.
-        if (!(error instanceof ReferenceChangedError)) throw error;
-      }),
+      underRepositoryLock(ctx, scoped.project.id, () =>
+        repo.updateReference(update.name, update.new, update.old).catch((error: unknown) => {
+          // Another write has built on it since: it stays.
+          if (!(error instanceof ReferenceChangedError)) throw error;
+        }),
+      ),
     );
   }
   return result;
@@ -58,5 +75,5 @@ export async function setHeadBranch(ctx: Context, scoped: ProjectInScope, branch
   const repo = ctx.repositoryOf(scoped.project);
   const previous = await repo.headBranch();
   await repo.setHeadBranch(branch);
-  if (previous !== null) ctx.onFailure(() => repo.setHeadBranch(previous));
+  if (previous !== null) ctx.onFailure(() => underRepositoryLock(ctx, scoped.project.id, () => repo.setHeadBranch(previous)));
 }

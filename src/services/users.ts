@@ -19,6 +19,16 @@ const usernameFor = (attribute: string | undefined) => (attribute === 'path' ? '
 /** POST /users with a taken username or address: `409 {"message":"Email has already been taken"}`. */
 const takenConflict = (attribute: string) => new ConflictError(`${attribute === 'email' ? 'Email' : 'Username'} ${TAKEN}`);
 
+/**
+ * An external user creates no project of its own nor a top-level group, as in the original (which sets both when
+ * a user becomes external; an administrator may raise them again afterwards). Projects and subgroups in groups
+ * it is given a role in stay open to it.
+ */
+function withExternalRights(user: User): void {
+  user.projectsLimit = 0;
+  user.canCreateGroup = false;
+}
+
 export class UsersService {
   constructor(private readonly ctx: Context) {}
 
@@ -126,6 +136,7 @@ export class UsersService {
       confirmedAt: input.skip_confirmation ? now : null,
       avatarFilename: input.avatar?.filename ?? null,
     });
+    if (user.external) withExternalRights(user);
     if (input.extern_uid !== undefined && input.provider !== undefined) {
       this.em.create(Identity, { user, provider: input.provider, externUid: input.extern_uid });
     }
@@ -177,7 +188,11 @@ export class UsersService {
     if (input.location !== undefined) user.location = input.location;
     if (input.admin !== undefined) user.admin = input.admin;
     if (input.can_create_group !== undefined) user.canCreateGroup = input.can_create_group;
-    if (input.external !== undefined) user.external = input.external;
+    if (input.external !== undefined) {
+      const becomesExternal = input.external && !user.external;
+      user.external = input.external;
+      if (becomesExternal) withExternalRights(user);
+    }
     if (input.extern_uid !== undefined && input.provider !== undefined) {
       const identity = await this.em.findOne(Identity, { user, provider: input.provider });
       if (identity) identity.externUid = input.extern_uid;

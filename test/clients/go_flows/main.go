@@ -286,7 +286,8 @@ func (f *flows) users() string {
 	check("GetUser after ModifyUser: Bio", user.Bio, "Written by go-gitlab")
 	check("GetUser after ModifyUser: Location", user.Location, "Porto")
 	check("GetUser after ModifyUser: Organization", user.Organization, "forgekit")
-	check("GetUser after ModifyUser: ProjectsLimit", user.ProjectsLimit, 7)
+	// Made external in the same change: as in the original, an external user gets no personal projects.
+	check("GetUser after ModifyUser: ProjectsLimit", user.ProjectsLimit, 0)
 	check("GetUser after ModifyUser: CanCreateGroup", user.CanCreateGroup, false)
 	check("GetUser after ModifyUser: External", user.External, true)
 
