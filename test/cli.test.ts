@@ -1,4 +1,4 @@
-import { spawnSync, type ChildProcessWithoutNullStreams } from 'node:child_process';
+import { spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { freshDatabase } from './helpers.js';
-import { Processes } from './processes.js';
+import { listeningOn, Processes, runGathering, type Running } from './processes.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const cli = `${root}dist/cli.js`;
@@ -14,18 +14,8 @@ let dataDir: string;
 /** Every process a test started (and what those started), stopped after each test whatever happened in it. */
 const processes = new Processes();
 
-interface Running {
-  child: ChildProcessWithoutNullStreams;
-  output: () => string;
-  exited: Promise<number | null>;
-}
-
 function run(args: string[], env: Record<string, string> = {}, command: string[] = [process.execPath, cli], cwd = root): Running {
-  const child = processes.start(command[0], [...command.slice(1), ...args], { cwd, env: { ...process.env, DATABASE_URL: '', ...env } });
-  let output = '';
-  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return { child, output: () => output, exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))) };
+  return runGathering(processes, command[0], [...command.slice(1), ...args], { cwd, env: { ...process.env, DATABASE_URL: '', ...env } });
 }
 
 /**
@@ -41,14 +31,7 @@ async function waitFor(condition: () => boolean): Promise<void> {
   }
 }
 
-async function listening(server: Running): Promise<string> {
-  for (let waited = 0; waited < 30_000; waited += 50) {
-    const match = /forgekit listening on (\S+)/.exec(server.output());
-    if (match) return match[1];
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  throw new Error(`the server did not start:\n${server.output()}`);
-}
+const listening = (server: Running) => listeningOn(server);
 
 const port = () => 20000 + Math.floor(Math.random() * 20000);
 

@@ -46,3 +46,31 @@ for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP'] as const) {
     process.kill(process.pid, signal);
   });
 }
+
+/** A process started with its output gathered, and its exit awaited. */
+export interface Running {
+  child: ChildProcessWithoutNullStreams;
+  /** Its standard output and error so far, interleaved. */
+  output: () => string;
+  exited: Promise<number | null>;
+}
+
+/** Starts `command` among `processes`, gathering what it prints. */
+export function runGathering(processes: Processes, command: string, args: string[], options: SpawnOptionsWithoutStdio = {}): Running {
+  const child = processes.start(command, args, options);
+  let output = '';
+  child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+  return { child, output: () => output, exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))) };
+}
+
+/** The URL `forgekit serve` says it listens on, once it says so. */
+export async function listeningOn(server: Running, timeoutMs = 30_000): Promise<string> {
+  for (let waited = 0; waited < timeoutMs; waited += 50) {
+    const match = /forgekit listening on (\S+)/.exec(server.output());
+    if (match) return match[1];
+    if (server.child.exitCode !== null) break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  throw new Error(`the server did not start:\n${server.output()}`);
+}

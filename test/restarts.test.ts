@@ -1,0 +1,163 @@
+/**
+ * `forgekit serve` stopped (SIGTERM) and killed (kill -9), then started again with the same flags: everything it
+ * acknowledged is there, repositories included, and `git fsck` finds nothing wrong. On the embedded database in
+ * the PGlite suite, on PostgreSQL in the PostgreSQL suite (repositories under the data directory in both).
+ */
+import { spawnSync } from 'node:child_process';
+import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, afterEach, describe, expect, it } from 'vitest';
+import { RepositoryStore } from '../src/git/store.js';
+import { freshDatabase, hasGit } from './helpers.js';
+import { listeningOn, Processes, runGathering, type Running } from './processes.js';
+
+const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+const postgres = process.env.FORGEKIT_TEST_DATABASE_URL;
+const TOKEN = 'restarts-root-token';
+const processes = new Processes();
+const directories: string[] = [];
+const cleanups: (() => Promise<void>)[] = [];
+afterEach(() => processes.stopAll());
+afterAll(async () => {
+  processes.stopAll();
+  for (const cleanup of cleanups) await cleanup();
+  for (const directory of directories) rmSync(directory, { recursive: true, force: true });
+});
+
+/** The flags of one instance: a data directory (the embedded database and the repositories), and on the PostgreSQL suite a database of its own. */
+async function instanceFlags(): Promise<{ flags: string[]; storage: string }> {
+  const dataDir = mkdtempSync(join(tmpdir(), 'forgekit-restarts-'));
+  directories.push(dataDir);
+  if (!postgres) return { flags: ['--data-dir', dataDir], storage: join(dataDir, 'repositories') };
+  const database = await freshDatabase();
+  cleanups.push(database.drop);
+  return { flags: ['--database-url', database.url, '--data-dir', dataDir], storage: join(dataDir, 'repositories') };
+}
+
+async function serve(flags: string[]): Promise<{ server: Running; api: (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }> }> {
+  const server = runGathering(processes, process.execPath, [cli, 'serve', '--port', '0', ...flags], { env: { ...process.env, DATABASE_URL: '', FORGEKIT_ROOT_TOKEN: TOKEN } });
+  const url = await listeningOn(server, 60_000);
+  const api = async (method: string, path: string, body?: unknown) => {
+    const res = await fetch(`${url}/api/v4${path}`, {
+      method,
+      headers: { 'PRIVATE-TOKEN': TOKEN, ...(body ? { 'content-type': 'application/json' } : {}) },
+      body: body ? JSON.stringify(body) : undefined,
+    });
+    const text = await res.text();
+    return { status: res.status, body: text.startsWith('{') || text.startsWith('[') ? JSON.parse(text) : text };
+  };
+  return { server, api };
+}
+
+/** `git fsck --full` of a repository: nothing wrong (objects no reference names, which a write cut short leaves, are not wrong: `git gc` removes them). */
+function fsck(gitdir: string): string {
+  const result = spawnSync('git', ['--git-dir', gitdir, 'fsck', '--full', '--strict', '--no-dangling'], { encoding: 'utf8' });
+  return `${result.status} ${result.stdout}${result.stderr}`;
+}
+
+const gitLog = (gitdir: string, ref: string) => spawnSync('git', ['--git-dir', gitdir, 'rev-list', ref], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
+
+describe.runIf(hasGit)('forgekit serve, stopped and started again', { timeout: 240_000 }, () => {
+  it('keeps every commit, tag and release it acknowledged across SIGTERM', async () => {
+    const { flags, storage } = await instanceFlags();
+    const first = await serve(flags);
+    const project = await first.api('POST', '/projects', { name: 'kept' });
+    expect(project.status).toBe(201);
+    const id = project.body.id;
+    const file = await first.api('POST', `/projects/${id}/repository/files/README.md`, { branch: 'master', content: '# Kept\n', commit_message: 'Start' });
+    expect(file.status).toBe(201);
+    const tag = await first.api('POST', `/projects/${id}/repository/tags`, { tag_name: 'v1', ref: 'master', message: 'First', release_description: 'Notes' });
+    expect(tag.status).toBe(201);
+    const release = await first.api('POST', `/projects/${id}/releases`, { tag_name: 'v2', ref: 'master', name: 'Two', description: 'More notes' });
+    expect(release.status).toBe(201);
+    first.server.child.kill('SIGTERM');
+    expect(await first.server.exited).toBe(0);
+
+    const second = await serve(flags);
+    expect(second.server.output()).not.toMatch(/repositor(y|ies) that the storages lack/);
+    const raw = await second.api('GET', `/projects/${id}/repository/files/README.md/raw?ref=master`);
+    expect([raw.status, raw.body]).toEqual([200, '# Kept\n']);
+    const commits = await second.api('GET', `/projects/${id}/repository/commits`);
+    expect(commits.body.map((commit: { title: string }) => commit.title)).toEqual(['Start']);
+    expect((await second.api('GET', `/projects/${id}`)).body.default_branch).toBe('master');
+    const tags = await second.api('GET', `/projects/${id}/repository/tags`);
+    expect(tags.body.map((shown: { name: string; release: { description: string } | null }) => [shown.name, shown.release?.description])).toEqual([
+      ['v2', 'More notes'],
+      ['v1', 'Notes'],
+    ]);
+    // The next write continues the history.
+    const next = await second.api('POST', `/projects/${id}/repository/files/b.txt`, { branch: 'master', content: 'b', commit_message: 'Next' });
+    expect(next.status).toBe(201);
+    const gitdir = join(storage, RepositoryStore.relativePath(id));
+    expect(gitLog(gitdir, 'master')).toHaveLength(2);
+    expect(fsck(gitdir)).toBe('0 ');
+    second.server.child.kill('SIGTERM');
+    expect(await second.server.exited).toBe(0);
+  });
+
+  it('keeps what it acknowledged across kill -9 in the middle of writes, and the next write to each branch lands at once', async () => {
+    const { flags, storage } = await instanceFlags();
+    const acknowledged = new Map<number, { commits: Set<string>; tags: Set<string> }>();
+    let locksLeft = 0;
+    const ROUNDS = 4;
+    for (let round = 0; round < ROUNDS; round += 1) {
+      const { server, api } = await serve(flags);
+      if (round === 0) {
+        for (const name of ['one', 'two', 'three']) {
+          const project = await api('POST', '/projects', { name });
+          acknowledged.set(project.body.id, { commits: new Set(), tags: new Set() });
+        }
+      } else {
+        // What every earlier round acknowledged is there, in the repository and through the API.
+        for (const [id, kept] of acknowledged) {
+          const gitdir = join(storage, RepositoryStore.relativePath(id));
+          const history = new Set(gitLog(gitdir, 'master'));
+          for (const commit of kept.commits) expect(history.has(commit), `round ${round}: commit ${commit} of project ${id}`).toBe(true);
+          for (const tag of kept.tags) expect((await api('GET', `/projects/${id}/repository/tags/${tag}`)).status, `round ${round}: tag ${tag}`).toBe(200);
+          expect(fsck(gitdir)).toBe('0 ');
+          // At once: a lock file a crash left is taken over, not waited out.
+          const started = Date.now();
+          const next = await api('POST', `/projects/${id}/repository/files/after-${round}.txt`, { branch: 'master', content: `${round}`, commit_message: `After round ${round}` });
+          expect(next.status, JSON.stringify(next.body)).toBe(201);
+          expect(Date.now() - started).toBeLessThan(5_000);
+          kept.commits.add(next.body.id ?? (await api('GET', `/projects/${id}/repository/commits/master`)).body.id);
+        }
+      }
+      if (round === ROUNDS - 1) break;
+      // Writers on every project, until the kill: each answer received is acknowledged.
+      let stopped = false;
+      const writers = [...acknowledged].map(async ([id, kept]) => {
+        for (let index = 0; !stopped; index += 1) {
+          const result = await api('POST', `/projects/${id}/repository/commits`, {
+            branch: 'master',
+            commit_message: `Round ${round} write ${index}`,
+            actions: [{ action: 'create', file_path: `r${round}/w${index}.txt`, content: `${index}` }],
+          }).catch(() => null);
+          if (result?.status === 201) kept.commits.add(result.body.id);
+          if (index % 4 === 3 && !stopped) {
+            const tag = await api('POST', `/projects/${id}/repository/tags`, { tag_name: `r${round}-t${index}`, ref: 'master' }).catch(() => null);
+            if (tag?.status === 201) kept.tags.add(`r${round}-t${index}`);
+          }
+        }
+      });
+      await new Promise((resolve) => setTimeout(resolve, 400 + Math.random() * 600));
+      server.child.kill('SIGKILL');
+      stopped = true;
+      await server.exited;
+      await Promise.all(writers);
+      for (const id of acknowledged.keys()) {
+        const heads = join(storage, RepositoryStore.relativePath(id), 'refs', 'heads');
+        locksLeft += readdirSync(heads).filter((name) => name.endsWith('.lock')).length;
+      }
+      // Should no kill have landed inside a reference update by the last round, one is left as a kill would leave it.
+      if (round === ROUNDS - 2 && locksLeft === 0) {
+        const [id] = acknowledged.keys();
+        writeFileSync(join(storage, RepositoryStore.relativePath(id), 'refs', 'heads', 'master.lock'), '');
+      }
+    }
+    for (const kept of acknowledged.values()) expect(kept.commits.size).toBeGreaterThan(ROUNDS - 1);
+    expect(existsSync(storage)).toBe(true);
+  });
+});
