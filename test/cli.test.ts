@@ -5,6 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { RepositoryStore } from '../src/git/store.js';
 import { freshDatabase } from './helpers.js';
 import { listeningOn, Processes, runGathering, type Running } from './processes.js';
 
@@ -141,6 +142,26 @@ describe('forgekit serve', PROCESSES_TIMEOUT, () => {
     }
   });
 
+  onEmbedded('keeps repositories in the storages --storage or FORGEKIT_STORAGE names', async () => {
+    const fresh = freshDir();
+    try {
+      const [main, fast] = [join(fresh, 'main'), join(fresh, 'fast')];
+      const server = run(['serve', '--port', '0', '--data-dir', join(fresh, 'data')], { FORGEKIT_STORAGE: `default=${main},fast=${fast}`, FORGEKIT_ROOT_TOKEN: 'cli-storage-token' });
+      const url = await listening(server);
+      expect(server.output()).toContain(`; repositories: default=${main}, fast=${fast}\n`);
+      const api = (method: string, path: string, body: unknown) =>
+        fetch(`${url}/api/v4${path}`, { method, headers: { 'PRIVATE-TOKEN': 'cli-storage-token', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+      expect((await api('PUT', '/application/settings', { repository_storages: ['fast'] })).status).toBe(200);
+      const project = (await (await api('POST', '/projects', { name: 'fast-one' })).json()) as { id: number };
+      expect(existsSync(join(fast, RepositoryStore.relativePath(project.id), 'HEAD'))).toBe(true);
+      expect(existsSync(join(fresh, 'data', 'repositories'))).toBe(false);
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+    } finally {
+      rmSync(fresh, { recursive: true, force: true });
+    }
+  });
+
   it('answers usage errors with exit status 2, and names the flag or variable of a bad value', async () => {
     const unknown = run(['frobnicate']);
     expect(await unknown.exited).toBe(2);
@@ -160,6 +181,9 @@ describe('forgekit serve', PROCESSES_TIMEOUT, () => {
       [['serve', '--max-auth-failures', 'lots'], {}, 'forgekit: --max-auth-failures (or FORGEKIT_MAX_AUTH_FAILURES) is invalid: it takes a whole number, 0 to turn throttling off\n'],
       [['serve'], { FORGEKIT_AUTH_FAILURE_PERIOD: '0' }, 'forgekit: --auth-failure-period (or FORGEKIT_AUTH_FAILURE_PERIOD) must be greater than or equal to 1\n'],
       [['migrate'], { FORGEKIT_ROOT_TOKEN: 'short' }, 'forgekit: FORGEKIT_ROOT_TOKEN is too short (minimum is 8 characters)\n'],
+      [['serve', '--storage', 'fast='], {}, 'forgekit: --storage fast= needs a directory\n'],
+      [['serve', '--storage', 'a=/srv/a', '--storage', 'a=/srv/b'], {}, 'forgekit: --storage names the storage a twice\n'],
+      [['serve'], { FORGEKIT_STORAGE: 'not ok=/srv/a' }, `forgekit: --storage names a storage with letters, digits, '_', '.' and '-', not "not ok"\n`],
     ];
     const refusals = bad.map(([args, env, message]) => ({ args, message, refused: run(args, env) }));
     for (const { args, message, refused } of refusals) expect([args, await refused.exited, refused.output()]).toEqual([args, 1, message]);
