@@ -81,7 +81,7 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
     const repositories = new RepositoryStore(storages);
     await reportMissingRepositories(db, repositories, logger);
     jobs = new JobQueue(db, logger);
-    registerRepositoryJobs(jobs, { db, repositories, secrets });
+    registerRepositoryJobs(jobs, { db, repositories, secrets, allowLocalRequests: options.allowLocalRequests === true });
     const env: Environment = {
       db,
       baseUrl: options.baseUrl?.replace(/\/+$/, ''),

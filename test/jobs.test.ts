@@ -1,19 +1,16 @@
-import { execFileSync } from 'node:child_process';
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/orm.js';
 import { queryRows } from '../src/db/rows.js';
-import { RepositoryImportError, RepositoryStore } from '../src/git/store.js';
+import { REMOTE_FAILED, RepositoryImportError, RepositoryStore } from '../src/git/store.js';
 import { SecretBox } from '../src/auth/secret-box.js';
 import { JobQueue, WORKER_STATEMENT, type JobHandler, type JobQueueOptions } from '../src/jobs/queue.js';
 import { FORK_REPOSITORY, IMPORT_REPOSITORY, registerRepositoryJobs } from '../src/jobs/repository-jobs.js';
 import { silentLogger } from '../src/logger.js';
 import { eventually, freshDatabase, hasGit, queriesOf, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
-import { Processes } from './processes.js';
+import { closedPort, git, gitHttpServer } from './git-http.js';
 
 // Background jobs (src/jobs/queue.ts) and the repository work they run for forks and imports
 // (src/jobs/repository-jobs.ts, RepositoryStore.copy and importFrom).
@@ -327,25 +324,6 @@ describe.runIf(postgresUrl)('two instances on one PostgreSQL database', () => {
   });
 });
 
-/** `git` on a repository or a working directory, with a fixed identity and dates. */
-function git(args: string[], cwd?: string): string {
-  return execFileSync('git', args, {
-    cwd,
-    stdio: ['ignore', 'pipe', 'pipe'],
-    env: {
-      ...process.env,
-      GIT_AUTHOR_NAME: 'Ada',
-      GIT_AUTHOR_EMAIL: 'ada@example.com',
-      GIT_COMMITTER_NAME: 'Ada',
-      GIT_COMMITTER_EMAIL: 'ada@example.com',
-      GIT_AUTHOR_DATE: '2020-01-01T00:00:00Z',
-      GIT_COMMITTER_DATE: '2020-01-01T00:00:00Z',
-      GIT_CONFIG_NOSYSTEM: '1',
-      HOME: tmpdir(),
-    },
-  }).toString();
-}
-
 /** A working repository with history: two branches, an annotated and a lightweight tag, a file in a folder. */
 function workingRepository(): string {
   const work = temporaryDirectory('work');
@@ -376,89 +354,8 @@ function contentsOf(gitdir: string) {
   };
 }
 
-/**
- * git's smart HTTP server (`git http-backend`, a CGI program) serving the bare repositories under `root`:
- * `/private/...` asks for basic authentication as `users` has it, `/stall/...` never answers, `/held/...`
- * answers its GETs once `release()` is called. `answered` lists the requests git answered.
- */
-async function gitHttpServer(
-  root: string,
-  users: Record<string, string>,
-): Promise<{ url: string; answered: string[]; holding(): number; release(): void; close(): Promise<void> }> {
-  const processes = new Processes();
-  const held: (() => void)[] = [];
-  const answered: string[] = [];
-  const serve = (request: IncomingMessage, response: ServerResponse, releasing = false) => {
-    const url = new URL(request.url!, 'http://localhost');
-    const [, area] = url.pathname.split('/');
-    if (area === 'stall') return;
-    if (area === 'held' && request.method === 'GET' && !releasing) return void held.push(() => serve(request, response, true));
-    if (area === 'private') {
-      const [, user, password] = /^([^:]*):(.*)$/s.exec(Buffer.from((request.headers.authorization ?? '').replace(/^Basic /, ''), 'base64').toString()) ?? [];
-      if (!user || users[user] !== password) {
-        response.writeHead(401, { 'WWW-Authenticate': 'Basic realm="git"' }).end();
-        return;
-      }
-    }
-    const child = processes.start('git', ['http-backend'], {
-      env: {
-        PATH: process.env.PATH,
-        GIT_PROJECT_ROOT: root,
-        GIT_HTTP_EXPORT_ALL: '1',
-        PATH_INFO: url.pathname.slice(area.length + 1),
-        QUERY_STRING: url.search.slice(1),
-        REQUEST_METHOD: request.method,
-        CONTENT_TYPE: request.headers['content-type'] ?? '',
-        HTTP_CONTENT_ENCODING: request.headers['content-encoding'] ?? '',
-        HTTP_GIT_PROTOCOL: (request.headers['git-protocol'] as string | undefined) ?? '',
-        REMOTE_ADDR: '127.0.0.1',
-      },
-    });
-    if (request.readableEnded) child.stdin.end();
-    else request.pipe(child.stdin);
-    // The CGI answer: headers (a `Status` among them), a blank line, the body.
-    let head = Buffer.alloc(0);
-    let headed = false;
-    child.stdout.on('data', (chunk: Buffer) => {
-      if (headed) return void response.write(chunk);
-      head = Buffer.concat([head, chunk]);
-      const end = head.indexOf('\r\n\r\n');
-      if (end < 0) return;
-      headed = true;
-      const headers = Object.fromEntries(head.subarray(0, end).toString().split('\r\n').map((line) => line.split(/:\s*/, 2)));
-      const status = Number((headers.Status ?? '200').split(' ')[0]);
-      delete headers.Status;
-      response.writeHead(status, headers);
-      response.write(head.subarray(end + 4));
-    });
-    child.on('close', () => {
-      answered.push(`${request.method} ${url.pathname}`);
-      response.end();
-    });
-  };
-  const server: Server = createServer((request, response) => serve(request, response));
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return {
-    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
-    answered,
-    holding: () => held.length,
-    release: () => held.splice(0).forEach((answer) => answer()),
-    async close() {
-      server.closeAllConnections();
-      await new Promise((resolve) => server.close(resolve));
-      processes.stopAll();
-    },
-  };
-}
-
-/** A port nothing listens on. */
-async function closedPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  const { port } = server.address() as AddressInfo;
-  await new Promise((resolve) => server.close(resolve));
-  return port;
-}
+/** Imports from the tests' local git server: local requests allowed (test/imports.test.ts checks that they are refused otherwise). */
+const LOCAL = { allowLocalRequests: true };
 
 describe.runIf(hasGit)('RepositoryStore', () => {
   let served: string;
@@ -502,7 +399,7 @@ describe.runIf(hasGit)('RepositoryStore', () => {
 
   it('imports every branch and tag over HTTP, with HEAD as the remote has it', async () => {
     const store = new RepositoryStore({ default: temporaryDirectory('import') });
-    await store.importFrom('default', 1, `${server.url}/public/app.git`);
+    await store.importFrom('default', 1, `${server.url}/public/app.git`, LOCAL);
     const imported = contentsOf(store.path('default', 1));
     expect(imported).toEqual(contentsOf(join(served, 'app.git')));
     expect(imported.head).toBe('refs/heads/feature');
@@ -513,7 +410,7 @@ describe.runIf(hasGit)('RepositoryStore', () => {
   it('sends credentials in the URL as basic authentication, and keeps them nowhere', async () => {
     const store = new RepositoryStore({ default: temporaryDirectory('private') });
     const password = encodeURIComponent('s3cret:with@colon');
-    await store.importFrom('default', 1, `${server.url.replace('//', `//alice:${password}@`)}/private/app.git`);
+    await store.importFrom('default', 1, `${server.url.replace('//', `//alice:${password}@`)}/private/app.git`, LOCAL);
     expect(contentsOf(store.path('default', 1))).toEqual(contentsOf(join(served, 'app.git')));
     const stored = readdirSync(store.path('default', 1), { recursive: true, withFileTypes: true })
       .filter((entry) => entry.isFile() && !entry.parentPath.includes('objects'))
@@ -522,19 +419,20 @@ describe.runIf(hasGit)('RepositoryStore', () => {
     expect(stored).not.toContain('s3cret');
     expect(stored).not.toContain('alice');
 
-    const refused = store.importFrom('default', 2, `${server.url.replace('//', '//alice:wrong-s3cret@')}/private/app.git`);
-    await expect(refused).rejects.toThrow(new RepositoryImportError('The remote answered HTTP 401'));
+    const refused = store.importFrom('default', 2, `${server.url.replace('//', '//alice:wrong-s3cret@')}/private/app.git`, LOCAL);
+    await expect(refused).rejects.toThrow(new RepositoryImportError(REMOTE_FAILED));
     expect(existsSync(store.path('default', 2))).toBe(false);
   });
 
   it('refuses what is not http(s), and fails on what cannot be reached, takes too long or is too large', async () => {
     const store = new RepositoryStore({ default: temporaryDirectory('bounds') });
-    const failure = (url: string, options = {}) => store.importFrom('default', 1, url, options).then(() => 'imported', (error: Error) => `${error.name}: ${error.message}`);
+    const failure = (url: string, options = {}) => store.importFrom('default', 1, url, { ...LOCAL, ...options }).then(() => 'imported', (error: Error) => `${error.name}: ${error.message}`);
     expect(await failure(`file://${join(served, 'app.git')}`)).toBe('RepositoryImportError: Only http and https URLs can be imported');
     expect(await failure('not a url')).toBe('RepositoryImportError: The import URL is not a valid URL');
     expect(await failure(`http://example.com/${'a'.repeat(2100)}`)).toBe('RepositoryImportError: The import URL is too long');
-    expect(await failure(`http://127.0.0.1:${await closedPort()}/app.git`)).toBe('RepositoryImportError: The remote could not be reached (ECONNREFUSED)');
-    expect(await failure(`${server.url}/public/none.git`)).toBe('RepositoryImportError: The remote answered HTTP 404');
+    // Refused, answered 404: one message, that tells a closed port from a live service no better than the other.
+    expect(await failure(`http://127.0.0.1:${await closedPort()}/app.git`)).toBe(`RepositoryImportError: ${REMOTE_FAILED}`);
+    expect(await failure(`${server.url}/public/none.git`)).toBe(`RepositoryImportError: ${REMOTE_FAILED}`);
     expect(await failure(`${server.url}/stall/app.git`, { timeoutMs: 300 })).toBe('RepositoryImportError: The import timed out after 0.3 seconds');
     expect(await failure(`${server.url}/public/app.git`, { maxBytes: 200 })).toBe('RepositoryImportError: The remote repository is larger than 200 bytes');
     const stopping = new AbortController();
@@ -559,10 +457,11 @@ describe.runIf(hasGit)('fork and import jobs', () => {
   const secrets = new SecretBox(SECRET_KEY);
   beforeAll(async () => {
     storage = temporaryDirectory('storage');
-    t = await startHosting({ storage, secretKey: SECRET_KEY });
+    // The remote is a local server: local requests allowed (test/imports.test.ts checks that they are refused otherwise).
+    t = await startHosting({ storage, secretKey: SECRET_KEY, allowLocalRequests: true });
     repositories = new RepositoryStore({ default: storage });
     queuer = new JobQueue(t.db, silentLogger);
-    registerRepositoryJobs(queuer, { db: t.db, repositories, secrets });
+    registerRepositoryJobs(queuer, { db: t.db, repositories, secrets, allowLocalRequests: true });
     work = workingRepository();
     served = temporaryDirectory('served');
     git(['clone', '-q', '--bare', work, join(served, 'app.git')]);
@@ -629,8 +528,8 @@ describe.runIf(hasGit)('fork and import jobs', () => {
     const unreachable = await scheduled(IMPORT_REPOSITORY, { importUrl: `http://bob:hunter2@127.0.0.1:${await closedPort()}/app.git` });
     const refused = await scheduled(IMPORT_REPOSITORY, { importUrl: `${server.url.replace('//', '//bob:wrong-hunter2@')}/private/app.git` });
     await t.hosting.backgroundJobs.drain();
-    expect(await projectRow(unreachable.projectId)).toMatchObject({ import_status: 'failed', import_error: 'The remote could not be reached (ECONNREFUSED)' });
-    expect(await projectRow(refused.projectId)).toMatchObject({ import_status: 'failed', import_error: 'The remote answered HTTP 401' });
+    expect(await projectRow(unreachable.projectId)).toMatchObject({ import_status: 'failed', import_error: REMOTE_FAILED });
+    expect(await projectRow(refused.projectId)).toMatchObject({ import_status: 'failed', import_error: REMOTE_FAILED });
     // The job did its work: the failure is the project's, not to be retried.
     expect(await t.hosting.backgroundJobs.settled(refused.jobId)).toMatchObject({ status: 'finished', error: null });
     expect(git(['--git-dir', repositories.path('default', refused.projectId), 'rev-parse', '--is-bare-repository']).trim()).toBe('true');

@@ -59,6 +59,7 @@ const DEFAULTS = {
   dsa_key_restriction: 0,
   ecdsa_key_restriction: 0,
   ed25519_key_restriction: 0,
+  allow_local_requests_from_web_hooks_and_services: false,
 };
 
 /** Puts every changed setting back, so each test starts from the defaults. */

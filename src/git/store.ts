@@ -1,14 +1,12 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
 import { copyFile, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
-import { Agent as HttpAgent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
 import { basename, dirname, join, relative } from 'node:path';
-import type { GitHttpRequest, GitHttpResponse, HttpClient } from 'isomorphic-git';
 import { RepositoryMissingError } from './errors.js';
 import { isoGit as git } from './fs.js';
 import { historyOf } from './history.js';
 import { LruMap } from './lru.js';
+import { BlockedRemoteError, createRemoteHttp, RemoteTooLargeError } from './remote-http.js';
 import { Repository } from './repository.js';
 
 /** HEAD's branch in a new repository when none is asked for. */
@@ -24,6 +22,8 @@ export interface ImportOptions {
   defaultBranch?: string;
   /** Stops the import (the hosting instance closing): it rejects with the signal's reason and leaves nothing. */
   signal?: AbortSignal;
+  /** Loopback, private, link-local and other local addresses may be reached (default: refused, as the original does). */
+  allowLocalRequests?: boolean;
 }
 
 /** How many repositories keep what they read (each up to its own bound of commits and trees). */
@@ -140,7 +140,9 @@ export class RepositoryStore {
   /**
    * The repository of `projectId` becomes a bare mirror of the one at `url` (http or https; credentials in
    * it are sent as basic authentication and kept nowhere): every branch and tag, and HEAD as the remote has
-   * it. Fetched beside its place and renamed into it. Failures reject with a RepositoryImportError.
+   * it. Fetched beside its place and renamed into it. The remote's host is resolved and checked again here,
+   * and only the addresses checked are connected to (src/git/remote-http.ts): local ones are refused unless
+   * `allowLocalRequests`. Failures reject with a RepositoryImportError.
    */
   async importFrom(storage: string, projectId: number, url: string, options: ImportOptions = {}): Promise<void> {
     const { remote, authorization } = remoteOf(url);
@@ -151,11 +153,10 @@ export class RepositoryStore {
       this.path(storage, projectId),
       async (gitdir) => {
         const isoGit = await git();
-        const { default: nodeHttp } = await import('isomorphic-git/http/node');
         await isoGit.init({ fs, dir: gitdir, gitdir, bare: true, defaultBranch: options.defaultBranch ?? DEFAULT_BRANCH });
         // A mirror's branches are its own branches, not remote-tracking ones.
         await isoGit.setConfig({ fs, gitdir, path: 'remote.origin.fetch', value: '+refs/heads/*:refs/heads/*' });
-        const http = boundedHttp(nodeHttp, signal, maxBytes);
+        const http = createRemoteHttp({ signal, maxBytes, allowLocalRequests: options.allowLocalRequests === true });
         try {
           const { defaultBranch } = await isoGit.fetch({
             fs,
@@ -280,63 +281,19 @@ function remoteOf(url: string): { remote: string; authorization?: string } {
 }
 
 /**
- * isomorphic-git's Node.js client held to the import's bounds: every request carries the signal (an abort
- * closes its connection), a body that stalls is given up when the signal aborts, and the bodies together
- * stop at `maxBytes`. Its own connections, without Node.js's default idle limit of 5 seconds (a remote may
- * think longer before it sends a large pack): the import's timeout bounds them. isomorphic-git reads a body
- * that fails as one that ended (an advertisement cut short would be an empty repository): `failure` tells
- * the truth.
+ * What any failure of the remote itself says in import_error: one message for a refused or reset connection, an
+ * HTTP error, an answer that is not git's, so that an import cannot tell a closed port from an open one or a
+ * live service (the original's import errors were a port scanner's oracle too).
  */
-function boundedHttp(client: HttpClient, signal: AbortSignal, maxBytes: number): HttpClient & { failure(): { error: unknown } | undefined; close(): void } {
-  let received = 0;
-  let failure: { error: unknown } | undefined;
-  const agents = { http: new HttpAgent({ keepAlive: true }), https: new HttpsAgent({ keepAlive: true }) };
-  const aborted = new Promise<never>((_, reject) => {
-    const stop = () => reject(signal.reason);
-    if (signal.aborted) stop();
-    else signal.addEventListener('abort', stop, { once: true });
-  });
-  aborted.catch(() => {});
-  return {
-    async request(request: GitHttpRequest): Promise<GitHttpResponse> {
-      const agent = new URL(request.url).protocol === 'https:' ? agents.https : agents.http;
-      const response = await Promise.race([client.request({ ...request, signal, agent }), aborted]);
-      const body = response.body;
-      if (!body) return response;
-      const iterator = body[Symbol.asyncIterator]();
-      async function* bounded(): AsyncIterableIterator<Uint8Array> {
-        try {
-          for (;;) {
-            const { value, done } = await Promise.race([iterator.next(), aborted]);
-            if (done) return;
-            received += value.byteLength;
-            if (received > maxBytes) throw new RepositoryImportError(`The remote repository is larger than ${maxBytes} bytes`);
-            yield value;
-          }
-        } catch (error) {
-          failure ??= { error };
-          throw error;
-        } finally {
-          await iterator.return?.();
-        }
-      }
-      return { ...response, body: bounded() };
-    },
-    failure: () => failure,
-    close() {
-      agents.http.destroy();
-      agents.https.destroy();
-    },
-  };
-}
+export const REMOTE_FAILED = 'The repository could not be imported: the remote could not be reached or is not a git repository';
 
-/** A failed fetch as import_error says it. */
+/** A failed fetch as import_error says it: never the URL, the network's error codes or the remote's status. */
 function importFailure(error: unknown, timedOut: boolean, timeoutMs: number): RepositoryImportError {
   if (error instanceof RepositoryImportError) return error;
+  if (error instanceof BlockedRemoteError) {
+    return new RepositoryImportError(`${error.redirected ? 'The remote redirected to a blocked URL' : 'The import URL is blocked'}: ${error.reason}`);
+  }
+  if (error instanceof RemoteTooLargeError) return new RepositoryImportError(`The remote repository is larger than ${error.maxBytes} bytes`);
   if (timedOut) return new RepositoryImportError(`The import timed out after ${timeoutMs / 1000} seconds`);
-  const { code, data } = (error ?? {}) as { code?: string; data?: { statusCode?: number } };
-  if (code === 'HttpError' && data?.statusCode) return new RepositoryImportError(`The remote answered HTTP ${data.statusCode}`);
-  if (code === 'SmartHttpError') return new RepositoryImportError('The URL does not lead to a git repository');
-  if (code && /^E[A-Z_]+$/.test(code)) return new RepositoryImportError(`The remote could not be reached (${code})`);
-  return new RepositoryImportError('The repository could not be imported');
+  return new RepositoryImportError(REMOTE_FAILED);
 }

@@ -53,6 +53,9 @@ export const settingsFields = {
   dsa_key_restriction: keyRestriction([0, 1024, 2048, 3072, -1]),
   ecdsa_key_restriction: keyRestriction([0, 256, 384, 521, -1]),
   ed25519_key_restriction: keyRestriction([0, 256, -1]),
+  // Not in SPEC.md: the original's switch (of later versions, by this name) that lets imports reach loopback,
+  // private and link-local addresses (docs/imports.md).
+  allow_local_requests_from_web_hooks_and_services: Type.Boolean({ default: false }),
 };
 
 export type SettingsValues = { [K in keyof typeof settingsFields]: Static<(typeof settingsFields)[K]> };
@@ -91,6 +94,7 @@ export const defaultSettings = (storages: string[]): SettingsValues => ({
   dsa_key_restriction: 0,
   ecdsa_key_restriction: 0,
   ed25519_key_restriction: 0,
+  allow_local_requests_from_web_hooks_and_services: false,
 });
 
 

@@ -23,6 +23,7 @@ import type {
 } from '../schemas/projects.js';
 import { DEFAULT_BRANCH } from '../git/store.js';
 import { FORK_REPOSITORY, IMPORT_REPOSITORY } from '../jobs/repository-jobs.js';
+import { importUrlProblem } from './import-url.js';
 import { lockRepository, setHeadBranch } from './repository-writes.js';
 import type { Context } from './context.js';
 import { memberExpiry } from './members.js';
@@ -58,15 +59,13 @@ export const pathFromName = (name: string) =>
     .replace(/[^a-z0-9_.]+/g, '-')
     .replace(/^[-.]+|-+$/g, '');
 
-/** An `import_url`: a URL the job can clone over HTTP(S), with the original's messages. */
-function checkImportUrl(problems: Problems, importUrl: string): void {
-  let url: URL;
-  try {
-    url = new URL(importUrl);
-  } catch {
-    return problems.add('import_url', 'is not a valid URL');
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') problems.add('import_url', 'is blocked: Only allowed protocols are http, https');
+/**
+ * An `import_url`: a URL the job can clone over HTTP(S), whose host resolves to public addresses only unless
+ * local requests are allowed, with the original's messages (src/services/import-url.ts).
+ */
+async function checkImportUrl(problems: Problems, importUrl: string, allowLocalRequests: boolean): Promise<void> {
+  const problem = await importUrlProblem(importUrl, allowLocalRequests);
+  if (problem) problems.add('import_url', problem);
 }
 
 /** The least open of some visibilities. */
@@ -246,7 +245,9 @@ export class ProjectsService {
     checkNameAndPath(problems, name, path);
     this.checkVisibility(problems, visibility, settings, namespace);
     checkAvatar(problems, input.avatar);
-    if (input.import_url !== undefined) checkImportUrl(problems, input.import_url);
+    if (input.import_url !== undefined) {
+      await checkImportUrl(problems, input.import_url, settings.allow_local_requests_from_web_hooks_and_services || this.ctx.env.allowLocalRequests);
+    }
     if (!problems.any) await this.checkTaken(problems, namespace, name, path);
     // A user's `projects_limit` counts the projects in its own namespace, whoever makes them there.
     if (namespace.kind === 'user') {

@@ -7,7 +7,8 @@ import { ProcessCache } from '../db/process-cache.js';
 import type { Context } from './context.js';
 import { Problems } from './user-validation.js';
 
-const SETTINGS_ID = 1;
+/** The one row of application settings. */
+export const SETTINGS_ID = 1;
 
 type AliasValues = { [Alias in keyof typeof settingAliases]: SettingsValues[(typeof settingAliases)[Alias]] };
 
