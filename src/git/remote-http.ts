@@ -144,10 +144,21 @@ export function blockedUrlReason(url: URL): string | undefined {
   return undefined;
 }
 
-/** Every address `host` resolves to, as the system resolver (getaddrinfo) answers, which is what a connection would use. */
+/** How long a name may take to resolve: a creation waits for it (in its transaction), so a slow resolver must not hold it. */
+const LOOKUP_TIMEOUT_MS = 5_000;
+
+/**
+ * Every address `host` resolves to, as the system resolver (getaddrinfo) answers, which is what a connection
+ * would use; a name that takes longer than LOOKUP_TIMEOUT_MS resolves to nothing.
+ */
 function lookupAll(host: string): Promise<LookupAddress[]> {
   return new Promise((resolve, reject) => {
-    dns.lookup(host, { all: true, verbatim: true }, (error, addresses) => (error ? reject(error) : resolve(addresses)));
+    const timer = setTimeout(() => reject(new Error(`${host} took too long to resolve`)), LOOKUP_TIMEOUT_MS);
+    dns.lookup(host, { all: true, verbatim: true }, (error, addresses) => {
+      clearTimeout(timer);
+      if (error) reject(error);
+      else resolve(addresses);
+    });
   });
 }
 
