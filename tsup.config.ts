@@ -4,9 +4,18 @@ export default defineConfig([
   {
     entry: { index: 'src/index.ts' },
     format: ['esm', 'cjs'],
+    // import.meta.url in index.cjs too: the archive pool finds its worker beside the bundle.
+    shims: true,
     dts: true,
     sourcemap: true,
     clean: true,
+    target: 'node22',
+  },
+  {
+    // The archive worker: a file of its own beside index.js and index.cjs, which start it (src/git/archive-pool.ts).
+    entry: { 'archive-worker': 'src/git/archive-worker.ts' },
+    format: ['esm'],
+    sourcemap: true,
     target: 'node22',
   },
   {

@@ -1,6 +1,6 @@
 import { execFileSync } from 'node:child_process';
-import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -152,7 +152,55 @@ describe('GET /projects/:id/repository/files/:file_path/raw', () => {
     expect([binary.status, binary.headers['content-type']]).toEqual([200, 'application/octet-stream']);
     expect(Buffer.compare(binary.body as Buffer, bytes)).toBe(0);
     const inProcess = await t.hosting.repositoryFiles.raw(id, 'logo.bin', { ref: 'master' });
-    expect(Buffer.compare(Buffer.from(inProcess.data), bytes)).toBe(0);
+    expect([inProcess.size, Buffer.compare(Buffer.concat(await inProcess.data.toArray()), bytes)]).toEqual([bytes.byteLength, 0]);
+  });
+
+  it('streams files larger than a mebibyte with their length, loose or packed, deltified too; a HEAD request reads nothing', async () => {
+    const id = await project();
+    const api = t.hosting.as(owner.id);
+    const binary = randomBytes(3 * 1024 * 1024 + 5);
+    const text = Array.from({ length: 150_000 }, (_, line) => `line ${line}\n`).join('');
+    const changed = text.replace('line 70000\n', 'line seventy thousand\n');
+    await api.commits.create(id, { branch: 'master', commit_message: 'Large', actions: [
+      { action: 'create', file_path: 'large.bin', content: binary.toString('base64'), encoding: 'base64' },
+      { action: 'create', file_path: 'large.txt', content: text },
+    ] });
+    const first = (await api.commits.get(id, 'master')).id;
+    await api.repositoryFiles.update(id, 'large.txt', { branch: 'master', content: changed, commit_message: 'Change a line' });
+    const raw = (path: string, ref = 'master') =>
+      t.http
+        .get(url(id, path, '/raw'))
+        .query({ ref })
+        .set('PRIVATE-TOKEN', reporter.token)
+        .buffer(true)
+        .parse((res, done) => {
+          const chunks: Buffer[] = [];
+          res.on('data', (chunk: Buffer) => chunks.push(chunk));
+          res.on('end', () => done(null, Buffer.concat(chunks)));
+        });
+    const check = async (stored: string) => {
+      for (const [path, ref, content, type] of [
+        ['large.bin', 'master', binary, 'application/octet-stream'],
+        ['large.txt', 'master', Buffer.from(changed), 'text/plain; charset=utf-8'],
+        ['large.txt', first, Buffer.from(text), 'text/plain; charset=utf-8'],
+      ] as const) {
+        const res = await raw(path, ref);
+        expect([stored, path, ref, res.status, res.headers['content-type'], res.headers['content-length'], Buffer.compare(res.body as Buffer, content)]).toEqual([stored, path, ref, 200, type, String(content.byteLength), 0]);
+      }
+      const inProcess = await api.repositoryFiles.raw(id, 'large.bin', { ref: 'master' });
+      expect(Buffer.compare(Buffer.concat(await inProcess.data.toArray()), binary)).toBe(0);
+    };
+    await check('loose');
+    if (hasGit) {
+      // One version of large.txt becomes a delta of the other.
+      git(id, 'repack', '-a', '-d', '-f', '-q');
+      const packs = join(storage, RepositoryStore.relativePath(id), 'objects', 'pack');
+      const index = readdirSync(packs).find((name) => name.endsWith('.idx'))!;
+      expect(git(id, 'verify-pack', '-v', join(packs, index))).toMatch(/chain length = 1: [1-9]/);
+      await check('packed');
+    }
+    const head = await t.http.head(url(id, 'large.bin', '/raw')).query({ ref: 'master' }).set('PRIVATE-TOKEN', reporter.token);
+    expect([head.status, head.headers['content-length'], head.headers['content-type']]).toEqual([200, String(binary.byteLength), 'application/octet-stream']);
   });
 });
 

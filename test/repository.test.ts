@@ -3,15 +3,18 @@
  * comparisons, over HTTP and in process, checked against native git, tar and unzip where they are installed.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import type { Readable } from 'node:stream';
 import { gunzipSync } from 'node:zlib';
 import { unzipSync } from 'fflate';
 import type { Response } from 'supertest';
 import { extract } from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { archiveOf, ArchiveTooLargeError } from '../src/git/archive.js';
+import { ArchiveLimitError, checkArchiveSize } from '../src/git/archive.js';
+import { ObjectReader } from '../src/git/object-reader.js';
 import { BRANCH_PREFIX } from '../src/git/repository.js';
 import { RepositoryStore } from '../src/git/store.js';
 import { REFUSALS } from '../src/services/repository-refusals.js';
@@ -35,6 +38,9 @@ afterAll(async () => {
   await t.close();
   rmSync(storage, { recursive: true, force: true });
 });
+
+/** A streamed answer's bytes, read to the end. */
+const bytesOf = async (stream: Readable) => Buffer.concat(await stream.toArray());
 
 const installed = (command: string, ...args: string[]) => spawnSync(command, args).status === 0;
 const hasTar = installed('tar', '--version');
@@ -174,7 +180,7 @@ describe('POST /projects/:id/repository/commits/:sha/cherry_pick', () => {
       web_url: `http://forge.test/${fullPath}/commit/${res.body.id}`,
     });
     const file = await t.hosting.repositoryFiles.raw(id, 'file.txt', { ref: 'master' });
-    expect(Buffer.from(file.data).toString()).toBe(lines.replace('line 1\n', 'line one\n').replace('line 10', 'line ten'));
+    expect((await bytesOf(file.data)).toString()).toBe(lines.replace('line 1\n', 'line one\n').replace('line 10', 'line ten'));
     if (hasGit) {
       expect(git(id, 'fsck', '--full', '--strict')).toBe('');
       expect(git(id, 'log', '--format=%H %P|%an <%ae>|%cn|%s', 'master')).toBe(
@@ -223,7 +229,7 @@ describe('POST /projects/:id/repository/commits/:sha/cherry_pick', () => {
     expect([res.body.author_name, res.body.authored_date, res.body.title]).toEqual(['Ada', '2023-11-14T23:13:20.000+01:00', 'Merge feature']);
     // master never had side.txt; the change to the end lands.
     expect((await t.hosting.repository.tree(id, { ref: 'master' })).map((entry) => entry.path)).toEqual(['file.txt']);
-    expect(Buffer.from((await t.hosting.repositoryFiles.raw(id, 'file.txt', { ref: 'master' })).data).toString()).toBe(lines.replace('line 10', 'line ten'));
+    expect((await bytesOf((await t.hosting.repositoryFiles.raw(id, 'file.txt', { ref: 'master' })).data)).toString()).toBe(lines.replace('line 10', 'line ten'));
 
     // The first commit, against nothing: everything it adds lands on a branch with a history of its own.
     const orphanTree = await repo.writeTree([{ name: 'other.txt', mode: '100644', oid: await repo.writeBlob(Buffer.from('other\n')), type: 'blob' }]);
@@ -357,7 +363,7 @@ describe('GET /projects/:id/repository/blobs/:sha and /raw', () => {
       });
     expect([raw.status, raw.headers['content-type'], Buffer.compare(raw.body as Buffer, PNG)]).toEqual([200, 'application/octet-stream', 0]);
     const inProcess = await t.hosting.as(reporter.id).repository.rawBlob(id, image.blob_id);
-    expect(Buffer.from(inProcess.data).equals(PNG)).toBe(true);
+    expect([inProcess.size, (await bytesOf(inProcess.data)).equals(PNG)]).toEqual([PNG.byteLength, true]);
     if (hasGit) expect(git(id, 'cat-file', '-s', image.blob_id)).toBe(`${PNG.byteLength}\n`);
   });
 
@@ -513,11 +519,53 @@ describe('GET /projects/:id/repository/archive[.format]', () => {
     expect([asGuest.status, asGuest.body]).toEqual([403, { message: '403 Forbidden' }]);
   });
 
-  it('refuses to build an archive past its size limit', async () => {
+  it('refuses to build an archive past its size limit, from the objects\' headers', async () => {
     const { id, sha } = await withFiles();
     const repo = store.open('default', id);
-    await expect(archiveOf(repo, await repo.readCommit(sha), 'p', 'tar', 2048)).rejects.toBeInstanceOf(ArchiveTooLargeError);
-    expect((await archiveOf(repo, await repo.readCommit(sha), 'p', 'tar', 1024 * 1024)).byteLength).toBeGreaterThan(0);
+    const reader = new ObjectReader(repo.gitdir);
+    try {
+      const { tree } = await repo.readCommit(sha);
+      await expect(checkArchiveSize(reader, tree, 2048)).rejects.toBeInstanceOf(ArchiveLimitError);
+      // Eight entries of 512 bytes each, and the content of the four files (a link's target is its content).
+      expect(await checkArchiveSize(reader, tree, 1024 * 1024)).toBe(8 * 512 + 10 + 19 + 2 + 9);
+    } finally {
+      await reader.close();
+    }
+  });
+
+  it.runIf(hasGit)('writes a tar byte for byte as git archive does (long paths and links too, loose or packed), and a tar.gz and a zip of the same files', async () => {
+    const { id, path } = await withFiles();
+    const longName = `${'n'.repeat(110)}.txt`;
+    const deepPath = `${'d'.repeat(60)}/${'e'.repeat(60)}/file.txt`;
+    await commit(id, 'master', 'Long paths', [
+      { action: 'create', file_path: longName, content: 'long name\n' },
+      { action: 'create', file_path: deepPath, content: 'deep\n' },
+      { action: 'create', file_path: 'docs/ünïcode.md', content: 'ü\n' },
+      { action: 'create', file_path: 'big.bin', content: randomBytes(3 * 1024 * 1024 + 17).toString('base64'), encoding: 'base64' },
+    ]);
+    // A link whose target is longer than a tar header holds.
+    const repo = store.open('default', id);
+    const head = await repo.readCommit((await repo.branch('master'))!);
+    const target = await repo.writeBlob(Buffer.from(`${'t/'.repeat(70)}README.md`));
+    const tree = await repo.writeTree([...(await repo.readTree(head.tree)), { name: 'far-link', mode: '120000', oid: target, type: 'blob' }]);
+    const signature = { name: 'Ada', email: 'ada@example.com', timestamp: 1_700_000_100, offsetMinutes: 60 };
+    const sha = await repo.writeCommit({ tree, parents: [head.oid], message: 'Far link\n', author: signature, committer: signature });
+    await repo.updateReference(`${BRANCH_PREFIX}master`, head.oid, sha);
+    const prefix = `${path}-master-${sha}`;
+    const gitArchive = (format: string) => execFileSync('git', ['--git-dir', join(storage, RepositoryStore.relativePath(id)), 'archive', `--format=${format}`, `--prefix=${prefix}/`, sha], { maxBuffer: 64 * 1024 * 1024 });
+    const expected = gitArchive('tar');
+    const unzipped = (data: Uint8Array) => Object.entries(unzipSync(data)).map(([name, content]) => `${name} ${Buffer.from(content).toString('base64')}`);
+    for (const stored of ['loose', 'packed']) {
+      if (stored === 'packed') git(id, 'repack', '-a', '-d', '-f', '--depth=50', '--window=250', '-q');
+      const tar = await archive(id, '.tar', {});
+      expect([stored, tar.status, Buffer.compare(tar.body as Buffer, expected)]).toEqual([stored, 200, 0]);
+      const tgz = await archive(id, '.tar.gz', {});
+      expect([stored, Buffer.compare(gunzipSync(tgz.body as Buffer), expected)]).toEqual([stored, 0]);
+      const zip = await archive(id, '.zip', {});
+      expect(unzipped(new Uint8Array(zip.body as Buffer))).toEqual(unzipped(new Uint8Array(gitArchive('zip'))));
+      const inProcess = await t.hosting.as(reporter.id).repository.archiveAs(id, 'tar', {});
+      expect(Buffer.compare(await bytesOf(inProcess.data), expected)).toBe(0);
+    }
   });
 });
 

@@ -1,4 +1,4 @@
-import { RawFile } from '../schemas/common.js';
+import { StreamedFile } from '../schemas/common.js';
 import { FILE_WRITE_BODY_LIMIT } from '../schemas/commits.js';
 import { DeleteFileInput, FileWriteResult, GetFileQuery, RepositoryFile, WriteFileInput } from '../schemas/repository-files.js';
 import { defineRoute } from './route.js';
@@ -28,7 +28,7 @@ export const repositoryFiles = {
   }),
   raw: defineRoute({
     method: 'GET', path: '/projects/:id/repository/files/:file_path/raw', summary: 'A file’s bytes at a branch, tag or commit: text as text/plain', auth: 'public',
-    scope: 'project', ability: 'download_code', input: GetFileQuery, response: RawFile, raw: true,
+    scope: 'project', ability: 'download_code', input: GetFileQuery, response: StreamedFile, raw: true,
     example: { params: { id: 'repository', file_path: 'filePath' }, input: { ref: 'master' } },
     run: (ctx, { project, file_path }, input) => ctx.repositoryFiles.raw(project, file_path, input),
   }),

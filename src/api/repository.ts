@@ -1,5 +1,5 @@
 import { Commit } from '../schemas/commits.js';
-import { RawFile } from '../schemas/common.js';
+import { StreamedFile } from '../schemas/common.js';
 import {
   ArchiveFile,
   ArchiveQuery,
@@ -39,7 +39,7 @@ export const repository = {
   }),
   rawBlob: defineRoute({
     method: 'GET', path: '/projects/:id/repository/blobs/:sha/raw', summary: 'A blob’s bytes: text as text/plain', auth: 'public',
-    scope: 'project', ability: 'download_code', response: RawFile, raw: true,
+    scope: 'project', ability: 'download_code', response: StreamedFile, raw: true,
     example: { params: { id: 'repository', sha: 'blob' } },
     run: (ctx, { project, sha }) => ctx.repository.rawBlob(project, sha),
   }),

@@ -1,6 +1,6 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import { copyFile, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { copyFile, link, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import { RepositoryMissingError } from './errors.js';
 import { isoGit as git } from './fs.js';
@@ -236,6 +236,12 @@ async function sizeOf(directory: string): Promise<number> {
 /**
  * Copies a bare repository: its directories, then its references, then the rest. A write to the source
  * meanwhile writes objects before it moves a reference, so every reference copied finds its objects.
+ *
+ * Objects (loose ones and packs) are hard links, as `git clone --local` makes them: git and forgekit never change
+ * an object's file (they write a new file and rename it into place, and delete files whole), so the two
+ * repositories can share them. A fork then costs a link per file rather than the repository's size in disk writes,
+ * which would take libuv's few threads from every other call's file access for as long as the copy lasts. Where
+ * no link can be made (storages on other file systems), the files are copied.
  */
 async function copyRepository(source: string, target: string, signal?: AbortSignal): Promise<void> {
   const entries = await readdir(source, { withFileTypes: true, recursive: true });
@@ -248,11 +254,27 @@ async function copyRepository(source: string, target: string, signal?: AbortSign
     else if (entry.isFile() && !entry.name.endsWith('.lock')) files.push(path);
   }
   const isReference = (path: string) => path === 'HEAD' || path === 'packed-refs' || path.startsWith('refs/');
+  let linking = true;
   for (const path of [...files.filter(isReference), ...files.filter((path) => !isReference(path))]) {
     signal?.throwIfAborted();
+    if (linking && isObjectFile(path)) {
+      try {
+        await link(join(source, path), join(target, path));
+        continue;
+      } catch (error) {
+        if (!LINK_REFUSED.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
+        linking = false;
+      }
+    }
     await copyFile(join(source, path), join(target, path));
   }
 }
+
+/** Why a file system makes no hard link: another device, none supported, too many links to one file. */
+const LINK_REFUSED = new Set(['EXDEV', 'EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EMLINK']);
+
+/** A loose object (`objects/ab/cdef…`) or a pack's file (`objects/pack/…`): never changed once written. */
+const isObjectFile = (path: string) => /^objects[\\/](?:[0-9a-f]{2}[\\/][0-9a-f]{38}|pack[\\/]pack-[0-9a-f]+\.(?:pack|idx|rev|bitmap|keep|mtimes))$/.test(path);
 
 /** The remote's URL without credentials, and the credentials as a basic authorization header. */
 function remoteOf(url: string): { remote: string; authorization?: string } {

@@ -1,4 +1,5 @@
 import { STATUS_CODES } from 'node:http';
+import { pipeline, Readable } from 'node:stream';
 import express, { type Request, type RequestHandler, type Response } from 'express';
 import multer from 'multer';
 import qs from 'qs';
@@ -8,7 +9,7 @@ import { DEFAULT_BODY_LIMIT, successStatus, type AnyRoute } from '../api/route.j
 import type { CallerIdentity } from '../auth/caller.js';
 import { ApiError, TooManyRequestsError } from '../errors.js';
 import { describeFailure } from '../logger.js';
-import type { RawFile } from '../schemas/common.js';
+import type { RawFile, StreamedFile } from '../schemas/common.js';
 import type { Environment } from '../services/context.js';
 import type { Page } from '../services/pagination.js';
 import { CREDENTIAL_PARAMETERS } from './credentials.js';
@@ -125,8 +126,10 @@ export function createRouter(env: Environment): express.Router {
       if (route.headers) res.set(route.headers(result));
       if (!route.response) return void res.status(status).end();
       if (route.raw) {
-        const file = result as RawFile;
-        return void res.status(status).type(file.content_type).send(Buffer.from(file.data));
+        const file = result as RawFile | StreamedFile;
+        res.status(status).type(file.content_type);
+        if (file.data instanceof Readable) return sendStream(env, route, req, res, file.data, 'size' in file ? file.size : undefined);
+        return void res.send(Buffer.from(file.data));
       }
       if (route.list) {
         const page = result as Page<unknown>;
@@ -153,6 +156,25 @@ export function createRouter(env: Environment): express.Router {
     next();
   });
   return router;
+}
+
+/**
+ * A streamed answer (a raw file, an archive), sent as it is read: the stream is read only as fast as the client
+ * takes it, and a client that goes away destroys it, which stops the work behind it. A failure before the first
+ * byte is answered as any failure; after it, the connection is cut (the client sees a body cut short).
+ */
+function sendStream(env: Environment, route: AnyRoute, req: Request, res: Response, stream: Readable, size?: number): void {
+  if (size !== undefined) res.setHeader('Content-Length', String(size));
+  // A HEAD request gets the headers only: nothing is read.
+  if (req.method === 'HEAD') {
+    stream.destroy();
+    return void res.end();
+  }
+  pipeline(stream, res, (error) => {
+    if (!error || (error as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE') return;
+    if (!res.headersSent) return sendError(env, route, error, res);
+    env.logger.error(`forgekit: a streamed answer failed in ${route.method} ${route.root ? '' : API_PREFIX}${route.path}`, describeFailure(error));
+  });
 }
 
 /** The answer to a failed call: the error's own status and body, or a plain 500 (logged without data). */

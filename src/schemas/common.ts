@@ -1,3 +1,4 @@
+import type { Readable } from 'node:stream';
 import { Type, type Static, type TSchema } from 'typebox';
 
 /** The range of the database's integer columns: whole-number inputs stay within it. */
@@ -91,12 +92,25 @@ export const Upload = Type.Object(
   { description: 'a file sent as a multipart/form-data field', format: 'binary' },
 );
 
-/** A file answered as it is (`raw` routes): its content type and bytes. */
+/** A file answered as it is (`raw` routes) from bytes at hand (an uploaded avatar): its content type and bytes. */
 export const RawFile = Type.Object(
   { content_type: Type.String(), data: Type.Unsafe<Uint8Array>({ description: 'file content' }) },
   { title: 'RawFile' },
 );
 export type RawFile = Static<typeof RawFile>;
+
+/**
+ * The content of a stream: a Node.js Readable in process (read it to its end, or destroy it, which stops the
+ * work behind it); over HTTP, the response body, sent as it is read.
+ */
+export const ByteStream = Type.Unsafe<Readable>({ description: 'the bytes, as a stream (a Node.js Readable in process; the response body over HTTP)' });
+
+/** A repository file answered as it is (`raw` routes), streamed rather than held whole: its content type, size and bytes. */
+export const StreamedFile = Type.Object(
+  { content_type: Type.String(), size: Type.Integer({ minimum: 0, description: 'bytes' }), data: ByteStream },
+  { title: 'StreamedFile' },
+);
+export type StreamedFile = Static<typeof StreamedFile>;
 
 /** Body of a call whose answer is a bare boolean (block, unblock). */
 export const BooleanResult = Type.Boolean();

@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { Commit, MESSAGE_MAX } from './commits.js';
-import { BoundedText, FILE_PATH_MAX, Nullable, REF_MAX } from './common.js';
+import { BoundedText, ByteStream, FILE_PATH_MAX, Nullable, REF_MAX } from './common.js';
 
 const closed = { additionalProperties: false } as const;
 
@@ -87,11 +87,11 @@ export type ArchiveQuery = Static<typeof ArchiveQuery>;
 export const ArchiveWithFormatQuery = Type.Object({ sha: Type.Optional(archiveSha) });
 export type ArchiveWithFormatQuery = Static<typeof ArchiveWithFormatQuery>;
 
-/** An archive, answered as its bytes: the content type and the file name it is downloaded as. */
-export const ArchiveFile = Type.Object(
-  { content_type: Type.String(), file_name: Type.String(), data: Type.Unsafe<Uint8Array>({ description: 'the archive' }) },
-  { title: 'ArchiveFile' },
-);
+/**
+ * An archive, answered as its bytes, made as they are read (never whole in memory): the content type, the file
+ * name it is downloaded as, and the stream.
+ */
+export const ArchiveFile = Type.Object({ content_type: Type.String(), file_name: Type.String(), data: ByteStream }, { title: 'ArchiveFile' });
 export type ArchiveFile = Static<typeof ArchiveFile>;
 
 export const CherryPickInput = Type.Object({

@@ -1,13 +1,14 @@
 import { createHash } from 'node:crypto';
 import type { ProjectInScope } from '../auth/abilities.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
-import { isBinary } from '../git/diff.js';
+import { openBlob } from '../git/blob-stream.js';
 import { applyActions, filePathProblem, type FileAction } from '../git/edit.js';
 import { lastCommitChanging } from '../git/history.js';
-import type { RawFile } from '../schemas/common.js';
+import type { StreamedFile } from '../schemas/common.js';
 import type { DeleteFileInput, FileWriteResult, GetFileQuery, RepositoryFile, WriteFileInput } from '../schemas/repository-files.js';
 import { decodeContent } from './commits.js';
 import type { Context } from './context.js';
+import { streamedFile } from './repository.js';
 import { REFUSALS } from './repository-refusals.js';
 
 /** 400 for a path no file can have, in the original's words: `..` climbs out of the repository. */
@@ -52,12 +53,14 @@ export class RepositoryFilesService {
     };
   }
 
-  /** GET .../files/:file_path/raw: the bytes as they are; text as `text/plain`, anything else as `application/octet-stream`. */
-  async raw(scoped: ProjectInScope, givenPath: string, query: GetFileQuery): Promise<RawFile> {
+  /** GET .../files/:file_path/raw: the bytes as they are, streamed; text as `text/plain`, anything else as `application/octet-stream`. */
+  async raw(scoped: ProjectInScope, givenPath: string, query: GetFileQuery): Promise<StreamedFile> {
     const path = filePathOf(givenPath);
     const { repo, entry } = await this.find(scoped, path, query.ref);
-    const data = await repo.readBlob(entry.oid);
-    return { content_type: isBinary(data) ? 'application/octet-stream' : 'text/plain; charset=utf-8', data };
+    const blob = await openBlob(repo.gitdir, entry.oid);
+    // The tree names a blob its repository lacks.
+    if (!blob) throw new NotFoundError('File');
+    return streamedFile(blob);
   }
 
   /** POST .../files/:file_path: a new file, in a commit on `branch`. */

@@ -1,13 +1,15 @@
 import type { ProjectInScope } from '../auth/abilities.js';
-import { BadRequestError, NotFoundError } from '../errors.js';
-import { archiveOf, ArchiveTooLargeError, MAX_ARCHIVE_BYTES, type ArchiveFormat as FileFormat } from '../git/archive.js';
-import { changesBetween, diffOf, isBinary, type Change, type FileDiff } from '../git/diff.js';
+import { BadRequestError, NotFoundError, TooManyRequestsError } from '../errors.js';
+import { MAX_ARCHIVE_BYTES, type ArchiveFormat as FileFormat } from '../git/archive.js';
+import { ARCHIVE_RETRY_AFTER, ArchivesBusyError, ArchiveTooLargeError, makeArchive } from '../git/archive-pool.js';
+import { openBlob, type BlobStream } from '../git/blob-stream.js';
+import { changesBetween, diffOf, type Change, type FileDiff } from '../git/diff.js';
 import { MergeConflictError } from '../git/errors.js';
 import { commitsBetween, mergeBase, mergeTrees } from '../git/merge.js';
 import { withoutFinalNewlines } from '../git/objects.js';
 import type { Repository, TreeEntry } from '../git/repository.js';
 import type { Commit } from '../schemas/commits.js';
-import type { RawFile } from '../schemas/common.js';
+import type { StreamedFile } from '../schemas/common.js';
 import type {
   ArchiveFile,
   ArchiveFormat,
@@ -49,6 +51,13 @@ export function presentDiff(file: FileDiff): Diff {
 
 /** What a tree listing shows of an entry: its mode padded to six digits, as the original writes `040000`. */
 const treeObject = (entry: TreeEntry, path: string): TreeObject => ({ id: entry.oid, name: entry.name, type: entry.type, path, mode: entry.mode.padStart(6, '0') });
+
+/** A blob as a raw route answers it: text as `text/plain`, anything else as `application/octet-stream`. */
+export const streamedFile = (blob: BlobStream): StreamedFile => ({
+  content_type: blob.binary ? 'application/octet-stream' : 'text/plain; charset=utf-8',
+  size: blob.size,
+  data: blob.stream,
+});
 
 /** The file name an archive is downloaded as: its extension by format (`tgz` and `gz` are `tar.gz`), as the original names it. */
 const FILE_FORMATS: Record<ArchiveFormat, FileFormat> = { 'tar.gz': 'tar.gz', tgz: 'tar.gz', gz: 'tar.gz', tar: 'tar', zip: 'zip' };
@@ -148,28 +157,34 @@ export class RepositoryService {
     return { size: content.byteLength, encoding: 'base64', content: Buffer.from(content).toString('base64'), sha: oid };
   }
 
-  /** GET .../blobs/:sha/raw: the bytes as they are, typed as the file raw endpoint types them. */
-  async rawBlob(scoped: ProjectInScope, sha: string): Promise<RawFile> {
-    const { content } = await this.findBlob(scoped, sha);
-    return { content_type: isBinary(content) ? 'application/octet-stream' : 'text/plain; charset=utf-8', data: content };
+  /** GET .../blobs/:sha/raw: the bytes as they are, streamed, typed as the file raw endpoint types them. */
+  async rawBlob(scoped: ProjectInScope, sha: string): Promise<StreamedFile> {
+    const oid = sha.toLowerCase();
+    const blob = FULL_OID.test(oid) ? await openBlob(this.ctx.repositoryOf(scoped.project).gitdir, oid) : null;
+    if (!blob) throw new NotFoundError('Blob');
+    return streamedFile(blob);
   }
 
   /**
    * GET /projects/:id/repository/archive[.format]: the files of a ref (the default branch by default) in a
    * tar.gz, tar or zip archive whose top directory, and file name, is `<project path>-<ref>-<commit>`; 404
-   * `File Not Found` for a ref that names no commit, as the original answers any failure.
+   * `File Not Found` for a ref that names no commit, as the original answers any failure. The archive is made
+   * by a worker thread as it is read (src/git/archive-pool.ts): past the workers and the requests that may wait
+   * for one, 429 with Retry-After; past MAX_ARCHIVE_BYTES of content, 400 before a byte is made.
    */
   async archive(scoped: ProjectInScope, format: ArchiveFormat | undefined, query: ArchiveWithFormatQuery): Promise<ArchiveFile> {
     const repo = this.ctx.repositoryOf(scoped.project);
     const ref = query.sha ?? (await repo.headBranch());
     const oid = ref ? await repo.resolveCommit(ref) : null;
     if (!ref || !oid) throw new NotFoundError('File');
+    const commit = await repo.readCommit(oid);
     const fileFormat = FILE_FORMATS[format ?? 'tar.gz'];
     const prefix = `${scoped.project.path}-${ref.replace(/\//g, '-')}-${oid}`;
-    const data = await archiveOf(repo, await repo.readCommit(oid), prefix, fileFormat).catch((error: unknown) => {
+    const data = await makeArchive(repo.gitdir, { commit: oid, tree: commit.tree, time: commit.committer.timestamp, prefix, format: fileFormat }).catch((error: unknown) => {
       if (error instanceof ArchiveTooLargeError) {
         throw new BadRequestError(`400 (Bad request) archive too large: the files at ${ref} hold more than ${MAX_ARCHIVE_BYTES / 1024 / 1024} MB; clone the repository instead`);
       }
+      if (error instanceof ArchivesBusyError) throw new TooManyRequestsError(ARCHIVE_RETRY_AFTER);
       throw error;
     });
     return { content_type: fileFormat === 'zip' ? 'application/zip' : 'application/octet-stream', file_name: `${prefix}.${fileFormat}`, data };

@@ -1,0 +1,99 @@
+// An archive worker (src/git/archive-pool.ts starts them): makes one archive at a time, off the main thread's
+// event loop, and sends it in pieces only as fast as the main thread asks for them. Erasable TypeScript only:
+// under vitest it runs from source with Node's type stripping.
+import { parentPort } from 'node:worker_threads';
+import { ArchiveLimitError, archiveChunks, checkArchiveSize, type ArchiveSpec } from './archive.js';
+import { ObjectReader } from './object-reader.js';
+
+/** What the pool asks. */
+export type ToWorker = { type: 'start'; id: number; gitdir: string; spec: ArchiveSpec } | { type: 'pull'; id: number } | { type: 'cancel'; id: number };
+
+/** What a worker answers: `ready` once the size is checked, then a `chunk` per pull, then `end`; or `failed`; `stopped` after a cancel. */
+export type FromWorker =
+  | { type: 'ready'; id: number }
+  | { type: 'chunk'; id: number; data: Uint8Array }
+  | { type: 'end'; id: number }
+  | { type: 'stopped'; id: number }
+  | { type: 'failed'; id: number; tooLarge: boolean; message: string; stack?: string };
+
+/** Gathered into one message per pull: big enough that messages cost little, small enough to bound memory. */
+const MESSAGE_BYTES = 256 * 1024;
+
+const port = parentPort;
+if (!port) throw new Error('forgekit: the archive worker runs only as a worker thread');
+const send = (message: FromWorker, transfer: ArrayBuffer[] = []) => port.postMessage(message, transfer);
+
+interface Job {
+  id: number;
+  cancelled: boolean;
+  /** Pulls asked for and not yet answered. */
+  pulls: number;
+  /** Wakes the job when a pull or a cancel arrives. */
+  wake?: () => void;
+}
+
+let job: Job | undefined;
+
+port.on('message', (message: ToWorker) => {
+  if (message.type === 'start') {
+    job = { id: message.id, cancelled: false, pulls: 0 };
+    void run(job, message.gitdir, message.spec);
+    return;
+  }
+  if (!job || job.id !== message.id) return;
+  if (message.type === 'pull') job.pulls += 1;
+  else job.cancelled = true;
+  job.wake?.();
+});
+
+/** Until the main thread asks for more (or cancels). */
+function nextPull(current: Job): Promise<void> {
+  if (current.pulls > 0 || current.cancelled) return Promise.resolve();
+  return new Promise((resolve) => (current.wake = resolve));
+}
+
+async function run(current: Job, gitdir: string, spec: ArchiveSpec): Promise<void> {
+  const reader = new ObjectReader(gitdir);
+  let chunks: AsyncGenerator<Uint8Array> | undefined;
+  try {
+    await checkArchiveSize(reader, spec.tree, spec.limit);
+    if (current.cancelled) return send({ type: 'stopped', id: current.id });
+    send({ type: 'ready', id: current.id });
+    chunks = archiveChunks(reader, spec);
+    for (;;) {
+      await nextPull(current);
+      current.wake = undefined;
+      if (current.cancelled) return send({ type: 'stopped', id: current.id });
+      current.pulls -= 1;
+      const gathered: Uint8Array[] = [];
+      let size = 0;
+      let finished = false;
+      while (size < MESSAGE_BYTES && !current.cancelled) {
+        const next = await chunks.next();
+        if (next.done) {
+          finished = true;
+          break;
+        }
+        gathered.push(next.value);
+        size += next.value.length;
+      }
+      if (current.cancelled) return send({ type: 'stopped', id: current.id });
+      // A buffer of its own, handed over without a copy.
+      const data = new Uint8Array(size);
+      let offset = 0;
+      for (const piece of gathered) {
+        data.set(piece, offset);
+        offset += piece.length;
+      }
+      send({ type: 'chunk', id: current.id, data }, [data.buffer]);
+      if (finished) return send({ type: 'end', id: current.id });
+    }
+  } catch (error) {
+    const failure = error instanceof Error ? error : new Error(String(error));
+    send({ type: 'failed', id: current.id, tooLarge: error instanceof ArchiveLimitError, message: failure.message, stack: failure.stack });
+  } finally {
+    await chunks?.return(undefined).catch(() => {});
+    await reader.close();
+    if (job === current) job = undefined;
+  }
+}

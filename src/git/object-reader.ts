@@ -1,0 +1,534 @@
+// Runs in archive workers too (src/git/archive-worker.ts), loaded from source under vitest with Node's type
+// stripping: erasable TypeScript only (no parameter properties, enums or namespaces), Node's modules only.
+import { open, readdir, readFile, type FileHandle } from 'node:fs/promises';
+import { join } from 'node:path';
+import { Readable } from 'node:stream';
+import { promisify } from 'node:util';
+import { isMainThread } from 'node:worker_threads';
+import { constants as zlibConstants, createInflate, inflate, inflateSync } from 'node:zlib';
+
+export type ObjectType = 'commit' | 'tree' | 'blob' | 'tag';
+
+/** What an object is, and its size in bytes, read without inflating its content. */
+export interface ObjectHeader {
+  type: ObjectType;
+  size: number;
+}
+
+/** An entry of a tree as stored: the name's bytes as they are (a path need not be UTF-8). */
+export interface RawTreeEntry {
+  mode: string;
+  name: Buffer;
+  oid: string;
+}
+
+/** The object is in neither a pack nor the loose objects. */
+export class MissingObjectError extends Error {
+  override readonly name = 'MissingObjectError';
+  readonly oid: string;
+  constructor(oid: string) {
+    super(`the object ${oid} is missing`);
+    this.oid = oid;
+  }
+}
+
+/** A pack or loose object that cannot be read as git writes them. */
+export class CorruptObjectError extends Error {
+  override readonly name = 'CorruptObjectError';
+}
+
+const PACK_TYPES: Record<number, ObjectType> = { 1: 'commit', 2: 'tree', 3: 'blob', 4: 'tag' };
+const OFS_DELTA = 6;
+const REF_DELTA = 7;
+/** Enough for any pack entry's header: the type and size (10 bytes at most) and a base's offset or ID. */
+const ENTRY_HEADER_BYTES = 32;
+/** Inflated from the start of a delta or a loose object to read its header, before trying with more. */
+const HEADER_PROBE_BYTES = [256, 4096];
+/** How much of a file one read takes while streaming an object. */
+const READ_BYTES = 256 * 1024;
+/**
+ * Objects rebuilt from deltas kept for the next delta of the same chain (git's delta base cache), in bytes:
+ * without it every file of a deeply deltified tree would rebuild its whole chain again.
+ */
+const DELTA_BASE_CACHE_BYTES = 8 * 1024 * 1024;
+/** Longer delta chains than this are a damaged (or hostile) pack: git makes them 50 deep, 250 with --aggressive. */
+const MAX_DELTA_DEPTH = 5000;
+
+const inflateAsync = promisify(inflate);
+/**
+ * Whole objects are inflated on libuv's thread pool on the main thread (off its event loop), and in place in a
+ * worker, whose own loop serves one archive.
+ */
+const inflateWhole = (data: Buffer): Promise<Buffer> => (isMainThread ? inflateAsync(data) : Promise.resolve(inflateSync(data)));
+
+/** The start of a deflated stream inflated as far as it goes: for headers, without the rest of the content. */
+function inflatePrefix(data: Buffer): Buffer {
+  return inflateSync(data, { finishFlush: zlibConstants.Z_SYNC_FLUSH });
+}
+
+interface PackIndex {
+  packPath: string;
+  /** The whole `.idx` (version 2): 28 bytes and a little per object. */
+  index: Buffer;
+  count: number;
+  packSize: number;
+  /** Every object's offset, sorted: an entry's compressed data ends where the next entry starts. */
+  sortedOffsets?: Float64Array;
+}
+
+interface PackedAt {
+  pack: PackIndex;
+  offset: number;
+}
+
+/** One entry of a pack as its header says: its own type (or a delta's), its size, and where its data starts. */
+interface PackEntry {
+  typeNumber: number;
+  size: number;
+  dataStart: number;
+  dataEnd: number;
+  /** A delta's base: at an offset of the same pack, or by ID. */
+  baseOffset?: number;
+  baseOid?: string;
+}
+
+function varint(data: Buffer, start: number): { value: number; next: number } {
+  let value = 0;
+  let shift = 0;
+  let position = start;
+  for (;;) {
+    if (position >= data.length) throw new CorruptObjectError('a delta header is cut short');
+    const byte = data[position++];
+    value += (byte & 0x7f) * 2 ** shift;
+    shift += 7;
+    if (!(byte & 0x80)) return { value, next: position };
+  }
+}
+
+/** The size a delta makes (its header's second number). */
+const deltaResultSize = (delta: Buffer) => varint(delta, varint(delta, 0).next).value;
+
+/** `base` with `delta` applied (git's delta format: copies from the base and inserted bytes). */
+export function applyDelta(base: Buffer, delta: Buffer): Buffer {
+  const baseSize = varint(delta, 0);
+  if (baseSize.value !== base.length) throw new CorruptObjectError('a delta does not fit its base');
+  const result = varint(delta, baseSize.next);
+  const out = Buffer.allocUnsafe(result.value);
+  let position = result.next;
+  let written = 0;
+  while (position < delta.length) {
+    const op = delta[position++];
+    if (op & 0x80) {
+      let offset = 0;
+      let length = 0;
+      for (let bit = 0; bit < 4; bit++) if (op & (1 << bit)) offset += delta[position++] * 2 ** (8 * bit);
+      for (let bit = 0; bit < 3; bit++) if (op & (1 << (4 + bit))) length += delta[position++] * 2 ** (8 * bit);
+      if (length === 0) length = 0x10000;
+      if (offset + length > base.length || written + length > out.length) throw new CorruptObjectError('a delta copies past its base');
+      base.copy(out, written, offset, offset + length);
+      written += length;
+    } else if (op) {
+      if (position + op > delta.length || written + op > out.length) throw new CorruptObjectError('a delta inserts past its end');
+      delta.copy(out, written, position, position + op);
+      position += op;
+      written += op;
+    } else {
+      throw new CorruptObjectError('a delta has a reserved instruction');
+    }
+  }
+  if (written !== out.length) throw new CorruptObjectError('a delta makes less than it says');
+  return out;
+}
+
+/** A tree object's entries, in stored (git's) order. */
+export function parseTree(content: Buffer): RawTreeEntry[] {
+  const entries: RawTreeEntry[] = [];
+  let position = 0;
+  while (position < content.length) {
+    const space = content.indexOf(0x20, position);
+    const nul = content.indexOf(0, space + 1);
+    if (space < 0 || nul < 0 || nul + 21 > content.length) throw new CorruptObjectError('a tree entry is cut short');
+    entries.push({ mode: content.toString('latin1', position, space), name: content.subarray(space + 1, nul), oid: content.toString('hex', nul + 1, nul + 21) });
+    position = nul + 21;
+  }
+  return entries;
+}
+
+/** `<type> <size>\0` at the start of a loose object's inflated bytes. */
+function looseHeader(data: Buffer, oid: string): { header: ObjectHeader; contentStart: number } | null {
+  const nul = data.indexOf(0);
+  if (nul < 0) return null;
+  const match = /^(commit|tree|blob|tag) (\d+)$/.exec(data.toString('latin1', 0, nul));
+  if (!match) throw new CorruptObjectError(`the loose object ${oid} has no valid header`);
+  return { header: { type: match[1] as ObjectType, size: Number(match[2]) }, contentStart: nul + 1 };
+}
+
+/**
+ * Reads a bare repository's objects as native git does: pack entries by positioned reads (never a whole pack in
+ * memory), deltas rebuilt with a bounded cache of bases, loose objects from their files; a blob can be streamed
+ * in pieces. Files it opens are kept open until `close()`.
+ */
+export class ObjectReader {
+  readonly gitdir: string;
+  private packs?: Promise<PackIndex[]>;
+  private readonly files = new Map<string, Promise<FileHandle>>();
+  private readonly bases = new Map<string, { type: ObjectType; content: Buffer }>();
+  private basesBytes = 0;
+  private closed = false;
+
+  constructor(gitdir: string) {
+    this.gitdir = gitdir;
+  }
+
+  /** The object's type and size; null when it is not there. Only headers are read (a delta's first bytes). */
+  async header(oid: string): Promise<ObjectHeader | null> {
+    const packed = await this.findPacked(oid);
+    if (packed) return this.packedHeader(packed.pack, packed.offset, 0);
+    const loose = await this.readLooseStart(oid);
+    return loose ? loose.header : null;
+  }
+
+  /** The object whole; MissingObjectError when it is not there. */
+  async read(oid: string): Promise<{ type: ObjectType; content: Buffer }> {
+    const packed = await this.findPacked(oid);
+    if (packed) return this.readPacked(packed.pack, packed.offset, 0);
+    const file = await this.readLooseFile(oid);
+    if (!file) throw new MissingObjectError(oid);
+    const data = await inflateWhole(file);
+    const parsed = looseHeader(data, oid);
+    if (!parsed || data.length - parsed.contentStart !== parsed.header.size) throw new CorruptObjectError(`the loose object ${oid} is cut short`);
+    return { type: parsed.header.type, content: data.subarray(parsed.contentStart) };
+  }
+
+  /** A tree's entries; MissingObjectError or CorruptObjectError when `oid` names no tree. */
+  async readTree(oid: string): Promise<RawTreeEntry[]> {
+    const { type, content } = await this.read(oid);
+    if (type !== 'tree') throw new CorruptObjectError(`${oid} is a ${type}, not a tree`);
+    return parseTree(content);
+  }
+
+  /**
+   * An object's content in pieces of at most about 256 KiB: a stored (undeltified) object is inflated as it is
+   * read, so that memory stays bounded whatever its size; a delta is rebuilt whole first, as git does.
+   */
+  async *contentChunks(oid: string): AsyncGenerator<Buffer> {
+    const packed = await this.findPacked(oid);
+    if (packed) {
+      const entry = await this.packEntry(packed.pack, packed.offset);
+      if (entry.typeNumber === OFS_DELTA || entry.typeNumber === REF_DELTA) {
+        yield* slices((await this.readPacked(packed.pack, packed.offset, 0)).content);
+        return;
+      }
+      yield* this.inflateRange(packed.pack.packPath, entry.dataStart, entry.dataEnd, 0, entry.size);
+      return;
+    }
+    const loose = await this.readLooseStart(oid);
+    if (!loose) throw new MissingObjectError(oid);
+    const path = this.loosePath(oid);
+    const size = (await (await this.file(path)).stat()).size;
+    yield* this.inflateRange(path, 0, size, loose.contentStart, loose.header.size);
+  }
+
+  /** Closes the files this reader opened. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const handles = [...this.files.values()];
+    this.files.clear();
+    this.bases.clear();
+    await Promise.all(handles.map((handle) => handle.then((opened) => opened.close()).catch(() => {})));
+  }
+
+  // ---- files ----
+
+  private file(path: string): Promise<FileHandle> {
+    if (this.closed) throw new Error('the object reader is closed');
+    let handle = this.files.get(path);
+    if (!handle) {
+      handle = open(path, 'r');
+      this.files.set(path, handle);
+      // A file that failed to open is not kept: the next read tries again.
+      handle.catch(() => this.files.delete(path));
+    }
+    return handle;
+  }
+
+  private async readAt(path: string, position: number, length: number): Promise<Buffer> {
+    const buffer = Buffer.allocUnsafe(length);
+    const handle = await this.file(path);
+    let read = 0;
+    while (read < length) {
+      const { bytesRead } = await handle.read(buffer, read, length - read, position + read);
+      if (bytesRead === 0) break;
+      read += bytesRead;
+    }
+    return read === length ? buffer : buffer.subarray(0, read);
+  }
+
+  /**
+   * The deflated bytes of [start, end) of a file inflated as they are read, `skip` bytes dropped from the front
+   * (a loose object's header), `size` bytes expected.
+   */
+  private async *inflateRange(path: string, start: number, end: number, skip: number, size: number): AsyncGenerator<Buffer> {
+    const reader = this;
+    async function* compressed(): AsyncGenerator<Buffer> {
+      for (let position = start; position < end; position += READ_BYTES) yield await reader.readAt(path, position, Math.min(READ_BYTES, end - position));
+    }
+    const source = Readable.from(compressed());
+    const inflater = createInflate();
+    source.on('error', (error) => inflater.destroy(error));
+    source.pipe(inflater);
+    let dropped = 0;
+    let produced = 0;
+    try {
+      for await (const chunk of inflater as AsyncIterable<Buffer>) {
+        let piece = chunk;
+        if (dropped < skip) {
+          const drop = Math.min(skip - dropped, piece.length);
+          dropped += drop;
+          piece = piece.subarray(drop);
+        }
+        if (!piece.length) continue;
+        produced += piece.length;
+        if (produced > size) throw new CorruptObjectError(`an object in ${path} is longer than it says`);
+        yield piece;
+      }
+    } finally {
+      source.destroy();
+      inflater.destroy();
+    }
+    if (produced !== size) throw new CorruptObjectError(`an object in ${path} is cut short`);
+  }
+
+  // ---- loose objects ----
+
+  private loosePath(oid: string): string {
+    return join(this.gitdir, 'objects', oid.slice(0, 2), oid.slice(2));
+  }
+
+  /** The loose object's file whole (deflated), or null when there is none. */
+  private async readLooseFile(oid: string): Promise<Buffer | null> {
+    if (!/^[0-9a-f]{40}$/.test(oid)) return null;
+    return readFile(this.loosePath(oid)).catch((error: NodeJS.ErrnoException) => {
+      if (error.code === 'ENOENT') return null;
+      throw error;
+    });
+  }
+
+  /** A loose object's header, from the first bytes of its file; null when there is no such object. */
+  private async readLooseStart(oid: string): Promise<{ header: ObjectHeader; contentStart: number } | null> {
+    if (!/^[0-9a-f]{40}$/.test(oid)) return null;
+    const path = this.loosePath(oid);
+    let handle: FileHandle;
+    try {
+      handle = await this.file(path);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+      throw error;
+    }
+    for (const probe of [...HEADER_PROBE_BYTES, Infinity]) {
+      const size = probe === Infinity ? (await handle.stat()).size : probe;
+      const start = await this.readAt(path, 0, size);
+      const parsed = looseHeader(inflatePrefix(start), oid);
+      if (parsed) return parsed;
+      if (start.length < size) break;
+    }
+    throw new CorruptObjectError(`the loose object ${oid} has no header`);
+  }
+
+  // ---- packs ----
+
+  private loadPacks(): Promise<PackIndex[]> {
+    return (this.packs ??= (async () => {
+      const directory = join(this.gitdir, 'objects', 'pack');
+      const names = await readdir(directory).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return [] as string[];
+        throw error;
+      });
+      const packs: PackIndex[] = [];
+      for (const name of names.filter((file) => file.endsWith('.idx')).sort()) {
+        const packPath = join(directory, `${name.slice(0, -4)}.pack`);
+        const [index, packSize] = await Promise.all([
+          readFile(join(directory, name)),
+          this.file(packPath).then(
+            async (handle) => (await handle.stat()).size,
+            () => -1,
+          ),
+        ]);
+        // An index whose pack is gone (a repack under way) names nothing.
+        if (packSize < 0) continue;
+        if (index.readUInt32BE(0) !== 0xff744f63 || index.readUInt32BE(4) !== 2) throw new CorruptObjectError(`${name} is not a version 2 pack index`);
+        packs.push({ packPath, index, count: index.readUInt32BE(8 + 255 * 4), packSize });
+      }
+      return packs;
+    })());
+  }
+
+  /** Where a pack holds the object; the packs are listed again once for an object found nowhere (a new pack). */
+  private async findPacked(oid: string): Promise<PackedAt | null> {
+    if (!/^[0-9a-f]{40}$/.test(oid)) return null;
+    const wanted = Buffer.from(oid, 'hex');
+    for (let round = 0; round < 2; round++) {
+      const packs = await this.loadPacks();
+      for (const pack of packs) {
+        const offset = packOffsetOf(pack, wanted);
+        if (offset !== null) return { pack, offset };
+      }
+      if (round === 0 && (await this.readLooseFileExists(oid))) return null;
+      this.packs = undefined;
+    }
+    return null;
+  }
+
+  private async readLooseFileExists(oid: string): Promise<boolean> {
+    try {
+      await this.file(this.loosePath(oid));
+      return true;
+    } catch {
+      return false;
+    }
+  }
+
+  private async packEntry(pack: PackIndex, offset: number): Promise<PackEntry> {
+    const head = await this.readAt(pack.packPath, offset, ENTRY_HEADER_BYTES);
+    let position = 0;
+    let byte = head[position++];
+    const typeNumber = (byte >> 4) & 7;
+    let size = byte & 0x0f;
+    let shift = 4;
+    while (byte & 0x80) {
+      if (position >= head.length) throw new CorruptObjectError(`a pack entry at ${offset} is cut short`);
+      byte = head[position++];
+      size += (byte & 0x7f) * 2 ** shift;
+      shift += 7;
+    }
+    const entry: PackEntry = { typeNumber, size, dataStart: 0, dataEnd: endOfEntry(pack, offset) };
+    if (typeNumber === OFS_DELTA) {
+      byte = head[position++];
+      let distance = byte & 0x7f;
+      while (byte & 0x80) {
+        if (position >= head.length) throw new CorruptObjectError(`a pack entry at ${offset} is cut short`);
+        byte = head[position++];
+        distance = (distance + 1) * 128 + (byte & 0x7f);
+      }
+      entry.baseOffset = offset - distance;
+    } else if (typeNumber === REF_DELTA) {
+      entry.baseOid = head.toString('hex', position, position + 20);
+      position += 20;
+    } else if (!PACK_TYPES[typeNumber]) {
+      throw new CorruptObjectError(`a pack entry at ${offset} has the unknown type ${typeNumber}`);
+    }
+    entry.dataStart = offset + position;
+    return entry;
+  }
+
+  /** Where a delta's base is: in the same pack, or wherever its ID is. */
+  private async baseOf(pack: PackIndex, entry: PackEntry): Promise<PackedAt | { oid: string }> {
+    if (entry.baseOffset !== undefined) return { pack, offset: entry.baseOffset };
+    const found = await this.findPacked(entry.baseOid!);
+    return found ?? { oid: entry.baseOid! };
+  }
+
+  private async packedHeader(pack: PackIndex, offset: number, depth: number): Promise<ObjectHeader> {
+    if (depth > MAX_DELTA_DEPTH) throw new CorruptObjectError('a delta chain is too long');
+    const entry = await this.packEntry(pack, offset);
+    const type = PACK_TYPES[entry.typeNumber];
+    if (type) return { type, size: entry.size };
+    // A delta's size is the second number of its data; its type is its base's.
+    let start: Buffer | undefined;
+    for (const probe of [...HEADER_PROBE_BYTES, entry.dataEnd - entry.dataStart]) {
+      start = inflatePrefix(await this.readAt(pack.packPath, entry.dataStart, Math.min(probe, entry.dataEnd - entry.dataStart)));
+      if (start.length >= 20 || probe >= entry.dataEnd - entry.dataStart) break;
+    }
+    const size = deltaResultSize(start!);
+    const base = await this.baseOf(pack, entry);
+    const baseHeader = 'pack' in base ? await this.packedHeader(base.pack, base.offset, depth + 1) : await this.header(base.oid);
+    if (!baseHeader) throw new MissingObjectError(entry.baseOid!);
+    return { type: baseHeader.type, size };
+  }
+
+  private async readPacked(pack: PackIndex, offset: number, depth: number): Promise<{ type: ObjectType; content: Buffer }> {
+    if (depth > MAX_DELTA_DEPTH) throw new CorruptObjectError('a delta chain is too long');
+    const key = `${pack.packPath}:${offset}`;
+    const kept = this.bases.get(key);
+    if (kept) {
+      // Most recently used last.
+      this.bases.delete(key);
+      this.bases.set(key, kept);
+      return kept;
+    }
+    const entry = await this.packEntry(pack, offset);
+    const data = await inflateWhole(await this.readAt(pack.packPath, entry.dataStart, entry.dataEnd - entry.dataStart));
+    const type = PACK_TYPES[entry.typeNumber];
+    if (type) {
+      if (data.length !== entry.size) throw new CorruptObjectError(`a pack entry at ${offset} is not the size it says`);
+      return { type, content: data };
+    }
+    const base = await this.baseOf(pack, entry);
+    const resolved = 'pack' in base ? await this.readPacked(base.pack, base.offset, depth + 1) : await this.read(base.oid);
+    const object = { type: resolved.type, content: applyDelta(resolved.content, data) };
+    this.keepBase(key, object);
+    return object;
+  }
+
+  /** A rebuilt object kept for the deltas made against it, the least recently used forgotten past the bound. */
+  private keepBase(key: string, object: { type: ObjectType; content: Buffer }): void {
+    const size = object.content.length;
+    if (size > DELTA_BASE_CACHE_BYTES / 4) return;
+    this.bases.set(key, object);
+    this.basesBytes += size;
+    for (const [oldest, value] of this.bases) {
+      if (this.basesBytes <= DELTA_BASE_CACHE_BYTES) break;
+      this.bases.delete(oldest);
+      this.basesBytes -= value.content.length;
+    }
+  }
+}
+
+/** An object's offset in a pack, by binary search of the index's sorted names; null when it is not there. */
+function packOffsetOf(pack: PackIndex, oid: Buffer): number | null {
+  const { index, count } = pack;
+  const fanout = 8;
+  let low = oid[0] === 0 ? 0 : index.readUInt32BE(fanout + (oid[0] - 1) * 4);
+  let high = index.readUInt32BE(fanout + oid[0] * 4);
+  const names = fanout + 256 * 4;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    const compared = index.compare(oid, 0, 20, names + middle * 20, names + middle * 20 + 20);
+    if (compared === 0) return offsetAt(index, count, middle);
+    // `compared` orders the index's name against the wanted one.
+    if (compared > 0) high = middle;
+    else low = middle + 1;
+  }
+  return null;
+}
+
+function offsetAt(index: Buffer, count: number, position: number): number {
+  const offsets = 8 + 256 * 4 + count * 24;
+  const offset = index.readUInt32BE(offsets + position * 4);
+  if (!(offset & 0x80000000)) return offset;
+  // Past 2 GiB: the large offsets' table.
+  return Number(index.readBigUInt64BE(offsets + count * 4 + (offset & 0x7fffffff) * 8));
+}
+
+/** Where the entry starting at `offset` ends: the next entry's start, or the pack's checksum. */
+function endOfEntry(pack: PackIndex, offset: number): number {
+  if (!pack.sortedOffsets) {
+    const sorted = new Float64Array(pack.count);
+    for (let position = 0; position < pack.count; position++) sorted[position] = offsetAt(pack.index, pack.count, position);
+    pack.sortedOffsets = sorted.sort();
+  }
+  const sorted = pack.sortedOffsets;
+  let low = 0;
+  let high = sorted.length;
+  while (low < high) {
+    const middle = (low + high) >>> 1;
+    if (sorted[middle] <= offset) low = middle + 1;
+    else high = middle;
+  }
+  return low < sorted.length ? sorted[low] : pack.packSize - 20;
+}
+
+/** A whole buffer in streaming-sized pieces (views, no copy). */
+function* slices(content: Buffer): Generator<Buffer> {
+  for (let start = 0; start < content.length; start += READ_BYTES) yield content.subarray(start, start + READ_BYTES);
+}

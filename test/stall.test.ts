@@ -1,0 +1,232 @@
+/**
+ * Heavy requests must not stall the server (docs/repositories.md, "Archives and raw files"): archives of a
+ * large repository and a burst of forks at once, against a listening server (real sockets, so latency is real),
+ * while GET /version is asked again and again. Archives are downloaded by curl, in processes of their own, so that
+ * the test's own reading costs the server's event loop nothing. bench/archives.ts runs the same with 70 MB.
+ */
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { createHash } from 'node:crypto';
+import { createReadStream, mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createGunzip } from 'node:zlib';
+import { unzipSync } from 'fflate';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { writeArchiveRepository } from '../bench/lib/archive-repository.js';
+import { ARCHIVE_QUEUE, ARCHIVE_WORKERS } from '../src/git/archive-pool.js';
+import { RepositoryStore } from '../src/git/store.js';
+import { hasGit, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+
+const hasCurl = spawnSync('curl', ['--version']).status === 0;
+
+/** The large repository's size: smaller than the benchmark's 70 MB, to keep the suite fast. */
+const REPOSITORY_BYTES = 24 * 1024 * 1024;
+const HEAVY_ARCHIVES = ['zip', 'tar.gz', 'zip', 'tar.gz', 'tar'] as const;
+const FORKS = 50;
+
+let t: TestHosting;
+let server: Server;
+let origin: string;
+const storage = mkdtempSync(join(tmpdir(), 'forgekit-stall-test-'));
+const downloads = mkdtempSync(join(tmpdir(), 'forgekit-stall-downloads-'));
+let big: { id: number; path: string; commit: string };
+let small: number;
+
+beforeAll(async () => {
+  t = await startHosting({ storage });
+  server = t.app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  if (!hasGit) return;
+  const project = await t.hosting.projects.create({ name: 'Big', visibility: 'public' });
+  const commit = await writeArchiveRepository(join(storage, RepositoryStore.relativePath(project.id)), REPOSITORY_BYTES);
+  big = { id: project.id, path: project.path, commit };
+  small = (await t.hosting.projects.create({ name: 'Small', visibility: 'public' })).id;
+  await t.hosting.commits.create(small, { branch: 'master', commit_message: 'Initial', actions: [{ action: 'create', file_path: 'README.md', content: '# Small\n' }] });
+}, 120_000);
+afterAll(async () => {
+  server?.close();
+  await t?.close();
+  rmSync(storage, { recursive: true, force: true });
+  rmSync(downloads, { recursive: true, force: true });
+});
+
+const api = (path: string) => `${origin}/api/v4${path}`;
+
+/**
+ * curl, one process for all the transfers (run at once), each answer written to its file: each one's status
+ * and Retry-After header. One process: starting one per transfer would cost the event loop more than the server.
+ */
+function curl(transfers: { url: string; file: string }[]): Promise<{ status: number; retryAfter: string }[]> {
+  return new Promise((resolve, reject) => {
+    const args = ['-sS', '--no-progress-meter', '--parallel', '--parallel-immediate', '--parallel-max', '100', '-w', '%{http_code} %header{retry-after}\\n'];
+    for (const { url, file } of transfers) args.push('-o', file, url);
+    const child = spawn('curl', args, { stdio: ['ignore', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.on('data', (chunk) => (out += chunk));
+    child.on('error', reject);
+    // Answers come in the order they finish, not the order asked.
+    child.on('close', () => resolve(out.trim().split('\n').map((line) => ({ status: Number(line.split(' ')[0]), retryAfter: line.split(' ')[1] ?? '' }))));
+  });
+}
+
+/** POST /projects/:id/fork of the large project, as `path`. */
+async function fork(path: string): Promise<{ status: number; body: { id: number } }> {
+  const res = await fetch(api(`/projects/${big.id}/fork`), {
+    method: 'POST',
+    headers: { 'PRIVATE-TOKEN': ROOT_TOKEN, 'content-type': 'application/json' },
+    body: JSON.stringify({ name: path, path }),
+  });
+  return { status: res.status, body: (await res.json()) as { id: number } };
+}
+
+/** The SHA-256 of a stream's bytes. */
+async function digest(stream: NodeJS.ReadableStream): Promise<string> {
+  const hash = createHash('sha256');
+  for await (const chunk of stream) hash.update(chunk as Buffer);
+  return hash.digest('hex');
+}
+
+/** What `git archive` writes for the same commit and prefix, by its SHA-256 (tar) or its entries (zip). */
+function gitArchive(format: 'tar' | 'zip', prefix: string) {
+  const child = spawn('git', ['--git-dir', join(storage, RepositoryStore.relativePath(big.id)), 'archive', `--format=${format}`, `--prefix=${prefix}/`, big.commit]);
+  return child.stdout;
+}
+
+const entriesOf = (zip: Uint8Array) => Object.entries(unzipSync(zip)).map(([name, content]) => `${name} ${createHash('sha256').update(content).digest('hex')}`);
+
+/** /version asked one request after another until stopped: when each was sent and how long it took, in milliseconds. */
+function pollVersion(): { stop(): Promise<{ sent: number; ms: number }[]> } {
+  const samples: { sent: number; ms: number }[] = [];
+  let running = true;
+  const loop = (async () => {
+    while (running) {
+      const sent = performance.now();
+      const res = await fetch(api('/version'), { headers: { 'PRIVATE-TOKEN': ROOT_TOKEN } });
+      await res.arrayBuffer();
+      if (res.status !== 200) throw new Error(`GET /version answered ${res.status}`);
+      samples.push({ sent, ms: performance.now() - sent });
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  })();
+  return {
+    async stop() {
+      running = false;
+      await loop;
+      return samples;
+    },
+  };
+}
+
+/** The largest resident set size seen until stopped, sampled every 20 ms. */
+function watchMemory(): { stop(): number } {
+  let peak = process.memoryUsage().rss;
+  const timer = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
+  return {
+    stop() {
+      clearInterval(timer);
+      return Math.max(peak, process.memoryUsage().rss);
+    },
+  };
+}
+
+const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))];
+const summary = (values: number[]) => values.length === 0 ? 'none' : `p50 ${percentile(values, 50).toFixed(1)} ms, p99 ${percentile(values, 99).toFixed(1)} ms, max ${Math.max(...values).toFixed(1)} ms (${values.length})`;
+
+describe.runIf(hasGit && hasCurl)('heavy requests and the event loop', () => {
+  it('serves five archives of a large repository and fifty forks at once, /version within 100 ms (the fork requests\' own answering apart), memory bounded, every archive as git makes it, and 429 with Retry-After past the queue', async () => {
+    const archiveUrl = (id: number, format: string) => api(`/projects/${id}/repository/archive.${format}?sha=master`);
+    // Warm: every worker started and at its steady state (a worker keeps up to some 50 MB of spent buffers between
+    // collections), the repository's pack read once by the main thread (its reads keep it). What grows past this
+    // is what the requests cost.
+    await curl(Array.from({ length: ARCHIVE_WORKERS }, () => ({ url: archiveUrl(big.id, 'tar.gz'), file: '/dev/null' })));
+    // And forks: an embedded database's memory (WebAssembly's) grows to what such writes need, and never shrinks.
+    await Promise.all(Array.from({ length: 10 }, (_, index) => fork(`warm-${index}`)));
+    await t.hosting.backgroundJobs.drain();
+    const baseline = process.memoryUsage().rss;
+    const memory = watchMemory();
+    const poller = pollVersion();
+
+    const heavy = curl(HEAVY_ARCHIVES.map((format, index) => ({ url: archiveUrl(big.id, format), file: join(downloads, `big-${index}.${format}`) })));
+    // Every heavy archive is running or waiting before the burst comes: it fills what waits, and three are refused.
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    const admitted = ARCHIVE_WORKERS + ARCHIVE_QUEUE - HEAVY_ARCHIVES.length;
+    const burst = curl(Array.from({ length: admitted + 3 }, (_, index) => ({ url: archiveUrl(small, 'tar.gz'), file: join(downloads, `small-${index}`) })));
+    // The forks once the burst is in: their transactions would hold back the burst's requests on PGlite.
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    const forksSent = performance.now();
+    const forks = Promise.all(Array.from({ length: FORKS }, (_, index) => fork(`fork-${index}`)));
+    let forksAnswered = Infinity;
+    void forks.finally(() => (forksAnswered = performance.now()));
+    const [heavyResults, burstResults, forkResults] = await Promise.all([heavy, burst, forks]);
+    await t.hosting.backgroundJobs.drain();
+    const samples = await poller.stop();
+    const growth = memory.stop() - baseline;
+
+    // While the fork requests themselves are answered, /version waits for the database behind their transactions
+    // (every write makes the process forget the callers' tokens it keeps: docs/performance.md); measured apart.
+    const duringForkRequests = samples.filter(({ sent, ms }) => sent + ms >= forksSent && sent <= forksAnswered).map(({ ms }) => ms);
+    const rest = samples.filter(({ sent, ms }) => !(sent + ms >= forksSent && sent <= forksAnswered)).map(({ ms }) => ms);
+    console.log(
+      `stall: /version ${summary(rest)}; while the fork requests were answered (${((forksAnswered - forksSent) / 1000).toFixed(1)} s) ${summary(duringForkRequests)}; ` +
+        `RSS growth ${(growth / 1024 / 1024).toFixed(1)} MiB`,
+    );
+    expect(heavyResults.map((result) => result.status)).toEqual(HEAVY_ARCHIVES.map(() => 200));
+    expect(forkResults.map((result) => result.status)).toEqual(forkResults.map(() => 201));
+    const refused = burstResults.filter((result) => result.status !== 200);
+    expect(refused).toEqual([0, 1, 2].map(() => ({ status: 429, retryAfter: expect.stringMatching(/^[1-9]\d*$/) })));
+    const bodies = Array.from({ length: admitted + 3 }, (_, index) => readFileSync(join(downloads, `small-${index}`)));
+    expect(bodies.filter((body) => body[0] === 0x7b).map((body) => JSON.parse(body.toString()))).toEqual([0, 1, 2].map(() => ({ message: '429 Too Many Requests' })));
+    expect(rest.length).toBeGreaterThan(50);
+    expect(percentile(rest, 99)).toBeLessThan(100);
+    expect(growth).toBeLessThan(100 * 1024 * 1024);
+
+    // Each archive as git archive makes it: the tar byte for byte, the tar.gz's tar too, the zip entry for entry.
+    const prefix = `${big.path}-master-${big.commit}`;
+    const tarDigest = await digest(gitArchive('tar', prefix));
+    const zipEntries = entriesOf(Buffer.concat(await gitArchive('zip', prefix).toArray()));
+    for (const [index, format] of HEAVY_ARCHIVES.entries()) {
+      const file = join(downloads, `big-${index}.${format}`);
+      if (format === 'zip') expect(entriesOf(readFileSync(file))).toEqual(zipEntries);
+      else expect([format, await digest(format === 'tar' ? createReadStream(file) : createReadStream(file).pipe(createGunzip()))]).toEqual([format, tarDigest]);
+    }
+    // Every fork has the whole repository (read by git: forgekit's reads would keep each fork's pack).
+    const git = (id: number, ...args: string[]) => execFileSync('git', ['--git-dir', join(storage, RepositoryStore.relativePath(id)), ...args], { encoding: 'utf8' }).trim();
+    for (const { body } of forkResults) {
+      expect([(await t.hosting.projects.get(body.id)).import_status, git(body.id, 'rev-parse', 'master')]).toEqual(['finished', big.commit]);
+    }
+    expect(git(forkResults[FORKS - 1].body.id, 'fsck', '--no-progress')).toBe('');
+  }, 120_000);
+
+  it('sends an archive as it is made, and stops making it when its client goes away', async () => {
+    const cpuOver = async (ms: number) => {
+      const start = process.cpuUsage();
+      await new Promise((resolve) => setTimeout(resolve, ms));
+      const used = process.cpuUsage(start);
+      return (used.user + used.system) / 1000;
+    };
+    // Every worker busy with a zip that takes seconds to make; each client reads its first bytes and goes away.
+    const firstBytes = await Promise.all(
+      Array.from({ length: ARCHIVE_WORKERS }, async () => {
+        const controller = new AbortController();
+        const sent = performance.now();
+        const res = await fetch(api(`/projects/${big.id}/repository/archive.zip?sha=master`), { signal: controller.signal });
+        const reader = res.body!.getReader();
+        await reader.read();
+        const first = performance.now() - sent;
+        controller.abort();
+        await reader.closed.catch(() => {});
+        return first;
+      }),
+    );
+    // Streamed: the first bytes come long before the whole zip could be made.
+    expect(Math.max(...firstBytes)).toBeLessThan(500);
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    // Idle again: the workers stopped at their next piece (making the zips would keep every core busy).
+    expect(await cpuOver(1000)).toBeLessThan(250);
+    const res = await fetch(api(`/projects/${small}/repository/archive.zip`));
+    expect([res.status, (await res.arrayBuffer()).byteLength > 0]).toEqual([200, true]);
+  }, 60_000);
+});
