@@ -14,6 +14,7 @@ import type { Response } from 'supertest';
 import { extract } from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArchiveLimitError, checkArchiveSize } from '../src/git/archive.js';
+import { ArchiveTooLargeError, makeArchive } from '../src/git/archive-pool.js';
 import { ObjectReader } from '../src/git/object-reader.js';
 import { BRANCH_PREFIX } from '../src/git/repository.js';
 import { RepositoryStore } from '../src/git/store.js';
@@ -531,6 +532,10 @@ describe('GET /projects/:id/repository/archive[.format]', () => {
     } finally {
       await reader.close();
     }
+    // A worker refuses it before it makes a byte, and takes the next archive.
+    const spec = { commit: sha, tree: (await repo.readCommit(sha)).tree, time: 0, prefix: 'p', format: 'zip' as const };
+    await expect(makeArchive(repo.gitdir, { ...spec, limit: 2048 })).rejects.toBeInstanceOf(ArchiveTooLargeError);
+    expect((await bytesOf(await makeArchive(repo.gitdir, spec))).byteLength).toBeGreaterThan(0);
   });
 
   it.runIf(hasGit)('writes a tar byte for byte as git archive does (long paths and links too, loose or packed), and a tar.gz and a zip of the same files', async () => {

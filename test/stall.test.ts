@@ -15,7 +15,7 @@ import { createGunzip } from 'node:zlib';
 import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeArchiveRepository } from '../bench/lib/archive-repository.js';
-import { ARCHIVE_QUEUE, ARCHIVE_WORKERS } from '../src/git/archive-pool.js';
+import { ARCHIVE_QUEUE, ARCHIVE_WORKERS, archivesUnderWay } from '../src/git/archive-pool.js';
 import { RepositoryStore } from '../src/git/store.js';
 import { hasGit, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
 
@@ -70,6 +70,11 @@ function curl(transfers: { url: string; file: string }[]): Promise<{ status: num
     // Answers come in the order they finish, not the order asked.
     child.on('close', () => resolve(out.trim().split('\n').map((line) => ({ status: Number(line.split(' ')[0]), retryAfter: line.split(' ')[1] ?? '' }))));
   });
+}
+
+/** Resolves once `condition` holds (looked at every 10 ms). */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await new Promise((resolve) => setTimeout(resolve, 10));
 }
 
 /** POST /projects/:id/fork of the large project, as `path`. */
@@ -151,7 +156,7 @@ describe.runIf(hasGit && hasCurl)('heavy requests and the event loop', () => {
 
     const heavy = curl(HEAVY_ARCHIVES.map((format, index) => ({ url: archiveUrl(big.id, format), file: join(downloads, `big-${index}.${format}`) })));
     // Every heavy archive is running or waiting before the burst comes: it fills what waits, and three are refused.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    await until(() => archivesUnderWay().running + archivesUnderWay().waiting === HEAVY_ARCHIVES.length);
     const admitted = ARCHIVE_WORKERS + ARCHIVE_QUEUE - HEAVY_ARCHIVES.length;
     const burst = curl(Array.from({ length: admitted + 3 }, (_, index) => ({ url: archiveUrl(small, 'tar.gz'), file: join(downloads, `small-${index}`) })));
     // The forks once the burst is in: their transactions would hold back the burst's requests on PGlite.

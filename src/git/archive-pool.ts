@@ -30,6 +30,12 @@ const IDLE_WORKER_MS = 30_000;
 /** Read ahead of the client: this much of an archive may wait, made and unsent, in the main thread. */
 const READ_AHEAD_BYTES = 1024 * 1024;
 
+/**
+ * An archive nobody reads for this long (a client that stopped reading but keeps its connection, a stream an
+ * in-process caller dropped) is given up, so that it does not hold its worker for ever.
+ */
+const UNREAD_ARCHIVE_MS = 60_000;
+
 /** The tree holds more than an archive may (checkArchiveSize). */
 export class ArchiveTooLargeError extends GitError {
   override readonly name = 'ArchiveTooLargeError';
@@ -71,15 +77,27 @@ function startWorker(): Worker {
 class ArchiveStream extends Readable {
   private asked = false;
   private settled = false;
+  /** Times the reader asked for more: with what waits unread, what the watchdog calls progress. */
+  private reads = 0;
+  private readonly watchdog: NodeJS.Timeout;
 
   constructor(
     private readonly slot: WorkerSlot,
     private readonly id: number,
   ) {
     super({ highWaterMark: READ_AHEAD_BYTES });
+    // Progress is a read, or bytes taken from what waits: a slow client keeps its archive, a gone one does not.
+    let seen = { reads: -1, waiting: -1 };
+    this.watchdog = setInterval(() => {
+      const now = { reads: this.reads, waiting: this.readableLength };
+      if (now.reads === seen.reads && now.waiting === seen.waiting) this.destroy(new Error(`the archive was not read for ${UNREAD_ARCHIVE_MS / 1000} s`));
+      seen = now;
+    }, UNREAD_ARCHIVE_MS / 2);
+    this.watchdog.unref();
   }
 
   override _read(): void {
+    this.reads += 1;
     if (this.asked || this.settled) return;
     this.asked = true;
     this.slot.post({ type: 'pull', id: this.id });
@@ -104,6 +122,7 @@ class ArchiveStream extends Readable {
 
   /** The reader went away (a client that disconnected): the worker stops at its next piece. */
   override _destroy(error: Error | null, callback: (error?: Error | null) => void): void {
+    clearInterval(this.watchdog);
     if (!this.settled) this.slot.post({ type: 'cancel', id: this.id });
     callback(error);
   }
@@ -141,7 +160,8 @@ class WorkerSlot {
     const died = (error: Error) => {
       if (this.worker !== worker) return;
       this.worker = undefined;
-      this.finish(error);
+      // An idle worker is simply gone; a busy one's slot is released with its archive's failure.
+      if (this.current) this.finish(error);
     };
     worker.on('error', died);
     worker.on('exit', (code) => died(new Error(`the archive worker stopped (exit code ${code})`)));
@@ -157,7 +177,7 @@ class WorkerSlot {
     }
     if (current.stream) current.stream.receive(message);
     if (message.type === 'failed' && !current.stream) {
-      return this.finish(message.tooLarge ? new ArchiveTooLargeError(limitOf(message.message)) : new Error(`the archive could not be made: ${message.message}`));
+      return this.finish(message.limit !== undefined ? new ArchiveTooLargeError(message.limit) : new Error(`the archive could not be made: ${message.message}`));
     }
     if (message.type === 'end' || message.type === 'failed' || message.type === 'stopped') this.finish();
   }
@@ -182,8 +202,6 @@ class WorkerSlot {
   }
 }
 
-const limitOf = (message: string) => Number(/more than (\d+) bytes/.exec(message)?.[1] ?? 0);
-
 /**
  * The process's archive workers: ARCHIVE_WORKERS archives are made at once, ARCHIVE_QUEUE more wait for a
  * worker in order, and any beyond are refused with ArchivesBusyError. One pool serves every hosting instance
@@ -194,7 +212,7 @@ class ArchivePool {
   private readonly waiting: ((slot: WorkerSlot) => void)[] = [];
   private nextId = 1;
 
-  constructor(size: number) {
+  constructor(private readonly size: number) {
     for (let index = 0; index < size; index++) this.idle.push(new WorkerSlot((slot) => this.release(slot)));
   }
 
@@ -205,6 +223,11 @@ class ArchivePool {
   async archive(gitdir: string, spec: ArchiveSpec): Promise<Readable> {
     const slot = this.idle.pop() ?? (await this.waitForSlot());
     return slot.start(this.nextId++, gitdir, spec);
+  }
+
+  /** Archives being made, and requests waiting for a worker. */
+  get load(): { running: number; waiting: number } {
+    return { running: this.size - this.idle.length, waiting: this.waiting.length };
   }
 
   private waitForSlot(): Promise<WorkerSlot> {
@@ -220,8 +243,12 @@ class ArchivePool {
 }
 
 let pool: ArchivePool | undefined;
+const processPool = () => (pool ??= new ArchivePool(ARCHIVE_WORKERS));
 
 /** An archive made by the process's pool of workers (see ArchivePool.archive). */
 export function makeArchive(gitdir: string, spec: ArchiveSpec): Promise<Readable> {
-  return (pool ??= new ArchivePool(ARCHIVE_WORKERS)).archive(gitdir, spec);
+  return processPool().archive(gitdir, spec);
 }
+
+/** How busy the process's archive workers are: archives being made, and requests waiting for a worker. */
+export const archivesUnderWay = () => processPool().load;

@@ -14,7 +14,7 @@ export type FromWorker =
   | { type: 'chunk'; id: number; data: Uint8Array }
   | { type: 'end'; id: number }
   | { type: 'stopped'; id: number }
-  | { type: 'failed'; id: number; tooLarge: boolean; message: string; stack?: string };
+  | { type: 'failed'; id: number; message: string; stack?: string; /** The limit the tree is past, when that is the failure. */ limit?: number };
 
 /** Gathered into one message per pull: big enough that messages cost little, small enough to bound memory. */
 const MESSAGE_BYTES = 256 * 1024;
@@ -90,7 +90,7 @@ async function run(current: Job, gitdir: string, spec: ArchiveSpec): Promise<voi
     }
   } catch (error) {
     const failure = error instanceof Error ? error : new Error(String(error));
-    send({ type: 'failed', id: current.id, tooLarge: error instanceof ArchiveLimitError, message: failure.message, stack: failure.stack });
+    send({ type: 'failed', id: current.id, message: failure.message, stack: failure.stack, limit: error instanceof ArchiveLimitError ? error.limit : undefined });
   } finally {
     await chunks?.return(undefined).catch(() => {});
     await reader.close();

@@ -215,7 +215,8 @@ async function* tarChunks(reader: ObjectReader, spec: ArchiveSpec): AsyncGenerat
 /** A stream of bytes gzipped as it is read (zlib's default level, as `git archive --format=tar.gz`). */
 async function* gzipped(source: AsyncGenerator<Buffer>): AsyncGenerator<Buffer> {
   const input = Readable.from(source);
-  const gzip = createGzip();
+  // Large pieces: zlib's 16 KiB default would cost a round trip to its thread per piece.
+  const gzip = createGzip({ chunkSize: 256 * 1024 });
   input.on('error', (error) => gzip.destroy(error));
   input.pipe(gzip);
   try {

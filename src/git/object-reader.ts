@@ -1,6 +1,6 @@
 // Runs in archive workers too (src/git/archive-worker.ts), loaded from source under vitest with Node's type
 // stripping: erasable TypeScript only (no parameter properties, enums or namespaces), Node's modules only.
-import { open, readdir, readFile, type FileHandle } from 'node:fs/promises';
+import { open, readdir, readFile, stat, type FileHandle } from 'node:fs/promises';
 import { join } from 'node:path';
 import { Readable } from 'node:stream';
 import { promisify } from 'node:util';
@@ -166,7 +166,7 @@ function looseHeader(data: Buffer, oid: string): { header: ObjectHeader; content
 /**
  * Reads a bare repository's objects as native git does: pack entries by positioned reads (never a whole pack in
  * memory), deltas rebuilt with a bounded cache of bases, loose objects from their files; a blob can be streamed
- * in pieces. Files it opens are kept open until `close()`.
+ * in pieces. The packs it opens are kept open until `close()`.
  */
 export class ObjectReader {
   readonly gitdir: string;
@@ -225,11 +225,10 @@ export class ObjectReader {
     const loose = await this.readLooseStart(oid);
     if (!loose) throw new MissingObjectError(oid);
     const path = this.loosePath(oid);
-    const size = (await (await this.file(path)).stat()).size;
-    yield* this.inflateRange(path, 0, size, loose.contentStart, loose.header.size);
+    yield* this.inflateRange(path, 0, (await stat(path)).size, loose.contentStart, loose.header.size);
   }
 
-  /** Closes the files this reader opened. */
+  /** Closes the packs this reader opened. */
   async close(): Promise<void> {
     this.closed = true;
     const handles = [...this.files.values()];
@@ -240,6 +239,7 @@ export class ObjectReader {
 
   // ---- files ----
 
+  /** A pack, kept open until close(); loose objects' files are opened for each read (an archive reads thousands). */
   private file(path: string): Promise<FileHandle> {
     if (this.closed) throw new Error('the object reader is closed');
     let handle = this.files.get(path);
@@ -254,12 +254,17 @@ export class ObjectReader {
 
   private async readAt(path: string, position: number, length: number): Promise<Buffer> {
     const buffer = Buffer.allocUnsafe(length);
-    const handle = await this.file(path);
+    const kept = path.endsWith('.pack');
+    const handle = kept ? await this.file(path) : await open(path, 'r');
     let read = 0;
-    while (read < length) {
-      const { bytesRead } = await handle.read(buffer, read, length - read, position + read);
-      if (bytesRead === 0) break;
-      read += bytesRead;
+    try {
+      while (read < length) {
+        const { bytesRead } = await handle.read(buffer, read, length - read, position + read);
+        if (bytesRead === 0) break;
+        read += bytesRead;
+      }
+    } finally {
+      if (!kept) await handle.close();
     }
     return read === length ? buffer : buffer.subarray(0, read);
   }
@@ -274,7 +279,8 @@ export class ObjectReader {
       for (let position = start; position < end; position += READ_BYTES) yield await reader.readAt(path, position, Math.min(READ_BYTES, end - position));
     }
     const source = Readable.from(compressed());
-    const inflater = createInflate();
+    // Pieces as large as what is read: zlib's 16 KiB default would cost a round trip to its thread per piece.
+    const inflater = createInflate({ chunkSize: READ_BYTES });
     source.on('error', (error) => inflater.destroy(error));
     source.pipe(inflater);
     let dropped = 0;
@@ -318,16 +324,13 @@ export class ObjectReader {
   private async readLooseStart(oid: string): Promise<{ header: ObjectHeader; contentStart: number } | null> {
     if (!/^[0-9a-f]{40}$/.test(oid)) return null;
     const path = this.loosePath(oid);
-    let handle: FileHandle;
-    try {
-      handle = await this.file(path);
-    } catch (error) {
-      if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
-      throw error;
-    }
     for (const probe of [...HEADER_PROBE_BYTES, Infinity]) {
-      const size = probe === Infinity ? (await handle.stat()).size : probe;
-      const start = await this.readAt(path, 0, size);
+      const size = probe === Infinity ? (await stat(path)).size : probe;
+      const start = await this.readAt(path, 0, size).catch((error: NodeJS.ErrnoException) => {
+        if (error.code === 'ENOENT') return null;
+        throw error;
+      });
+      if (!start) return null;
       const parsed = looseHeader(inflatePrefix(start), oid);
       if (parsed) return parsed;
       if (start.length < size) break;
@@ -373,19 +376,17 @@ export class ObjectReader {
         const offset = packOffsetOf(pack, wanted);
         if (offset !== null) return { pack, offset };
       }
-      if (round === 0 && (await this.readLooseFileExists(oid))) return null;
+      if (round === 0 && (await this.looseObjectExists(oid))) return null;
       this.packs = undefined;
     }
     return null;
   }
 
-  private async readLooseFileExists(oid: string): Promise<boolean> {
-    try {
-      await this.file(this.loosePath(oid));
-      return true;
-    } catch {
-      return false;
-    }
+  private async looseObjectExists(oid: string): Promise<boolean> {
+    return stat(this.loosePath(oid)).then(
+      () => true,
+      () => false,
+    );
   }
 
   private async packEntry(pack: PackIndex, offset: number): Promise<PackEntry> {
