@@ -113,11 +113,16 @@ describe('in one instance', () => {
 });
 
 describe('tokens, in one instance', () => {
-  it('are read once, and again after any write', async () => {
-    const { get } = await userWithToken(t);
+  it('are read once, and again after a write that changed a user or a token, not after other writes', async () => {
+    const { get, user } = await userWithToken(t);
     expect((await queriesOf(t.db, get)).filter(readsToken)).toHaveLength(1);
     expect((await queriesOf(t.db, get)).filter(readsToken)).toHaveLength(0);
+    // Writes that change no caller (a new user, a project) leave the kept tokens alone.
     await t.hosting.users.create({ username: `writer-${Date.now()}`, email: `writer-${Date.now()}@example.com`, name: 'Writer', password: 'long-enough-1' });
+    await t.hosting.projects.create({ name: `kept-${Date.now()}` });
+    expect((await queriesOf(t.db, get)).filter(readsToken)).toHaveLength(0);
+    // A changed user: read again at once.
+    await t.hosting.users.update(user.id, { bio: 'Changed' });
     expect((await queriesOf(t.db, get)).filter(readsToken)).toHaveLength(1);
   });
 
@@ -146,7 +151,7 @@ describe('tokens, in one instance', () => {
     const rolledBack = new Error('rolled back');
     await expect(
       t.db.fork().transactional(async (em) => {
-        // As api/invoke.ts does for every write.
+        // As api/invoke.ts does for every write that changes a user or a token.
         cache.changing(em.getTransactionContext());
         await read();
         await read();

@@ -141,7 +141,7 @@ const percentile = (values: number[], p: number) => [...values].sort((a, b) => a
 const summary = (values: number[]) => values.length === 0 ? 'none' : `p50 ${percentile(values, 50).toFixed(1)} ms, p99 ${percentile(values, 99).toFixed(1)} ms, max ${Math.max(...values).toFixed(1)} ms (${values.length})`;
 
 describe.runIf(hasGit && hasCurl)('heavy requests and the event loop', () => {
-  it('serves five archives of a large repository and fifty forks at once, /version within 100 ms (the fork requests\' own answering apart), memory bounded, every archive as git makes it, and 429 with Retry-After past the queue', async () => {
+  it('serves five archives of a large repository and fifty forks at once, /version within 100 ms, memory bounded, every archive as git makes it, and 429 with Retry-After past the queue', async () => {
     const archiveUrl = (id: number, format: string) => api(`/projects/${id}/repository/archive.${format}?sha=master`);
     // Warm: every worker started and at its steady state (a worker keeps up to some 50 MB of spent buffers between
     // collections), the repository's pack read once by the main thread (its reads keep it). What grows past this
@@ -170,8 +170,7 @@ describe.runIf(hasGit && hasCurl)('heavy requests and the event loop', () => {
     const samples = await poller.stop();
     const growth = memory.stop() - baseline;
 
-    // While the fork requests themselves are answered, /version waits for the database behind their transactions
-    // (every write makes the process forget the callers' tokens it keeps: docs/performance.md); measured apart.
+    // Said apart: while the fork requests themselves are answered, and the rest of the run.
     const duringForkRequests = samples.filter(({ sent, ms }) => sent + ms >= forksSent && sent <= forksAnswered).map(({ ms }) => ms);
     const rest = samples.filter(({ sent, ms }) => !(sent + ms >= forksSent && sent <= forksAnswered)).map(({ ms }) => ms);
     console.log(
@@ -185,7 +184,8 @@ describe.runIf(hasGit && hasCurl)('heavy requests and the event loop', () => {
     const bodies = Array.from({ length: admitted + 3 }, (_, index) => readFileSync(join(downloads, `small-${index}`)));
     expect(bodies.filter((body) => body[0] === 0x7b).map((body) => JSON.parse(body.toString()))).toEqual([0, 1, 2].map(() => ({ message: '429 Too Many Requests' })));
     expect(rest.length).toBeGreaterThan(50);
-    expect(percentile(rest, 99)).toBeLessThan(100);
+    expect(duringForkRequests.length).toBeGreaterThan(20);
+    expect(percentile([...rest, ...duringForkRequests], 99)).toBeLessThan(100);
     expect(growth).toBeLessThan(100 * 1024 * 1024);
 
     // Each archive as git archive makes it: the tar byte for byte, the tar.gz's tar too, the zip entry for entry.

@@ -1,7 +1,7 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { can, refusalHides } from '../auth/abilities.js';
 import { checkAccess } from '../auth/access.js';
-import { authenticate, switchUser, type CallerIdentity } from '../auth/caller.js';
+import { authenticate, callersChangedIn, switchUser, type CallerIdentity } from '../auth/caller.js';
 import type { EntityManager } from '../db/orm.js';
 import { BadRequestError, ConflictError, ForbiddenError, OAuthError, ServiceUnavailableError, UnauthorizedError } from '../errors.js';
 import { RepositoryMissingError } from '../git/errors.js';
@@ -103,11 +103,12 @@ export async function invoke(env: Environment, route: AnyRoute, call: Call): Pro
     await env.throttle.check(signInKeys);
     const baseUrl = env.baseUrl ?? call.baseUrl ?? 'http://localhost';
     const execute = async (txEm?: EntityManager) => {
-      // A write may change a user or a token: the callers kept in this process are forgotten (TokenCache).
-      if (txEm) env.tokens.changing(txEm.getTransactionContext());
       const ctx = (called = new Context(caller, env, baseUrl, txEm));
       await loadScope(route, ctx, params);
       const result = await route.run(ctx, params, input);
+      // A write that changed a user or a token: the callers kept in this process are forgotten now, and again
+      // as it commits, before it answers (TokenCache).
+      if (txEm && (await callersChangedIn(txEm))) env.tokens.changing(txEm.getTransactionContext());
       // Checked before the transaction commits, against the caller's own shape: an answer outside it changes nothing.
       const response = responseFor(route, admin);
       if (env.checkResponses && response) {

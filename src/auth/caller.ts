@@ -46,10 +46,23 @@ export interface TokenOwner {
 /**
  * Tokens with their users by the token's digest, kept in the process: nearly every request carries a token,
  * and reading it was most of a fast request's database time. A change of any user or token (the
- * callers_changed triggers) is heard by every process; this process forgets them all whenever one of its
- * calls writes (api/invoke.ts), which is simpler than being sure which writes cannot change a caller.
+ * callers_changed triggers) is heard by every process; this process forgets them all as soon as one of its
+ * calls has changed one (`callersChangedIn`, api/invoke.ts), before that call answers.
  */
 export type TokenCache = ProcessCache<TokenOwner>;
+
+/**
+ * Whether a write's transaction has so far updated or deleted a user or a token, the changes the callers_changed
+ * triggers announce: PostgreSQL counts each transaction's own changes per table. Asked of every write, so that
+ * the writes that change no caller (a fork, a commit) leave the kept tokens alone: forgetting them on every
+ * write sent every request to the database while writes ran.
+ */
+export async function callersChangedIn(em: EntityManager): Promise<boolean> {
+  const [row] = await em.execute<{ changed: boolean }[]>(
+    `select coalesce(sum("n_tup_upd" + "n_tup_del"), 0) > 0 as "changed" from "pg_stat_xact_user_tables" where "relname" in ('users', 'access_tokens')`,
+  );
+  return row?.changed === true;
+}
 
 export const openTokenCache = (db: Database): Promise<TokenCache> =>
   ProcessCache.open(db, { channel: CALLERS_CHANGED_CHANNEL, maxAgeMs: 10_000, maxEntries: 10_000 });
