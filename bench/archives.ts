@@ -29,6 +29,7 @@ import { join } from 'node:path';
 import express from 'express';
 import { createHostingService, type HostingService } from 'forgekit';
 import { writeArchiveRepository } from './lib/archive-repository.ts';
+import { pollVersion } from './lib/poll-version.ts';
 import { benchDatabase } from './lib/database.ts';
 
 const REPOSITORY_MB = Number(process.env.FORGEKIT_BENCH_ARCHIVE_MB ?? 70);
@@ -65,28 +66,6 @@ async function curl(urls: string[]): Promise<{ status: number; bytes: number }[]
   return out.trim().split('\n').map((line) => ({ status: Number(line.split(' ')[0]), bytes: Number(line.split(' ')[1]) }));
 }
 
-/** /version asked one request after another until stopped: when each was sent and its latency, ms. */
-function pollVersion(origin: string): { stop(): Promise<{ sent: number; ms: number }[]> } {
-  const samples: { sent: number; ms: number }[] = [];
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      const sent = performance.now();
-      const res = await fetch(`${origin}/api/v4/version`, { headers: { 'PRIVATE-TOKEN': ROOT_TOKEN } });
-      await res.arrayBuffer();
-      if (res.status !== 200) throw new Error(`GET /version answered ${res.status}`);
-      samples.push({ sent, ms: performance.now() - sent });
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await loop;
-      return samples;
-    },
-  };
-}
 
 const repositoryPath = (storage: string, projectId: number) => {
   const hash = createHash('sha256').update(String(projectId)).digest('hex');
@@ -175,7 +154,7 @@ async function load(label: string, target: Instance): Promise<void> {
   const sampler = setInterval(() => (peak = Math.max(peak, process.memoryUsage().rss)), 20);
   const since = process.cpuUsage();
   const start = performance.now();
-  const poller = pollVersion(origin);
+  const poller = pollVersion(origin, ROOT_TOKEN);
   const archives = curl(LOAD_ARCHIVES.map((format) => archiveUrl(origin, big.id, format)));
   const forksSent = performance.now();
   const forks = Promise.all(Array.from({ length: FORKS }, (_, index) => fork(origin, big.id, `fork-${index}`)));

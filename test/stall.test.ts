@@ -15,6 +15,7 @@ import { createGunzip } from 'node:zlib';
 import { unzipSync } from 'fflate';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeArchiveRepository } from '../bench/lib/archive-repository.js';
+import { pollVersion } from '../bench/lib/poll-version.js';
 import { ARCHIVE_QUEUE, ARCHIVE_WORKERS, archivesUnderWay } from '../src/git/archive-pool.js';
 import { RepositoryStore } from '../src/git/store.js';
 import { hasGit, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
@@ -102,29 +103,6 @@ function gitArchive(format: 'tar' | 'zip', prefix: string) {
 
 const entriesOf = (zip: Uint8Array) => Object.entries(unzipSync(zip)).map(([name, content]) => `${name} ${createHash('sha256').update(content).digest('hex')}`);
 
-/** /version asked one request after another until stopped: when each was sent and how long it took, in milliseconds. */
-function pollVersion(): { stop(): Promise<{ sent: number; ms: number }[]> } {
-  const samples: { sent: number; ms: number }[] = [];
-  let running = true;
-  const loop = (async () => {
-    while (running) {
-      const sent = performance.now();
-      const res = await fetch(api('/version'), { headers: { 'PRIVATE-TOKEN': ROOT_TOKEN } });
-      await res.arrayBuffer();
-      if (res.status !== 200) throw new Error(`GET /version answered ${res.status}`);
-      samples.push({ sent, ms: performance.now() - sent });
-      await new Promise((resolve) => setTimeout(resolve, 10));
-    }
-  })();
-  return {
-    async stop() {
-      running = false;
-      await loop;
-      return samples;
-    },
-  };
-}
-
 /** The largest resident set size seen until stopped, sampled every 20 ms. */
 function watchMemory(): { stop(): number } {
   let peak = process.memoryUsage().rss;
@@ -152,7 +130,7 @@ describe.runIf(hasGit && hasCurl)('heavy requests and the event loop', () => {
     await t.hosting.backgroundJobs.drain();
     const baseline = process.memoryUsage().rss;
     const memory = watchMemory();
-    const poller = pollVersion();
+    const poller = pollVersion(origin, ROOT_TOKEN);
 
     const heavy = curl(HEAVY_ARCHIVES.map((format, index) => ({ url: archiveUrl(big.id, format), file: join(downloads, `big-${index}.${format}`) })));
     // Every heavy archive is running or waiting before the burst comes: it fills what waits, and three are refused.
