@@ -20,7 +20,7 @@ import type { Environment } from './services/context.js';
 import { silentLogger, type Logger } from './logger.js';
 import { queryRows } from './db/rows.js';
 import { bootstrap, fillRunnersTokens } from './services/bootstrap.js';
-import { openSettingsCache } from './services/settings.js';
+import { localRequestsSetting, openSettingsCache } from './services/settings.js';
 
 /** Background work (a fork's or an import's repository), as in-process callers wait for it. */
 export interface BackgroundJobs {
@@ -81,7 +81,8 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
     const repositories = new RepositoryStore(storages);
     await reportMissingRepositories(db, repositories, logger);
     jobs = new JobQueue(db, logger);
-    registerRepositoryJobs(jobs, { db, repositories, secrets, allowLocalRequests: options.allowLocalRequests === true });
+    const localRequestsAllowed = async () => options.allowLocalRequests === true || (await localRequestsSetting(db));
+    registerRepositoryJobs(jobs, { db, repositories, secrets, localRequestsAllowed });
     const env: Environment = {
       db,
       baseUrl: options.baseUrl?.replace(/\/+$/, ''),

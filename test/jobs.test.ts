@@ -461,7 +461,7 @@ describe.runIf(hasGit)('fork and import jobs', () => {
     t = await startHosting({ storage, secretKey: SECRET_KEY, allowLocalRequests: true });
     repositories = new RepositoryStore({ default: storage });
     queuer = new JobQueue(t.db, silentLogger);
-    registerRepositoryJobs(queuer, { db: t.db, repositories, secrets, allowLocalRequests: true });
+    registerRepositoryJobs(queuer, { db: t.db, repositories, secrets, localRequestsAllowed: async () => true });
     work = workingRepository();
     served = temporaryDirectory('served');
     git(['clone', '-q', '--bare', work, join(served, 'app.git')]);

@@ -2,8 +2,6 @@ import type { SecretBox } from '../auth/secret-box.js';
 import type { Database } from '../db/orm.js';
 import { queryRows } from '../db/rows.js';
 import { DEFAULT_BRANCH, RepositoryImportError, type RepositoryStore } from '../git/store.js';
-import type { SettingsValues } from '../schemas/settings.js';
-import { SETTINGS_ID } from '../services/settings.js';
 import type { JobQueue, RunningJob } from './queue.js';
 
 /** A fork's repository, copied from its source project's. */
@@ -27,12 +25,12 @@ interface RepositoryJobsEnvironment {
   /** Opens the sealed `import_url` (it may hold credentials). */
   secrets: SecretBox;
   repositories: RepositoryStore;
-  /** The instance lets imports reach local addresses whatever the application setting says. */
-  allowLocalRequests: boolean;
+  /**
+   * Whether imports may reach local addresses, as it is when the job runs (the application setting may have been
+   * turned off since the project was made; the instance's option overrides it).
+   */
+  localRequestsAllowed(): Promise<boolean>;
 }
-
-/** The application setting that lets imports reach local addresses too. */
-const ALLOW_LOCAL_REQUESTS: keyof SettingsValues = 'allow_local_requests_from_web_hooks_and_services';
 
 /**
  * The jobs that fill a new project's repository (a fork, an import) and move its `import_status` from
@@ -56,7 +54,7 @@ export function registerRepositoryJobs(jobs: JobQueue, env: RepositoryJobsEnviro
     run: (job) =>
       fillRepository(env, job, 'The repository could not be imported', async (project, signal) => {
         if (!project.importUrl) throw new RepositoryImportError('The project has no import URL');
-        const allowLocalRequests = env.allowLocalRequests || (await localRequestsAllowed(env));
+        const allowLocalRequests = await env.localRequestsAllowed();
         await env.repositories.importFrom(project.storage, project.id, env.secrets.open(project.importUrl), { signal, defaultBranch: project.defaultBranch, allowLocalRequests });
       }),
     givenUp: async (job) => {
@@ -112,15 +110,6 @@ async function fillRepository(
     [defaultBranch, project.id],
   );
   if (!finished.length) await env.repositories.remove(project.storage, project.id);
-}
-
-/**
- * Whether the application setting lets imports reach local addresses, as it is when the job runs (it may have
- * been turned off since the project was made): read from the row, as no call's settings are at hand here.
- */
-async function localRequestsAllowed(env: RepositoryJobsEnvironment): Promise<boolean> {
-  const [row] = await queryRows(env.db.rows, `select "values" -> ? as "allowed" from "application_settings" where "id" = ?`, [ALLOW_LOCAL_REQUESTS, SETTINGS_ID]);
-  return row?.allowed === true;
 }
 
 /** The project `failed` with `importError`, unless deleted or settled already: whether it was marked. */

@@ -3,6 +3,7 @@ import { ApplicationSettingsRow } from '../db/entities/index.js';
 import { BadRequestError } from '../errors.js';
 import { defaultSettings, settingAliases, type ApplicationSettings, type SettingsValues, type UpdateSettingsInput } from '../schemas/settings.js';
 import type { Database } from '../db/orm.js';
+import { queryRows } from '../db/rows.js';
 import { ProcessCache } from '../db/process-cache.js';
 import type { Context } from './context.js';
 import { Problems } from './user-validation.js';
@@ -36,6 +37,16 @@ const CHANGED_CHANNEL = 'forgekit_settings_changed';
 
 /** The application settings of one hosting instance, kept in the process: every call needs them, and they almost never change. */
 export type SettingsCache = ProcessCache<SettingsValues>;
+
+/**
+ * Whether the application setting lets imports reach local addresses, read from its row as it is now: for the
+ * import jobs, which run outside any call and its settings.
+ */
+export async function localRequestsSetting(db: Database): Promise<boolean> {
+  const allowed: keyof SettingsValues = 'allow_local_requests_from_web_hooks_and_services';
+  const [row] = await queryRows(db.rows, `select "values" -> ? as "allowed" from "application_settings" where "id" = ?`, [allowed, SETTINGS_ID]);
+  return row?.allowed === true;
+}
 
 export const openSettingsCache = (db: Database): Promise<SettingsCache> => ProcessCache.open(db, { channel: CHANGED_CHANNEL, maxAgeMs: 10_000, maxEntries: 1 });
 
