@@ -34,7 +34,6 @@ async function viewAs(viewerId: number, count: number, privateToken: string | nu
   const users = await em.find(User, { id: { $in: userIds.slice(0, count) } }, { orderBy: { id: 'asc' } });
   const view: View = {
     caller: { user: viewer, scopes: null, token: null, privateToken },
-    isAdmin: viewer.admin,
     baseUrl: 'http://forge.test',
     settings: defaultSettings(['default']),
     em,

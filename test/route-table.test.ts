@@ -5,9 +5,10 @@
  * here: a new route is walked as soon as it is in the table.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ABILITIES, type Ability } from '../src/auth/abilities.js';
+import { abilityMayHide, type Ability } from '../src/auth/abilities.js';
 import { allRoutes } from '../src/api/index.js';
 import { PerCaller, successStatus, type AnyRoute } from '../src/api/route.js';
+import type { ScopeName } from '../src/api/params.js';
 import { SCOPES } from '../src/api/scopes.js';
 import { exampleCall, exampleInput, exampleParams, exampleTools, FixtureSet, sendCall, type Owner, type TestUser } from './fixtures.js';
 import { createUser, startHosting, type TestHosting } from './helpers.js';
@@ -80,7 +81,22 @@ const ADMITS_OTHERS: Record<Ability, boolean> = {
   read_group: false,
   admin_group: false,
   admin_group_member: false,
+  create_subgroup: false,
+  read_all_resources: false,
+  admin_all_resources: false,
+  create_group: false,
+  create_projects: false,
+  read_statistics: false,
+  push_to_delete_protected_branch: false,
+  read_protected_branch: false,
+  destroy_protected_branch: false,
 };
+
+/** What a route of the scope answers when the resource its path's first parameter names is missing or hidden: a nested scope's outer one. */
+function firstNotFound(name: ScopeName): unknown {
+  const scope = SCOPES[name];
+  return ('parent' in scope ? SCOPES[scope.parent] : scope).notFound().body();
+}
 
 interface Answer {
   status: number;
@@ -95,7 +111,7 @@ function expectedAnswer(route: AnyRoute, caller: CallerKind, input: Record<strin
   if (caller === 'anonymous') {
     if (route.auth !== 'public') return UNAUTHORIZED;
     // A public route's scope the caller may not see (the fixture projects are private) is not there for it.
-    return route.scope && route.ability && !ADMITS_OTHERS[route.ability] ? { status: 404, body: SCOPES[route.scope].notFound().body() } : success;
+    return route.scope && route.ability && !ADMITS_OTHERS[route.ability] ? { status: 404, body: firstNotFound(route.scope) } : success;
   }
   // A token's scopes: `api` admits everything, `read_api` every GET, `read_user` the GETs marked readUser.
   const admitted = route.method !== 'GET' ? ['api'] : route.readUser ? ['api', 'read_api', 'read_user'] : ['api', 'read_api'];
@@ -110,8 +126,7 @@ function expectedAnswer(route: AnyRoute, caller: CallerKind, input: Record<strin
   if (Object.keys(input).some((name) => adminOnly(name) === 'forbidden')) return FORBIDDEN;
   if (route.scope && route.ability && !ADMITS_OTHERS[route.ability]) {
     // An ability that hides by caller hides from one that may not see the resource: the fixture projects are private.
-    const hidden = ABILITIES[route.ability].hidden;
-    return hidden === true || typeof hidden === 'function' ? { status: 404, body: SCOPES[route.scope].notFound().body() } : FORBIDDEN;
+    return abilityMayHide(route.ability) ? { status: 404, body: firstNotFound(route.scope) } : FORBIDDEN;
   }
   return success;
 }
@@ -166,7 +181,13 @@ describe('a route with a scope answers 404 for a resource that is not there', ()
       const [first] = Object.keys(call.params);
       // The largest id a path takes: valid, and never reached by the fixtures of a test.
       const res = await sendCall(t, route, { ...call, params: { ...call.params, [first]: 2147483647 } }, headersOf('administrator'));
-      expect([res.status, res.body]).toEqual([404, SCOPES[route.scope!].notFound().body()]);
+      expect([res.status, res.body]).toEqual([404, firstNotFound(route.scope!)]);
+      // A nested scope's inner resource, missing in an outer one that is there.
+      const [, second] = Object.keys(call.params);
+      if ('parent' in SCOPES[route.scope!]) {
+        const inner = await sendCall(t, route, { ...call, params: { ...call.params, [second]: 'no-such-thing' } }, headersOf('administrator'));
+        expect([inner.status, inner.body]).toEqual([404, SCOPES[route.scope!].notFound().body()]);
+      }
     });
   }
 });

@@ -60,9 +60,9 @@ export const protectedBranches = {
   }),
   get: defineRoute({
     method: 'GET', path: '/projects/:id/protected_branches/:name', summary: 'One protection, by its name or pattern (maintainers)', auth: 'user',
-    scope: 'project', ability: 'admin_project', response: ProtectedBranch,
+    scope: 'protectedBranch', ability: 'read_protected_branch', response: ProtectedBranch,
     example: { params: { id: 'repository', name: 'protectedBranch' } },
-    run: (ctx, { project, name }) => ctx.branches.getProtected(project, name),
+    run: async (ctx, { protection }) => ctx.branches.getProtected(protection),
   }),
   create: defineRoute({
     method: 'POST', path: '/projects/:id/protected_branches', summary: 'Protect a branch name or pattern (`release/*`): who may push and merge (maintainers); 409 when it is already', auth: 'user',
@@ -72,8 +72,8 @@ export const protectedBranches = {
   }),
   delete: defineRoute({
     method: 'DELETE', path: '/projects/:id/protected_branches/:name', summary: 'Take a protection away (maintainers)', auth: 'user',
-    scope: 'project', ability: 'admin_project',
+    scope: 'protectedBranch', ability: 'destroy_protected_branch',
     example: { params: { id: 'repository', name: 'protectedBranch' } },
-    run: (ctx, { project, name }) => ctx.branches.deleteProtected(project, name),
+    run: (ctx, { protection }) => ctx.branches.deleteProtected(protection),
   }),
 };

@@ -1,14 +1,15 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
-import { can, refusalHides } from '../auth/abilities.js';
+import { can, refusalHides, type Ability } from '../auth/abilities.js';
 import { checkAccess } from '../auth/access.js';
 import { authenticate, callersChangedIn, switchUser, type CallerIdentity } from '../auth/caller.js';
 import type { EntityManager } from '../db/orm.js';
-import { BadRequestError, ConflictError, ForbiddenError, OAuthError, ServiceUnavailableError, UnauthorizedError } from '../errors.js';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, OAuthError, ServiceUnavailableError, UnauthorizedError } from '../errors.js';
 import { RepositoryMissingError } from '../git/errors.js';
 import type { AdminOnlyRule } from '../schemas/common.js';
 import { Context, type Environment } from '../services/context.js';
 import type { Page } from '../services/pagination.js';
 import { responseFor, type AnyRoute } from './route.js';
+import type { ScopeName } from './params.js';
 import { SCOPES } from './scopes.js';
 import { parseInput, responseMismatches } from './validation.js';
 
@@ -39,15 +40,34 @@ function applyAdminOnly(route: AnyRoute, input: Record<string, unknown>): void {
   for (const { name } of given) delete input[name];
 }
 
+/** A scope as the pipeline walks it: its loader, and for a nested one its outer scope. */
+interface LoadableScope {
+  key: string;
+  parent?: ScopeName;
+  reads?: Ability;
+  load(ctx: Context, ...ids: unknown[]): Promise<object | null>;
+  notFound(): NotFoundError;
+}
+
 /**
  * The route's scope: the resource its path names, loaded (404 when missing) and held to the route's ability
- * (404 when refused and the ability hides existence, 403 otherwise). `run` finds it among its parameters.
+ * (404 when refused and the ability hides existence, 403 otherwise). A nested scope's outer resource is loaded
+ * first, from the path's first parameter, and must be readable (404 as the outer scope's otherwise); the inner
+ * one comes from the next parameter. `run` finds the innermost among its parameters.
  */
 async function loadScope(route: AnyRoute, ctx: Context, params: Record<string, unknown>): Promise<void> {
   if (!route.scope) return;
-  const scope = SCOPES[route.scope];
-  const id = params[Object.keys(route.params?.properties ?? {})[0]];
-  const resource = await (scope.load as (ctx: Context, id: unknown) => Promise<object | null>)(ctx, id);
+  const scope = SCOPES[route.scope] as LoadableScope;
+  const [first, second] = Object.keys(route.params?.properties ?? {}).map((name) => params[name]);
+  let resource: object | null;
+  if (scope.parent) {
+    const outer = SCOPES[scope.parent] as LoadableScope;
+    const parent = await outer.load(ctx, first);
+    if (!parent || !can(ctx.caller, scope.reads!, parent as never)) throw outer.notFound();
+    resource = await scope.load(ctx, parent, second);
+  } else {
+    resource = await scope.load(ctx, first);
+  }
   if (!resource) throw scope.notFound();
   if (route.ability && !can(ctx.caller, route.ability, resource as never)) {
     throw refusalHides(ctx.caller, route.ability, resource as never) ? scope.notFound() : new ForbiddenError();
@@ -96,8 +116,7 @@ export async function invoke(env: Environment, route: AnyRoute, call: Call): Pro
     checkAccess(route, caller);
     const params = route.params ? parseInput<Record<string, never>>(route.params, copyInput(call.params)) : {};
     const input = route.input ? parseInput<Record<string, never>>(route.input, copyInput(rawInput ?? {})) : {};
-    const admin = caller.user?.admin === true;
-    if (!admin) applyAdminOnly(route, input);
+    if (!can(caller, 'admin_all_resources')) applyAdminOnly(route, input);
     // A sign-in is refused while its address or login has used up its failures, even with the right password.
     const signInKeys = route.signInLogin ? env.throttle.keys(call.clientAddress, route.signInLogin(input)) : [];
     await env.throttle.check(signInKeys);
@@ -110,7 +129,7 @@ export async function invoke(env: Environment, route: AnyRoute, call: Call): Pro
       // as it commits, before it answers (TokenCache).
       if (txEm && (await callersChangedIn(txEm))) env.tokens.changing(txEm.getTransactionContext());
       // Checked before the transaction commits, against the caller's own shape: an answer outside it changes nothing.
-      const response = responseFor(route, admin);
+      const response = responseFor(route, can(caller, 'read_all_resources'));
       if (env.checkResponses && response) {
         const mismatches = responseMismatches(response, route.list ? (result as Page<unknown>).items : result);
         if (mismatches.length) throw new Error(`${route.method} ${route.path} answered outside its schema: ${mismatches.join('; ')}`);

@@ -52,8 +52,25 @@ export const SCOPE_PARAMETERS = {
   project: Type.Union([Int32(), BoundedText({ maxLength: FULL_PATH_MAX + 256 })], { description: 'project ID or URL-encoded full path' }),
 };
 
-export type ScopeName = keyof typeof SCOPE_PARAMETERS;
-export type ScopeId<S extends ScopeName> = Static<(typeof SCOPE_PARAMETERS)[S]>;
+/**
+ * Scopes inside another (a project's protected branch; later an issue by `iid`, then a note): the path's first
+ * parameter names the outer scope's resource, the next one the inner's, by its registry schema (PATH_PARAMETERS).
+ */
+export const NESTED_SCOPES = {
+  protectedBranch: { parent: 'project', parameter: 'name' },
+} as const satisfies Record<string, { parent: keyof typeof SCOPE_PARAMETERS; parameter: keyof typeof PATH_PARAMETERS }>;
+
+export type NestedScopeName = keyof typeof NESTED_SCOPES;
+export type ScopeName = keyof typeof SCOPE_PARAMETERS | NestedScopeName;
+/** What the path's first parameter of a route of the scope holds: the (outermost) resource's ID. */
+export type ScopeId<S extends ScopeName> = S extends NestedScopeName
+  ? Static<(typeof SCOPE_PARAMETERS)[(typeof NESTED_SCOPES)[S]['parent']]>
+  : S extends keyof typeof SCOPE_PARAMETERS
+    ? Static<(typeof SCOPE_PARAMETERS)[S]>
+    : never;
+
+/** The schema of the path's first parameter of a route of the scope. */
+export const scopeParameter = (scope: ScopeName) => (scope in NESTED_SCOPES ? SCOPE_PARAMETERS[NESTED_SCOPES[scope as NestedScopeName].parent] : SCOPE_PARAMETERS[scope as keyof typeof SCOPE_PARAMETERS]);
 
 export type PathParameterName = keyof typeof PATH_PARAMETERS;
 export type PathParameterTypes = { [Name in PathParameterName]: Static<(typeof PATH_PARAMETERS)[Name]> };

@@ -7,7 +7,7 @@ import {
   isPathParameter,
   PATH_PARAMETERS,
   pathParameterNames,
-  SCOPE_PARAMETERS,
+  scopeParameter,
   type PathNames,
   type PathParameterName,
   type PathParameterTypes,
@@ -230,7 +230,7 @@ function pathSchema(path: string, scope: ScopeName | undefined): TObject | undef
   return Type.Object(
     Object.fromEntries(
       names.map((name, index) => {
-        if (scope && index === 0) return [name, SCOPE_PARAMETERS[scope]];
+        if (scope && index === 0) return [name, scopeParameter(scope)];
         if (!isPathParameter(name)) throw new Error(`${path}: the path parameter :${name} is not in PATH_PARAMETERS (src/api/params.ts)`);
         return [name, PATH_PARAMETERS[name]];
       }),

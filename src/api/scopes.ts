@@ -1,9 +1,10 @@
 import type { Ability, AbilityResource } from '../auth/abilities.js';
 import { NotFoundError } from '../errors.js';
 import type { Context } from '../services/context.js';
-import type { ScopeId, ScopeName } from './params.js';
+import type { NestedScopeName, ScopeId, ScopeName } from './params.js';
 
-interface ScopeDefinition<S extends ScopeName, Key extends string, Resource> {
+/** A scope whose resource the path's first parameter names. */
+interface RootScope<S extends ScopeName, Key extends string, Resource> {
   /** The key under which `run` finds the loaded resource among its parameters. */
   key: Key;
   load(ctx: Context, id: ScopeId<S>): Promise<Resource | null>;
@@ -11,13 +12,27 @@ interface ScopeDefinition<S extends ScopeName, Key extends string, Resource> {
   notFound(): NotFoundError;
 }
 
-const scope = <S extends ScopeName, Key extends string, Resource>(_name: S, definition: ScopeDefinition<S, Key, Resource>) => definition;
+/**
+ * A scope inside another (src/api/params.ts NESTED_SCOPES): the outer resource is loaded first and must be
+ * readable by the caller (`reads`: 404 as the outer scope's otherwise); then the inner one, by the next path
+ * parameter, from the outer one.
+ */
+interface NestedScope<Parent extends ScopeName, Key extends string, ParentResource, Resource> {
+  key: Key;
+  parent: Parent;
+  /** What the caller must be able to do with the outer resource to reach the inner one at all. */
+  reads: Ability;
+  load(ctx: Context, parent: ParentResource, id: string): Promise<Resource | null>;
+  notFound(): NotFoundError;
+}
+
+const scope = <S extends ScopeName, Key extends string, Resource>(_name: S, definition: RootScope<S, Key, Resource>) => definition;
 
 /**
  * How each scope's resource is loaded. The pipeline loads a route's scope before `run` (404 when it is
  * missing), checks the route's ability on it, and hands it to `run`.
  */
-export const SCOPES = {
+const ROOT_SCOPES = {
   user: scope('user', { key: 'user', load: (ctx, id) => ctx.users.findByIdOrUsername(id), notFound: () => new NotFoundError('User') }),
   userByIdOrUsername: scope('userByIdOrUsername', { key: 'user', load: (ctx, id) => ctx.users.findByIdOrUsername(id), notFound: () => new NotFoundError('User') }),
   personalAccessToken: scope('personalAccessToken', {
@@ -28,7 +43,23 @@ export const SCOPES = {
   project: scope('project', { key: 'project', load: (ctx, id) => ctx.projects.findInScope(id), notFound: () => new NotFoundError('Project') }),
   group: scope('group', { key: 'group', load: (ctx, id) => ctx.groups.findInScope(id), notFound: () => new NotFoundError('Group') }),
   namespace: scope('namespace', { key: 'namespace', load: (ctx, id) => ctx.namespaces.findInScope(id), notFound: () => new NotFoundError('Namespace') }),
-} satisfies { [S in ScopeName]: ScopeDefinition<S, string, unknown> };
+};
+
+type RootResource<S extends keyof typeof ROOT_SCOPES> = NonNullable<Awaited<ReturnType<(typeof ROOT_SCOPES)[S]['load']>>>;
+
+const nested = <P extends keyof typeof ROOT_SCOPES, Key extends string, Resource>(definition: NestedScope<P, Key, RootResource<P>, Resource>) => definition;
+
+const NESTED = {
+  protectedBranch: nested({
+    key: 'protection',
+    parent: 'project',
+    reads: 'read_project',
+    load: (ctx, project, name) => ctx.branches.findProtection(project, name),
+    notFound: () => new NotFoundError('404 Not found', { verbatim: true }),
+  }),
+} satisfies Record<NestedScopeName, unknown>;
+
+export const SCOPES = { ...ROOT_SCOPES, ...NESTED };
 
 type Definition<S extends ScopeName> = (typeof SCOPES)[S];
 type ScopeResource<S extends ScopeName> = NonNullable<Awaited<ReturnType<Definition<S>['load']>>>;

@@ -108,6 +108,24 @@ export function membersWithDescendantsSql(g = 'g'): string {
   return `(select count(distinct gm."user_id")::int from "group_members" gm join "namespaces" d on d."id" = gm."group_id" where d."traversal_ids" @> array[${g}."id"] and ${current('gm')})`;
 }
 
+/**
+ * What the caller is to the namespace aliased `n`, as select columns: `own` (its user's namespace), `member` (a
+ * group it is itself a member of) and `access_level` (its level on a group, inherited; 0 for none).
+ */
+export function namespaceAccessColumnsSql(caller: Caller, n = 'n'): string {
+  if (!caller.user) return `false as "own", false as "member", 0 as "access_level"`;
+  const user = idSql(caller.user.id);
+  return `coalesce(${n}."owner_id" = ${user}, false) as "own", ${n}."id" in (${memberGroupIdsSql(caller)}) as "member",
+    case when ${n}."kind" = 'group' then ${groupAccessLevelSql(caller.user.id, n)} else 0 end as "access_level"`;
+}
+
+/** The groups (aliased `g`) whose members the caller administers (maintainers and above; every group for administrators), as a condition. */
+export function administeredGroupsSql(caller: Caller, g = 'g'): string {
+  if (caller.user?.admin) return 'true';
+  if (!caller.user) return 'false';
+  return `${groupAccessLevelSql(caller.user.id, g)} >= ${ACCESS_LEVELS.maintainer}`;
+}
+
 /** The IDs of the groups the caller is itself a member of (not by inheritance), as a subquery. */
 export function memberGroupIdsSql(caller: Caller): string {
   if (!caller.user) return 'select null::int where false';

@@ -1,4 +1,4 @@
-import { pushesToBranch, type BranchProtection, type ProjectInScope } from '../auth/abilities.js';
+import { can, pushesToBranch, type BranchProtection, type ProjectInScope, type ProtectedBranchInScope } from '../auth/abilities.js';
 import { ACCESS_LEVELS, ProtectedBranch } from '../db/entities/index.js';
 import { queryRows } from '../db/rows.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
@@ -98,7 +98,7 @@ export class BranchesService {
       if (name === (await repo.headBranch())) throw new BadRequestError(REFUSALS.removeDefaultBranch);
       // A protected branch goes by its maintainers' hands only, whoever its protection lets push.
       const protected_ = this.protectionOf(await this.protections(scoped.project.id), name) !== null;
-      if (protected_ && !this.ctx.isAdmin && scoped.accessLevel < ACCESS_LEVELS.maintainer) throw new BadRequestError(REFUSALS.deleteProtectedBranch);
+      if (protected_ && !can(this.ctx.caller, 'push_to_delete_protected_branch', scoped)) throw new BadRequestError(REFUSALS.deleteProtectedBranch);
       return { updates: [{ name: BRANCH_PREFIX + name, old: oid, new: null }], result: undefined };
     }).catch((error: unknown) => {
       throw writeRefusal(error);
@@ -140,11 +140,15 @@ export class BranchesService {
     return { ...page, items: page.items.map(presentProtection) };
   }
 
+  /** A protection of the project by its name or pattern, as the protectedBranch scope loads it; null without one. */
+  async findProtection(project: ProjectInScope, name: string): Promise<ProtectedBranchInScope | null> {
+    const protection = await this.ctx.em.findOne(ProtectedBranch, { project: project.project.id, name });
+    return protection ? { protection, project } : null;
+  }
+
   /** GET /projects/:id/protected_branches/:name */
-  async getProtected(scoped: ProjectInScope, name: string): Promise<ProtectedBranchShape> {
-    const protection = await this.ctx.em.findOne(ProtectedBranch, { project: scoped.project.id, name });
-    if (!protection) throw new NotFoundError('404 Not found', { verbatim: true });
-    return presentProtection(protection);
+  getProtected(scoped: ProtectedBranchInScope): ProtectedBranchShape {
+    return presentProtection(scoped.protection);
   }
 
   /** POST /projects/:id/protected_branches: a name or pattern, whether or not a branch has it yet; 409 when protected already. */
@@ -155,12 +159,12 @@ export class BranchesService {
       [scoped.project.id, input.name, input.push_access_level ?? ACCESS_LEVELS.maintainer, input.merge_access_level ?? ACCESS_LEVELS.maintainer],
     );
     if (!created) throw new ConflictError(REFUSALS.protectionExists(input.name));
-    return this.getProtected(scoped, input.name);
+    return presentProtection(await this.ctx.em.findOneOrFail(ProtectedBranch, { id: created.id }));
   }
 
   /** DELETE /projects/:id/protected_branches/:name */
-  async deleteProtected(scoped: ProjectInScope, name: string): Promise<void> {
-    if (!(await this.ctx.em.nativeDelete(ProtectedBranch, { project: scoped.project.id, name }))) throw new NotFoundError('404 Not found', { verbatim: true });
+  async deleteProtected(scoped: ProtectedBranchInScope): Promise<void> {
+    await this.ctx.em.nativeDelete(ProtectedBranch, { id: scoped.protection.id });
   }
 
   /**

@@ -144,10 +144,6 @@ export class Context {
     return this.env.repositories.open(project.repositoryStorage, project.id);
   }
 
-  get isAdmin(): boolean {
-    return this.caller.user?.admin === true;
-  }
-
   /** Application settings, the same throughout a call (cached in the process: SettingsService.values). */
   async settings(): Promise<SettingsValues> {
     this.settingsValues ??= await this.applicationSettings.values();
@@ -160,7 +156,6 @@ export class Context {
     const ctx = this;
     this.presenterView ??= {
       caller: this.caller,
-      isAdmin: this.isAdmin,
       baseUrl: this.baseUrl,
       settings,
       get em() {

@@ -54,7 +54,7 @@ export class GroupsService {
     const inGroups = (condition: string) => ({ id: { $in: raw(`(select g."id" from "namespaces" g where ${condition})`) } });
     const where: FilterQuery<Namespace>[] = [{ kind: 'group' }];
     // A group's subgroups: every one the caller may see, unless it asks for its own only.
-    const allByDefault = this.ctx.isAdmin || parent !== undefined;
+    const allByDefault = can(caller, 'read_all_resources') || parent !== undefined;
     if (parent) where.push({ parent: parent.id });
     if (query.owned) where.push(inGroups(ownedGroupsSql(caller)));
     else if (!caller.user || query.all_available || (allByDefault && query.all_available === undefined)) where.push(inGroups(visibleGroupsSql(caller)));
@@ -74,7 +74,7 @@ export class GroupsService {
   /** Groups as the caller sees them; with `statistics` (administrators), what each one's projects store. */
   async present(groups: Namespace[], options: { statistics?: boolean } = {}): Promise<GroupShape[]> {
     const view = await this.ctx.view();
-    if (!options.statistics || !this.ctx.isAdmin || !groups.length) return presentGroups(groups, view);
+    if (!options.statistics || !can(this.ctx.caller, 'read_all_resources') || !groups.length) return presentGroups(groups, view);
     const projects = await readRows(view.rows, Project, `select "id", "namespace_id", "repository_storage" from "projects" where "namespace_id" in (${groups.map((group) => group.id).join(', ')})`, []);
     const sizes = await Promise.all(projects.map((project) => this.ctx.env.repositories.size(project.repositoryStorage, project.id)));
     const statistics = new Map<number, number>();
@@ -108,10 +108,10 @@ export class GroupsService {
     let parent: Namespace | null = null;
     if (input.parent_id !== undefined) {
       const scoped = await this.findInScope(input.parent_id);
-      if (!scoped?.visible) throw new NotFoundError('Group');
-      if (!can(caller, 'admin_group', scoped)) throw new ForbiddenError();
+      if (!scoped || !can(caller, 'read_group', scoped)) throw new NotFoundError('Group');
+      if (!can(caller, 'create_subgroup', scoped)) throw new ForbiddenError();
       parent = scoped.group;
-    } else if (!this.ctx.isAdmin && !this.ctx.currentUser.canCreateGroup) {
+    } else if (!can(caller, 'create_group')) {
       throw new ForbiddenError();
     }
     const settings = await this.ctx.settings();
@@ -225,7 +225,7 @@ export class GroupsService {
 
   /** `restricted_visibility_levels` (for all but administrators), and a subgroup is no more open than its parent. */
   private checkVisibility(problems: Problems, visibility: Visibility, parent: Namespace | null, restricted: readonly string[] | null): void {
-    if (!this.ctx.isAdmin && restricted?.includes(visibility)) problems.add('visibility_level', `${visibility} has been restricted by your GitLab administrator`);
+    if (!can(this.ctx.caller, 'admin_all_resources') && restricted?.includes(visibility)) problems.add('visibility_level', `${visibility} has been restricted by your GitLab administrator`);
     if (parent && visibilityRank(visibility) > visibilityRank(parent.visibility)) {
       problems.add('visibility_level', `${visibility} is not allowed since the parent group has a ${parent.visibility} visibility.`);
     }

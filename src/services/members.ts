@@ -90,7 +90,8 @@ export class MembersService {
     const source = sourceOf(of);
     const membership = await this.ownMembership(of, userId);
     await this.checkLevel(of, userId, input.access_level);
-    if (membership.access_level >= ACCESS_LEVELS.owner && input.access_level < ACCESS_LEVELS.owner) await this.keepAnOwner(of, userId);
+    // An owner's membership stepping down (owner is the highest level): the group must keep another.
+    if (membership.access_level === ACCESS_LEVELS.owner && input.access_level !== ACCESS_LEVELS.owner) await this.keepAnOwner(of, userId);
     const expiresAt = input.expires_at === undefined ? membership.expires_at : memberExpiry(input.expires_at);
     const { table, key } = TABLES[source.kind];
     await this.em.execute(`update "${table}" set "access_level" = ?, "expires_at" = ? where "${key}" = ? and "user_id" = ?`, [
@@ -107,7 +108,7 @@ export class MembersService {
     const source = sourceOf(of);
     const membership = await this.ownMembership(of, userId);
     if (userId !== this.ctx.currentUser.id && !this.administers(of)) throw new ForbiddenError();
-    if (membership.access_level >= ACCESS_LEVELS.owner) await this.keepAnOwner(of, userId);
+    if (membership.access_level === ACCESS_LEVELS.owner) await this.keepAnOwner(of, userId);
     const { table, key } = TABLES[source.kind];
     await this.em.execute(`delete from "${table}" where "${key}" = ? and "user_id" = ?`, [source.id, userId]);
   }

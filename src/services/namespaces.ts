@@ -1,9 +1,9 @@
 import { raw } from '@mikro-orm/core';
-import { ACCESS_LEVELS, Namespace, type User } from '../db/entities/index.js';
+import { Namespace, type User } from '../db/entities/index.js';
 import type { EntityManager } from '../db/orm.js';
-import type { NamespaceInScope } from '../auth/abilities.js';
-import { groupAccessLevelSql, memberGroupIdsSql, membersWithDescendantsSql } from '../auth/access-levels.js';
-import { keyOf, readRows } from '../db/rows.js';
+import { can, type NamespaceInScope } from '../auth/abilities.js';
+import { administeredGroupsSql, memberGroupIdsSql, membersWithDescendantsSql, namespaceAccessColumnsSql } from '../auth/access-levels.js';
+import { queryRows, rowAs } from '../db/rows.js';
 import type { ListNamespacesQuery, Namespace as NamespaceShape } from '../schemas/namespaces.js';
 import type { Context } from './context.js';
 import { findPage, type Page, type PageQuery } from './pagination.js';
@@ -50,7 +50,7 @@ export class NamespacesService {
    */
   async list(query: ListNamespacesQuery & PageQuery): Promise<Page<NamespaceShape>> {
     const where: object[] = [];
-    if (!this.ctx.isAdmin) where.push({ $or: [{ owner: this.ctx.currentUser.id }, { id: { $in: raw(`(${memberGroupIdsSql(this.ctx.caller)})`) } }] });
+    if (!can(this.ctx.caller, 'read_all_resources')) where.push({ $or: [{ owner: this.ctx.currentUser.id }, { id: { $in: raw(`(${memberGroupIdsSql(this.ctx.caller)})`) } }] });
     if (query.search) {
       const pattern = likePattern(query.search);
       where.push({ $or: [{ name: { $ilike: pattern } }, { path: { $ilike: pattern } }] });
@@ -59,29 +59,21 @@ export class NamespacesService {
     return { ...page, items: await this.present(page.items) };
   }
 
-  /** A namespace by ID or full path (any case), with whether the caller may see it; null when there is none. */
+  /** A namespace by ID or full path (any case), with what the caller is to it; null when there is none. */
   async findInScope(idOrPath: number | string): Promise<NamespaceInScope | null> {
-    const [namespace] =
-      typeof idOrPath === 'number'
-        ? await readRows(this.em, Namespace, 'select * from "namespaces" where "id" = ?', [idOrPath])
-        : await readRows(this.em, Namespace, 'select * from "namespaces" where lower("full_path") = lower(?)', [idOrPath]);
-    if (!namespace) return null;
-    const user = this.ctx.caller.user;
-    if (this.ctx.isAdmin || (namespace.kind === 'user' && user && keyOf(namespace.owner) === user.id)) return { namespace, visible: true };
-    if (namespace.kind !== 'group' || !user) return { namespace, visible: false };
-    const [{ member }] = await this.em.execute<{ member: boolean }[]>(`select ? in (${memberGroupIdsSql(this.ctx.caller)}) as "member"`, [namespace.id]);
-    return { namespace, visible: member };
+    const where = typeof idOrPath === 'number' ? 'n."id" = ?' : 'lower(n."full_path") = lower(?)';
+    const [row] = await queryRows(this.em, `select to_jsonb(n) as "namespace", ${namespaceAccessColumnsSql(this.ctx.caller)} from "namespaces" n where ${where}`, [idOrPath]);
+    if (!row) return null;
+    return { namespace: rowAs(this.em, Namespace, row.namespace), own: row.own === true, member: row.member === true, accessLevel: Number(row.access_level) };
   }
 
   /** Namespaces in the caller's shape; the members' count of the groups it may administer, in one query for the page. */
   async present(namespaces: Namespace[]): Promise<NamespaceShape[]> {
     const groups = namespaces.filter((namespace) => namespace.kind === 'group').map((namespace) => namespace.id);
     const administered = new Map<number, number>();
-    const user = this.ctx.caller.user;
-    if (groups.length && user) {
-      const administers = this.ctx.isAdmin ? 'true' : `${groupAccessLevelSql(user.id, 'g')} >= ${ACCESS_LEVELS.maintainer}`;
+    if (groups.length && this.ctx.caller.user) {
       const rows = await this.em.execute<{ id: number; members: number }[]>(
-        `select g."id", ${membersWithDescendantsSql('g')} as "members" from "namespaces" g where g."id" in (${groups.join(', ')}) and ${administers}`,
+        `select g."id", ${membersWithDescendantsSql('g')} as "members" from "namespaces" g where g."id" in (${groups.join(', ')}) and ${administeredGroupsSql(this.ctx.caller, 'g')}`,
       );
       for (const row of rows) administered.set(row.id, row.members);
     }

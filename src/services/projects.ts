@@ -1,7 +1,7 @@
 import { raw, type FilterQuery } from '@mikro-orm/core';
 import { can, type ProjectInScope } from '../auth/abilities.js';
 import { newRunnersToken } from '../auth/secret-box.js';
-import { groupAccessLevelSql, memberProjectsSql, ownedProjectsSql, projectAccessColumnsSql, projectUserIdsSql, visibleProjectsSql } from '../auth/access-levels.js';
+import { memberProjectsSql, ownedProjectsSql, projectAccessColumnsSql, projectUserIdsSql, visibleProjectsSql } from '../auth/access-levels.js';
 import { ACCESS_LEVELS, Namespace, Project, ProjectAvatar, ProjectGroupLink, ProjectMember, ProjectStar, PROJECT_ACCESS_LEVELS, User, visibilityRank, type Visibility } from '../db/entities/index.js';
 import { keyOf, queryRows, readRows, rowAs } from '../db/rows.js';
 import { takenAttribute } from '../db/unique.js';
@@ -148,7 +148,7 @@ export class ProjectsService {
     // Conditions on the projects table aliased `p` inside a subquery: the visibility rules are written once, for that alias.
     const inProjects = (condition: string) => ({ id: { $in: raw(`(select p."id" from "projects" p where ${condition})`) } });
     const where: FilterQuery<Project>[] = [scope];
-    if (!this.ctx.isAdmin) where.push(inProjects(visibleProjectsSql(caller)));
+    if (!can(caller, 'read_all_resources')) where.push(inProjects(visibleProjectsSql(caller)));
     if (query.archived !== undefined) where.push({ archived: query.archived });
     if (query.visibility !== undefined) where.push({ visibility: query.visibility });
     if (query.search) {
@@ -425,7 +425,7 @@ export class ProjectsService {
     if (!PROJECT_ACCESS_LEVELS.includes(input.group_access)) throw BadRequestError.invalid('group_access', 'does not have a valid value');
     const expiresAt = memberExpiry(input.expires_at);
     const group = await this.ctx.groups.findInScope(input.group_id);
-    if (!group?.visible) throw new NotFoundError('Group');
+    if (!group || !can(this.ctx.caller, 'read_group', group)) throw new NotFoundError('Group');
     if (scoped.namespace.traversalIds.includes(group.group.id)) throw new ConflictError('Project cannot be shared with the group it is in or one of its ancestors.');
     const [link] = await this.em.execute<{ id: number }[]>(
       `insert into "project_group_links" ("project_id", "group_id", "group_access", "expires_at", "created_at") values (?, ?, ?, ?, now())
@@ -512,10 +512,15 @@ export class ProjectsService {
       )) as { id: number; access_level: number; project_access: number | null; group_access: number | null }[];
       for (const row of rows) relations.access.set(row.id, { accessLevel: row.access_level, projectAccess: row.project_access, groupAccess: row.group_access });
     }
-    // Its runners token for its maintainers and owners (and administrators).
+    // As each project's scope would be, for its policy.
+    const scopedOf = (project: Project): ProjectInScope => ({
+      project,
+      namespace: relations.namespaces.get(keyOf(project.namespace))!,
+      ...(relations.access.get(project.id) ?? { accessLevel: 0, projectAccess: null, groupAccess: null }),
+    });
+    // Its runners token for those who administer it.
     for (const project of projects) {
-      const maintains = this.ctx.isAdmin || (relations.access.get(project.id)?.accessLevel ?? 0) >= ACCESS_LEVELS.maintainer;
-      if (!maintains || !project.runnersTokenSealed) continue;
+      if (!project.runnersTokenSealed || !can(this.ctx.caller, 'admin_project', scopedOf(project))) continue;
       try {
         relations.runnersTokens.set(project.id, this.ctx.env.secrets.open(project.runnersTokenSealed));
       } catch {
@@ -525,8 +530,8 @@ export class ProjectsService {
       }
     }
     if (options.statistics) {
-      // Measured from each repository, for those who may read them (reporters and above, administrators).
-      const readers = projects.filter((project) => this.ctx.isAdmin || (relations.access.get(project.id)?.accessLevel ?? 0) >= ACCESS_LEVELS.reporter);
+      // Measured from each repository, for those who may read them.
+      const readers = projects.filter((project) => can(this.ctx.caller, 'read_statistics', scopedOf(project)));
       const measured = await Promise.all(readers.map((project) => this.ctx.env.repositories.statistics(project.repositoryStorage, project.id)));
       readers.forEach((project, index) => relations.statistics.set(project.id, measured[index]));
     }
@@ -545,22 +550,20 @@ export class ProjectsService {
   private async visibleNamespace(idOrPath: number | string): Promise<Namespace | null> {
     const target = await this.ctx.namespaces.findInScope(idOrPath);
     if (!target) return null;
-    if (target.visible || (target.namespace.kind === 'group' && (await this.ctx.groups.findInScope(target.namespace.id))?.visible)) return target.namespace;
-    return null;
+    if (can(this.ctx.caller, 'read_namespace', target)) return target.namespace;
+    const group = target.namespace.kind === 'group' ? await this.ctx.groups.findInScope(target.namespace.id) : null;
+    return group && can(this.ctx.caller, 'read_group', group) ? target.namespace : null;
   }
 
-  /** Whether the caller may put projects in the namespace: its own, a group it maintains or owns, or any for administrators. */
+  /** Whether the caller may put projects in the namespace (namespacePolicy's `create_projects`). */
   private async mayCreateProjectsIn(namespace: Namespace): Promise<boolean> {
-    const user = this.ctx.currentUser;
-    if (this.ctx.isAdmin || keyOf(namespace.owner) === user.id) return true;
-    if (namespace.kind !== 'group') return false;
-    const [{ level }] = await this.em.execute<{ level: number }[]>(`select ${groupAccessLevelSql(user.id, 'g')} as "level" from "namespaces" g where g."id" = ?`, [namespace.id]);
-    return level >= ACCESS_LEVELS.maintainer;
+    const scoped = await this.ctx.namespaces.findInScope(namespace.id);
+    return scoped !== null && can(this.ctx.caller, 'create_projects', scoped);
   }
 
   /** `restricted_visibility_levels` (levels that only administrators may give a project); a project is no more open than its group. */
   private checkVisibility(problems: Problems, visibility: Visibility, settings: SettingsValues, namespace: Namespace): void {
-    if (!this.ctx.isAdmin && settings.restricted_visibility_levels?.includes(visibility)) {
+    if (!can(this.ctx.caller, 'admin_all_resources') && settings.restricted_visibility_levels?.includes(visibility)) {
       problems.add('visibility_level', `${visibility} has been restricted by your GitLab administrator`);
     }
     if (namespace.kind === 'group' && visibilityRank(visibility) > visibilityRank(namespace.visibility)) {

@@ -1,3 +1,4 @@
+import { can } from '../auth/abilities.js';
 import { today } from '../auth/access-levels.js';
 import { generateToken, tokenDigest, verifyPassword } from '../auth/secrets.js';
 import { AccessToken, User } from '../db/entities/index.js';
@@ -107,7 +108,7 @@ export class AccessTokensService {
    * user's with `user_id`.
    */
   async listVisible(query: ListAllTokensQuery & PageQuery): Promise<Page<PersonalAccessToken>> {
-    const owner = !this.ctx.isAdmin ? this.ctx.user : query.user_id !== undefined ? await this.ctx.users.find(query.user_id) : null;
+    const owner = !can(this.ctx.caller, 'read_all_resources') ? this.ctx.user : query.user_id !== undefined ? await this.ctx.users.find(query.user_id) : null;
     return this.list(owner, 'personal', query);
   }
 

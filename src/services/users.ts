@@ -1,3 +1,4 @@
+import { can } from '../auth/abilities.js';
 import { randomBytes } from 'node:crypto';
 import type { FilterQuery } from '@mikro-orm/core';
 import { hashPassword } from '../auth/secrets.js';
@@ -50,7 +51,7 @@ export class UsersService {
 
   /** Administrators' parameters reach here only from administrators (the route table's `AdminOnly`). */
   async list(query: ListUsersQuery & PageQuery): Promise<Page<UserBasic | UserFull>> {
-    const admin = this.ctx.isAdmin;
+    const admin = can(this.ctx.caller, 'read_all_resources');
     const where: FilterQuery<User>[] = [];
     if (query.active === true) where.push({ state: 'active' });
     if (query.blocked === true) where.push({ state: 'blocked' });
@@ -81,7 +82,7 @@ export class UsersService {
     const direction: 'asc' | 'desc' = query.sort === 'asc' ? 'asc' : 'desc';
     const orderBy = orderField === 'id' ? { id: direction } : { [orderField]: direction, id: direction };
     const view = await this.ctx.view();
-    const fields = view.isAdmin ? undefined : USER_BASIC_FIELDS;
+    const fields = admin ? undefined : USER_BASIC_FIELDS;
     const page = await findPage(this.em, User, where.length ? { $and: where } : {}, orderBy, query, { plainRows: true, fields });
     return { ...page, items: await presentUsers(page.items, view, { withCustomAttributes: query.with_custom_attributes }) };
   }

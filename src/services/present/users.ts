@@ -1,3 +1,4 @@
+import { can } from '../../auth/abilities.js';
 import { createHash } from 'node:crypto';
 import { CustomAttribute, Identity, type User } from '../../db/entities/index.js';
 import { keyOf, readRows } from '../../db/rows.js';
@@ -109,13 +110,13 @@ export async function presentUserFull(user: User, view: View, relations: UserRel
 
 /** A page of users as the viewer may see them: full shapes for administrators, references for others. */
 export async function presentUsers(users: User[], view: View, relations: UserRelations = {}): Promise<(UserBasic | UserFull)[]> {
-  if (view.isAdmin) return presentUsersFull(users, view, relations);
+  if (can(view.caller, 'read_all_resources')) return presentUsersFull(users, view, relations);
   return users.map((user) => presentUserBasic(user, view));
 }
 
 /** One user as the viewer may see it: the profile for normal callers, the full user for administrators. */
 export async function presentUser(user: User, view: View, relations: UserRelations = {}): Promise<UserProfile | UserFull> {
-  return view.isAdmin ? presentUserFull(user, view, relations) : profileOf(user, view);
+  return can(view.caller, 'read_all_resources') ? presentUserFull(user, view, relations) : profileOf(user, view);
 }
 
 /** The full user with the account's private token: the answer to POST /session. */
@@ -128,7 +129,7 @@ export async function presentUserWithPrivateToken(user: User, privateToken: stri
  * private token also sees it; tokens are stored as digests, so no other private token can be shown.
  */
 export async function presentCurrentUser(user: User, view: View): Promise<UserSelf | UserFull | UserWithPrivateToken> {
-  if (!view.isAdmin) return selfOf(user, (await identitiesOf([user], view)).get(user.id) ?? [], view);
+  if (!can(view.caller, 'read_all_resources')) return selfOf(user, (await identitiesOf([user], view)).get(user.id) ?? [], view);
   const privateToken = view.caller.privateToken;
   return privateToken ? presentUserWithPrivateToken(user, privateToken, view) : presentUserFull(user, view);
 }

@@ -9,7 +9,6 @@ import type { SettingsValues } from '../../schemas/settings.js';
  */
 export interface View {
   caller: Caller;
-  isAdmin: boolean;
   /** The start of every URL in an answer (`web_url`, `avatar_url`), no trailing slash. */
   baseUrl: string;
   settings: SettingsValues;

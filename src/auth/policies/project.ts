@@ -1,0 +1,88 @@
+import { ACCESS_LEVELS, type Namespace, type Project } from '../../db/entities/index.js';
+import type { Caller } from '../caller.js';
+import { canReadProject } from '../access-levels.js';
+import { definePolicy } from '../policy.js';
+
+/** A project a call named, with its namespace and the caller's levels on it (loaded together: services/projects.ts). */
+export interface ProjectInScope {
+  project: Project;
+  namespace: Namespace;
+  /** The caller's access level: the highest of its memberships (src/auth/access-levels.ts); 0 for none. */
+  accessLevel: number;
+  /** Its own membership's level, and its groups' (inherited): null without one. */
+  projectAccess: number | null;
+  groupAccess: number | null;
+}
+
+const signedIn = (caller: Caller) => caller.user !== null;
+const admin = (caller: Caller) => caller.user?.admin === true;
+const atLeast = (level: number) => (_caller: Caller, scoped: ProjectInScope) => scoped.accessLevel >= level;
+
+/** What is written to a project's repository or beside it: what an archived project refuses to everyone. */
+const WRITES = ['push_code', 'push_to_delete_protected_branch', 'create_commit_status', 'create_note'] as const;
+
+/**
+ * Who may do what with a project. Its code is read by whoever sees a public or internal project and by reporters
+ * and above of a private one; written by developers; maintainers administer it and its members; owners rename,
+ * move, re-show and delete it. Administrators may do everything an archived project does not refuse to all.
+ */
+export const projectPolicy = definePolicy({
+  abilities: [
+    'read_project',
+    'download_code',
+    'fork_project',
+    'read_statistics',
+    'create_note',
+    'push_code',
+    'create_commit_status',
+    'push_to_delete_protected_branch',
+    'admin_project',
+    'admin_project_member',
+    'rename_project',
+    'change_visibility_level',
+    'change_namespace',
+    'remove_project',
+  ],
+  conditions: {
+    admin,
+    signed_in: signedIn,
+    // Public projects to anyone, internal ones to signed-in users who are not external, any to its members.
+    sees: (caller, scoped: ProjectInScope) => canReadProject(caller, scoped.project.visibility, scoped.accessLevel),
+    private_project: (_caller, scoped: ProjectInScope) => scoped.project.visibility === 'private',
+    archived: (_caller, scoped: ProjectInScope) => scoped.project.archived === true,
+    guest: atLeast(ACCESS_LEVELS.guest),
+    reporter: atLeast(ACCESS_LEVELS.reporter),
+    developer: atLeast(ACCESS_LEVELS.developer),
+    maintainer: atLeast(ACCESS_LEVELS.maintainer),
+    owner: atLeast(ACCESS_LEVELS.owner),
+  },
+  rules: [
+    { when: (is) => is.sees, enable: ['read_project'] },
+    // Its code: whoever sees a public or internal project; reporters and above of a private one.
+    { when: (is) => is.sees && (!is.private_project || is.reporter || is.admin), enable: ['download_code', 'fork_project'] },
+    { when: (is) => is.signed_in && is.sees && (!is.private_project || is.reporter || is.admin), enable: ['create_note'] },
+    { when: (is) => is.reporter || is.admin, enable: ['read_statistics'] },
+    { when: (is) => is.developer || is.admin, enable: ['push_code', 'create_commit_status'] },
+    { when: (is) => is.maintainer || is.admin, enable: ['admin_project', 'admin_project_member', 'push_to_delete_protected_branch'] },
+    { when: (is) => is.owner || is.admin, enable: ['rename_project', 'change_visibility_level', 'change_namespace', 'remove_project'] },
+    // Read-only to everyone, administrators too, until unarchived.
+    { when: (is) => is.archived, prevent: WRITES },
+  ],
+  // A project the caller may not see does not exist for it (SPEC: a private project is 404 to non-members).
+  hidden: { abilities: 'all', when: (is) => !is.sees },
+});
+
+/** A protected branch's rule: the lowest level that may push to it (null: the branch is not protected). */
+export interface BranchProtection {
+  pushAccessLevel: number;
+}
+
+/**
+ * Whether the caller may write to a branch (commit, delete, cherry-pick onto it): `push_code`, and on a protected
+ * branch the level its protection asks (administrators always may, as in the original; level 0 is "no one" else).
+ */
+export function pushesToBranch(caller: Caller, scoped: ProjectInScope, protection: BranchProtection | null): boolean {
+  if (!projectPolicy.allows(caller, 'push_code', scoped)) return false;
+  if (protection === null || admin(caller)) return true;
+  return protection.pushAccessLevel !== 0 && scoped.accessLevel >= protection.pushAccessLevel;
+}

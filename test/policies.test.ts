@@ -1,0 +1,157 @@
+/**
+ * Who may do what, decided in src/auth/ only: every policy's answers for each kind of caller and subject, held
+ * against the checked-in table (test/policies.table.md), so that every change of who-may-do-what shows in review;
+ * and no code outside src/auth/ compares access levels or reads whether the caller is an administrator.
+ *
+ * After a deliberate change of a policy: `FORGEKIT_WRITE_POLICY_TABLE=1 npx vitest run --config
+ * test/vitest.config.ts test/policies.test.ts`, then read the table's diff.
+ */
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+import { POLICIES } from '../src/auth/abilities.js';
+import { ANONYMOUS, type Caller } from '../src/auth/caller.js';
+import type { Policy } from '../src/auth/policy.js';
+import type { AccessToken, Namespace, Project, ProtectedBranch, User, Visibility } from '../src/db/entities/index.js';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+const TABLE = join(root, 'test', 'policies.table.md');
+
+/** A caller of a kind: a user row with only what the policies read. */
+function callerOf(kind: { id?: number; admin?: boolean; external?: boolean; canCreateGroup?: boolean }): Caller {
+  const user = { id: kind.id ?? 2, admin: kind.admin ?? false, external: kind.external ?? false, canCreateGroup: kind.canCreateGroup ?? true } as User;
+  return { user, scopes: null, token: null, privateToken: null };
+}
+
+const CALLERS: Record<string, Caller> = {
+  anonymous: ANONYMOUS,
+  user: callerOf({}),
+  'user who may not create groups': callerOf({ canCreateGroup: false }),
+  external: callerOf({ external: true, canCreateGroup: false }),
+  administrator: callerOf({ admin: true }),
+};
+const LEVELS: [string, number][] = [
+  ['no member', 0],
+  ['guest', 10],
+  ['reporter', 20],
+  ['developer', 30],
+  ['maintainer', 40],
+  ['owner', 50],
+];
+const VISIBILITIES: Visibility[] = ['private', 'internal', 'public'];
+
+/** Rows of one policy's table: who asks of what. */
+type Row = [who: string, what: string, caller: Caller, subject: unknown];
+
+const projectOf = (visibility: Visibility, level: number, archived = false) => ({
+  project: { id: 1, visibility, archived } as Project,
+  namespace: { id: 1 } as Namespace,
+  accessLevel: level,
+  projectAccess: null,
+  groupAccess: null,
+});
+
+function projectRows(): Row[] {
+  const rows: Row[] = [];
+  for (const archived of [false, true]) {
+    for (const visibility of VISIBILITIES) {
+      const what = `${visibility}${archived ? ', archived' : ''}`;
+      for (const name of ['anonymous', 'external', 'administrator']) rows.push([name, what, CALLERS[name], projectOf(visibility, 0, archived)]);
+      for (const [level, value] of LEVELS) rows.push([level, what, CALLERS.user, projectOf(visibility, value, archived)]);
+    }
+  }
+  return rows;
+}
+
+const ROWS: Record<keyof typeof POLICIES, () => Row[]> = {
+  global: () => Object.entries(CALLERS).map(([name, caller]): Row => [name, 'the instance', caller, null]),
+  user: () => ['anonymous', 'user'].map((name): Row => [name, 'a user', CALLERS[name], { id: 3 } as User]),
+  personalAccessToken: () => [
+    ['user', 'its own token', CALLERS.user, { user: { id: 2 } } as AccessToken],
+    ['user', "another's token", CALLERS.user, { user: { id: 3 } } as AccessToken],
+    ['administrator', "another's token", CALLERS.administrator, { user: { id: 3 } } as AccessToken],
+  ],
+  namespace: () => {
+    const user = { namespace: { kind: 'user' } as Namespace, member: false, accessLevel: 0 };
+    const group = { namespace: { kind: 'group' } as Namespace, own: false };
+    return [
+      ['user', 'its own', CALLERS.user, { ...user, own: true }],
+      ['user', "another user's", CALLERS.user, { ...user, own: false }],
+      ['administrator', "a user's", CALLERS.administrator, { ...user, own: false }],
+      ['user', 'a group, no member', CALLERS.user, { ...group, member: false, accessLevel: 0 }],
+      ['user', 'a group, developer', CALLERS.user, { ...group, member: true, accessLevel: 30 }],
+      ['user', 'a group, maintainer of a group above', CALLERS.user, { ...group, member: false, accessLevel: 40 }],
+      ['user', 'a group, owner', CALLERS.user, { ...group, member: true, accessLevel: 50 }],
+      ['administrator', 'a group', CALLERS.administrator, { ...group, member: false, accessLevel: 0 }],
+    ];
+  },
+  group: () => {
+    const groupOf = (visible: boolean, level: number) => ({ group: { id: 1 } as Namespace, visible, accessLevel: level });
+    return [
+      ['anyone', 'a group it may not see', CALLERS.user, groupOf(false, 0)],
+      ['no member', 'a group it sees', CALLERS.user, groupOf(true, 0)],
+      ...LEVELS.slice(1).map(([level, value]): Row => [level, 'a group (or one above)', CALLERS.user, groupOf(true, value)]),
+      ['administrator', 'any group', CALLERS.administrator, groupOf(true, 0)],
+    ];
+  },
+  project: projectRows,
+  protectedBranch: () =>
+    projectRows()
+      .filter(([, what]) => what === 'private' || what === 'private, archived')
+      .map(([who, what, caller, project]): Row => [who, `a protection in a ${what} project`, caller, { protection: {} as ProtectedBranch, project }]),
+};
+
+/** One policy's table in Markdown: a row per caller and subject, a column per ability, 404 where a refusal hides the subject. */
+function tableOf(name: string, policy: Policy<unknown, string>, rows: Row[]): string {
+  const header = `| caller | subject | ${policy.abilities.join(' | ')} |`;
+  const rule = `| --- | --- | ${policy.abilities.map(() => '---').join(' | ')} |`;
+  const lines = rows.map(([who, what, caller, subject]) => {
+    const cells = policy.abilities.map((ability) => (policy.allows(caller, ability, subject) ? 'yes' : policy.hides(caller, ability, subject) ? '404' : '-'));
+    return `| ${who} | ${what} | ${cells.join(' | ')} |`;
+  });
+  return [`## ${name}`, '', header, rule, ...lines].join('\n');
+}
+
+function policyTable(): string {
+  const intro = [
+    '# Who may do what',
+    '',
+    'Written by test/policies.test.ts from the policies in src/auth/policies/: `yes` allowed, `-` refused (403),',
+    '`404` refused as if the subject did not exist. Change it by changing a policy, then write it again (see the test).',
+  ].join('\n');
+  const tables = (Object.keys(POLICIES) as (keyof typeof POLICIES)[]).map((name) => tableOf(name, POLICIES[name] as Policy<unknown, string>, ROWS[name]()));
+  return `${[intro, ...tables].join('\n\n')}\n`;
+}
+
+describe('the policies', () => {
+  it('answer as the checked-in table says', () => {
+    const table = policyTable();
+    if (process.env.FORGEKIT_WRITE_POLICY_TABLE) writeFileSync(TABLE, table);
+    expect(table).toBe(readFileSync(TABLE, 'utf8'));
+  });
+
+  it('are the only code that decides: nothing outside src/auth/ compares access levels or asks whether the caller is an administrator', () => {
+    // Comparisons of levels, and reads of the caller's administrator flag (a presenter writing `is_admin` is data, not a decision).
+    const DECISIONS = [
+      /\bisAdmin\b/,
+      /\b(caller|currentUser)(\.user)?\??\.(admin|external|canCreateGroup)\b/,
+      /[<>]=?\s*ACCESS_LEVELS\./,
+      /ACCESS_LEVELS\.\w+\s*[<>]=?(?!=)/,
+      /\baccessLevel\s*[<>]=?(?!=)/,
+      /[<>]=?\s*[\w.]*\baccessLevel\b/,
+    ];
+    const src = join(root, 'src');
+    const offenders: string[] = [];
+    for (const entry of readdirSync(src, { recursive: true, withFileTypes: true })) {
+      const path = join(entry.parentPath, entry.name);
+      if (!entry.isFile() || !path.endsWith('.ts') || relative(src, path).startsWith('auth')) continue;
+      readFileSync(path, 'utf8')
+        .split('\n')
+        .forEach((line, index) => {
+          if (DECISIONS.some((pattern) => pattern.test(line))) offenders.push(`${relative(root, path)}:${index + 1}: ${line.trim()}`);
+        });
+    }
+    expect(offenders).toEqual([]);
+  });
+});
