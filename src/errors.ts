@@ -2,14 +2,13 @@
  * The typed errors every way in raises. The HTTP adapter turns each into the status and body that
  * SPEC.md "Errors" gives; in-process callers catch the same classes.
  */
-import type { Static } from 'typebox';
-import type { OAuthError as OAuthErrorBody, ValidationMessages as ValidationMessagesSchema } from './schemas/errors.js';
+import type { OAuthError as OAuthErrorBody, ValidationMessages } from './types.js';
 
 /** A validation map: property name → error messages. */
-export type ValidationMessages = Static<typeof ValidationMessagesSchema>;
+export type { ValidationMessages };
 
 /** `ErrorMessage` or `ValidationError` (one type: a BadRequestError carries either), or `OAuthError`. */
-export type ErrorBody = { message: string | ValidationMessages } | Static<typeof OAuthErrorBody>;
+export type ErrorBody = { message: string | ValidationMessages } | OAuthErrorBody;
 
 /** Each class names itself (`error.name`) in so many words: bundlers rename classes (`_BadRequestError`). */
 export abstract class ApiError extends Error {

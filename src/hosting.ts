@@ -4,12 +4,11 @@ import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import type { Router } from 'express';
 import { createApi } from './api/client.js';
-import type { Api } from './api/index.js';
 import { parseInput } from './api/validation.js';
 import { openTokenCache, type CallerIdentity } from './auth/caller.js';
 import { SecretBox } from './auth/secret-box.js';
 import { FailedAuthThrottle } from './auth/throttle.js';
-import { HostingOptionsSchema, STORAGE_NAME, type HostingOptions } from './config.js';
+import { HostingOptionsSchema, STORAGE_NAME } from './config.js';
 import { openDatabase, type Database } from './db/orm.js';
 import { BadRequestError } from './errors.js';
 import { InFlightCalls } from './in-flight.js';
@@ -21,6 +20,8 @@ import { silentLogger, type Logger } from './logger.js';
 import { queryRows } from './db/rows.js';
 import { bootstrap, fillRunnersTokens } from './services/bootstrap.js';
 import { localRequestsSetting, openSettingsCache } from './services/settings.js';
+// The public types as plain interfaces (src/types.ts), which the published declarations carry.
+import type { Api, HostingOptions } from './types.js';
 
 /** Background work (a fork's or an import's repository), as in-process callers wait for it. */
 export interface BackgroundJobs {

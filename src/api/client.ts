@@ -1,16 +1,12 @@
 import type { CallerIdentity } from '../auth/caller.js';
 import type { Environment } from '../services/context.js';
-import { allRoutes, type Api } from './index.js';
+import { allRoutes, type RouteApi } from './index.js';
 import { invoke } from './invoke.js';
 import { listResult, type Page } from '../services/pagination.js';
 import { pathParameterNames } from './params.js';
 
-/**
- * The in-process API bound to one caller: `api.users.get(5)`, `api.sshKeys.create({ title, key })`.
- * Path parameters come first, in path order, then the input object. Lists resolve to the requested page,
- * an array that also tells the size of the whole list (`total`, `totalPages`, `page`, `perPage`).
- */
-export function createApi(env: Environment, identity: CallerIdentity): Api {
+/** The in-process API bound to one caller: `api.users.get(5)`, `api.sshKeys.create({ title, key })`. */
+export function createApi(env: Environment, identity: CallerIdentity): RouteApi {
   const api: Record<string, Record<string, (...args: unknown[]) => Promise<unknown>>> = {};
   for (const { group, name, route } of allRoutes()) {
     const names = pathParameterNames(route.path);
@@ -20,5 +16,5 @@ export function createApi(env: Environment, identity: CallerIdentity): Api {
       return route.list ? listResult(result as Page<unknown>) : result;
     };
   }
-  return api as unknown as Api;
+  return api as unknown as RouteApi;
 }

@@ -91,8 +91,14 @@ export const routes = {
 
 export type RouteTable = typeof routes;
 
-/** The in-process API: one typed method per route, grouped as the table groups them. */
-export type Api = { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group]]: RouteCall<RouteTable[Group][Name]> } };
+/**
+ * The in-process API: one typed method per route, grouped as the table groups them. Path parameters come
+ * first, in path order, then the input object. Lists resolve to the requested page, an array that also tells
+ * the size of the whole list (`total`, `totalPages`, `page`, `perPage`).
+ */
+// Written out as plain interfaces in src/types.ts (`Api`, scripts/types.mjs): what HostingService and the
+// published declarations carry.
+export type RouteApi = { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group]]: RouteCall<RouteTable[Group][Name]> } };
 
 /** Every route with its group and name, in table order. */
 export function allRoutes(): NamedRoute[] {

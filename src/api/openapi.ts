@@ -8,7 +8,7 @@ import { PerCaller, successStatus, type AnyRoute, type NamedRoute, type Shape } 
 type JsonObject = Record<string, unknown>;
 
 /** Every schema src/schemas exports (TypeBox marks each schema it builds with its kind), by name. */
-const namedSchemas = Object.entries(schemaModules as Record<string, unknown>).filter(
+export const namedSchemas = Object.entries(schemaModules as Record<string, unknown>).filter(
   (entry): entry is [string, TSchema] => typeof entry[1] === 'object' && entry[1] !== null && '~kind' in entry[1],
 );
 const namesByObject = new Map<unknown, string>(namedSchemas.map(([name, schema]) => [schema, name]));
