@@ -18,6 +18,7 @@ import { registerRepositoryJobs } from './jobs/repository-jobs.js';
 import type { Environment } from './services/context.js';
 import { silentLogger, type Logger } from './logger.js';
 import { queryRows } from './db/rows.js';
+import { sql } from './db/sql.js';
 import { bootstrap, fillRunnersTokens } from './services/bootstrap.js';
 import { localRequestsSetting, openSettingsCache } from './services/settings.js';
 // The public types as plain interfaces (src/types.ts), which the published declarations carry.
@@ -131,7 +132,7 @@ const MISSING_SHOWN = 20;
 async function reportMissingRepositories(db: Database, repositories: RepositoryStore, logger: Logger): Promise<void> {
   const projects = (await queryRows(
     db.rows,
-    `select p."id", p."repository_storage" as "storage", n."full_path" || '/' || p."path" as "fullPath"
+    sql`select p."id", p."repository_storage" as "storage", n."full_path" || '/' || p."path" as "fullPath"
      from "projects" p join "namespaces" n on n."id" = p."namespace_id" order by p."id"`,
   )) as { id: number; storage: string; fullPath: string }[];
   const missing = await repositories.missing(projects);

@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ANONYMOUS, type Caller } from '../src/auth/caller.js';
 import { can, type Ability, type GroupInScope, type ProjectInScope } from '../src/auth/abilities.js';
+import { queryRows } from '../src/db/rows.js';
+import { sql, type Sql } from '../src/db/sql.js';
 import { accessLevelSql, canReadProject, groupAccessColumnsSql, visibleGroupsSql, visibleProjectsSql } from '../src/auth/access-levels.js';
 import type { Namespace, Project, User, Visibility } from '../src/db/entities/index.js';
 import { createUser, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
@@ -14,22 +16,25 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-const sql = <Row>(text: string, values: unknown[] = []) => t.db.rows.execute<Row[]>(text, values);
+/** A statement with `?` for each value, for the test's own rows. */
+const run = <Row>(text: string, values: unknown[] = []) => t.db.rows.execute<Row[]>(text, values);
+/** A statement with a fragment of the rules (src/auth/access-levels.ts) in it. */
+const withRule = async <Row>(statement: Sql) => (await queryRows(t.db.rows, statement)) as Row[];
 
 async function group(path: string, parent?: { id: number; traversal: number[]; fullPath: string }, visibility: Visibility = 'private') {
   const fullPath = parent ? `${parent.fullPath}/${path}` : path;
-  const [{ id }] = await sql<{ id: number }>(
+  const [{ id }] = await run<{ id: number }>(
     `insert into "namespaces" ("kind", "name", "path", "full_path", "full_name", "parent_id", "traversal_ids", "visibility", "created_at", "updated_at")
      values ('group', ?, ?, ?, ?, ?, '{}', ?, now(), now()) returning "id"`,
     [path, path, fullPath, fullPath, parent?.id ?? null, visibility],
   );
   const traversal = [...(parent?.traversal ?? []), id];
-  await sql(`update "namespaces" set "traversal_ids" = ? where "id" = ?`, [`{${traversal.join(',')}}`, id]);
+  await run(`update "namespaces" set "traversal_ids" = ? where "id" = ?`, [`{${traversal.join(',')}}`, id]);
   return { id, traversal, fullPath };
 }
 
 async function project(namespaceId: number, path: string, visibility: Visibility): Promise<number> {
-  const [{ id }] = await sql<{ id: number }>(
+  const [{ id }] = await run<{ id: number }>(
     `insert into "projects" ("name", "path", "namespace_id", "visibility", "repository_storage", "created_at", "updated_at", "last_activity_at")
      values (?, ?, ?, ?, 'default', now(), now(), now()) returning "id"`,
     [path, path, namespaceId, visibility],
@@ -38,25 +43,24 @@ async function project(namespaceId: number, path: string, visibility: Visibility
 }
 
 const member = (table: 'project_members' | 'group_members', column: 'project_id' | 'group_id', sourceId: number, userId: number, level: number, expiresAt: string | null = null) =>
-  sql(`insert into "${table}" ("${column}", "user_id", "access_level", "expires_at", "created_at") values (?, ?, ?, ?, now())`, [sourceId, userId, level, expiresAt]);
+  run(`insert into "${table}" ("${column}", "user_id", "access_level", "expires_at", "created_at") values (?, ?, ?, ?, now())`, [sourceId, userId, level, expiresAt]);
 
 async function callerOf(overrides: Record<string, unknown> = {}): Promise<Caller> {
   const { id } = await createUser(t.hosting, overrides);
-  const [user] = await sql<User>('select "id", "admin", "external", "state" from "users" where "id" = ?', [id]);
+  const [user] = await run<User>('select "id", "admin", "external", "state" from "users" where "id" = ?', [id]);
   return { user: { ...user } as User, scopes: null, token: null, privateToken: null };
 }
 
 async function levelOf(caller: Caller, projectId: number): Promise<number> {
   if (!caller.user) return 0;
-  const [{ level }] = await sql<{ level: number }>(
-    `select ${accessLevelSql(caller.user.id)} as "level" from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" = ?`,
-    [projectId],
+  const [{ level }] = await withRule<{ level: number }>(
+    sql`select ${accessLevelSql(caller.user.id)} as "level" from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" = ${projectId}`,
   );
   return level;
 }
 
 async function visibleTo(caller: Caller, ids: number[]): Promise<number[]> {
-  const rows = await sql<{ id: number }>(`select p."id" from "projects" p where p."id" in (${ids.join(', ')}) and ${visibleProjectsSql(caller)} order by p."id"`);
+  const rows = await withRule<{ id: number }>(sql`select p."id" from "projects" p where p."id" = any(${ids}) and ${visibleProjectsSql(caller)} order by p."id"`);
   return rows.map((row) => row.id);
 }
 
@@ -77,7 +81,7 @@ describe('the access level and visibility of projects', () => {
     for (const visibility of VISIBILITIES) {
       inSub[visibility] = await project(sub.id, `in-sub-${visibility}`, visibility);
       sharedWithTeam[visibility] = await project(elsewhere.id, `shared-${visibility}`, visibility);
-      await sql(`insert into "project_group_links" ("project_id", "group_id", "group_access", "created_at") values (?, ?, 20, now())`, [sharedWithTeam[visibility], team.id]);
+      await run(`insert into "project_group_links" ("project_id", "group_id", "group_access", "created_at") values (?, ?, 20, now())`, [sharedWithTeam[visibility], team.id]);
     }
     callers.anonymous = ANONYMOUS;
     callers.nonMember = await callerOf();
@@ -187,7 +191,7 @@ describe('the access level and visibility of projects', () => {
 
   /** The project as a scope loads it, with the caller's levels (what src/services/projects.ts findInScope reads). */
   async function scoped(caller: Caller, projectId: number): Promise<ProjectInScope> {
-    const [row] = await sql<{ visibility: Visibility }>('select "visibility" from "projects" where "id" = ?', [projectId]);
+    const [row] = await run<{ visibility: Visibility }>('select "visibility" from "projects" where "id" = ?', [projectId]);
     return { project: { id: projectId, visibility: row.visibility } as Project, namespace: {} as Namespace, accessLevel: await levelOf(caller, projectId), projectAccess: null, groupAccess: null };
   }
 
@@ -212,7 +216,7 @@ describe('the access level and visibility of projects', () => {
 
   it('gives a user owner access in its own namespace', async () => {
     const user = await callerOf();
-    const [{ id: namespaceId }] = await sql<{ id: number }>('select "id" from "namespaces" where "owner_id" = ?', [user.user!.id]);
+    const [{ id: namespaceId }] = await run<{ id: number }>('select "id" from "namespaces" where "owner_id" = ?', [user.user!.id]);
     const own = await project(namespaceId, 'own', 'private');
     expect(await levelOf(user, own)).toBe(50);
     expect(await visibleTo(user, [own])).toEqual([own]);
@@ -249,7 +253,7 @@ describe('the access level and visibility of groups', () => {
   });
 
   async function scoped(caller: Caller, groupId: number): Promise<GroupInScope> {
-    const [row] = await sql<{ access_level: number; visible: boolean }>(`select ${groupAccessColumnsSql(caller, 'g')} from "namespaces" g where g."id" = ?`, [groupId]);
+    const [row] = await withRule<{ access_level: number; visible: boolean }>(sql`select ${groupAccessColumnsSql(caller, 'g')} from "namespaces" g where g."id" = ${groupId}`);
     return { group: { id: groupId } as Namespace, accessLevel: Number(row.access_level), visible: row.visible };
   }
 
@@ -275,7 +279,7 @@ describe('the access level and visibility of groups', () => {
         const wanted = [`read_group ${letters[index].includes('r')}`, `admin_group ${letters[index].includes('a')}`, `admin_group_member ${letters[index].includes('a')}`];
         expect(`${visibility}: ${answers.join(', ')}`).toBe(`${visibility}: ${wanted.join(', ')}`);
         // The list's condition agrees with the one-group answer.
-        const [{ visible }] = await sql<{ visible: boolean }>(`select ${visibleGroupsSql(callers[name], 'g')} as "visible" from "namespaces" g where g."id" = ?`, [groups[visibility]]);
+        const [{ visible }] = await withRule<{ visible: boolean }>(sql`select ${visibleGroupsSql(callers[name], 'g')} as "visible" from "namespaces" g where g."id" = ${groups[visibility]}`);
         expect(visible).toBe(letters[index].includes('r'));
       }
     }

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../src/db/rows.js';
+import { sql } from '../src/db/sql.js';
 import { BadRequestError, NotFoundError } from '../src/errors.js';
 import { compositeStatus, pipelineTransition, type LatestStatus } from '../src/services/commit-statuses.js';
 import { REFUSALS } from '../src/services/repository-refusals.js';
@@ -200,7 +201,7 @@ describe('POST /projects/:id/statuses/:sha', () => {
 describe('the pipeline a commit’s statuses make', () => {
   const commitOf = async (id: number, sha: string) => (await t.http.get(`/api/v4/projects/${id}/repository/commits/${sha}`).set('PRIVATE-TOKEN', reporter.token)).body;
   const pipelineRow = async (pipelineId: number) =>
-    (await queryRows(t.db.rows, `select "status", "started_at", "finished_at" from "pipelines" where "id" = ?`, [pipelineId]))[0] as { status: string; started_at: string | null; finished_at: string | null };
+    (await queryRows(t.db.rows, sql`select "status", "started_at", "finished_at" from "pipelines" where "id" = ${pipelineId}`))[0] as { status: string; started_at: string | null; finished_at: string | null };
 
   it('is the composite of its latest statuses, kept in the commit’s `status` and `last_pipeline`', async () => {
     const { id, sha } = await project();
@@ -245,7 +246,7 @@ describe('the pipeline a commit’s statuses make', () => {
     const lint = await post(id, sha, { ref: 'master', name: 'lint', state: 'failed' });
     expect((await commitOf(id, sha)).status).toBe('failed');
     // No endpoint posts an allowed failure: the column is the original's, set here by hand.
-    await queryRows(t.db.rows, `update "commit_statuses" set "allow_failure" = true where "id" = ?`, [lint.body.id]);
+    await queryRows(t.db.rows, sql`update "commit_statuses" set "allow_failure" = true where "id" = ${lint.body.id}`);
     await post(id, sha, { ref: 'master', name: 'build', state: 'success' });
     expect((await commitOf(id, sha)).status).toBe('success');
     const [shown] = await t.hosting.commitStatuses.list(id, sha, { name: 'lint' });
@@ -269,7 +270,7 @@ describe('the pipeline a commit’s statuses make', () => {
     const states = ['success', 'success', 'failed', 'success', 'running', 'success', 'success', 'success', 'pending', 'success'] as const;
     const posted = await Promise.all(states.map((state, index) => api.commitStatuses.create(id, sha, { state, ref: 'master', name: `job-${index}` })));
     expect(new Set(posted.map((status) => status.pipeline_id)).size).toBe(1);
-    const pipelines = await queryRows(t.db.rows, `select "status" from "pipelines" where "project_id" = ?`, [id]);
+    const pipelines = await queryRows(t.db.rows, sql`select "status" from "pipelines" where "project_id" = ${id}`);
     expect(pipelines).toEqual([{ status: 'running' }]);
   });
 

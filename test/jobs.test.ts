@@ -4,6 +4,7 @@ import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase, type Database } from '../src/db/orm.js';
 import { queryRows } from '../src/db/rows.js';
+import { sql } from '../src/db/sql.js';
 import { REMOTE_FAILED, RepositoryImportError, RepositoryStore } from '../src/git/store.js';
 import { SecretBox } from '../src/auth/secret-box.js';
 import { JobQueue, WORKER_STATEMENT, type JobHandler, type JobQueueOptions } from '../src/jobs/queue.js';
@@ -37,7 +38,7 @@ afterEach(async () => {
   for (const queue of queues.splice(0)) await queue.close();
 });
 
-const jobRow = async (db: Database, id: number) => (await queryRows(db.rows, 'select * from jobs where id = ?', [id]))[0];
+const jobRow = async (db: Database, id: number) => (await queryRows(db.rows, sql`select * from jobs where id = ${id}`))[0];
 
 
 /** A handler that waits until it is told to stop, and says when it has started. */
@@ -474,7 +475,7 @@ describe.runIf(hasGit)('fork and import jobs', () => {
   });
 
   const projectRow = async (id: number) =>
-    (await queryRows(t.db.rows, 'select import_status, import_error, import_url from projects where id = ?', [id]))[0] as { import_status: string; import_error: string | null; import_url: string | null };
+    (await queryRows(t.db.rows, sql`select import_status, import_error, import_url from projects where id = ${id}`))[0] as { import_status: string; import_error: string | null; import_url: string | null };
 
   let counter = 0;
   /** A project as the fork or import endpoint leaves it: scheduled, with the job queued in the same transaction. */
@@ -483,7 +484,7 @@ describe.runIf(hasGit)('fork and import jobs', () => {
     const jobId = await t.db.fork().transactional(async (em) => {
       // Sealed as the endpoint seals it, with the instance's key.
       const importUrl = fields.importUrl === undefined ? null : secrets.seal(fields.importUrl);
-      await queryRows(em, `update projects set import_status = 'scheduled', import_url = ?, forked_from_id = ? where id = ?`, [importUrl, fields.sourceProjectId ?? null, projectId]);
+      await queryRows(em, sql`update projects set import_status = 'scheduled', import_url = ${importUrl}, forked_from_id = ${fields.sourceProjectId ?? null} where id = ${projectId}`);
       return queuer.enqueue(em, kind, kind === FORK_REPOSITORY ? { projectId, sourceProjectId: fields.sourceProjectId } : { projectId });
     });
     return { projectId, jobId };
@@ -542,7 +543,7 @@ describe.runIf(hasGit)('fork and import jobs', () => {
     await repositories.remove('default', goneId);
     const goneJob = await t.db.fork().transactional(async (em) => {
       const jobId = await queuer.enqueue(em, FORK_REPOSITORY, { projectId: goneId, sourceProjectId: sourceId });
-      await queryRows(em, 'delete from projects where id = ?', [goneId]);
+      await queryRows(em, sql`delete from projects where id = ${goneId}`);
       return jobId;
     });
     expect(await t.hosting.backgroundJobs.settled(goneJob)).toMatchObject({ status: 'finished' });
@@ -565,9 +566,9 @@ describe.runIf(hasGit)('fork and import jobs', () => {
     const { id: projectId } = await t.hosting.projects.create({ name: `target-${++counter}` });
     // As a worker that died in the job's last run leaves it: running, its lease lapsed.
     const jobId = await t.db.fork().transactional(async (em) => {
-      await queryRows(em, `update projects set import_status = 'started' where id = ?`, [projectId]);
+      await queryRows(em, sql`update projects set import_status = 'started' where id = ${projectId}`);
       const jobId = await queuer.enqueue(em, FORK_REPOSITORY, { projectId, sourceProjectId: sourceId });
-      await queryRows(em, `update jobs set status = 'running', attempts = max_attempts, locked_by = 'dead', locked_until = now() where id = ?`, [jobId]);
+      await queryRows(em, sql`update jobs set status = 'running', attempts = max_attempts, locked_by = 'dead', locked_until = now() where id = ${jobId}`);
       return jobId;
     });
     expect(await t.hosting.backgroundJobs.settled(jobId)).toMatchObject({ status: 'failed', error: 'interrupted 3 times' });

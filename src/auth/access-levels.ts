@@ -1,4 +1,5 @@
 import { ACCESS_LEVELS, type Visibility } from '../db/entities/index.js';
+import { fixedSql, sql, type Sql } from '../db/sql.js';
 import type { Caller } from './caller.js';
 
 /**
@@ -9,42 +10,43 @@ import type { Caller } from './caller.js';
  * nothing. Administrators may do everything; blocked users never get this far (they cannot authenticate).
  *
  * The level comes from one SQL expression (`accessLevelSql`), computed with the project itself; lists filter
- * with one SQL condition (`visibleProjectsSql`), so that what a caller may not see is never fetched.
+ * with one SQL condition (`visibleProjectsSql`), so that what a caller may not see is never fetched. Each is a
+ * fragment of a statement (db/sql.ts): the caller's ID and today's date go with it as bound values.
  */
 
 /** Today (UTC) as memberships store their expiry (`YYYY-MM-DD`): a membership ends as its day begins. */
 export const today = () => new Date().toISOString().slice(0, 10);
-/** A membership or share aliased `alias` (a table name will do) that has not expired, as a condition. */
-export const current = (alias: string) => `(${alias}."expires_at" is null or ${alias}."expires_at" > '${today()}')`;
 
-/** The groups the user is a member of (not inherited), as an array of IDs: what namespaces' traversal IDs are matched against. */
-const memberGroups = (user: string) => `(select coalesce(array_agg(gm."group_id"), '{}') from "group_members" gm where gm."user_id" = ${user} and ${current('gm')})`;
-
-/** An ID as SQL: an integer from the database, written in (checked, so that nothing else can be). */
-function idSql(id: number): string {
-  if (!Number.isSafeInteger(id)) throw new Error(`not an ID: ${id}`);
-  return String(id);
+/** A table alias of the statement a fragment goes into: written by forgekit's code, never given by a caller. */
+function alias(name: string): Sql {
+  if (!/^[a-z][a-z_]*$/.test(name)) throw new Error(`not an alias: ${name}`);
+  return fixedSql(name);
 }
 
-/** The level of the user's own membership of the project aliased `p`; null without one. */
-const projectMemberLevel = (user: string, p: string) =>
-  `(select max(pm."access_level") from "project_members" pm where pm."project_id" = ${p}."id" and pm."user_id" = ${user} and ${current('pm')})`;
+/** A membership or share aliased `name` that has not expired, as a condition. */
+export const current = (name: string) => sql`(${alias(name)}."expires_at" is null or ${alias(name)}."expires_at" > ${today()})`;
 
-/** The level of the user's membership of a group in `traversal` (a group's chain of IDs: it or a group above it); null without one. */
-const inheritedGroupLevel = (user: string, traversal: string) =>
-  `(select max(gm."access_level") from "group_members" gm where gm."user_id" = ${user} and gm."group_id" = any(${traversal}) and ${current('gm')})`;
+/** The groups the user is a member of (not inherited), as an array of IDs: what namespaces' traversal IDs are matched against. */
+const memberGroups = (user: number) => sql`(select coalesce(array_agg(gm."group_id"), '{}') from "group_members" gm where gm."user_id" = ${user} and ${current('gm')})`;
+
+/** The level of the user's own membership of the project aliased `p`; null without one. */
+const projectMemberLevel = (user: number, p: string) =>
+  sql`(select max(pm."access_level") from "project_members" pm where pm."project_id" = ${alias(p)}."id" and pm."user_id" = ${user} and ${current('pm')})`;
+
+/** The level of the user's membership of a group in the namespace aliased `n`'s chain (it or a group above it); null without one. */
+const inheritedGroupLevel = (user: number, n: string) =>
+  sql`(select max(gm."access_level") from "group_members" gm where gm."user_id" = ${user} and gm."group_id" = any(${alias(n)}."traversal_ids") and ${current('gm')})`;
 
 /** The access level (0 for none) of the user `userId` on the project aliased `p`, whose namespace is aliased `n`. */
-export function accessLevelSql(userId: number, p = 'p', n = 'n'): string {
-  const user = idSql(userId);
-  return `greatest(
-    coalesce(${projectMemberLevel(user, p)}, 0),
-    coalesce(${inheritedGroupLevel(user, `${n}."traversal_ids"`)}, 0),
+export function accessLevelSql(userId: number, p = 'p', n = 'n'): Sql {
+  return sql`greatest(
+    coalesce(${projectMemberLevel(userId, p)}, 0),
+    coalesce(${inheritedGroupLevel(userId, n)}, 0),
     coalesce((select max(least(gm."access_level", l."group_access")) from "project_group_links" l
       join "namespaces" g on g."id" = l."group_id"
-      join "group_members" gm on gm."group_id" = any(g."traversal_ids") and gm."user_id" = ${user} and ${current('gm')}
-      where l."project_id" = ${p}."id" and ${current('l')}), 0),
-    case when ${n}."owner_id" = ${user} then ${ACCESS_LEVELS.owner} else 0 end)`;
+      join "group_members" gm on gm."group_id" = any(g."traversal_ids") and gm."user_id" = ${userId} and ${current('gm')}
+      where l."project_id" = ${alias(p)}."id" and ${current('l')}), 0),
+    case when ${alias(n)}."owner_id" = ${userId} then ${ACCESS_LEVELS.owner}::int else 0 end)`;
 }
 
 /**
@@ -52,11 +54,11 @@ export function accessLevelSql(userId: number, p = 'p', n = 'n'): string {
  * memberships, its namespace's projects, its groups' (and their subgroups') projects, and projects shared
  * with its groups (or their subgroups).
  */
-function memberOfSql(user: string, p: string): string {
+function memberOfSql(user: number, p: string): Sql {
   const groups = memberGroups(user);
-  return `(${p}."id" in (select pm."project_id" from "project_members" pm where pm."user_id" = ${user} and ${current('pm')})
-    or ${p}."namespace_id" in (select n."id" from "namespaces" n where n."owner_id" = ${user} or n."traversal_ids" && ${groups})
-    or ${p}."id" in (select l."project_id" from "project_group_links" l join "namespaces" g on g."id" = l."group_id" where g."traversal_ids" && ${groups} and ${current('l')}))`;
+  return sql`(${alias(p)}."id" in (select pm."project_id" from "project_members" pm where pm."user_id" = ${user} and ${current('pm')})
+    or ${alias(p)}."namespace_id" in (select n."id" from "namespaces" n where n."owner_id" = ${user} or n."traversal_ids" && ${groups})
+    or ${alias(p)}."id" in (select l."project_id" from "project_group_links" l join "namespaces" g on g."id" = l."group_id" where g."traversal_ids" && ${groups} and ${current('l')}))`;
 }
 
 /**
@@ -64,26 +66,25 @@ function memberOfSql(user: string, p: string): string {
  * group and the groups above, of the groups it is shared with and the groups above those, and the user whose
  * namespace it is in.
  */
-export function projectUserIdsSql(projectId: number): string {
-  const project = idSql(projectId);
-  const groups = `select unnest(n."traversal_ids") from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" = ${project}`;
-  return `select pm."user_id" from "project_members" pm where pm."project_id" = ${project} and ${current('pm')}
+export function projectUserIdsSql(projectId: number): Sql {
+  const groups = sql`select unnest(n."traversal_ids") from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" = ${projectId}`;
+  return sql`select pm."user_id" from "project_members" pm where pm."project_id" = ${projectId} and ${current('pm')}
     union select gm."user_id" from "group_members" gm where gm."group_id" in (${groups}) and ${current('gm')}
     union select gm."user_id" from "project_group_links" l join "namespaces" g on g."id" = l."group_id"
-      join "group_members" gm on gm."group_id" = any(g."traversal_ids") and ${current('gm')} where l."project_id" = ${project} and ${current('l')}
-    union select n."owner_id" from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" = ${project} and n."owner_id" is not null`;
+      join "group_members" gm on gm."group_id" = any(g."traversal_ids") and ${current('gm')} where l."project_id" = ${projectId} and ${current('l')}
+    union select n."owner_id" from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" = ${projectId} and n."owner_id" is not null`;
 }
 
 /** The projects (aliased `p`) the signed-in caller is a member of, by any membership, as a condition. */
-export function memberProjectsSql(caller: Caller, p = 'p'): string {
-  return caller.user ? memberOfSql(idSql(caller.user.id), p) : 'false';
+export function memberProjectsSql(caller: Caller, p = 'p'): Sql {
+  return caller.user ? memberOfSql(caller.user.id, p) : sql`false`;
 }
 
 /** The projects (aliased `p`) in the caller's own namespace or in groups it owns itself, as a condition. */
-export function ownedProjectsSql(caller: Caller, p = 'p'): string {
-  if (!caller.user) return 'false';
-  const user = idSql(caller.user.id);
-  return `${p}."namespace_id" in (select n."id" from "namespaces" n where n."owner_id" = ${user}
+export function ownedProjectsSql(caller: Caller, p = 'p'): Sql {
+  if (!caller.user) return sql`false`;
+  const user = caller.user.id;
+  return sql`${alias(p)}."namespace_id" in (select n."id" from "namespaces" n where n."owner_id" = ${user}
     union select gm."group_id" from "group_members" gm where gm."user_id" = ${user} and gm."access_level" >= ${ACCESS_LEVELS.owner} and ${current('gm')})`;
 }
 
@@ -91,56 +92,56 @@ export function ownedProjectsSql(caller: Caller, p = 'p'): string {
  * The condition on projects (aliased `p`) that the caller may see: all for administrators; public ones for
  * anyone; internal ones for signed-in users who are not external; and the ones it is a member of.
  */
-export function visibleProjectsSql(caller: Caller, p = 'p'): string {
-  if (caller.user?.admin) return 'true';
-  if (!caller.user) return `${p}."visibility" = 'public'`;
-  const open = caller.user.external ? `${p}."visibility" = 'public'` : `${p}."visibility" in ('public', 'internal')`;
-  return `(${open} or ${memberOfSql(idSql(caller.user.id), p)})`;
+export function visibleProjectsSql(caller: Caller, p = 'p'): Sql {
+  if (caller.user?.admin) return sql`true`;
+  if (!caller.user) return sql`${alias(p)}."visibility" = 'public'`;
+  const open = caller.user.external ? sql`${alias(p)}."visibility" = 'public'` : sql`${alias(p)}."visibility" in ('public', 'internal')`;
+  return sql`(${open} or ${memberOfSql(caller.user.id, p)})`;
 }
 
 /** The access level (0 for none) of the user `userId` on the group aliased `g`: its own membership or one of a group above it. */
-export function groupAccessLevelSql(userId: number, g = 'g'): string {
-  return `coalesce(${inheritedGroupLevel(idSql(userId), `${g}."traversal_ids"`)}, 0)`;
+export function groupAccessLevelSql(userId: number, g = 'g'): Sql {
+  return sql`coalesce(${inheritedGroupLevel(userId, g)}, 0)`;
 }
 
 /** The number of current members of the group aliased `g` and of its subgroups, each user once. */
-export function membersWithDescendantsSql(g = 'g'): string {
-  return `(select count(distinct gm."user_id")::int from "group_members" gm join "namespaces" d on d."id" = gm."group_id" where d."traversal_ids" @> array[${g}."id"] and ${current('gm')})`;
+export function membersWithDescendantsSql(g = 'g'): Sql {
+  return sql`(select count(distinct gm."user_id")::int from "group_members" gm join "namespaces" d on d."id" = gm."group_id" where d."traversal_ids" @> array[${alias(g)}."id"] and ${current('gm')})`;
 }
 
 /**
  * What the caller is to the namespace aliased `n`, as select columns: `own` (its user's namespace), `member` (a
  * group it is itself a member of) and `access_level` (its level on a group, inherited; 0 for none).
  */
-export function namespaceAccessColumnsSql(caller: Caller, n = 'n'): string {
-  if (!caller.user) return `false as "own", false as "member", 0 as "access_level"`;
-  const user = idSql(caller.user.id);
-  return `coalesce(${n}."owner_id" = ${user}, false) as "own", ${n}."id" in (${memberGroupIdsSql(caller)}) as "member",
-    case when ${n}."kind" = 'group' then ${groupAccessLevelSql(caller.user.id, n)} else 0 end as "access_level"`;
+export function namespaceAccessColumnsSql(caller: Caller, n = 'n'): Sql {
+  if (!caller.user) return sql`false as "own", false as "member", 0 as "access_level"`;
+  const user = caller.user.id;
+  return sql`coalesce(${alias(n)}."owner_id" = ${user}, false) as "own", ${alias(n)}."id" in (${memberGroupIdsSql(caller)}) as "member",
+    case when ${alias(n)}."kind" = 'group' then ${groupAccessLevelSql(user, n)} else 0 end as "access_level"`;
 }
 
 /** The groups (aliased `g`) whose members the caller administers (maintainers and above; every group for administrators), as a condition. */
-export function administeredGroupsSql(caller: Caller, g = 'g'): string {
-  if (caller.user?.admin) return 'true';
-  if (!caller.user) return 'false';
-  return `${groupAccessLevelSql(caller.user.id, g)} >= ${ACCESS_LEVELS.maintainer}`;
+export function administeredGroupsSql(caller: Caller, g = 'g'): Sql {
+  if (caller.user?.admin) return sql`true`;
+  if (!caller.user) return sql`false`;
+  return sql`${groupAccessLevelSql(caller.user.id, g)} >= ${ACCESS_LEVELS.maintainer}`;
 }
 
 /** The IDs of the groups the caller is itself a member of (not by inheritance), as a subquery. */
-export function memberGroupIdsSql(caller: Caller): string {
-  if (!caller.user) return 'select null::int where false';
-  return `select gm."group_id" from "group_members" gm where gm."user_id" = ${idSql(caller.user.id)} and ${current('gm')}`;
+export function memberGroupIdsSql(caller: Caller): Sql {
+  if (!caller.user) return sql`select null::int where false`;
+  return sql`select gm."group_id" from "group_members" gm where gm."user_id" = ${caller.user.id} and ${current('gm')}`;
 }
 
 /**
  * The caller's levels on the project aliased `p` (namespace `n`), as select columns: `access_level` (0 for
  * none), and `project_access` and `group_access` (null without such a membership) for `permissions`.
  */
-export function projectAccessColumnsSql(caller: Caller, p = 'p', n = 'n'): string {
-  if (!caller.user) return `0 as "access_level", null::int as "project_access", null::int as "group_access"`;
-  const user = idSql(caller.user.id);
-  return `${accessLevelSql(caller.user.id, p, n)} as "access_level", ${projectMemberLevel(user, p)} as "project_access",
-    ${inheritedGroupLevel(user, `${n}."traversal_ids"`)} as "group_access"`;
+export function projectAccessColumnsSql(caller: Caller, p = 'p', n = 'n'): Sql {
+  if (!caller.user) return sql`0 as "access_level", null::int as "project_access", null::int as "group_access"`;
+  const user = caller.user.id;
+  return sql`${accessLevelSql(user, p, n)} as "access_level", ${projectMemberLevel(user, p)} as "project_access",
+    ${inheritedGroupLevel(user, n)} as "group_access"`;
 }
 
 /**
@@ -148,10 +149,10 @@ export function projectAccessColumnsSql(caller: Caller, p = 'p', n = 'n'): strin
  * their subgroups (inherited), the groups above those, and the groups (and the groups above them) holding a
  * project it is a member of, as the original lets those see the way down to what they may see.
  */
-function groupsReachedSql(user: string, g: string): string {
-  return `(${g}."traversal_ids" && ${memberGroups(user)}
-    or ${g}."id" in (select unnest(d."traversal_ids") from "namespaces" d join "group_members" gm on gm."group_id" = d."id" where gm."user_id" = ${user} and ${current('gm')})
-    or ${g}."id" in (select unnest(n."traversal_ids") from "project_members" pm join "projects" p on p."id" = pm."project_id"
+function groupsReachedSql(user: number, g: string): Sql {
+  return sql`(${alias(g)}."traversal_ids" && ${memberGroups(user)}
+    or ${alias(g)}."id" in (select unnest(d."traversal_ids") from "namespaces" d join "group_members" gm on gm."group_id" = d."id" where gm."user_id" = ${user} and ${current('gm')})
+    or ${alias(g)}."id" in (select unnest(n."traversal_ids") from "project_members" pm join "projects" p on p."id" = pm."project_id"
       join "namespaces" n on n."id" = p."namespace_id" where pm."user_id" = ${user} and ${current('pm')}))`;
 }
 
@@ -159,36 +160,36 @@ function groupsReachedSql(user: string, g: string): string {
  * The condition on groups (aliased `g`) that the caller may see: all for administrators; public ones for
  * anyone; internal ones for signed-in users who are not external; and those it reaches by membership.
  */
-export function visibleGroupsSql(caller: Caller, g = 'g'): string {
-  if (caller.user?.admin) return 'true';
-  if (!caller.user) return `${g}."visibility" = 'public'`;
-  const open = caller.user.external ? `${g}."visibility" = 'public'` : `${g}."visibility" in ('public', 'internal')`;
-  return `(${open} or ${groupsReachedSql(idSql(caller.user.id), g)})`;
+export function visibleGroupsSql(caller: Caller, g = 'g'): Sql {
+  if (caller.user?.admin) return sql`true`;
+  if (!caller.user) return sql`${alias(g)}."visibility" = 'public'`;
+  const open = caller.user.external ? sql`${alias(g)}."visibility" = 'public'` : sql`${alias(g)}."visibility" in ('public', 'internal')`;
+  return sql`(${open} or ${groupsReachedSql(caller.user.id, g)})`;
 }
 
 /** The groups (aliased `g`) the signed-in caller reaches by membership (GET /groups without `all_available`), as a condition. */
-export function memberGroupsSql(caller: Caller, g = 'g'): string {
-  return caller.user ? groupsReachedSql(idSql(caller.user.id), g) : 'false';
+export function memberGroupsSql(caller: Caller, g = 'g'): Sql {
+  return caller.user ? groupsReachedSql(caller.user.id, g) : sql`false`;
 }
 
 /** The groups (aliased `g`) the signed-in caller is itself an owner of (`owned=true`), as a condition. */
-export function ownedGroupsSql(caller: Caller, g = 'g'): string {
-  if (!caller.user) return 'false';
-  return `${g}."id" in (select gm."group_id" from "group_members" gm where gm."user_id" = ${idSql(caller.user.id)} and gm."access_level" >= ${ACCESS_LEVELS.owner} and ${current('gm')})`;
+export function ownedGroupsSql(caller: Caller, g = 'g'): Sql {
+  if (!caller.user) return sql`false`;
+  return sql`${alias(g)}."id" in (select gm."group_id" from "group_members" gm where gm."user_id" = ${caller.user.id} and gm."access_level" >= ${ACCESS_LEVELS.owner} and ${current('gm')})`;
 }
 
 /**
  * The caller's level on the group aliased `g` (0 for none; inherited from the groups above) and whether it may
  * see the group, as select columns `access_level` and `visible`.
  */
-export function groupAccessColumnsSql(caller: Caller, g = 'g'): string {
-  const level = caller.user ? groupAccessLevelSql(caller.user.id, g) : '0';
-  return `${level} as "access_level", ${visibleGroupsSql(caller, g)} as "visible"`;
+export function groupAccessColumnsSql(caller: Caller, g = 'g'): Sql {
+  const level = caller.user ? groupAccessLevelSql(caller.user.id, g) : sql`0`;
+  return sql`${level} as "access_level", ${visibleGroupsSql(caller, g)} as "visible"`;
 }
 
 /** The IDs of the projects shared with the group `groupId` (shares that have not expired), as a subquery. */
-export function sharedProjectIdsSql(groupId: number): string {
-  return `select l."project_id" from "project_group_links" l where l."group_id" = ${idSql(groupId)} and ${current('l')}`;
+export function sharedProjectIdsSql(groupId: number): Sql {
+  return sql`select l."project_id" from "project_group_links" l where l."group_id" = ${groupId} and ${current('l')}`;
 }
 
 /** Whose membership a members list shows: a project's or a group's; `inherited` adds the members of the groups above. */
@@ -202,19 +203,19 @@ export interface MembersSource {
  * a membership comes from, or null for the source's own), current ones only; with `inherited`, those of the
  * groups above it (a project's group and the groups above that) too. A user may appear more than once.
  */
-export function memberRowsSql(source: MembersSource, inherited: boolean): string {
-  const id = idSql(source.id);
+export function memberRowsSql(source: MembersSource, inherited: boolean): Sql {
+  const id = source.id;
   const own =
     source.kind === 'project'
-      ? `select pm."user_id", pm."access_level", pm."expires_at", null::text as "source_name" from "project_members" pm where pm."project_id" = ${id} and ${current('pm')}`
-      : `select gm."user_id", gm."access_level", gm."expires_at", null::text as "source_name" from "group_members" gm where gm."group_id" = ${id} and ${current('gm')}`;
+      ? sql`select pm."user_id", pm."access_level", pm."expires_at", null::text as "source_name" from "project_members" pm where pm."project_id" = ${id} and ${current('pm')}`
+      : sql`select gm."user_id", gm."access_level", gm."expires_at", null::text as "source_name" from "group_members" gm where gm."group_id" = ${id} and ${current('gm')}`;
   if (!inherited) return own;
   // The groups above: a project's namespace's chain (a user's namespace has no group members); a group's chain but itself.
   const above =
     source.kind === 'project'
-      ? `select unnest(n."traversal_ids") from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" = ${id}`
-      : `select unnest(g."traversal_ids") from "namespaces" g where g."id" = ${id} except select ${id}`;
-  return `${own} union all select gm."user_id", gm."access_level", gm."expires_at", a."full_name" from "group_members" gm
+      ? sql`select unnest(n."traversal_ids") from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" = ${id}`
+      : sql`select unnest(g."traversal_ids") from "namespaces" g where g."id" = ${id} except select ${id}::int`;
+  return sql`${own} union all select gm."user_id", gm."access_level", gm."expires_at", a."full_name" from "group_members" gm
     join "namespaces" a on a."id" = gm."group_id" where gm."group_id" in (${above}) and ${current('gm')}`;
 }
 

@@ -2,6 +2,7 @@ import type { Database, EntityManager } from '../db/orm.js';
 import { AccessToken, CALLERS_CHANGED_CHANNEL, User } from '../db/entities/index.js';
 import { ProcessCache } from '../db/process-cache.js';
 import { queryRows, readRows, rowAs } from '../db/rows.js';
+import { sql } from '../db/sql.js';
 import { ForbiddenError, InsufficientScopeError, NotFoundError, UnauthorizedError } from '../errors.js';
 import { tokenDigest } from './secrets.js';
 
@@ -58,8 +59,9 @@ export type TokenCache = ProcessCache<TokenOwner>;
  * write sent every request to the database while writes ran.
  */
 export async function callersChangedIn(em: EntityManager): Promise<boolean> {
-  const [row] = await em.execute<{ changed: boolean }[]>(
-    `select coalesce(sum("n_tup_upd" + "n_tup_del"), 0) > 0 as "changed" from "pg_stat_xact_user_tables" where "relname" in ('users', 'access_tokens')`,
+  const [row] = await queryRows(
+    em,
+    sql`select coalesce(sum("n_tup_upd" + "n_tup_del"), 0) > 0 as "changed" from "pg_stat_xact_user_tables" where "relname" in ('users', 'access_tokens')`,
   );
   return row?.changed === true;
 }
@@ -92,15 +94,16 @@ export async function authenticate(em: EntityManager, tokens: TokenCache, identi
 }
 
 async function userById(em: EntityManager, id: number): Promise<User | null> {
-  if (!Number.isSafeInteger(id)) return null;
-  const [user] = await readRows(em, User, 'select * from "users" where "id" = ?', [id]);
+  // A user's ID is a PostgreSQL integer: anything else names no user (and would not bind).
+  if (!Number.isInteger(id) || id < 1 || id > 2_147_483_647) return null;
+  const [user] = await readRows(em, User, sql`select * from "users" where "id" = ${id}`);
   return user ?? null;
 }
 
 async function userByUsername(em: EntityManager, username: string): Promise<User | null> {
   // A NUL can be in no username (and PostgreSQL takes none in text).
   if (username.includes('\u0000')) return null;
-  const [user] = await readRows(em, User, 'select * from "users" where "username_lower" = ?', [username.toLowerCase()]);
+  const [user] = await readRows(em, User, sql`select * from "users" where "username_lower" = ${username.toLowerCase()}`);
   return user ?? null;
 }
 
@@ -113,11 +116,11 @@ function trusted(user: User | null): Caller {
  * The token and its user in one statement. Rows come as JSON so that each table's columns map to its
  * entity's properties as they are.
  */
-const TOKEN_WITH_USER =
-  'select to_jsonb(t) as token, to_jsonb(u) as "user" from access_tokens t join users u on u.id = t.user_id where t.token_digest = ?';
+const tokenWithUser = (digest: string) =>
+  sql`select to_jsonb(t) as token, to_jsonb(u) as "user" from access_tokens t join users u on u.id = t.user_id where t.token_digest = ${digest}`;
 
 async function readTokenOwner(em: EntityManager, digest: string): Promise<TokenOwner | undefined> {
-  const [row] = (await queryRows(em, TOKEN_WITH_USER, [digest])) as { token: Record<string, unknown>; user: Record<string, unknown> }[];
+  const [row] = (await queryRows(em, tokenWithUser(digest))) as { token: Record<string, unknown>; user: Record<string, unknown> }[];
   if (!row) return undefined;
   const user = rowAs(em, User, row.user);
   const token = rowAs(em, AccessToken, row.token);

@@ -1,5 +1,7 @@
 import { AuthFailure } from '../db/entities/index.js';
 import type { Database } from '../db/orm.js';
+import { queryRows } from '../db/rows.js';
+import { sql } from '../db/sql.js';
 import { TooManyRequestsError } from '../errors.js';
 import { tokenDigest } from './secrets.js';
 
@@ -45,16 +47,15 @@ export class FailedAuthThrottle {
     if (!this.settings || keys.length === 0) return;
     const now = new Date();
     const windowEnd = new Date(now.getTime() + this.settings.periodSeconds * 1000);
-    const connection = this.db.fork().getConnection();
-    await connection.execute('delete from auth_failures where window_ends_at <= ?', [now]);
+    await queryRows(this.db.rows, sql`delete from auth_failures where window_ends_at <= ${now}`);
     const counted: AuthFailure[] = [];
     for (const key of keys) {
-      const [row] = await connection.execute<{ failures: number; window_ends_at: Date | string }[]>(
-        `insert into auth_failures (key_digest, failures, window_ends_at) values (?, 1, ?)
+      const [row] = (await queryRows(
+        this.db.rows,
+        sql`insert into auth_failures (key_digest, failures, window_ends_at) values (${key}, 1, ${windowEnd})
          on conflict (key_digest) do update set failures = auth_failures.failures + 1
          returning failures, window_ends_at`,
-        [key, windowEnd],
-      );
+      )) as { failures: number; window_ends_at: Date | string }[];
       counted.push({ keyDigest: key, failures: Number(row.failures), windowEndsAt: new Date(row.window_ends_at) });
     }
     const over = counted.filter((row) => row.failures > (this.settings as ThrottleSettings).maxFailures);

@@ -4,6 +4,7 @@ import type { JobStatus } from '../db/entities/index.js';
 import { listen } from '../db/notifications.js';
 import type { Database, EntityManager } from '../db/orm.js';
 import { queryRows } from '../db/rows.js';
+import { fixedSql, sql, type Sql } from '../db/sql.js';
 import { describeFailure, type Logger } from '../logger.js';
 
 /** Announces on every process's database that a job was queued, released or settled. */
@@ -13,6 +14,8 @@ export const JOBS_CHANNEL = 'forgekit_jobs';
  * tell them apart in the database's activity, and from a call's statements when those are counted.
  */
 export const WORKER_STATEMENT = '/* forgekit job worker */';
+/** WORKER_STATEMENT, to begin a statement with. */
+const worker = fixedSql(WORKER_STATEMENT);
 
 const KIND_PATTERN = /^[a-z][a-z0-9_]{0,63}$/;
 /** Payloads name what to work on (IDs); the work's data stays in its own tables. */
@@ -175,9 +178,9 @@ export class JobQueue {
     if (Buffer.byteLength(json) > MAX_PAYLOAD_BYTES) throw new Error(`a job's payload is limited to ${MAX_PAYLOAD_BYTES} bytes`);
     const [{ id }] = await queryRows(
       em,
-      `with job as (insert into jobs (kind, payload, status, attempts, max_attempts, run_at, created_at) values (?, ?::jsonb, 'queued', 0, ?, now(), now()) returning id)
-       select id, pg_notify(?, '') from job`,
-      [kind, json, handler.maxAttempts, JOBS_CHANNEL],
+      sql`with job as (insert into jobs (kind, payload, status, attempts, max_attempts, run_at, created_at)
+         values (${kind}, ${json}::jsonb, 'queued', 0, ${handler.maxAttempts}, now(), now()) returning id)
+       select id, pg_notify(${JOBS_CHANNEL}, '') from job`,
     );
     if (em.isInTransaction()) this.queuing.add(em.getTransactionContext());
     else this.changed();
@@ -193,7 +196,7 @@ export class JobQueue {
       const change = this.nextChange();
       try {
         await this.keepListening();
-        const [job] = await queryRows(this.db.rows, 'select id, kind, status, last_error from jobs where id = ?', [id]);
+        const [job] = await queryRows(this.db.rows, sql`select id, kind, status, last_error from jobs where id = ${id}`);
         if (!job) throw new Error(`forgekit: there is no job ${id}`);
         const status = job.status as JobStatus;
         if (status === 'finished' || status === 'failed') return { id, kind: job.kind as string, status, error: job.last_error as string | null };
@@ -210,7 +213,7 @@ export class JobQueue {
       const change = this.nextChange();
       try {
         await this.keepListening();
-        const [{ pending }] = await queryRows(this.db.rows, `select exists (select 1 from jobs where status in ('queued', 'running')) as pending`);
+        const [{ pending }] = await queryRows(this.db.rows, sql`select exists (select 1 from jobs where status in ('queued', 'running')) as pending`);
         if (!pending) return;
         await change.happened;
       } finally {
@@ -243,7 +246,7 @@ export class JobQueue {
   private async work(): Promise<void> {
     // One process has this database: whatever it held when it stopped was interrupted.
     if (!this.db.shared) {
-      await this.attempt('taking back interrupted jobs', () => queryRows(this.db.rows, `${WORKER_STATEMENT} update jobs set locked_until = now() where status = 'running'`));
+      await this.attempt('taking back interrupted jobs', () => queryRows(this.db.rows, sql`${worker} update jobs set locked_until = now() where status = 'running'`));
     }
     while (!this.closing) {
       await this.attempt('listening for jobs', () => this.keepListening());
@@ -273,8 +276,7 @@ export class JobQueue {
     const rows = await this.attempt('looking for the next due job', () =>
       queryRows(
         this.db.rows,
-        `${WORKER_STATEMENT} select (extract(epoch from min(run_at) - now()) * 1000)::float8 as wait from jobs where status = 'queued' and kind in (?)`,
-        [[...this.handlers.keys()]],
+        sql`${worker} select (extract(epoch from min(run_at) - now()) * 1000)::float8 as wait from jobs where status = 'queued' and kind = any(${[...this.handlers.keys()]})`,
       ),
     );
     if (!rows) return this.pollMs;
@@ -314,13 +316,12 @@ export class JobQueue {
     const token = randomUUID();
     const [row] = await queryRows(
       this.db.rows,
-      `${WORKER_STATEMENT} update jobs set status = 'running', attempts = attempts + 1, locked_by = ?, locked_until = now() + ? * interval '1 millisecond'
+      sql`${worker} update jobs set status = 'running', attempts = attempts + 1, locked_by = ${token}, locked_until = now() + ${this.leaseMs}::float8 * interval '1 millisecond'
        where id = (
          select id from jobs
-         where ((status = 'queued' and run_at <= now()) or (status = 'running' and locked_until <= now())) and kind in (?)
+         where ((status = 'queued' and run_at <= now()) or (status = 'running' and locked_until <= now())) and kind = any(${[...this.handlers.keys()]})
          order by id limit 1 for update skip locked)
        returning id, kind, payload, attempts, max_attempts`,
-      [token, this.leaseMs, [...this.handlers.keys()]],
     );
     if (!row) return null;
     const payload = typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload;
@@ -355,22 +356,22 @@ export class JobQueue {
     // Abandoned past the closing grace: the database is gone, and the lease hands the job to the next process.
     if (this.closed) return;
     if (failure === undefined) {
-      await this.settle(job, `status = 'finished', finished_at = now()`);
+      await this.settle(job, sql`status = 'finished', finished_at = now()`);
       return;
     }
     if (controller.signal.aborted) {
       // Stopped by closing: the attempt is given back. (A lost lease leaves the job to its new holder.)
-      if (controller.signal.reason instanceof QueueClosingError) await this.settle(job, `status = 'queued', run_at = now(), attempts = attempts - 1`);
+      if (controller.signal.reason instanceof QueueClosingError) await this.settle(job, sql`status = 'queued', run_at = now(), attempts = attempts - 1`);
       return;
     }
     const error = shortError(failure);
     this.logger.warn(`forgekit: job ${job.id} (${job.kind}) failed its attempt ${job.attempts}`, describeFailure(failure));
     if (job.attempts < job.maxAttempts) {
-      await this.settle(job, `status = 'queued', run_at = now() + ? * interval '1 millisecond', last_error = ?`, [this.retryDelayMs(job.attempts), error]);
+      await this.settle(job, sql`status = 'queued', run_at = now() + ${this.retryDelayMs(job.attempts)}::float8 * interval '1 millisecond', last_error = ${error}`);
     } else {
       // Before the job is failed: whoever waits for it finds what it leaves.
       await this.attempt(`giving up job ${job.id}`, async () => handler.givenUp?.({ id: job.id, payload: job.payload }, error));
-      await this.settle(job, `status = 'failed', finished_at = now(), last_error = ?`, [error]);
+      await this.settle(job, sql`status = 'failed', finished_at = now(), last_error = ${error}`);
     }
   }
 
@@ -378,12 +379,11 @@ export class JobQueue {
    * Ends this claim of the job with `changes` (and no lease), and announces it; false when the claim was no
    * longer this worker's.
    */
-  private async settle(job: ClaimedJob, changes: string, values: unknown[] = []): Promise<boolean> {
+  private async settle(job: ClaimedJob, changes: Sql): Promise<boolean> {
     const rows = await queryRows(
       this.db.rows,
-      `${WORKER_STATEMENT} with job as (update jobs set ${changes}, locked_by = null, locked_until = null where id = ? and locked_by = ? returning id)
-       select id, pg_notify(?, '') from job`,
-      [...values, job.id, job.token, JOBS_CHANNEL],
+      sql`${worker} with job as (update jobs set ${changes}, locked_by = null, locked_until = null where id = ${job.id} and locked_by = ${job.token} returning id)
+       select id, pg_notify(${JOBS_CHANNEL}, '') from job`,
     );
     return rows.length > 0;
   }
@@ -391,7 +391,10 @@ export class JobQueue {
   private async renew(job: ClaimedJob, controller: AbortController): Promise<void> {
     if (controller.signal.aborted) return;
     const rows = await this.attempt(`renewing job ${job.id}'s lease`, () =>
-      queryRows(this.db.rows, `${WORKER_STATEMENT} update jobs set locked_until = now() + ? * interval '1 millisecond' where id = ? and locked_by = ? returning id`, [this.leaseMs, job.id, job.token]),
+      queryRows(
+        this.db.rows,
+        sql`${worker} update jobs set locked_until = now() + ${this.leaseMs}::float8 * interval '1 millisecond' where id = ${job.id} and locked_by = ${job.token} returning id`,
+      ),
     );
     if (rows && !rows.length) controller.abort(new LeaseLostError(`job ${job.id} was claimed by another worker`));
   }
@@ -399,8 +402,7 @@ export class JobQueue {
   private async prune(): Promise<void> {
     await queryRows(
       this.db.rows,
-      `${WORKER_STATEMENT} delete from jobs where id in (select id from jobs where finished_at < now() - ? * interval '1 day' limit 1000)`,
-      [KEEP_SETTLED_DAYS],
+      sql`${worker} delete from jobs where id in (select id from jobs where finished_at < now() - ${KEEP_SETTLED_DAYS}::float8 * interval '1 day' limit 1000)`,
     );
     this.prunedAt = Date.now();
   }

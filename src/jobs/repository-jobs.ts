@@ -1,6 +1,7 @@
 import type { SecretBox } from '../auth/secret-box.js';
 import type { Database } from '../db/orm.js';
 import { queryRows } from '../db/rows.js';
+import { sql } from '../db/sql.js';
 import { DEFAULT_BRANCH, RepositoryImportError, type RepositoryStore } from '../git/store.js';
 import type { JobQueue, RunningJob } from './queue.js';
 
@@ -42,7 +43,7 @@ export function registerRepositoryJobs(jobs: JobQueue, env: RepositoryJobsEnviro
   jobs.register<ForkRepositoryPayload>(FORK_REPOSITORY, {
     run: (job) =>
       fillRepository(env, job, 'The repository could not be copied', async (project, signal) => {
-        const [source] = await queryRows(env.db.rows, 'select repository_storage from projects where id = ?', [job.payload.sourceProjectId]);
+        const [source] = await queryRows(env.db.rows, sql`select repository_storage from projects where id = ${job.payload.sourceProjectId}`);
         if (!source) throw new RepositoryImportError('The source project was deleted');
         await env.repositories.copy(source.repository_storage as string, job.payload.sourceProjectId, project.storage, project.id, { signal });
       }),
@@ -77,9 +78,8 @@ async function fillRepository(
 ): Promise<void> {
   const [row] = await queryRows(
     env.db.rows,
-    `update projects set import_status = 'started' where id = ? and import_status in ('scheduled', 'started')
+    sql`update projects set import_status = 'started' where id = ${job.payload.projectId} and import_status in ('scheduled', 'started')
      returning id, repository_storage, import_url, default_branch`,
-    [job.payload.projectId],
   );
   if (!row) return;
   const project: TargetProject = {
@@ -105,9 +105,8 @@ async function fillRepository(
   const defaultBranch = head !== null && (await repository.branch(head)) !== null ? head : null;
   const finished = await queryRows(
     env.db.rows,
-    `update projects set import_status = 'finished', import_error = null, default_branch = coalesce(?, default_branch)
-     where id = ? and import_status = 'started' returning id`,
-    [defaultBranch, project.id],
+    sql`update projects set import_status = 'finished', import_error = null, default_branch = coalesce(${defaultBranch}::text, default_branch)
+     where id = ${project.id} and import_status = 'started' returning id`,
   );
   if (!finished.length) await env.repositories.remove(project.storage, project.id);
 }
@@ -116,8 +115,7 @@ async function fillRepository(
 async function markFailed(env: RepositoryJobsEnvironment, projectId: number, importError: string): Promise<boolean> {
   const marked = await queryRows(
     env.db.rows,
-    `update projects set import_status = 'failed', import_error = ? where id = ? and import_status in ('scheduled', 'started') returning id`,
-    [importError, projectId],
+    sql`update projects set import_status = 'failed', import_error = ${importError} where id = ${projectId} and import_status in ('scheduled', 'started') returning id`,
   );
   return marked.length > 0;
 }

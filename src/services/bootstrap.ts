@@ -1,9 +1,10 @@
 import { randomBytes } from 'node:crypto';
-import { raw } from '@mikro-orm/core';
 import { newRunnersToken, type SecretBox } from '../auth/secret-box.js';
 import { hashGeneratedPassword, hashPassword, tokenDigest } from '../auth/secrets.js';
 import { AccessToken, ApplicationSettingsRow, InstanceSecret, Project, User } from '../db/entities/index.js';
 import type { Database } from '../db/orm.js';
+import { queryRows } from '../db/rows.js';
+import { sql } from '../db/sql.js';
 import { createUserNamespace, setTraversalIds } from './namespaces.js';
 
 /** Any number, the same in every process: the advisory lock that serialises first starts. */
@@ -25,7 +26,7 @@ export async function bootstrap(
   options: { rootPassword?: string; rootToken?: string; secretKey?: string; database?: { url?: string } },
 ): Promise<BootstrapResult> {
   return db.fork().transactional(async (em) => {
-    await em.execute(raw(`select pg_advisory_xact_lock(${BOOTSTRAP_LOCK})`));
+    await queryRows(em, sql`select pg_advisory_xact_lock(${BOOTSTRAP_LOCK})`);
     const result: BootstrapResult = {};
     if (!(await em.findOne(ApplicationSettingsRow, { id: 1 }))) em.create(ApplicationSettingsRow, { id: 1, values: {} });
     let root = await em.findOne(User, { id: 1 });
@@ -49,7 +50,7 @@ export async function bootstrap(
       await em.flush();
       setTraversalIds(namespace, null);
       // The id was given explicitly: move the sequence past it.
-      await em.execute(raw(`select setval(pg_get_serial_sequence('users', 'id'), greatest((select max(id) from users), 1))`));
+      await queryRows(em, sql`select setval(pg_get_serial_sequence('users', 'id'), greatest((select max(id) from users), 1))`);
     }
     if (root && options.rootToken) {
       // Root accepts the configured token from every start on which it is given, even one a password change revoked.

@@ -1,6 +1,7 @@
 import { can, pushesToBranch, type BranchProtection, type ProjectInScope, type ProtectedBranchInScope } from '../auth/abilities.js';
 import { ACCESS_LEVELS, ProtectedBranch } from '../db/entities/index.js';
 import { queryRows } from '../db/rows.js';
+import { sql } from '../db/sql.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
 import { historyOf } from '../git/history.js';
 import { isValidReferenceName } from '../git/refs.js';
@@ -33,8 +34,7 @@ export class BranchesService {
   async protections(projectId: number): Promise<ProtectionRow[]> {
     return (await queryRows(
       (await this.ctx.view()).rows,
-      `select "name", "push_access_level" as "pushAccessLevel", "merge_access_level" as "mergeAccessLevel" from "protected_branches" where "project_id" = ?`,
-      [projectId],
+      sql`select "name", "push_access_level" as "pushAccessLevel", "merge_access_level" as "mergeAccessLevel" from "protected_branches" where "project_id" = ${projectId}`,
     )) as ProtectionRow[];
   }
 
@@ -116,11 +116,12 @@ export class BranchesService {
     const levelFor = (developers: boolean | undefined) => (developers === undefined ? null : developers ? ACCESS_LEVELS.developer : ACCESS_LEVELS.maintainer);
     const push = levelFor(input.developers_can_push);
     const merge = levelFor(input.developers_can_merge);
-    await this.ctx.em.execute(
-      `insert into "protected_branches" ("project_id", "name", "push_access_level", "merge_access_level", "created_at") values (?, ?, ?, ?, now())
-       on conflict ("project_id", "name") do update set "push_access_level" = coalesce(?, "protected_branches"."push_access_level"),
-         "merge_access_level" = coalesce(?, "protected_branches"."merge_access_level")`,
-      [scoped.project.id, name, push ?? ACCESS_LEVELS.maintainer, merge ?? ACCESS_LEVELS.maintainer, push, merge],
+    await queryRows(
+      this.ctx.em,
+      sql`insert into "protected_branches" ("project_id", "name", "push_access_level", "merge_access_level", "created_at")
+       values (${scoped.project.id}, ${name}, ${push ?? ACCESS_LEVELS.maintainer}, ${merge ?? ACCESS_LEVELS.maintainer}, now())
+       on conflict ("project_id", "name") do update set "push_access_level" = coalesce(${push}::int, "protected_branches"."push_access_level"),
+         "merge_access_level" = coalesce(${merge}::int, "protected_branches"."merge_access_level")`,
     );
     return (await this.present(scoped, repo, [{ name, oid }]))[0];
   }
@@ -153,13 +154,14 @@ export class BranchesService {
 
   /** POST /projects/:id/protected_branches: a name or pattern, whether or not a branch has it yet; 409 when protected already. */
   async createProtected(scoped: ProjectInScope, input: ProtectBranchesInput): Promise<ProtectedBranchShape> {
-    const [created] = await this.ctx.em.execute<{ id: number }[]>(
-      `insert into "protected_branches" ("project_id", "name", "push_access_level", "merge_access_level", "created_at") values (?, ?, ?, ?, now())
+    const [created] = await queryRows(
+      this.ctx.em,
+      sql`insert into "protected_branches" ("project_id", "name", "push_access_level", "merge_access_level", "created_at")
+       values (${scoped.project.id}, ${input.name}, ${input.push_access_level ?? ACCESS_LEVELS.maintainer}, ${input.merge_access_level ?? ACCESS_LEVELS.maintainer}, now())
        on conflict do nothing returning "id"`,
-      [scoped.project.id, input.name, input.push_access_level ?? ACCESS_LEVELS.maintainer, input.merge_access_level ?? ACCESS_LEVELS.maintainer],
     );
     if (!created) throw new ConflictError(REFUSALS.protectionExists(input.name));
-    return presentProtection(await this.ctx.em.findOneOrFail(ProtectedBranch, { id: created.id }));
+    return presentProtection(await this.ctx.em.findOneOrFail(ProtectedBranch, { id: created.id as number }));
   }
 
   /** DELETE /projects/:id/protected_branches/:name */

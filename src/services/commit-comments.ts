@@ -1,6 +1,7 @@
 import type { ProjectInScope } from '../auth/abilities.js';
 import { CommitNote, User } from '../db/entities/index.js';
 import { queryRows, rowAs } from '../db/rows.js';
+import { sql } from '../db/sql.js';
 import { BadRequestError } from '../errors.js';
 import { changesBetween, diffOf } from '../git/diff.js';
 import type { Commit, Repository } from '../git/repository.js';
@@ -55,13 +56,12 @@ export class CommitCommentsService {
     // The page asked for, clamped as every list clamps it.
     const { page, perPage } = pageOf([], query);
     const view = await this.ctx.view();
-    const values = [scoped.project.id, commit.oid];
-    const [{ count }] = await queryRows(view.rows, `select count(*)::int as "count" from "commit_notes" where "project_id" = ? and "commit_sha" = ?`, values);
+    const ofCommit = sql`n."project_id" = ${scoped.project.id} and n."commit_sha" = ${commit.oid}`;
+    const [{ count }] = await queryRows(view.rows, sql`select count(*)::int as "count" from "commit_notes" n where ${ofCommit}`);
     const rows = await queryRows(
       view.rows,
-      `select to_jsonb(n) as "note", to_jsonb(u) as "author" from "commit_notes" n left join "users" u on u."id" = n."author_id"
-       where n."project_id" = ? and n."commit_sha" = ? order by n."created_at", n."id" limit ? offset ?`,
-      [...values, perPage, (page - 1) * perPage],
+      sql`select to_jsonb(n) as "note", to_jsonb(u) as "author" from "commit_notes" n left join "users" u on u."id" = n."author_id"
+       where ${ofCommit} order by n."created_at", n."id" limit ${perPage} offset ${(page - 1) * perPage}`,
     );
     const items = rows.map((row) => presentCommitComment(rowAs(view.rows, CommitNote, row.note), row.author ? rowAs(view.rows, User, row.author) : null, view));
     return { items, total: Number(count), page, perPage };
@@ -87,9 +87,9 @@ export class CommitCommentsService {
     const now = new Date();
     const [row] = await queryRows(
       this.ctx.em,
-      `insert into "commit_notes" ("project_id", "commit_sha", "note", "path", "line", "line_type", "author_id", "created_at", "updated_at")
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?) returning *`,
-      [scoped.project.id, commit.oid, input.note, place?.path ?? null, place?.line ?? null, place?.lineType ?? null, this.ctx.currentUser.id, now, now],
+      sql`insert into "commit_notes" ("project_id", "commit_sha", "note", "path", "line", "line_type", "author_id", "created_at", "updated_at")
+       values (${scoped.project.id}, ${commit.oid}, ${input.note}, ${place?.path ?? null}, ${place?.line ?? null}, ${place?.lineType ?? null}, ${this.ctx.currentUser.id}, ${now}, ${now})
+       returning *`,
     );
     return presentCommitComment(rowAs(this.ctx.em, CommitNote, row), this.ctx.currentUser as User, await this.ctx.view());
   }

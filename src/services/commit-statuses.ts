@@ -1,6 +1,7 @@
 import type { ProjectInScope } from '../auth/abilities.js';
 import { CommitStatus as CommitStatusRow, Pipeline, User, type PipelineStatus } from '../db/entities/index.js';
 import { keyOf, queryRows, rowAs } from '../db/rows.js';
+import { concat, empty, identifier, join, sql, type Sql } from '../db/sql.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import { historyOf } from '../git/history.js';
 import type { Repository } from '../git/repository.js';
@@ -146,28 +147,35 @@ export class CommitStatusesService {
     const em = this.ctx.em;
     const projectId = scoped.project.id;
     const userId = this.ctx.currentUser.id;
-    await em.execute('select pg_advisory_xact_lock(?, ?)', [PIPELINES_LOCK, projectId]);
+    await queryRows(em, sql`select pg_advisory_xact_lock(${PIPELINES_LOCK}, ${projectId})`);
     let pipeline: Pipeline | undefined;
     if (input.pipeline_id !== undefined) {
       // Later clients name the pipeline; its ref is the status's unless another is given (none of the commit's: a new one).
-      pipeline = (await this.pipelines(`"id" = ? and "project_id" = ? and "sha" = ?${input.ref !== undefined ? ' and "ref" = ?' : ''}`, [input.pipeline_id, projectId, commit.oid, ...(input.ref !== undefined ? [input.ref] : [])]))[0];
+      const ofRef = input.ref !== undefined ? sql` and "ref" = ${input.ref}` : empty;
+      pipeline = (await this.pipelines(sql`"id" = ${input.pipeline_id} and "project_id" = ${projectId} and "sha" = ${commit.oid}${ofRef}`))[0];
     }
     const ref = input.ref ?? pipeline?.ref ?? (await this.firstBranchContaining(repo, commit.oid));
     if (ref === null) throw new NotFoundError('References for commit');
     if (input.pipeline_id === undefined) {
-      pipeline = (await this.pipelines(`"project_id" = ? and "sha" = ? and "ref" = ? order by "id" desc limit 1`, [projectId, commit.oid, ref]))[0];
+      pipeline = (await this.pipelines(sql`"project_id" = ${projectId} and "sha" = ${commit.oid} and "ref" = ${ref} order by "id" desc limit 1`))[0];
     }
     const now = new Date();
     pipeline ??= rowAs(
       em,
       Pipeline,
-      (await queryRows(em, `insert into "pipelines" ("project_id", "sha", "ref", "status", "user_id", "created_at", "updated_at") values (?, ?, ?, 'created', ?, ?, ?) returning *`, [projectId, commit.oid, ref, userId, now, now]))[0],
+      (
+        await queryRows(
+          em,
+          sql`insert into "pipelines" ("project_id", "sha", "ref", "status", "user_id", "created_at", "updated_at")
+            values (${projectId}, ${commit.oid}, ${ref}, 'created', ${userId}, ${now}, ${now}) returning *`,
+        )
+      )[0],
     );
 
     const [existing] = await queryRows(
       em,
-      `select "id", "status" from "commit_statuses" where "pipeline_id" = ? and "name" = ? and "author_id" = ? and "status" in ('pending', 'running') order by "id" desc limit 1`,
-      [pipeline.id, name, userId],
+      sql`select "id", "status" from "commit_statuses" where "pipeline_id" = ${pipeline.id} and "name" = ${name} and "author_id" = ${userId}
+        and "status" in ('pending', 'running') order by "id" desc limit 1`,
     );
     const next = statusTransition(existing ? (existing.status as 'pending' | 'running') : null, input.state, now);
     const optional = {
@@ -177,18 +185,22 @@ export class CommitStatusesService {
       started_at: next.startedAt,
       finished_at: next.finishedAt,
     };
-    const given = Object.entries(optional).filter(([, value]) => value !== undefined);
+    // The columns come from `optional`'s own keys: a fixed set.
+    const given = (Object.keys(optional) as (keyof typeof optional)[]).filter((column) => optional[column] !== undefined);
+    const column = (name: keyof typeof optional) => identifier(name, Object.keys(optional) as (keyof typeof optional)[]);
     const [row] = existing
       ? await queryRows(
           em,
-          `update "commit_statuses" set "status" = ?, "updated_at" = ?${given.map(([column]) => `, "${column}" = ?`).join('')} where "id" = ? returning *`,
-          [next.status, now, ...given.map(([, value]) => value), existing.id],
+          sql`update "commit_statuses" set "status" = ${next.status}, "updated_at" = ${now}${concat(given.map((name) => sql`, ${column(name)} = ${optional[name]}`))}
+            where "id" = ${existing.id} returning *`,
         )
       : await queryRows(
           em,
-          `insert into "commit_statuses" ("project_id", "pipeline_id", "sha", "ref", "name", "stage", "status", "author_id", "created_at", "updated_at"${given.map(([column]) => `, "${column}"`).join('')})
-           values (?, ?, ?, ?, ?, ?, ?, ?, ?, ?${given.map(() => ', ?').join('')}) returning *`,
-          [projectId, pipeline.id, commit.oid, ref, name, EXTERNAL_STAGE, next.status, userId, now, now, ...given.map(([, value]) => value)],
+          sql`insert into "commit_statuses" ("project_id", "pipeline_id", "sha", "ref", "name", "stage", "status", "author_id", "created_at", "updated_at"${concat(
+            given.map((name) => sql`, ${column(name)}`),
+          )})
+           values (${projectId}, ${pipeline.id}, ${commit.oid}, ${ref}, ${name}, ${EXTERNAL_STAGE}, ${next.status}, ${userId}, ${now}, ${now}${concat(given.map((name) => sql`, ${optional[name]}`))})
+           returning *`,
         );
     await this.updatePipeline(pipeline, now);
     return presentCommitStatus(rowAs(em, CommitStatusRow, row), this.ctx.currentUser as User, await this.ctx.view());
@@ -200,34 +212,29 @@ export class CommitStatusesService {
    */
   async list(scoped: ProjectInScope, revision: string, query: ListCommitStatusesQuery & PageQuery): Promise<Page<CommitStatus>> {
     const commit = await this.ctx.commits.commitOf(this.ctx.repositoryOf(scoped.project), revision);
-    const conditions = ['s."project_id" = ?', 's."sha" = ?'];
-    const values: unknown[] = [scoped.project.id, commit.oid];
-    for (const [column, value] of [['ref', query.ref], ['stage', query.stage], ['name', query.name]] as const) {
-      // An empty filter filters nothing, as the original reads it.
-      if (value) {
-        conditions.push(`s."${column}" = ?`);
-        values.push(value);
-      }
-    }
-    if (!query.all) conditions.push(`not exists (select 1 from "commit_statuses" later where later."pipeline_id" = s."pipeline_id" and later."name" = s."name" and later."id" > s."id")`);
-    const where = conditions.join(' and ');
+    const conditions = [sql`s."project_id" = ${scoped.project.id}`, sql`s."sha" = ${commit.oid}`];
+    // An empty filter filters nothing, as the original reads it.
+    if (query.ref) conditions.push(sql`s."ref" = ${query.ref}`);
+    if (query.stage) conditions.push(sql`s."stage" = ${query.stage}`);
+    if (query.name) conditions.push(sql`s."name" = ${query.name}`);
+    if (!query.all) conditions.push(sql`not exists (select 1 from "commit_statuses" later where later."pipeline_id" = s."pipeline_id" and later."name" = s."name" and later."id" > s."id")`);
+    const where = join(conditions, ' and ');
     // The page asked for, clamped as every list clamps it.
     const { page, perPage } = pageOf([], query);
     const view = await this.ctx.view();
-    const [{ count }] = await queryRows(view.rows, `select count(*)::int as "count" from "commit_statuses" s where ${where}`, values);
+    const [{ count }] = await queryRows(view.rows, sql`select count(*)::int as "count" from "commit_statuses" s where ${where}`);
     const rows = await queryRows(
       view.rows,
-      `select to_jsonb(s) as "status", to_jsonb(u) as "author" from "commit_statuses" s left join "users" u on u."id" = s."author_id"
-       where ${where} order by s."id" limit ? offset ?`,
-      [...values, perPage, (page - 1) * perPage],
+      sql`select to_jsonb(s) as "status", to_jsonb(u) as "author" from "commit_statuses" s left join "users" u on u."id" = s."author_id"
+       where ${where} order by s."id" limit ${perPage} offset ${(page - 1) * perPage}`,
     );
     const items = rows.map((row) => presentCommitStatus(rowAs(view.rows, CommitStatusRow, row.status), row.author ? rowAs(view.rows, User, row.author) : null, view));
     return { items, total: Number(count), page, perPage };
   }
 
-  private async pipelines(where: string, values: unknown[]): Promise<Pipeline[]> {
+  private async pipelines(where: Sql): Promise<Pipeline[]> {
     const em = this.ctx.em;
-    return (await queryRows(em, `select * from "pipelines" where ${where}`, values)).map((row) => rowAs(em, Pipeline, row));
+    return (await queryRows(em, sql`select * from "pipelines" where ${where}`)).map((row) => rowAs(em, Pipeline, row));
   }
 
   /** The first branch, by name, whose history has the commit (where the original files a status given no ref); null for none. */
@@ -244,14 +251,14 @@ export class CommitStatusesService {
     const em = this.ctx.em;
     const latest = (await queryRows(
       em,
-      `select distinct on ("name") "status", "allow_failure" as "allowFailure" from "commit_statuses" where "pipeline_id" = ? order by "name", "id" desc`,
-      [pipeline.id],
+      sql`select distinct on ("name") "status", "allow_failure" as "allowFailure" from "commit_statuses" where "pipeline_id" = ${pipeline.id} order by "name", "id" desc`,
     )) as unknown as LatestStatus[];
     const next = pipelineTransition(pipeline.status, compositeStatus(latest), now);
     if (next.status === pipeline.status) return;
-    await em.execute(
-      `update "pipelines" set "status" = ?, "updated_at" = ?, "started_at" = coalesce(?, "started_at"), "finished_at" = coalesce(?, "finished_at") where "id" = ?`,
-      [next.status, now, next.startedAt ?? null, next.finishedAt ?? null, pipeline.id],
+    await queryRows(
+      em,
+      sql`update "pipelines" set "status" = ${next.status}, "updated_at" = ${now}, "started_at" = coalesce(${next.startedAt ?? null}::timestamptz, "started_at"),
+        "finished_at" = coalesce(${next.finishedAt ?? null}::timestamptz, "finished_at") where "id" = ${pipeline.id}`,
     );
   }
 }

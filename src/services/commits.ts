@@ -1,5 +1,6 @@
 import type { ProjectInScope } from '../auth/abilities.js';
 import { queryRows } from '../db/rows.js';
+import { sql } from '../db/sql.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import { statsOf } from '../git/diff.js';
 import { applyActions, type FileAction } from '../git/edit.js';
@@ -127,8 +128,7 @@ export class CommitsService {
   async lastPipeline(projectId: number, sha: string): Promise<CommitDetail['last_pipeline']> {
     const [pipeline] = (await queryRows(
       (await this.ctx.view()).rows,
-      `select "id", "ref", "sha", "status" from "pipelines" where "project_id" = ? and "sha" = ? order by "id" desc limit 1`,
-      [projectId, sha],
+      sql`select "id", "ref", "sha", "status" from "pipelines" where "project_id" = ${projectId} and "sha" = ${sha} order by "id" desc limit 1`,
     )) as { id: number; ref: string | null; sha: string; status: string }[];
     return pipeline ?? null;
   }

@@ -1,8 +1,9 @@
-import { raw, type FilterQuery } from '@mikro-orm/core';
+import type { FilterQuery } from '@mikro-orm/core';
 import { can, type GroupInScope, type ProjectInScope } from '../auth/abilities.js';
 import { groupAccessColumnsSql, memberGroupsSql, ownedGroupsSql, sharedProjectIdsSql, visibleGroupsSql } from '../auth/access-levels.js';
 import { ACCESS_LEVELS, GroupMember, Namespace, Project, VISIBILITIES, visibilityRank, type Visibility } from '../db/entities/index.js';
-import { keyOf, queryRows, readRows, rowAs } from '../db/rows.js';
+import { keyOf, ormRaw, queryRows, readRows, rowAs } from '../db/rows.js';
+import { sql, type Sql } from '../db/sql.js';
 import { takenAttribute } from '../db/unique.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.js';
 import type { CreateGroupInput, Group as GroupShape, GroupDetail, ListGroupProjectsQuery, ListGroupsQuery, UpdateGroupInput } from '../schemas/groups.js';
@@ -34,11 +35,10 @@ export class GroupsService {
 
   /** A group by ID or full path (any case), with the caller's level on it and whether it may see it, in one statement. */
   async findInScope(idOrPath: number | string): Promise<GroupInScope | null> {
-    const where = typeof idOrPath === 'number' ? 'g."id" = ?' : 'lower(g."full_path") = lower(?)';
+    const where = typeof idOrPath === 'number' ? sql`g."id" = ${idOrPath}` : sql`lower(g."full_path") = lower(${idOrPath})`;
     const [row] = await queryRows(
       this.em,
-      `select to_jsonb(g) as "group", ${groupAccessColumnsSql(this.ctx.caller, 'g')} from "namespaces" g where g."kind" = 'group' and ${where}`,
-      [idOrPath],
+      sql`select to_jsonb(g) as "group", ${groupAccessColumnsSql(this.ctx.caller, 'g')} from "namespaces" g where g."kind" = 'group' and ${where}`,
     );
     if (!row) return null;
     return { group: rowAs(this.em, Namespace, row.group), accessLevel: Number(row.access_level), visible: row.visible === true };
@@ -51,7 +51,7 @@ export class GroupsService {
    */
   async list(query: ListGroupsQuery & PageQuery, parent?: Namespace): Promise<Page<GroupShape>> {
     const caller = this.ctx.caller;
-    const inGroups = (condition: string) => ({ id: { $in: raw(`(select g."id" from "namespaces" g where ${condition})`) } });
+    const inGroups = (condition: Sql) => ({ id: { $in: ormRaw(sql`(select g."id" from "namespaces" g where ${condition})`) } });
     const where: FilterQuery<Namespace>[] = [{ kind: 'group' }];
     // A group's subgroups: every one the caller may see, unless it asks for its own only.
     const allByDefault = can(caller, 'read_all_resources') || parent !== undefined;
@@ -75,7 +75,8 @@ export class GroupsService {
   async present(groups: Namespace[], options: { statistics?: boolean } = {}): Promise<GroupShape[]> {
     const view = await this.ctx.view();
     if (!options.statistics || !can(this.ctx.caller, 'read_all_resources') || !groups.length) return presentGroups(groups, view);
-    const projects = await readRows(view.rows, Project, `select "id", "namespace_id", "repository_storage" from "projects" where "namespace_id" in (${groups.map((group) => group.id).join(', ')})`, []);
+    const groupIds = groups.map((group) => group.id);
+    const projects = await readRows(view.rows, Project, sql`select "id", "namespace_id", "repository_storage" from "projects" where "namespace_id" = any(${groupIds})`);
     const sizes = await Promise.all(projects.map((project) => this.ctx.env.repositories.size(project.repositoryStorage, project.id)));
     const statistics = new Map<number, number>();
     projects.forEach((project, index) => {
@@ -97,7 +98,7 @@ export class GroupsService {
   /** GET /groups/:id/projects: its projects and (unless `with_shared=false`) those shared with it, with the project list's filters. */
   projects(group: Namespace, query: ListGroupProjectsQuery & PageQuery): Promise<Page<ProjectShape | ProjectSimple>> {
     const own: FilterQuery<Project> = query.include_subgroups
-      ? { namespace: { $in: raw('(select d."id" from "namespaces" d where d."traversal_ids" @> array[?]::int[])', [group.id]) } }
+      ? { namespace: { $in: ormRaw(sql`(select d."id" from "namespaces" d where d."traversal_ids" @> array[${group.id}]::int[])`) } }
       : { namespace: group.id };
     return this.ctx.projects.list(query, query.with_shared === false ? own : { $or: [own, sharedWith(group.id)] });
   }
@@ -172,10 +173,11 @@ export class GroupsService {
     await this.flush();
     if (group.fullPath !== oldPath || group.fullName !== oldName) {
       // Its subgroups' full paths and names start with its own.
-      await this.em.execute(
-        `update "namespaces" set "full_path" = ? || substr("full_path", ?), "full_name" = ? || substr("full_name", ?)
-         where "traversal_ids" @> array[?]::int[] and "id" <> ?`,
-        [group.fullPath, oldPath.length + 1, group.fullName, oldName.length + 1, group.id, group.id],
+      await queryRows(
+        this.em,
+        sql`update "namespaces" set "full_path" = ${group.fullPath}::text || substr("full_path", ${oldPath.length + 1}),
+           "full_name" = ${group.fullName}::text || substr("full_name", ${oldName.length + 1})
+         where "traversal_ids" @> array[${group.id}]::int[] and "id" <> ${group.id}`,
       );
     }
     return this.detail(group);
@@ -184,10 +186,10 @@ export class GroupsService {
   /** DELETE /groups/:id (its owners): the group, its subgroups and every project in them; their repositories once that is committed. */
   async delete(scoped: GroupInScope): Promise<void> {
     const { group } = scoped;
-    const projects = await this.em.execute<{ id: number; repository_storage: string }[]>(
-      `select p."id", p."repository_storage" from "projects" p join "namespaces" n on n."id" = p."namespace_id" where n."traversal_ids" @> array[?]::int[]`,
-      [group.id],
-    );
+    const projects = (await queryRows(
+      this.em,
+      sql`select p."id", p."repository_storage" from "projects" p join "namespaces" n on n."id" = p."namespace_id" where n."traversal_ids" @> array[${group.id}]::int[]`,
+    )) as { id: number; repository_storage: string }[];
     // The subgroups go with it (their parent's foreign key cascades), and their projects with them.
     await this.em.nativeDelete(Namespace, { id: group.id });
     for (const project of projects) this.ctx.afterCommit(() => this.ctx.env.repositories.remove(project.repository_storage, project.id));
@@ -216,11 +218,11 @@ export class GroupsService {
   }
 
   private async nameTaken(parent: Namespace | null, name: string, except?: Namespace): Promise<boolean> {
-    const [{ taken }] = await this.em.execute<{ taken: boolean }[]>(
-      'select exists (select 1 from "namespaces" where coalesce("parent_id", 0) = ? and "name" = ? and "id" <> ?) as "taken"',
-      [parent?.id ?? 0, name, except?.id ?? 0],
+    const [{ taken }] = await queryRows(
+      this.em,
+      sql`select exists (select 1 from "namespaces" where coalesce("parent_id", 0) = ${parent?.id ?? 0} and "name" = ${name} and "id" <> ${except?.id ?? 0}) as "taken"`,
     );
-    return taken;
+    return taken === true;
   }
 
   /** `restricted_visibility_levels` (for all but administrators), and a subgroup is no more open than its parent. */
@@ -235,12 +237,10 @@ export class GroupsService {
   private async checkVisibilityOfContents(problems: Problems, group: Namespace, visibility: Visibility): Promise<void> {
     const more = VISIBILITIES.slice(visibilityRank(visibility) + 1);
     if (!more.length) return;
-    // The levels are the entity's own constants.
-    const levels = more.map((level) => `'${level}'`).join(', ');
-    const [found] = await this.em.execute<{ projects: boolean; subgroups: boolean }[]>(
-      `select exists (select 1 from "projects" where "namespace_id" = ? and "visibility" in (${levels})) as "projects",
-        exists (select 1 from "namespaces" where "parent_id" = ? and "visibility" in (${levels})) as "subgroups"`,
-      [group.id, group.id],
+    const [found] = await queryRows(
+      this.em,
+      sql`select exists (select 1 from "projects" where "namespace_id" = ${group.id} and "visibility" = any(${more}::text[])) as "projects",
+        exists (select 1 from "namespaces" where "parent_id" = ${group.id} and "visibility" = any(${more}::text[])) as "subgroups"`,
     );
     if (found.projects) problems.add('visibility_level', `${visibility} is not allowed since this group contains projects with higher visibility.`);
     if (found.subgroups) problems.add('visibility_level', `${visibility} is not allowed since there are sub-groups with higher visibility.`);
@@ -255,4 +255,4 @@ export class GroupsService {
 }
 
 /** The projects shared with the group (shares that have not expired), as a condition on projects. */
-const sharedWith = (groupId: number): FilterQuery<Project> => ({ id: { $in: raw(`(${sharedProjectIdsSql(groupId)})`) } });
+const sharedWith = (groupId: number): FilterQuery<Project> => ({ id: { $in: ormRaw(sql`(${sharedProjectIdsSql(groupId)})`) } });

@@ -1,8 +1,9 @@
-import { raw, type FilterQuery } from '@mikro-orm/core';
+import type { FilterQuery } from '@mikro-orm/core';
 import { can, type GroupInScope, type ProjectInScope } from '../auth/abilities.js';
 import { current, memberRowsSql, today, type MembersSource } from '../auth/access-levels.js';
 import { ACCESS_LEVELS, GROUP_ACCESS_LEVELS, PROJECT_ACCESS_LEVELS, User } from '../db/entities/index.js';
-import { queryRows, readRows } from '../db/rows.js';
+import { ormRaw, queryRows, readRows } from '../db/rows.js';
+import { fixedSql, sql, type Sql } from '../db/sql.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
 import type { AddMemberInput, EditMemberInput, ListMembersQuery, Member } from '../schemas/members.js';
 import type { Context } from './context.js';
@@ -32,8 +33,11 @@ export function memberExpiry(expiresAt: string | null | undefined): string | nul
   return day;
 }
 
-/** The table and the key column of a source's own memberships. */
-const TABLES = { project: { table: 'project_members', key: 'project_id' }, group: { table: 'group_members', key: 'group_id' } } as const;
+/** The table and the key column of a source's own memberships: the only names these statements take. */
+const TABLES = {
+  project: { name: 'project_members', table: fixedSql('"project_members"'), key: fixedSql('"project_id"') },
+  group: { name: 'group_members', table: fixedSql('"group_members"'), key: fixedSql('"group_id"') },
+} as const;
 
 /** Members of projects and groups: who has which level, until when, and who may change that. */
 export class MembersService {
@@ -46,7 +50,7 @@ export class MembersService {
   /** GET …/members (its own members) and …/members/all (with those of the groups above it, each user at its highest level). */
   async list(of: MembersOf, query: ListMembersQuery & PageQuery, inherited: boolean): Promise<Page<Member>> {
     const rows = memberRowsSql(sourceOf(of), inherited);
-    const where: FilterQuery<User>[] = [{ id: { $in: raw(`(select m."user_id" from (${rows}) m)`) } }];
+    const where: FilterQuery<User>[] = [{ id: { $in: ormRaw(sql`(select m."user_id" from (${rows}) m)`) } }];
     if (query.query) {
       const pattern = likePattern(query.query);
       where.push({ $or: [{ name: { $ilike: pattern } }, { username: { $ilike: pattern } }] });
@@ -61,7 +65,7 @@ export class MembersService {
   async get(of: MembersOf, userId: number, inherited: boolean): Promise<Member> {
     const membership = (await this.membershipsOf(memberRowsSql(sourceOf(of), inherited), [userId])).get(userId);
     if (!membership) throw new NotFoundError('Member');
-    const users = await readRows(this.em, User, `select * from "users" where "id" = ?`, [userId]);
+    const users = await readRows(this.em, User, sql`select * from "users" where "id" = ${userId}`);
     return (await this.present(users, new Map([[userId, membership]])))[0];
   }
 
@@ -70,16 +74,16 @@ export class MembersService {
     const source = sourceOf(of);
     await this.checkLevel(of, input.user_id, input.access_level);
     const expiresAt = memberExpiry(input.expires_at);
-    const users = await readRows(this.em, User, `select * from "users" where "id" = ?`, [input.user_id]);
+    const users = await readRows(this.em, User, sql`select * from "users" where "id" = ${input.user_id}`);
     if (!users.length) throw new NotFoundError('User');
-    const { table, key } = TABLES[source.kind];
+    const { name, table, key } = TABLES[source.kind];
     // An expired membership is as good as none: it is replaced.
-    const [added] = await this.em.execute<{ id: number }[]>(
-      `insert into "${table}" ("${key}", "user_id", "access_level", "expires_at", "created_at") values (?, ?, ?, ?, now())
-       on conflict ("${key}", "user_id") do update set "access_level" = excluded."access_level", "expires_at" = excluded."expires_at", "created_at" = now()
-       where not ${current(`"${table}"`)}
+    const [added] = await queryRows(
+      this.em,
+      sql`insert into ${table} (${key}, "user_id", "access_level", "expires_at", "created_at") values (${source.id}, ${input.user_id}, ${input.access_level}, ${expiresAt}, now())
+       on conflict (${key}, "user_id") do update set "access_level" = excluded."access_level", "expires_at" = excluded."expires_at", "created_at" = now()
+       where not ${current(name)}
        returning "id"`,
-      [source.id, input.user_id, input.access_level, expiresAt],
     );
     if (!added) throw new ConflictError('Member already exists');
     return (await this.present(users, new Map([[input.user_id, { access_level: input.access_level, expires_at: expiresAt }]])))[0];
@@ -94,12 +98,7 @@ export class MembersService {
     if (membership.access_level === ACCESS_LEVELS.owner && input.access_level !== ACCESS_LEVELS.owner) await this.keepAnOwner(of, userId);
     const expiresAt = input.expires_at === undefined ? membership.expires_at : memberExpiry(input.expires_at);
     const { table, key } = TABLES[source.kind];
-    await this.em.execute(`update "${table}" set "access_level" = ?, "expires_at" = ? where "${key}" = ? and "user_id" = ?`, [
-      input.access_level,
-      expiresAt,
-      source.id,
-      userId,
-    ]);
+    await queryRows(this.em, sql`update ${table} set "access_level" = ${input.access_level}, "expires_at" = ${expiresAt} where ${key} = ${source.id} and "user_id" = ${userId}`);
     return this.get(of, userId, false);
   }
 
@@ -110,7 +109,7 @@ export class MembersService {
     if (userId !== this.ctx.currentUser.id && !this.administers(of)) throw new ForbiddenError();
     if (membership.access_level === ACCESS_LEVELS.owner) await this.keepAnOwner(of, userId);
     const { table, key } = TABLES[source.kind];
-    await this.em.execute(`delete from "${table}" where "${key}" = ? and "user_id" = ?`, [source.id, userId]);
+    await queryRows(this.em, sql`delete from ${table} where ${key} = ${source.id} and "user_id" = ${userId}`);
   }
 
   private administers(of: MembersOf): boolean {
@@ -134,9 +133,8 @@ export class MembersService {
     }
     const [inherited] = await queryRows(
       this.em,
-      `select m."access_level", m."source_name" from (${memberRowsSql(sourceOf(of), true)}) m
-       where m."user_id" = ? and m."source_name" is not null order by m."access_level" desc limit 1`,
-      [userId],
+      sql`select m."access_level", m."source_name" from (${memberRowsSql(sourceOf(of), true)}) m
+       where m."user_id" = ${userId} and m."source_name" is not null order by m."access_level" desc limit 1`,
     );
     if (inherited && Number(inherited.access_level) > level) {
       throw BadRequestError.invalid(
@@ -152,22 +150,20 @@ export class MembersService {
     // Every owner's membership but the one changing, the groups above included (the same user may own one of those).
     const [{ others }] = await queryRows(
       this.em,
-      `select count(*)::int as "others" from (${memberRowsSql(sourceOf(of), true)}) m
-       where m."access_level" >= ? and not (m."user_id" = ? and m."source_name" is null)`,
-      [ACCESS_LEVELS.owner, userId],
+      sql`select count(*)::int as "others" from (${memberRowsSql(sourceOf(of), true)}) m
+       where m."access_level" = ${ACCESS_LEVELS.owner} and not (m."user_id" = ${userId} and m."source_name" is null)`,
     );
     if (Number(others) === 0) throw new ForbiddenError('A group must have at least one owner');
   }
 
   /** Each user's highest current membership among `rows`, for the users given. */
-  private async membershipsOf(rows: string, userIds: number[]): Promise<Map<number, Membership>> {
+  private async membershipsOf(rows: Sql, userIds: number[]): Promise<Map<number, Membership>> {
     const memberships = new Map<number, Membership>();
     if (!userIds.length) return memberships;
     const found = (await queryRows(
       this.em,
-      `select distinct on (m."user_id") m."user_id", m."access_level", m."expires_at" from (${rows}) m
-       where m."user_id" in (${userIds.map(() => '?').join(', ')}) order by m."user_id", m."access_level" desc`,
-      userIds,
+      sql`select distinct on (m."user_id") m."user_id", m."access_level", m."expires_at" from (${rows}) m
+       where m."user_id" = any(${userIds}) order by m."user_id", m."access_level" desc`,
     )) as { user_id: number; access_level: number; expires_at: string | null }[];
     for (const row of found) memberships.set(Number(row.user_id), { access_level: Number(row.access_level), expires_at: row.expires_at });
     return memberships;

@@ -1,9 +1,9 @@
-import { raw } from '@mikro-orm/core';
 import { Namespace, type User } from '../db/entities/index.js';
 import type { EntityManager } from '../db/orm.js';
 import { can, type NamespaceInScope } from '../auth/abilities.js';
 import { administeredGroupsSql, memberGroupIdsSql, membersWithDescendantsSql, namespaceAccessColumnsSql } from '../auth/access-levels.js';
-import { queryRows, rowAs } from '../db/rows.js';
+import { ormRaw, queryRows, rowAs } from '../db/rows.js';
+import { sql } from '../db/sql.js';
 import type { ListNamespacesQuery, Namespace as NamespaceShape } from '../schemas/namespaces.js';
 import type { Context } from './context.js';
 import { findPage, type Page, type PageQuery } from './pagination.js';
@@ -37,11 +37,11 @@ export class NamespacesService {
    */
   async pathTaken(parent: Namespace | null, path: string, except?: { id: number }): Promise<boolean> {
     // The expression of the namespaces_sibling_path_index, so that the index answers.
-    const [{ taken }] = await this.em.execute<{ taken: boolean }[]>(
-      'select exists (select 1 from "namespaces" where coalesce("parent_id", 0) = ? and lower("path") = lower(?) and "id" <> ?) as "taken"',
-      [parent?.id ?? 0, path, except?.id ?? 0],
+    const [{ taken }] = await queryRows(
+      this.em,
+      sql`select exists (select 1 from "namespaces" where coalesce("parent_id", 0) = ${parent?.id ?? 0} and lower("path") = lower(${path}) and "id" <> ${except?.id ?? 0}) as "taken"`,
     );
-    return taken;
+    return taken === true;
   }
 
   /**
@@ -50,7 +50,7 @@ export class NamespacesService {
    */
   async list(query: ListNamespacesQuery & PageQuery): Promise<Page<NamespaceShape>> {
     const where: object[] = [];
-    if (!can(this.ctx.caller, 'read_all_resources')) where.push({ $or: [{ owner: this.ctx.currentUser.id }, { id: { $in: raw(`(${memberGroupIdsSql(this.ctx.caller)})`) } }] });
+    if (!can(this.ctx.caller, 'read_all_resources')) where.push({ $or: [{ owner: this.ctx.currentUser.id }, { id: { $in: ormRaw(sql`(${memberGroupIdsSql(this.ctx.caller)})`) } }] });
     if (query.search) {
       const pattern = likePattern(query.search);
       where.push({ $or: [{ name: { $ilike: pattern } }, { path: { $ilike: pattern } }] });
@@ -61,8 +61,8 @@ export class NamespacesService {
 
   /** A namespace by ID or full path (any case), with what the caller is to it; null when there is none. */
   async findInScope(idOrPath: number | string): Promise<NamespaceInScope | null> {
-    const where = typeof idOrPath === 'number' ? 'n."id" = ?' : 'lower(n."full_path") = lower(?)';
-    const [row] = await queryRows(this.em, `select to_jsonb(n) as "namespace", ${namespaceAccessColumnsSql(this.ctx.caller)} from "namespaces" n where ${where}`, [idOrPath]);
+    const where = typeof idOrPath === 'number' ? sql`n."id" = ${idOrPath}` : sql`lower(n."full_path") = lower(${idOrPath})`;
+    const [row] = await queryRows(this.em, sql`select to_jsonb(n) as "namespace", ${namespaceAccessColumnsSql(this.ctx.caller)} from "namespaces" n where ${where}`);
     if (!row) return null;
     return { namespace: rowAs(this.em, Namespace, row.namespace), own: row.own === true, member: row.member === true, accessLevel: Number(row.access_level) };
   }
@@ -72,10 +72,11 @@ export class NamespacesService {
     const groups = namespaces.filter((namespace) => namespace.kind === 'group').map((namespace) => namespace.id);
     const administered = new Map<number, number>();
     if (groups.length && this.ctx.caller.user) {
-      const rows = await this.em.execute<{ id: number; members: number }[]>(
-        `select g."id", ${membersWithDescendantsSql('g')} as "members" from "namespaces" g where g."id" in (${groups.join(', ')}) and ${administeredGroupsSql(this.ctx.caller, 'g')}`,
+      const rows = await queryRows(
+        this.em,
+        sql`select g."id", ${membersWithDescendantsSql('g')} as "members" from "namespaces" g where g."id" = any(${groups}) and ${administeredGroupsSql(this.ctx.caller, 'g')}`,
       );
-      for (const row of rows) administered.set(row.id, row.members);
+      for (const row of rows) administered.set(row.id as number, row.members as number);
     }
     return presentNamespaces(namespaces, administered, await this.ctx.view());
   }

@@ -1,6 +1,7 @@
 import type { EntityName, FilterQuery, FindOptions } from '@mikro-orm/core';
 import type { EntityManager } from '../db/orm.js';
 import { queryRows, rowsAs } from '../db/rows.js';
+import { Sql } from '../db/sql.js';
 
 export const DEFAULT_PER_PAGE = 20;
 export const MAX_PER_PAGE = 100;
@@ -68,8 +69,17 @@ export function pageOf<T>(all: readonly T[], query: PageQuery): Page<T> {
 }
 
 interface PageStatements {
-  count: string;
-  rows: string;
+  count: Sql;
+  rows: Sql;
+}
+
+/** A statement the ORM's query builder wrote (`?` for each value), its values to be bound (db/sql.ts). */
+function builtStatement(builder: { getQuery(): string; getParams(): readonly unknown[] }): Sql {
+  const strings = builder.getQuery().split('?');
+  const values = builder.getParams();
+  // The builder writes values as placeholders only: one more piece of text than values.
+  if (strings.length !== values.length + 1) throw new Error('a built statement has placeholders and values that do not match');
+  return new Sql(strings, values);
 }
 
 /**
@@ -97,15 +107,16 @@ function pageStatements<Entity extends object>(
   if (found) return found;
   // The query builder's filter type is its own; the filter is the same one em.find takes.
   const statements = {
-    count: em.createQueryBuilder(entity).count().where(where as never).getFormattedQuery(),
-    rows: em
-      .createQueryBuilder(entity)
-      .select((fields ?? '*') as never)
-      .where(where as never)
-      .orderBy(orderBy ?? {})
-      .limit(limit)
-      .offset(offset)
-      .getFormattedQuery(),
+    count: builtStatement(em.createQueryBuilder(entity).count().where(where as never)),
+    rows: builtStatement(
+      em
+        .createQueryBuilder(entity)
+        .select((fields ?? '*') as never)
+        .where(where as never)
+        .orderBy(orderBy ?? {})
+        .limit(limit)
+        .offset(offset),
+    ),
   };
   if (key !== undefined) {
     kept.set(key, statements);

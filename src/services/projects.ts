@@ -1,9 +1,10 @@
-import { raw, type FilterQuery } from '@mikro-orm/core';
+import type { FilterQuery } from '@mikro-orm/core';
 import { can, type ProjectInScope } from '../auth/abilities.js';
 import { newRunnersToken } from '../auth/secret-box.js';
 import { memberProjectsSql, ownedProjectsSql, projectAccessColumnsSql, projectUserIdsSql, visibleProjectsSql } from '../auth/access-levels.js';
 import { ACCESS_LEVELS, Namespace, Project, ProjectAvatar, ProjectGroupLink, ProjectMember, ProjectStar, PROJECT_ACCESS_LEVELS, User, visibilityRank, type Visibility } from '../db/entities/index.js';
-import { keyOf, queryRows, readRows, rowAs } from '../db/rows.js';
+import { keyOf, ormRaw, queryRows, readRows, rowAs } from '../db/rows.js';
+import { sql, type Sql } from '../db/sql.js';
 import { takenAttribute } from '../db/unique.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, NotModifiedError } from '../errors.js';
 import type { RawFile } from '../schemas/common.js';
@@ -104,23 +105,19 @@ export class ProjectsService {
    * levels on it, in one statement; null when there is none.
    */
   async findInScope(idOrPath: number | string): Promise<ProjectInScope | null> {
-    let where: string;
-    let values: unknown[];
+    let where: Sql;
     if (typeof idOrPath === 'number') {
-      where = 'p."id" = ?';
-      values = [idOrPath];
+      where = sql`p."id" = ${idOrPath}`;
     } else {
       const slash = idOrPath.lastIndexOf('/');
       if (slash <= 0) return null;
       // The two unique indexes' expressions: the namespace's full path, then the path in it.
-      where = 'lower(n."full_path") = lower(?) and lower(p."path") = lower(?)';
-      values = [idOrPath.slice(0, slash), idOrPath.slice(slash + 1)];
+      where = sql`lower(n."full_path") = lower(${idOrPath.slice(0, slash)}) and lower(p."path") = lower(${idOrPath.slice(slash + 1)})`;
     }
     const [row] = await queryRows(
       this.em,
-      `select to_jsonb(p) as "project", to_jsonb(n) as "namespace", ${projectAccessColumnsSql(this.ctx.caller)}
+      sql`select to_jsonb(p) as "project", to_jsonb(n) as "namespace", ${projectAccessColumnsSql(this.ctx.caller)}
        from "projects" p join "namespaces" n on n."id" = p."namespace_id" where ${where}`,
-      values,
     );
     if (!row) return null;
     return {
@@ -146,7 +143,7 @@ export class ProjectsService {
   async list(query: ListProjectsQuery & PageQuery, scope: FilterQuery<Project> = {}): Promise<Page<ProjectShape | ProjectSimple>> {
     const caller = this.ctx.caller;
     // Conditions on the projects table aliased `p` inside a subquery: the visibility rules are written once, for that alias.
-    const inProjects = (condition: string) => ({ id: { $in: raw(`(select p."id" from "projects" p where ${condition})`) } });
+    const inProjects = (condition: Sql) => ({ id: { $in: ormRaw(sql`(select p."id" from "projects" p where ${condition})`) } });
     const where: FilterQuery<Project>[] = [scope];
     if (!can(caller, 'read_all_resources')) where.push(inProjects(visibleProjectsSql(caller)));
     if (query.archived !== undefined) where.push({ archived: query.archived });
@@ -157,7 +154,7 @@ export class ProjectsService {
     }
     if (query.owned) where.push(inProjects(ownedProjectsSql(caller)));
     if (query.membership) where.push(inProjects(memberProjectsSql(caller)));
-    if (query.starred) where.push({ id: { $in: raw('(select s."project_id" from "project_stars" s where s."user_id" = ?)', [caller.user?.id ?? 0]) } });
+    if (query.starred) where.push({ id: { $in: ormRaw(sql`(select s."project_id" from "project_stars" s where s."user_id" = ${caller.user?.id ?? 0})`) } });
     if (query.with_issues_enabled) where.push({ issuesEnabled: true });
     if (query.with_merge_requests_enabled) where.push({ mergeRequestsEnabled: true });
     const orderField = { id: 'id', name: 'name', path: 'path', created_at: 'createdAt', updated_at: 'updatedAt', last_activity_at: 'lastActivityAt' }[query.order_by ?? 'created_at'];
@@ -171,7 +168,7 @@ export class ProjectsService {
 
   /** GET /projects/:id/users: the users with access to the project, by username; `search` in names and usernames. */
   async users(scoped: ProjectInScope, query: ListProjectUsersQuery & PageQuery): Promise<Page<UserBasic>> {
-    const where: FilterQuery<User>[] = [{ id: { $in: raw(`(${projectUserIdsSql(scoped.project.id)})`) } }];
+    const where: FilterQuery<User>[] = [{ id: { $in: ormRaw(sql`(${projectUserIdsSql(scoped.project.id)})`) } }];
     if (query.search) {
       const pattern = likePattern(query.search);
       where.push({ $or: [{ name: { $ilike: pattern } }, { username: { $ilike: pattern } }] });
@@ -351,9 +348,9 @@ export class ProjectsService {
   /** POST /projects/:id/star: 304 when the caller has starred it already. */
   async star(scoped: ProjectInScope): Promise<ProjectShape> {
     const user = this.ctx.currentUser.id;
-    const [inserted] = await this.em.execute<{ id: number }[]>(
-      'insert into "project_stars" ("project_id", "user_id", "created_at") values (?, ?, now()) on conflict do nothing returning "id"',
-      [scoped.project.id, user],
+    const [inserted] = await queryRows(
+      this.em,
+      sql`insert into "project_stars" ("project_id", "user_id", "created_at") values (${scoped.project.id}, ${user}, now()) on conflict do nothing returning "id"`,
     );
     if (!inserted) throw new NotModifiedError();
     return this.presentOne(scoped);
@@ -427,13 +424,13 @@ export class ProjectsService {
     const group = await this.ctx.groups.findInScope(input.group_id);
     if (!group || !can(this.ctx.caller, 'read_group', group)) throw new NotFoundError('Group');
     if (scoped.namespace.traversalIds.includes(group.group.id)) throw new ConflictError('Project cannot be shared with the group it is in or one of its ancestors.');
-    const [link] = await this.em.execute<{ id: number }[]>(
-      `insert into "project_group_links" ("project_id", "group_id", "group_access", "expires_at", "created_at") values (?, ?, ?, ?, now())
-       on conflict do nothing returning "id"`,
-      [scoped.project.id, group.group.id, input.group_access, expiresAt],
+    const [link] = await queryRows(
+      this.em,
+      sql`insert into "project_group_links" ("project_id", "group_id", "group_access", "expires_at", "created_at")
+       values (${scoped.project.id}, ${group.group.id}, ${input.group_access}, ${expiresAt}, now()) on conflict do nothing returning "id"`,
     );
     if (!link) throw new ConflictError('Group already shared with this group');
-    return { id: link.id, project_id: scoped.project.id, group_id: group.group.id, group_access: input.group_access, expires_at: expiresAt };
+    return { id: link.id as number, project_id: scoped.project.id, group_id: group.group.id, group_access: input.group_access, expires_at: expiresAt };
   }
 
   /** DELETE /projects/:id/share/:group_id (its maintainers): the share taken back. */
@@ -471,23 +468,23 @@ export class ProjectsService {
     };
     if (!projects.length) return relations;
     const em = (await this.ctx.view()).rows;
-    const ids = projects.map((project) => project.id).join(', ');
+    const ids = projects.map((project) => project.id);
     const forkedFromIds = projects.filter((project) => project.forkedFrom).map((project) => keyOf(project.forkedFrom));
-    const forkedFrom = forkedFromIds.length ? await readRows(em, Project, `select * from "projects" where "id" in (${forkedFromIds.join(', ')})`, []) : [];
+    const forkedFrom = forkedFromIds.length ? await readRows(em, Project, sql`select * from "projects" where "id" = any(${forkedFromIds})`) : [];
     for (const { namespace } of known.values()) if (namespace) relations.namespaces.set(namespace.id, namespace);
     const namespaceIds = [...new Set([...projects, ...forkedFrom].map((project) => keyOf(project.namespace)))].filter((id) => !relations.namespaces.has(id));
     if (namespaceIds.length) {
-      for (const namespace of await readRows(em, Namespace, `select * from "namespaces" where "id" in (${namespaceIds.join(', ')})`, [])) relations.namespaces.set(namespace.id, namespace);
+      for (const namespace of await readRows(em, Namespace, sql`select * from "namespaces" where "id" = any(${namespaceIds})`)) relations.namespaces.set(namespace.id, namespace);
     }
     const ownerIds = [...relations.namespaces.values()].filter((namespace) => namespace.owner).map((namespace) => keyOf(namespace.owner));
     if (ownerIds.length) {
-      for (const owner of await readRows(em, User, `select "id", "name", "created_at" from "users" where "id" in (${ownerIds.join(', ')})`, [])) relations.owners.set(owner.id, owner);
+      for (const owner of await readRows(em, User, sql`select "id", "name", "created_at" from "users" where "id" = any(${ownerIds})`)) relations.owners.set(owner.id, owner);
     }
     const counts = (await queryRows(
       em,
-      `select p."id", (select count(*)::int from "projects" f where f."forked_from_id" = p."id") as "forks",
+      sql`select p."id", (select count(*)::int from "projects" f where f."forked_from_id" = p."id") as "forks",
         (select count(*)::int from "project_stars" s where s."project_id" = p."id") as "stars"
-       from "projects" p where p."id" in (${ids})`,
+       from "projects" p where p."id" = any(${ids})`,
     )) as { id: number; forks: number; stars: number }[];
     for (const count of counts) {
       relations.forksCount.set(count.id, count.forks);
@@ -495,8 +492,8 @@ export class ProjectsService {
     }
     const shares = (await queryRows(
       em,
-      `select l."project_id", g."id" as "group_id", g."full_name" as "group_name", l."group_access" as "group_access_level"
-       from "project_group_links" l join "namespaces" g on g."id" = l."group_id" where l."project_id" in (${ids}) order by l."id"`,
+      sql`select l."project_id", g."id" as "group_id", g."full_name" as "group_name", l."group_access" as "group_access_level"
+       from "project_group_links" l join "namespaces" g on g."id" = l."group_id" where l."project_id" = any(${ids}) order by l."id"`,
     )) as { project_id: number; group_id: number; group_name: string; group_access_level: number }[];
     for (const { project_id, ...share } of shares) relations.sharedWithGroups.set(project_id, [...(relations.sharedWithGroups.get(project_id) ?? []), share]);
     const sources = new Map(forkedFrom.map((source) => [source.id, source]));
@@ -508,7 +505,7 @@ export class ProjectsService {
     if (unknown.length) {
       const rows = (await queryRows(
         em,
-        `select p."id", ${projectAccessColumnsSql(this.ctx.caller)} from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" in (${unknown.map((project) => project.id).join(', ')})`,
+        sql`select p."id", ${projectAccessColumnsSql(this.ctx.caller)} from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" = any(${unknown.map((project) => project.id)})`,
       )) as { id: number; access_level: number; project_access: number | null; group_access: number | null }[];
       for (const row of rows) relations.access.set(row.id, { accessLevel: row.access_level, projectAccess: row.project_access, groupAccess: row.group_access });
     }
@@ -574,8 +571,8 @@ export class ProjectsService {
   /** A fork is no more open than its source (`visibility_level_allowed_as_fork`). */
   private async checkVisibilityAsFork(problems: Problems, project: Project, visibility: Visibility): Promise<void> {
     if (!project.forkedFrom) return;
-    const [source] = await this.em.execute<{ visibility: Visibility }[]>('select "visibility" from "projects" where "id" = ?', [keyOf(project.forkedFrom)]);
-    if (source && visibilityRank(visibility) > visibilityRank(source.visibility)) {
+    const [source] = await queryRows(this.em, sql`select "visibility" from "projects" where "id" = ${keyOf(project.forkedFrom)}`);
+    if (source && visibilityRank(visibility) > visibilityRank(source.visibility as Visibility)) {
       problems.add('visibility_level', `${visibility} is not allowed since the fork source project has lower visibility.`);
     }
   }
@@ -591,9 +588,9 @@ export class ProjectsService {
 
   /** Name and path are each unique in the namespace, regardless of case (`except`: the project being renamed). */
   private async checkTaken(problems: Problems, namespace: Namespace, name: string, path: string, except = 0): Promise<void> {
-    const [taken] = await this.em.execute<{ name: boolean; path: boolean }[]>(
-      `select bool_or(lower("name") = lower(?)) as "name", bool_or(lower("path") = lower(?)) as "path" from "projects" where "namespace_id" = ? and "id" <> ?`,
-      [name, path, namespace.id, except],
+    const [taken] = await queryRows(
+      this.em,
+      sql`select bool_or(lower("name") = lower(${name})) as "name", bool_or(lower("path") = lower(${path})) as "path" from "projects" where "namespace_id" = ${namespace.id} and "id" <> ${except}`,
     );
     if (taken?.name) problems.add('name', TAKEN);
     if (taken?.path) problems.add('path', TAKEN);

@@ -1,6 +1,7 @@
 import type { ProjectInScope } from '../auth/abilities.js';
 import { Release as ReleaseRow, User } from '../db/entities/index.js';
 import { keyOf, queryRows, readRows, rowAs } from '../db/rows.js';
+import { direction, identifier, join, sql } from '../db/sql.js';
 import { BadRequestError, ConflictError, NotFoundError, UnprocessableEntityError } from '../errors.js';
 import type { Repository } from '../git/repository.js';
 import type { CreateReleaseInput, ListReleasesQuery, ProjectRelease, Release, ReleaseNoteInput, UpdateReleaseInput } from '../schemas/tags.js';
@@ -52,8 +53,11 @@ export class ReleasesService {
   /** The release notes of some of a project's tags, by tag name: one query. */
   async notesOf(projectId: number, tagNames: string[]): Promise<Map<string, Release>> {
     if (!tagNames.length) return new Map();
-    const sql = `select "tag_name", "description" from "releases" where "project_id" = ? and "tag_name" in (?)`;
-    const rows = await readRows((await this.ctx.view()).rows, ReleaseRow, sql, [projectId, tagNames]);
+    const rows = await readRows(
+      (await this.ctx.view()).rows,
+      ReleaseRow,
+      sql`select "tag_name", "description" from "releases" where "project_id" = ${projectId} and "tag_name" = any(${tagNames}::text[])`,
+    );
     return new Map(rows.map((row) => [row.tagName, noteOf(row)]));
   }
 
@@ -68,17 +72,18 @@ export class ReleasesService {
 
   /** Deletes the release of a tag; the row it was, or null when there was none. */
   async removeOfTag(projectId: number, tagName: string): Promise<ReleaseRow | null> {
-    const [row] = await this.ctx.em.execute<Record<string, unknown>[]>(`delete from "releases" where "project_id" = ? and "tag_name" = ? returning *`, [projectId, tagName]);
+    const [row] = await queryRows(this.ctx.em, sql`delete from "releases" where "project_id" = ${projectId} and "tag_name" = ${tagName} returning *`);
     return row ? rowAs(this.ctx.em, ReleaseRow, row) : null;
   }
 
   /** A new release of a tag, the caller its author; null when the tag has one (two writers racing: the second one gets null). */
   private async insert(projectId: number, tagName: string, release: NewRelease): Promise<ReleaseRow | null> {
     const now = new Date();
-    const [row] = await this.ctx.em.execute<Record<string, unknown>[]>(
-      `insert into "releases" ("project_id", "tag_name", "name", "description", "sha", "author_id", "created_at", "updated_at", "released_at")
-       values (?, ?, ?, ?, ?, ?, ?, ?, ?) on conflict ("project_id", "tag_name") do nothing returning *`,
-      [projectId, tagName, release.name ?? tagName, release.description, release.sha, this.ctx.currentUser.id, now, now, release.releasedAt ?? now],
+    const [row] = await queryRows(
+      this.ctx.em,
+      sql`insert into "releases" ("project_id", "tag_name", "name", "description", "sha", "author_id", "created_at", "updated_at", "released_at")
+       values (${projectId}, ${tagName}, ${release.name ?? tagName}, ${release.description}, ${release.sha}, ${this.ctx.currentUser.id}, ${now}, ${now}, ${release.releasedAt ?? now})
+       on conflict ("project_id", "tag_name") do nothing returning *`,
     );
     return row ? rowAs(this.ctx.em, ReleaseRow, row) : null;
   }
@@ -86,17 +91,16 @@ export class ReleasesService {
   /** Changes a tag's release; null when it has none. */
   private async change(projectId: number, tagName: string, changes: ReleaseChanges): Promise<ReleaseRow | null> {
     const columns = { name: changes.name, description: changes.description, released_at: changes.releasedAt, updated_at: new Date() };
-    const given = Object.entries(columns).filter(([, value]) => value !== undefined);
-    const [row] = await this.ctx.em.execute<Record<string, unknown>[]>(
-      `update "releases" set ${given.map(([column]) => `"${column}" = ?`).join(', ')} where "project_id" = ? and "tag_name" = ? returning *`,
-      [...given.map(([, value]) => value), projectId, tagName],
-    );
+    // The columns are `columns`' own keys: a fixed set.
+    const names = Object.keys(columns) as (keyof typeof columns)[];
+    const given = names.filter((name) => columns[name] !== undefined).map((name) => sql`${identifier(name, names)} = ${columns[name]}`);
+    const [row] = await queryRows(this.ctx.em, sql`update "releases" set ${join(given, ', ')} where "project_id" = ${projectId} and "tag_name" = ${tagName} returning *`);
     return row ? rowAs(this.ctx.em, ReleaseRow, row) : null;
   }
 
   /** A tag's release, or null. */
   private async find(projectId: number, tagName: string): Promise<ReleaseRow | null> {
-    const [row] = await readRows((await this.ctx.view()).rows, ReleaseRow, `select * from "releases" where "project_id" = ? and "tag_name" = ?`, [projectId, tagName]);
+    const [row] = await readRows((await this.ctx.view()).rows, ReleaseRow, sql`select * from "releases" where "project_id" = ${projectId} and "tag_name" = ${tagName}`);
     return row ?? null;
   }
 
@@ -134,17 +138,16 @@ export class ReleasesService {
   async list(scoped: ProjectInScope, query: ListReleasesQuery & PageQuery): Promise<Page<ProjectRelease>> {
     const repo = this.ctx.repositoryOf(scoped.project);
     const tagNames = (await repo.tags()).map((tag) => tag.name);
-    const column = query.order_by === 'created_at' ? 'created_at' : 'released_at';
-    const direction = query.sort === 'asc' ? 'asc' : 'desc';
+    const column = identifier(query.order_by === 'created_at' ? 'created_at' : 'released_at', ['created_at', 'released_at']);
+    const order = direction(query.sort === 'asc' ? 'asc' : 'desc');
     const rows = (await this.ctx.view()).rows;
-    // The names as one JSON value: a repository may have more tags than a statement may have parameters.
+    // The names as one array value: a repository may have more tags than a statement may have parameters.
     const ids = await queryRows(
       rows,
-      `select "id" from "releases" where "project_id" = ? and "tag_name" in (select jsonb_array_elements_text(?::jsonb)) order by "${column}" ${direction}, "id" ${direction}`,
-      [scoped.project.id, JSON.stringify(tagNames)],
+      sql`select "id" from "releases" where "project_id" = ${scoped.project.id} and "tag_name" = any(${tagNames}::text[]) order by ${column} ${order}, "id" ${order}`,
     );
     const page = pageOf(ids.map((row) => row.id as number), query);
-    const found = page.items.length ? await readRows(rows, ReleaseRow, `select * from "releases" where "id" in (?)`, [page.items]) : [];
+    const found = page.items.length ? await readRows(rows, ReleaseRow, sql`select * from "releases" where "id" = any(${page.items})`) : [];
     const byId = new Map(found.map((row) => [row.id, row]));
     // A release deleted since its ID was read is left out.
     const releases = page.items.flatMap((id) => byId.get(id) ?? []);
@@ -218,7 +221,7 @@ export class ReleasesService {
     const view = await this.ctx.view();
     const authorIds = [...new Set(releases.flatMap((release) => (release.author ? [keyOf(release.author)] : [])))];
     const authors = authorIds.length
-      ? await readRows(view.rows, User, `select "id", "name", "username", "state", "email", "avatar_filename" from "users" where "id" in (?)`, [authorIds])
+      ? await readRows(view.rows, User, sql`select "id", "name", "username", "state", "email", "avatar_filename" from "users" where "id" = any(${authorIds})`)
       : [];
     const authorsById = new Map(authors.map((author) => [author.id, author]));
     const projectUrl = projectWebUrl(scoped.project, scoped.namespace, this.ctx.baseUrl);

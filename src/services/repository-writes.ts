@@ -1,4 +1,6 @@
 import type { ProjectInScope } from '../auth/abilities.js';
+import { queryRows } from '../db/rows.js';
+import { sql } from '../db/sql.js';
 import { ForbiddenError } from '../errors.js';
 import { ReferenceChangedError } from '../git/errors.js';
 import type { Repository } from '../git/repository.js';
@@ -9,7 +11,7 @@ import { referencesMoved } from './repository-events.js';
 export async function lockRepository(ctx: Context, projectId: number): Promise<void> {
   // Outside a transaction the lock would be released at once.
   if (!ctx.em.isInTransaction()) throw new Error('a repository is written by write calls only');
-  await ctx.em.execute('select pg_advisory_xact_lock(?, ?)', [REPOSITORY_LOCK, projectId]);
+  await queryRows(ctx.em, sql`select pg_advisory_xact_lock(${REPOSITORY_LOCK}, ${projectId})`);
 }
 
 /**
@@ -18,7 +20,7 @@ export async function lockRepository(ctx: Context, projectId: number): Promise<v
  */
 async function underRepositoryLock(ctx: Context, projectId: number, work: () => Promise<void>): Promise<void> {
   await ctx.env.db.fork().transactional(async (em) => {
-    await em.execute('select pg_advisory_xact_lock(?, ?)', [REPOSITORY_LOCK, projectId]);
+    await queryRows(em, sql`select pg_advisory_xact_lock(${REPOSITORY_LOCK}, ${projectId})`);
     await work();
   });
 }
@@ -50,7 +52,7 @@ export interface Built<T> {
 export async function writeRepository<T>(ctx: Context, scoped: ProjectInScope, build: (repo: Repository) => Promise<Built<T>>): Promise<T> {
   await lockRepository(ctx, scoped.project.id);
   // Archiving takes the same lock: a write that began before it finishes first, one that waited sees it.
-  const [{ archived }] = await ctx.em.execute<{ archived: boolean }[]>('select "archived" from "projects" where "id" = ?', [scoped.project.id]);
+  const [{ archived }] = await queryRows(ctx.em, sql`select "archived" from "projects" where "id" = ${scoped.project.id}`);
   if (archived) throw new ForbiddenError();
   const repo = ctx.repositoryOf(scoped.project);
   const { updates, result } = await build(repo);

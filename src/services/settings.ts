@@ -1,9 +1,9 @@
-import { raw } from '@mikro-orm/core';
 import { ApplicationSettingsRow } from '../db/entities/index.js';
 import { BadRequestError } from '../errors.js';
 import { defaultSettings, settingAliases, type ApplicationSettings, type SettingsValues, type UpdateSettingsInput } from '../schemas/settings.js';
 import type { Database } from '../db/orm.js';
 import { queryRows } from '../db/rows.js';
+import { sql } from '../db/sql.js';
 import { ProcessCache } from '../db/process-cache.js';
 import type { Context } from './context.js';
 import { Problems } from './user-validation.js';
@@ -44,7 +44,7 @@ export type SettingsCache = ProcessCache<SettingsValues>;
  */
 export async function localRequestsSetting(db: Database): Promise<boolean> {
   const allowed: keyof SettingsValues = 'allow_local_requests_from_web_hooks_and_services';
-  const [row] = await queryRows(db.rows, `select "values" -> ? as "allowed" from "application_settings" where "id" = ?`, [allowed, SETTINGS_ID]);
+  const [row] = await queryRows(db.rows, sql`select "values" -> ${allowed} as "allowed" from "application_settings" where "id" = ${SETTINGS_ID}`);
   return row?.allowed === true;
 }
 
@@ -114,7 +114,7 @@ export class SettingsService {
     row.values = next;
     await this.ctx.em.flush();
     // Delivered to every listening process when the transaction commits, and never if it rolls back.
-    await this.ctx.em.execute(raw(`notify ${CHANGED_CHANNEL}`));
+    await queryRows(this.ctx.em, sql`select pg_notify(${CHANGED_CHANNEL}, '')`);
     return this.present(row, next);
   }
 

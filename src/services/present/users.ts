@@ -2,6 +2,7 @@ import { can } from '../../auth/abilities.js';
 import { createHash } from 'node:crypto';
 import { CustomAttribute, Identity, type User } from '../../db/entities/index.js';
 import { keyOf, readRows } from '../../db/rows.js';
+import { sql } from '../../db/sql.js';
 import type { UserBasic, UserFull, UserProfile, UserSelf, UserWithPrivateToken } from '../../schemas/users.js';
 import { presentCustomAttributes } from './custom-attributes.js';
 import type { View } from './view.js';
@@ -82,12 +83,10 @@ function groupByUser<Row extends { user: unknown }>(rows: Row[]): Map<number, Ro
   return grouped;
 }
 
-/** Read on every GET /user and page of users: written once, read as plain rows. */
-const IDENTITIES_OF_USERS = 'select * from "identities" where "user_id" in (?) order by "id"';
-
-/** The identities of a page of users, in one query. */
+/** The identities of a page of users, in one query (on every GET /user and page of users: read as plain rows). */
 async function identitiesOf(users: Readonly<User>[], view: View): Promise<Map<number, Identity[]>> {
-  return groupByUser(await readRows(view.rows, Identity, IDENTITIES_OF_USERS, [users.map((user) => user.id)]));
+  const ids = users.map((user) => user.id);
+  return groupByUser(await readRows(view.rows, Identity, sql`select * from "identities" where "user_id" = any(${ids}) order by "id"`));
 }
 
 /** Full shapes of a page of users: its identities (and custom attributes) read in one query each. */
