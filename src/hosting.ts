@@ -19,8 +19,8 @@ import type { Environment } from './services/context.js';
 import { silentLogger, type Logger } from './logger.js';
 import { queryRows } from './db/rows.js';
 import { sql } from './db/sql.js';
-import { bootstrap, fillRunnersTokens } from './services/bootstrap.js';
-import { localRequestsSetting, openSettingsCache } from './services/settings.js';
+import { bootstrap, fillRunnersTokens } from './services/instance/bootstrap.js';
+import { localRequestsSetting, openSettingsCache } from './services/instance/settings.js';
 // The public types as plain interfaces (src/types.ts), which the published declarations carry.
 import type { Api, HostingOptions } from './types.js';
 

@@ -189,7 +189,7 @@ describe('the access level and visibility of projects', () => {
     ['n', ['create_note']],
   ];
 
-  /** The project as a scope loads it, with the caller's levels (what src/services/projects.ts findInScope reads). */
+  /** The project as a scope loads it, with the caller's levels (what src/services/projects/projects.ts findInScope reads). */
   async function scoped(caller: Caller, projectId: number): Promise<ProjectInScope> {
     const [row] = await run<{ visibility: Visibility }>('select "visibility" from "projects" where "id" = ?', [projectId]);
     return { project: { id: projectId, visibility: row.visibility } as Project, namespace: {} as Namespace, accessLevel: await levelOf(caller, projectId), projectAccess: null, groupAccess: null };

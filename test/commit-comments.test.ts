@@ -4,8 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../src/errors.js';
-import { changedLines } from '../src/services/commit-comments.js';
-import { REFUSALS } from '../src/services/repository-refusals.js';
+import { changedLines } from '../src/services/repository/commit-comments.js';
+import { REFUSALS } from '../src/services/repository/refusals.js';
 import { createUser, pageHeaders, queriesOf, startHosting, type TestHosting } from './helpers.js';
 
 let t: TestHosting;

@@ -6,8 +6,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../src/db/rows.js';
 import { sql } from '../src/db/sql.js';
 import { BadRequestError, NotFoundError } from '../src/errors.js';
-import { compositeStatus, pipelineTransition, type LatestStatus } from '../src/services/commit-statuses.js';
-import { REFUSALS } from '../src/services/repository-refusals.js';
+import { compositeStatus, pipelineTransition, type LatestStatus } from '../src/services/repository/commit-statuses.js';
+import { REFUSALS } from '../src/services/repository/refusals.js';
 import { createUser, pageHeaders, queriesOf, startHosting, type TestHosting } from './helpers.js';
 
 let t: TestHosting;

@@ -10,7 +10,7 @@ import { REMOTE_FAILED } from '../src/git/store.js';
 import { closedPort, git, gitHttpServer } from './git-http.js';
 import { createUser, hasGit, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
 
-// What an import may reach (src/services/import-url.ts at creation, src/git/remote-http.ts when the job
+// What an import may reach (src/services/projects/import-url.ts at creation, src/git/remote-http.ts when the job
 // connects), how local requests are allowed, and what import_error tells of the network: nothing.
 
 const LOCALHOST = 'Requests to localhost are not allowed';

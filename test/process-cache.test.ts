@@ -12,7 +12,7 @@ import { RepositoryStore } from '../src/git/store.js';
 import { JobQueue } from '../src/jobs/queue.js';
 import { silentLogger } from '../src/logger.js';
 import { Context, type Environment } from '../src/services/context.js';
-import { openSettingsCache } from '../src/services/settings.js';
+import { openSettingsCache } from '../src/services/instance/settings.js';
 import { createUser, eventually, freshDatabase, queriesOf, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
 
 // The application settings and the callers' tokens are kept in the process (src/db/process-cache.ts): a change

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RepositoryStore } from '../src/git/store.js';
-import { REFUSALS } from '../src/services/repository-refusals.js';
+import { REFUSALS } from '../src/services/repository/refusals.js';
 import { createUser, hasGit, startHosting, type TestHosting } from './helpers.js';
 
 let t: TestHosting;

@@ -18,7 +18,7 @@ import { ArchiveTooLargeError, makeArchive } from '../src/git/archive-pool.js';
 import { ObjectReader } from '../src/git/object-reader.js';
 import { BRANCH_PREFIX } from '../src/git/repository.js';
 import { RepositoryStore } from '../src/git/store.js';
-import { REFUSALS } from '../src/services/repository-refusals.js';
+import { REFUSALS } from '../src/services/repository/refusals.js';
 import { createUser, hasGit, pageHeaders, startHosting, type TestHosting } from './helpers.js';
 
 let t: TestHosting;

@@ -19,7 +19,7 @@ import type { Response, Test } from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes } from '../src/api/index.js';
 import { successStatus, type AnyRoute, type NamedRoute } from '../src/api/route.js';
-import { refusalPatterns } from '../src/services/repository-refusals.js';
+import { refusalPatterns } from '../src/services/repository/refusals.js';
 import { exampleCall, exampleTools, FixtureSet, newSshKey, segmentsOf, urlOf, type ExampleCall, type Owner, type TestUser } from './fixtures.js';
 import { createUser, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
 import { describeValue, formText, HOSTILE_SEGMENTS, hostileFor, jsonText, LONG_FOR_URL, propertiesOf, withMember } from './hostile.js';
@@ -130,7 +130,7 @@ const UNNUMBERED_MESSAGES = [
   /^Group already shared with this group$/,
   /^Project cannot be shared with the group it is in or one of its ancestors\.$/,
   /^Failed to transfer project \{:new_namespace=>\["[^"]+"\]\}$/,
-  // The repository area's refusals, as src/services/repository-refusals.ts words them.
+  // The repository area's refusals, as src/services/repository/refusals.ts words them.
   ...refusalPatterns(),
 ];
 

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Repository, TAG_PREFIX } from '../src/git/repository.js';
 import { RepositoryStore } from '../src/git/store.js';
-import { REFUSALS } from '../src/services/repository-refusals.js';
+import { REFUSALS } from '../src/services/repository/refusals.js';
 import { createUser, hasGit, linkHeader, pageHeaders, startHosting, type TestHosting } from './helpers.js';
 
 let t: TestHosting;

@@ -7,7 +7,7 @@ import { ReferenceChangedError, ReferenceConflictError, ReferenceLockedError } f
  * `packed-refs`. isomorphic-git writes a reference without a lock and without looking at its old value;
  * forgekit writes them here instead: a compare-and-swap behind git's own lock file (`<ref>.lock`, created
  * exclusively, renamed into place), which native git respects too. Callers also hold the repository's lock
- * (services/repository-writes.ts), which orders forgekit's own writers across processes: a lock file found
+ * (services/repository/writes.ts), which orders forgekit's own writers across processes: a lock file found
  * meanwhile can only be left by a writer that crashed, and is taken over at once.
  */
 

@@ -2,7 +2,7 @@ import { ACCESS_LEVELS, type Namespace } from '../../db/entities/index.js';
 import type { Caller } from '../caller.js';
 import { definePolicy } from '../policy.js';
 
-/** A group a call named, with the caller's level on it (inherited) and whether it may see it (services/groups.ts). */
+/** A group a call named, with the caller's level on it (inherited) and whether it may see it (services/projects/groups.ts). */
 export interface GroupInScope {
   group: Namespace;
   /** The caller's level: its membership of the group or of a group above it; 0 for none. */

@@ -2,7 +2,7 @@ import { ACCESS_LEVELS, type Namespace } from '../../db/entities/index.js';
 import type { Caller } from '../caller.js';
 import { definePolicy } from '../policy.js';
 
-/** A namespace with what the caller is to it (read with it: services/namespaces.ts). */
+/** A namespace with what the caller is to it (read with it: services/projects/namespaces.ts). */
 export interface NamespaceInScope {
   namespace: Namespace;
   /** The caller's own namespace (a user's). */

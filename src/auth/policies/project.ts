@@ -3,7 +3,7 @@ import type { Caller } from '../caller.js';
 import { canReadProject } from '../access-levels.js';
 import { definePolicy } from '../policy.js';
 
-/** A project a call named, with its namespace and the caller's levels on it (loaded together: services/projects.ts). */
+/** A project a call named, with its namespace and the caller's levels on it (loaded together: services/projects/projects.ts). */
 export interface ProjectInScope {
   project: Project;
   namespace: Namespace;

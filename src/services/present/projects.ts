@@ -3,7 +3,7 @@ import { keyOf } from '../../db/rows.js';
 import type { Project as ProjectShape, ProjectSimple } from '../../schemas/projects.js';
 import type { View } from './view.js';
 
-/** What a page of projects embeds, loaded once for the page (services/projects.ts). */
+/** What a page of projects embeds, loaded once for the page (services/projects/projects.ts). */
 export interface ProjectRelations {
   namespaces: Map<number, Namespace>;
   /** The users of users' namespaces, by user ID. */

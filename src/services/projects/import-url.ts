@@ -1,4 +1,4 @@
-import { BlockedRemoteError, blockedUrlReason, checkedAddresses } from '../git/remote-http.js';
+import { BlockedRemoteError, blockedUrlReason, checkedAddresses } from '../../git/remote-http.js';
 
 /**
  * What is wrong with an `import_url` given at creation, in the words of the original's validation

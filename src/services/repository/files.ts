@@ -1,15 +1,15 @@
 import { createHash } from 'node:crypto';
-import type { ProjectInScope } from '../auth/abilities.js';
-import { BadRequestError, NotFoundError } from '../errors.js';
-import { openBlob } from '../git/blob-stream.js';
-import { applyActions, filePathProblem, type FileAction } from '../git/edit.js';
-import { lastCommitChanging } from '../git/history.js';
-import type { StreamedFile } from '../schemas/common.js';
-import type { DeleteFileInput, FileWriteResult, GetFileQuery, RepositoryFile, WriteFileInput } from '../schemas/repository-files.js';
+import type { ProjectInScope } from '../../auth/abilities.js';
+import { BadRequestError, NotFoundError } from '../../errors.js';
+import { openBlob } from '../../git/blob-stream.js';
+import { applyActions, filePathProblem, type FileAction } from '../../git/edit.js';
+import { lastCommitChanging } from '../../git/history.js';
+import type { StreamedFile } from '../../schemas/common.js';
+import type { DeleteFileInput, FileWriteResult, GetFileQuery, RepositoryFile, WriteFileInput } from '../../schemas/repository-files.js';
 import { decodeContent } from './commits.js';
-import type { Context } from './context.js';
+import type { Context } from '../context.js';
 import { streamedFile } from './repository.js';
-import { REFUSALS } from './repository-refusals.js';
+import { REFUSALS } from './refusals.js';
 
 /** 400 for a path no file can have, in the original's words: `..` climbs out of the repository. */
 function checkFilePath(path: string): void {

@@ -1,16 +1,16 @@
-import { can, type ProjectInScope } from '../auth/abilities.js';
-import { BadRequestError, MethodNotAllowedError, NotFoundError } from '../errors.js';
-import { ReferenceChangedError } from '../git/errors.js';
-import { isValidReferenceName } from '../git/refs.js';
-import { TAG_PREFIX, type Reference, type Repository } from '../git/repository.js';
-import type { CreateTagInput, ListTagsQuery, Tag } from '../schemas/tags.js';
+import { can, type ProjectInScope } from '../../auth/abilities.js';
+import { BadRequestError, MethodNotAllowedError, NotFoundError } from '../../errors.js';
+import { ReferenceChangedError } from '../../git/errors.js';
+import { isValidReferenceName } from '../../git/refs.js';
+import { TAG_PREFIX, type Reference, type Repository } from '../../git/repository.js';
+import type { CreateTagInput, ListTagsQuery, Tag } from '../../schemas/tags.js';
 import { searchFilter } from './branches.js';
-import type { Context } from './context.js';
-import { pageOf, type Page, type PageQuery } from './pagination.js';
-import { presentCommit } from './present/commits.js';
-import { projectWebUrl } from './present/projects.js';
-import { REFUSALS, writeRefusal } from './repository-refusals.js';
-import { writeRepository, type ReferenceUpdate } from './repository-writes.js';
+import type { Context } from '../context.js';
+import { pageOf, type Page, type PageQuery } from '../pagination.js';
+import { presentCommit } from '../present/commits.js';
+import { projectWebUrl } from '../present/projects.js';
+import { REFUSALS, writeRefusal } from './refusals.js';
+import { writeRepository, type ReferenceUpdate } from './writes.js';
 
 /**
  * Whether a name can be a tag's, by the original's rules: a valid git reference name that does not start with

@@ -1,16 +1,16 @@
 import type { FilterQuery } from '@mikro-orm/core';
-import { can, type ProjectInScope } from '../auth/abilities.js';
-import { newRunnersToken } from '../auth/secret-box.js';
-import { memberProjectsSql, ownedProjectsSql, projectAccessColumnsSql, projectUserIdsSql, visibleProjectsSql } from '../auth/access-levels.js';
-import { ACCESS_LEVELS, Namespace, Project, ProjectAvatar, ProjectGroupLink, ProjectMember, ProjectStar, PROJECT_ACCESS_LEVELS, User, visibilityRank, type Visibility } from '../db/entities/index.js';
-import { keyOf, ormRaw, queryRows, readRows, rowAs } from '../db/rows.js';
-import { sql, type Sql } from '../db/sql.js';
-import { takenAttribute } from '../db/unique.js';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, NotModifiedError } from '../errors.js';
-import type { RawFile } from '../schemas/common.js';
-import type { SettingsValues } from '../schemas/settings.js';
-import type { UserBasic } from '../schemas/users.js';
-import type { ProjectGroupLink as ProjectGroupLinkShape, ShareProjectInput } from '../schemas/members.js';
+import { can, type ProjectInScope } from '../../auth/abilities.js';
+import { newRunnersToken } from '../../auth/secret-box.js';
+import { memberProjectsSql, ownedProjectsSql, projectAccessColumnsSql, projectUserIdsSql, visibleProjectsSql } from '../../auth/access-levels.js';
+import { ACCESS_LEVELS, Namespace, Project, ProjectAvatar, ProjectGroupLink, ProjectMember, ProjectStar, PROJECT_ACCESS_LEVELS, User, visibilityRank, type Visibility } from '../../db/entities/index.js';
+import { keyOf, ormRaw, queryRows, readRows, rowAs } from '../../db/rows.js';
+import { sql, type Sql } from '../../db/sql.js';
+import { takenAttribute } from '../../db/unique.js';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, NotModifiedError } from '../../errors.js';
+import type { RawFile } from '../../schemas/common.js';
+import type { SettingsValues } from '../../schemas/settings.js';
+import type { UserBasic } from '../../schemas/users.js';
+import type { ProjectGroupLink as ProjectGroupLinkShape, ShareProjectInput } from '../../schemas/members.js';
 import type {
   CreateProjectForUserInput,
   CreateProjectInput,
@@ -21,18 +21,18 @@ import type {
   ForkProjectInput,
   TransferProjectInput,
   UpdateProjectInput,
-} from '../schemas/projects.js';
-import { DEFAULT_BRANCH } from '../git/store.js';
-import { FORK_REPOSITORY, IMPORT_REPOSITORY } from '../jobs/repository-jobs.js';
+} from '../../schemas/projects.js';
+import { DEFAULT_BRANCH } from '../../git/store.js';
+import { FORK_REPOSITORY, IMPORT_REPOSITORY } from '../../jobs/repository-jobs.js';
 import { importUrlProblem } from './import-url.js';
-import { lockRepository, setHeadBranch } from './repository-writes.js';
-import type { Context } from './context.js';
+import { lockRepository, setHeadBranch } from '../repository/writes.js';
+import type { Context } from '../context.js';
 import { memberExpiry } from './members.js';
-import { findPage, type Page, type PageQuery } from './pagination.js';
-import { presentProjects, presentProjectsSimple, type ProjectRelations } from './present/projects.js';
-import { presentUserBasic, USER_BASIC_FIELDS } from './present/users.js';
-import { likePattern } from './search.js';
-import { checkAvatar, Problems, TAKEN } from './user-validation.js';
+import { findPage, type Page, type PageQuery } from '../pagination.js';
+import { presentProjects, presentProjectsSimple, type ProjectRelations } from '../present/projects.js';
+import { presentUserBasic, USER_BASIC_FIELDS } from '../present/users.js';
+import { likePattern } from '../search.js';
+import { checkAvatar, Problems, TAKEN } from '../identity/user-validation.js';
 
 /** The caller's levels on a project (ProjectInScope's). */
 type ProjectAccess = Pick<ProjectInScope, 'accessLevel' | 'projectAccess' | 'groupAccess'>;
@@ -62,7 +62,7 @@ export const pathFromName = (name: string) =>
 
 /**
  * An `import_url`: a URL the job can clone over HTTP(S), whose host resolves to public addresses only unless
- * local requests are allowed, with the original's messages (src/services/import-url.ts).
+ * local requests are allowed, with the original's messages (src/services/projects/import-url.ts).
  */
 async function checkImportUrl(problems: Problems, importUrl: string, allowLocalRequests: boolean): Promise<void> {
   const problem = await importUrlProblem(importUrl, allowLocalRequests);

@@ -1,10 +1,10 @@
-import type { ProjectInScope } from '../auth/abilities.js';
-import { ACCESS_LEVELS, Project } from '../db/entities/index.js';
-import { queryRows } from '../db/rows.js';
-import { sql } from '../db/sql.js';
-import { BRANCH_PREFIX, type Repository } from '../git/repository.js';
-import type { Context } from './context.js';
-import type { ReferenceUpdate } from './repository-writes.js';
+import type { ProjectInScope } from '../../auth/abilities.js';
+import { ACCESS_LEVELS, Project } from '../../db/entities/index.js';
+import { queryRows } from '../../db/rows.js';
+import { sql } from '../../db/sql.js';
+import { BRANCH_PREFIX, type Repository } from '../../git/repository.js';
+import type { Context } from '../context.js';
+import type { ReferenceUpdate } from './writes.js';
 
 /**
  * The one event of every write that moves a reference: a file edit, a batch commit, a cherry-pick, a branch or

@@ -1,16 +1,16 @@
-import type { ProjectInScope } from '../auth/abilities.js';
-import { CommitNote, User } from '../db/entities/index.js';
-import { queryRows, rowAs } from '../db/rows.js';
-import { sql } from '../db/sql.js';
-import { BadRequestError } from '../errors.js';
-import { changesBetween, diffOf } from '../git/diff.js';
-import type { Commit, Repository } from '../git/repository.js';
-import type { CommitComment, CreateCommitCommentInput } from '../schemas/commit-statuses.js';
-import type { Context } from './context.js';
-import { pageOf, type Page, type PageQuery } from './pagination.js';
-import { presentUserBasic } from './present/users.js';
-import type { View } from './present/view.js';
-import { REFUSALS } from './repository-refusals.js';
+import type { ProjectInScope } from '../../auth/abilities.js';
+import { CommitNote, User } from '../../db/entities/index.js';
+import { queryRows, rowAs } from '../../db/rows.js';
+import { sql } from '../../db/sql.js';
+import { BadRequestError } from '../../errors.js';
+import { changesBetween, diffOf } from '../../git/diff.js';
+import type { Commit, Repository } from '../../git/repository.js';
+import type { CommitComment, CreateCommitCommentInput } from '../../schemas/commit-statuses.js';
+import type { Context } from '../context.js';
+import { pageOf, type Page, type PageQuery } from '../pagination.js';
+import { presentUserBasic } from '../present/users.js';
+import type { View } from '../present/view.js';
+import { REFUSALS } from './refusals.js';
 
 /** A comment in the answer's shape; `author` null once its user is deleted. */
 export function presentCommitComment(note: CommitNote, author: User | null, view: View): CommitComment {

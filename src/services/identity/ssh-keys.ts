@@ -1,12 +1,12 @@
 import type sshpk from 'sshpk';
-import { SshKey, type User } from '../db/entities/index.js';
-import { takenAttribute } from '../db/unique.js';
-import { BadRequestError, NotFoundError } from '../errors.js';
-import type { CreateSshKeyInput, SshKey as SshKeyShape } from '../schemas/keys.js';
-import type { SettingsValues } from '../schemas/settings.js';
-import type { Context } from './context.js';
-import { findPage, type Page, type PageQuery } from './pagination.js';
-import { presentSshKey, presentSshKeys } from './present/ssh-keys.js';
+import { SshKey, type User } from '../../db/entities/index.js';
+import { takenAttribute } from '../../db/unique.js';
+import { BadRequestError, NotFoundError } from '../../errors.js';
+import type { CreateSshKeyInput, SshKey as SshKeyShape } from '../../schemas/keys.js';
+import type { SettingsValues } from '../../schemas/settings.js';
+import type { Context } from '../context.js';
+import { findPage, type Page, type PageQuery } from '../pagination.js';
+import { presentSshKey, presentSshKeys } from '../present/ssh-keys.js';
 import { Problems, TAKEN } from './user-validation.js';
 
 

@@ -1,4 +1,4 @@
-import type { ValidationMessages } from '../errors.js';
+import type { ValidationMessages } from '../../errors.js';
 
 /** Top-level paths the web interface owns: no user or top-level group may take one. */
 const RESERVED_TOP_LEVEL_PATHS = new Set([

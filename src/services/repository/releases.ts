@@ -1,18 +1,18 @@
-import type { ProjectInScope } from '../auth/abilities.js';
-import { Release as ReleaseRow, User } from '../db/entities/index.js';
-import { keyOf, queryRows, readRows, rowAs } from '../db/rows.js';
-import { direction, identifier, join, sql } from '../db/sql.js';
-import { BadRequestError, ConflictError, NotFoundError, UnprocessableEntityError } from '../errors.js';
-import type { Repository } from '../git/repository.js';
-import type { CreateReleaseInput, ListReleasesQuery, ProjectRelease, Release, ReleaseNoteInput, UpdateReleaseInput } from '../schemas/tags.js';
-import type { Context } from './context.js';
-import { pageOf, type Page, type PageQuery } from './pagination.js';
-import { presentCommit } from './present/commits.js';
-import { projectWebUrl } from './present/projects.js';
-import { presentUserBasic } from './present/users.js';
-import { REFUSALS } from './repository-refusals.js';
+import type { ProjectInScope } from '../../auth/abilities.js';
+import { Release as ReleaseRow, User } from '../../db/entities/index.js';
+import { keyOf, queryRows, readRows, rowAs } from '../../db/rows.js';
+import { direction, identifier, join, sql } from '../../db/sql.js';
+import { BadRequestError, ConflictError, NotFoundError, UnprocessableEntityError } from '../../errors.js';
+import type { Repository } from '../../git/repository.js';
+import type { CreateReleaseInput, ListReleasesQuery, ProjectRelease, Release, ReleaseNoteInput, UpdateReleaseInput } from '../../schemas/tags.js';
+import type { Context } from '../context.js';
+import { pageOf, type Page, type PageQuery } from '../pagination.js';
+import { presentCommit } from '../present/commits.js';
+import { projectWebUrl } from '../present/projects.js';
+import { presentUserBasic } from '../present/users.js';
+import { REFUSALS } from './refusals.js';
 import { tagWriteRefusal, type TagRefusal } from './tags.js';
-import { writeRepository } from './repository-writes.js';
+import { writeRepository } from './writes.js';
 
 /** What a new release holds beside its tag's name. */
 export interface NewRelease {

@@ -1,12 +1,12 @@
-import { ApplicationSettingsRow } from '../db/entities/index.js';
-import { BadRequestError } from '../errors.js';
-import { defaultSettings, settingAliases, type ApplicationSettings, type SettingsValues, type UpdateSettingsInput } from '../schemas/settings.js';
-import type { Database } from '../db/orm.js';
-import { queryRows } from '../db/rows.js';
-import { sql } from '../db/sql.js';
-import { ProcessCache } from '../db/process-cache.js';
-import type { Context } from './context.js';
-import { Problems } from './user-validation.js';
+import { ApplicationSettingsRow } from '../../db/entities/index.js';
+import { BadRequestError } from '../../errors.js';
+import { defaultSettings, settingAliases, type ApplicationSettings, type SettingsValues, type UpdateSettingsInput } from '../../schemas/settings.js';
+import type { Database } from '../../db/orm.js';
+import { queryRows } from '../../db/rows.js';
+import { sql } from '../../db/sql.js';
+import { ProcessCache } from '../../db/process-cache.js';
+import type { Context } from '../context.js';
+import { Problems } from '../identity/user-validation.js';
 
 /** The one row of application settings. */
 export const SETTINGS_ID = 1;

@@ -1,19 +1,19 @@
-import { can, pushesToBranch, type BranchProtection, type ProjectInScope, type ProtectedBranchInScope } from '../auth/abilities.js';
-import { ACCESS_LEVELS, ProtectedBranch } from '../db/entities/index.js';
-import { queryRows } from '../db/rows.js';
-import { sql } from '../db/sql.js';
-import { BadRequestError, ConflictError, NotFoundError } from '../errors.js';
-import { historyOf } from '../git/history.js';
-import { isValidReferenceName } from '../git/refs.js';
-import { BRANCH_PREFIX, type Reference, type Repository } from '../git/repository.js';
-import type { Branch, CreateBranchInput, ListBranchesQuery, ProtectBranchesInput, ProtectBranchInput, ProtectedBranch as ProtectedBranchShape } from '../schemas/branches.js';
-import type { Context } from './context.js';
-import { findPage, pageOf, type Page, type PageQuery } from './pagination.js';
-import { presentCommit } from './present/commits.js';
-import { projectWebUrl } from './present/projects.js';
-import { defaultBranchProtection } from './repository-events.js';
-import { REFUSALS, writeRefusal } from './repository-refusals.js';
-import { writeRepository } from './repository-writes.js';
+import { can, pushesToBranch, type BranchProtection, type ProjectInScope, type ProtectedBranchInScope } from '../../auth/abilities.js';
+import { ACCESS_LEVELS, ProtectedBranch } from '../../db/entities/index.js';
+import { queryRows } from '../../db/rows.js';
+import { sql } from '../../db/sql.js';
+import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
+import { historyOf } from '../../git/history.js';
+import { isValidReferenceName } from '../../git/refs.js';
+import { BRANCH_PREFIX, type Reference, type Repository } from '../../git/repository.js';
+import type { Branch, CreateBranchInput, ListBranchesQuery, ProtectBranchesInput, ProtectBranchInput, ProtectedBranch as ProtectedBranchShape } from '../../schemas/branches.js';
+import type { Context } from '../context.js';
+import { findPage, pageOf, type Page, type PageQuery } from '../pagination.js';
+import { presentCommit } from '../present/commits.js';
+import { projectWebUrl } from '../present/projects.js';
+import { defaultBranchProtection } from './events.js';
+import { REFUSALS, writeRefusal } from './refusals.js';
+import { writeRepository } from './writes.js';
 
 /** A protection as the database has it: a name, or a pattern where `*` stands for any characters. */
 type ProtectionRow = Pick<ProtectedBranch, 'name' | 'pushAccessLevel' | 'mergeAccessLevel'>;

@@ -1,11 +1,11 @@
 import { randomBytes } from 'node:crypto';
-import { newRunnersToken, type SecretBox } from '../auth/secret-box.js';
-import { hashGeneratedPassword, hashPassword, tokenDigest } from '../auth/secrets.js';
-import { AccessToken, ApplicationSettingsRow, InstanceSecret, Project, User } from '../db/entities/index.js';
-import type { Database } from '../db/orm.js';
-import { queryRows } from '../db/rows.js';
-import { sql } from '../db/sql.js';
-import { createUserNamespace, setTraversalIds } from './namespaces.js';
+import { newRunnersToken, type SecretBox } from '../../auth/secret-box.js';
+import { hashGeneratedPassword, hashPassword, tokenDigest } from '../../auth/secrets.js';
+import { AccessToken, ApplicationSettingsRow, InstanceSecret, Project, User } from '../../db/entities/index.js';
+import type { Database } from '../../db/orm.js';
+import { queryRows } from '../../db/rows.js';
+import { sql } from '../../db/sql.js';
+import { createUserNamespace, setTraversalIds } from '../projects/namespaces.js';
 
 /** Any number, the same in every process: the advisory lock that serialises first starts. */
 const BOOTSTRAP_LOCK = 774201;

@@ -1,19 +1,19 @@
 import type { FilterQuery } from '@mikro-orm/core';
-import { can, type GroupInScope, type ProjectInScope } from '../auth/abilities.js';
-import { groupAccessColumnsSql, memberGroupsSql, ownedGroupsSql, sharedProjectIdsSql, visibleGroupsSql } from '../auth/access-levels.js';
-import { ACCESS_LEVELS, GroupMember, Namespace, Project, VISIBILITIES, visibilityRank, type Visibility } from '../db/entities/index.js';
-import { keyOf, ormRaw, queryRows, readRows, rowAs } from '../db/rows.js';
-import { sql, type Sql } from '../db/sql.js';
-import { takenAttribute } from '../db/unique.js';
-import { BadRequestError, ForbiddenError, NotFoundError } from '../errors.js';
-import type { CreateGroupInput, Group as GroupShape, GroupDetail, ListGroupProjectsQuery, ListGroupsQuery, UpdateGroupInput } from '../schemas/groups.js';
-import type { Project as ProjectShape, ProjectSimple } from '../schemas/projects.js';
-import type { Context } from './context.js';
+import { can, type GroupInScope, type ProjectInScope } from '../../auth/abilities.js';
+import { groupAccessColumnsSql, memberGroupsSql, ownedGroupsSql, sharedProjectIdsSql, visibleGroupsSql } from '../../auth/access-levels.js';
+import { ACCESS_LEVELS, GroupMember, Namespace, Project, VISIBILITIES, visibilityRank, type Visibility } from '../../db/entities/index.js';
+import { keyOf, ormRaw, queryRows, readRows, rowAs } from '../../db/rows.js';
+import { sql, type Sql } from '../../db/sql.js';
+import { takenAttribute } from '../../db/unique.js';
+import { BadRequestError, ForbiddenError, NotFoundError } from '../../errors.js';
+import type { CreateGroupInput, Group as GroupShape, GroupDetail, ListGroupProjectsQuery, ListGroupsQuery, UpdateGroupInput } from '../../schemas/groups.js';
+import type { Project as ProjectShape, ProjectSimple } from '../../schemas/projects.js';
+import type { Context } from '../context.js';
 import { setTraversalIds } from './namespaces.js';
-import { findPage, type Page, type PageQuery } from './pagination.js';
-import { presentGroups } from './present/groups.js';
-import { likePattern } from './search.js';
-import { checkNamespacePath, Problems, TAKEN } from './user-validation.js';
+import { findPage, type Page, type PageQuery } from '../pagination.js';
+import { presentGroups } from '../present/groups.js';
+import { likePattern } from '../search.js';
+import { checkNamespacePath, Problems, TAKEN } from '../identity/user-validation.js';
 
 /** The original's rule for group names (Gitlab::Regex of its era), with its message. */
 const NAME_RULE = /^[\p{L}\p{N}\u{00A9}-\u{1f9c0}_][\p{L}\p{N}\p{Pd}\u{00A9}-\u{1f9c0}_(). ]*$/u;

@@ -1,14 +1,14 @@
-import { can } from '../auth/abilities.js';
-import { today } from '../auth/access-levels.js';
-import { generateToken, tokenDigest, verifyPassword } from '../auth/secrets.js';
-import { AccessToken, User } from '../db/entities/index.js';
-import { BadRequestError, NotFoundError, OAuthError, UnauthorizedError } from '../errors.js';
-import type { CreateTokenInput, ListAllTokensQuery, ListTokensQuery, OAuthToken, OAuthTokenInput, PersonalAccessToken, SessionInput } from '../schemas/tokens.js';
-import type { UserWithPrivateToken } from '../schemas/users.js';
-import type { Context } from './context.js';
-import { findPage, type Page, type PageQuery } from './pagination.js';
-import { presentIssuedToken, presentOAuthToken, presentToken, presentTokens, type TokenShapes, type UserTokenKind } from './present/tokens.js';
-import { presentUserWithPrivateToken } from './present/users.js';
+import { can } from '../../auth/abilities.js';
+import { today } from '../../auth/access-levels.js';
+import { generateToken, tokenDigest, verifyPassword } from '../../auth/secrets.js';
+import { AccessToken, User } from '../../db/entities/index.js';
+import { BadRequestError, NotFoundError, OAuthError, UnauthorizedError } from '../../errors.js';
+import type { CreateTokenInput, ListAllTokensQuery, ListTokensQuery, OAuthToken, OAuthTokenInput, PersonalAccessToken, SessionInput } from '../../schemas/tokens.js';
+import type { UserWithPrivateToken } from '../../schemas/users.js';
+import type { Context } from '../context.js';
+import { findPage, type Page, type PageQuery } from '../pagination.js';
+import { presentIssuedToken, presentOAuthToken, presentToken, presentTokens, type TokenShapes, type UserTokenKind } from '../present/tokens.js';
+import { presentUserWithPrivateToken } from '../present/users.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const OAUTH_TOKEN_LIFETIME_SECONDS = 2 * 60 * 60;

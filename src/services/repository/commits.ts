@@ -1,19 +1,19 @@
-import type { ProjectInScope } from '../auth/abilities.js';
-import { queryRows } from '../db/rows.js';
-import { sql } from '../db/sql.js';
-import { BadRequestError, NotFoundError } from '../errors.js';
-import { statsOf } from '../git/diff.js';
-import { applyActions, type FileAction } from '../git/edit.js';
-import { historyOf, lastCommitChanging } from '../git/history.js';
-import { BRANCH_PREFIX, type Commit, type Repository, type Signature } from '../git/repository.js';
-import type { CommitAction, CommitDetail, CommitListItem, CommitStats, CommitWithStats, CreateCommitInput, GetCommitQuery, ListCommitsQuery } from '../schemas/commits.js';
+import type { ProjectInScope } from '../../auth/abilities.js';
+import { queryRows } from '../../db/rows.js';
+import { sql } from '../../db/sql.js';
+import { BadRequestError, NotFoundError } from '../../errors.js';
+import { statsOf } from '../../git/diff.js';
+import { applyActions, type FileAction } from '../../git/edit.js';
+import { historyOf, lastCommitChanging } from '../../git/history.js';
+import { BRANCH_PREFIX, type Commit, type Repository, type Signature } from '../../git/repository.js';
+import type { CommitAction, CommitDetail, CommitListItem, CommitStats, CommitWithStats, CreateCommitInput, GetCommitQuery, ListCommitsQuery } from '../../schemas/commits.js';
 import { isValidBranchName } from './branches.js';
-import type { Context } from './context.js';
-import { pageOf, type Page, type PageQuery } from './pagination.js';
-import { presentCommit } from './present/commits.js';
-import { projectWebUrl } from './present/projects.js';
-import { REFUSALS, writeRefusal } from './repository-refusals.js';
-import { writeRepository } from './repository-writes.js';
+import type { Context } from '../context.js';
+import { pageOf, type Page, type PageQuery } from '../pagination.js';
+import { presentCommit } from '../present/commits.js';
+import { projectWebUrl } from '../present/projects.js';
+import { REFUSALS, writeRefusal } from './refusals.js';
+import { writeRepository } from './writes.js';
 
 /** A commit to make on a branch: where it starts, and how its tree comes from the commit it starts from. */
 export interface CommitRequest {

@@ -1,9 +1,9 @@
-import { CustomAttribute, type User } from '../db/entities/index.js';
-import { BadRequestError, NotFoundError } from '../errors.js';
-import type { CustomAttribute as CustomAttributeShape } from '../schemas/custom-attributes.js';
-import type { Context } from './context.js';
-import { findPage, type Page, type PageQuery } from './pagination.js';
-import { presentCustomAttribute, presentCustomAttributes } from './present/custom-attributes.js';
+import { CustomAttribute, type User } from '../../db/entities/index.js';
+import { BadRequestError, NotFoundError } from '../../errors.js';
+import type { CustomAttribute as CustomAttributeShape } from '../../schemas/custom-attributes.js';
+import type { Context } from '../context.js';
+import { findPage, type Page, type PageQuery } from '../pagination.js';
+import { presentCustomAttribute, presentCustomAttributes } from '../present/custom-attributes.js';
 
 export class CustomAttributesService {
   constructor(private readonly ctx: Context) {}

@@ -1,9 +1,9 @@
-import { GpgKey, type User } from '../db/entities/index.js';
-import { BadRequestError, NotFoundError } from '../errors.js';
-import type { GpgKey as GpgKeyShape } from '../schemas/keys.js';
-import type { Context } from './context.js';
-import { findPage, type Page, type PageQuery } from './pagination.js';
-import { presentGpgKey, presentGpgKeys } from './present/gpg-keys.js';
+import { GpgKey, type User } from '../../db/entities/index.js';
+import { BadRequestError, NotFoundError } from '../../errors.js';
+import type { GpgKey as GpgKeyShape } from '../../schemas/keys.js';
+import type { Context } from '../context.js';
+import { findPage, type Page, type PageQuery } from '../pagination.js';
+import { presentGpgKey, presentGpgKeys } from '../present/gpg-keys.js';
 import { Problems } from './user-validation.js';
 
 const BEGIN = '-----BEGIN PGP PUBLIC KEY BLOCK-----';

@@ -1,10 +1,10 @@
-import { Email, User } from '../db/entities/index.js';
-import { takenAttribute } from '../db/unique.js';
-import { BadRequestError, NotFoundError } from '../errors.js';
-import type { Email as EmailShape } from '../schemas/keys.js';
-import type { Context } from './context.js';
-import { findPage, type Page, type PageQuery } from './pagination.js';
-import { presentEmail, presentEmails } from './present/emails.js';
+import { Email, User } from '../../db/entities/index.js';
+import { takenAttribute } from '../../db/unique.js';
+import { BadRequestError, NotFoundError } from '../../errors.js';
+import type { Email as EmailShape } from '../../schemas/keys.js';
+import type { Context } from '../context.js';
+import { findPage, type Page, type PageQuery } from '../pagination.js';
+import { presentEmail, presentEmails } from '../present/emails.js';
 import { checkEmail, Problems } from './user-validation.js';
 
 /** A user's secondary e-mail addresses. */

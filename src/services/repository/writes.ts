@@ -1,11 +1,11 @@
-import type { ProjectInScope } from '../auth/abilities.js';
-import { queryRows } from '../db/rows.js';
-import { sql } from '../db/sql.js';
-import { ForbiddenError } from '../errors.js';
-import { ReferenceChangedError } from '../git/errors.js';
-import type { Repository } from '../git/repository.js';
-import type { Context } from './context.js';
-import { referencesMoved } from './repository-events.js';
+import type { ProjectInScope } from '../../auth/abilities.js';
+import { queryRows } from '../../db/rows.js';
+import { sql } from '../../db/sql.js';
+import { ForbiddenError } from '../../errors.js';
+import { ReferenceChangedError } from '../../git/errors.js';
+import type { Repository } from '../../git/repository.js';
+import type { Context } from '../context.js';
+import { referencesMoved } from './events.js';
 
 /** A project's repository locked for the rest of the call: its writes are then this call's alone, here and in every process. */
 export async function lockRepository(ctx: Context, projectId: number): Promise<void> {

@@ -1,16 +1,16 @@
-import type { ProjectInScope } from '../auth/abilities.js';
-import { CommitStatus as CommitStatusRow, Pipeline, User, type PipelineStatus } from '../db/entities/index.js';
-import { keyOf, queryRows, rowAs } from '../db/rows.js';
-import { concat, empty, identifier, join, sql, type Sql } from '../db/sql.js';
-import { BadRequestError, NotFoundError } from '../errors.js';
-import { historyOf } from '../git/history.js';
-import type { Repository } from '../git/repository.js';
-import type { CommitStatus, CommitStatusState, CreateCommitStatusInput, ListCommitStatusesQuery } from '../schemas/commit-statuses.js';
-import type { Context } from './context.js';
-import { pageOf, type Page, type PageQuery } from './pagination.js';
-import { presentUserBasic } from './present/users.js';
-import type { View } from './present/view.js';
-import { REFUSALS } from './repository-refusals.js';
+import type { ProjectInScope } from '../../auth/abilities.js';
+import { CommitStatus as CommitStatusRow, Pipeline, User, type PipelineStatus } from '../../db/entities/index.js';
+import { keyOf, queryRows, rowAs } from '../../db/rows.js';
+import { concat, empty, identifier, join, sql, type Sql } from '../../db/sql.js';
+import { BadRequestError, NotFoundError } from '../../errors.js';
+import { historyOf } from '../../git/history.js';
+import type { Repository } from '../../git/repository.js';
+import type { CommitStatus, CommitStatusState, CreateCommitStatusInput, ListCommitStatusesQuery } from '../../schemas/commit-statuses.js';
+import type { Context } from '../context.js';
+import { pageOf, type Page, type PageQuery } from '../pagination.js';
+import { presentUserBasic } from '../present/users.js';
+import type { View } from '../present/view.js';
+import { REFUSALS } from './refusals.js';
 
 /**
  * The advisory lock class of a project's pipelines (the second key is the project's ID): the status posts of

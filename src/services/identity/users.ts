@@ -1,17 +1,17 @@
-import { can } from '../auth/abilities.js';
+import { can } from '../../auth/abilities.js';
 import { randomBytes } from 'node:crypto';
 import type { FilterQuery } from '@mikro-orm/core';
-import { hashPassword } from '../auth/secrets.js';
-import { CommitNote, CustomAttribute, Email, Identity, Namespace, Project, User, UserAvatar } from '../db/entities/index.js';
-import { takenAttribute } from '../db/unique.js';
-import { BadRequestError, ConflictError, NotFoundError, NotFoundValidationError } from '../errors.js';
-import type { RawFile } from '../schemas/common.js';
-import type { CreateUserInput, ListUsersQuery, UpdateUserInput, UserBasic, UserFull, UserProfile, UserSelf, UserWithPrivateToken } from '../schemas/users.js';
-import type { Context } from './context.js';
-import { findPage, type Page, type PageQuery } from './pagination.js';
-import { createUserNamespace, setTraversalIds } from './namespaces.js';
-import { likePattern } from './search.js';
-import { presentCurrentUser, presentUser, presentUserFull, presentUsers, USER_BASIC_FIELDS } from './present/users.js';
+import { hashPassword } from '../../auth/secrets.js';
+import { CommitNote, CustomAttribute, Email, Identity, Namespace, Project, User, UserAvatar } from '../../db/entities/index.js';
+import { takenAttribute } from '../../db/unique.js';
+import { BadRequestError, ConflictError, NotFoundError, NotFoundValidationError } from '../../errors.js';
+import type { RawFile } from '../../schemas/common.js';
+import type { CreateUserInput, ListUsersQuery, UpdateUserInput, UserBasic, UserFull, UserProfile, UserSelf, UserWithPrivateToken } from '../../schemas/users.js';
+import type { Context } from '../context.js';
+import { findPage, type Page, type PageQuery } from '../pagination.js';
+import { createUserNamespace, setTraversalIds } from '../projects/namespaces.js';
+import { likePattern } from '../search.js';
+import { presentCurrentUser, presentUser, presentUserFull, presentUsers, USER_BASIC_FIELDS } from '../present/users.js';
 import { checkAvatar, checkEmail, checkName, checkPassword, checkUsername, Problems, TAKEN } from './user-validation.js';
 
 /** A user's namespace path is its username: a namespace path lost to a concurrent writer is the username. */

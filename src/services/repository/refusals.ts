@@ -1,5 +1,5 @@
-import { BadRequestError } from '../errors.js';
-import { EditError, ReferenceChangedError, ReferenceConflictError, ReferenceLockedError } from '../git/errors.js';
+import { BadRequestError } from '../../errors.js';
+import { EditError, ReferenceChangedError, ReferenceConflictError, ReferenceLockedError } from '../../git/errors.js';
 
 /**
  * How the original refuses repository writes: 400 (and a few other statuses, where said) with its own words,

@@ -1,14 +1,14 @@
-import { Namespace, type User } from '../db/entities/index.js';
-import type { EntityManager } from '../db/orm.js';
-import { can, type NamespaceInScope } from '../auth/abilities.js';
-import { administeredGroupsSql, memberGroupIdsSql, membersWithDescendantsSql, namespaceAccessColumnsSql } from '../auth/access-levels.js';
-import { ormRaw, queryRows, rowAs } from '../db/rows.js';
-import { sql } from '../db/sql.js';
-import type { ListNamespacesQuery, Namespace as NamespaceShape } from '../schemas/namespaces.js';
-import type { Context } from './context.js';
-import { findPage, type Page, type PageQuery } from './pagination.js';
-import { presentNamespaces } from './present/namespaces.js';
-import { likePattern } from './search.js';
+import { Namespace, type User } from '../../db/entities/index.js';
+import type { EntityManager } from '../../db/orm.js';
+import { can, type NamespaceInScope } from '../../auth/abilities.js';
+import { administeredGroupsSql, memberGroupIdsSql, membersWithDescendantsSql, namespaceAccessColumnsSql } from '../../auth/access-levels.js';
+import { ormRaw, queryRows, rowAs } from '../../db/rows.js';
+import { sql } from '../../db/sql.js';
+import type { ListNamespacesQuery, Namespace as NamespaceShape } from '../../schemas/namespaces.js';
+import type { Context } from '../context.js';
+import { findPage, type Page, type PageQuery } from '../pagination.js';
+import { presentNamespaces } from '../present/namespaces.js';
+import { likePattern } from '../search.js';
 
 /** A new user's own namespace, named by its username; written with the user (its `traversalIds` after: `setTraversalIds`). */
 export function createUserNamespace(em: EntityManager, user: User): Namespace {

@@ -1,15 +1,15 @@
-import type { ProjectInScope } from '../auth/abilities.js';
-import { BadRequestError, NotFoundError, TooManyRequestsError } from '../errors.js';
-import { MAX_ARCHIVE_BYTES, type ArchiveFormat as FileFormat } from '../git/archive.js';
-import { ARCHIVE_RETRY_AFTER, ArchivesBusyError, ArchiveTooLargeError, makeArchive } from '../git/archive-pool.js';
-import { openBlob, type BlobStream } from '../git/blob-stream.js';
-import { changesBetween, diffOf, type Change, type FileDiff } from '../git/diff.js';
-import { MergeConflictError } from '../git/errors.js';
-import { commitsBetween, mergeBase, mergeTrees } from '../git/merge.js';
-import { withoutFinalNewlines } from '../git/objects.js';
-import type { Repository, TreeEntry } from '../git/repository.js';
-import type { Commit } from '../schemas/commits.js';
-import type { StreamedFile } from '../schemas/common.js';
+import type { ProjectInScope } from '../../auth/abilities.js';
+import { BadRequestError, NotFoundError, TooManyRequestsError } from '../../errors.js';
+import { MAX_ARCHIVE_BYTES, type ArchiveFormat as FileFormat } from '../../git/archive.js';
+import { ARCHIVE_RETRY_AFTER, ArchivesBusyError, ArchiveTooLargeError, makeArchive } from '../../git/archive-pool.js';
+import { openBlob, type BlobStream } from '../../git/blob-stream.js';
+import { changesBetween, diffOf, type Change, type FileDiff } from '../../git/diff.js';
+import { MergeConflictError } from '../../git/errors.js';
+import { commitsBetween, mergeBase, mergeTrees } from '../../git/merge.js';
+import { withoutFinalNewlines } from '../../git/objects.js';
+import type { Repository, TreeEntry } from '../../git/repository.js';
+import type { Commit } from '../../schemas/commits.js';
+import type { StreamedFile } from '../../schemas/common.js';
 import type {
   ArchiveFile,
   ArchiveFormat,
@@ -21,12 +21,12 @@ import type {
   ListTreeQuery,
   RepositoryBlob,
   TreeObject,
-} from '../schemas/repository.js';
-import type { Context } from './context.js';
-import { pageOf, type Page, type PageQuery } from './pagination.js';
-import { presentCommit } from './present/commits.js';
-import { projectWebUrl } from './present/projects.js';
-import { REFUSALS } from './repository-refusals.js';
+} from '../../schemas/repository.js';
+import type { Context } from '../context.js';
+import { pageOf, type Page, type PageQuery } from '../pagination.js';
+import { presentCommit } from '../present/commits.js';
+import { projectWebUrl } from '../present/projects.js';
+import { REFUSALS } from './refusals.js';
 
 /** The most files a comparison shows: past it `compare_timeout` says the answer is cut short. */
 export const MAX_COMPARE_FILES = 1000;

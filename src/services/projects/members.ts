@@ -1,15 +1,15 @@
 import type { FilterQuery } from '@mikro-orm/core';
-import { can, type GroupInScope, type ProjectInScope } from '../auth/abilities.js';
-import { current, memberRowsSql, today, type MembersSource } from '../auth/access-levels.js';
-import { ACCESS_LEVELS, GROUP_ACCESS_LEVELS, PROJECT_ACCESS_LEVELS, User } from '../db/entities/index.js';
-import { ormRaw, queryRows, readRows } from '../db/rows.js';
-import { fixedSql, sql, type Sql } from '../db/sql.js';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../errors.js';
-import type { AddMemberInput, EditMemberInput, ListMembersQuery, Member } from '../schemas/members.js';
-import type { Context } from './context.js';
-import { findPage, type Page, type PageQuery } from './pagination.js';
-import { presentUserBasic, USER_BASIC_FIELDS } from './present/users.js';
-import { likePattern } from './search.js';
+import { can, type GroupInScope, type ProjectInScope } from '../../auth/abilities.js';
+import { current, memberRowsSql, today, type MembersSource } from '../../auth/access-levels.js';
+import { ACCESS_LEVELS, GROUP_ACCESS_LEVELS, PROJECT_ACCESS_LEVELS, User } from '../../db/entities/index.js';
+import { ormRaw, queryRows, readRows } from '../../db/rows.js';
+import { fixedSql, sql, type Sql } from '../../db/sql.js';
+import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
+import type { AddMemberInput, EditMemberInput, ListMembersQuery, Member } from '../../schemas/members.js';
+import type { Context } from '../context.js';
+import { findPage, type Page, type PageQuery } from '../pagination.js';
+import { presentUserBasic, USER_BASIC_FIELDS } from '../present/users.js';
+import { likePattern } from '../search.js';
 
 /** Whose members a call names: a project's or a group's, as its scope loaded it. */
 export type MembersOf = { kind: 'project'; scoped: ProjectInScope } | { kind: 'group'; scoped: GroupInScope };
