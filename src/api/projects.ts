@@ -42,13 +42,13 @@ export const projects = {
     method: 'POST', path: '/projects', summary: "Create a project, with an empty repository, in the caller's namespace or one of its groups", auth: 'user',
     input: CreateProjectInput, response: Project, bodyLimit: AVATAR_BODY_LIMIT,
     example: { input: (tools) => ({ name: `Example ${tools.unique()}`, description: 'An example', visibility: 'internal', tag_list: ['example'] }) },
-    run: (ctx, _params, input) => ctx.projects.create(input),
+    run: (ctx, _params, input) => ctx.projectCreation.create(input),
   }),
   createForUser: defineRoute({
     method: 'POST', path: '/projects/user/:user_id', summary: "Create a project in a user's namespace, as the user (administrators)", auth: 'admin',
     scope: 'user', input: CreateProjectForUserInput, response: Project, bodyLimit: AVATAR_BODY_LIMIT,
     example: { params: { user_id: 'user' }, input: (tools) => ({ name: `For ${tools.unique()}`, default_branch: 'main' }) },
-    run: (ctx, { user }, input) => ctx.projects.createForUser(user, input),
+    run: (ctx, { user }, input) => ctx.projectCreation.createForUser(user, input),
   }),
   get: defineRoute({
     method: 'GET', path: '/projects/:id', summary: 'A project, by ID or URL-encoded full path; a private one only for its members', auth: 'public',
@@ -85,7 +85,7 @@ export const projects = {
     method: 'POST', path: '/projects/:id/fork', summary: "Fork a project into a namespace the caller may create projects in (its own by default); the repository is copied by a background job (import_status)", auth: 'user',
     scope: 'project', ability: 'fork_project', input: ForkProjectInput, response: Project,
     example: { params: { id: 'project' } },
-    run: (ctx, { project }, input) => ctx.projects.fork(project, input),
+    run: (ctx, { project }, input) => ctx.projectCreation.fork(project, input),
   }),
   forks: defineRoute({
     method: 'GET', path: '/projects/:id/forks', summary: "The forks of a project that the caller may see, with the project list's filters", auth: 'public',
@@ -109,19 +109,19 @@ export const projects = {
     method: 'PUT', path: '/projects/:id/transfer', summary: 'Move a project to another namespace the caller may create projects in (its owners)', auth: 'user',
     scope: 'project', ability: 'change_namespace', input: TransferProjectInput, response: Project,
     example: { params: { id: 'project' }, input: { namespace: 'root' } },
-    run: (ctx, { project }, input) => ctx.projects.transfer(project, input),
+    run: (ctx, { project }, input) => ctx.projectTransfers.transfer(project, input),
   }),
   share: defineRoute({
     method: 'POST', path: '/projects/:id/share', summary: "Share a project with a group: its members get up to group_access (the project's maintainers)", auth: 'user',
     scope: 'project', ability: 'admin_project', input: ShareProjectInput, response: ProjectGroupLink,
     example: { params: { id: 'project' }, input: async (tools) => ({ group_id: await tools.newGroup(), group_access: 30, expires_at: '2099-12-31' }) },
-    run: (ctx, { project }, input) => ctx.projects.share(project, input),
+    run: (ctx, { project }, input) => ctx.projectTransfers.share(project, input),
   }),
   unshare: defineRoute({
     method: 'DELETE', path: '/projects/:id/share/:group_id', summary: 'Stop sharing a project with a group (its maintainers)', auth: 'user',
     scope: 'project', ability: 'admin_project',
     example: { params: { id: 'sharedProject', group_id: 'group' } },
-    run: (ctx, { project, group_id }) => ctx.projects.unshare(project, group_id),
+    run: (ctx, { project, group_id }) => ctx.projectTransfers.unshare(project, group_id),
   }),
   delete: defineRoute({
     method: 'DELETE', path: '/projects/:id', summary: 'Delete a project and its repository (its owners and administrators); answers 202 as the original does', auth: 'user',

@@ -20,6 +20,8 @@ import { GpgKeysService } from './identity/gpg-keys.js';
 import { GroupsService } from './projects/groups.js';
 import { MembersService } from './projects/members.js';
 import { NamespacesService } from './projects/namespaces.js';
+import { ProjectCreationService } from './projects/project-creation.js';
+import { ProjectTransfersService } from './projects/project-transfers.js';
 import { ProjectsService } from './projects/projects.js';
 import { ReleasesService } from './repository/releases.js';
 import { RepositoryService } from './repository/repository.js';
@@ -181,6 +183,12 @@ export class Context {
   }
   get projects() {
     return new ProjectsService(this);
+  }
+  get projectCreation() {
+    return new ProjectCreationService(this);
+  }
+  get projectTransfers() {
+    return new ProjectTransfersService(this);
   }
   get namespaces() {
     return new NamespacesService(this);

@@ -197,7 +197,7 @@ export class GroupsService {
 
   /** POST /groups/:id/projects/:project_id (administrators): the project moved into the group. */
   async transferProject(scoped: GroupInScope, project: ProjectInScope): Promise<GroupDetail> {
-    await this.ctx.projects.moveTo(project, scoped.group);
+    await this.ctx.projectTransfers.moveTo(project, scoped.group);
     return this.detail(scoped.group);
   }
 

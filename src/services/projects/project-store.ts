@@ -1,0 +1,127 @@
+import { can, type ProjectInScope } from '../../auth/abilities.js';
+import { projectAccessColumnsSql } from '../../auth/access-levels.js';
+import { Namespace, Project, User } from '../../db/entities/index.js';
+import { keyOf, queryRows, readRows, rowAs } from '../../db/rows.js';
+import { sql, type Sql } from '../../db/sql.js';
+import type { Context } from '../context.js';
+import { type ProjectRelations } from '../present/projects.js';
+
+/** Projects' hand-written statements: a project with the caller's levels, and what a page of projects embeds. */
+
+/** The caller's levels on a project (ProjectInScope's). */
+export type ProjectAccess = Pick<ProjectInScope, 'accessLevel' | 'projectAccess' | 'groupAccess'>;
+
+/**
+ * A project by ID or by full path (`group/subgroup/project`, any case), with its namespace and the caller's
+ * levels on it, in one statement; null when there is none.
+ */
+export async function findProjectInScope(ctx: Context, idOrPath: number | string): Promise<ProjectInScope | null> {
+  let where: Sql;
+  if (typeof idOrPath === 'number') {
+    where = sql`p."id" = ${idOrPath}`;
+  } else {
+    const slash = idOrPath.lastIndexOf('/');
+    if (slash <= 0) return null;
+    // The two unique indexes' expressions: the namespace's full path, then the path in it.
+    where = sql`lower(n."full_path") = lower(${idOrPath.slice(0, slash)}) and lower(p."path") = lower(${idOrPath.slice(slash + 1)})`;
+  }
+  const [row] = await queryRows(
+    ctx.em,
+    sql`select to_jsonb(p) as "project", to_jsonb(n) as "namespace", ${projectAccessColumnsSql(ctx.caller)}
+     from "projects" p join "namespaces" n on n."id" = p."namespace_id" where ${where}`,
+  );
+  if (!row) return null;
+  return {
+    project: rowAs(ctx.em, Project, row.project),
+    namespace: rowAs(ctx.em, Namespace, row.namespace),
+    accessLevel: Number(row.access_level),
+    projectAccess: row.project_access === null ? null : Number(row.project_access),
+    groupAccess: row.group_access === null ? null : Number(row.group_access),
+  };
+}
+
+/**
+ * What the projects embed, a statement per relation for all of them. `known`: the caller's levels already
+ * read, by project, with the project's namespace when the scope read it too (GET /projects/:id and the calls
+ * that answer one project), which is not read again.
+ */
+export async function projectRelations(ctx: Context, projects: Project[], known: Map<number, ProjectAccess & { namespace?: Namespace }>, options: { statistics?: boolean } = {}): Promise<ProjectRelations> {
+  const relations: ProjectRelations = {
+    namespaces: new Map(),
+    owners: new Map(),
+    forksCount: new Map(),
+    starCount: new Map(),
+    sharedWithGroups: new Map(),
+    forkedFrom: new Map(),
+    access: new Map(known),
+    statistics: new Map(),
+    runnersTokens: new Map(),
+  };
+  if (!projects.length) return relations;
+  const em = (await ctx.view()).rows;
+  const ids = projects.map((project) => project.id);
+  const forkedFromIds = projects.filter((project) => project.forkedFrom).map((project) => keyOf(project.forkedFrom));
+  const forkedFrom = forkedFromIds.length ? await readRows(em, Project, sql`select * from "projects" where "id" = any(${forkedFromIds})`) : [];
+  for (const { namespace } of known.values()) if (namespace) relations.namespaces.set(namespace.id, namespace);
+  const namespaceIds = [...new Set([...projects, ...forkedFrom].map((project) => keyOf(project.namespace)))].filter((id) => !relations.namespaces.has(id));
+  if (namespaceIds.length) {
+    for (const namespace of await readRows(em, Namespace, sql`select * from "namespaces" where "id" = any(${namespaceIds})`)) relations.namespaces.set(namespace.id, namespace);
+  }
+  const ownerIds = [...relations.namespaces.values()].filter((namespace) => namespace.owner).map((namespace) => keyOf(namespace.owner));
+  if (ownerIds.length) {
+    for (const owner of await readRows(em, User, sql`select "id", "name", "created_at" from "users" where "id" = any(${ownerIds})`)) relations.owners.set(owner.id, owner);
+  }
+  const counts = (await queryRows(
+    em,
+    sql`select p."id", (select count(*)::int from "projects" f where f."forked_from_id" = p."id") as "forks",
+      (select count(*)::int from "project_stars" s where s."project_id" = p."id") as "stars"
+     from "projects" p where p."id" = any(${ids})`,
+  )) as { id: number; forks: number; stars: number }[];
+  for (const count of counts) {
+    relations.forksCount.set(count.id, count.forks);
+    relations.starCount.set(count.id, count.stars);
+  }
+  const shares = (await queryRows(
+    em,
+    sql`select l."project_id", g."id" as "group_id", g."full_name" as "group_name", l."group_access" as "group_access_level"
+     from "project_group_links" l join "namespaces" g on g."id" = l."group_id" where l."project_id" = any(${ids}) order by l."id"`,
+  )) as { project_id: number; group_id: number; group_name: string; group_access_level: number }[];
+  for (const { project_id, ...share } of shares) relations.sharedWithGroups.set(project_id, [...(relations.sharedWithGroups.get(project_id) ?? []), share]);
+  const sources = new Map(forkedFrom.map((source) => [source.id, source]));
+  for (const project of projects) {
+    const source = project.forkedFrom ? sources.get(keyOf(project.forkedFrom)) : undefined;
+    if (source) relations.forkedFrom.set(project.id, { ...source, namespace: relations.namespaces.get(keyOf(source.namespace))! });
+  }
+  const unknown = projects.filter((project) => !relations.access.has(project.id));
+  if (unknown.length) {
+    const rows = (await queryRows(
+      em,
+      sql`select p."id", ${projectAccessColumnsSql(ctx.caller)} from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" = any(${unknown.map((project) => project.id)})`,
+    )) as { id: number; access_level: number; project_access: number | null; group_access: number | null }[];
+    for (const row of rows) relations.access.set(row.id, { accessLevel: row.access_level, projectAccess: row.project_access, groupAccess: row.group_access });
+  }
+  // As each project's scope would be, for its policy.
+  const scopedOf = (project: Project): ProjectInScope => ({
+    project,
+    namespace: relations.namespaces.get(keyOf(project.namespace))!,
+    ...(relations.access.get(project.id) ?? { accessLevel: 0, projectAccess: null, groupAccess: null }),
+  });
+  // Its runners token for those who administer it.
+  for (const project of projects) {
+    if (!project.runnersTokenSealed || !can(ctx.caller, 'admin_project', scopedOf(project))) continue;
+    try {
+      relations.runnersTokens.set(project.id, ctx.env.secrets.open(project.runnersTokenSealed));
+    } catch {
+      // Sealed under another secret key (the configured one changed): not shown, and said once per call.
+      ctx.env.logger.error('forgekit: a runners token could not be opened: is the secret key the one it was sealed with?', { project: project.id });
+      break;
+    }
+  }
+  if (options.statistics) {
+    // Measured from each repository, for those who may read them.
+    const readers = projects.filter((project) => can(ctx.caller, 'read_statistics', scopedOf(project)));
+    const measured = await Promise.all(readers.map((project) => ctx.env.repositories.statistics(project.repositoryStorage, project.id)));
+    readers.forEach((project, index) => relations.statistics.set(project.id, measured[index]));
+  }
+  return relations;
+}
