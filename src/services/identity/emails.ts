@@ -1,23 +1,17 @@
 import { Email, User } from '../../db/entities/index.js';
 import { takenAttribute } from '../../db/unique.js';
-import { BadRequestError, NotFoundError } from '../../errors.js';
+import { BadRequestError } from '../../errors.js';
 import type { Email as EmailShape } from '../../schemas/keys.js';
-import type { Context } from '../context.js';
-import { findPage, type Page, type PageQuery } from '../pagination.js';
 import { presentEmail, presentEmails } from '../present/emails.js';
+import { UserItemsService } from './user-items.js';
 import { checkEmail, Problems } from './user-validation.js';
 
 /** A user's secondary e-mail addresses. */
-export class EmailsService {
-  constructor(private readonly ctx: Context) {}
+export class EmailsService extends UserItemsService<Email, EmailShape> {
+  protected readonly kind = { entity: Email, notFound: 'Email', orderBy: { id: 'asc' }, present: presentEmails } as const;
 
-  async list(owner: User, input: PageQuery): Promise<Page<EmailShape>> {
-    const page = await findPage(this.ctx.em, Email, { user: owner }, { id: 'asc' }, input);
-    return { ...page, items: presentEmails(page.items, await this.ctx.view()) };
-  }
-
-  async get(owner: User, emailId: number): Promise<EmailShape> {
-    return presentEmail(await this.find(owner, emailId), await this.ctx.view());
+  protected named(owner: User, id: number) {
+    return { id, user: owner };
   }
 
   async create(owner: User, input: { email: string }): Promise<EmailShape> {
@@ -34,16 +28,5 @@ export class EmailsService {
       throw takenAttribute(error) ? BadRequestError.invalid('email', 'has already been taken') : error;
     });
     return presentEmail(email, await this.ctx.view());
-  }
-
-  async delete(owner: User, emailId: number): Promise<void> {
-    const email = await this.find(owner, emailId);
-    await this.ctx.em.remove(email).flush();
-  }
-
-  private async find(owner: User, emailId: number): Promise<Email> {
-    const email = await this.ctx.em.findOne(Email, { id: emailId, user: owner });
-    if (!email) throw new NotFoundError('Email');
-    return email;
   }
 }

@@ -1,9 +1,8 @@
 import { GpgKey, type User } from '../../db/entities/index.js';
-import { BadRequestError, NotFoundError } from '../../errors.js';
+import { BadRequestError } from '../../errors.js';
 import type { GpgKey as GpgKeyShape } from '../../schemas/keys.js';
-import type { Context } from '../context.js';
-import { findPage, type Page, type PageQuery } from '../pagination.js';
 import { presentGpgKey, presentGpgKeys } from '../present/gpg-keys.js';
+import { UserItemsService } from './user-items.js';
 import { Problems } from './user-validation.js';
 
 const BEGIN = '-----BEGIN PGP PUBLIC KEY BLOCK-----';
@@ -18,16 +17,11 @@ const FORMAT_MESSAGE = `is invalid. A valid public GPG key begins with '${BEGIN}
 const isArmoredPublicKey = (text: string): boolean =>
   text.length > BEGIN.length + END.length && text.startsWith(BEGIN) && text.endsWith(END) && !text.includes(BEGIN, BEGIN.length);
 
-export class GpgKeysService {
-  constructor(private readonly ctx: Context) {}
+export class GpgKeysService extends UserItemsService<GpgKey, GpgKeyShape> {
+  protected readonly kind = { entity: GpgKey, notFound: 'GPG Key', orderBy: { id: 'asc' }, present: presentGpgKeys } as const;
 
-  async list(owner: User, input: PageQuery): Promise<Page<GpgKeyShape>> {
-    const page = await findPage(this.ctx.em, GpgKey, { user: owner }, { id: 'asc' }, input);
-    return { ...page, items: presentGpgKeys(page.items, await this.ctx.view()) };
-  }
-
-  async get(owner: User, keyId: number): Promise<GpgKeyShape> {
-    return presentGpgKey(await this.find(owner, keyId), await this.ctx.view());
+  protected named(owner: User, id: number) {
+    return { id, user: owner };
   }
 
   /** `key` is the armored public key block; `key_id` is accepted as its other spelling. */
@@ -58,16 +52,5 @@ export class GpgKeysService {
     const key = this.ctx.em.create(GpgKey, { user: owner, key: armored, fingerprint, primaryKeyid });
     await this.ctx.em.flush();
     return presentGpgKey(key, await this.ctx.view());
-  }
-
-  async delete(owner: User, keyId: number): Promise<void> {
-    const key = await this.find(owner, keyId);
-    await this.ctx.em.remove(key).flush();
-  }
-
-  private async find(owner: User, keyId: number): Promise<GpgKey> {
-    const key = await this.ctx.em.findOne(GpgKey, { id: keyId, user: owner });
-    if (!key) throw new NotFoundError('GPG Key');
-    return key;
   }
 }

@@ -1,12 +1,11 @@
 import type sshpk from 'sshpk';
 import { SshKey, type User } from '../../db/entities/index.js';
 import { takenAttribute } from '../../db/unique.js';
-import { BadRequestError, NotFoundError } from '../../errors.js';
+import { BadRequestError } from '../../errors.js';
 import type { CreateSshKeyInput, SshKey as SshKeyShape } from '../../schemas/keys.js';
 import type { SettingsValues } from '../../schemas/settings.js';
-import type { Context } from '../context.js';
-import { findPage, type Page, type PageQuery } from '../pagination.js';
 import { presentSshKey, presentSshKeys } from '../present/ssh-keys.js';
+import { UserItemsService } from './user-items.js';
 import { Problems, TAKEN } from './user-validation.js';
 
 
@@ -21,16 +20,11 @@ function allowedTypes(settings: SettingsValues): string {
   return names.length <= 2 ? names.join(' or ') : `${names.slice(0, -1).join(', ')}, or ${names.at(-1)}`;
 }
 
-export class SshKeysService {
-  constructor(private readonly ctx: Context) {}
+export class SshKeysService extends UserItemsService<SshKey, SshKeyShape> {
+  protected readonly kind = { entity: SshKey, notFound: 'Key', orderBy: { id: 'asc' }, present: presentSshKeys } as const;
 
-  async list(owner: User, input: PageQuery): Promise<Page<SshKeyShape>> {
-    const page = await findPage(this.ctx.em, SshKey, { user: owner }, { id: 'asc' }, input);
-    return { ...page, items: presentSshKeys(page.items, await this.ctx.view()) };
-  }
-
-  async get(owner: User, keyId: number): Promise<SshKeyShape> {
-    return presentSshKey(await this.find(owner, keyId), await this.ctx.view());
+  protected named(owner: User, id: number) {
+    return { id, user: owner };
   }
 
   async create(owner: User, input: CreateSshKeyInput): Promise<SshKeyShape> {
@@ -66,16 +60,5 @@ export class SshKeysService {
       throw takenAttribute(error) ? new BadRequestError({ key: [TAKEN], fingerprint: [TAKEN] }) : error;
     });
     return presentSshKey(key, await this.ctx.view());
-  }
-
-  async delete(owner: User, keyId: number): Promise<void> {
-    const key = await this.find(owner, keyId);
-    await this.ctx.em.remove(key).flush();
-  }
-
-  private async find(owner: User, keyId: number): Promise<SshKey> {
-    const key = await this.ctx.em.findOne(SshKey, { id: keyId, user: owner });
-    if (!key) throw new NotFoundError('Key');
-    return key;
   }
 }
