@@ -13,8 +13,10 @@ export type ErrorBody = { message: string | ValidationMessages } | OAuthErrorBod
 /** Each class names itself (`error.name`) in so many words: bundlers rename classes (`_BadRequestError`). */
 export abstract class ApiError extends Error {
   abstract readonly status: number;
-  /** The JSON body the HTTP adapter answers with. */
-  abstract body(): ErrorBody;
+  /** The JSON body the HTTP adapter answers with: the message, unless the error says more. */
+  body(): ErrorBody {
+    return { message: this.message };
+  }
 }
 
 /** An error whose body is its messages: a text, or messages by attribute (body shape 5). */
@@ -26,7 +28,7 @@ abstract class MessagesError extends ApiError {
   ) {
     super(typeof messages === 'string' ? messages : `${statusText} ${JSON.stringify(messages)}`);
   }
-  body(): ErrorBody {
+  override body(): ErrorBody {
     return { message: this.messages };
   }
 }
@@ -55,9 +57,6 @@ export class NotModifiedError extends ApiError {
   constructor() {
     super('304 Not Modified');
   }
-  body(): ErrorBody {
-    return { message: this.message };
-  }
 }
 
 /** 401: missing or invalid authentication. */
@@ -66,9 +65,6 @@ export class UnauthorizedError extends ApiError {
   readonly status = 401;
   constructor(message = '401 Unauthorized') {
     super(message);
-  }
-  body(): ErrorBody {
-    return { message: this.message };
   }
 }
 
@@ -79,9 +75,6 @@ export class ForbiddenError extends ApiError {
   constructor(reason?: string) {
     super(reason ? `403 Forbidden - ${reason}` : '403 Forbidden');
   }
-  body(): ErrorBody {
-    return { message: this.message };
-  }
 }
 
 /** 403 for a token whose scopes do not cover the call (the OAuth error shape). */
@@ -91,7 +84,7 @@ export class InsufficientScopeError extends ApiError {
   constructor(readonly scopes: string[]) {
     super('The request requires higher privileges than provided by the access token.');
   }
-  body(): ErrorBody {
+  override body(): ErrorBody {
     return { error: 'insufficient_scope', error_description: this.message, scope: this.scopes.join(' ') };
   }
 }
@@ -109,9 +102,6 @@ export class NotFoundError extends ApiError {
           : '404 Not Found',
     );
   }
-  body(): ErrorBody {
-    return { message: this.message };
-  }
 }
 
 /** 404 whose body is a validation map: the spec's "modifying a user returns 404 where 409 fits". */
@@ -121,7 +111,7 @@ export class NotFoundValidationError extends ApiError {
   constructor(readonly messages: ValidationMessages) {
     super(`404 ${JSON.stringify(messages)}`);
   }
-  body(): ErrorBody {
+  override body(): ErrorBody {
     return { message: this.messages };
   }
 }
@@ -132,9 +122,6 @@ export class MethodNotAllowedError extends ApiError {
   readonly status = 405;
   constructor(message = '405 Method Not Allowed') {
     super(message);
-  }
-  body(): ErrorBody {
-    return { message: this.message };
   }
 }
 
@@ -155,9 +142,6 @@ export class UnprocessableEntityError extends ApiError {
   constructor(message = '422 Unprocessable Entity') {
     super(message);
   }
-  body(): ErrorBody {
-    return { message: this.message };
-  }
 }
 
 /** 429: too many failed attempts; `retryAfter` seconds until the next one is considered. */
@@ -167,9 +151,6 @@ export class TooManyRequestsError extends ApiError {
   constructor(readonly retryAfter: number) {
     super('429 Too Many Requests');
   }
-  body(): ErrorBody {
-    return { message: this.message };
-  }
 }
 
 /** 503: the service is shutting down and takes no new calls, or what a call needs is not there (a repository missing from its storage). */
@@ -178,9 +159,6 @@ export class ServiceUnavailableError extends ApiError {
   readonly status = 503;
   constructor(reason?: string) {
     super(reason ? `503 Service Unavailable - ${reason}` : '503 Service Unavailable');
-  }
-  body(): ErrorBody {
-    return { message: this.message };
   }
 }
 
@@ -194,7 +172,7 @@ export class OAuthError extends ApiError {
   ) {
     super(description);
   }
-  body(): ErrorBody {
+  override body(): ErrorBody {
     return { error: this.error, error_description: this.description };
   }
 }
