@@ -7,7 +7,8 @@ import * as openpgp from 'openpgp';
 import qs from 'qs';
 import sshpk from 'sshpk';
 import type { Test } from 'supertest';
-import type { AnyRoute, ExampleFixture, ExampleTools } from '../src/api/route.js';
+import type { AnyRoute } from '../src/api/route.js';
+import { exampleOf, type ExampleFixture, type ExampleTools } from './route-examples.js';
 import { createUser, type TestHosting } from './helpers.js';
 
 export type TestUser = Awaited<ReturnType<typeof createUser>>;
@@ -183,14 +184,14 @@ export interface ExampleCall {
 }
 
 export async function exampleInput(route: AnyRoute, tools: ExampleTools): Promise<Record<string, unknown>> {
-  const input = route.example.input;
+  const input = exampleOf(route).input;
   return typeof input === 'function' ? await input(tools) : { ...input };
 }
 
 /** The values of the route's path parameters: its example's fixtures, made in `fixtures` as `owner` names them. */
 export async function exampleParams(route: AnyRoute, fixtures: FixtureSet, owner: Owner): Promise<Record<string, number | string>> {
   const params: Record<string, number | string> = {};
-  for (const [name, fixture] of Object.entries(route.example.params ?? {})) params[name] = await fixtures.value(fixture, owner);
+  for (const [name, fixture] of Object.entries(exampleOf(route).params ?? {})) params[name] = await fixtures.value(fixture, owner);
   return params;
 }
 

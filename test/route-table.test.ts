@@ -11,6 +11,7 @@ import { PerCaller, successStatus, type AnyRoute } from '../src/api/route.js';
 import type { ScopeName } from '../src/api/params.js';
 import { SCOPES } from '../src/api/scopes.js';
 import { exampleCall, exampleInput, exampleParams, exampleTools, FixtureSet, sendCall, type Owner, type TestUser } from './fixtures.js';
+import { exampleOf } from './route-examples.js';
 import { createUser, startHosting, type TestHosting } from './helpers.js';
 
 let t: TestHosting;
@@ -145,8 +146,8 @@ describe('the route table', () => {
       if (route.list) for (const shape of shapes) expect(shape && 'items' in shape, `${group}.${name}`).toBe(true);
       // Every path parameter named by a fixture; a scope's by someone else's, which ADMITS_OTHERS counts on.
       const names = Object.keys(route.params?.properties ?? {});
-      expect(Object.keys(route.example?.params ?? {}).sort(), `${group}.${name}`).toEqual([...names].sort());
-      if (route.scope) expect(route.example.params?.[names[0]], `${group}.${name}`).not.toMatch(/^own/);
+      expect(Object.keys(exampleOf(route).params ?? {}).sort(), `${group}.${name}`).toEqual([...names].sort());
+      if (route.scope) expect(exampleOf(route).params?.[names[0]], `${group}.${name}`).not.toMatch(/^own/);
     }
   });
 });

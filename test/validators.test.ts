@@ -9,7 +9,8 @@
 import qs from 'qs';
 import { describe, expect, it } from 'vitest';
 import { allRoutes } from '../src/api/index.js';
-import type { AnyRoute, ExampleFixture } from '../src/api/route.js';
+import type { AnyRoute } from '../src/api/route.js';
+import { exampleOf, type ExampleFixture } from './route-examples.js';
 import { parseInput, responseMismatches } from '../src/api/validation.js';
 import { BadRequestError } from '../src/errors.js';
 import { exampleInput, exampleTools } from './fixtures.js';
@@ -52,7 +53,7 @@ const PLACEHOLDERS: Record<ExampleFixture, string> = {
 
 /** Path parameters as HTTP hands them over: text. */
 const exampleParams = (route: AnyRoute): Record<string, string> =>
-  Object.fromEntries(Object.entries(route.example.params ?? {}).map(([name, fixture]) => [name, PLACEHOLDERS[fixture]]));
+  Object.fromEntries(Object.entries(exampleOf(route).params ?? {}).map(([name, fixture]) => [name, PLACEHOLDERS[fixture]]));
 
 /** As the router reads a query string or a form body (src/http/router.ts). */
 const asQuery = (input: Record<string, unknown>) => qs.parse(qs.stringify(input), { depth: 5, arrayLimit: 1000 });
@@ -98,7 +99,7 @@ const ROUTES = allRoutes();
 describe('every route has an example its validators accept', () => {
   for (const { group, name, route } of ROUTES) {
     it(`${group}.${name}: ${route.method} ${route.path}`, async () => {
-      expect(route.example, 'example').toBeDefined();
+      expect(exampleOf(route), 'example').toBeDefined();
       if (route.params) expect(parseInput(route.params, exampleParams(route))).toEqual(expect.any(Object));
       const input = await exampleInput(route, tools);
       if (!route.input) return expect(input).toEqual({});

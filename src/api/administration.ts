@@ -6,25 +6,21 @@ export const customAttributes = {
   list: defineRoute({
     method: 'GET', path: '/users/:id/custom_attributes', summary: "A user's custom attributes", auth: 'admin',
     scope: 'user', list: CustomAttribute,
-    example: { params: { id: 'user' } },
     run: (ctx, { user }, input) => ctx.customAttributes.list(user, input),
   }),
   get: defineRoute({
     method: 'GET', path: '/users/:id/custom_attributes/:key', summary: 'One custom attribute of a user', auth: 'admin',
     scope: 'user', response: CustomAttribute,
-    example: { params: { id: 'user', key: 'customAttributeKey' } },
     run: (ctx, { user, key }) => ctx.customAttributes.get(user, key),
   }),
   set: defineRoute({
     method: 'PUT', path: '/users/:id/custom_attributes/:key', summary: 'Create or update a custom attribute of a user', auth: 'admin',
     scope: 'user', input: SetCustomAttributeInput, response: CustomAttribute,
-    example: { params: { id: 'user', key: 'customAttributeKey' }, input: { value: 'green' } },
     run: (ctx, { user, key }, { value }) => ctx.customAttributes.set(user, key, value),
   }),
   delete: defineRoute({
     method: 'DELETE', path: '/users/:id/custom_attributes/:key', summary: 'Delete a custom attribute of a user', auth: 'admin',
     scope: 'user',
-    example: { params: { id: 'user', key: 'customAttributeKey' } },
     run: (ctx, { user, key }) => ctx.customAttributes.delete(user, key),
   }),
 };
@@ -33,13 +29,11 @@ export const applicationSettings = {
   get: defineRoute({
     method: 'GET', path: '/application/settings', summary: 'The application settings', auth: 'admin',
     response: ApplicationSettings,
-    example: {},
     run: (ctx) => ctx.applicationSettings.get(),
   }),
   update: defineRoute({
     method: 'PUT', path: '/application/settings', summary: 'Change application settings', auth: 'admin',
     input: UpdateSettingsInput, response: ApplicationSettings,
-    example: { input: { sign_in_text: 'Welcome to the forge', session_expire_delay: 10080 } },
     run: (ctx, _params, input) => ctx.applicationSettings.update(input),
   }),
 };

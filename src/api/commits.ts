@@ -5,22 +5,16 @@ export const commits = {
   list: defineRoute({
     method: 'GET', path: '/projects/:id/repository/commits', summary: 'The commits of a ref (the default branch by default), newest first; by date and path', auth: 'public',
     scope: 'project', ability: 'download_code', input: ListCommitsQuery, list: CommitListItem,
-    example: { params: { id: 'repository' }, input: { ref_name: 'master', path: 'README.md', with_stats: true } },
     run: (ctx, { project }, input) => ctx.commits.list(project, input),
   }),
   create: defineRoute({
     method: 'POST', path: '/projects/:id/repository/commits', summary: 'Commit several file actions at once to a branch: all of them or none (developers)', auth: 'user',
     scope: 'project', ability: 'push_code', input: CreateCommitInput, response: CommitWithStats, bodyLimit: FILE_WRITE_BODY_LIMIT,
-    example: {
-      params: { id: 'repository' },
-      input: (tools) => ({ branch: 'master', commit_message: 'Two files', actions: [{ action: 'create', file_path: `docs/${tools.unique()}.md`, content: '# Docs\n' }, { action: 'create', file_path: `bin/${tools.unique()}`, content: 'IyEvYmluL3NoCg==', encoding: 'base64' }] }),
-    },
     run: (ctx, { project }, input) => ctx.commits.create(project, input),
   }),
   get: defineRoute({
     method: 'GET', path: '/projects/:id/repository/commits/:sha', summary: 'A commit by hash, branch or tag, with its stats, status and last pipeline', auth: 'public',
     scope: 'project', ability: 'download_code', input: GetCommitQuery, response: CommitDetail,
-    example: { params: { id: 'repository', sha: 'commit' } },
     run: (ctx, { project, sha }, input) => ctx.commits.get(project, sha, input),
   }),
 };

@@ -8,49 +8,41 @@ export const groups = {
   list: defineRoute({
     method: 'GET', path: '/groups', summary: 'The groups the caller is a member of (and those above and below them); with all_available every group it may see', auth: 'public',
     input: ListGroupsQuery, list: Group,
-    example: { input: { all_available: true, search: 'ex', order_by: 'path', sort: 'desc' } },
     run: (ctx, _params, input) => ctx.groups.list(input),
   }),
   get: defineRoute({
     method: 'GET', path: '/groups/:id', summary: 'A group, by ID or URL-encoded full path, with the projects in it and those shared with it', auth: 'public',
     scope: 'group', ability: 'read_group', response: GroupDetail,
-    example: { params: { id: 'group' } },
     run: (ctx, { group }) => ctx.groups.detail(group.group),
   }),
   subgroups: defineRoute({
     method: 'GET', path: '/groups/:id/subgroups', summary: "A group's subgroups that the caller may see, with the group list's filters (as later clients ask for them)", auth: 'public',
     scope: 'group', ability: 'read_group', input: ListGroupsQuery, list: Group,
-    example: { params: { id: 'group' }, input: { order_by: 'path' } },
     run: (ctx, { group }, input) => ctx.groups.list(input, group.group),
   }),
   projects: defineRoute({
     method: 'GET', path: '/groups/:id/projects', summary: "A group's projects and those shared with it that the caller may see, with the project list's filters", auth: 'public',
     scope: 'group', ability: 'read_group', input: ListGroupProjectsQuery, list: Type.Union([Project, ProjectSimple]),
-    example: { params: { id: 'group' }, input: { include_subgroups: true, order_by: 'name', sort: 'asc' } },
     run: (ctx, { group }, input) => ctx.groups.projects(group.group, input),
   }),
   create: defineRoute({
     method: 'POST', path: '/groups', summary: 'Create a group (users who may create groups) or a subgroup (owners of its parent); the caller is its owner', auth: 'user',
     input: CreateGroupInput, response: GroupDetail,
-    example: { input: (tools) => ({ name: `Group ${tools.unique()}`, path: `group-${tools.unique()}`, visibility: 'internal', description: 'An example' }) },
     run: (ctx, _params, input) => ctx.groups.create(input),
   }),
   transferProject: defineRoute({
     method: 'POST', path: '/groups/:id/projects/:project_id', summary: 'Move a project into the group (administrators)', auth: 'admin',
     scope: 'group', ability: 'read_group', response: GroupDetail,
-    example: { params: { id: 'group', project_id: 'starredProject' } },
     run: async (ctx, { group, project_id }) => ctx.groups.transferProject(group, await ctx.projects.findInScopeOrFail(project_id)),
   }),
   update: defineRoute({
     method: 'PUT', path: '/groups/:id', summary: "Change a group's name, path or settings (its owners)", auth: 'user',
     scope: 'group', ability: 'admin_group', input: UpdateGroupInput, response: GroupDetail,
-    example: { params: { id: 'group' }, input: { description: 'Changed', request_access_enabled: true } },
     run: (ctx, { group }, input) => ctx.groups.update(group, input),
   }),
   delete: defineRoute({
     method: 'DELETE', path: '/groups/:id', summary: 'Delete a group with its subgroups and projects (its owners); answers 202 as the original does', auth: 'user',
     scope: 'group', ability: 'admin_group', status: 202, response: Accepted,
-    example: { params: { id: 'group' } },
     run: async (ctx, { group }) => {
       await ctx.groups.delete(group);
       return { message: '202 Accepted' as const };

@@ -83,7 +83,6 @@ export const routes = {
     openapi: defineRoute({
       method: 'GET', path: '/openapi.json', summary: 'This API as an OpenAPI 3.1 document', auth: 'public', keepsJsonSuffix: true,
       response: Type.Record(Type.String(), Type.Unknown()),
-      example: {},
       run: async (ctx) => openApiDocument(ctx.baseUrl),
     }),
   },

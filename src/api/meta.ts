@@ -7,13 +7,11 @@ export const instance = {
   version: defineRoute({
     method: 'GET', path: '/version', summary: 'The version of the API this service implements', auth: 'user', readUser: true,
     response: Version,
-    example: {},
     run: async () => ({ version: API_VERSION, revision: `forgekit-${FORGEKIT_VERSION}` }),
   }),
   metadata: defineRoute({
     method: 'GET', path: '/metadata', summary: 'The version of the API this service implements, as newer clients ask for it', auth: 'user', readUser: true,
     response: Metadata,
-    example: {},
     run: async () => ({ version: API_VERSION, revision: `forgekit-${FORGEKIT_VERSION}`, kas: { enabled: false, externalUrl: null, version: null }, enterprise: false }),
   }),
 };

@@ -5,13 +5,11 @@ export const namespaces = {
   list: defineRoute({
     method: 'GET', path: '/namespaces', summary: "The caller's namespaces: its own and those of the groups it is a member of; every namespace for administrators", auth: 'user',
     input: ListNamespacesQuery, list: Namespace,
-    example: { input: { search: 'ex' } },
     run: (ctx, _params, input) => ctx.namespaces.list(input),
   }),
   get: defineRoute({
     method: 'GET', path: '/namespaces/:id', summary: 'One namespace, by ID or full path, if it is among the caller’s', auth: 'user',
     scope: 'namespace', ability: 'read_namespace', response: Namespace,
-    example: { params: { id: 'namespace' } },
     run: async (ctx, { namespace }) => (await ctx.namespaces.present([namespace.namespace]))[0],
   }),
 };

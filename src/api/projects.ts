@@ -23,110 +23,92 @@ export const projects = {
   list: defineRoute({
     method: 'GET', path: '/projects', summary: 'The projects the caller may see (public ones without a token), with filters and ordering', auth: 'public',
     input: ListProjectsQuery, list: Type.Union([Project, ProjectSimple]),
-    example: { input: { search: 'example', order_by: 'name', sort: 'asc', membership: true } },
     run: (ctx, _params, input) => ctx.projects.list(input),
   }),
   users: defineRoute({
     method: 'GET', path: '/projects/:id/users', summary: 'The users with access to a project (members, its groups’ and its shares’ members)', auth: 'public',
     scope: 'project', ability: 'read_project', input: ListProjectUsersQuery, list: UserBasic,
-    example: { params: { id: 'project' }, input: { search: 'user' } },
     run: (ctx, { project }, input) => ctx.projects.users(project, input),
   }),
   listOfUser: defineRoute({
     method: 'GET', path: '/users/:user_id/projects', summary: "The projects in a user's namespace (by ID or username) that the caller may see, with the list's filters", auth: 'public',
     scope: 'userByIdOrUsername', input: ListProjectsQuery, list: Type.Union([Project, ProjectSimple]),
-    example: { params: { user_id: 'user' }, input: { order_by: 'path', sort: 'asc' } },
     run: (ctx, { user }, input) => ctx.projects.listOfUser(user, input),
   }),
   create: defineRoute({
     method: 'POST', path: '/projects', summary: "Create a project, with an empty repository, in the caller's namespace or one of its groups", auth: 'user',
     input: CreateProjectInput, response: Project, bodyLimit: AVATAR_BODY_LIMIT,
-    example: { input: (tools) => ({ name: `Example ${tools.unique()}`, description: 'An example', visibility: 'internal', tag_list: ['example'] }) },
     run: (ctx, _params, input) => ctx.projectCreation.create(input),
   }),
   createForUser: defineRoute({
     method: 'POST', path: '/projects/user/:user_id', summary: "Create a project in a user's namespace, as the user (administrators)", auth: 'admin',
     scope: 'user', input: CreateProjectForUserInput, response: Project, bodyLimit: AVATAR_BODY_LIMIT,
-    example: { params: { user_id: 'user' }, input: (tools) => ({ name: `For ${tools.unique()}`, default_branch: 'main' }) },
     run: (ctx, { user }, input) => ctx.projectCreation.createForUser(user, input),
   }),
   get: defineRoute({
     method: 'GET', path: '/projects/:id', summary: 'A project, by ID or URL-encoded full path; a private one only for its members', auth: 'public',
     scope: 'project', ability: 'read_project', input: GetProjectQuery, response: Project,
-    example: { params: { id: 'project' }, input: { statistics: true } },
     run: (ctx, { project }, input) => ctx.projects.presentOne(project, input),
   }),
   update: defineRoute({
     method: 'PUT', path: '/projects/:id', summary: "Change a project's settings (maintainers); rename it or change its visibility (owners)", auth: 'user',
     scope: 'project', ability: 'admin_project', input: UpdateProjectInput, response: Project, bodyLimit: AVATAR_BODY_LIMIT,
-    example: { params: { id: 'project' }, input: { description: 'Changed', issues_enabled: false } },
     run: (ctx, { project }, input) => ctx.projects.update(project, input),
   }),
   star: defineRoute({
     method: 'POST', path: '/projects/:id/star', summary: 'Star a project; 304 when the caller has already', auth: 'user',
     scope: 'project', ability: 'read_project', response: Project,
-    example: { params: { id: 'project' } },
     run: (ctx, { project }) => ctx.projects.star(project),
   }),
   unstar: defineRoute({
     method: 'POST', path: '/projects/:id/unstar', summary: 'Take back a star; 304 when the caller has none on it', auth: 'user',
     scope: 'project', ability: 'read_project', response: Project,
-    example: { params: { id: 'starredProject' } },
     run: (ctx, { project }) => ctx.projects.unstar(project),
   }),
   avatar: defineRoute({
     method: 'GET', path: '/uploads/-/system/project/avatar/:id/:filename', root: true, raw: true, keepsJsonSuffix: true,
     summary: "A project's uploaded avatar, the target of its `avatar_url`, for whoever may see the project; served beside /api/v4", auth: 'public',
     scope: 'project', ability: 'read_project', response: RawFile,
-    example: { params: { id: 'project', filename: 'projectAvatarFilename' } },
     run: (ctx, { project, filename }) => ctx.projects.avatar(project, filename),
   }),
   fork: defineRoute({
     method: 'POST', path: '/projects/:id/fork', summary: "Fork a project into a namespace the caller may create projects in (its own by default); the repository is copied by a background job (import_status)", auth: 'user',
     scope: 'project', ability: 'fork_project', input: ForkProjectInput, response: Project,
-    example: { params: { id: 'project' } },
     run: (ctx, { project }, input) => ctx.projectCreation.fork(project, input),
   }),
   forks: defineRoute({
     method: 'GET', path: '/projects/:id/forks', summary: "The forks of a project that the caller may see, with the project list's filters", auth: 'public',
     scope: 'project', ability: 'read_project', input: ListProjectsQuery, list: Type.Union([Project, ProjectSimple]),
-    example: { params: { id: 'project' }, input: { order_by: 'name', sort: 'asc' } },
     run: (ctx, { project }, input) => ctx.projects.list(input, { forkedFrom: project.project.id }),
   }),
   archive: defineRoute({
     method: 'POST', path: '/projects/:id/archive', summary: 'Archive a project (its maintainers): the archived filter finds it', auth: 'user',
     scope: 'project', ability: 'admin_project', response: Project,
-    example: { params: { id: 'project' } },
     run: (ctx, { project }) => ctx.projects.setArchived(project, true),
   }),
   unarchive: defineRoute({
     method: 'POST', path: '/projects/:id/unarchive', summary: 'Take a project out of the archive (its maintainers)', auth: 'user',
     scope: 'project', ability: 'admin_project', response: Project,
-    example: { params: { id: 'project' } },
     run: (ctx, { project }) => ctx.projects.setArchived(project, false),
   }),
   transfer: defineRoute({
     method: 'PUT', path: '/projects/:id/transfer', summary: 'Move a project to another namespace the caller may create projects in (its owners)', auth: 'user',
     scope: 'project', ability: 'change_namespace', input: TransferProjectInput, response: Project,
-    example: { params: { id: 'project' }, input: { namespace: 'root' } },
     run: (ctx, { project }, input) => ctx.projectTransfers.transfer(project, input),
   }),
   share: defineRoute({
     method: 'POST', path: '/projects/:id/share', summary: "Share a project with a group: its members get up to group_access (the project's maintainers)", auth: 'user',
     scope: 'project', ability: 'admin_project', input: ShareProjectInput, response: ProjectGroupLink,
-    example: { params: { id: 'project' }, input: async (tools) => ({ group_id: await tools.newGroup(), group_access: 30, expires_at: '2099-12-31' }) },
     run: (ctx, { project }, input) => ctx.projectTransfers.share(project, input),
   }),
   unshare: defineRoute({
     method: 'DELETE', path: '/projects/:id/share/:group_id', summary: 'Stop sharing a project with a group (its maintainers)', auth: 'user',
     scope: 'project', ability: 'admin_project',
-    example: { params: { id: 'sharedProject', group_id: 'group' } },
     run: (ctx, { project, group_id }) => ctx.projectTransfers.unshare(project, group_id),
   }),
   delete: defineRoute({
     method: 'DELETE', path: '/projects/:id', summary: 'Delete a project and its repository (its owners and administrators); answers 202 as the original does', auth: 'user',
     scope: 'project', ability: 'remove_project', status: 202, response: Accepted,
-    example: { params: { id: 'project' } },
     run: async (ctx, { project }) => {
       await ctx.projects.delete(project);
       return { message: '202 Accepted' as const };

@@ -10,7 +10,6 @@ export const repositoryFiles = {
   get: defineRoute({
     method: 'GET', path: '/projects/:id/repository/files/:file_path', summary: 'A file at a branch, tag or commit, its content in Base64 (anyone, for a public project)', auth: 'public',
     scope: 'project', ability: 'download_code', input: GetFileQuery, response: RepositoryFile, keepsJsonSuffix: true,
-    example: { params: { id: 'repository', file_path: 'filePath' }, input: { ref: 'master' } },
     run: (ctx, { project, file_path }, input) => ctx.repositoryFiles.get(project, file_path, input),
     // The metadata in headers too, as the original sends them: a HEAD request (go-gitlab's GetFileMetaData) reads only these.
     headers: (file) => ({
@@ -29,25 +28,21 @@ export const repositoryFiles = {
   raw: defineRoute({
     method: 'GET', path: '/projects/:id/repository/files/:file_path/raw', summary: 'A file’s bytes at a branch, tag or commit: text as text/plain', auth: 'public',
     scope: 'project', ability: 'download_code', input: GetFileQuery, response: StreamedFile, raw: true,
-    example: { params: { id: 'repository', file_path: 'filePath' }, input: { ref: 'master' } },
     run: (ctx, { project, file_path }, input) => ctx.repositoryFiles.raw(project, file_path, input),
   }),
   create: defineRoute({
     method: 'POST', path: '/projects/:id/repository/files/:file_path', summary: 'Create a file in a commit on a branch (developers; a protected branch asks more)', auth: 'user',
     scope: 'project', ability: 'push_code', input: WriteFileInput, response: FileWriteResult, keepsJsonSuffix: true, bodyLimit: FILE_WRITE_BODY_LIMIT,
-    example: { params: { id: 'repository', file_path: 'newFilePath' }, input: { branch: 'master', content: 'Hello\n', commit_message: 'Add a file' } },
     run: (ctx, { project, file_path }, input) => ctx.repositoryFiles.create(project, file_path, input),
   }),
   update: defineRoute({
     method: 'PUT', path: '/projects/:id/repository/files/:file_path', summary: 'Change a file in a commit on a branch; refused if it changed since `last_commit_id`', auth: 'user',
     scope: 'project', ability: 'push_code', input: WriteFileInput, response: FileWriteResult, keepsJsonSuffix: true, bodyLimit: FILE_WRITE_BODY_LIMIT,
-    example: { params: { id: 'repository', file_path: 'filePath' }, input: (tools) => ({ branch: 'master', content: `Changed ${tools.unique()}\n`, commit_message: 'Change a file' }) },
     run: (ctx, { project, file_path }, input) => ctx.repositoryFiles.update(project, file_path, input),
   }),
   delete: defineRoute({
     method: 'DELETE', path: '/projects/:id/repository/files/:file_path', summary: 'Delete a file in a commit on a branch', auth: 'user',
     scope: 'project', ability: 'push_code', input: DeleteFileInput, keepsJsonSuffix: true,
-    example: { params: { id: 'repository', file_path: 'filePath' }, input: { branch: 'master', commit_message: 'Delete a file' } },
     run: (ctx, { project, file_path }, input) => ctx.repositoryFiles.delete(project, file_path, input),
   }),
 };

@@ -28,51 +28,43 @@ export const repository = {
   tree: defineRoute({
     method: 'GET', path: '/projects/:id/repository/tree', summary: 'The entries of a directory at a ref (`recursive`: everything below it): directories first, then files', auth: 'public',
     scope: 'project', ability: 'download_code', input: ListTreeQuery, list: TreeObject,
-    example: { params: { id: 'repository' }, input: { ref: 'master', recursive: true } },
     run: (ctx, { project }, input) => ctx.repository.tree(project, input),
   }),
   blob: defineRoute({
     method: 'GET', path: '/projects/:id/repository/blobs/:sha', summary: 'A blob by its object ID, its content in Base64', auth: 'public',
     scope: 'project', ability: 'download_code', response: RepositoryBlob,
-    example: { params: { id: 'repository', sha: 'blob' } },
     run: (ctx, { project, sha }) => ctx.repository.blob(project, sha),
   }),
   rawBlob: defineRoute({
     method: 'GET', path: '/projects/:id/repository/blobs/:sha/raw', summary: 'A blob’s bytes: text as text/plain', auth: 'public',
     scope: 'project', ability: 'download_code', response: StreamedFile, raw: true,
-    example: { params: { id: 'repository', sha: 'blob' } },
     run: (ctx, { project, sha }) => ctx.repository.rawBlob(project, sha),
   }),
   archive: defineRoute({
     method: 'GET', path: '/projects/:id/repository/archive', summary: 'The files of a ref in a tar.gz archive (`format`: tar, zip), under `<project>-<ref>-<sha>/`', auth: 'public',
     scope: 'project', ability: 'download_code', input: ArchiveQuery, response: ArchiveFile, raw: true,
-    example: { params: { id: 'repository' }, input: { sha: 'master' } },
     run: (ctx, { project }, { format, ...query }) => ctx.repository.archive(project, format, query),
     headers: archiveHeaders,
   }),
   archiveAs: defineRoute({
     method: 'GET', path: '/projects/:id/repository/archive.:format', summary: 'The same archive, its format as the path’s suffix (`archive.zip`, `archive.tar.gz`)', auth: 'public',
     scope: 'project', ability: 'download_code', input: ArchiveWithFormatQuery, response: ArchiveFile, raw: true,
-    example: { params: { id: 'repository', format: 'archiveFormat' } },
     run: (ctx, { project, format }, input) => ctx.repository.archive(project, format, input),
     headers: archiveHeaders,
   }),
   compare: defineRoute({
     method: 'GET', path: '/projects/:id/repository/compare', summary: 'The commits and the file changes from one ref to another (from their merge base, unless `straight`)', auth: 'public',
     scope: 'project', ability: 'download_code', input: CompareQuery, response: Compare,
-    example: { params: { id: 'repository' }, input: { from: 'master', to: 'master' } },
     run: (ctx, { project }, input) => ctx.repository.compare(project, input),
   }),
   commitDiff: defineRoute({
     method: 'GET', path: '/projects/:id/repository/commits/:sha/diff', summary: 'The files a commit changed against its first parent, with their diffs', auth: 'public',
     scope: 'project', ability: 'download_code', list: Diff,
-    example: { params: { id: 'repository', sha: 'commit' } },
     run: (ctx, { project, sha }, input) => ctx.repository.commitDiff(project, sha, input),
   }),
   cherryPick: defineRoute({
     method: 'POST', path: '/projects/:id/repository/commits/:sha/cherry_pick', summary: 'Apply a commit’s changes to a branch in a new commit, by a three-way merge (developers)', auth: 'user',
     scope: 'project', ability: 'push_code', input: CherryPickInput, response: Commit,
-    example: { params: { id: 'repository', sha: 'pickableCommit' }, input: { branch: 'master' } },
     run: (ctx, { project, sha }, input) => ctx.repository.cherryPick(project, sha, input),
   }),
 };

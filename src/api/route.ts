@@ -102,80 +102,8 @@ export const DEFAULT_BODY_LIMIT = 256 * 1024;
 /** Routes that take an avatar: the image (at most 200 KB) and the fields around it. */
 export const AVATAR_BODY_LIMIT = 1024 * 1024;
 
-/**
- * What a route's example names in its path: things a test creates before the call (test/fixtures.ts).
- * `user` is a user other than the caller; `sshKey`, `gpgKey`, `email`, `personalToken`, `impersonationToken`,
- * `customAttributeKey` (the key of one of its custom attributes) and `avatarFilename` (the file name of its
- * uploaded avatar) are that user's; `ownSshKey`, `ownGpgKey` and `ownEmail` are the caller's own. `namespace` is
- * that user's namespace, `project`, `starredProject` and `sharedProject` private projects of its (the last one
- * shared with `group`), `group` a private group it owns, and `member` a developer member of `project` and `group`.
- * `repository` is another private project of its, with a first commit (`README.md` on `master`); in it, `commit`
- * is the head of `master`, `branch` a new branch there, `protectedBranch` the name of master's protection, `filePath` its `README.md`, `newFilePath` a path no file has.
- * `tag` is an annotated tag of `master` with a release there, `tagWithoutRelease` a lightweight tag of it without one.
- * `blob` is the blob of its `README.md`, `pickableCommit` a commit of another branch that `master` lacks (it adds a file),
- * and `archiveFormat` an archive format (`zip`).
- */
-export type ExampleFixture =
-  | 'user'
-  | 'sshKey'
-  | 'gpgKey'
-  | 'email'
-  | 'personalToken'
-  | 'impersonationToken'
-  | 'customAttributeKey'
-  | 'avatarFilename'
-  | 'projectAvatarFilename'
-  | 'ownSshKey'
-  | 'ownGpgKey'
-  | 'ownEmail'
-  | 'namespace'
-  | 'project'
-  | 'starredProject'
-  | 'sharedProject'
-  | 'group'
-  | 'member'
-  | 'repository'
-  | 'commit'
-  | 'branch'
-  | 'protectedBranch'
-  | 'tag'
-  | 'tagWithoutRelease'
-  | 'filePath'
-  | 'newFilePath'
-  | 'blob'
-  | 'pickableCommit'
-  | 'archiveFormat';
 
-/** What an example's input can ask the test for: values that must be new at each call, and credentials. */
-export interface ExampleTools {
-  /** An SSH public key (OpenSSH format) that no user has yet. */
-  newSshKey(): string;
-  /** An armored GPG public key that no user has yet. */
-  newGpgKey(): Promise<string>;
-  /** A text no other call of the test has, for usernames and e-mail addresses. */
-  unique(): string;
-  /** A new user's ID, for the routes that make a user a member. */
-  newUser(): Promise<number>;
-  /** A new group's ID, for the routes that share a project with one. */
-  newGroup(): Promise<number>;
-  /** A user that exists throughout the test, for the routes that sign in. */
-  signIn: { login: string; password: string };
-}
-
-type ExampleInput<Input extends TObject> = Static<Input> | ((tools: ExampleTools) => Static<Input> | Promise<Static<Input>>);
-
-/**
- * A call of the route that succeeds for an administrator: each path parameter names a fixture, and the input
- * (a value, or made from the tools at each call) validates against the route's input schema. Tests walk the
- * table with it, so that no test keeps a list of routes of its own; a write is safe to run once against
- * fixtures made for it.
- */
-export type RouteExample<Path extends string, Input extends TObject | undefined> = (PathNames<Path> extends []
-  ? { params?: never }
-  : { params: { [Name in PathNames<Path>[number]]: ExampleFixture } }) &
-  (Input extends TObject ? ({} extends Static<Input> ? { input?: ExampleInput<Input> } : { input: ExampleInput<Input> }) : { input?: never });
-
-/** A route as written in the table: its description, an example call and the service call it makes. */
+/** A route as written in the table: its description and the service call it makes. */
 export interface RouteDefinition<
   Path extends string,
   Scope extends ScopeName | undefined,
@@ -185,7 +113,6 @@ export interface RouteDefinition<
 > extends RouteSpec<Path, Scope, Input, Response, Item> {
   /** Only an ability that applies to the scope's resource. */
   ability?: ScopeAbility<Scope>;
-  example: RouteExample<Path, Input>;
   run(
     ctx: Context,
     params: ParamsOf<Path, Scope> & ScopeEntry<Scope>,
@@ -205,10 +132,6 @@ export interface AnyRoute extends RouteSpec<string, ScopeName | undefined, TObje
   input?: TObject;
   /** For lists, an array of the items. */
   response?: Shape;
-  example: {
-    params?: Record<string, ExampleFixture>;
-    input?: Record<string, unknown> | ((tools: ExampleTools) => Record<string, unknown> | Promise<Record<string, unknown>>);
-  };
   run(ctx: Context, params: Record<string, unknown>, input: Record<string, unknown>): Promise<unknown>;
   signInLogin?(input: Record<string, unknown>): string | undefined;
   headers?(result: unknown): Record<string, string>;

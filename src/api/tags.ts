@@ -15,37 +15,31 @@ export const tags = {
   list: defineRoute({
     method: 'GET', path: '/projects/:id/repository/tags', summary: 'The tags of a project’s repository, by name in reverse order; by commit date with `order_by=updated`', auth: 'public',
     scope: 'project', ability: 'download_code', input: ListTagsQuery, list: Tag,
-    example: { params: { id: 'repository' }, input: { order_by: 'updated', sort: 'asc' } },
     run: (ctx, { project }, input) => ctx.tags.list(project, input),
   }),
   get: defineRoute({
     method: 'GET', path: '/projects/:id/repository/tags/:tag_name', summary: 'A tag, with its commit and release notes', auth: 'public',
     scope: 'project', ability: 'download_code', response: Tag,
-    example: { params: { id: 'repository', tag_name: 'tag' } },
     run: (ctx, { project, tag_name }) => ctx.tags.get(project, tag_name),
   }),
   create: defineRoute({
     method: 'POST', path: '/projects/:id/repository/tags', summary: 'Create a tag at a commit, branch or tag: annotated with `message`, with release notes (developers); 405 when it cannot be made', auth: 'user',
     scope: 'project', ability: 'push_code', input: CreateTagInput, response: Tag,
-    example: { params: { id: 'repository' }, input: (tools) => ({ tag_name: `v${tools.unique()}`, ref: 'master', message: 'Release', release_description: 'Notes' }) },
     run: (ctx, { project }, input) => ctx.tags.create(project, input),
   }),
   delete: defineRoute({
     method: 'DELETE', path: '/projects/:id/repository/tags/:tag_name', summary: 'Delete a tag and its release (maintainers: the original lets developers change no tag that exists)', auth: 'user',
     scope: 'project', ability: 'push_code',
-    example: { params: { id: 'repository', tag_name: 'tag' } },
     run: (ctx, { project, tag_name }) => ctx.tags.delete(project, tag_name),
   }),
   createRelease: defineRoute({
     method: 'POST', path: '/projects/:id/repository/tags/:tag_name/release', summary: 'Add release notes to a tag (developers); 409 when it has them', auth: 'user',
     scope: 'project', ability: 'push_code', input: ReleaseNoteInput, response: Release,
-    example: { params: { id: 'repository', tag_name: 'tagWithoutRelease' }, input: { description: 'Notes' } },
     run: (ctx, { project, tag_name }, input) => ctx.releases.createNote(project, tag_name, input),
   }),
   updateRelease: defineRoute({
     method: 'PUT', path: '/projects/:id/repository/tags/:tag_name/release', summary: 'Change a tag’s release notes (developers)', auth: 'user',
     scope: 'project', ability: 'push_code', input: ReleaseNoteInput, response: Release,
-    example: { params: { id: 'repository', tag_name: 'tag' }, input: { description: 'Changed notes' } },
     run: (ctx, { project, tag_name }, input) => ctx.releases.updateNote(project, tag_name, input),
   }),
 };
@@ -54,31 +48,26 @@ export const releases = {
   list: defineRoute({
     method: 'GET', path: '/projects/:id/releases', summary: 'The releases of a project’s tags, the latest released first', auth: 'public',
     scope: 'project', ability: 'download_code', input: ListReleasesQuery, list: ProjectRelease,
-    example: { params: { id: 'repository' }, input: { order_by: 'created_at' } },
     run: (ctx, { project }, input) => ctx.releases.list(project, input),
   }),
   get: defineRoute({
     method: 'GET', path: '/projects/:id/releases/:tag_name', summary: 'The release of a tag', auth: 'public',
     scope: 'project', ability: 'download_code', response: ProjectRelease,
-    example: { params: { id: 'repository', tag_name: 'tag' } },
     run: (ctx, { project, tag_name }) => ctx.releases.get(project, tag_name),
   }),
   create: defineRoute({
     method: 'POST', path: '/projects/:id/releases', summary: 'Make a release of a tag, the tag made from `ref` when it does not exist (developers); 409 when the tag has one', auth: 'user',
     scope: 'project', ability: 'push_code', input: CreateReleaseInput, response: ProjectRelease,
-    example: { params: { id: 'repository' }, input: (tools) => ({ tag_name: `v${tools.unique()}`, ref: 'master', name: 'First release', description: 'Notes' }) },
     run: (ctx, { project }, input) => ctx.releases.create(project, input),
   }),
   update: defineRoute({
     method: 'PUT', path: '/projects/:id/releases/:tag_name', summary: 'Change a release’s name, notes or release date (developers)', auth: 'user',
     scope: 'project', ability: 'push_code', input: UpdateReleaseInput, response: ProjectRelease,
-    example: { params: { id: 'repository', tag_name: 'tag' }, input: { name: 'Renamed', description: 'Changed notes' } },
     run: (ctx, { project, tag_name }, input) => ctx.releases.update(project, tag_name, input),
   }),
   delete: defineRoute({
     method: 'DELETE', path: '/projects/:id/releases/:tag_name', summary: 'Delete a release, not its tag (developers); answered with the release, as the original', auth: 'user',
     scope: 'project', ability: 'push_code', response: ProjectRelease,
-    example: { params: { id: 'repository', tag_name: 'tag' } },
     run: (ctx, { project, tag_name }) => ctx.releases.delete(project, tag_name),
   }),
 };

@@ -23,7 +23,6 @@ export const users = {
     readUser: true,
     input: ListUsersQuery,
     list: perCaller(UserFull, UserBasic),
-    example: { input: { search: 'user', order_by: 'username', sort: 'asc' } },
     run: (ctx, _params, input) => ctx.users.list(input),
   }),
   get: defineRoute({
@@ -36,7 +35,6 @@ export const users = {
     ability: 'read_user',
     input: GetUserQuery,
     response: perCaller(UserFull, UserProfile),
-    example: { params: { id: 'user' }, input: { with_custom_attributes: true } },
     run: (ctx, { user }, input) => ctx.users.present(user, input),
   }),
   current: defineRoute({
@@ -46,7 +44,6 @@ export const users = {
     auth: 'user',
     readUser: true,
     response: perCaller(Type.Union([UserFull, UserWithPrivateToken]), UserSelf),
-    example: {},
     run: (ctx) => ctx.users.current(),
   }),
   create: defineRoute({
@@ -57,12 +54,6 @@ export const users = {
     input: CreateUserInput,
     bodyLimit: AVATAR_BODY_LIMIT,
     response: UserFull,
-    example: {
-      input: (tools) => {
-        const username = tools.unique();
-        return { email: `${username}@example.com`, username, name: 'New User', password: 'long-enough-password', skip_confirmation: true };
-      },
-    },
     run: (ctx, _params, input) => ctx.users.create(input),
   }),
   update: defineRoute({
@@ -74,7 +65,6 @@ export const users = {
     input: UpdateUserInput,
     bodyLimit: AVATAR_BODY_LIMIT,
     response: UserFull,
-    example: { params: { id: 'user' }, input: { bio: 'Changed by the example', location: 'Lisbon' } },
     run: (ctx, { user }, input) => ctx.users.update(user, input),
   }),
   delete: defineRoute({
@@ -84,7 +74,6 @@ export const users = {
     auth: 'admin',
     scope: 'user',
     input: DeleteUserInput,
-    example: { params: { id: 'user' }, input: { hard_delete: true } },
     run: (ctx, { user }, input) => ctx.users.delete(user, input),
   }),
   block: defineRoute({
@@ -94,7 +83,6 @@ export const users = {
     auth: 'admin',
     scope: 'user',
     response: BooleanResult,
-    example: { params: { id: 'user' } },
     run: (ctx, { user }) => ctx.users.block(user),
   }),
   avatar: defineRoute({
@@ -106,7 +94,6 @@ export const users = {
     summary: "A user's uploaded avatar, the target of its `avatar_url`; served beside /api/v4",
     auth: 'public',
     response: RawFile,
-    example: { params: { id: 'user', filename: 'avatarFilename' } },
     run: (ctx, { id, filename }) => ctx.users.avatar(id, filename),
   }),
   unblock: defineRoute({
@@ -116,7 +103,6 @@ export const users = {
     auth: 'admin',
     scope: 'user',
     response: BooleanResult,
-    example: { params: { id: 'user' } },
     run: (ctx, { user }) => ctx.users.unblock(user),
   }),
 };

@@ -1,0 +1,301 @@
+/**
+ * An example call of every route, by its group and name in the table: what the table-wide tests (route-table,
+ * robustness, validators) call each route with, the fixtures they name made by test/fixtures.ts. Kept out of the
+ * route table so that none of it ships; the type fails to check when a route has no example.
+ */
+import type { Static, TObject } from 'typebox';
+import { allRoutes, type RouteTable } from '../src/api/index.js';
+import type { PathNames } from '../src/api/params.js';
+import type { AnyRoute, RouteSpec } from '../src/api/route.js';
+
+/**
+ * What a route's example names in its path: things a test creates before the call (test/fixtures.ts).
+ * `user` is a user other than the caller; `sshKey`, `gpgKey`, `email`, `personalToken`, `impersonationToken`,
+ * `customAttributeKey` (the key of one of its custom attributes) and `avatarFilename` (the file name of its
+ * uploaded avatar) are that user's; `ownSshKey`, `ownGpgKey` and `ownEmail` are the caller's own. `namespace` is
+ * that user's namespace, `project`, `starredProject` and `sharedProject` private projects of its (the last one
+ * shared with `group`), `group` a private group it owns, and `member` a developer member of `project` and `group`.
+ * `repository` is another private project of its, with a first commit (`README.md` on `master`); in it, `commit`
+ * is the head of `master`, `branch` a new branch there, `protectedBranch` the name of master's protection, `filePath` its `README.md`, `newFilePath` a path no file has.
+ * `tag` is an annotated tag of `master` with a release there, `tagWithoutRelease` a lightweight tag of it without one.
+ * `blob` is the blob of its `README.md`, `pickableCommit` a commit of another branch that `master` lacks (it adds a file),
+ * and `archiveFormat` an archive format (`zip`).
+ */
+export type ExampleFixture =
+  | 'user'
+  | 'sshKey'
+  | 'gpgKey'
+  | 'email'
+  | 'personalToken'
+  | 'impersonationToken'
+  | 'customAttributeKey'
+  | 'avatarFilename'
+  | 'projectAvatarFilename'
+  | 'ownSshKey'
+  | 'ownGpgKey'
+  | 'ownEmail'
+  | 'namespace'
+  | 'project'
+  | 'starredProject'
+  | 'sharedProject'
+  | 'group'
+  | 'member'
+  | 'repository'
+  | 'commit'
+  | 'branch'
+  | 'protectedBranch'
+  | 'tag'
+  | 'tagWithoutRelease'
+  | 'filePath'
+  | 'newFilePath'
+  | 'blob'
+  | 'pickableCommit'
+  | 'archiveFormat';
+
+/** What an example's input can ask the test for: values that must be new at each call, and credentials. */
+export interface ExampleTools {
+  /** An SSH public key (OpenSSH format) that no user has yet. */
+  newSshKey(): string;
+  /** An armored GPG public key that no user has yet. */
+  newGpgKey(): Promise<string>;
+  /** A text no other call of the test has, for usernames and e-mail addresses. */
+  unique(): string;
+  /** A new user's ID, for the routes that make a user a member. */
+  newUser(): Promise<number>;
+  /** A new group's ID, for the routes that share a project with one. */
+  newGroup(): Promise<number>;
+  /** A user that exists throughout the test, for the routes that sign in. */
+  signIn: { login: string; password: string };
+}
+
+type ExampleInput<Input extends TObject> = Static<Input> | ((tools: ExampleTools) => Static<Input> | Promise<Static<Input>>);
+
+/**
+ * A call of the route that succeeds for an administrator: each path parameter names a fixture, and the input
+ * (a value, or made from the tools at each call) validates against the route's input schema. Tests walk the
+ * table with it, so that no test keeps a list of routes of its own; a write is safe to run once against
+ * fixtures made for it.
+ */
+type RouteExample<Path extends string, Input extends TObject | undefined> = (PathNames<Path> extends []
+  ? { params?: never }
+  : { params: { [Name in PathNames<Path>[number]]: ExampleFixture } }) &
+  (Input extends TObject ? ({} extends Static<Input> ? { input?: ExampleInput<Input> } : { input: ExampleInput<Input> }) : { input?: never });
+
+/** The example of a route of the table, its path's and input's names checked against the route's. */
+type ExampleOf<Route> = Route extends RouteSpec<infer Path, infer _Scope, infer Input, infer _Response, infer _Item> ? RouteExample<Path, Input> : never;
+
+/** An example as the tests read it, whatever its route. */
+export interface Example {
+  params?: Record<string, ExampleFixture>;
+  input?: Record<string, unknown> | ((tools: ExampleTools) => Record<string, unknown> | Promise<Record<string, unknown>>);
+}
+
+const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group]]: ExampleOf<RouteTable[Group][Name]> } } = {
+  customAttributes: {
+    list: { params: { id: 'user' } },
+    get: { params: { id: 'user', key: 'customAttributeKey' } },
+    set: { params: { id: 'user', key: 'customAttributeKey' }, input: { value: 'green' } },
+    delete: { params: { id: 'user', key: 'customAttributeKey' } },
+  },
+  applicationSettings: {
+    get: {},
+    update: { input: { sign_in_text: 'Welcome to the forge', session_expire_delay: 10080 } },
+  },
+  branches: {
+    list: { params: { id: 'repository' }, input: { search: 'fixture' } },
+    get: { params: { id: 'repository', branch: 'branch' } },
+    create: { params: { id: 'repository' }, input: (tools) => ({ branch: `feature-${tools.unique()}`, ref: 'master' }) },
+    delete: { params: { id: 'repository', branch: 'branch' } },
+    protect: { params: { id: 'repository', branch: 'branch' }, input: { developers_can_push: true } },
+    unprotect: { params: { id: 'repository', branch: 'branch' } },
+    deleteMerged: { params: { id: 'repository' } },
+  },
+  protectedBranches: {
+    list: { params: { id: 'repository' } },
+    get: { params: { id: 'repository', name: 'protectedBranch' } },
+    create: { params: { id: 'repository' }, input: (tools) => ({ name: `release-${tools.unique()}/*`, push_access_level: 30, merge_access_level: 40 }) },
+    delete: { params: { id: 'repository', name: 'protectedBranch' } },
+  },
+  commitStatuses: {
+    list: { params: { id: 'repository', sha: 'commit' }, input: { ref: 'master', all: true } },
+    create: { params: { id: 'repository', sha: 'commit' }, input: { state: 'success', ref: 'master', name: 'ci/build', target_url: 'https://ci.example.com/builds/1', description: 'Passed', coverage: 87.5 } },
+  },
+  commitComments: {
+    list: { params: { id: 'repository', sha: 'commit' } },
+    create: { params: { id: 'repository', sha: 'commit' }, input: { note: 'Nice.', path: 'README.md', line: 1, line_type: 'new' } },
+  },
+  commits: {
+    list: { params: { id: 'repository' }, input: { ref_name: 'master', path: 'README.md', with_stats: true } },
+    create: {
+  params: { id: 'repository' },
+  input: (tools) => ({ branch: 'master', commit_message: 'Two files', actions: [{ action: 'create', file_path: `docs/${tools.unique()}.md`, content: '# Docs\n' }, { action: 'create', file_path: `bin/${tools.unique()}`, content: 'IyEvYmluL3NoCg==', encoding: 'base64' }] }),
+  },
+    get: { params: { id: 'repository', sha: 'commit' } },
+  },
+  groups: {
+    list: { input: { all_available: true, search: 'ex', order_by: 'path', sort: 'desc' } },
+    get: { params: { id: 'group' } },
+    subgroups: { params: { id: 'group' }, input: { order_by: 'path' } },
+    projects: { params: { id: 'group' }, input: { include_subgroups: true, order_by: 'name', sort: 'asc' } },
+    create: { input: (tools) => ({ name: `Group ${tools.unique()}`, path: `group-${tools.unique()}`, visibility: 'internal', description: 'An example' }) },
+    transferProject: { params: { id: 'group', project_id: 'starredProject' } },
+    update: { params: { id: 'group' }, input: { description: 'Changed', request_access_enabled: true } },
+    delete: { params: { id: 'group' } },
+  },
+  instance: {
+    openapi: {},
+    version: {},
+    metadata: {},
+  },
+  sshKeys: {
+    list: {},
+    get: { params: { key_id: 'ownSshKey' } },
+    create: { input: (tools) => ({ title: 'laptop', key: tools.newSshKey() }) },
+    delete: { params: { key_id: 'ownSshKey' } },
+    listForUser: { params: { id: 'user' } },
+    getForUser: { params: { id: 'user', key_id: 'sshKey' } },
+    createForUser: { params: { id: 'user' }, input: (tools) => ({ title: 'laptop', key: tools.newSshKey() }) },
+    deleteForUser: { params: { id: 'user', key_id: 'sshKey' } },
+  },
+  gpgKeys: {
+    list: {},
+    get: { params: { key_id: 'ownGpgKey' } },
+    create: { input: async (tools) => ({ key: await tools.newGpgKey() }) },
+    delete: { params: { key_id: 'ownGpgKey' } },
+    listForUser: { params: { id: 'user' } },
+    getForUser: { params: { id: 'user', key_id: 'gpgKey' } },
+    createForUser: { params: { id: 'user' }, input: async (tools) => ({ key_id: await tools.newGpgKey() }) },
+    deleteForUser: { params: { id: 'user', key_id: 'gpgKey' } },
+  },
+  emails: {
+    list: {},
+    get: { params: { email_id: 'ownEmail' } },
+    create: { input: (tools) => ({ email: `${tools.unique()}@example.com` }) },
+    delete: { params: { email_id: 'ownEmail' } },
+    listForUser: { params: { id: 'user' } },
+    getForUser: { params: { id: 'user', email_id: 'email' } },
+    createForUser: { params: { id: 'user' }, input: (tools) => ({ email: `${tools.unique()}@example.com` }) },
+    deleteForUser: { params: { id: 'user', email_id: 'email' } },
+  },
+  projectMembers: {
+    list: { params: { id: 'project' }, input: { query: 'ex' } },
+    listAll: { params: { id: 'project' } },
+    get: { params: { id: 'project', user_id: 'member' } },
+    getAll: { params: { id: 'project', user_id: 'member' } },
+    add: { params: { id: 'project' }, input: async (tools) => ({ user_id: await tools.newUser(), access_level: 30 }) },
+    edit: { params: { id: 'project', user_id: 'member' }, input: { access_level: 20, expires_at: '2099-12-31' } },
+    remove: { params: { id: 'project', user_id: 'member' } },
+  },
+  groupMembers: {
+    list: { params: { id: 'group' }, input: { query: 'ex' } },
+    listAll: { params: { id: 'group' } },
+    get: { params: { id: 'group', user_id: 'member' } },
+    getAll: { params: { id: 'group', user_id: 'member' } },
+    add: { params: { id: 'group' }, input: async (tools) => ({ user_id: await tools.newUser(), access_level: 50 }) },
+    edit: { params: { id: 'group', user_id: 'member' }, input: { access_level: 40, expires_at: '2099-12-31' } },
+    remove: { params: { id: 'group', user_id: 'member' } },
+  },
+  namespaces: {
+    list: { input: { search: 'ex' } },
+    get: { params: { id: 'namespace' } },
+  },
+  projects: {
+    list: { input: { search: 'example', order_by: 'name', sort: 'asc', membership: true } },
+    users: { params: { id: 'project' }, input: { search: 'user' } },
+    listOfUser: { params: { user_id: 'user' }, input: { order_by: 'path', sort: 'asc' } },
+    create: { input: (tools) => ({ name: `Example ${tools.unique()}`, description: 'An example', visibility: 'internal', tag_list: ['example'] }) },
+    createForUser: { params: { user_id: 'user' }, input: (tools) => ({ name: `For ${tools.unique()}`, default_branch: 'main' }) },
+    get: { params: { id: 'project' }, input: { statistics: true } },
+    update: { params: { id: 'project' }, input: { description: 'Changed', issues_enabled: false } },
+    star: { params: { id: 'project' } },
+    unstar: { params: { id: 'starredProject' } },
+    avatar: { params: { id: 'project', filename: 'projectAvatarFilename' } },
+    fork: { params: { id: 'project' } },
+    forks: { params: { id: 'project' }, input: { order_by: 'name', sort: 'asc' } },
+    archive: { params: { id: 'project' } },
+    unarchive: { params: { id: 'project' } },
+    transfer: { params: { id: 'project' }, input: { namespace: 'root' } },
+    share: { params: { id: 'project' }, input: async (tools) => ({ group_id: await tools.newGroup(), group_access: 30, expires_at: '2099-12-31' }) },
+    unshare: { params: { id: 'sharedProject', group_id: 'group' } },
+    delete: { params: { id: 'project' } },
+  },
+  repositoryFiles: {
+    get: { params: { id: 'repository', file_path: 'filePath' }, input: { ref: 'master' } },
+    raw: { params: { id: 'repository', file_path: 'filePath' }, input: { ref: 'master' } },
+    create: { params: { id: 'repository', file_path: 'newFilePath' }, input: { branch: 'master', content: 'Hello\n', commit_message: 'Add a file' } },
+    update: { params: { id: 'repository', file_path: 'filePath' }, input: (tools) => ({ branch: 'master', content: `Changed ${tools.unique()}\n`, commit_message: 'Change a file' }) },
+    delete: { params: { id: 'repository', file_path: 'filePath' }, input: { branch: 'master', commit_message: 'Delete a file' } },
+  },
+  repository: {
+    tree: { params: { id: 'repository' }, input: { ref: 'master', recursive: true } },
+    blob: { params: { id: 'repository', sha: 'blob' } },
+    rawBlob: { params: { id: 'repository', sha: 'blob' } },
+    archive: { params: { id: 'repository' }, input: { sha: 'master' } },
+    archiveAs: { params: { id: 'repository', format: 'archiveFormat' } },
+    compare: { params: { id: 'repository' }, input: { from: 'master', to: 'master' } },
+    commitDiff: { params: { id: 'repository', sha: 'commit' } },
+    cherryPick: { params: { id: 'repository', sha: 'pickableCommit' }, input: { branch: 'master' } },
+  },
+  tags: {
+    list: { params: { id: 'repository' }, input: { order_by: 'updated', sort: 'asc' } },
+    get: { params: { id: 'repository', tag_name: 'tag' } },
+    create: { params: { id: 'repository' }, input: (tools) => ({ tag_name: `v${tools.unique()}`, ref: 'master', message: 'Release', release_description: 'Notes' }) },
+    delete: { params: { id: 'repository', tag_name: 'tag' } },
+    createRelease: { params: { id: 'repository', tag_name: 'tagWithoutRelease' }, input: { description: 'Notes' } },
+    updateRelease: { params: { id: 'repository', tag_name: 'tag' }, input: { description: 'Changed notes' } },
+  },
+  releases: {
+    list: { params: { id: 'repository' }, input: { order_by: 'created_at' } },
+    get: { params: { id: 'repository', tag_name: 'tag' } },
+    create: { params: { id: 'repository' }, input: (tools) => ({ tag_name: `v${tools.unique()}`, ref: 'master', name: 'First release', description: 'Notes' }) },
+    update: { params: { id: 'repository', tag_name: 'tag' }, input: { name: 'Renamed', description: 'Changed notes' } },
+    delete: { params: { id: 'repository', tag_name: 'tag' } },
+  },
+  personalAccessTokens: {
+    list: { params: { user_id: 'user' }, input: { state: 'active' } },
+    get: { params: { user_id: 'user', token_id: 'personalToken' } },
+    create: { params: { user_id: 'user' }, input: { name: 'deploy', scopes: ['api', 'read_user'], expires_at: '2999-12-31' } },
+    revoke: { params: { user_id: 'user', token_id: 'personalToken' } },
+    listOwn: { input: { state: 'active' } },
+    getOwn: { params: { token_id: 'personalToken' } },
+    self: {},
+    revokeOwn: { params: { token_id: 'personalToken' } },
+  },
+  impersonationTokens: {
+    list: { params: { user_id: 'user' }, input: { state: 'all' } },
+    get: { params: { user_id: 'user', token_id: 'impersonationToken' } },
+    create: { params: { user_id: 'user' }, input: { name: 'support', scopes: ['api'] } },
+    revoke: { params: { user_id: 'user', token_id: 'impersonationToken' } },
+  },
+  session: {
+    create: { input: (tools) => ({ login: tools.signIn.login, password: tools.signIn.password }) },
+  },
+  oauth: {
+    token: { input: (tools) => ({ grant_type: 'password', username: tools.signIn.login, password: tools.signIn.password }) },
+  },
+  users: {
+    list: { input: { search: 'user', order_by: 'username', sort: 'asc' } },
+    get: { params: { id: 'user' }, input: { with_custom_attributes: true } },
+    current: {},
+    create: {
+  input: (tools) => {
+  const username = tools.unique();
+  return { email: `${username}@example.com`, username, name: 'New User', password: 'long-enough-password', skip_confirmation: true };
+  },
+  },
+    update: { params: { id: 'user' }, input: { bio: 'Changed by the example', location: 'Lisbon' } },
+    delete: { params: { id: 'user' }, input: { hard_delete: true } },
+    block: { params: { id: 'user' } },
+    avatar: { params: { id: 'user', filename: 'avatarFilename' } },
+    unblock: { params: { id: 'user' } },
+  },
+};
+
+const byRoute = new Map<AnyRoute, Example>(allRoutes().map(({ group, name, route }) => [route, (EXAMPLES as unknown as Record<string, Record<string, Example>>)[group][name]]));
+
+/** The example call of a route of the table. */
+export function exampleOf(route: AnyRoute): Example {
+  const example = byRoute.get(route);
+  if (!example) throw new Error(`${route.method} ${route.path} has no example in test/route-examples.ts`);
+  return example;
+}
