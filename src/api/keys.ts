@@ -1,131 +1,119 @@
+import type { Static, TObject, TSchema } from 'typebox';
+import type { User } from '../db/entities/index.js';
 import { CreateEmailInput, CreateGpgKeyInput, CreateSshKeyInput, Email, GpgKey, SshKey } from '../schemas/keys.js';
+import type { Context } from '../services/context.js';
+import type { Page, PageQuery } from '../services/pagination.js';
 import { defineRoute } from './route.js';
 
 /** An armored GPG key of up to a million characters, its line breaks escaped in JSON, and the fields around it. */
 const GPG_KEY_BODY_LIMIT = 2 * 1024 * 1024;
 
-export const sshKeys = {
-  list: defineRoute({
-    method: 'GET', path: '/user/keys', summary: "The current user's SSH keys", auth: 'user', readUser: true,
-    list: SshKey,
-    run: (ctx, _params, input) => ctx.sshKeys.list(ctx.user, input),
-  }),
-  get: defineRoute({
-    method: 'GET', path: '/user/keys/:key_id', summary: 'One SSH key of the current user', auth: 'user', readUser: true,
-    response: SshKey,
-    run: (ctx, { key_id }) => ctx.sshKeys.get(ctx.user, key_id),
-  }),
-  create: defineRoute({
-    method: 'POST', path: '/user/keys', summary: 'Add an SSH key to the current user', auth: 'user',
-    input: CreateSshKeyInput, response: SshKey,
-    run: (ctx, _params, input) => ctx.sshKeys.create(ctx.user, input),
-  }),
-  delete: defineRoute({
-    method: 'DELETE', path: '/user/keys/:key_id', summary: 'Delete an SSH key of the current user', auth: 'user',
-    run: (ctx, { key_id }) => ctx.sshKeys.delete(ctx.user, key_id),
-  }),
-  listForUser: defineRoute({
-    method: 'GET', path: '/users/:id/keys', summary: "A user's SSH keys (the user by ID or, as newer clients send it, by username)", auth: 'admin', readUser: true,
-    scope: 'userByIdOrUsername', list: SshKey,
-    run: (ctx, { user }, input) => ctx.sshKeys.list(user, input),
-  }),
-  getForUser: defineRoute({
-    method: 'GET', path: '/users/:id/keys/:key_id', summary: "One of a user's SSH keys", auth: 'admin', readUser: true,
-    scope: 'user', response: SshKey,
-    run: (ctx, { user, key_id }) => ctx.sshKeys.get(user, key_id),
-  }),
-  createForUser: defineRoute({
-    method: 'POST', path: '/users/:id/keys', summary: 'Add an SSH key to a user', auth: 'admin',
-    scope: 'user', input: CreateSshKeyInput, response: SshKey,
-    run: (ctx, { user }, input) => ctx.sshKeys.create(user, input),
-  }),
-  deleteForUser: defineRoute({
-    method: 'DELETE', path: '/users/:id/keys/:key_id', summary: "Delete a user's SSH key", auth: 'admin',
-    scope: 'user',
-    run: (ctx, { user, key_id }) => ctx.sshKeys.delete(user, key_id),
-  }),
-};
+/** A kind of what users own, as its service serves it (services/identity/user-items.ts). */
+interface UserItems<Created, Shape> {
+  list(owner: User, input: PageQuery): Promise<Page<Shape>>;
+  get(owner: User, id: number): Promise<Shape>;
+  create(owner: User, input: Created): Promise<Shape>;
+  delete(owner: User, id: number): Promise<void>;
+}
 
-export const gpgKeys = {
-  list: defineRoute({
-    method: 'GET', path: '/user/gpg_keys', summary: "The current user's GPG keys", auth: 'user', readUser: true,
-    list: GpgKey,
-    run: (ctx, _params, input) => ctx.gpgKeys.list(ctx.user, input),
-  }),
-  get: defineRoute({
-    method: 'GET', path: '/user/gpg_keys/:key_id', summary: 'One GPG key of the current user', auth: 'user', readUser: true,
-    response: GpgKey,
-    run: (ctx, { key_id }) => ctx.gpgKeys.get(ctx.user, key_id),
-  }),
-  create: defineRoute({
-    method: 'POST', path: '/user/gpg_keys', summary: 'Add a GPG key to the current user', auth: 'user',
-    input: CreateGpgKeyInput, bodyLimit: GPG_KEY_BODY_LIMIT, response: GpgKey,
-    run: (ctx, _params, input) => ctx.gpgKeys.create(ctx.user, input),
-  }),
-  delete: defineRoute({
-    method: 'DELETE', path: '/user/gpg_keys/:key_id', summary: 'Delete a GPG key of the current user', auth: 'user',
-    run: (ctx, { key_id }) => ctx.gpgKeys.delete(ctx.user, key_id),
-  }),
-  listForUser: defineRoute({
-    method: 'GET', path: '/users/:id/gpg_keys', summary: "A user's GPG keys", auth: 'admin', readUser: true,
-    scope: 'user', list: GpgKey,
-    run: (ctx, { user }, input) => ctx.gpgKeys.list(user, input),
-  }),
-  getForUser: defineRoute({
-    method: 'GET', path: '/users/:id/gpg_keys/:key_id', summary: "One of a user's GPG keys", auth: 'admin', readUser: true,
-    scope: 'user', response: GpgKey,
-    run: (ctx, { user, key_id }) => ctx.gpgKeys.get(user, key_id),
-  }),
-  createForUser: defineRoute({
-    method: 'POST', path: '/users/:id/gpg_keys', summary: 'Add a GPG key to a user (`key`, or `key_id` as the reference spells it)', auth: 'admin',
-    scope: 'user', input: CreateGpgKeyInput, bodyLimit: GPG_KEY_BODY_LIMIT, response: GpgKey,
-    run: (ctx, { user }, input) => ctx.gpgKeys.create(user, input),
-  }),
-  deleteForUser: defineRoute({
-    method: 'DELETE', path: '/users/:id/gpg_keys/:key_id', summary: "Delete a user's GPG key", auth: 'admin',
-    scope: 'user',
-    run: (ctx, { user, key_id }) => ctx.gpgKeys.delete(user, key_id),
-  }),
-};
+/**
+ * The service as the factory's routes call it: their answers' types are the routes' declared shapes, which the
+ * compiler cannot match with the service's for a shape it does not know yet (`service` is checked against
+ * UserItems where each kind is declared below).
+ */
+type Served<Created> = { [Call in keyof UserItems<Created, unknown>]: (...args: Parameters<UserItems<Created, unknown>[Call]>) => Promise<never> };
 
-export const emails = {
-  list: defineRoute({
-    method: 'GET', path: '/user/emails', summary: "The current user's secondary e-mail addresses", auth: 'user', readUser: true,
-    list: Email,
-    run: (ctx, _params, input) => ctx.emails.list(ctx.user, input),
-  }),
-  get: defineRoute({
-    method: 'GET', path: '/user/emails/:email_id', summary: 'One e-mail address of the current user', auth: 'user', readUser: true,
-    response: Email,
-    run: (ctx, { email_id }) => ctx.emails.get(ctx.user, email_id),
-  }),
-  create: defineRoute({
-    method: 'POST', path: '/user/emails', summary: 'Add an e-mail address to the current user', auth: 'user',
-    input: CreateEmailInput, response: Email,
-    run: (ctx, _params, input) => ctx.emails.create(ctx.user, input),
-  }),
-  delete: defineRoute({
-    method: 'DELETE', path: '/user/emails/:email_id', summary: 'Delete an e-mail address of the current user', auth: 'user',
-    run: (ctx, { email_id }) => ctx.emails.delete(ctx.user, email_id),
-  }),
-  listForUser: defineRoute({
-    method: 'GET', path: '/users/:id/emails', summary: "A user's secondary e-mail addresses", auth: 'admin', readUser: true,
-    scope: 'user', list: Email,
-    run: (ctx, { user }, input) => ctx.emails.list(user, input),
-  }),
-  getForUser: defineRoute({
-    method: 'GET', path: '/users/:id/emails/:email_id', summary: "One of a user's secondary e-mail addresses", auth: 'admin', readUser: true,
-    scope: 'user', response: Email,
-    run: (ctx, { user, email_id }) => ctx.emails.get(user, email_id),
-  }),
-  createForUser: defineRoute({
-    method: 'POST', path: '/users/:id/emails', summary: 'Add an e-mail address to a user', auth: 'admin',
-    scope: 'user', input: CreateEmailInput, response: Email,
-    run: (ctx, { user }, input) => ctx.emails.create(user, input),
-  }),
-  deleteForUser: defineRoute({
-    method: 'DELETE', path: '/users/:id/emails/:email_id', summary: "Delete a user's e-mail address", auth: 'admin',
-    scope: 'user',
-    run: (ctx, { user, email_id }) => ctx.emails.delete(user, email_id),
-  }),
-};
+/** What differs between the kinds' routes. */
+interface UserItemsRoutes<Segment extends string, Id extends string, ListScope extends 'user' | 'userByIdOrUsername', Input extends TObject, Shape extends TSchema, Created> {
+  /** The path segment (`keys`, `gpg_keys`, `emails`) and the item's path parameter (`key_id`, `email_id`). */
+  segment: Segment;
+  id: Id;
+  shape: Shape;
+  input: Input;
+  service(ctx: Context): UserItems<Created, Static<Shape>>;
+  /** `SSH keys`, `an SSH key`, and the like, as the summaries name them. */
+  plural: string;
+  singular: string;
+  /** How the admin list names the user (newer clients name it by username on some), and a note on it for its summary. */
+  listScope: ListScope;
+  listNote?: string;
+  createNote?: string;
+  bodyLimit?: number;
+}
+
+/**
+ * What users own by the dozen, written once: the current user's (`/user/<segment>`) and, for administrators, any
+ * user's (`/users/:id/<segment>`), listed, read, added and deleted the same way.
+ */
+function userItemsRoutes<
+  const Segment extends string,
+  const Id extends string,
+  const ListScope extends 'user' | 'userByIdOrUsername',
+  Input extends TObject,
+  Shape extends TSchema,
+  Created,
+>(kind: UserItemsRoutes<Segment, Id, ListScope, Input, Shape, Created>) {
+  const { segment, shape, input, bodyLimit, plural, singular } = kind;
+  const itemId = (params: object) => (params as Record<Id, number>)[kind.id];
+  const served = (ctx: Context) => kind.service(ctx) as unknown as Served<Created>;
+  return {
+    list: defineRoute({
+      method: 'GET', path: `/user/${segment}`, summary: `The current user's ${plural}`, auth: 'user', readUser: true,
+      list: shape,
+      run: (ctx, _params, query) => served(ctx).list(ctx.user, query),
+    }),
+    get: defineRoute({
+      method: 'GET', path: `/user/${segment}/:${kind.id}`, summary: `One ${singular} of the current user`, auth: 'user', readUser: true,
+      response: shape,
+      run: (ctx, params) => served(ctx).get(ctx.user, itemId(params)),
+    }),
+    create: defineRoute({
+      method: 'POST', path: `/user/${segment}`, summary: `Add ${singular} to the current user`, auth: 'user',
+      input, bodyLimit, response: shape,
+      run: (ctx, _params, given) => served(ctx).create(ctx.user, given as Created),
+    }),
+    delete: defineRoute({
+      method: 'DELETE', path: `/user/${segment}/:${kind.id}`, summary: `Delete ${singular} of the current user`, auth: 'user',
+      run: (ctx, params) => served(ctx).delete(ctx.user, itemId(params)),
+    }),
+    listForUser: defineRoute({
+      method: 'GET', path: `/users/:id/${segment}`, summary: `A user's ${plural}${kind.listNote ?? ''}`, auth: 'admin', readUser: true,
+      scope: kind.listScope, list: shape,
+      run: (ctx, params, query) => served(ctx).list((params as { user: User }).user, query),
+    }),
+    getForUser: defineRoute({
+      method: 'GET', path: `/users/:id/${segment}/:${kind.id}`, summary: `One of a user's ${plural}`, auth: 'admin', readUser: true,
+      scope: 'user', response: shape,
+      run: (ctx, params) => served(ctx).get(params.user, itemId(params)),
+    }),
+    createForUser: defineRoute({
+      method: 'POST', path: `/users/:id/${segment}`, summary: `Add ${singular} to a user${kind.createNote ?? ''}`, auth: 'admin',
+      scope: 'user', input, bodyLimit, response: shape,
+      run: (ctx, params, given) => served(ctx).create(params.user, given as Created),
+    }),
+    deleteForUser: defineRoute({
+      method: 'DELETE', path: `/users/:id/${segment}/:${kind.id}`, summary: `Delete a user's ${singular.replace(/^(an?) /, '')}`, auth: 'admin',
+      scope: 'user',
+      run: (ctx, params) => served(ctx).delete(params.user, itemId(params)),
+    }),
+  };
+}
+
+export const sshKeys = userItemsRoutes({
+  segment: 'keys', id: 'key_id', shape: SshKey, input: CreateSshKeyInput, service: (ctx) => ctx.sshKeys,
+  plural: 'SSH keys', singular: 'an SSH key',
+  listScope: 'userByIdOrUsername', listNote: ' (the user by ID or, as newer clients send it, by username)',
+});
+
+export const gpgKeys = userItemsRoutes({
+  segment: 'gpg_keys', id: 'key_id', shape: GpgKey, input: CreateGpgKeyInput, service: (ctx) => ctx.gpgKeys,
+  plural: 'GPG keys', singular: 'a GPG key', bodyLimit: GPG_KEY_BODY_LIMIT,
+  listScope: 'user',
+  createNote: ' (`key`, or `key_id` as the reference spells it)',
+});
+
+export const emails = userItemsRoutes({
+  segment: 'emails', id: 'email_id', shape: Email, input: CreateEmailInput, service: (ctx) => ctx.emails,
+  plural: 'secondary e-mail addresses', singular: 'an e-mail address',
+  listScope: 'user',
+});
