@@ -11,29 +11,52 @@ import {
   PersonalAccessTokenWithToken,
   SessionInput,
 } from '../schemas/tokens.js';
+import type { TSchema } from 'typebox';
+import type { User } from '../db/entities/index.js';
 import { defineRoute } from './route.js';
 
+/** What differs between a user's personal access tokens and its impersonation tokens. */
+interface UserTokensKind<Segment extends string, Shape extends TSchema, Created extends TSchema> {
+  segment: Segment;
+  kind: 'personal' | 'impersonation';
+  /** `personal access token`, as the summaries name one. */
+  noun: string;
+  shape: Shape;
+  /** The token as created: shown this once. */
+  created: Created;
+}
+
+/** An administrator's routes for a kind of token of a user's (`/users/:user_id/<segment>`), written once. */
+function userTokenRoutes<const Segment extends string, Shape extends TSchema, Created extends TSchema>(tokens: UserTokensKind<Segment, Shape, Created>) {
+  const { segment, kind, noun, shape } = tokens;
+  const tokenId = (params: object) => (params as { token_id: number }).token_id;
+  const owner = (params: object) => (params as { user: User }).user;
+  return {
+    list: defineRoute({
+      method: 'GET', path: `/users/:user_id/${segment}`, summary: `A user's ${noun}s`, auth: 'admin',
+      scope: 'user', input: ListTokensQuery, list: shape,
+      run: (ctx, params, input) => ctx.accessTokens.list(owner(params), kind, input) as Promise<never>,
+    }),
+    get: defineRoute({
+      method: 'GET', path: `/users/:user_id/${segment}/:token_id`, summary: `One of a user's ${noun}s`, auth: 'admin',
+      scope: 'user', response: shape,
+      run: (ctx, params) => ctx.accessTokens.get(owner(params), kind, tokenId(params)) as Promise<never>,
+    }),
+    create: defineRoute({
+      method: 'POST', path: `/users/:user_id/${segment}`, summary: `Create ${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun} for a user (the token is shown once)`, auth: 'admin',
+      scope: 'user', input: CreateTokenInput, response: tokens.created,
+      run: (ctx, params, input) => ctx.accessTokens.create(owner(params), kind, input) as Promise<never>,
+    }),
+    revoke: defineRoute({
+      method: 'DELETE', path: `/users/:user_id/${segment}/:token_id`, summary: `Revoke a user's ${noun}`, auth: 'admin',
+      scope: 'user',
+      run: (ctx, params) => ctx.accessTokens.revoke(owner(params), kind, tokenId(params)),
+    }),
+  };
+}
+
 export const personalAccessTokens = {
-  list: defineRoute({
-    method: 'GET', path: '/users/:user_id/personal_access_tokens', summary: "A user's personal access tokens", auth: 'admin',
-    scope: 'user', input: ListTokensQuery, list: PersonalAccessToken,
-    run: (ctx, { user }, input) => ctx.accessTokens.list(user, 'personal', input),
-  }),
-  get: defineRoute({
-    method: 'GET', path: '/users/:user_id/personal_access_tokens/:token_id', summary: "One of a user's personal access tokens", auth: 'admin',
-    scope: 'user', response: PersonalAccessToken,
-    run: (ctx, { user, token_id }) => ctx.accessTokens.get(user, 'personal', token_id),
-  }),
-  create: defineRoute({
-    method: 'POST', path: '/users/:user_id/personal_access_tokens', summary: 'Create a personal access token for a user (the token is shown once)', auth: 'admin',
-    scope: 'user', input: CreateTokenInput, response: PersonalAccessTokenWithToken,
-    run: (ctx, { user }, input) => ctx.accessTokens.create(user, 'personal', input),
-  }),
-  revoke: defineRoute({
-    method: 'DELETE', path: '/users/:user_id/personal_access_tokens/:token_id', summary: "Revoke a user's personal access token", auth: 'admin',
-    scope: 'user',
-    run: (ctx, { user, token_id }) => ctx.accessTokens.revoke(user, 'personal', token_id),
-  }),
+  ...userTokenRoutes({ segment: 'personal_access_tokens', kind: 'personal', noun: 'personal access token', shape: PersonalAccessToken, created: PersonalAccessTokenWithToken }),
   listOwn: defineRoute({
     method: 'GET', path: '/personal_access_tokens', summary: "The caller's personal access tokens; an administrator's list has every user's, or one user's with `user_id`", auth: 'user',
     input: ListAllTokensQuery, list: PersonalAccessToken,
@@ -56,28 +79,13 @@ export const personalAccessTokens = {
   }),
 };
 
-export const impersonationTokens = {
-  list: defineRoute({
-    method: 'GET', path: '/users/:user_id/impersonation_tokens', summary: "A user's impersonation tokens", auth: 'admin',
-    scope: 'user', input: ListTokensQuery, list: ImpersonationToken,
-    run: (ctx, { user }, input) => ctx.accessTokens.list(user, 'impersonation', input),
-  }),
-  get: defineRoute({
-    method: 'GET', path: '/users/:user_id/impersonation_tokens/:token_id', summary: "One of a user's impersonation tokens", auth: 'admin',
-    scope: 'user', response: ImpersonationToken,
-    run: (ctx, { user, token_id }) => ctx.accessTokens.get(user, 'impersonation', token_id),
-  }),
-  create: defineRoute({
-    method: 'POST', path: '/users/:user_id/impersonation_tokens', summary: 'Create an impersonation token for a user (the token is shown once)', auth: 'admin',
-    scope: 'user', input: CreateTokenInput, response: ImpersonationTokenWithToken,
-    run: (ctx, { user }, input) => ctx.accessTokens.create(user, 'impersonation', input),
-  }),
-  revoke: defineRoute({
-    method: 'DELETE', path: '/users/:user_id/impersonation_tokens/:token_id', summary: "Revoke a user's impersonation token", auth: 'admin',
-    scope: 'user',
-    run: (ctx, { user, token_id }) => ctx.accessTokens.revoke(user, 'impersonation', token_id),
-  }),
-};
+export const impersonationTokens = userTokenRoutes({
+  segment: 'impersonation_tokens',
+  kind: 'impersonation',
+  noun: 'impersonation token',
+  shape: ImpersonationToken,
+  created: ImpersonationTokenWithToken,
+});
 
 export const session = {
   create: defineRoute({
