@@ -101,7 +101,7 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
       tokens: await openTokenCache(db),
     };
     jobs.start();
-    return {
+    const service: HostingService = {
       ...createApi(env, 1),
       router: () => createRouter(env),
       as: (caller) => createApi(env, caller),
@@ -114,6 +114,28 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
         if (temporaryStorage) rmSync(temporaryStorage, { recursive: true, force: true });
       },
     };
+    resets.set(service, async () => {
+      // What is queued goes with the rows; what runs is waited for.
+      await db.rows.execute(`delete from "jobs" where "status" = 'queued'`);
+      await env.jobs.drain();
+      await db.fork().transactional(async (em) => {
+        // Forgotten, as by any write that may change them, and again once this one has committed.
+        env.settings.changing(em.getTransactionContext());
+        env.tokens.changing(em.getTransactionContext());
+        await em.execute(EMPTY_TABLES);
+      });
+      for (const directory of Object.values(storages)) {
+        rmSync(directory, { recursive: true, force: true });
+        mkdirSync(directory, { recursive: true });
+      }
+      // A new store's state (no repository kept open) in the object that services and jobs hold.
+      Object.assign(repositories, new RepositoryStore(storages));
+      await bootstrap(db, options);
+      // A session counts earlier transactions' changes among the current one's (pg_stat_xact_user_tables, which says
+      // whether a write changed a caller) until it flushes its statistics, up to a second later: a new one has none.
+      await db.rows.execute('select pg_stat_force_next_flush()');
+    });
+    return service;
   } catch (error) {
     await jobs?.close();
     await db.close();
@@ -121,6 +143,38 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
     throw error;
   }
 }
+
+/** How each instance is reset (tests only). */
+const resets = new WeakMap<HostingService, () => Promise<void>>();
+
+/**
+ * Tests only (test/helpers.ts; the package does not export it): puts the instance back as its first start left it,
+ * without the cost of a new one. The background jobs are waited for; every table but the migrations' is emptied and
+ * its sequence restarted; the repositories are deleted; root is made again; and what the process kept is forgotten
+ * (the settings, the callers' tokens, the repositories it had open).
+ */
+export function resetHostingService(hosting: HostingService): Promise<void> {
+  const reset = resets.get(hosting);
+  if (!reset) throw new Error('resetHostingService: not a service createHostingServiceOn made');
+  return reset();
+}
+
+/** Empties the tables that have rows (a TRUNCATE of many empty tables costs more), and restarts the sequences used. */
+const EMPTY_TABLES = `do $$
+declare
+  name text;
+  filled text[] := '{}';
+  found boolean;
+begin
+  for name in select tablename from pg_tables where schemaname = current_schema() and tablename not like 'mikro_orm%' loop
+    execute format('select exists (select from %I)', name) into found;
+    if found then filled := filled || quote_ident(name); end if;
+  end loop;
+  if cardinality(filled) > 0 then execute 'truncate table ' || array_to_string(filled, ', ') || ' cascade'; end if;
+  for name in select sequencename from pg_sequences where schemaname = current_schema() and last_value is not null and sequencename not like 'mikro_orm%' loop
+    execute format('alter sequence %I restart', name);
+  end loop;
+end $$`;
 
 /** How many missing repositories a start names one by one (the rest are counted). */
 const MISSING_SHOWN = 20;

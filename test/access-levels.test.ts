@@ -5,14 +5,14 @@ import { queryRows } from '../src/db/rows.js';
 import { sql, type Sql } from '../src/db/sql.js';
 import { accessLevelSql, canReadProject, groupAccessColumnsSql, visibleGroupsSql, visibleProjectsSql } from '../src/auth/access-levels.js';
 import type { Namespace, Project, User, Visibility } from '../src/db/entities/index.js';
-import { createUser, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { createUser, ROOT_TOKEN, sharedHosting, type TestHosting } from './helpers.js';
 
 // The permission model's table: each kind of caller's access level on private, internal and public projects
 // reached directly, through a parent group and through a share, and whether it sees them. Written directly
 // in the database: what is tested is the rule, the same for every endpoint that asks it.
 let t: TestHosting;
 beforeAll(async () => {
-  t = await startHosting();
+  t = await sharedHosting();
 });
 afterAll(() => t.close());
 

@@ -1,6 +1,4 @@
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { rmSync } from 'node:fs';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { raw } from '@mikro-orm/core';
 import { tokenDigest } from '../src/auth/secrets.js';
@@ -8,7 +6,7 @@ import { AccessToken, User } from '../src/db/entities/index.js';
 import type { Database } from '../src/db/orm.js';
 import { createHostingService } from '../src/hosting.js';
 import { BadRequestError, ForbiddenError, InsufficientScopeError, NotFoundError, OAuthError, UnauthorizedError } from '../src/errors.js';
-import { createUser, ROOT_PASSWORD, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { createUser, migratedDataDir, ROOT_PASSWORD, ROOT_TOKEN, sharedHosting, type TestHosting } from './helpers.js';
 
 let t: TestHosting;
 let db: Database;
@@ -16,7 +14,7 @@ let db: Database;
 const issued = new Set<string>([ROOT_TOKEN]);
 
 beforeAll(async () => {
-  t = await startHosting();
+  t = await sharedHosting();
   // For what no endpoint does (turn on two-factor, age a token) and to look at how tokens are stored.
   db = t.db;
 });
@@ -296,7 +294,7 @@ describe('sign-in sessions', () => {
 
 describe('the configured root token', () => {
   it('works again on the next start after a password change ended it', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'forgekit-root-token-'));
+    const dataDir = migratedDataDir();
     try {
       const first = await createHostingService({ database: { dataDir }, rootToken: 'configured-root-token' });
       expect((await first.as('configured-root-token').users.current()).username).toBe('root');

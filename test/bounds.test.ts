@@ -6,13 +6,13 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { parseInput } from '../src/api/validation.js';
 import { ApiError } from '../src/errors.js';
 import { CreateTokenInput } from '../src/schemas/tokens.js';
-import { createUser, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { createUser, ROOT_TOKEN, sharedHosting, type TestHosting } from './helpers.js';
 
 let t: TestHosting;
 let user: Awaited<ReturnType<typeof createUser>>;
 
 beforeAll(async () => {
-  t = await startHosting();
+  t = await sharedHosting();
   user = await createUser(t.hosting);
 });
 afterAll(() => t.close());

@@ -1,26 +1,24 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RepositoryStore } from '../src/git/store.js';
 import { REFUSALS } from '../src/services/repository/refusals.js';
-import { createUser, hasGit, linkHeader, pageHeaders, startHosting, type TestHosting } from './helpers.js';
+import { createUser, hasGit, linkHeader, pageHeaders, sharedHosting, type SharedHosting } from './helpers.js';
 
-let t: TestHosting;
+let t: SharedHosting;
 type User = Awaited<ReturnType<typeof createUser>>;
 let owner: User;
 let developer: User;
 let reporter: User;
-const storage = mkdtempSync(join(tmpdir(), 'forgekit-branches-test-'));
+let storage: string;
 
 beforeAll(async () => {
-  t = await startHosting({ storage, baseUrl: 'http://forge.test' });
+  t = await sharedHosting({ baseUrl: 'http://forge.test' });
+  storage = t.storage;
   [owner, developer, reporter] = await Promise.all([1, 2, 3].map(() => createUser(t.hosting)));
 });
 afterAll(async () => {
   await t.close();
-  rmSync(storage, { recursive: true, force: true });
 });
 
 const git = (projectId: number, ...args: string[]) => execFileSync('git', ['--git-dir', join(storage, RepositoryStore.relativePath(projectId)), ...args], { encoding: 'utf8' });

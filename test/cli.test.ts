@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { RepositoryStore } from '../src/git/store.js';
-import { freshDatabase } from './helpers.js';
+import { freshDatabase, migratedDataDir } from './helpers.js';
 import { listeningOn, Processes, runGathering, type Running } from './processes.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -38,7 +38,7 @@ const port = () => 20000 + Math.floor(Math.random() * 20000);
 
 beforeAll(() => {
   if (!existsSync(cli)) throw new Error('dist/cli.js is missing: `npm test` builds it first (npm run build)');
-  dataDir = mkdtempSync(join(tmpdir(), 'forgekit-cli-'));
+  dataDir = migratedDataDir();
 });
 afterEach(() => processes.stopAll());
 afterAll(() => {
@@ -57,6 +57,7 @@ const PROCESSES_TIMEOUT = { timeout: 120_000 };
 const onEmbedded = it.skipIf(Boolean(process.env.FORGEKIT_TEST_DATABASE_URL));
 
 const freshDir = () => mkdtempSync(join(tmpdir(), 'forgekit-cli-'));
+// Servers start on a copy of a migrated data directory (test/helpers.ts), unless the test is about a first start.
 
 describe('forgekit serve', PROCESSES_TIMEOUT, () => {
   onEmbedded('starts on the embedded database, refuses a second process on the same data directory, stops on SIGTERM, and keeps its data', async () => {
@@ -146,7 +147,7 @@ describe('forgekit serve', PROCESSES_TIMEOUT, () => {
     const fresh = freshDir();
     try {
       const [main, fast] = [join(fresh, 'main'), join(fresh, 'fast')];
-      const server = run(['serve', '--port', '0', '--data-dir', join(fresh, 'data')], { FORGEKIT_STORAGE: `default=${main},fast=${fast}`, FORGEKIT_ROOT_TOKEN: 'cli-storage-token' });
+      const server = run(['serve', '--port', '0', '--data-dir', migratedDataDir(join(fresh, 'data'))], { FORGEKIT_STORAGE: `default=${main},fast=${fast}`, FORGEKIT_ROOT_TOKEN: 'cli-storage-token' });
       const url = await listening(server);
       expect(server.output()).toContain(`; repositories: default=${main}, fast=${fast}\n`);
       const api = (method: string, path: string, body: unknown) =>
@@ -246,7 +247,7 @@ describe('forgekit serve', PROCESSES_TIMEOUT, () => {
     // As PID 1 of a new PID namespace where the machine allows it (a lock naming "pid 1" would look alive forever).
     const asPid1 = spawnSync('unshare', ['--pid', '--fork', '--kill-child', 'true']).status === 0;
     const command = asPid1 ? ['unshare', '--pid', '--fork', '--kill-child', process.execPath, cli] : [process.execPath, cli];
-    const fresh = freshDir();
+    const fresh = migratedDataDir();
     try {
       for (let start = 0; start < 2; start += 1) {
         const server = run(['serve', '--port', '0', '--data-dir', fresh], { FORGEKIT_ROOT_TOKEN: 'pid-one-root-token' }, command);
@@ -263,7 +264,7 @@ describe('forgekit serve', PROCESSES_TIMEOUT, () => {
   });
 
   onEmbedded('on SIGTERM finishes the requests in flight before it closes the database', async () => {
-    const fresh = freshDir();
+    const fresh = migratedDataDir();
     try {
       const server = run(['serve', '--port', '0', '--data-dir', fresh], { FORGEKIT_ROOT_TOKEN: 'sigterm-root-token' });
       const url = await listening(server);
@@ -291,7 +292,7 @@ describe('forgekit serve', PROCESSES_TIMEOUT, () => {
 
 describe('npm start', PROCESSES_TIMEOUT, () => {
   onEmbedded('does not rebuild a current build, and stops the server when npm is stopped', async () => {
-    const fresh = freshDir();
+    const fresh = migratedDataDir();
     try {
       const npm = run(['start', '--', '--port', '0', '--data-dir', fresh], { FORGEKIT_ROOT_TOKEN: 'npm-start-root-token' }, ['npm']);
       const url = await listening(npm);

@@ -3,7 +3,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import sshpk from 'sshpk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../src/index.js';
-import { createUser, ROOT_PASSWORD, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { createUser, ROOT_PASSWORD, ROOT_TOKEN, sharedHosting, type TestHosting } from './helpers.js';
 
 let t: TestHosting;
 let alice: Awaited<ReturnType<typeof createUser>>;
@@ -12,7 +12,7 @@ let bob: Awaited<ReturnType<typeof createUser>>;
 const sshKey = () => sshpk.parseKey(generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }) as string, 'pem').toString('ssh');
 
 beforeAll(async () => {
-  t = await startHosting();
+  t = await sharedHosting();
   alice = await createUser(t.hosting);
   bob = await createUser(t.hosting);
 });

@@ -5,6 +5,7 @@ import { homedir, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { migratedDataDir } from './helpers.js';
 import { Processes } from './processes.js';
 
 /*
@@ -126,7 +127,7 @@ beforeAll(async () => {
     mkdirSync(goCache, { recursive: true });
     goBuild = run(background, 'go', ['build', '-o', goProgram, '.'], { cwd: goFlows, env: goEnv, timeout: 240_000 });
   }
-  dataDir = mkdtempSync(join(tmpdir(), 'forgekit-clients-'));
+  dataDir = migratedDataDir();
   const child = background.start(process.execPath, [cli, 'serve', '--port', String(await freePort()), '--data-dir', dataDir], {
     env: { ...process.env, DATABASE_URL: '', FORGEKIT_ROOT_TOKEN: ROOT_TOKEN },
   });

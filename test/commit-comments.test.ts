@@ -1,28 +1,25 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
-import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../src/errors.js';
 import { changedLines } from '../src/services/repository/commit-comments.js';
 import { REFUSALS } from '../src/services/repository/refusals.js';
-import { createUser, pageHeaders, queriesOf, startHosting, type TestHosting } from './helpers.js';
+import { createUser, pageHeaders, queriesOf, sharedHosting, type SharedHosting } from './helpers.js';
 
-let t: TestHosting;
+let t: SharedHosting;
 type User = Awaited<ReturnType<typeof createUser>>;
 let owner: User;
 let reporter: User;
 let guest: User;
 let stranger: User;
-const storage = mkdtempSync(join(tmpdir(), 'forgekit-comments-test-'));
+let storage: string;
 
 beforeAll(async () => {
-  t = await startHosting({ storage, baseUrl: 'http://forge.test' });
+  t = await sharedHosting({ baseUrl: 'http://forge.test' });
+  storage = t.storage;
   [owner, reporter, guest, stranger] = await Promise.all([1, 2, 3, 4].map(() => createUser(t.hosting)));
 });
 afterAll(async () => {
   await t.close();
-  rmSync(storage, { recursive: true, force: true });
 });
 
 const commentsUrl = (id: number, sha: string) => `/api/v4/projects/${id}/repository/commits/${encodeURIComponent(sha)}/comments`;

@@ -1,12 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../src/errors.js';
-import { createUser, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { createUser, ROOT_TOKEN, sharedHosting, type TestHosting } from './helpers.js';
 
 let t: TestHosting;
 let user: Awaited<ReturnType<typeof createUser>>;
 
 beforeAll(async () => {
-  t = await startHosting();
+  t = await sharedHosting();
   user = await createUser(t.hosting);
 });
 afterAll(() => t.close());

@@ -8,11 +8,11 @@ import { migrations } from '../src/db/migrations/index.js';
 import { createHostingService } from '../src/index.js';
 import { FORGEKIT_VERSION } from '../src/version.js';
 import packageJson from '../package.json' with { type: 'json' };
-import { freshDatabase, startHosting, type TestHosting } from './helpers.js';
+import { freshDatabase, migratedDataDir, sharedHosting, startHosting, type TestHosting } from './helpers.js';
 
 let t: TestHosting;
 beforeAll(async () => {
-  t = await startHosting();
+  t = await sharedHosting();
 });
 afterAll(() => t.close());
 
@@ -23,7 +23,7 @@ describe('the database', () => {
   });
 
   it('keeps data in a PGlite data directory across restarts, and refuses a second opener', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'forgekit-db-test-'));
+    const dataDir = migratedDataDir();
     try {
       const first = await createHostingService({ database: { dataDir }, rootPassword: 'first-password' });
       await first.users.create({ email: 'kept@example.com', username: 'kept', name: 'Kept', password: 'long-enough-1' });

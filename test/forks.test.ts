@@ -5,16 +5,16 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openDatabase } from '../src/db/orm.js';
 import { RepositoryStore } from '../src/git/store.js';
-import { createUser, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { createUser, migratedDataDir, ROOT_TOKEN, sharedHosting, startHosting, type SharedHosting } from './helpers.js';
 
-let t: TestHosting;
-const storage = mkdtempSync(join(tmpdir(), 'forgekit-forks-test-'));
+let t: SharedHosting;
+let storage: string;
 beforeAll(async () => {
-  t = await startHosting({ storage, baseUrl: 'http://forge.test' });
+  t = await sharedHosting({ baseUrl: 'http://forge.test' });
+  storage = t.storage;
 });
 afterAll(async () => {
   await t.close();
-  rmSync(storage, { recursive: true, force: true });
 });
 
 let counter = 0;
@@ -117,7 +117,7 @@ describe('POST /projects/:id/fork', () => {
 
 describe('a fork interrupted by a restart', () => {
   it('completes after the restart', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'forgekit-forks-restart-'));
+    const dataDir = migratedDataDir();
     const repositories = join(dataDir, 'repositories');
     try {
       const first = await startHosting({ database: { dataDir } });

@@ -4,7 +4,7 @@ import { generateKeyPairSync } from 'node:crypto';
 import { Gitlab } from '@gitbeaker/rest';
 import sshpk from 'sshpk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { ROOT_TOKEN, sharedHosting, type TestHosting } from './helpers.js';
 
 // A real client of the original service, unchanged, against forgekit over HTTP.
 let t: TestHosting;
@@ -13,7 +13,7 @@ let root: InstanceType<typeof Gitlab>;
 let host: string;
 
 beforeAll(async () => {
-  t = await startHosting();
+  t = await sharedHosting();
   server = t.app.listen(0, '127.0.0.1');
   await new Promise((resolve) => server.once('listening', resolve));
   host = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

@@ -1,18 +1,17 @@
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RepositoryStore } from '../src/git/store.js';
-import { createUser, linkHeader, pageHeaders, queriesOf, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { createUser, linkHeader, pageHeaders, queriesOf, ROOT_TOKEN, sharedHosting, type SharedHosting } from './helpers.js';
 
-let t: TestHosting;
-const storage = mkdtempSync(join(tmpdir(), 'forgekit-groups-test-'));
+let t: SharedHosting;
+let storage: string;
 beforeAll(async () => {
-  t = await startHosting({ storage, baseUrl: 'http://forge.test' });
+  t = await sharedHosting({ baseUrl: 'http://forge.test' });
+  storage = t.storage;
 });
 afterAll(async () => {
   await t.close();
-  rmSync(storage, { recursive: true, force: true });
 });
 
 let counter = 0;

@@ -1,12 +1,14 @@
 import { execFileSync } from 'node:child_process';
-import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { createHash, randomBytes } from 'node:crypto';
+import { cpSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import express from 'express';
 import pg from 'pg';
 import request from 'supertest';
 import { inject } from 'vitest';
 import { openDatabase, useMemoryTemplate, type Database } from '../src/db/orm.js';
-import { createHostingServiceOn } from '../src/hosting.js';
+import { createHostingServiceOn, resetHostingService } from '../src/hosting.js';
 import { WORKER_STATEMENT } from '../src/jobs/queue.js';
 import type { HostingOptions, HostingService } from '../src/index.js';
 
@@ -20,16 +22,42 @@ export interface TestHosting {
   /** An Express app with only the router mounted at its root. */
   app: express.Express;
   http: ReturnType<typeof request>;
+  /** Back to the state of a fresh instance, for a fraction of what a new one costs (src/hosting.ts `resetHostingService`). */
+  reset(): Promise<void>;
   close(): Promise<void>;
 }
 
 // In-memory databases start from the run's migrated data directory (test/global-setup.ts).
-const memoryTemplate = inject('memoryTemplate');
-if (memoryTemplate) useMemoryTemplate(new Blob([readFileSync(memoryTemplate)]));
+useMemoryTemplate(new Blob([readFileSync(inject('memoryTemplate'))]));
 
 /**
- * A fresh service for one test file: in-memory PGlite, or, when FORGEKIT_TEST_DATABASE_URL is set,
- * an isolated database of its own on that PostgreSQL server (dropped on close).
+ * A data directory (`directory`, or a new temporary one) that `forgekit serve --data-dir` or `{ database: { dataDir } }`
+ * finds migrated: a copy of the run's (test/global-setup.ts), so that its first start makes root but spends nothing
+ * on initdb and the migrations. The caller removes it.
+ */
+export function migratedDataDir(directory = mkdtempSync(join(tmpdir(), 'forgekit-test-data-'))): string {
+  mkdirSync(directory, { recursive: true });
+  cpSync(inject('migratedDataDir'), directory, { recursive: true });
+  return directory;
+}
+
+/** This run's seed (test/global-setup.ts prints it; FORGEKIT_TEST_SEED sets it). */
+export const SEED = inject('seed');
+
+/**
+ * `count` of `items` (all of them when there are no more), in their order, chosen by the run's seed and `key`:
+ * another run tries others, and the same seed and key choose the same ones whatever else runs (`-t` included).
+ */
+export function sampled<T>(items: readonly T[], count: number, key: string): T[] {
+  if (items.length <= count) return [...items];
+  const ranks = items.map((_, index) => createHash('sha256').update(`${SEED}\0${key}\0${index}`).digest('hex'));
+  const chosen = new Set([...ranks.keys()].sort((a, b) => ranks[a].localeCompare(ranks[b])).slice(0, count));
+  return items.filter((_, index) => chosen.has(index));
+}
+
+/**
+ * A new service: in-memory PGlite, or, when FORGEKIT_TEST_DATABASE_URL is set, an isolated database of its own on
+ * that PostgreSQL server (dropped on close). For a test file's service, `sharedHosting` costs less.
  */
 export async function startHosting(options: HostingOptions = {}): Promise<TestHosting> {
   const database = options.database ?? { url: process.env.FORGEKIT_TEST_DATABASE_URL || undefined, isolated: true };
@@ -37,7 +65,37 @@ export async function startHosting(options: HostingOptions = {}): Promise<TestHo
   const hosting = await createHostingServiceOn(db, { rootToken: ROOT_TOKEN, rootPassword: ROOT_PASSWORD, checkResponses: true, ...options, database });
   const app = express();
   app.use(hosting.router());
-  return { hosting, db, app, http: request(app), close: () => hosting.close() };
+  return { hosting, db, app, http: request(app), reset: () => resetHostingService(hosting), close: () => hosting.close() };
+}
+
+/** Services their files handed back, by their options, for the next file of this worker (test/vitest.config.ts `isolate: false`). */
+const handedBack = new Map<string, SharedHosting>();
+
+export type SharedHosting = TestHosting & {
+  /** The directory of its repositories (the default storage). */
+  storage: string;
+};
+
+/**
+ * A service in a fresh instance's state, for a test file (or a block of tests) that `close()`s it when done: on
+ * PGlite, the one an earlier file of this worker handed back with the same options, reset, for a fraction of what a
+ * new one costs. A new one the first time, on PostgreSQL (whose isolated databases are dropped on close), and for
+ * options that hold functions (a logger).
+ */
+export async function sharedHosting(options: Omit<HostingOptions, 'database' | 'storage'> = {}): Promise<SharedHosting> {
+  const key = process.env.FORGEKIT_TEST_DATABASE_URL || options.logger ? undefined : JSON.stringify(options);
+  const kept = key === undefined ? undefined : handedBack.get(key);
+  if (kept) {
+    handedBack.delete(key!);
+    await kept.reset();
+    return kept;
+  }
+  // Removed with the run's other scratch files (test/global-setup.ts), as a kept service's is never closed.
+  const storage = mkdtempSync(join(inject('scratch'), 'storage-'));
+  const t = await startHosting({ ...options, storage });
+  if (key === undefined) return { ...t, storage };
+  const shared: SharedHosting = { ...t, storage, close: async () => void handedBack.set(key, shared) };
+  return shared;
 }
 
 /** A new, empty database on the FORGEKIT_TEST_DATABASE_URL server, shared by several services or processes, and how to drop it. */

@@ -6,14 +6,14 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyRoute } from '../src/api/route.js';
 import { RouteMatcher } from '../src/http/match.js';
 import { BadRequestError, ConflictError, NotFoundError, ServiceUnavailableError, TooManyRequestsError, UnauthorizedError } from '../src/index.js';
-import { createUser, ROOT_PASSWORD, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { createUser, ROOT_PASSWORD, ROOT_TOKEN, sharedHosting, startHosting, type TestHosting } from './helpers.js';
 
 let t: TestHosting;
 let host: express.Express;
 const hostErrors: string[] = [];
 
 beforeAll(async () => {
-  t = await startHosting();
+  t = await sharedHosting();
   // A host application with its own JSON parser, routes, 404 and error handler, and forgekit under /git.
   host = express();
   host.use(express.text({ type: 'text/*' }));

@@ -8,7 +8,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest
 import { BadRequestError } from '../src/errors.js';
 import { REMOTE_FAILED } from '../src/git/store.js';
 import { closedPort, git, gitHttpServer } from './git-http.js';
-import { createUser, hasGit, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { createUser, hasGit, ROOT_TOKEN, sharedHosting, type TestHosting } from './helpers.js';
 
 // What an import may reach (src/services/projects/import-url.ts at creation, src/git/remote-http.ts when the job
 // connects), how local requests are allowed, and what import_error tells of the network: nothing.
@@ -125,7 +125,7 @@ describe('POST /projects with an import_url that reaches inside', () => {
   let t: TestHosting;
   let user: Awaited<ReturnType<typeof createUser>>;
   beforeAll(async () => {
-    t = await startHosting();
+    t = await sharedHosting();
     user = await createUser(t.hosting);
   });
   afterAll(() => t?.close());
@@ -165,8 +165,8 @@ describe.runIf(hasGit)('imports from local addresses, once allowed', () => {
   const SETTING = 'allow_local_requests_from_web_hooks_and_services';
   beforeAll(async () => {
     server = await gitHttpServer(servedRepository(), { bob: 'hunter2' }, { moved: '/public', away: 'http://127.0.0.1:1', nowhere: 'http://nowhere.invalid' });
-    t = await startHosting({ storage: temporaryDirectory('storage') });
-    allowing = await startHosting({ storage: temporaryDirectory('allowing'), allowLocalRequests: true });
+    t = await sharedHosting();
+    allowing = await sharedHosting({ allowLocalRequests: true });
     user = await createUser(t.hosting);
     allowingUser = await createUser(allowing.hosting);
   });
@@ -278,7 +278,7 @@ describe('an import whose host resolves elsewhere by the time the job runs (DNS 
   let t: TestHosting;
   let user: Awaited<ReturnType<typeof createUser>>;
   beforeAll(async () => {
-    t = await startHosting();
+    t = await sharedHosting();
     user = await createUser(t.hosting);
   });
   afterAll(() => t?.close());

@@ -10,7 +10,7 @@ import { SecretBox } from '../src/auth/secret-box.js';
 import { JobQueue, WORKER_STATEMENT, type JobHandler, type JobQueueOptions } from '../src/jobs/queue.js';
 import { FORK_REPOSITORY, IMPORT_REPOSITORY, registerRepositoryJobs } from '../src/jobs/repository-jobs.js';
 import { silentLogger } from '../src/logger.js';
-import { eventually, freshDatabase, hasGit, queriesOf, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { eventually, freshDatabase, hasGit, migratedDataDir, queriesOf, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
 import { closedPort, git, gitHttpServer } from './git-http.js';
 
 // Background jobs (src/jobs/queue.ts) and the repository work they run for forks and imports
@@ -255,7 +255,7 @@ describe('a job interrupted by a restart', () => {
   }
 
   it('runs again promptly in an embedded database reopened on the same data directory', async () => {
-    const dataDir = temporaryDirectory('pgdata');
+    const dataDir = migratedDataDir(temporaryDirectory('pgdata'));
     // A crashed process's lease of an hour: one process has this database, so it takes every lease back at start.
     await interruptAndReopen(() => openDatabase({ dataDir }), '1 hour');
   });

@@ -4,12 +4,12 @@ import sshpk from 'sshpk';
 import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ApiError, BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../src/errors.js';
-import { createUser, linkHeader, pageHeaders, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { createUser, linkHeader, pageHeaders, ROOT_TOKEN, sharedHosting, type TestHosting } from './helpers.js';
 
 let t: TestHosting;
 
 beforeAll(async () => {
-  t = await startHosting();
+  t = await sharedHosting();
 });
 afterAll(() => t.close());
 

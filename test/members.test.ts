@@ -1,9 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, pageHeaders, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { createUser, pageHeaders, ROOT_TOKEN, sharedHosting, type TestHosting } from './helpers.js';
 
 let t: TestHosting;
 beforeAll(async () => {
-  t = await startHosting({ baseUrl: 'http://forge.test' });
+  t = await sharedHosting({ baseUrl: 'http://forge.test' });
 });
 afterAll(() => t.close());
 

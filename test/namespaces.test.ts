@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { createUser, ROOT_TOKEN, sharedHosting, type TestHosting } from './helpers.js';
 
 // Every user has a namespace of its own, named by its username: made with the user, renamed with it, removed
 // with it. (The namespace endpoints come with the groups; these are what users' endpoints do to namespaces.)
 let t: TestHosting;
 beforeAll(async () => {
-  t = await startHosting();
+  t = await sharedHosting();
 });
 afterAll(() => t.close());
 

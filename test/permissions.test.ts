@@ -4,11 +4,11 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BadRequestError, ConflictError, ForbiddenError } from '../src/errors.js';
-import { createUser, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { createUser, ROOT_TOKEN, sharedHosting, type TestHosting } from './helpers.js';
 
 let t: TestHosting;
 beforeAll(async () => {
-  t = await startHosting({ baseUrl: 'http://forge.test' });
+  t = await sharedHosting({ baseUrl: 'http://forge.test' });
 });
 afterAll(async () => {
   await t.close();

@@ -6,7 +6,7 @@ import { defaultSettings } from '../src/schemas/settings.js';
 import { UserBasic, UserFull, UserProfile, UserSelf } from '../src/schemas/users.js';
 import { presentCurrentUser, presentUser, presentUsers } from '../src/services/present/users.js';
 import type { View } from '../src/services/present/view.js';
-import { createUser, queriesOf, startHosting, type TestHosting } from './helpers.js';
+import { createUser, queriesOf, sharedHosting, type TestHosting } from './helpers.js';
 
 // Presenters on their own: what a page of users costs, and what a normal caller's view may show.
 let t: TestHosting;
@@ -15,7 +15,7 @@ let adminId: number;
 let normalId: number;
 
 beforeAll(async () => {
-  t = await startHosting();
+  t = await sharedHosting();
   userIds = [];
   for (let index = 0; index < 30; index++) {
     const user = await createUser(t.hosting, { extern_uid: `presenters-${index}`, provider: 'ldap' });

@@ -13,7 +13,7 @@ import { JobQueue } from '../src/jobs/queue.js';
 import { silentLogger } from '../src/logger.js';
 import { Context, type Environment } from '../src/services/context.js';
 import { openSettingsCache } from '../src/services/instance/settings.js';
-import { createUser, eventually, freshDatabase, queriesOf, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { createUser, eventually, freshDatabase, queriesOf, ROOT_TOKEN, sharedHosting, startHosting, type TestHosting } from './helpers.js';
 
 // The application settings and the callers' tokens are kept in the process (src/db/process-cache.ts): a change
 // shows at once where it was made, in other processes on the same PostgreSQL database once its notification
@@ -21,7 +21,7 @@ import { createUser, eventually, freshDatabase, queriesOf, ROOT_TOKEN, startHost
 
 let t: TestHosting;
 beforeAll(async () => {
-  t = await startHosting();
+  t = await sharedHosting();
 });
 afterAll(() => t.close());
 

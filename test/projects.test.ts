@@ -1,20 +1,19 @@
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, statSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { tokenDigest } from '../src/auth/secrets.js';
 import { RepositoryStore } from '../src/git/store.js';
-import { createUser, hasGit, queriesOf, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { createUser, hasGit, migratedDataDir, queriesOf, ROOT_TOKEN, sharedHosting, startHosting, type SharedHosting } from './helpers.js';
 
-let t: TestHosting;
-const storage = mkdtempSync(join(tmpdir(), 'forgekit-projects-test-'));
+let t: SharedHosting;
+let storage: string;
 beforeAll(async () => {
-  t = await startHosting({ storage, baseUrl: 'http://forge.test' });
+  t = await sharedHosting({ baseUrl: 'http://forge.test' });
+  storage = t.storage;
 });
 afterAll(async () => {
   await t.close();
-  rmSync(storage, { recursive: true, force: true });
 });
 
 const repositoryOf = (id: number) => join(storage, RepositoryStore.relativePath(id));
@@ -441,7 +440,7 @@ describe('runners_token', () => {
   });
 
   it('stays the same across restarts of a data directory, which keeps its secret key to itself; another key hides it', async () => {
-    const dataDir = mkdtempSync(join(tmpdir(), 'forgekit-secret-key-test-'));
+    const dataDir = migratedDataDir();
     try {
       const first = await startHosting({ database: { dataDir } });
       const { id } = await first.hosting.projects.create({ name: 'kept' });

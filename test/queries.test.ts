@@ -1,10 +1,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { createUser, queriesOf, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { createUser, queriesOf, ROOT_TOKEN, sharedHosting, type TestHosting } from './helpers.js';
 
 // A list costs the same number of queries however many rows it shows: no query per row.
 let t: TestHosting;
 beforeAll(async () => {
-  t = await startHosting();
+  t = await sharedHosting();
 });
 afterAll(() => t.close());
 

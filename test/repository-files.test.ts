@@ -1,29 +1,28 @@
 import { execFileSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdtempSync, readdirSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RepositoryStore } from '../src/git/store.js';
 import { REFUSALS } from '../src/services/repository/refusals.js';
-import { createUser, hasGit, startHosting, type TestHosting } from './helpers.js';
+import { createUser, hasGit, sharedHosting, type SharedHosting } from './helpers.js';
 
-let t: TestHosting;
+let t: SharedHosting;
 type User = Awaited<ReturnType<typeof createUser>>;
 let owner: User;
 let developer: User;
 let reporter: User;
 let guest: User;
 let stranger: User;
-const storage = mkdtempSync(join(tmpdir(), 'forgekit-files-test-'));
+let storage: string;
 
 beforeAll(async () => {
-  t = await startHosting({ storage, baseUrl: 'http://forge.test' });
+  t = await sharedHosting({ baseUrl: 'http://forge.test' });
+  storage = t.storage;
   [owner, developer, reporter, guest, stranger] = await Promise.all([1, 2, 3, 4, 5].map(() => createUser(t.hosting)));
 });
 afterAll(async () => {
   await t.close();
-  rmSync(storage, { recursive: true, force: true });
 });
 
 const git = (projectId: number, ...args: string[]) => execFileSync('git', ['--git-dir', join(storage, RepositoryStore.relativePath(projectId)), ...args], { encoding: 'utf8' });

@@ -4,24 +4,22 @@
  * leaves the branch where it was. Checked with native git where it is installed.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { RepositoryStore } from '../src/git/store.js';
 import { REFUSALS } from '../src/services/repository/refusals.js';
-import { createUser, hasGit, startHosting, type TestHosting } from './helpers.js';
+import { createUser, hasGit, sharedHosting, type SharedHosting } from './helpers.js';
 
-let t: TestHosting;
+let t: SharedHosting;
 let owner: Awaited<ReturnType<typeof createUser>>;
-const storage = mkdtempSync(join(tmpdir(), 'forgekit-writes-test-'));
+let storage: string;
 beforeAll(async () => {
-  t = await startHosting({ storage });
+  t = await sharedHosting();
+  storage = t.storage;
   owner = await createUser(t.hosting);
 });
 afterAll(async () => {
   await t.close();
-  rmSync(storage, { recursive: true, force: true });
 });
 
 const git = (projectId: number, ...args: string[]) => execFileSync('git', ['--git-dir', join(storage, RepositoryStore.relativePath(projectId)), ...args], { encoding: 'utf8' });

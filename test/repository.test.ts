@@ -19,25 +19,26 @@ import { ObjectReader } from '../src/git/object-reader.js';
 import { BRANCH_PREFIX } from '../src/git/repository.js';
 import { RepositoryStore } from '../src/git/store.js';
 import { REFUSALS } from '../src/services/repository/refusals.js';
-import { createUser, hasGit, pageHeaders, startHosting, type TestHosting } from './helpers.js';
+import { createUser, hasGit, pageHeaders, sharedHosting, type SharedHosting, type TestHosting } from './helpers.js';
 
-let t: TestHosting;
+let t: SharedHosting;
 type User = Awaited<ReturnType<typeof createUser>>;
 let owner: User;
 let developer: User;
 let reporter: User;
 let guest: User;
 let stranger: User;
-const storage = mkdtempSync(join(tmpdir(), 'forgekit-repository-test-'));
-const store = new RepositoryStore({ default: storage });
+let storage: string;
+let store: RepositoryStore;
 
 beforeAll(async () => {
-  t = await startHosting({ storage, baseUrl: 'http://forge.test' });
+  t = await sharedHosting({ baseUrl: 'http://forge.test' });
+  storage = t.storage;
+  store = new RepositoryStore({ default: storage });
   [owner, developer, reporter, guest, stranger] = await Promise.all([1, 2, 3, 4, 5].map(() => createUser(t.hosting)));
 });
 afterAll(async () => {
   await t.close();
-  rmSync(storage, { recursive: true, force: true });
 });
 
 /** A streamed answer's bytes, read to the end. */
@@ -506,6 +507,8 @@ describe('GET /projects/:id/repository/archive[.format]', () => {
     expect((await readTar(tar.body as Buffer)).entries[0]).toBe(`directory 775 ${prefix}/`);
     const inProcess = await t.hosting.as(reporter.id).repository.archiveAs(id, 'zip', { sha: master });
     expect([inProcess.content_type, inProcess.file_name]).toEqual(['application/zip', `${path}-${master}-${master}.zip`]);
+    // Not read: stopped, rather than given up with an error a minute later, while another file runs in this process.
+    inProcess.data.destroy();
   });
 
   it('answers 404 File Not Found for a ref that names no commit, 400 for a format it does not make, 403 to a guest', async () => {

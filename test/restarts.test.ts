@@ -4,13 +4,12 @@
  * the PGlite suite, on PostgreSQL in the PostgreSQL suite (repositories under the data directory in both).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { RepositoryStore } from '../src/git/store.js';
-import { freshDatabase, hasGit } from './helpers.js';
+import { freshDatabase, hasGit, migratedDataDir } from './helpers.js';
 import { listeningOn, Processes, runGathering, type Running } from './processes.js';
 
 const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
@@ -26,9 +25,12 @@ afterAll(async () => {
   for (const directory of directories) rmSync(directory, { recursive: true, force: true });
 });
 
-/** The flags of one instance: a data directory (the embedded database and the repositories), and on the PostgreSQL suite a database of its own. */
+/**
+ * The flags of one instance: a data directory (the embedded database, migrated already, and the repositories), and
+ * on the PostgreSQL suite a database of its own.
+ */
 async function instanceFlags(): Promise<{ flags: string[]; storage: string }> {
-  const dataDir = mkdtempSync(join(tmpdir(), 'forgekit-restarts-'));
+  const dataDir = migratedDataDir();
   directories.push(dataDir);
   if (!postgres) return { flags: ['--data-dir', dataDir], storage: join(dataDir, 'repositories') };
   const database = await freshDatabase();

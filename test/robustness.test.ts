@@ -5,11 +5,12 @@
  * The validators themselves are fuzzed with every hostile value on every property, without a database, in
  * test/validators.test.ts. Here each route's example (src/api/) is sent as it is, which must succeed for an
  * administrator, and then with one thing at a time made hostile: each input property given a few of the
- * hostile values for its type (test/hostile.ts; which ones rotates from property to property, so that every
- * value is sent somewhere), as JSON, as form fields or in the query string; every property uploaded as a
- * file; each path parameter given a few hostile segments; and a few bodies that are arrays, scalars or carry
- * `__proto__`, and query strings with repeated, nested and malformed keys. Path parameters name the
- * example's fixtures, so that the calls get past their 404s into the services.
+ * hostile values for its type (test/hostile.ts), as JSON, as form fields or in the query string; every property
+ * uploaded as a file; each path parameter given a few hostile segments; and a few bodies that are arrays, scalars
+ * or carry `__proto__`, and query strings with repeated, nested and malformed keys. Path parameters name the
+ * example's fixtures, so that the calls get past their 404s into the services. Each run sends every example and
+ * a few of those hostile cases, chosen by the run's seed (test/helpers.ts `sampled`): the walk costs the same
+ * however many routes there are, and over runs every case is sent.
  *
  * After that, the cases this suite found, pinned: numbers past a double, nested coercion, lone surrogates,
  * NULs, int32 overflow, malformed and unreadable bodies, deep JSON, hostile credentials and sudo values.
@@ -21,7 +22,7 @@ import { allRoutes } from '../src/api/index.js';
 import { successStatus, type AnyRoute, type NamedRoute } from '../src/api/route.js';
 import { refusalPatterns } from '../src/services/repository/refusals.js';
 import { exampleCall, exampleTools, FixtureSet, newSshKey, segmentsOf, urlOf, type ExampleCall, type Owner, type TestUser } from './fixtures.js';
-import { createUser, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { createUser, ROOT_TOKEN, sampled, SEED, startHosting, type TestHosting } from './helpers.js';
 import { describeValue, formText, HOSTILE_SEGMENTS, hostileFor, jsonText, LONG_FOR_URL, propertiesOf, withMember } from './hostile.js';
 
 let t: TestHosting;
@@ -31,7 +32,7 @@ const logged: string[] = [];
 let normal: TestUser;
 /** Root's personal access token: the administrator's calls (GET /personal_access_tokens/self needs such a token). */
 let adminToken: string;
-/** Fixtures for the pinned cases, which name a user of their own. */
+/** Fixtures for the pinned cases, which name a user of their own, and for the walk's reads, which change none. */
 let shared: FixtureSet;
 /** A digest of every table's rows: a write that failed must leave it as it was. */
 let fingerprintSql = '';
@@ -195,23 +196,19 @@ async function run(route: AnyRoute, caller: Caller, cases: AsyncIterable<Case> |
   return failures;
 }
 
-/**
- * Where each sample starts in its list of values: it moves on with every property (and segment, and body), so
- * that over the table every hostile value is sent, though each property gets only a few.
- */
-let rotation = 0;
-const sample = <T>(values: T[], count: number): T[] => {
-  const start = (rotation += 1);
-  return values.length <= count ? values : Array.from({ length: count }, (_, index) => values[(start + index) % values.length]);
-};
+/** A case, made only when it is sent: from the example, as the fixtures stand then. */
+type CaseMaker = () => Promise<Case>;
 
 /** Hostile values per input property, path segments per parameter, and odd bodies and queries per route. */
 const PER_PROPERTY = 2;
 const PER_PARAMETER = 3;
 const PER_ROUTE = 5;
 
-/** Every case of one route for one caller, each made from the example as the fixtures stand when it is sent. */
-async function* casesFor(route: AnyRoute, caller: Caller, state: RouteState): AsyncGenerator<Case> {
+/**
+ * Every case of one route for one caller, the example first. Which hostile values, segments and bodies a
+ * property, parameter or route gets is chosen by the run's seed and `key`, so that over runs every one is sent.
+ */
+function casesFor(route: AnyRoute, caller: Caller, state: RouteState, key: string): CaseMaker[] {
   const owner: Owner = caller;
   const example = async (): Promise<ExampleCall & { url: string }> => {
     const call = await exampleCall(route, state.fixtures, owner, tools());
@@ -221,38 +218,46 @@ async function* casesFor(route: AnyRoute, caller: Caller, state: RouteState): As
   const main: Encoding = get ? 'query' : 'json';
   const text: Encoding = get ? 'query' : 'form';
   const properties = Object.entries(propertiesOf(route.input));
+  const cases: CaseMaker[] = [];
 
-  const valid = await example();
-  yield { what: 'the example', url: valid.url, encoding: main, input: valid.input, status: caller === 'admin' ? successStatus(route) : undefined };
+  cases.push(async () => {
+    const valid = await example();
+    return { what: 'the example', url: valid.url, encoding: main, input: valid.input, status: caller === 'admin' ? successStatus(route) : undefined };
+  });
 
   // Each input property with a few hostile values for its type; every other one in its text form where it has one.
   let alternate = 0;
   for (const [property, schema] of properties) {
-    for (const hostile of sample(hostileFor(schema), PER_PROPERTY)) {
-      const { url, input } = await example();
+    for (const hostile of sampled(hostileFor(schema), PER_PROPERTY, `${key} ${property}`)) {
       const asText = hostile.text !== undefined && (alternate += 1) % 2 === 0;
       const value = asText ? hostile.text : hostile.value;
       // A GET's query string carries text only: its JSON values go in a body, which GET routes read too.
       const encoding: Encoding = asText ? text : 'json';
-      yield { what: `${property} = ${hostile.label} ${describeValue(value)}`, url, encoding, input: { ...input, [property]: value } };
+      cases.push(async () => {
+        const { url, input } = await example();
+        return { what: `${property} = ${hostile.label} ${describeValue(value)}`, url, encoding, input: { ...input, [property]: value } };
+      });
     }
   }
+  const names = properties.map(([property]) => property);
   if (properties.length && !get) {
-    const { url, input } = await example();
-    const names = properties.map(([property]) => property);
-    yield { what: 'every property uploaded as a file', url, encoding: 'multipart', input: { ...input, ...Object.fromEntries(names.map((name) => [name, 'file content'])) }, files: names };
+    cases.push(async () => {
+      const { url, input } = await example();
+      return { what: 'every property uploaded as a file', url, encoding: 'multipart', input: { ...input, ...Object.fromEntries(names.map((name) => [name, 'file content'])) }, files: names };
+    });
   }
 
   // Each path parameter with a few hostile segments, the other parameters the example's.
   for (const parameter of Object.keys(propertiesOf(route.params))) {
-    for (const segment of sample(HOSTILE_SEGMENTS, PER_PARAMETER)) {
-      const { params, input } = await example();
-      yield { what: `:${parameter} = ${describeValue(segment)}`, url: urlOf(route, { ...segmentsOf(params), [parameter]: segment }), encoding: main, input };
+    for (const segment of sampled(HOSTILE_SEGMENTS, PER_PARAMETER, `${key} :${parameter}`)) {
+      cases.push(async () => {
+        const { params, input } = await example();
+        return { what: `:${parameter} = ${describeValue(segment)}`, url: urlOf(route, { ...segmentsOf(params), [parameter]: segment }), encoding: main, input };
+      });
     }
   }
 
   // Bodies that parse but are not an object of parameters, and query strings out of the ordinary.
-  const names = properties.map(([property]) => property);
   const json = (what: string, body: (input: Record<string, unknown>) => string) => ({ what, encoding: 'raw' as const, body });
   const query = (what: string, text: string) => ({ what, encoding: main, query: text });
   const odd = [
@@ -272,33 +277,43 @@ async function* casesFor(route: AnyRoute, caller: Caller, state: RouteState): As
     query('a __proto__ query key', '__proto__[admin]=true&constructor[prototype][admin]=true'),
     query('credentials as arrays and objects in the query', 'private_token[]=a&sudo[a]=b&access_token[0][x]=1'),
   ];
-  for (const c of sample(odd, PER_ROUTE)) {
-    const { url, input } = await example();
-    if ('body' in c) yield { what: c.what, url, encoding: 'raw', body: { type: 'application/json', text: c.body(input) } };
-    else yield { what: c.what, url, encoding: c.encoding, input, query: c.query };
+  for (const c of sampled(odd, PER_ROUTE, `${key} odd`)) {
+    cases.push(async () => {
+      const { url, input } = await example();
+      if ('body' in c) return { what: c.what, url, encoding: 'raw', body: { type: 'application/json', text: c.body(input) } };
+      return { what: c.what, url, encoding: c.encoding, input, query: c.query };
+    });
   }
+  return cases;
+}
+
+async function* made(cases: CaseMaker[]): AsyncGenerator<Case> {
+  for (const make of cases) yield await make();
 }
 
 // ---- the tests ----
 
 const ROUTES = allRoutes();
 const keyOf = ({ group, name }: NamedRoute) => `${group}.${name}`;
+const WALKED: [NamedRoute, Caller][] = [...ROUTES.map((named): [NamedRoute, Caller] => [named, 'admin']), ...ROUTES.filter(({ route }) => route.auth === 'user').map((named): [NamedRoute, Caller] => [named, 'normal'])];
+
+/**
+ * Hostile cases per run, spread over the walk: each route's example is sent as each caller every run, and a few of its
+ * hostile cases, chosen by the run's seed, so that the walk costs the same however many routes there are.
+ */
+const HOSTILE_PER_RUN = 500;
+const HOSTILE_PER_WALK = Math.max(1, Math.round(HOSTILE_PER_RUN / WALKED.length));
 
 describe('every route answers its example made hostile with a success or a 4xx, never a 500', () => {
-  for (const named of ROUTES) {
+  for (const [named, caller] of WALKED) {
     const { route } = named;
-    it(`${keyOf(named)}: ${route.method} ${route.path}, as an administrator`, async () => {
-      const state = { fixtures: new FixtureSet(t, normal) };
-      const failures = await run(route, 'admin', casesFor(route, 'admin', state), state);
-      expect(failures, failures.join('\n')).toEqual([]);
-    });
-  }
-  for (const named of ROUTES.filter(({ route }) => route.auth === 'user')) {
-    const { route } = named;
-    it(`${keyOf(named)}: ${route.method} ${route.path}, as a normal user`, async () => {
-      const state = { fixtures: new FixtureSet(t, normal) };
-      const failures = await run(route, 'normal', casesFor(route, 'normal', state), state);
-      expect(failures, failures.join('\n')).toEqual([]);
+    it(`${keyOf(named)}: ${route.method} ${route.path}, as ${caller === 'admin' ? 'an administrator' : 'a normal user'}`, async () => {
+      // Reads change no fixture: they share theirs.
+      const state = { fixtures: route.method === 'GET' ? shared : new FixtureSet(t, normal) };
+      const key = `${keyOf(named)} ${caller}`;
+      const [example, ...hostile] = casesFor(route, caller, state, key);
+      const failures = await run(route, caller, made([example, ...sampled(hostile, HOSTILE_PER_WALK, key)]), state);
+      expect(failures, `${failures.join('\n')}\n(cases chosen by FORGEKIT_TEST_SEED=${SEED})`).toEqual([]);
     });
   }
 });

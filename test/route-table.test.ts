@@ -2,7 +2,9 @@
  * The route table, walked: every route called with its example by each kind of caller, each answer held to
  * the exact status (and, for a refusal, the exact body) that the route's declaration gives: `auth`,
  * `readUser`, its method (token scopes), `scope` and `ability`, and its success status. No route is named
- * here: a new route is walked as soon as it is in the table.
+ * here: a new route is walked as soon as it is in the table. Each run calls every route as a few of the kinds
+ * of caller, chosen by the run's seed (test/helpers.ts `sampled`), so that the walk costs the same however many
+ * routes there are; over runs, every kind calls every route.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { abilityMayHide, type Ability } from '../src/auth/abilities.js';
@@ -12,7 +14,7 @@ import type { ScopeName } from '../src/api/params.js';
 import { SCOPES } from '../src/api/scopes.js';
 import { exampleCall, exampleInput, exampleParams, exampleTools, FixtureSet, sendCall, type Owner, type TestUser } from './fixtures.js';
 import { exampleOf } from './route-examples.js';
-import { createUser, startHosting, type TestHosting } from './helpers.js';
+import { createUser, sampled, SEED, sharedHosting, type TestHosting } from './helpers.js';
 
 let t: TestHosting;
 /** The normal caller: its tokens carry the scopes the callers below name. */
@@ -26,7 +28,7 @@ const CALLERS = ['anonymous', 'wrong token', 'blocked user', 'read_user token', 
 type CallerKind = (typeof CALLERS)[number];
 
 beforeAll(async () => {
-  t = await startHosting();
+  t = await sharedHosting();
   normal = await createUser(t.hosting);
   tokens.normal = normal.token;
   tokens.readUser = (await t.hosting.personalAccessTokens.create(normal.id, { name: 'read_user', scopes: ['read_user'] })).token;
@@ -152,6 +154,10 @@ describe('the route table', () => {
   });
 });
 
+/** Calls of the walk per run, spread over the routes (all seven kinds of caller would be some thousand calls). */
+const CALLS_PER_RUN = 400;
+const CALLERS_PER_ROUTE = Math.max(1, Math.round(CALLS_PER_RUN / ROUTES.length));
+
 describe('every route answers each kind of caller as its declaration says', () => {
   for (const named of WALK) {
     const { route } = named;
@@ -159,7 +165,7 @@ describe('every route answers each kind of caller as its declaration says', () =
       const tools = exampleTools({ login: normal.username, password: normal.password }, t);
       const answers: (Answer & { caller: CallerKind })[] = [];
       const expected: (Answer & { caller: CallerKind })[] = [];
-      for (const caller of CALLERS) {
+      for (const caller of sampled(CALLERS, CALLERS_PER_ROUTE, label(named))) {
         const input = await exampleInput(route, tools);
         const want = expectedAnswer(route, caller, input);
         // A write that succeeds may use up what it names: it gets fixtures of its own.
@@ -168,7 +174,7 @@ describe('every route answers each kind of caller as its declaration says', () =
         expected.push({ caller, ...want });
         answers.push({ caller, status: res.status, ...(want.body === undefined ? {} : { body: res.body }) });
       }
-      expect(answers).toEqual(expected);
+      expect(answers, `these callers by FORGEKIT_TEST_SEED=${SEED}`).toEqual(expected);
     });
   }
 });

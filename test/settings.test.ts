@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { ApplicationSettingsRow } from '../src/db/entities/index.js';
 import { BadRequestError, ForbiddenError, UnauthorizedError } from '../src/errors.js';
-import { createUser, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { createUser, ROOT_TOKEN, sharedHosting, startHosting, type TestHosting } from './helpers.js';
 
 let t: TestHosting;
 let storageDir: string;
@@ -454,7 +454,7 @@ describe('settings take effect', () => {
 
 describe('newer spellings of settings', () => {
   it('are accepted as the settings they name and answered beside them; the specification spelling wins when both are given', async () => {
-    const t2 = await startHosting();
+    const t2 = await sharedHosting();
     try {
       const res = await t2.http
         .put('/api/v4/application/settings')

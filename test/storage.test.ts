@@ -13,7 +13,7 @@ import { temporaryPath } from '../src/git/fs.js';
 import { RepositoryStore } from '../src/git/store.js';
 import { BadRequestError, ServiceUnavailableError } from '../src/errors.js';
 import { createHostingService, type HostingOptions, type HostingService } from '../src/index.js';
-import { freshDatabase, hasGit, ROOT_TOKEN } from './helpers.js';
+import { freshDatabase, hasGit, migratedDataDir, ROOT_TOKEN } from './helpers.js';
 
 const postgres = process.env.FORGEKIT_TEST_DATABASE_URL;
 const directories: string[] = [];
@@ -34,7 +34,7 @@ function recordingLogger() {
 
 /** A database that outlives an instance: a data directory, or (on the PostgreSQL suite) a database of its own on that server. */
 async function lastingDatabase(): Promise<{ database: HostingOptions['database']; drop(): Promise<void> }> {
-  if (!postgres) return { database: { dataDir: temporary('data') }, drop: async () => {} };
+  if (!postgres) return { database: { dataDir: migratedDataDir(temporary('data')) }, drop: async () => {} };
   const fresh = await freshDatabase();
   return { database: { url: fresh.url }, drop: fresh.drop };
 }

@@ -1,27 +1,25 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
-import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { Repository, TAG_PREFIX } from '../src/git/repository.js';
 import { RepositoryStore } from '../src/git/store.js';
 import { REFUSALS } from '../src/services/repository/refusals.js';
-import { createUser, hasGit, linkHeader, pageHeaders, startHosting, type TestHosting } from './helpers.js';
+import { createUser, hasGit, linkHeader, pageHeaders, sharedHosting, type SharedHosting } from './helpers.js';
 
-let t: TestHosting;
+let t: SharedHosting;
 type User = Awaited<ReturnType<typeof createUser>>;
 let owner: User;
 let developer: User;
 let reporter: User;
-const storage = mkdtempSync(join(tmpdir(), 'forgekit-tags-test-'));
+let storage: string;
 
 beforeAll(async () => {
-  t = await startHosting({ storage, baseUrl: 'http://forge.test' });
+  t = await sharedHosting({ baseUrl: 'http://forge.test' });
+  storage = t.storage;
   [owner, developer, reporter] = await Promise.all([1, 2, 3].map(() => createUser(t.hosting)));
 });
 afterAll(async () => {
   await t.close();
-  rmSync(storage, { recursive: true, force: true });
 });
 
 const gitdir = (projectId: number) => join(storage, RepositoryStore.relativePath(projectId));

@@ -2,7 +2,7 @@ import express from 'express';
 import request from 'supertest';
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from 'vitest';
 import { TooManyRequestsError, UnauthorizedError } from '../src/index.js';
-import { createUser, ROOT_PASSWORD, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { createUser, ROOT_PASSWORD, ROOT_TOKEN, sharedHosting, type TestHosting } from './helpers.js';
 
 // Every argon2 verification, counted: refusing an unknown login must cost one, as a wrong password does.
 const passwordChecks = vi.hoisted(() => ({ count: 0 }));
@@ -22,7 +22,7 @@ let alice: Awaited<ReturnType<typeof createUser>>;
 
 const PERIOD = 60;
 beforeAll(async () => {
-  t = await startHosting({ throttle: { maxFailures: 3, periodSeconds: PERIOD } });
+  t = await sharedHosting({ throttle: { maxFailures: 3, periodSeconds: PERIOD } });
   app = express();
   app.set('trust proxy', true);
   app.use(t.hosting.router());
@@ -95,7 +95,7 @@ describe('invalid tokens', () => {
 
 describe('without the throttle option', () => {
   it('nothing is throttled', async () => {
-    const plain = await startHosting();
+    const plain = await sharedHosting();
     try {
       for (let i = 0; i < 5; i += 1) expect((await plain.http.post('/api/v4/session').send({ login: 'root', password: 'wrong-password' })).status).toBe(401);
       expect((await plain.http.post('/api/v4/session').send({ login: 'root', password: ROOT_PASSWORD })).status).toBe(201);
@@ -107,7 +107,7 @@ describe('without the throttle option', () => {
 
 describe('refusing a sign-in', () => {
   it('checks a password for an unknown login as for a wrong one, so that both take as long to refuse', async () => {
-    const plain = await startHosting();
+    const plain = await sharedHosting();
     try {
       const checks = async (login: string) => {
         const before = passwordChecks.count;

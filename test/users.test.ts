@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, NotFoundValidationError, UnauthorizedError } from '../src/index.js';
-import { createUser, linkHeader, pageHeaders, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { createUser, linkHeader, pageHeaders, ROOT_TOKEN, sharedHosting, type TestHosting } from './helpers.js';
 
 let t: TestHosting;
 let alice: Awaited<ReturnType<typeof createUser>>;
@@ -28,7 +28,7 @@ const FULL = [...SELF, 'is_admin'];
 const keys = (object: object) => Object.keys(object).sort();
 
 beforeAll(async () => {
-  t = await startHosting({ baseUrl: 'https://forge.example.com' });
+  t = await sharedHosting({ baseUrl: 'https://forge.example.com' });
   alice = await createUser(t.hosting, { name: 'Alice Liddell', bio: 'Curious', organization: 'Wonderland' });
   bob = await createUser(t.hosting, { name: 'Bob Builder' });
 });

@@ -6,8 +6,12 @@ export default defineConfig({
     globalSetup: ['test/global-setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
-    // Each file opens its own database; two workers fit the two cores CI has.
+    // Two workers fit the two cores CI has.
     pool: 'forks',
     maxWorkers: 2,
+    // A worker runs its files one after the other in one process, which loads forgekit once rather than once a file
+    // and keeps the services files hand back (test/helpers.ts `sharedHosting`). A file leaves nothing running behind
+    // it: it closes what it opened and restores what it mocked.
+    isolate: false,
   },
 });
