@@ -4,8 +4,9 @@
  * under the same load from a separate process (autocannon); this process's CPU time per request served is the
  * server's CPU per request. On a shared, noisy machine the ratios between neighbouring rounds are what to read.
  *
- * Before measuring, each request is sent once to both sides with the SQL they send recorded (a hook on the
- * drivers' query methods): the statements must match one for one, and so must status, headers and JSON.
+ * Before measuring, each request is sent twice to both sides, the SQL they send the second time recorded (a hook on
+ * the drivers' query methods; job workers' statements left out): the statements must match one for one, text and
+ * bound values, and so must status, headers and JSON.
  *
  * The requests run on one of two data sets, each written into a database of its own: 150 users (`users`), or
  * 10,000 projects of which the user is a member of 1,000 (`projects`, bench/lib/projects-seed.ts).
@@ -30,8 +31,9 @@ import { bareServer, expressVersionApp, type BareDatabase } from './lib/bare.ts'
 import { benchDatabase } from './lib/database.ts';
 import { Loader, Tracker, type LoadRequest, type Round } from './lib/load.ts';
 import { SecretBox } from '../src/auth/secret-box.ts';
+import { sql } from '../src/db/sql.ts';
 import { ONE_PROJECT, PROJECTS, seedProjects, seedReader } from './lib/projects-seed.ts';
-import { sshKey } from './lib/ssh-key.ts';
+import { fingerprint, sshKey } from './lib/ssh-key.ts';
 
 const SECONDS = Number(process.env.FORGEKIT_BENCH_SECONDS ?? 2);
 const ROUNDS = Number(process.env.FORGEKIT_BENCH_ROUNDS ?? 3);
@@ -46,15 +48,35 @@ const ROOT_TOKEN = 'bench-root-token';
 const SECRET_KEY = 'forgekit-bench-secret-key-0123456789abcdef';
 const VERSION = { version: API_VERSION, revision: `forgekit-${FORGEKIT_VERSION}` };
 
-// ---- The SQL each side sends, recorded while `recording` is set.
+// ---- The SQL each side sends, recorded while `recording` is set: each statement's text and bound values.
 
-let recording: string[] | undefined;
-const record = (statement: unknown) => recording?.push(typeof statement === 'string' ? statement : (statement as { text: string }).text);
+/** A statement as it reached the database. */
+interface Sent {
+  text: string;
+  values: unknown[];
+}
+
+let recording: Sent[] | undefined;
+
+/**
+ * How job workers' statements begin (`WORKER_STATEMENT` of src/jobs/queue.ts, which Node.js cannot import from
+ * source: it only strips types, and that file has parameter properties).
+ */
+const WORKER_STATEMENT = '/* forgekit job worker */';
+
+/** pg's and PGlite's `query(text, values)`, or pg's `query({ text, values })`. */
+function record(statement: unknown, values: unknown): void {
+  if (!recording) return;
+  const text = typeof statement === 'string' ? statement : (statement as { text: string }).text;
+  // Job workers poll and claim when they will, unasked by either side's request: never compared.
+  if (text.startsWith(WORKER_STATEMENT)) return;
+  recording.push({ text, values: (Array.isArray(values) ? values : (statement as { values?: unknown[] }).values) ?? [] });
+}
 
 function hookQuery(prototype: { query: (...args: any[]) => any }): void {
   const query = prototype.query;
   prototype.query = function (this: unknown, ...args: unknown[]) {
-    record(args[0]);
+    record(args[0], args[1]);
     return query.apply(this, args);
   };
 }
@@ -69,9 +91,6 @@ PGlite.prototype.transaction = function <T>(this: PGlite, work: (tx: Transaction
     return work(tx);
   }) as Promise<T>;
 };
-
-/** Values written into statements differ from call to call (tokens' digests aside): compare the statements without them. */
-const shapeOf = (statement: string) => statement.replace(/'(?:[^']|'')*'/g, '?');
 
 // ---- The databases.
 
@@ -110,12 +129,12 @@ async function postgresql(): Promise<Setup> {
     driver: 'pg',
     hosting,
     bare: {
-      query: async (sql) => (await pool.query(sql)).rows,
+      query: async (statement) => (await pool.query(statement.text, statement.values)).rows,
       async transaction(work) {
         const client = await pool.connect();
         try {
           await client.query('begin');
-          const result = await work({ query: async (sql) => (await client.query(sql)).rows });
+          const result = await work({ query: async (statement) => (await client.query(statement.text, statement.values)).rows });
           await client.query('commit');
           return result;
         } catch (error) {
@@ -152,8 +171,8 @@ async function pglite(): Promise<Setup> {
     driver: 'PGlite',
     hosting,
     bare: {
-      query: async (sql) => (await db.query<Record<string, unknown>>(sql)).rows,
-      transaction: (work) => db.transaction((tx) => work({ query: async (sql) => (await tx.query<Record<string, unknown>>(sql)).rows })),
+      query: async (statement) => (await db.query<Record<string, unknown>>(statement.text, statement.values)).rows,
+      transaction: (work) => db.transaction((tx) => work({ query: async (statement) => (await tx.query<Record<string, unknown>>(statement.text, statement.values)).rows })),
     },
     close: () => hosting.close(),
   };
@@ -190,11 +209,11 @@ type Call = Endpoint & { token: string };
 /** Users past root, an identity on every tenth (the full shape lists them), and a normal user with a token. */
 async function seedUsers(setup: Setup): Promise<string> {
   await setup.bare.query(
-    `insert into "users" ("username", "username_lower", "name", "email", "projects_limit", "confirmed_at", "created_at", "updated_at")
+    sql`insert into "users" ("username", "username_lower", "name", "email", "projects_limit", "confirmed_at", "created_at", "updated_at")
      select 'bench' || n, 'bench' || n, 'Bench User ' || n, 'bench' || n || '@example.com', 100000, now(), now(), now()
      from generate_series(1, ${USERS - 2}) as n`,
   );
-  await setup.bare.query(`insert into "identities" ("user_id", "provider", "extern_uid") select "id", 'ldap', 'uid=' || "username" from "users" where "id" % 10 = 0`);
+  await setup.bare.query(sql`insert into "identities" ("user_id", "provider", "extern_uid") select "id", 'ldap', 'uid=' || "username" from "users" where "id" % 10 = 0`);
   const reader = await setup.hosting.users.create({ username: 'reader', email: 'reader@example.com', name: 'Reader', password: 'bench-password-1', skip_confirmation: true });
   return (await setup.hosting.personalAccessTokens.create(reader.id, { name: 'bench', scopes: ['api'] })).token;
 }
@@ -217,39 +236,61 @@ interface Answer {
   status: number;
   headers: Record<string, string | undefined>;
   text: string;
-  statements: string[];
+  statements: Sent[];
+  /** What is this call's own, in its statements as in its answer (a new key's text, fingerprint and time), by name. */
+  own: Record<string, string | undefined>;
 }
 
 const COMPARED_HEADERS = ['content-type', 'x-powered-by', 'link', 'x-total', 'x-total-pages', 'x-per-page', 'x-page', 'x-next-page', 'x-prev-page'];
 
 async function answerOf(origin: string, endpoint: Call): Promise<Answer> {
+  const key = endpoint.body ? sshKey() : undefined;
   recording = [];
   try {
     const res = await fetch(origin + endpoint.path, {
       method: endpoint.method,
-      headers: { 'private-token': endpoint.token, ...(endpoint.body ? { 'content-type': 'application/json' } : {}) },
-      body: endpoint.body ? JSON.stringify({ title: 'bench', key: sshKey() }) : undefined,
+      headers: { 'private-token': endpoint.token, ...(key ? { 'content-type': 'application/json' } : {}) },
+      body: key ? JSON.stringify({ title: 'bench', key }) : undefined,
     });
     const text = await res.text();
-    return { status: res.status, headers: Object.fromEntries(COMPARED_HEADERS.map((name) => [name, res.headers.get(name) ?? undefined])), text, statements: recording };
+    const own = key ? { key, fingerprint: fingerprint(key), created_at: res.ok ? JSON.parse(text).created_at : undefined } : {};
+    return { status: res.status, headers: Object.fromEntries(COMPARED_HEADERS.map((name) => [name, res.headers.get(name) ?? undefined])), text, statements: recording, own };
   } finally {
     recording = undefined;
   }
 }
 
-/** The same statements, status, headers and JSON from both sides (a new key's id and time aside); the number of statements. */
+/**
+ * An answer's statements, to compare: each its text (its layout aside: runs of white space as one space) and its
+ * values, the call's own values named (both sides insert a key of their own). forgekit reads the settings again
+ * once its cached copy is 10 s old; the bare handler read them once.
+ */
+function statementsOf(answer: Answer): string[] {
+  const own = Object.entries(answer.own).filter((entry): entry is [string, string] => entry[1] !== undefined);
+  return answer.statements
+    .filter((statement) => !statement.text.includes('"application_settings"'))
+    .map(({ text, values }) => `${text.replace(/\s+/g, ' ')} -- values ${JSON.stringify(values)}`)
+    .map((statement) => own.reduce((named, [name, value]) => named.replaceAll(value, `<${name}>`), statement));
+}
+
+/** The same statements (text and values), status, headers and JSON from both sides (a new key's own values aside); the number of statements. */
 async function checkAlike(endpoint: Call, forgekit: string, bare: string): Promise<number> {
   // The second answer of each: as under load, with what the servers keep (the caller's token) kept.
   await answerOf(forgekit, endpoint);
   await answerOf(bare, endpoint);
   const a = await answerOf(forgekit, endpoint);
   const b = await answerOf(bare, endpoint);
-  const differs = (what: string, x: unknown, y: unknown) => {
-    throw new Error(`${endpoint.name}: forgekit and the bare handler differ in ${what}:\n  forgekit: ${JSON.stringify(x)}\n  bare:     ${JSON.stringify(y)}`);
+  const fail = (what: string, x: string | undefined, y: string | undefined) => {
+    throw new Error(`${endpoint.name}: forgekit and the bare handler differ in ${what}:\n  forgekit: ${x}\n  bare:     ${y}`);
   };
-  // forgekit reads the settings again once its cached copy is 10 s old; the bare handler read them once.
-  const [sa, sb] = [a.statements.filter((statement) => !statement.includes('"application_settings"')).map(shapeOf), b.statements.map(shapeOf)];
-  if (JSON.stringify(sa) !== JSON.stringify(sb)) differs('SQL', sa, sb);
+  const differs = (what: string, x: unknown, y: unknown) => fail(what, JSON.stringify(x), JSON.stringify(y));
+  const [sa, sb] = [statementsOf(a), statementsOf(b)];
+  // The first statement that differs (or that one side has and the other not).
+  const at = sa.findIndex((statement, index) => statement !== sb[index]);
+  if (at !== -1 || sa.length !== sb.length) {
+    const index = at === -1 ? sa.length : at;
+    fail(`SQL, statement ${index + 1} (${sa.length} and ${sb.length} statements)`, sa[index], sb[index]);
+  }
   if (a.status !== b.status) differs('status', a.status, b.status);
   if (JSON.stringify(a.headers) !== JSON.stringify(b.headers)) differs('headers', a.headers, b.headers);
   // A new key's id, text and time are its own: the rest of its answer, and its fields, must match.
@@ -330,7 +371,7 @@ async function benchData(loader: Loader, name: string, open: () => Promise<Setup
   const servers: Server[] = [];
   try {
     const reader = await seed(setup);
-    const [settings] = await setup.bare.query(`select "values" from "application_settings"`);
+    const [settings] = await setup.bare.query(sql`select "values" from "application_settings"`);
     const app = express();
     app.use(setup.hosting.router());
     servers.push(createServer(app), bareServer(setup.bare, { baseUrl: BASE_URL, version: VERSION, avatarService: settings.values.avatarsvc_enabled !== false, secrets: new SecretBox(SECRET_KEY) }), createServer(expressVersionApp(VERSION)));

@@ -7,66 +7,69 @@
  * benchmark's): an administrator's list has no filter, which forgekit's query builder writes its own way.
  */
 import type { SecretBox } from '../../src/auth/secret-box.ts';
+import { empty, fixedSql, sql, type Sql } from '../../src/db/sql.ts';
 import type { Row, SqlClient } from './sql.ts';
+
+/** An owner's access level. */
+const OWNER = 50;
 
 /** Today (UTC) as memberships store their expiry: a membership ends as its day begins. */
 const today = () => new Date().toISOString().slice(0, 10);
-const current = (alias: string) => `(${alias}."expires_at" is null or ${alias}."expires_at" > '${today()}')`;
+// Aliases are the statement's own text; IDs, levels and today's date are bound values, as forgekit binds them.
+const current = (alias: string) => sql`(${fixedSql(alias)}."expires_at" is null or ${fixedSql(alias)}."expires_at" > ${today()})`;
 
 /** The caller's groups (not inherited), as an array of IDs. */
-const memberGroups = (user: number) => `(select coalesce(array_agg(gm."group_id"), '{}') from "group_members" gm where gm."user_id" = ${user} and ${current('gm')})`;
+const memberGroups = (user: number) => sql`(select coalesce(array_agg(gm."group_id"), '{}') from "group_members" gm where gm."user_id" = ${user} and ${current('gm')})`;
 const projectMemberLevel = (user: number) =>
-  `(select max(pm."access_level") from "project_members" pm where pm."project_id" = p."id" and pm."user_id" = ${user} and ${current('pm')})`;
+  sql`(select max(pm."access_level") from "project_members" pm where pm."project_id" = p."id" and pm."user_id" = ${user} and ${current('pm')})`;
 const inheritedGroupLevel = (user: number) =>
-  `(select max(gm."access_level") from "group_members" gm where gm."user_id" = ${user} and gm."group_id" = any(n."traversal_ids") and ${current('gm')})`;
+  sql`(select max(gm."access_level") from "group_members" gm where gm."user_id" = ${user} and gm."group_id" = any(n."traversal_ids") and ${current('gm')})`;
 
 /** The caller's levels on the project `p` in the namespace `n`: its highest, its own membership's, its groups'. */
-function accessColumns(user: number): string {
-  const level = `greatest(
+function accessColumns(user: number): Sql {
+  const level = sql`greatest(
     coalesce(${projectMemberLevel(user)}, 0),
     coalesce(${inheritedGroupLevel(user)}, 0),
     coalesce((select max(least(gm."access_level", l."group_access")) from "project_group_links" l
       join "namespaces" g on g."id" = l."group_id"
       join "group_members" gm on gm."group_id" = any(g."traversal_ids") and gm."user_id" = ${user} and ${current('gm')}
       where l."project_id" = p."id" and ${current('l')}), 0),
-    case when n."owner_id" = ${user} then 50 else 0 end)`;
-  return `${level} as "access_level", ${projectMemberLevel(user)} as "project_access",
+    case when n."owner_id" = ${user} then ${OWNER}::int else 0 end)`;
+  return sql`${level} as "access_level", ${projectMemberLevel(user)} as "project_access",
     ${inheritedGroupLevel(user)} as "group_access"`;
 }
 
 /** The projects `p` the caller sees: public and internal ones (public only for an external user), and its own by any membership. */
-function visible(user: number, external: boolean): string {
+function visible(user: number, external: boolean): Sql {
   const groups = memberGroups(user);
-  const open = external ? `p."visibility" = 'public'` : `p."visibility" in ('public', 'internal')`;
-  return `(${open} or (p."id" in (select pm."project_id" from "project_members" pm where pm."user_id" = ${user} and ${current('pm')})
+  const open = external ? sql`p."visibility" = 'public'` : sql`p."visibility" in ('public', 'internal')`;
+  return sql`(${open} or (p."id" in (select pm."project_id" from "project_members" pm where pm."user_id" = ${user} and ${current('pm')})
     or p."namespace_id" in (select n."id" from "namespaces" n where n."owner_id" = ${user} or n."traversal_ids" && ${groups})
     or p."id" in (select l."project_id" from "project_group_links" l join "namespaces" g on g."id" = l."group_id" where g."traversal_ids" && ${groups} and ${current('l')})))`;
 }
 
-const list = (ids: number[]) => ids.join(', ');
-
 export const projectSql = {
   count: (user: number, external: boolean) =>
-    `select count(*) as "count" from "projects" as "p0" where "p0"."id" in ((select p."id" from "projects" p where ${visible(user, external)}))`,
+    sql`select count(*) as "count" from "projects" as "p0" where "p0"."id" in ((select p."id" from "projects" p where ${visible(user, external)}))`,
   /** Newest first (`order_by=created_at`, `sort=desc`: the defaults). */
   page: (user: number, external: boolean, limit: number, offset: number) =>
-    `select "p0".* from "projects" as "p0" where "p0"."id" in ((select p."id" from "projects" p where ${visible(user, external)})) order by "p0"."created_at" desc, "p0"."id" desc limit ${limit}${offset ? ` offset ${offset}` : ''}`,
+    sql`select "p0".* from "projects" as "p0" where "p0"."id" in ((select p."id" from "projects" p where ${visible(user, external)})) order by "p0"."created_at" desc, "p0"."id" desc limit ${limit}${offset ? sql` offset ${offset}` : empty}`,
   /** A project with its namespace and the caller's levels. */
   one: (user: number, id: number) =>
-    `select to_jsonb(p) as "project", to_jsonb(n) as "namespace", ${accessColumns(user)}
+    sql`select to_jsonb(p) as "project", to_jsonb(n) as "namespace", ${accessColumns(user)}
        from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" = ${id}`,
-  projects: (ids: number[]) => `select * from "projects" where "id" in (${list(ids)})`,
-  namespaces: (ids: number[]) => `select * from "namespaces" where "id" in (${list(ids)})`,
-  owners: (ids: number[]) => `select "id", "name", "created_at" from "users" where "id" in (${list(ids)})`,
+  projects: (ids: number[]) => sql`select * from "projects" where "id" = any(${ids})`,
+  namespaces: (ids: number[]) => sql`select * from "namespaces" where "id" = any(${ids})`,
+  owners: (ids: number[]) => sql`select "id", "name", "created_at" from "users" where "id" = any(${ids})`,
   counts: (ids: number[]) =>
-    `select p."id", (select count(*)::int from "projects" f where f."forked_from_id" = p."id") as "forks",
+    sql`select p."id", (select count(*)::int from "projects" f where f."forked_from_id" = p."id") as "forks",
         (select count(*)::int from "project_stars" s where s."project_id" = p."id") as "stars"
-       from "projects" p where p."id" in (${list(ids)})`,
+       from "projects" p where p."id" = any(${ids})`,
   shares: (ids: number[]) =>
-    `select l."project_id", g."id" as "group_id", g."full_name" as "group_name", l."group_access" as "group_access_level"
-       from "project_group_links" l join "namespaces" g on g."id" = l."group_id" where l."project_id" in (${list(ids)}) order by l."id"`,
+    sql`select l."project_id", g."id" as "group_id", g."full_name" as "group_name", l."group_access" as "group_access_level"
+       from "project_group_links" l join "namespaces" g on g."id" = l."group_id" where l."project_id" = any(${ids}) order by l."id"`,
   access: (user: number, ids: number[]) =>
-    `select p."id", ${accessColumns(user)} from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" in (${list(ids)})`,
+    sql`select p."id", ${accessColumns(user)} from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" = any(${ids})`,
 };
 
 /** What a page embeds, by project (namespaces and owners by their own IDs). */

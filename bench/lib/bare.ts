@@ -8,9 +8,11 @@
 import { createHash } from 'node:crypto';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import express from 'express';
+import { raw } from 'sql-template-tag';
 import type { SecretBox } from '../../src/auth/secret-box.ts';
+import { empty, fixedSql, sql } from '../../src/db/sql.ts';
 import { getProject, listProjects, type ProjectsCaller } from './bare-projects.ts';
-
+import { fingerprint as keyFingerprint } from './ssh-key.ts';
 import type { Row, SqlClient } from './sql.ts';
 
 export interface BareDatabase extends SqlClient {
@@ -22,19 +24,28 @@ export interface Version {
   revision: string;
 }
 
+/** A string as MikroORM writes a value into a statement's text. */
 const literal = (text: string) => `'${text.replaceAll("'", "''")}'`;
 
-const sql = {
+/** The short user shape's columns. */
+const USER_BASIC_COLUMNS = ['id', 'name', 'username', 'state', 'email', 'avatar_filename'].map((column) => `"u0"."${column}"`).join(', ');
+
+const statements = {
   caller: (digest: string) =>
-    `select to_jsonb(t) as token, to_jsonb(u) as "user" from access_tokens t join users u on u.id = t.user_id where t.token_digest = ${literal(digest)}`,
-  identities: (userIds: number[]) => `select * from "identities" where "user_id" in (${userIds.join(', ')}) order by "id"`,
-  countUsers: 'select count(*) as "count" from "users" as "u0"',
+    sql`select to_jsonb(t) as token, to_jsonb(u) as "user" from access_tokens t join users u on u.id = t.user_id where t.token_digest = ${digest}`,
+  identities: (userIds: number[]) => sql`select * from "identities" where "user_id" = any(${userIds}) order by "id"`,
+  countUsers: sql`select count(*) as "count" from "users" as "u0"`,
   /** Every column for the full shape; for the short one, the columns it shows. */
   users: (limit: number, offset: number, full: boolean) =>
-    `select ${full ? '"u0".*' : ['id', 'name', 'username', 'state', 'email', 'avatar_filename'].map((column) => `"u0"."${column}"`).join(', ')} from "users" as "u0" order by "u0"."id" desc limit ${limit}${offset ? ` offset ${offset}` : ''}`,
-  countKeys: (fingerprint: string) => `select count(*) as "count" from "ssh_keys" as "s0" where "s0"."fingerprint" = ${literal(fingerprint)}`,
-  insertKey: (userId: number, title: string, key: string, fingerprint: string, createdAt: string) =>
-    `insert into "ssh_keys" ("user_id", "title", "key", "fingerprint", "created_at") values (${userId}, ${literal(title)}, ${literal(key)}, ${literal(fingerprint)}, ${literal(createdAt)}) returning "id"`,
+    sql`select ${fixedSql(full ? '"u0".*' : USER_BASIC_COLUMNS)} from "users" as "u0" order by "u0"."id" desc limit ${limit}${offset ? sql` offset ${offset}` : empty}`,
+  // The ORM's own statements (a count, a flush) have their values written into their text, as MikroORM writes them.
+  countKeys: (fingerprint: string) => raw(`select count(*) as "count" from "ssh_keys" as "s0" where "s0"."fingerprint" = ${literal(fingerprint)}`),
+  insertKey: (userId: number, title: string, key: string, fingerprint: string, createdAt: Date) =>
+    raw(
+      `insert into "ssh_keys" ("user_id", "title", "key", "fingerprint", "created_at") values (${userId}, ${literal(title)}, ${literal(key)}, ${literal(fingerprint)}, ${literal(createdAt.toISOString())}) returning "id"`,
+    ),
+  /** Whether the transaction has updated or deleted a user or a token (forgekit asks before every write commits). */
+  callersChanged: sql`select coalesce(sum("n_tup_upd" + "n_tup_del"), 0) > 0 as "changed" from "pg_stat_xact_user_tables" where "relname" in ('users', 'access_tokens')`,
 };
 
 /** PostgreSQL's text for a timestamptz (`2026-11-23 05:11:11.176+00`) as JSON has it. */
@@ -111,23 +122,34 @@ async function readJson(req: IncomingMessage): Promise<Row> {
 export function bareServer(db: BareDatabase, options: { baseUrl: string; version: Version; avatarService: boolean; secrets: SecretBox }): Server {
   const { baseUrl, avatarService } = options;
 
-  // Tokens read are kept as forgekit keeps them (src/db/process-cache.ts): by digest, forgotten whenever a write
-  // begins or ends, and nothing read while a write is under way is kept.
+  // Tokens read are kept as forgekit keeps them (src/db/process-cache.ts, src/api/invoke.ts): by digest, forgotten
+  // when a write's transaction has changed a user or a token (it asks before it commits) and again as that write
+  // ends; nothing read while such a write is under way is kept.
   const callers = new Map<string, Row>();
-  let writes = 0;
+  let changingWrites = 0;
   let generation = 0;
   const forgetCallers = () => {
     generation += 1;
     callers.clear();
   };
   async function write<T>(work: (client: SqlClient) => Promise<T>): Promise<T> {
-    writes += 1;
-    forgetCallers();
+    let changing = false;
     try {
-      return await db.transaction(work);
+      return await db.transaction(async (client) => {
+        const result = await work(client);
+        const [{ changed }] = await client.query(statements.callersChanged);
+        if (changed) {
+          changing = true;
+          changingWrites += 1;
+          forgetCallers();
+        }
+        return result;
+      });
     } finally {
-      writes -= 1;
-      forgetCallers();
+      if (changing) {
+        changingWrites -= 1;
+        forgetCallers();
+      }
     }
   }
 
@@ -135,10 +157,10 @@ export function bareServer(db: BareDatabase, options: { baseUrl: string; version
     const kept = callers.get(digest);
     if (kept) return kept;
     const readIn = generation;
-    const [row] = await db.query(sql.caller(digest));
+    const [row] = await db.query(statements.caller(digest));
     // The token's columns, and the user's prefixed as the other statements' rows have them.
     const caller = row && { ...row.token, ...Object.fromEntries(Object.entries(row.user).map(([column, value]) => [`u1__${column}`, value])) };
-    if (caller && readIn === generation && writes === 0) callers.set(digest, caller);
+    if (caller && readIn === generation && changingWrites === 0) callers.set(digest, caller);
     return caller;
   }
 
@@ -156,11 +178,11 @@ export function bareServer(db: BareDatabase, options: { baseUrl: string; version
     const caller = await authenticate(req, ['api', 'read_api', 'read_user']);
     const perPage = Number(url.searchParams.get('per_page') ?? 20);
     const page = Number(url.searchParams.get('page') ?? 1);
-    const [{ count }] = await db.query(sql.countUsers);
+    const [{ count }] = await db.query(statements.countUsers);
     const total = Number(count);
     const admin = caller.u1__admin === true;
-    const rows = await db.query(sql.users(perPage, (page - 1) * perPage, admin));
-    const identities = admin && rows.length ? await db.query(sql.identities(rows.map((row) => row.id))) : [];
+    const rows = await db.query(statements.users(perPage, (page - 1) * perPage, admin));
+    const identities = admin && rows.length ? await db.query(statements.identities(rows.map((row) => row.id))) : [];
     send(res, 200, rows.map((row) => presentUser(row, '', admin ? 'full' : 'basic', identities, baseUrl, avatarService)), pageHeaders(url, page, perPage, total));
   }
 
@@ -210,14 +232,13 @@ export function bareServer(db: BareDatabase, options: { baseUrl: string; version
     const caller = await authenticate(req, ['api']);
     const input = await readJson(req);
     const key = String(input.key ?? '').replace(/[\r\n]+/g, '').trim();
-    const blob = Buffer.from(key.split(' ')[1] ?? '', 'base64');
-    if (!input.title || !key.startsWith('ssh-ed25519 ') || blob.length === 0) throw new Refused(400, { message: { key: ['is invalid'] } });
-    const fingerprint = createHash('md5').update(blob).digest('hex').replace(/(..)(?!$)/g, '$1:');
+    const fingerprint = key.startsWith('ssh-ed25519 ') ? keyFingerprint(key) : undefined;
+    if (!input.title || !fingerprint) throw new Refused(400, { message: { key: ['is invalid'] } });
     const createdAt = new Date();
     const [{ id }] = await write(async (client) => {
-      const [{ count }] = await client.query(sql.countKeys(fingerprint));
+      const [{ count }] = await client.query(statements.countKeys(fingerprint));
       if (Number(count)) throw new Refused(400, { message: { key: ['has already been taken'], fingerprint: ['has already been taken'] } });
-      return client.query(sql.insertKey(caller.user_id, input.title, key, fingerprint, createdAt.toISOString()));
+      return client.query(statements.insertKey(caller.user_id, input.title, key, fingerprint, createdAt));
     });
     send(res, 201, { id, title: input.title, key, created_at: createdAt.toISOString() });
   }
@@ -233,7 +254,7 @@ export function bareServer(db: BareDatabase, options: { baseUrl: string; version
       if (route === 'GET /api/v4/user') {
         // As a normal user (an administrator's answer has more fields).
         const caller = await authenticate(req, ['api', 'read_api', 'read_user']);
-        const identities = await db.query(sql.identities([caller.user_id]));
+        const identities = await db.query(statements.identities([caller.user_id]));
         return send(res, 200, presentUser(caller, 'u1__', 'self', identities, baseUrl, avatarService));
       }
       if (route === 'GET /api/v4/users') return listUsers(req, url, res);

@@ -23,6 +23,7 @@
  *   reader's membership and a share with one of its groups, a source (2,099) and a fork (9,100), and stars.
  */
 import type { SecretBox } from '../../src/auth/secret-box.ts';
+import { fixedSql, sql } from '../../src/db/sql.ts';
 import type { SqlClient } from './sql.ts';
 
 export const PROJECTS = 10_000;
@@ -32,22 +33,23 @@ export const ONE_PROJECT = 3_100;
 
 /** IDs written here: the sequences go on after them (the reader, made after, takes the next ones). */
 const SEQUENCES = ['users', 'namespaces', 'projects'];
+/** When everything here was made. */
+const stamp = sql`timestamptz '2026-01-01 00:00:00+00'`;
 
 /** The users, groups and projects, in a new database (forgekit's schema, root its only user). */
 export async function seedProjects(db: SqlClient, secrets: SecretBox): Promise<void> {
-  const stamp = `timestamptz '2026-01-01 00:00:00+00'`;
   await db.query(
-    `insert into "users" ("id", "username", "username_lower", "name", "email", "projects_limit", "confirmed_at", "created_at", "updated_at")
+    sql`insert into "users" ("id", "username", "username_lower", "name", "email", "projects_limit", "confirmed_at", "created_at", "updated_at")
      select 100 + i, 'dev' || i, 'dev' || i, 'Developer ' || i, 'dev' || i || '@example.com', 100000, ${stamp}, ${stamp}, ${stamp}
      from generate_series(1, ${PROJECT_USERS}) as i`,
   );
   await db.query(
-    `insert into "namespaces" ("id", "kind", "name", "path", "full_path", "full_name", "owner_id", "traversal_ids", "created_at", "updated_at")
+    sql`insert into "namespaces" ("id", "kind", "name", "path", "full_path", "full_name", "owner_id", "traversal_ids", "created_at", "updated_at")
      select 1000 + i, 'user', 'dev' || i, 'dev' || i, 'dev' || i, 'Developer ' || i, 100 + i, array[1000 + i], ${stamp}, ${stamp}
      from generate_series(1, ${PROJECT_USERS}) as i`,
   );
   await db.query(
-    `insert into "namespaces" ("id", "kind", "name", "path", "full_path", "full_name", "parent_id", "traversal_ids", "description", "visibility", "created_at", "updated_at")
+    sql`insert into "namespaces" ("id", "kind", "name", "path", "full_path", "full_name", "parent_id", "traversal_ids", "description", "visibility", "created_at", "updated_at")
      select 2000 + k, 'group', 'Group ' || k, 'group-' || k, 'group-' || k, 'Group ' || k, null, array[2000 + k], 'Group number ' || k,
        (array['private', 'internal', 'public'])[1 + k % 3], ${stamp}, ${stamp}
      from generate_series(1, 100) as k
@@ -56,11 +58,11 @@ export async function seedProjects(db: SqlClient, secrets: SecretBox): Promise<v
      from generate_series(1, 100) as k`,
   );
   await db.query(
-    `insert into "group_members" ("group_id", "user_id", "access_level", "created_at")
+    sql`insert into "group_members" ("group_id", "user_id", "access_level", "created_at")
      select 2000 + k, 100 + (k * 7 + m * 131) % ${PROJECT_USERS} + 1, 10 * m, ${stamp} from generate_series(1, 200) as k, generate_series(1, 5) as m`,
   );
   await db.query(
-    `insert into "projects" ("id", "name", "path", "namespace_id", "creator_id", "description", "default_branch", "visibility", "tag_list",
+    sql`insert into "projects" ("id", "name", "path", "namespace_id", "creator_id", "description", "default_branch", "visibility", "tag_list",
        "repository_storage", "forked_from_id", "created_at", "updated_at", "last_activity_at")
      select n, 'Project ' || n, 'project-' || n, ns, creator, case when n % 4 = 0 then null else 'Benchmark project ' || n end, 'master',
        case when h < 5 then 'private' when h < 8 then 'internal' else 'public' end,
@@ -73,41 +75,41 @@ export async function seedProjects(db: SqlClient, secrets: SecretBox): Promise<v
            from generate_series(1, ${PROJECTS}) as n) as s`,
   );
   await db.query(
-    `insert into "project_members" ("project_id", "user_id", "access_level", "created_at")
+    sql`insert into "project_members" ("project_id", "user_id", "access_level", "created_at")
      select n, 100 + (n - 1) % ${PROJECT_USERS} + 1, 40, ${stamp} from generate_series(1, 5000) as n`,
   );
-  // Each project's runners token, sealed as forgekit seals it (its maintainers see it); base64 needs no quoting.
-  const sealed = Array.from({ length: PROJECTS }, (_, index) => `(${index + 1}, '${secrets.seal(`bench-runners-${index + 1}`)}')`);
+  // Each project's runners token, sealed as forgekit seals it (its maintainers see it).
+  const ids = Array.from({ length: PROJECTS }, (_, index) => index + 1);
+  const sealed = ids.map((id) => secrets.seal(`bench-runners-${id}`));
   await db.query(
-    `update "projects" p set "runners_token_sealed" = v.sealed, "runners_token_digest" = encode(sha256(('bench-runners-' || v.id)::bytea), 'hex')
-     from (values ${sealed.join(', ')}) as v(id, sealed) where p."id" = v.id`,
+    sql`update "projects" p set "runners_token_sealed" = v.sealed, "runners_token_digest" = encode(sha256(('bench-runners-' || v.id)::bytea), 'hex')
+     from unnest(${ids}::int[], ${sealed}::text[]) as v(id, sealed) where p."id" = v.id`,
   );
-  for (const table of SEQUENCES) await db.query(`select setval(pg_get_serial_sequence('${table}', 'id'), (select max("id") from "${table}"))`);
+  for (const table of SEQUENCES) await db.query(sql`select setval(pg_get_serial_sequence(${table}, 'id'), (select max("id") from ${fixedSql(`"${table}"`)}))`);
 }
 
 /** The reader's memberships, shares and stars, once the reader (user `reader`) exists. */
 export async function seedReader(db: SqlClient, reader: number): Promise<void> {
-  const stamp = `timestamptz '2026-01-01 00:00:00+00'`;
   await db.query(
-    `insert into "project_members" ("project_id", "user_id", "access_level", "expires_at", "created_at")
-     select n, ${reader}, 30, null, ${stamp} from generate_series(10, 5000, 10) as n
-     union all select n, ${reader}, 30, '2020-01-01', ${stamp} from generate_series(5, 95, 10) as n`,
+    sql`insert into "project_members" ("project_id", "user_id", "access_level", "expires_at", "created_at")
+     select n, ${reader}::int, 30, null, ${stamp} from generate_series(10, 5000, 10) as n
+     union all select n, ${reader}::int, 30, '2020-01-01', ${stamp} from generate_series(5, 95, 10) as n`,
   );
   await db.query(
-    `insert into "group_members" ("group_id", "user_id", "access_level", "expires_at", "created_at")
-     select 2000 + k, ${reader}, (array[30, 40, 50])[1 + k % 3], null, ${stamp} from generate_series(1, 10) as k
-     union all select 2011, ${reader}, 50, '2020-01-01', ${stamp}`,
+    sql`insert into "group_members" ("group_id", "user_id", "access_level", "expires_at", "created_at")
+     select 2000 + k, ${reader}::int, (array[30, 40, 50])[1 + k % 3], null, ${stamp} from generate_series(1, 10) as k
+     union all select 2011, ${reader}::int, 50, '2020-01-01', ${stamp}`,
   );
   await db.query(
-    `insert into "project_group_links" ("project_id", "group_id", "group_access", "created_at")
+    sql`insert into "project_group_links" ("project_id", "group_id", "group_access", "created_at")
      select n, 2001 + (n / 50) % 10, case when n % 100 = 0 then 20 else 40 end, ${stamp} from generate_series(50, 5000, 50) as n
      union all select n, 2011 + n % 90, 30, ${stamp} from generate_series(5001, ${PROJECTS}) as n where n % 7 = 0`,
   );
   await db.query(
-    `insert into "project_stars" ("project_id", "user_id", "created_at")
+    sql`insert into "project_stars" ("project_id", "user_id", "created_at")
      select (i * 13 + k * 997) % ${PROJECTS} + 1, 100 + i, ${stamp} from generate_series(1, ${PROJECT_USERS}) as i, generate_series(1, 10) as k
-     union all select n * 197 % ${PROJECTS} + 1, ${reader}, ${stamp} from generate_series(1, 50) as n
-     union all select ${ONE_PROJECT}, ${reader}, ${stamp}`,
+     union all select n * 197 % ${PROJECTS} + 1, ${reader}::int, ${stamp} from generate_series(1, 50) as n
+     union all select ${ONE_PROJECT}::int, ${reader}::int, ${stamp}`,
   );
-  await db.query('analyze');
+  await db.query(sql`analyze`);
 }

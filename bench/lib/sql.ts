@@ -1,9 +1,10 @@
 /** What the bare handlers and the seeds run statements on. */
+import type { Sql } from '../../src/db/sql.ts';
 
 /** Rows as the ORM gets them: timestamps as PostgreSQL's text. */
 export type Row = Record<string, any>;
 
 export interface SqlClient {
-  /** One statement, its values written into it as forgekit's ORM writes them (simple query protocol). */
-  query(sql: string): Promise<Row[]>;
+  /** One statement, written with the `sql` tag: its values sent apart as bound parameters (`$1`, ...), as forgekit sends its own. */
+  query(statement: Sql): Promise<Row[]>;
 }
