@@ -1,5 +1,6 @@
-// Builds forgekit when dist/ is missing or older than its sources: `npm start`, `npm test` and `npm run bench`
-// run the built package, and skip the build when it is current. Run directly, it does just that.
+// Builds forgekit when dist/ is missing or older than its sources: `npm start`, `npm run bench` and the test files
+// that run the built package (test/setup.ts) build it first, and skip the build when it is current. Run directly,
+// it does just that.
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, statSync } from 'node:fs';
 import { fileURLToPath, pathToFileURL } from 'node:url';

@@ -4,6 +4,8 @@ export default defineConfig({
   test: {
     include: ['test/**/*.test.ts'],
     globalSetup: ['test/global-setup.ts'],
+    // Builds dist/ for the files that run it, when it is stale.
+    setupFiles: ['test/setup.ts'],
     testTimeout: 30_000,
     hookTimeout: 60_000,
     // Two workers fit the two cores CI has.
