@@ -68,8 +68,13 @@ export async function startHosting(options: HostingOptions = {}): Promise<TestHo
   return { hosting, db, app, http: request(app), reset: () => resetHostingService(hosting), close: () => hosting.close() };
 }
 
-/** Services their files handed back, by their options, for the next file of this worker (test/vitest.config.ts `isolate: false`). */
-const handedBack = new Map<string, SharedHosting>();
+/**
+ * Services their files handed back, by their options, for the next files of this worker (test/vitest.config.ts
+ * `isolate: false`), the latest last; with what really closes each.
+ */
+const handedBack = new Map<string, { shared: SharedHosting; close(): Promise<void> }>();
+/** How many a worker keeps: each holds its database's memory (some 200 MB), and most files ask for one of two. */
+const KEPT = 2;
 
 export type SharedHosting = TestHosting & {
   /** The directory of its repositories (the default storage). */
@@ -84,7 +89,7 @@ export type SharedHosting = TestHosting & {
  */
 export async function sharedHosting(options: Omit<HostingOptions, 'database' | 'storage'> = {}): Promise<SharedHosting> {
   const key = process.env.FORGEKIT_TEST_DATABASE_URL || options.logger ? undefined : JSON.stringify(options);
-  const kept = key === undefined ? undefined : handedBack.get(key);
+  const kept = key === undefined ? undefined : handedBack.get(key)?.shared;
   if (kept) {
     handedBack.delete(key!);
     await kept.reset();
@@ -94,7 +99,17 @@ export async function sharedHosting(options: Omit<HostingOptions, 'database' | '
   const storage = mkdtempSync(join(inject('scratch'), 'storage-'));
   const t = await startHosting({ ...options, storage });
   if (key === undefined) return { ...t, storage };
-  const shared: SharedHosting = { ...t, storage, close: async () => void handedBack.set(key, shared) };
+  const shared: SharedHosting = {
+    ...t,
+    storage,
+    async close() {
+      handedBack.set(key, { shared, close: t.close });
+      for (const [oldest, { close }] of [...handedBack].slice(0, -KEPT)) {
+        handedBack.delete(oldest);
+        await close();
+      }
+    },
+  };
   return shared;
 }
 
