@@ -131,9 +131,6 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
       // A new store's state (no repository kept open) in the object that services and jobs hold.
       Object.assign(repositories, new RepositoryStore(storages));
       await bootstrap(db, options);
-      // A session counts earlier transactions' changes among the current one's (pg_stat_xact_user_tables, which says
-      // whether a write changed a caller) until it flushes its statistics, up to a second later: a new one has none.
-      await db.rows.execute('select pg_stat_force_next_flush()');
     });
     return service;
   } catch (error) {

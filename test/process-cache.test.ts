@@ -124,6 +124,10 @@ describe('tokens, in one instance', () => {
     // A changed user: read again at once.
     await t.hosting.users.update(user.id, { bio: 'Changed' });
     expect((await queriesOf(t.db, get)).filter(readsToken)).toHaveLength(1);
+    // And the write right after it, which changes no caller, is not taken for one (what a session counted of its
+    // earlier transaction does not count).
+    await t.hosting.projects.create({ name: `after-${Date.now()}` });
+    expect((await queriesOf(t.db, get)).filter(readsToken)).toHaveLength(0);
   });
 
   // A statement on the database is heard by its notification, which arrives on the listening connection a

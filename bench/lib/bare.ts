@@ -45,7 +45,7 @@ const statements = {
       `insert into "ssh_keys" ("user_id", "title", "key", "fingerprint", "created_at") values (${userId}, ${literal(title)}, ${literal(key)}, ${literal(fingerprint)}, ${literal(createdAt.toISOString())}) returning "id"`,
     ),
   /** Whether the transaction has updated or deleted a user or a token (forgekit asks before every write commits). */
-  callersChanged: sql`select coalesce(sum("n_tup_upd" + "n_tup_del"), 0) > 0 as "changed" from "pg_stat_xact_user_tables" where "relname" in ('users', 'access_tokens')`,
+  callersChanged: sql`select coalesce(current_setting('forgekit.callers_changed', true) = 'on', false) as "changed"`,
 };
 
 /** PostgreSQL's text for a timestamptz (`2026-11-23 05:11:11.176+00`) as JSON has it. */

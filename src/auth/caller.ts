@@ -54,14 +54,14 @@ export type TokenCache = ProcessCache<TokenOwner>;
 
 /**
  * Whether a write's transaction has so far updated or deleted a user or a token, the changes the callers_changed
- * triggers announce: PostgreSQL counts each transaction's own changes per table. Asked of every write, so that
+ * triggers announce, and mark the transaction for (`forgekit.callers_changed`, local to it). Asked of every write, so that
  * the writes that change no caller (a fork, a commit) leave the kept tokens alone: forgetting them on every
  * write sent every request to the database while writes ran.
  */
 export async function callersChangedIn(em: EntityManager): Promise<boolean> {
   const [row] = await queryRows(
     em,
-    sql`select coalesce(sum("n_tup_upd" + "n_tup_del"), 0) > 0 as "changed" from "pg_stat_xact_user_tables" where "relname" in ('users', 'access_tokens')`,
+    sql`select coalesce(current_setting('forgekit.callers_changed', true) = 'on', false) as "changed"`,
   );
   return row?.changed === true;
 }

@@ -90,7 +90,10 @@ class ArchiveStream extends Readable {
     let seen = { reads: -1, waiting: -1 };
     this.watchdog = setInterval(() => {
       const now = { reads: this.reads, waiting: this.readableLength };
-      if (now.reads === seen.reads && now.waiting === seen.waiting) this.destroy(new Error(`the archive was not read for ${UNREAD_ARCHIVE_MS / 1000} s`));
+      // Said as an error to a reader that listens (an HTTP answer's pipeline); an in-process caller that took the
+      // stream and never read it only finds it ended: an error nobody listens to would crash its process.
+      const stalled = new Error(`the archive was not read for ${UNREAD_ARCHIVE_MS / 1000} s`);
+      if (now.reads === seen.reads && now.waiting === seen.waiting) this.destroy(this.listenerCount('error') ? stalled : undefined);
       seen = now;
     }, UNREAD_ARCHIVE_MS / 2);
     this.watchdog.unref();

@@ -11,6 +11,7 @@ import { Migration20261123000004_runners_tokens } from './Migration2026112300000
 import { Migration20261123000005_project_avatars } from './Migration20261123000005_project_avatars.js';
 import { Migration20261124000000_repositories } from './Migration20261124000000_repositories.js';
 import { Migration20261126000000_external_users } from './Migration20261126000000_external_users.js';
+import { Migration20261126000001_callers_changed_flag } from './Migration20261126000001_callers_changed_flag.js';
 
 /** Every migration, oldest first. New ones come from `forgekit migration:create` (docs/development.md). */
 export const migrations: MigrationObject[] = [
@@ -26,4 +27,5 @@ export const migrations: MigrationObject[] = [
   { name: 'Migration20261123000005_project_avatars', class: Migration20261123000005_project_avatars },
   { name: 'Migration20261124000000_repositories', class: Migration20261124000000_repositories },
   { name: 'Migration20261126000000_external_users', class: Migration20261126000000_external_users },
+  { name: 'Migration20261126000001_callers_changed_flag', class: Migration20261126000001_callers_changed_flag },
 ];
