@@ -23,13 +23,16 @@ export function claimEmailTrigger(otherTable: string, otherOwner: string, ownOwn
 /** Announces a change of users or tokens to every process on the database: each keeps its callers (src/auth/caller.ts). */
 export const CALLERS_CHANGED_CHANNEL = 'forgekit_callers_changed';
 
-/** A NOTIFY on `CALLERS_CHANGED_CHANNEL` after every statement that changes or removes rows of the table, committed with it. */
+/**
+ * A NOTIFY on `CALLERS_CHANGED_CHANNEL` after every statement that changes or removes rows of the table, committed with
+ * it, and a mark on the transaction (`forgekit.callers_changed`, local to it) that the writing process reads.
+ */
 export const callersChangedTrigger = {
   name: 'callers_changed',
   timing: 'after' as const,
   events: ['update' as const, 'delete' as const],
   forEach: 'statement' as const,
-  body: `perform pg_notify('${CALLERS_CHANGED_CHANNEL}', ''); return null;`,
+  body: `perform pg_notify('${CALLERS_CHANGED_CHANNEL}', ''); perform set_config('forgekit.callers_changed', 'on', true); return null;`,
 };
 
 export const User = defineEntity({
