@@ -33,6 +33,36 @@ abstract class MessagesError extends ApiError {
   }
 }
 
+/**
+ * An error class that answers `status` with `statusText`, or with the message it is given (`'message'`) or with
+ * `"<statusText> - <reason>"` (`'reason'`).
+ */
+function statusError(name: string, status: number, statusText: string, given: 'message' | 'reason' = 'message') {
+  return class extends ApiError {
+    override readonly name = name;
+    readonly status = status;
+    constructor(text?: string) {
+      super(!text ? statusText : given === 'reason' ? `${statusText} - ${text}` : text);
+    }
+  };
+}
+
+/** 304: nothing changed, as asked (starring a starred project, subscribing twice): HTTP answers it without a body. */
+export class NotModifiedError extends statusError('NotModifiedError', 304, '304 Not Modified') {}
+/** 401: missing or invalid authentication. */
+export class UnauthorizedError extends statusError('UnauthorizedError', 401, '401 Unauthorized') {}
+/** 403: authenticated, but not allowed (`403 Forbidden - <reason>`). */
+export class ForbiddenError extends statusError('ForbiddenError', 403, '403 Forbidden', 'reason') {}
+/** 405: request not supported in the resource's current state. */
+export class MethodNotAllowedError extends statusError('MethodNotAllowedError', 405, '405 Method Not Allowed') {}
+/** 422: the entity could not be processed. */
+export class UnprocessableEntityError extends statusError('UnprocessableEntityError', 422, '422 Unprocessable Entity') {}
+/**
+ * 503: the service is shutting down and takes no new calls, or what a call needs is not there (a repository
+ * missing from its storage): `503 Service Unavailable - <reason>`.
+ */
+export class ServiceUnavailableError extends statusError('ServiceUnavailableError', 503, '503 Service Unavailable', 'reason') {}
+
 /** 400: a required attribute is missing, or attributes failed validation. */
 export class BadRequestError extends MessagesError {
   override readonly name = 'BadRequestError';
@@ -47,33 +77,6 @@ export class BadRequestError extends MessagesError {
   /** Body shape 5 for a single property. */
   static invalid(property: string, ...messages: string[]): BadRequestError {
     return new BadRequestError({ [property]: messages });
-  }
-}
-
-/** 304: nothing changed, as asked (starring a starred project, subscribing twice): HTTP answers it without a body. */
-export class NotModifiedError extends ApiError {
-  override readonly name = 'NotModifiedError';
-  readonly status = 304;
-  constructor() {
-    super('304 Not Modified');
-  }
-}
-
-/** 401: missing or invalid authentication. */
-export class UnauthorizedError extends ApiError {
-  override readonly name = 'UnauthorizedError';
-  readonly status = 401;
-  constructor(message = '401 Unauthorized') {
-    super(message);
-  }
-}
-
-/** 403: authenticated, but not allowed. */
-export class ForbiddenError extends ApiError {
-  override readonly name = 'ForbiddenError';
-  readonly status = 403;
-  constructor(reason?: string) {
-    super(reason ? `403 Forbidden - ${reason}` : '403 Forbidden');
   }
 }
 
@@ -116,15 +119,6 @@ export class NotFoundValidationError extends ApiError {
   }
 }
 
-/** 405: request not supported in the resource's current state. */
-export class MethodNotAllowedError extends ApiError {
-  override readonly name = 'MethodNotAllowedError';
-  readonly status = 405;
-  constructor(message = '405 Method Not Allowed') {
-    super(message);
-  }
-}
-
 /** 409: a conflicting resource exists. */
 export class ConflictError extends MessagesError {
   override readonly name = 'ConflictError';
@@ -135,30 +129,12 @@ export class ConflictError extends MessagesError {
   }
 }
 
-/** 422: the entity could not be processed. */
-export class UnprocessableEntityError extends ApiError {
-  override readonly name = 'UnprocessableEntityError';
-  readonly status = 422;
-  constructor(message = '422 Unprocessable Entity') {
-    super(message);
-  }
-}
-
 /** 429: too many failed attempts; `retryAfter` seconds until the next one is considered. */
 export class TooManyRequestsError extends ApiError {
   override readonly name = 'TooManyRequestsError';
   readonly status = 429;
   constructor(readonly retryAfter: number) {
     super('429 Too Many Requests');
-  }
-}
-
-/** 503: the service is shutting down and takes no new calls, or what a call needs is not there (a repository missing from its storage). */
-export class ServiceUnavailableError extends ApiError {
-  override readonly name = 'ServiceUnavailableError';
-  readonly status = 503;
-  constructor(reason?: string) {
-    super(reason ? `503 Service Unavailable - ${reason}` : '503 Service Unavailable');
   }
 }
 

@@ -140,6 +140,8 @@ await hosting.close();
     expect(result.status).toBe(0);
     // TypeBox's Static<> over the schemas, evaluated in the consumer, took 2.4 million instantiations and 17 s or more.
     expect(result.instantiations).toBeLessThan(100_000);
-    expect(result.seconds).toBeLessThan(5);
+    // About 2.5 CPU seconds alone on 2 cores; the bound leaves room for a suite running beside it on a shared machine
+    // (CI measured 6.5 s once), while the instantiations above are the figure that does not vary.
+    expect(result.seconds).toBeLessThan(10);
   });
 });

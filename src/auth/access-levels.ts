@@ -88,15 +88,19 @@ export function ownedProjectsSql(caller: Caller, p = 'p'): Sql {
     union select gm."group_id" from "group_members" gm where gm."user_id" = ${user} and gm."access_level" >= ${ACCESS_LEVELS.owner} and ${current('gm')})`;
 }
 
-/**
- * The condition on projects (aliased `p`) that the caller may see: all for administrators; public ones for
- * anyone; internal ones for signed-in users who are not external; and the ones it is a member of.
- */
+/** The condition on projects (aliased `p`) that the caller may see (visibleSql): beyond the open ones, those it is a member of. */
 export function visibleProjectsSql(caller: Caller, p = 'p'): Sql {
+  return visibleSql(caller, p, memberOfSql);
+}
+
+/**
+ * The condition on projects or groups (aliased `table`) that the caller may see: all for administrators; public
+ * ones for anyone; internal ones for signed-in users who are not external; and those `reached` by membership.
+ */
+function visibleSql(caller: Caller, table: string, reached: (user: number, table: string) => Sql): Sql {
   if (caller.user?.admin) return sql`true`;
-  if (!caller.user) return sql`${alias(p)}."visibility" = 'public'`;
-  const open = caller.user.external ? sql`${alias(p)}."visibility" = 'public'` : sql`${alias(p)}."visibility" in ('public', 'internal')`;
-  return sql`(${open} or ${memberOfSql(caller.user.id, p)})`;
+  const open = !caller.user || caller.user.external ? sql`${alias(table)}."visibility" = 'public'` : sql`${alias(table)}."visibility" in ('public', 'internal')`;
+  return caller.user ? sql`(${open} or ${reached(caller.user.id, table)})` : open;
 }
 
 /** The access level (0 for none) of the user `userId` on the group aliased `g`: its own membership or one of a group above it. */
@@ -156,15 +160,9 @@ function groupsReachedSql(user: number, g: string): Sql {
       join "namespaces" n on n."id" = p."namespace_id" where pm."user_id" = ${user} and ${current('pm')}))`;
 }
 
-/**
- * The condition on groups (aliased `g`) that the caller may see: all for administrators; public ones for
- * anyone; internal ones for signed-in users who are not external; and those it reaches by membership.
- */
+/** The condition on groups (aliased `g`) that the caller may see (visibleSql): beyond the open ones, those it reaches by membership. */
 export function visibleGroupsSql(caller: Caller, g = 'g'): Sql {
-  if (caller.user?.admin) return sql`true`;
-  if (!caller.user) return sql`${alias(g)}."visibility" = 'public'`;
-  const open = caller.user.external ? sql`${alias(g)}."visibility" = 'public'` : sql`${alias(g)}."visibility" in ('public', 'internal')`;
-  return sql`(${open} or ${groupsReachedSql(caller.user.id, g)})`;
+  return visibleSql(caller, g, groupsReachedSql);
 }
 
 /** The groups (aliased `g`) the signed-in caller reaches by membership (GET /groups without `all_available`), as a condition. */

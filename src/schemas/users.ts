@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { AdminOnly, BoundedText, DateOnly, DateTime, DateTimeInput, Int32, INT32_MAX, Nullable, PASSWORD_MAX, STRING_MAX, Upload } from './common.js';
+import { AdminOnly, BoundedText, DateOnly, DateTime, DateTimeInput, INT32_MAX, Nullable, PASSWORD_MAX, STRING_MAX, Upload } from './common.js';
 import { CustomAttribute } from './custom-attributes.js';
 
 const userState = Type.Union([Type.Literal('active'), Type.Literal('blocked')]);

@@ -1,15 +1,15 @@
 import type { FilterQuery } from '@mikro-orm/core';
 import { can, type GroupInScope, type ProjectInScope } from '../../auth/abilities.js';
-import { groupAccessColumnsSql, memberGroupsSql, ownedGroupsSql, sharedProjectIdsSql, visibleGroupsSql } from '../../auth/access-levels.js';
+import { memberGroupsSql, ownedGroupsSql, visibleGroupsSql } from '../../auth/access-levels.js';
 import { ACCESS_LEVELS, GroupMember, Namespace, Project, VISIBILITIES, visibilityRank, type Visibility } from '../../db/entities/index.js';
-import { keyOf, ormRaw, queryRows, readRows, rowAs } from '../../db/rows.js';
-import { sql, type Sql } from '../../db/sql.js';
+import { keyOf } from '../../db/rows.js';
 import { takenAttribute } from '../../db/unique.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../errors.js';
 import type { CreateGroupInput, Group as GroupShape, GroupDetail, ListGroupProjectsQuery, ListGroupsQuery, UpdateGroupInput } from '../../schemas/groups.js';
 import type { Project as ProjectShape, ProjectSimple } from '../../schemas/projects.js';
 import type { Context } from '../context.js';
 import { setTraversalIds } from './namespaces.js';
+import { findGroupInScope, groupsWhere, inGroupOrBelow, moreOpenContents, projectsBelow, projectsOfGroups, renameDescendants, sharedWith, siblingTaken } from './namespace-store.js';
 import { findPage, type Page, type PageQuery } from '../pagination.js';
 import { presentGroups } from '../present/groups.js';
 import { likePattern } from '../search.js';
@@ -33,15 +33,9 @@ export class GroupsService {
     return this.ctx.em;
   }
 
-  /** A group by ID or full path (any case), with the caller's level on it and whether it may see it, in one statement. */
-  async findInScope(idOrPath: number | string): Promise<GroupInScope | null> {
-    const where = typeof idOrPath === 'number' ? sql`g."id" = ${idOrPath}` : sql`lower(g."full_path") = lower(${idOrPath})`;
-    const [row] = await queryRows(
-      this.em,
-      sql`select to_jsonb(g) as "group", ${groupAccessColumnsSql(this.ctx.caller, 'g')} from "namespaces" g where g."kind" = 'group' and ${where}`,
-    );
-    if (!row) return null;
-    return { group: rowAs(this.em, Namespace, row.group), accessLevel: Number(row.access_level), visible: row.visible === true };
+  /** A group by ID or full path (any case), with the caller's level on it and whether it may see it. */
+  findInScope(idOrPath: number | string): Promise<GroupInScope | null> {
+    return findGroupInScope(this.ctx, idOrPath);
   }
 
   /**
@@ -51,14 +45,13 @@ export class GroupsService {
    */
   async list(query: ListGroupsQuery & PageQuery, parent?: Namespace): Promise<Page<GroupShape>> {
     const caller = this.ctx.caller;
-    const inGroups = (condition: Sql) => ({ id: { $in: ormRaw(sql`(select g."id" from "namespaces" g where ${condition})`) } });
     const where: FilterQuery<Namespace>[] = [{ kind: 'group' }];
     // A group's subgroups: every one the caller may see, unless it asks for its own only.
     const allByDefault = can(caller, 'read_all_resources') || parent !== undefined;
     if (parent) where.push({ parent: parent.id });
-    if (query.owned) where.push(inGroups(ownedGroupsSql(caller)));
-    else if (!caller.user || query.all_available || (allByDefault && query.all_available === undefined)) where.push(inGroups(visibleGroupsSql(caller)));
-    else where.push(inGroups(memberGroupsSql(caller)));
+    if (query.owned) where.push(groupsWhere(ownedGroupsSql(caller)));
+    else if (!caller.user || query.all_available || (allByDefault && query.all_available === undefined)) where.push(groupsWhere(visibleGroupsSql(caller)));
+    else where.push(groupsWhere(memberGroupsSql(caller)));
     if (query.skip_groups?.length) where.push({ id: { $nin: query.skip_groups } });
     if (query.search) {
       const pattern = likePattern(query.search);
@@ -76,7 +69,7 @@ export class GroupsService {
     const view = await this.ctx.view();
     if (!options.statistics || !can(this.ctx.caller, 'read_all_resources') || !groups.length) return presentGroups(groups, view);
     const groupIds = groups.map((group) => group.id);
-    const projects = await readRows(view.rows, Project, sql`select "id", "namespace_id", "repository_storage" from "projects" where "namespace_id" = any(${groupIds})`);
+    const projects = await projectsOfGroups(view.rows, groupIds);
     const sizes = await Promise.all(projects.map((project) => this.ctx.env.repositories.size(project.repositoryStorage, project.id)));
     const statistics = new Map<number, number>();
     projects.forEach((project, index) => {
@@ -97,9 +90,7 @@ export class GroupsService {
 
   /** GET /groups/:id/projects: its projects and (unless `with_shared=false`) those shared with it, with the project list's filters. */
   projects(group: Namespace, query: ListGroupProjectsQuery & PageQuery): Promise<Page<ProjectShape | ProjectSimple>> {
-    const own: FilterQuery<Project> = query.include_subgroups
-      ? { namespace: { $in: ormRaw(sql`(select d."id" from "namespaces" d where d."traversal_ids" @> array[${group.id}]::int[])`) } }
-      : { namespace: group.id };
+    const own: FilterQuery<Project> = query.include_subgroups ? inGroupOrBelow(group.id) : { namespace: group.id };
     return this.ctx.projects.list(query, query.with_shared === false ? own : { $or: [own, sharedWith(group.id)] });
   }
 
@@ -172,13 +163,7 @@ export class GroupsService {
     if (input.request_access_enabled !== undefined) group.requestAccessEnabled = input.request_access_enabled;
     await this.flush();
     if (group.fullPath !== oldPath || group.fullName !== oldName) {
-      // Its subgroups' full paths and names start with its own.
-      await queryRows(
-        this.em,
-        sql`update "namespaces" set "full_path" = ${group.fullPath}::text || substr("full_path", ${oldPath.length + 1}),
-           "full_name" = ${group.fullName}::text || substr("full_name", ${oldName.length + 1})
-         where "traversal_ids" @> array[${group.id}]::int[] and "id" <> ${group.id}`,
-      );
+      await renameDescendants(this.em, group, oldPath, oldName);
     }
     return this.detail(group);
   }
@@ -186,10 +171,7 @@ export class GroupsService {
   /** DELETE /groups/:id (its owners): the group, its subgroups and every project in them; their repositories once that is committed. */
   async delete(scoped: GroupInScope): Promise<void> {
     const { group } = scoped;
-    const projects = (await queryRows(
-      this.em,
-      sql`select p."id", p."repository_storage" from "projects" p join "namespaces" n on n."id" = p."namespace_id" where n."traversal_ids" @> array[${group.id}]::int[]`,
-    )) as { id: number; repository_storage: string }[];
+    const projects = await projectsBelow(this.em, group);
     // The subgroups go with it (their parent's foreign key cascades), and their projects with them.
     await this.em.nativeDelete(Namespace, { id: group.id });
     for (const project of projects) this.ctx.afterCommit(() => this.ctx.env.repositories.remove(project.repository_storage, project.id));
@@ -209,20 +191,12 @@ export class GroupsService {
     if (name !== undefined) {
       if (name.trim() === '') problems.add('name', "can't be blank");
       else if (!NAME_RULE.test(name)) problems.add('name', NAME_MESSAGE);
-      else if (await this.nameTaken(parent, name, except)) problems.add('name', TAKEN);
+      else if (await siblingTaken(this.em, parent, 'name', name, except)) problems.add('name', TAKEN);
     }
     if (path !== undefined) {
       checkNamespacePath(problems, 'path', path, parent === null);
-      if (!problems.messages.path && (await this.ctx.namespaces.pathTaken(parent, path, except))) problems.add('path', TAKEN);
+      if (!problems.messages.path && (await siblingTaken(this.em, parent, 'path', path, except))) problems.add('path', TAKEN);
     }
-  }
-
-  private async nameTaken(parent: Namespace | null, name: string, except?: Namespace): Promise<boolean> {
-    const [{ taken }] = await queryRows(
-      this.em,
-      sql`select exists (select 1 from "namespaces" where coalesce("parent_id", 0) = ${parent?.id ?? 0} and "name" = ${name} and "id" <> ${except?.id ?? 0}) as "taken"`,
-    );
-    return taken === true;
   }
 
   /** `restricted_visibility_levels` (for all but administrators), and a subgroup is no more open than its parent. */
@@ -237,11 +211,7 @@ export class GroupsService {
   private async checkVisibilityOfContents(problems: Problems, group: Namespace, visibility: Visibility): Promise<void> {
     const more = VISIBILITIES.slice(visibilityRank(visibility) + 1);
     if (!more.length) return;
-    const [found] = await queryRows(
-      this.em,
-      sql`select exists (select 1 from "projects" where "namespace_id" = ${group.id} and "visibility" = any(${more}::text[])) as "projects",
-        exists (select 1 from "namespaces" where "parent_id" = ${group.id} and "visibility" = any(${more}::text[])) as "subgroups"`,
-    );
+    const found = await moreOpenContents(this.em, group, more);
     if (found.projects) problems.add('visibility_level', `${visibility} is not allowed since this group contains projects with higher visibility.`);
     if (found.subgroups) problems.add('visibility_level', `${visibility} is not allowed since there are sub-groups with higher visibility.`);
   }
@@ -253,6 +223,3 @@ export class GroupsService {
     });
   }
 }
-
-/** The projects shared with the group (shares that have not expired), as a condition on projects. */
-const sharedWith = (groupId: number): FilterQuery<Project> => ({ id: { $in: ormRaw(sql`(${sharedProjectIdsSql(groupId)})`) } });

@@ -1,12 +1,12 @@
 import { can } from '../../auth/abilities.js';
 import { Namespace, Project, ProjectAvatar, User, visibilityRank, type Visibility } from '../../db/entities/index.js';
-import { keyOf, queryRows } from '../../db/rows.js';
-import { sql } from '../../db/sql.js';
+import { keyOf } from '../../db/rows.js';
 import type { SettingsValues } from '../../schemas/settings.js';
 import type { CreateProjectInput, UpdateProjectInput } from '../../schemas/projects.js';
 import { importUrlProblem } from './import-url.js';
 import type { Context } from '../context.js';
 import { Problems, TAKEN } from '../identity/user-validation.js';
+import { projectVisibility, takenInNamespace } from './project-store.js';
 
 /**
  * The rules a project is made, changed and moved by (names and paths, visibility, limits, what is taken), as the
@@ -82,8 +82,8 @@ export function checkVisibility(ctx: Context, problems: Problems, visibility: Vi
 /** A fork is no more open than its source (`visibility_level_allowed_as_fork`). */
 export async function checkVisibilityAsFork(ctx: Context, problems: Problems, project: Project, visibility: Visibility): Promise<void> {
   if (!project.forkedFrom) return;
-  const [source] = await queryRows(ctx.em, sql`select "visibility" from "projects" where "id" = ${keyOf(project.forkedFrom)}`);
-  if (source && visibilityRank(visibility) > visibilityRank(source.visibility as Visibility)) {
+  const source = await projectVisibility(ctx.em, keyOf(project.forkedFrom));
+  if (source && visibilityRank(visibility) > visibilityRank(source)) {
     problems.add('visibility_level', `${visibility} is not allowed since the fork source project has lower visibility.`);
   }
 }
@@ -99,12 +99,9 @@ export async function unlinkForks(ctx: Context, project: Project): Promise<void>
 
 /** Name and path are each unique in the namespace, regardless of case (`except`: the project being renamed). */
 export async function checkTaken(ctx: Context, problems: Problems, namespace: Namespace, name: string, path: string, except = 0): Promise<void> {
-  const [taken] = await queryRows(
-    ctx.em,
-    sql`select bool_or(lower("name") = lower(${name})) as "name", bool_or(lower("path") = lower(${path})) as "path" from "projects" where "namespace_id" = ${namespace.id} and "id" <> ${except}`,
-  );
-  if (taken?.name) problems.add('name', TAKEN);
-  if (taken?.path) problems.add('path', TAKEN);
+  const taken = await takenInNamespace(ctx.em, namespace, name, path, except);
+  if (taken.name) problems.add('name', TAKEN);
+  if (taken.path) problems.add('path', TAKEN);
 }
 
 /** A user's `projects_limit` bounds the projects in its own namespace. */

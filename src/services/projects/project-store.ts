@@ -1,12 +1,17 @@
+import type { FilterQuery } from '@mikro-orm/core';
 import { can, type ProjectInScope } from '../../auth/abilities.js';
-import { projectAccessColumnsSql } from '../../auth/access-levels.js';
-import { Namespace, Project, User } from '../../db/entities/index.js';
-import { keyOf, queryRows, readRows, rowAs } from '../../db/rows.js';
+import { projectAccessColumnsSql, projectUserIdsSql } from '../../auth/access-levels.js';
+import { Namespace, Project, User, type Visibility } from '../../db/entities/index.js';
+import type { EntityManager } from '../../db/orm.js';
+import { keyOf, ormRaw, queryRows, readRows, rowAs } from '../../db/rows.js';
 import { sql, type Sql } from '../../db/sql.js';
 import type { Context } from '../context.js';
 import { type ProjectRelations } from '../present/projects.js';
 
-/** Projects' hand-written statements: a project with the caller's levels, and what a page of projects embeds. */
+/**
+ * Projects' hand-written statements (a project with the caller's levels, what a page of projects embeds, stars and
+ * shares), and the conditions the project lists take beside the visibility rules of src/auth/access-levels.ts.
+ */
 
 /** The caller's levels on a project (ProjectInScope's). */
 export type ProjectAccess = Pick<ProjectInScope, 'accessLevel' | 'projectAccess' | 'groupAccess'>;
@@ -124,4 +129,44 @@ export async function projectRelations(ctx: Context, projects: Project[], known:
     readers.forEach((project, index) => relations.statistics.set(project.id, measured[index]));
   }
   return relations;
+}
+
+/** Projects (aliased `p` in `condition`: the visibility rules are written once, for that alias) as a condition on projects. */
+export const projectsWhere = (condition: Sql): FilterQuery<Project> => ({ id: { $in: ormRaw(sql`(select p."id" from "projects" p where ${condition})`) } });
+
+/** The projects the user has starred, as a condition on projects. */
+export const starredBy = (userId: number): FilterQuery<Project> => ({ id: { $in: ormRaw(sql`(select s."project_id" from "project_stars" s where s."user_id" = ${userId})`) } });
+
+/** The users with access to the project, as a condition on users. */
+export const projectUsersWhere = (projectId: number): FilterQuery<User> => ({ id: { $in: ormRaw(sql`(${projectUserIdsSql(projectId)})`) } });
+
+/** The user's star on the project; false when it had starred it already. */
+export async function insertStar(em: EntityManager, projectId: number, userId: number): Promise<boolean> {
+  const [inserted] = await queryRows(em, sql`insert into "project_stars" ("project_id", "user_id", "created_at") values (${projectId}, ${userId}, now()) on conflict do nothing returning "id"`);
+  return inserted !== undefined;
+}
+
+/** The project shared with the group; the share's ID, undefined when it is shared with it already. */
+export async function insertShare(em: EntityManager, projectId: number, groupId: number, groupAccess: number, expiresAt: string | null): Promise<number | undefined> {
+  const [link] = await queryRows(
+    em,
+    sql`insert into "project_group_links" ("project_id", "group_id", "group_access", "expires_at", "created_at")
+     values (${projectId}, ${groupId}, ${groupAccess}, ${expiresAt}, now()) on conflict do nothing returning "id"`,
+  );
+  return link?.id as number | undefined;
+}
+
+/** A project's visibility; undefined when there is no such project. */
+export async function projectVisibility(em: EntityManager, projectId: number): Promise<Visibility | undefined> {
+  const [row] = await queryRows(em, sql`select "visibility" from "projects" where "id" = ${projectId}`);
+  return row?.visibility as Visibility | undefined;
+}
+
+/** Whether a name and a path are taken in the namespace, regardless of case (`except`: the project being renamed). */
+export async function takenInNamespace(em: EntityManager, namespace: Namespace, name: string, path: string, except: number): Promise<{ name: boolean; path: boolean }> {
+  const [taken] = await queryRows(
+    em,
+    sql`select bool_or(lower("name") = lower(${name})) as "name", bool_or(lower("path") = lower(${path})) as "path" from "projects" where "namespace_id" = ${namespace.id} and "id" <> ${except}`,
+  );
+  return { name: taken?.name === true, path: taken?.path === true };
 }

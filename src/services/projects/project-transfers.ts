@@ -1,7 +1,6 @@
 import { can, type ProjectInScope } from '../../auth/abilities.js';
 import { Namespace, Project, ProjectGroupLink, PROJECT_ACCESS_LEVELS, visibilityRank } from '../../db/entities/index.js';
-import { keyOf, queryRows } from '../../db/rows.js';
-import { sql } from '../../db/sql.js';
+import { keyOf } from '../../db/rows.js';
 import { takenAttribute } from '../../db/unique.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
 import type { ProjectGroupLink as ProjectGroupLinkShape, ShareProjectInput } from '../../schemas/members.js';
@@ -10,6 +9,7 @@ import type { Context } from '../context.js';
 import { memberExpiry } from './members.js';
 import { Problems } from '../identity/user-validation.js';
 import { checkTaken, mayCreateProjectsIn, unlinkForks, visibleNamespace } from './project-rules.js';
+import { insertShare } from './project-store.js';
 
 /** Projects moved to another namespace, and shared with groups. */
 export class ProjectTransfersService {
@@ -62,13 +62,9 @@ export class ProjectTransfersService {
     const group = await this.ctx.groups.findInScope(input.group_id);
     if (!group || !can(this.ctx.caller, 'read_group', group)) throw new NotFoundError('Group');
     if (scoped.namespace.traversalIds.includes(group.group.id)) throw new ConflictError('Project cannot be shared with the group it is in or one of its ancestors.');
-    const [link] = await queryRows(
-      this.em,
-      sql`insert into "project_group_links" ("project_id", "group_id", "group_access", "expires_at", "created_at")
-       values (${scoped.project.id}, ${group.group.id}, ${input.group_access}, ${expiresAt}, now()) on conflict do nothing returning "id"`,
-    );
-    if (!link) throw new ConflictError('Group already shared with this group');
-    return { id: link.id as number, project_id: scoped.project.id, group_id: group.group.id, group_access: input.group_access, expires_at: expiresAt };
+    const id = await insertShare(this.em, scoped.project.id, group.group.id, input.group_access, expiresAt);
+    if (id === undefined) throw new ConflictError('Group already shared with this group');
+    return { id, project_id: scoped.project.id, group_id: group.group.id, group_access: input.group_access, expires_at: expiresAt };
   }
 
   /** DELETE /projects/:id/share/:group_id (its maintainers): the share taken back. */

@@ -1,9 +1,7 @@
 import type { FilterQuery } from '@mikro-orm/core';
 import { can, type ProjectInScope } from '../../auth/abilities.js';
-import { memberProjectsSql, ownedProjectsSql, projectUserIdsSql, visibleProjectsSql } from '../../auth/access-levels.js';
+import { memberProjectsSql, ownedProjectsSql, visibleProjectsSql } from '../../auth/access-levels.js';
 import { Namespace, Project, ProjectAvatar, ProjectStar, User, visibilityRank } from '../../db/entities/index.js';
-import { ormRaw, queryRows } from '../../db/rows.js';
-import { sql, type Sql } from '../../db/sql.js';
 import { takenAttribute } from '../../db/unique.js';
 import { BadRequestError, ForbiddenError, NotFoundError, NotModifiedError } from '../../errors.js';
 import type { RawFile } from '../../schemas/common.js';
@@ -17,7 +15,7 @@ import { presentUserBasic, USER_BASIC_FIELDS } from '../present/users.js';
 import { likePattern } from '../search.js';
 import { checkAvatar, Problems, TAKEN } from '../identity/user-validation.js';
 import { checkNameAndPath, checkTaken, checkVisibility, checkVisibilityAsFork, setProjectAvatar, settingsOf, unlinkForks } from './project-rules.js';
-import { findProjectInScope, projectRelations, type ProjectAccess } from './project-store.js';
+import { findProjectInScope, insertStar, projectRelations, projectsWhere, projectUsersWhere, starredBy, type ProjectAccess } from './project-store.js';
 
 /** Projects found, listed, read, changed, archived, starred and deleted. */
 export class ProjectsService {
@@ -48,19 +46,17 @@ export class ProjectsService {
    */
   async list(query: ListProjectsQuery & PageQuery, scope: FilterQuery<Project> = {}): Promise<Page<ProjectShape | ProjectSimple>> {
     const caller = this.ctx.caller;
-    // Conditions on the projects table aliased `p` inside a subquery: the visibility rules are written once, for that alias.
-    const inProjects = (condition: Sql) => ({ id: { $in: ormRaw(sql`(select p."id" from "projects" p where ${condition})`) } });
     const where: FilterQuery<Project>[] = [scope];
-    if (!can(caller, 'read_all_resources')) where.push(inProjects(visibleProjectsSql(caller)));
+    if (!can(caller, 'read_all_resources')) where.push(projectsWhere(visibleProjectsSql(caller)));
     if (query.archived !== undefined) where.push({ archived: query.archived });
     if (query.visibility !== undefined) where.push({ visibility: query.visibility });
     if (query.search) {
       const pattern = likePattern(query.search);
       where.push({ $or: [{ name: { $ilike: pattern } }, { path: { $ilike: pattern } }, { description: { $ilike: pattern } }] });
     }
-    if (query.owned) where.push(inProjects(ownedProjectsSql(caller)));
-    if (query.membership) where.push(inProjects(memberProjectsSql(caller)));
-    if (query.starred) where.push({ id: { $in: ormRaw(sql`(select s."project_id" from "project_stars" s where s."user_id" = ${caller.user?.id ?? 0})`) } });
+    if (query.owned) where.push(projectsWhere(ownedProjectsSql(caller)));
+    if (query.membership) where.push(projectsWhere(memberProjectsSql(caller)));
+    if (query.starred) where.push(starredBy(caller.user?.id ?? 0));
     if (query.with_issues_enabled) where.push({ issuesEnabled: true });
     if (query.with_merge_requests_enabled) where.push({ mergeRequestsEnabled: true });
     const orderField = { id: 'id', name: 'name', path: 'path', created_at: 'createdAt', updated_at: 'updatedAt', last_activity_at: 'lastActivityAt' }[query.order_by ?? 'created_at'];
@@ -74,7 +70,7 @@ export class ProjectsService {
 
   /** GET /projects/:id/users: the users with access to the project, by username; `search` in names and usernames. */
   async users(scoped: ProjectInScope, query: ListProjectUsersQuery & PageQuery): Promise<Page<UserBasic>> {
-    const where: FilterQuery<User>[] = [{ id: { $in: ormRaw(sql`(${projectUserIdsSql(scoped.project.id)})`) } }];
+    const where: FilterQuery<User>[] = [projectUsersWhere(scoped.project.id)];
     if (query.search) {
       const pattern = likePattern(query.search);
       where.push({ $or: [{ name: { $ilike: pattern } }, { username: { $ilike: pattern } }] });
@@ -150,12 +146,7 @@ export class ProjectsService {
 
   /** POST /projects/:id/star: 304 when the caller has starred it already. */
   async star(scoped: ProjectInScope): Promise<ProjectShape> {
-    const user = this.ctx.currentUser.id;
-    const [inserted] = await queryRows(
-      this.em,
-      sql`insert into "project_stars" ("project_id", "user_id", "created_at") values (${scoped.project.id}, ${user}, now()) on conflict do nothing returning "id"`,
-    );
-    if (!inserted) throw new NotModifiedError();
+    if (!(await insertStar(this.em, scoped.project.id, this.ctx.currentUser.id))) throw new NotModifiedError();
     return this.presentOne(scoped);
   }
 
