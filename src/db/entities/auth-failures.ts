@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { digest } from './columns.js';
 
 /**
  * Failed authentications counted per key (a client address, a login) over a fixed window, for throttling.
@@ -8,7 +9,7 @@ export const AuthFailure = defineEntity({
   name: 'AuthFailure',
   tableName: 'auth_failures',
   properties: {
-    keyDigest: p.string().length(64).primary(),
+    keyDigest: digest().primary(),
     failures: p.integer(),
     windowEndsAt: p.datetime().index(),
   },

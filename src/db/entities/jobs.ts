@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { createdAt } from './columns.js';
 
 /**
  * Where a job stands: `queued` until a worker claims it (again after a failed attempt, from `runAt`),
@@ -38,7 +39,7 @@ export const Job = defineEntity({
     lockedUntil: p.datetime().nullable(),
     /** The last failed attempt's error, in short. */
     lastError: p.text().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: createdAt(),
     finishedAt: p.datetime().nullable(),
   },
 });

@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { belongsTo, createdAt } from './columns.js';
 import { claimEmailTrigger, User } from './user.js';
 
 export const SshKey = defineEntity({
@@ -6,12 +7,12 @@ export const SshKey = defineEntity({
   tableName: 'ssh_keys',
   properties: {
     id: p.integer().primary(),
-    user: () => p.manyToOne(User).deleteRule('cascade').index(),
+    user: belongsTo(User).index(),
     title: p.string().length(255),
     key: p.text(),
     // MD5 fingerprint, colon-separated hex: the form the original service stores and compares.
     fingerprint: p.string().length(128).unique(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: createdAt(),
   },
 });
 export type SshKey = InferEntity<typeof SshKey>;
@@ -21,11 +22,11 @@ export const GpgKey = defineEntity({
   tableName: 'gpg_keys',
   properties: {
     id: p.integer().primary(),
-    user: () => p.manyToOne(User).deleteRule('cascade').index(),
+    user: belongsTo(User).index(),
     key: p.text(),
     fingerprint: p.string().length(64).unique(),
     primaryKeyid: p.string().length(16).unique(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: createdAt(),
   },
 });
 export type GpgKey = InferEntity<typeof GpgKey>;
@@ -37,9 +38,9 @@ export const Email = defineEntity({
   triggers: [claimEmailTrigger('users', 'id', 'user_id')],
   properties: {
     id: p.integer().primary(),
-    user: () => p.manyToOne(User).deleteRule('cascade').index(),
+    user: belongsTo(User).index(),
     email: p.string().length(255).unique(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: createdAt(),
   },
 });
 export type Email = InferEntity<typeof Email>;

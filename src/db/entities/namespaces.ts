@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { belongsTo, createdAt, day, timestamps } from './columns.js';
 import { User } from './user.js';
 
 /** Who may see a group or a project: anyone, any signed-in user who is not external, or members only. */
@@ -13,6 +14,14 @@ export type AccessLevel = (typeof ACCESS_LEVELS)[keyof typeof ACCESS_LEVELS];
 /** The levels a project membership or share may have: owner is a group's only. */
 export const PROJECT_ACCESS_LEVELS: readonly number[] = [ACCESS_LEVELS.guest, ACCESS_LEVELS.reporter, ACCESS_LEVELS.developer, ACCESS_LEVELS.maintainer];
 export const GROUP_ACCESS_LEVELS: readonly number[] = Object.values(ACCESS_LEVELS);
+
+/** A user's membership of a group or a project: its access level there, until the day it expires if it does. */
+export const membership = () => ({
+  user: belongsTo(User).index(),
+  accessLevel: p.integer(),
+  expiresAt: day().nullable(),
+  createdAt: createdAt(),
+});
 
 /**
  * Where projects live: a user's own namespace (made with the user, named and renamed with its username) or a
@@ -40,17 +49,16 @@ export const Namespace = defineEntity({
     fullPath: p.text(),
     /** `Parent / Child`: the same with names. */
     fullName: p.text(),
-    parent: () => p.manyToOne(Namespace).nullable().deleteRule('cascade').index(),
+    parent: () => belongsTo(Namespace).nullable().index(),
     /** A user namespace's user. */
-    owner: () => p.manyToOne(User).nullable().unique().deleteRule('cascade'),
+    owner: belongsTo(User).nullable().unique(),
     traversalIds: p.array((id) => Number(id)).columnType('int[]'),
     description: p.text().default(''),
     visibility: p.enum(VISIBILITIES).default('private'),
     lfsEnabled: p.boolean().default(true),
     requestAccessEnabled: p.boolean().default(false),
     avatarFilename: p.string().length(255).nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    ...timestamps(),
   },
 });
 export type Namespace = InferEntity<typeof Namespace>;
@@ -62,11 +70,8 @@ export const GroupMember = defineEntity({
   uniques: [{ properties: ['group', 'user'] }],
   properties: {
     id: p.integer().primary(),
-    group: () => p.manyToOne(Namespace).deleteRule('cascade'),
-    user: () => p.manyToOne(User).deleteRule('cascade').index(),
-    accessLevel: p.integer(),
-    expiresAt: p.string().length(10).nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    group: belongsTo(Namespace),
+    ...membership(),
   },
 });
 export type GroupMember = InferEntity<typeof GroupMember>;

@@ -1,5 +1,6 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { Namespace, VISIBILITIES } from './namespaces.js';
+import { belongsTo, createdAt, day, digest, image, now, refersTo, timestamps } from './columns.js';
+import { membership, Namespace, VISIBILITIES } from './namespaces.js';
 import { User } from './user.js';
 
 /** Where an imported or forked repository stands (`import_status`); `none` for a project made empty. */
@@ -19,8 +20,8 @@ export const Project = defineEntity({
     id: p.integer().primary(),
     name: p.string().length(255),
     path: p.string().length(255),
-    namespace: () => p.manyToOne(Namespace).deleteRule('cascade').index(),
-    creator: () => p.manyToOne(User).nullable().deleteRule('set null'),
+    namespace: belongsTo(Namespace).index(),
+    creator: refersTo(User),
     description: p.text().nullable(),
     defaultBranch: p.string().length(255).nullable(),
     visibility: p.enum(VISIBILITIES).default('private'),
@@ -46,15 +47,14 @@ export const Project = defineEntity({
     importUrl: p.text().nullable(),
     importStatus: p.enum(IMPORT_STATUSES).default('none'),
     importError: p.text().nullable(),
-    forkedFrom: () => p.manyToOne(Project).nullable().deleteRule('set null').index(),
+    forkedFrom: () => refersTo(Project).index(),
     avatarFilename: p.string().length(255).nullable(),
     /** The token runners register with, sealed (src/auth/secret-box.ts): its maintainers see it. */
     runnersTokenSealed: p.text().nullable(),
     /** Its digest, by which a registering runner's token finds the project. */
-    runnersTokenDigest: p.string().length(64).nullable().unique(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
-    lastActivityAt: p.datetime().onCreate(() => new Date()),
+    runnersTokenDigest: digest().nullable().unique(),
+    ...timestamps(),
+    lastActivityAt: p.datetime().onCreate(now),
   },
 });
 export type Project = InferEntity<typeof Project>;
@@ -66,11 +66,8 @@ export const ProjectMember = defineEntity({
   uniques: [{ properties: ['project', 'user'] }],
   properties: {
     id: p.integer().primary(),
-    project: () => p.manyToOne(Project).deleteRule('cascade'),
-    user: () => p.manyToOne(User).deleteRule('cascade').index(),
-    accessLevel: p.integer(),
-    expiresAt: p.string().length(10).nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    project: belongsTo(Project),
+    ...membership(),
   },
 });
 export type ProjectMember = InferEntity<typeof ProjectMember>;
@@ -82,11 +79,11 @@ export const ProjectGroupLink = defineEntity({
   uniques: [{ properties: ['project', 'group'] }],
   properties: {
     id: p.integer().primary(),
-    project: () => p.manyToOne(Project).deleteRule('cascade'),
-    group: () => p.manyToOne(Namespace).deleteRule('cascade').index(),
+    project: belongsTo(Project),
+    group: belongsTo(Namespace).index(),
     groupAccess: p.integer(),
-    expiresAt: p.string().length(10).nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    expiresAt: day().nullable(),
+    createdAt: createdAt(),
   },
 });
 export type ProjectGroupLink = InferEntity<typeof ProjectGroupLink>;
@@ -98,9 +95,9 @@ export const ProjectStar = defineEntity({
   uniques: [{ properties: ['project', 'user'] }],
   properties: {
     id: p.integer().primary(),
-    project: () => p.manyToOne(Project).deleteRule('cascade'),
-    user: () => p.manyToOne(User).deleteRule('cascade').index(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    project: belongsTo(Project),
+    user: belongsTo(User).index(),
+    createdAt: createdAt(),
   },
 });
 export type ProjectStar = InferEntity<typeof ProjectStar>;
@@ -111,9 +108,7 @@ export const ProjectAvatar = defineEntity({
   tableName: 'project_avatars',
   properties: {
     project: () => p.oneToOne(Project).primary().owner().deleteRule('cascade'),
-    filename: p.string().length(255),
-    contentType: p.string().length(128),
-    data: p.blob(),
+    ...image(),
   },
 });
 export type ProjectAvatar = InferEntity<typeof ProjectAvatar>;

@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { belongsTo, createdAt, now, refersTo, timestamps } from './columns.js';
 import { Project } from './projects.js';
 import { User } from './user.js';
 
@@ -14,13 +15,13 @@ export const ProtectedBranch = defineEntity({
   uniques: [{ properties: ['project', 'name'] }],
   properties: {
     id: p.integer().primary(),
-    project: () => p.manyToOne(Project).deleteRule('cascade'),
+    project: belongsTo(Project),
     name: p.string().length(255),
     /** The lowest access level that may push (30 developers, 40 maintainers). */
     pushAccessLevel: p.integer(),
     /** The lowest access level that may merge into it. */
     mergeAccessLevel: p.integer(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: createdAt(),
   },
 });
 export type ProtectedBranch = InferEntity<typeof ProtectedBranch>;
@@ -29,6 +30,13 @@ export type ProtectedBranch = InferEntity<typeof ProtectedBranch>;
 export const PIPELINE_STATUSES = ['created', 'pending', 'running', 'success', 'failed', 'canceled', 'skipped', 'manual'] as const;
 export type PipelineStatus = (typeof PIPELINE_STATUSES)[number];
 
+/** When a pipeline or a status was made and changed, and when it ran. */
+const runTimes = () => ({
+  ...timestamps(),
+  startedAt: p.datetime().nullable(),
+  finishedAt: p.datetime().nullable(),
+});
+
 /** The statuses posted for one commit and ref: its pipeline, whose status the statuses make. */
 export const Pipeline = defineEntity({
   name: 'Pipeline',
@@ -36,15 +44,12 @@ export const Pipeline = defineEntity({
   indexes: [{ properties: ['project', 'sha'] }],
   properties: {
     id: p.integer().primary(),
-    project: () => p.manyToOne(Project).deleteRule('cascade'),
+    project: belongsTo(Project),
     sha: p.string().length(40),
     ref: p.string().length(255).nullable(),
     status: p.enum(PIPELINE_STATUSES).default('created'),
-    user: () => p.manyToOne(User).nullable().deleteRule('set null').index(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
-    startedAt: p.datetime().nullable(),
-    finishedAt: p.datetime().nullable(),
+    user: refersTo(User).index(),
+    ...runTimes(),
   },
 });
 export type Pipeline = InferEntity<typeof Pipeline>;
@@ -56,8 +61,8 @@ export const CommitStatus = defineEntity({
   indexes: [{ properties: ['project', 'sha'] }],
   properties: {
     id: p.integer().primary(),
-    project: () => p.manyToOne(Project).deleteRule('cascade'),
-    pipeline: () => p.manyToOne(Pipeline).deleteRule('cascade').index(),
+    project: belongsTo(Project),
+    pipeline: belongsTo(Pipeline).index(),
     sha: p.string().length(40),
     ref: p.string().length(255).nullable(),
     name: p.string().length(255),
@@ -67,11 +72,8 @@ export const CommitStatus = defineEntity({
     description: p.text().nullable(),
     coverage: p.double().nullable(),
     allowFailure: p.boolean().default(false),
-    author: () => p.manyToOne(User).nullable().deleteRule('set null').index(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
-    startedAt: p.datetime().nullable(),
-    finishedAt: p.datetime().nullable(),
+    author: refersTo(User).index(),
+    ...runTimes(),
   },
 });
 export type CommitStatus = InferEntity<typeof CommitStatus>;
@@ -83,15 +85,14 @@ export const CommitNote = defineEntity({
   indexes: [{ properties: ['project', 'commitSha'] }],
   properties: {
     id: p.integer().primary(),
-    project: () => p.manyToOne(Project).deleteRule('cascade'),
+    project: belongsTo(Project),
     commitSha: p.string().length(40),
     note: p.text(),
     path: p.text().nullable(),
     line: p.integer().nullable(),
     lineType: p.enum(['new', 'old'] as const).nullable(),
-    author: () => p.manyToOne(User).nullable().deleteRule('set null').index(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    author: refersTo(User).index(),
+    ...timestamps(),
   },
 });
 export type CommitNote = InferEntity<typeof CommitNote>;
@@ -103,16 +104,15 @@ export const Release = defineEntity({
   uniques: [{ properties: ['project', 'tagName'] }],
   properties: {
     id: p.integer().primary(),
-    project: () => p.manyToOne(Project).deleteRule('cascade'),
+    project: belongsTo(Project),
     tagName: p.string().length(255),
     name: p.string().length(255).nullable(),
     description: p.text(),
     /** The commit the tag named when the release was made. */
     sha: p.string().length(40).nullable(),
-    author: () => p.manyToOne(User).nullable().deleteRule('set null').index(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
-    releasedAt: p.datetime().onCreate(() => new Date()),
+    author: refersTo(User).index(),
+    ...timestamps(),
+    releasedAt: p.datetime().onCreate(now),
   },
 });
 export type Release = InferEntity<typeof Release>;

@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { timestamps } from './columns.js';
 
 /**
  * The instance-wide application settings: one row. The values live in one JSON document whose shape is
@@ -10,8 +11,7 @@ export const ApplicationSettingsRow = defineEntity({
   properties: {
     id: p.integer().primary(),
     values: p.json<Record<string, unknown>>(),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    ...timestamps(),
   },
 });
 export type ApplicationSettingsRow = InferEntity<typeof ApplicationSettingsRow>;

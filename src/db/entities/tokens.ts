@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { belongsTo, createdAt, digest } from './columns.js';
 import { User, callersChangedTrigger } from './user.js';
 
 /**
@@ -13,16 +14,16 @@ export const AccessToken = defineEntity({
   triggers: [callersChangedTrigger],
   properties: {
     id: p.integer().primary(),
-    user: () => p.manyToOne(User).deleteRule('cascade'),
+    user: belongsTo(User),
     kind: p.enum(['private', 'personal', 'impersonation', 'oauth'] as const),
     name: p.string().length(255),
-    tokenDigest: p.string().length(64).unique(),
+    tokenDigest: digest().unique(),
     // OAuth access tokens come with a refresh token, stored the same way.
-    refreshTokenDigest: p.string().length(64).nullable().unique(),
+    refreshTokenDigest: digest().nullable().unique(),
     scopes: p.array(),
     revoked: p.boolean().default(false),
     expiresAt: p.datetime().nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()),
+    createdAt: createdAt(),
   },
 });
 export type AccessToken = InferEntity<typeof AccessToken>;

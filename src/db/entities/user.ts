@@ -1,4 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
+import { belongsTo, createdAt, day, image, timestamps, updatedAt } from './columns.js';
 
 /** Trigram indexes serve `search` (a case-insensitive substring match) on these columns. */
 const trigramIndex = (column: string) => ({
@@ -68,10 +69,10 @@ export const User = defineEntity({
     confirmedAt: p.datetime().nullable(),
     lastSignInAt: p.datetime().nullable(),
     currentSignInAt: p.datetime().nullable(),
-    lastActivityOn: p.string().length(10).nullable(),
+    lastActivityOn: day().nullable(),
     avatarFilename: p.string().length(255).nullable(),
-    createdAt: p.datetime().onCreate(() => new Date()).index(),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    createdAt: createdAt().index(),
+    updatedAt: updatedAt(),
   },
 });
 export type User = InferEntity<typeof User>;
@@ -82,9 +83,7 @@ export const UserAvatar = defineEntity({
   tableName: 'user_avatars',
   properties: {
     user: () => p.oneToOne(User).primary().owner().deleteRule('cascade'),
-    filename: p.string().length(255),
-    contentType: p.string().length(128),
-    data: p.blob(),
+    ...image(),
   },
 });
 export type UserAvatar = InferEntity<typeof UserAvatar>;
@@ -96,7 +95,7 @@ export const Identity = defineEntity({
   uniques: [{ properties: ['provider', 'externUid'] }],
   properties: {
     id: p.integer().primary(),
-    user: () => p.manyToOne(User).deleteRule('cascade').index(),
+    user: belongsTo(User).index(),
     provider: p.string().length(255),
     externUid: p.string().length(255),
   },
@@ -110,11 +109,10 @@ export const CustomAttribute = defineEntity({
   indexes: [{ properties: ['key', 'value'] }],
   properties: {
     id: p.integer().primary(),
-    user: () => p.manyToOne(User).deleteRule('cascade'),
+    user: belongsTo(User),
     key: p.string().length(255),
     value: p.string().length(255),
-    createdAt: p.datetime().onCreate(() => new Date()),
-    updatedAt: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+    ...timestamps(),
   },
 });
 export type CustomAttribute = InferEntity<typeof CustomAttribute>;

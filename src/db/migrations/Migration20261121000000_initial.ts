@@ -1,4 +1,8 @@
 import { Migration } from '@mikro-orm/migrations';
+import { addForeignKey, dropForeignKeys, dropTables } from './statements.js';
+
+/** The tables of rows that belong to a user (`user_id`), deleted with the user. */
+const userTables = ['ssh_keys', 'identities', 'gpg_keys', 'emails', 'user_custom_attributes', 'access_tokens'];
 
 export class Migration20261121000000_initial extends Migration {
 
@@ -42,40 +46,15 @@ export class Migration20261121000000_initial extends Migration {
 
     this.addSql(`create table "user_avatars" ("user_id" int not null, "filename" varchar(255) not null, "content_type" varchar(128) not null, "data" bytea not null, primary key ("user_id"));`);
 
-    this.addSql(`alter table "ssh_keys" add constraint "ssh_keys_user_id_foreign" foreign key ("user_id") references "users" ("id") on delete cascade;`);
-
-    this.addSql(`alter table "identities" add constraint "identities_user_id_foreign" foreign key ("user_id") references "users" ("id") on delete cascade;`);
-
-    this.addSql(`alter table "gpg_keys" add constraint "gpg_keys_user_id_foreign" foreign key ("user_id") references "users" ("id") on delete cascade;`);
-
-    this.addSql(`alter table "emails" add constraint "emails_user_id_foreign" foreign key ("user_id") references "users" ("id") on delete cascade;`);
-
-    this.addSql(`alter table "user_custom_attributes" add constraint "user_custom_attributes_user_id_foreign" foreign key ("user_id") references "users" ("id") on delete cascade;`);
-
-    this.addSql(`alter table "access_tokens" add constraint "access_tokens_user_id_foreign" foreign key ("user_id") references "users" ("id") on delete cascade;`);
+    for (const table of userTables) addForeignKey(this, table, 'user_id', 'users', 'on delete cascade');
     this.addSql(`alter table "access_tokens" add constraint "access_tokens_kind_check" check ("kind" in ('private', 'personal', 'impersonation', 'oauth'));`);
 
-    this.addSql(`alter table "user_avatars" add constraint "user_avatars_user_id_foreign" foreign key ("user_id") references "users" ("id") on update cascade on delete cascade;`);
+    addForeignKey(this, 'user_avatars', 'user_id', 'users', 'on update cascade on delete cascade');
   }
 
   override down(): void | Promise<void> {
-    this.addSql(`alter table "ssh_keys" drop constraint "ssh_keys_user_id_foreign";`);
-    this.addSql(`alter table "identities" drop constraint "identities_user_id_foreign";`);
-    this.addSql(`alter table "gpg_keys" drop constraint "gpg_keys_user_id_foreign";`);
-    this.addSql(`alter table "emails" drop constraint "emails_user_id_foreign";`);
-    this.addSql(`alter table "user_custom_attributes" drop constraint "user_custom_attributes_user_id_foreign";`);
-    this.addSql(`alter table "access_tokens" drop constraint "access_tokens_user_id_foreign";`);
-    this.addSql(`alter table "user_avatars" drop constraint "user_avatars_user_id_foreign";`);
-
-    this.addSql(`drop table if exists "application_settings" cascade;`);
-    this.addSql(`drop table if exists "users" cascade;`);
-    this.addSql(`drop table if exists "ssh_keys" cascade;`);
-    this.addSql(`drop table if exists "identities" cascade;`);
-    this.addSql(`drop table if exists "gpg_keys" cascade;`);
-    this.addSql(`drop table if exists "emails" cascade;`);
-    this.addSql(`drop table if exists "user_custom_attributes" cascade;`);
-    this.addSql(`drop table if exists "access_tokens" cascade;`);
-    this.addSql(`drop table if exists "user_avatars" cascade;`);
+    dropForeignKeys(this, [...userTables, 'user_avatars'].map((table) => [table, 'user_id']));
+    dropTables(this, ['application_settings', 'users', 'ssh_keys', 'identities', 'gpg_keys', 'emails', 'user_custom_attributes', 'access_tokens', 'user_avatars']);
   }
 
 }

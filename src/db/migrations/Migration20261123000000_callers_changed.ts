@@ -1,4 +1,14 @@
 import { Migration } from '@mikro-orm/migrations';
+import { createTrigger, dropTrigger, type Trigger } from './statements.js';
+
+/** The triggers as they were made here: a NOTIFY only (Migration20261126000001_callers_changed_flag adds a mark). */
+const callersChanged: Trigger = {
+  name: 'callers_changed',
+  timing: 'after',
+  events: ['update', 'delete'],
+  forEach: 'statement',
+  body: `perform pg_notify('forgekit_callers_changed', ''); return null;`,
+};
 
 /** Tells every process when users or tokens change: each keeps the callers it authenticated (src/auth/caller.ts). */
 export class Migration20261123000000_callers_changed extends Migration {
@@ -6,19 +16,11 @@ export class Migration20261123000000_callers_changed extends Migration {
   override name = 'Migration20261123000000_callers_changed';
 
   override up(): void | Promise<void> {
-    this.addSql(`create or replace function "users_callers_changed_fn"() returns trigger as \$\$ begin perform pg_notify('forgekit_callers_changed', ''); return null; end; \$\$ language plpgsql;`);
-    this.addSql(`create trigger "callers_changed" AFTER UPDATE OR DELETE on "users" for each STATEMENT execute function "users_callers_changed_fn"();`);
-
-    this.addSql(`create or replace function "access_tokens_callers_changed_fn"() returns trigger as \$\$ begin perform pg_notify('forgekit_callers_changed', ''); return null; end; \$\$ language plpgsql;`);
-    this.addSql(`create trigger "callers_changed" AFTER UPDATE OR DELETE on "access_tokens" for each STATEMENT execute function "access_tokens_callers_changed_fn"();`);
+    for (const table of ['users', 'access_tokens']) createTrigger(this, table, callersChanged);
   }
 
   override down(): void | Promise<void> {
-    this.addSql(`drop trigger if exists "callers_changed" on "access_tokens";`);
-    this.addSql(`drop function if exists "access_tokens_callers_changed_fn"();`);
-
-    this.addSql(`drop trigger if exists "callers_changed" on "users";`);
-    this.addSql(`drop function if exists "users_callers_changed_fn"();`);
+    for (const table of ['access_tokens', 'users']) dropTrigger(this, table, 'callers_changed');
   }
 
 }

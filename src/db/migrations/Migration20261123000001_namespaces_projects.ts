@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { addForeignKey, dropForeignKeys, dropTables } from './statements.js';
 
 /**
  * Namespaces (users' and groups'), projects, memberships, shares and stars; every existing user gets its own
@@ -40,49 +41,45 @@ export class Migration20261123000001_namespaces_projects extends Migration {
     this.addSql(`create index "group_members_user_id_index" on "group_members" ("user_id");`);
     this.addSql(`alter table "group_members" add constraint "group_members_group_id_user_id_unique" unique ("group_id", "user_id");`);
 
-    this.addSql(`alter table "namespaces" add constraint "namespaces_parent_id_foreign" foreign key ("parent_id") references "namespaces" ("id") on delete cascade;`);
-    this.addSql(`alter table "namespaces" add constraint "namespaces_owner_id_foreign" foreign key ("owner_id") references "users" ("id") on delete cascade;`);
+    addForeignKey(this, 'namespaces', 'parent_id', 'namespaces', 'on delete cascade');
+    addForeignKey(this, 'namespaces', 'owner_id', 'users', 'on delete cascade');
     this.addSql(`alter table "namespaces" add constraint "namespaces_kind_check" check ("kind" in ('user', 'group'));`);
     this.addSql(`alter table "namespaces" add constraint "namespaces_visibility_check" check ("visibility" in ('private', 'internal', 'public'));`);
 
-    this.addSql(`alter table "projects" add constraint "projects_namespace_id_foreign" foreign key ("namespace_id") references "namespaces" ("id") on delete cascade;`);
-    this.addSql(`alter table "projects" add constraint "projects_creator_id_foreign" foreign key ("creator_id") references "users" ("id") on delete set null;`);
-    this.addSql(`alter table "projects" add constraint "projects_forked_from_id_foreign" foreign key ("forked_from_id") references "projects" ("id") on delete set null;`);
+    addForeignKey(this, 'projects', 'namespace_id', 'namespaces', 'on delete cascade');
+    addForeignKey(this, 'projects', 'creator_id', 'users', 'on delete set null');
+    addForeignKey(this, 'projects', 'forked_from_id', 'projects', 'on delete set null');
     this.addSql(`alter table "projects" add constraint "projects_visibility_check" check ("visibility" in ('private', 'internal', 'public'));`);
     this.addSql(`alter table "projects" add constraint "projects_import_status_check" check ("import_status" in ('none', 'scheduled', 'started', 'finished', 'failed'));`);
 
-    this.addSql(`alter table "project_stars" add constraint "project_stars_project_id_foreign" foreign key ("project_id") references "projects" ("id") on delete cascade;`);
-    this.addSql(`alter table "project_stars" add constraint "project_stars_user_id_foreign" foreign key ("user_id") references "users" ("id") on delete cascade;`);
+    addForeignKey(this, 'project_stars', 'project_id', 'projects', 'on delete cascade');
+    addForeignKey(this, 'project_stars', 'user_id', 'users', 'on delete cascade');
 
-    this.addSql(`alter table "project_members" add constraint "project_members_project_id_foreign" foreign key ("project_id") references "projects" ("id") on delete cascade;`);
-    this.addSql(`alter table "project_members" add constraint "project_members_user_id_foreign" foreign key ("user_id") references "users" ("id") on delete cascade;`);
+    addForeignKey(this, 'project_members', 'project_id', 'projects', 'on delete cascade');
+    addForeignKey(this, 'project_members', 'user_id', 'users', 'on delete cascade');
 
-    this.addSql(`alter table "project_group_links" add constraint "project_group_links_project_id_foreign" foreign key ("project_id") references "projects" ("id") on delete cascade;`);
-    this.addSql(`alter table "project_group_links" add constraint "project_group_links_group_id_foreign" foreign key ("group_id") references "namespaces" ("id") on delete cascade;`);
+    addForeignKey(this, 'project_group_links', 'project_id', 'projects', 'on delete cascade');
+    addForeignKey(this, 'project_group_links', 'group_id', 'namespaces', 'on delete cascade');
 
-    this.addSql(`alter table "group_members" add constraint "group_members_group_id_foreign" foreign key ("group_id") references "namespaces" ("id") on delete cascade;`);
-    this.addSql(`alter table "group_members" add constraint "group_members_user_id_foreign" foreign key ("user_id") references "users" ("id") on delete cascade;`);
+    addForeignKey(this, 'group_members', 'group_id', 'namespaces', 'on delete cascade');
+    addForeignKey(this, 'group_members', 'user_id', 'users', 'on delete cascade');
 
     this.addSql(`insert into "namespaces" ("kind", "name", "path", "full_path", "full_name", "owner_id", "traversal_ids", "created_at", "updated_at") select 'user', "username", "username", "username", "name", "id", '{}', now(), now() from "users";`);
     this.addSql(`update "namespaces" set "traversal_ids" = array["id"];`);
   }
 
   override down(): void | Promise<void> {
-    this.addSql(`alter table "namespaces" drop constraint "namespaces_parent_id_foreign";`);
-    this.addSql(`alter table "projects" drop constraint "projects_namespace_id_foreign";`);
-    this.addSql(`alter table "project_group_links" drop constraint "project_group_links_group_id_foreign";`);
-    this.addSql(`alter table "group_members" drop constraint "group_members_group_id_foreign";`);
-    this.addSql(`alter table "projects" drop constraint "projects_forked_from_id_foreign";`);
-    this.addSql(`alter table "project_stars" drop constraint "project_stars_project_id_foreign";`);
-    this.addSql(`alter table "project_members" drop constraint "project_members_project_id_foreign";`);
-    this.addSql(`alter table "project_group_links" drop constraint "project_group_links_project_id_foreign";`);
-
-    this.addSql(`drop table if exists "namespaces" cascade;`);
-    this.addSql(`drop table if exists "projects" cascade;`);
-    this.addSql(`drop table if exists "project_stars" cascade;`);
-    this.addSql(`drop table if exists "project_members" cascade;`);
-    this.addSql(`drop table if exists "project_group_links" cascade;`);
-    this.addSql(`drop table if exists "group_members" cascade;`);
+    dropForeignKeys(this, [
+      ['namespaces', 'parent_id'],
+      ['projects', 'namespace_id'],
+      ['project_group_links', 'group_id'],
+      ['group_members', 'group_id'],
+      ['projects', 'forked_from_id'],
+      ['project_stars', 'project_id'],
+      ['project_members', 'project_id'],
+      ['project_group_links', 'project_id'],
+    ]);
+    dropTables(this, ['namespaces', 'projects', 'project_stars', 'project_members', 'project_group_links', 'group_members']);
   }
 
 }

@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { addForeignKey } from './statements.js';
 
 /** Projects' uploaded avatars. */
 export class Migration20261123000005_project_avatars extends Migration {
@@ -8,7 +9,7 @@ export class Migration20261123000005_project_avatars extends Migration {
   override up(): void | Promise<void> {
     this.addSql(`create table "project_avatars" ("project_id" int not null, "filename" varchar(255) not null, "content_type" varchar(128) not null, "data" bytea not null, primary key ("project_id"));`);
 
-    this.addSql(`alter table "project_avatars" add constraint "project_avatars_project_id_foreign" foreign key ("project_id") references "projects" ("id") on update cascade on delete cascade;`);
+    addForeignKey(this, 'project_avatars', 'project_id', 'projects', 'on update cascade on delete cascade');
   }
 
   override down(): void | Promise<void> {

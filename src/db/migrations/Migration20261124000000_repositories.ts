@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { addForeignKey, dropForeignKeys, dropTables } from './statements.js';
 
 /** Beside each repository: protected branches, pipelines and commit statuses, commit comments, releases. */
 export class Migration20261124000000_repositories extends Migration {
@@ -26,33 +27,28 @@ export class Migration20261124000000_repositories extends Migration {
     this.addSql(`create index "commit_notes_author_id_index" on "commit_notes" ("author_id");`);
     this.addSql(`create index "commit_notes_project_id_commit_sha_index" on "commit_notes" ("project_id", "commit_sha");`);
 
-    this.addSql(`alter table "releases" add constraint "releases_project_id_foreign" foreign key ("project_id") references "projects" ("id") on delete cascade;`);
-    this.addSql(`alter table "releases" add constraint "releases_author_id_foreign" foreign key ("author_id") references "users" ("id") on delete set null;`);
+    addForeignKey(this, 'releases', 'project_id', 'projects', 'on delete cascade');
+    addForeignKey(this, 'releases', 'author_id', 'users', 'on delete set null');
 
-    this.addSql(`alter table "protected_branches" add constraint "protected_branches_project_id_foreign" foreign key ("project_id") references "projects" ("id") on delete cascade;`);
+    addForeignKey(this, 'protected_branches', 'project_id', 'projects', 'on delete cascade');
 
-    this.addSql(`alter table "pipelines" add constraint "pipelines_project_id_foreign" foreign key ("project_id") references "projects" ("id") on delete cascade;`);
-    this.addSql(`alter table "pipelines" add constraint "pipelines_user_id_foreign" foreign key ("user_id") references "users" ("id") on delete set null;`);
+    addForeignKey(this, 'pipelines', 'project_id', 'projects', 'on delete cascade');
+    addForeignKey(this, 'pipelines', 'user_id', 'users', 'on delete set null');
     this.addSql(`alter table "pipelines" add constraint "pipelines_status_check" check ("status" in ('created', 'pending', 'running', 'success', 'failed', 'canceled', 'skipped', 'manual'));`);
 
-    this.addSql(`alter table "commit_statuses" add constraint "commit_statuses_project_id_foreign" foreign key ("project_id") references "projects" ("id") on delete cascade;`);
-    this.addSql(`alter table "commit_statuses" add constraint "commit_statuses_pipeline_id_foreign" foreign key ("pipeline_id") references "pipelines" ("id") on delete cascade;`);
-    this.addSql(`alter table "commit_statuses" add constraint "commit_statuses_author_id_foreign" foreign key ("author_id") references "users" ("id") on delete set null;`);
+    addForeignKey(this, 'commit_statuses', 'project_id', 'projects', 'on delete cascade');
+    addForeignKey(this, 'commit_statuses', 'pipeline_id', 'pipelines', 'on delete cascade');
+    addForeignKey(this, 'commit_statuses', 'author_id', 'users', 'on delete set null');
     this.addSql(`alter table "commit_statuses" add constraint "commit_statuses_status_check" check ("status" in ('created', 'pending', 'running', 'success', 'failed', 'canceled', 'skipped', 'manual'));`);
 
-    this.addSql(`alter table "commit_notes" add constraint "commit_notes_project_id_foreign" foreign key ("project_id") references "projects" ("id") on delete cascade;`);
-    this.addSql(`alter table "commit_notes" add constraint "commit_notes_author_id_foreign" foreign key ("author_id") references "users" ("id") on delete set null;`);
+    addForeignKey(this, 'commit_notes', 'project_id', 'projects', 'on delete cascade');
+    addForeignKey(this, 'commit_notes', 'author_id', 'users', 'on delete set null');
     this.addSql(`alter table "commit_notes" add constraint "commit_notes_line_type_check" check ("line_type" in ('new', 'old'));`);
   }
 
   override down(): void | Promise<void> {
-    this.addSql(`alter table "commit_statuses" drop constraint "commit_statuses_pipeline_id_foreign";`);
-
-    this.addSql(`drop table if exists "releases" cascade;`);
-    this.addSql(`drop table if exists "protected_branches" cascade;`);
-    this.addSql(`drop table if exists "pipelines" cascade;`);
-    this.addSql(`drop table if exists "commit_statuses" cascade;`);
-    this.addSql(`drop table if exists "commit_notes" cascade;`);
+    dropForeignKeys(this, [['commit_statuses', 'pipeline_id']]);
+    dropTables(this, ['releases', 'protected_branches', 'pipelines', 'commit_statuses', 'commit_notes']);
   }
 
 }

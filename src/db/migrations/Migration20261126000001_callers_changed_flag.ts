@@ -1,4 +1,5 @@
 import { Migration } from '@mikro-orm/migrations';
+import { replaceTriggerFunction } from './statements.js';
 
 /**
  * The callers_changed triggers also mark their transaction (`forgekit.callers_changed`, a setting local to it), so
@@ -11,13 +12,13 @@ export class Migration20261126000001_callers_changed_flag extends Migration {
 
   override up(): void | Promise<void> {
     for (const table of ['users', 'access_tokens']) {
-      this.addSql(`create or replace function "${table}_callers_changed_fn"() returns trigger as \$\$ begin perform pg_notify('forgekit_callers_changed', ''); perform set_config('forgekit.callers_changed', 'on', true); return null; end; \$\$ language plpgsql;`);
+      replaceTriggerFunction(this, table, { name: 'callers_changed', body: `perform pg_notify('forgekit_callers_changed', ''); perform set_config('forgekit.callers_changed', 'on', true); return null;` });
     }
   }
 
   override down(): void | Promise<void> {
     for (const table of ['users', 'access_tokens']) {
-      this.addSql(`create or replace function "${table}_callers_changed_fn"() returns trigger as \$\$ begin perform pg_notify('forgekit_callers_changed', ''); return null; end; \$\$ language plpgsql;`);
+      replaceTriggerFunction(this, table, { name: 'callers_changed', body: `perform pg_notify('forgekit_callers_changed', ''); return null;` });
     }
   }
 

@@ -13,19 +13,29 @@ import { Migration20261124000000_repositories } from './Migration20261124000000_
 import { Migration20261126000000_external_users } from './Migration20261126000000_external_users.js';
 import { Migration20261126000001_callers_changed_flag } from './Migration20261126000001_callers_changed_flag.js';
 
-/** Every migration, oldest first. New ones come from `forgekit migration:create` (docs/development.md). */
+/** Every migration, oldest first, under the name it declares. New ones come from `forgekit migration:create` (docs/development.md). */
 export const migrations: MigrationObject[] = [
-  { name: 'Migration20261121000000_initial', class: Migration20261121000000_initial },
-  { name: 'Migration20261121000001_user_search', class: Migration20261121000001_user_search },
-  { name: 'Migration20261122000000_email_owner', class: Migration20261122000000_email_owner },
-  { name: 'Migration20261122000001_auth_failures', class: Migration20261122000001_auth_failures },
-  { name: 'Migration20261122000002_user_filters', class: Migration20261122000002_user_filters },
-  { name: 'Migration20261123000000_callers_changed', class: Migration20261123000000_callers_changed },
-  { name: 'Migration20261123000001_namespaces_projects', class: Migration20261123000001_namespaces_projects },
-  { name: 'Migration20261123000002_jobs', class: Migration20261123000002_jobs },
-  { name: 'Migration20261123000004_runners_tokens', class: Migration20261123000004_runners_tokens },
-  { name: 'Migration20261123000005_project_avatars', class: Migration20261123000005_project_avatars },
-  { name: 'Migration20261124000000_repositories', class: Migration20261124000000_repositories },
-  { name: 'Migration20261126000000_external_users', class: Migration20261126000000_external_users },
-  { name: 'Migration20261126000001_callers_changed_flag', class: Migration20261126000001_callers_changed_flag },
-];
+  Migration20261121000000_initial,
+  Migration20261121000001_user_search,
+  Migration20261122000000_email_owner,
+  Migration20261122000001_auth_failures,
+  Migration20261122000002_user_filters,
+  Migration20261123000000_callers_changed,
+  Migration20261123000001_namespaces_projects,
+  Migration20261123000002_jobs,
+  Migration20261123000004_runners_tokens,
+  Migration20261123000005_project_avatars,
+  Migration20261124000000_repositories,
+  Migration20261126000000_external_users,
+  Migration20261126000001_callers_changed_flag,
+].map((migration) => ({ name: declaredName(migration), class: migration }));
+
+/**
+ * The `name` a migration class declares, the one the database records (MikroORM reads it from an instance too): a
+ * bundler may rename the class itself. Making one runs nothing: the constructor only keeps its arguments.
+ */
+function declaredName(migration: MigrationObject['class']): string {
+  const { name } = new migration(undefined as never, undefined as never);
+  if (!name) throw new Error(`the migration ${migration.name} declares no name`);
+  return name;
+}
