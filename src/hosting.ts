@@ -110,6 +110,7 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
       async close() {
         await env.calls.drain();
         await env.jobs.close();
+        env.repositories.forgetAll();
         await db.close();
         if (temporaryStorage) rmSync(temporaryStorage, { recursive: true, force: true });
       },
@@ -128,8 +129,7 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
         rmSync(directory, { recursive: true, force: true });
         mkdirSync(directory, { recursive: true });
       }
-      // A new store's state (no repository kept open) in the object that services and jobs hold.
-      Object.assign(repositories, new RepositoryStore(storages));
+      repositories.forgetAll();
       await bootstrap(db, options);
     });
     return service;

@@ -5,7 +5,11 @@
 export class LruMap<K, V> {
   private readonly entries = new Map<K, V>();
 
-  constructor(private readonly capacity: number) {}
+  /** `evicted`: told of each value forgotten to make room. */
+  constructor(
+    private readonly capacity: number,
+    private readonly evicted?: (value: V) => void,
+  ) {}
 
   get(key: K): V | undefined {
     const value = this.entries.get(key);
@@ -20,6 +24,24 @@ export class LruMap<K, V> {
   set(key: K, value: V): void {
     this.entries.delete(key);
     this.entries.set(key, value);
-    if (this.entries.size > this.capacity) this.entries.delete(this.entries.keys().next().value as K);
+    if (this.entries.size > this.capacity) {
+      const [oldest, value] = this.entries.entries().next().value as [K, V];
+      this.entries.delete(oldest);
+      this.evicted?.(value);
+    }
+  }
+
+  /** Forgets the entry; its value, if there was one. */
+  delete(key: K): V | undefined {
+    const value = this.entries.get(key);
+    this.entries.delete(key);
+    return value;
+  }
+
+  /** Forgets every entry; their values. */
+  clear(): V[] {
+    const values = [...this.entries.values()];
+    this.entries.clear();
+    return values;
   }
 }

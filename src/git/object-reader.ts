@@ -46,20 +46,24 @@ const ENTRY_HEADER_BYTES = 32;
 const HEADER_PROBE_BYTES = [256, 4096];
 /** How much of a file one read takes while streaming an object. */
 const READ_BYTES = 256 * 1024;
-/**
- * Objects rebuilt from deltas kept for the next delta of the same chain (git's delta base cache), in bytes:
- * without it every file of a deeply deltified tree would rebuild its whole chain again.
- */
-const DELTA_BASE_CACHE_BYTES = 8 * 1024 * 1024;
+/** A reader's own pack cache, in bytes, when it is not given a shared one. */
+const PACK_CACHE_BYTES = 8 * 1024 * 1024;
+/** The windows of a pack read and kept whole (git maps 1 MiB windows of a pack on 32-bit systems, 32 MiB on 64-bit ones). */
+const WINDOW_BYTES = 256 * 1024;
+/** How long files a released reader had open stay open for the reads still using them. */
+const RELEASE_GRACE_MS = 30_000;
 /** Longer delta chains than this are a damaged (or hostile) pack: git makes them 50 deep, 250 with --aggressive. */
 const MAX_DELTA_DEPTH = 5000;
 
 const inflateAsync = promisify(inflate);
+/** Deflated objects up to this size are inflated at once: handing one to the thread pool costs more than inflating it. */
+const INFLATE_AT_ONCE_BYTES = 64 * 1024;
 /**
- * Whole objects are inflated on libuv's thread pool on the main thread (off its event loop), and in place in a
- * worker, whose own loop serves one archive.
+ * Whole objects are inflated in place when small, or in a worker, whose own loop serves one archive; larger ones
+ * on the main thread go to libuv's thread pool (off its event loop).
  */
-const inflateWhole = (data: Buffer): Promise<Buffer> => (isMainThread ? inflateAsync(data) : Promise.resolve(inflateSync(data)));
+const inflateWhole = (data: Buffer): Promise<Buffer> =>
+  isMainThread && data.length > INFLATE_AT_ONCE_BYTES ? inflateAsync(data) : Promise.resolve(inflateSync(data));
 
 /** The start of a deflated stream inflated as far as it goes: for headers, without the rest of the content. */
 function inflatePrefix(data: Buffer): Buffer {
@@ -163,6 +167,64 @@ function looseHeader(data: Buffer, oid: string): { header: ObjectHeader; content
   return { header: { type: match[1] as ObjectType, size: Number(match[2]) }, contentStart: nul + 1 };
 }
 
+/** An object whole: its type and its content (without the header). */
+export type GitObject = { type: ObjectType; content: Buffer };
+
+/**
+ * What is read of packs, kept in memory up to a bound in bytes, the least recently used forgotten first: windows of
+ * a pack's bytes (git's packed-git windows: a history walk reads many small objects that lie together), and
+ * objects that deltas are made against, for the next delta of the same chain (git's delta base cache: without it
+ * every object of a deeply deltified pack would rebuild its whole chain again). Keyed by pack path, so that the
+ * readers of several repositories can share one; a pack's content never changes under its name.
+ */
+export class PackCache {
+  private readonly entries = new Map<string, Buffer | GitObject>();
+  private bytes = 0;
+  // Fields written out rather than as parameter properties: archive workers load this file with Node's type stripping.
+  private readonly maxBytes: number;
+
+  constructor(maxBytes: number) {
+    this.maxBytes = maxBytes;
+  }
+
+  window(pack: string, index: number): Buffer | undefined {
+    return this.get(`w${index}:${pack}`) as Buffer | undefined;
+  }
+
+  keepWindow(pack: string, index: number, bytes: Buffer): void {
+    this.set(`w${index}:${pack}`, bytes, bytes.length);
+  }
+
+  base(pack: string, offset: number): GitObject | undefined {
+    return this.get(`b${offset}:${pack}`) as GitObject | undefined;
+  }
+
+  keepBase(pack: string, offset: number, object: GitObject): void {
+    this.set(`b${offset}:${pack}`, object, object.content.length);
+  }
+
+  private get(key: string): Buffer | GitObject | undefined {
+    const kept = this.entries.get(key);
+    if (kept) {
+      // Most recently used last.
+      this.entries.delete(key);
+      this.entries.set(key, kept);
+    }
+    return kept;
+  }
+
+  private set(key: string, value: Buffer | GitObject, size: number): void {
+    if (size > this.maxBytes / 4 || this.entries.has(key)) return;
+    this.entries.set(key, value);
+    this.bytes += size;
+    for (const [oldest, kept] of this.entries) {
+      if (this.bytes <= this.maxBytes) break;
+      this.entries.delete(oldest);
+      this.bytes -= Buffer.isBuffer(kept) ? kept.length : kept.content.length;
+    }
+  }
+}
+
 /**
  * Reads a bare repository's objects as native git does: pack entries by positioned reads (never a whole pack in
  * memory), deltas rebuilt with a bounded cache of bases, loose objects from their files; a blob can be streamed
@@ -172,12 +234,13 @@ export class ObjectReader {
   readonly gitdir: string;
   private packs?: Promise<PackIndex[]>;
   private readonly files = new Map<string, Promise<FileHandle>>();
-  private readonly bases = new Map<string, { type: ObjectType; content: Buffer }>();
-  private basesBytes = 0;
+  private readonly cache: PackCache;
   private closed = false;
 
-  constructor(gitdir: string) {
+  /** `cache`: what is read of packs, shared with other readers, or the reader's own. */
+  constructor(gitdir: string, cache = new PackCache(PACK_CACHE_BYTES)) {
     this.gitdir = gitdir;
+    this.cache = cache;
   }
 
   /** The object's type and size; null when it is not there. Only headers are read (a delta's first bytes). */
@@ -189,7 +252,7 @@ export class ObjectReader {
   }
 
   /** The object whole; MissingObjectError when it is not there. */
-  async read(oid: string): Promise<{ type: ObjectType; content: Buffer }> {
+  async read(oid: string): Promise<GitObject> {
     const packed = await this.findPacked(oid);
     if (packed) return this.readPacked(packed.pack, packed.offset, 0);
     const file = await this.readLooseFile(oid);
@@ -228,12 +291,24 @@ export class ObjectReader {
     yield* this.inflateRange(path, 0, (await stat(path)).size, loose.contentStart, loose.header.size);
   }
 
+  /**
+   * Lets go of the packs this reader holds open (a repository forgotten, replaced or removed), leaving it usable:
+   * a later read opens them again. Reads under way keep their files for a while before they are closed.
+   */
+  release(): void {
+    const handles = [...this.files.values()];
+    this.files.clear();
+    this.packs = undefined;
+    setTimeout(() => {
+      for (const handle of handles) handle.then((opened) => opened.close()).catch(() => {});
+    }, RELEASE_GRACE_MS).unref();
+  }
+
   /** Closes the packs this reader opened. */
   async close(): Promise<void> {
     this.closed = true;
     const handles = [...this.files.values()];
     this.files.clear();
-    this.bases.clear();
     await Promise.all(handles.map((handle) => handle.then((opened) => opened.close()).catch(() => {})));
   }
 
@@ -252,7 +327,27 @@ export class ObjectReader {
     return handle;
   }
 
+  /** `length` bytes of a file from `position` (fewer at its end); a pack's small reads through the windows kept of it. */
   private async readAt(path: string, position: number, length: number): Promise<Buffer> {
+    if (length > WINDOW_BYTES || !path.endsWith('.pack')) return this.readFileAt(path, position, length);
+    const first = Math.floor(position / WINDOW_BYTES);
+    const last = Math.floor((position + length - 1) / WINDOW_BYTES);
+    const windows = await Promise.all(Array.from({ length: last - first + 1 }, (_, index) => this.window(path, first + index)));
+    const start = position - first * WINDOW_BYTES;
+    const bytes = windows.length === 1 ? windows[0] : Buffer.concat(windows);
+    return bytes.subarray(start, start + length);
+  }
+
+  private async window(path: string, index: number): Promise<Buffer> {
+    let window = this.cache.window(path, index);
+    if (!window) {
+      window = await this.readFileAt(path, index * WINDOW_BYTES, WINDOW_BYTES);
+      this.cache.keepWindow(path, index, window);
+    }
+    return window;
+  }
+
+  private async readFileAt(path: string, position: number, length: number): Promise<Buffer> {
     const buffer = Buffer.allocUnsafe(length);
     const kept = path.endsWith('.pack');
     const handle = kept ? await this.file(path) : await open(path, 'r');
@@ -389,8 +484,9 @@ export class ObjectReader {
     );
   }
 
-  private async packEntry(pack: PackIndex, offset: number): Promise<PackEntry> {
-    const head = await this.readAt(pack.packPath, offset, ENTRY_HEADER_BYTES);
+  /** The entry's header; from `head` when its first bytes have been read already. */
+  private async packEntry(pack: PackIndex, offset: number, head?: Buffer): Promise<PackEntry> {
+    head ??= await this.readAt(pack.packPath, offset, ENTRY_HEADER_BYTES);
     let position = 0;
     let byte = head[position++];
     const typeNumber = (byte >> 4) & 7;
@@ -447,41 +543,27 @@ export class ObjectReader {
     return { type: baseHeader.type, size };
   }
 
-  private async readPacked(pack: PackIndex, offset: number, depth: number): Promise<{ type: ObjectType; content: Buffer }> {
+  private async readPacked(pack: PackIndex, offset: number, depth: number): Promise<GitObject> {
     if (depth > MAX_DELTA_DEPTH) throw new CorruptObjectError('a delta chain is too long');
-    const key = `${pack.packPath}:${offset}`;
-    const kept = this.bases.get(key);
-    if (kept) {
-      // Most recently used last.
-      this.bases.delete(key);
-      this.bases.set(key, kept);
-      return kept;
-    }
-    const entry = await this.packEntry(pack, offset);
-    const data = await inflateWhole(await this.readAt(pack.packPath, entry.dataStart, entry.dataEnd - entry.dataStart));
+    const kept = this.cache.base(pack.packPath, offset);
+    if (kept) return kept;
+    // The entry whole in one read, its header and its data.
+    const bytes = await this.readAt(pack.packPath, offset, endOfEntry(pack, offset) - offset);
+    const entry = await this.packEntry(pack, offset, bytes);
+    const data = await inflateWhole(bytes.subarray(entry.dataStart - offset));
     const type = PACK_TYPES[entry.typeNumber];
     if (type) {
       if (data.length !== entry.size) throw new CorruptObjectError(`a pack entry at ${offset} is not the size it says`);
-      return { type, content: data };
+      const object = { type, content: data };
+      // A chain's first object, read for a delta: the next delta of the chain starts from it too.
+      if (depth > 0) this.cache.keepBase(pack.packPath, offset, object);
+      return object;
     }
     const base = await this.baseOf(pack, entry);
     const resolved = 'pack' in base ? await this.readPacked(base.pack, base.offset, depth + 1) : await this.read(base.oid);
     const object = { type: resolved.type, content: applyDelta(resolved.content, data) };
-    this.keepBase(key, object);
+    this.cache.keepBase(pack.packPath, offset, object);
     return object;
-  }
-
-  /** A rebuilt object kept for the deltas made against it, the least recently used forgotten past the bound. */
-  private keepBase(key: string, object: { type: ObjectType; content: Buffer }): void {
-    const size = object.content.length;
-    if (size > DELTA_BASE_CACHE_BYTES / 4) return;
-    this.bases.set(key, object);
-    this.basesBytes += size;
-    for (const [oldest, value] of this.bases) {
-      if (this.basesBytes <= DELTA_BASE_CACHE_BYTES) break;
-      this.bases.delete(oldest);
-      this.basesBytes -= value.content.length;
-    }
   }
 }
 

@@ -3,46 +3,12 @@ import { join } from 'node:path';
 import { RepositoryMissingError } from './errors.js';
 import { gitFs, isoGit } from './fs.js';
 import { LruMap } from './lru.js';
+import { CorruptObjectError, MissingObjectError, PackCache, ObjectReader, parseTree, type GitObject } from './object-reader.js';
+import { parseAnnotatedTag, parseCommit, treeEntries, typeOfMode, type AnnotatedTag, type Commit, type EntryType, type Signature, type TreeEntry } from './parse.js';
 import { canonicalMode, commitContent, commitMessage, readsBackAsWritten, treeContent, writeLooseObject, writtenPerson } from './objects.js';
 import { isValidReferenceName, listReferences, readReference, readSymbolicReference, updateReference, writeSymbolicReference } from './refs.js';
 
-/** Who wrote a commit or a tag, and when (seconds since the epoch; the offset in minutes east of UTC). */
-export interface Signature {
-  name: string;
-  email: string;
-  timestamp: number;
-  /** Minutes east of UTC (`+0200` is 120): the sign git writes, unlike isomorphic-git's `timezoneOffset`. */
-  offsetMinutes: number;
-}
-
-export interface Commit {
-  oid: string;
-  tree: string;
-  parents: string[];
-  message: string;
-  author: Signature;
-  committer: Signature;
-}
-
-export type EntryType = 'blob' | 'tree' | 'commit';
-
-/** One entry of a tree: a file (`100644`, `100755`, `120000` for a link), a directory (`040000`) or a submodule. */
-export interface TreeEntry {
-  name: string;
-  mode: string;
-  oid: string;
-  type: EntryType;
-}
-
-/** An annotated tag object. */
-export interface AnnotatedTag {
-  oid: string;
-  name: string;
-  object: string;
-  type: string;
-  message: string;
-  tagger: Signature;
-}
+export type { AnnotatedTag, Commit, EntryType, Signature, TreeEntry };
 
 /** A reference and the object it holds: a branch's commit; a tag's commit, and its annotation when it has one. */
 export interface Reference {
@@ -60,14 +26,6 @@ const SHORT_OID = /^[0-9a-f]{4,39}$/;
 const KEPT_COMMITS = 50_000;
 const KEPT_TREES = 20_000;
 
-const signatureOf = (person: { name: string; email: string; timestamp: number; timezoneOffset: number }): Signature => ({
-  name: person.name,
-  email: person.email,
-  timestamp: person.timestamp,
-  // isomorphic-git counts as JavaScript's getTimezoneOffset does: minutes west of UTC.
-  offsetMinutes: person.timezoneOffset === 0 ? 0 : -person.timezoneOffset,
-});
-
 const personOf = (signature: Signature) => ({
   name: signature.name,
   email: signature.email,
@@ -75,26 +33,47 @@ const personOf = (signature: Signature) => ({
   timezoneOffset: signature.offsetMinutes === 0 ? 0 : -signature.offsetMinutes,
 });
 
-const typeOfMode = (mode: string): EntryType => (mode === '040000' || mode === '40000' ? 'tree' : mode === '160000' ? 'commit' : 'blob');
-
-/** isomorphic-git's "no such object or reference". */
-const isNotFound = (error: unknown) => (error as { code?: string }).code === 'NotFoundError';
+/** No such object (forgekit's reader), or isomorphic-git's "no such object or reference". */
+const isNotFound = (error: unknown) => error instanceof MissingObjectError || (error as { code?: string }).code === 'NotFoundError';
 
 /**
- * One bare repository: reads through a cache of parsed commits and trees (objects never change, so what is kept
- * is never stale) and isomorphic-git's own cache of pack indexes; writes objects, and moves references by
- * compare-and-swap (refs.ts). References are always read from disk.
+ * One bare repository: reads its objects through one ObjectReader (pack indexes read once, packs kept open, a
+ * what is read of packs shared by the store's repositories) and a cache of parsed commits and trees (objects never
+ * change, so what is kept is never stale); writes objects, and moves references by compare-and-swap (refs.ts).
+ * References are always read from disk.
  */
 export class Repository {
-  /** isomorphic-git's cache object: the pack indexes it has read. */
-  private readonly cache = {};
   private readonly commits = new LruMap<string, Commit>(KEPT_COMMITS);
   private readonly trees = new LruMap<string, readonly TreeEntry[]>(KEPT_TREES);
+  private readonly objects: ObjectReader;
 
-  constructor(readonly gitdir: string) {}
+  /** `packCache`: what the store's repositories keep of their packs. */
+  constructor(
+    readonly gitdir: string,
+    packCache?: PackCache,
+  ) {
+    this.objects = new ObjectReader(gitdir, packCache);
+  }
 
-  private get args() {
-    return { fs: gitFs, gitdir: this.gitdir, cache: this.cache };
+  /** Lets go of the packs it holds open (the store forgets it); reads still under way finish. */
+  release(): void {
+    this.objects.release();
+  }
+
+  /** The object whole; null when it is not there (`failed` asks whether the repository itself is). */
+  private async readObject(oid: string): Promise<GitObject | null> {
+    return this.objects.read(oid).catch((error: unknown) => {
+      if (error instanceof MissingObjectError) return null;
+      throw error;
+    });
+  }
+
+  /** The object, of the type wanted; a missing one throws (RepositoryMissingError when the repository is). */
+  private async readTyped(oid: string, type: GitObject['type']): Promise<Buffer> {
+    const read = await this.readObject(oid);
+    if (!read) return this.failed(new MissingObjectError(oid));
+    if (read.type !== type) throw new CorruptObjectError(`${oid} is a ${read.type}, not a ${type}`);
+    return read.content;
   }
 
   /**
@@ -194,7 +173,7 @@ export class Repository {
     }
     if (SHORT_OID.test(revision)) {
       const git = await isoGit();
-      const oid = await git.expandOid({ ...this.args, oid: revision }).catch((error: unknown) => {
+      const oid = await git.expandOid({ fs: gitFs, gitdir: this.gitdir, oid: revision }).catch((error: unknown) => {
         // Unknown, or ambiguous: names nothing.
         if (isNotFound(error) || (error as { code?: string }).code === 'AmbiguousError') return null;
         throw error;
@@ -208,17 +187,13 @@ export class Repository {
   async peelToCommit(oid: string | null, depth = 0): Promise<string | null> {
     if (oid === null || depth > 10) return null;
     if (this.commits.get(oid)) return oid;
-    const git = await isoGit();
-    const read = await git.readObject({ ...this.args, oid, format: 'parsed' }).catch((error: unknown) => {
-      if (isNotFound(error)) return null;
-      throw error;
-    });
+    const read = FULL_OID.test(oid) ? await this.readObject(oid) : null;
     if (!read) return null;
     if (read.type === 'commit') {
-      this.keepCommit(oid, read.object as import('isomorphic-git').CommitObject);
+      this.commits.set(oid, parseCommit(oid, read.content));
       return oid;
     }
-    if (read.type === 'tag') return this.peelToCommit((read.object as import('isomorphic-git').TagObject).object, depth + 1);
+    if (read.type === 'tag') return this.peelToCommit(parseAnnotatedTag(oid, read.content).object, depth + 1);
     return null;
   }
 
@@ -228,20 +203,7 @@ export class Repository {
   async readCommit(oid: string): Promise<Commit> {
     const kept = this.commits.get(oid);
     if (kept) return kept;
-    const git = await isoGit();
-    const { commit } = await git.readCommit({ ...this.args, oid }).catch((error: unknown) => this.failed(error));
-    return this.keepCommit(oid, commit);
-  }
-
-  private keepCommit(oid: string, commit: import('isomorphic-git').CommitObject): Commit {
-    const parsed: Commit = Object.freeze({
-      oid,
-      tree: commit.tree,
-      parents: Object.freeze([...commit.parent]) as string[],
-      message: commit.message,
-      author: Object.freeze(signatureOf(commit.author)),
-      committer: Object.freeze(signatureOf(commit.committer)),
-    });
+    const parsed = parseCommit(oid, await this.readTyped(oid, 'commit'));
     this.commits.set(oid, parsed);
     return parsed;
   }
@@ -250,58 +212,28 @@ export class Repository {
   async readTree(oid: string): Promise<readonly TreeEntry[]> {
     const kept = this.trees.get(oid);
     if (kept) return kept;
-    const git = await isoGit();
-    const { tree } = await git.readTree({ ...this.args, oid }).catch((error: unknown) => this.failed(error));
     // Frozen: kept and shared by every reader.
-    const entries = Object.freeze(tree.map((entry) => Object.freeze({ name: entry.path, mode: entry.mode, oid: entry.oid, type: typeOfMode(entry.mode) })));
+    const entries = Object.freeze(treeEntries(parseTree(await this.readTyped(oid, 'tree'))));
     this.trees.set(oid, entries);
     return entries;
   }
 
   /** A blob's bytes. */
   async readBlob(oid: string): Promise<Uint8Array> {
-    const git = await isoGit();
-    return (await git.readBlob({ ...this.args, oid }).catch((error: unknown) => this.failed(error))).blob;
+    return this.readTyped(oid, 'blob');
   }
 
   /** Whether the object exists, and which kind it is. */
   async objectType(oid: string): Promise<'blob' | 'tree' | 'commit' | 'tag' | null> {
     if (!FULL_OID.test(oid)) return null;
     if (this.commits.get(oid)) return 'commit';
-    const git = await isoGit();
-    const read = await git.readObject({ ...this.args, oid, format: 'parsed' }).catch((error: unknown) => {
-      if (isNotFound(error)) return null;
-      throw error;
-    });
-    return this.checked(read ? (read.type as 'blob' | 'tree' | 'commit' | 'tag') : null);
+    return this.checked((await this.objects.header(oid))?.type ?? null);
   }
 
-  /**
-   * An annotated tag object, or null when `oid` is something else. Parsed here: isomorphic-git's own reading
-   * changes the message (line ends, trailing newlines, a line that looks like a signature).
-   */
+  /** An annotated tag object, or null when `oid` is something else. */
   async readAnnotatedTag(oid: string): Promise<AnnotatedTag | null> {
-    if ((await this.objectType(oid)) !== 'tag') return null;
-    const git = await isoGit();
-    const { object } = await git.readObject({ ...this.args, oid, format: 'content' });
-    const text = new TextDecoder().decode(object as Uint8Array);
-    const split = text.indexOf('\n\n');
-    const headers = new Map(
-      (split < 0 ? text : text.slice(0, split))
-        .split('\n')
-        .map((line) => [line.slice(0, line.indexOf(' ')), line.slice(line.indexOf(' ') + 1)] as const),
-    );
-    const tagger = /^(.*) <(.*)> (\d+) ([+-])(\d\d)(\d\d)$/.exec(headers.get('tagger') ?? '');
-    return {
-      oid,
-      name: headers.get('tag') ?? '',
-      object: headers.get('object') ?? '',
-      type: headers.get('type') ?? '',
-      message: split < 0 ? '' : text.slice(split + 2),
-      tagger: tagger
-        ? { name: tagger[1], email: tagger[2], timestamp: Number(tagger[3]), offsetMinutes: (tagger[4] === '-' ? -1 : 1) * (Number(tagger[5]) * 60 + Number(tagger[6])) }
-        : { name: '', email: '', timestamp: 0, offsetMinutes: 0 },
-    };
+    const read = FULL_OID.test(oid) ? await this.readObject(oid) : null;
+    return read?.type === 'tag' ? parseAnnotatedTag(oid, read.content) : null;
   }
 
   /** The entry at `path` (`a/b/c.txt`) in a tree, or null; the empty path is the tree itself. */

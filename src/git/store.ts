@@ -7,6 +7,7 @@ import { isoGit as git } from './fs.js';
 import { historyOf } from './history.js';
 import { LruMap } from './lru.js';
 import { BlockedRemoteError, createRemoteHttp, RemoteTooLargeError } from './remote-http.js';
+import { PackCache } from './object-reader.js';
 import { Repository } from './repository.js';
 
 /** HEAD's branch in a new repository when none is asked for. */
@@ -28,6 +29,8 @@ export interface ImportOptions {
 
 /** How many repositories keep what they read (each up to its own bound of commits and trees). */
 const OPEN_REPOSITORIES = 64;
+/** What all repositories keep of their packs, in bytes (git's core.deltaBaseCacheLimit alone is 96 MiB per process). */
+const PACK_CACHE_BYTES = 64 * 1024 * 1024;
 
 const IMPORT_TIMEOUT_MS = 10 * 60 * 1000;
 const IMPORT_MAX_BYTES = 256 * 1024 * 1024;
@@ -46,8 +49,10 @@ export class RepositoryImportError extends Error {
  * project's ID, never its name, so that renaming or moving a project moves nothing on disk.
  */
 export class RepositoryStore {
-  /** The repositories read lately, each with the commits and trees it keeps. */
-  private readonly opened = new LruMap<string, Repository>(OPEN_REPOSITORIES);
+  /** What is read of packs (windows of their bytes, delta bases), shared by every repository. */
+  private readonly packCache = new PackCache(PACK_CACHE_BYTES);
+  /** The repositories read lately, each with the commits and trees it keeps and its packs open. */
+  private readonly opened = new LruMap<string, Repository>(OPEN_REPOSITORIES, (repository) => repository.release());
 
   constructor(private readonly storages: Record<string, string>) {}
 
@@ -55,8 +60,18 @@ export class RepositoryStore {
   open(storage: string, projectId: number): Repository {
     const gitdir = this.path(storage, projectId);
     let repository = this.opened.get(gitdir);
-    if (!repository) this.opened.set(gitdir, (repository = new Repository(gitdir)));
+    if (!repository) this.opened.set(gitdir, (repository = new Repository(gitdir, this.packCache)));
     return repository;
+  }
+
+  /** Forgets every repository read so far (an instance reset or closed): their packs are let go. */
+  forgetAll(): void {
+    for (const repository of this.opened.clear()) repository.release();
+  }
+
+  /** Forgets what was read of a repository that is replaced or removed: its packs are closed, its objects read anew. */
+  private forget(gitdir: string): void {
+    this.opened.delete(gitdir)?.release();
   }
 
   /** `@hashed/6b/86/6b86b2…4b.git`: the SHA-256 of the project's ID. */
@@ -212,6 +227,7 @@ export class RepositoryStore {
         },
       );
       await rename(temporary, target);
+      this.forget(target);
       if (hadOne) await rm(replaced, { recursive: true, force: true });
     } finally {
       await rm(temporary, { recursive: true, force: true });
@@ -220,7 +236,9 @@ export class RepositoryStore {
 
   /** The repository removed, if it is there. */
   async remove(storage: string, projectId: number): Promise<void> {
-    await rm(this.path(storage, projectId), { recursive: true, force: true });
+    const gitdir = this.path(storage, projectId);
+    this.forget(gitdir);
+    await rm(gitdir, { recursive: true, force: true });
   }
 }
 
