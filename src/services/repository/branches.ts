@@ -1,7 +1,5 @@
 import { can, pushesToBranch, type BranchProtection, type ProjectInScope, type ProtectedBranchInScope } from '../../auth/abilities.js';
 import { ACCESS_LEVELS, ProtectedBranch } from '../../db/entities/index.js';
-import { queryRows } from '../../db/rows.js';
-import { sql } from '../../db/sql.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
 import { historyOf } from '../../git/history.js';
 import { isValidReferenceName } from '../../git/refs.js';
@@ -12,11 +10,9 @@ import { findPage, pageOf, type Page, type PageQuery } from '../pagination.js';
 import { presentCommit } from '../present/commits.js';
 import { projectWebUrl } from '../present/projects.js';
 import { defaultBranchProtection } from './events.js';
+import { insertProtection, protectBranch, protectionsOf, type ProtectionRow } from './protected-branch-store.js';
 import { REFUSALS, writeRefusal } from './refusals.js';
 import { writeRepository } from './writes.js';
-
-/** A protection as the database has it: a name, or a pattern where `*` stands for any characters. */
-type ProtectionRow = Pick<ProtectedBranch, 'name' | 'pushAccessLevel' | 'mergeAccessLevel'>;
 
 const matches = (pattern: string, branch: string) =>
   pattern === branch || (pattern.includes('*') && new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`).test(branch));
@@ -32,10 +28,7 @@ export class BranchesService {
 
   /** The project's protections, each with its name or pattern. */
   async protections(projectId: number): Promise<ProtectionRow[]> {
-    return (await queryRows(
-      (await this.ctx.view()).rows,
-      sql`select "name", "push_access_level" as "pushAccessLevel", "merge_access_level" as "mergeAccessLevel" from "protected_branches" where "project_id" = ${projectId}`,
-    )) as ProtectionRow[];
+    return protectionsOf((await this.ctx.view()).rows, projectId);
   }
 
   /** What protects a branch: the strictest of the protections whose name or pattern matches it; null for none. */
@@ -116,13 +109,7 @@ export class BranchesService {
     const levelFor = (developers: boolean | undefined) => (developers === undefined ? null : developers ? ACCESS_LEVELS.developer : ACCESS_LEVELS.maintainer);
     const push = levelFor(input.developers_can_push);
     const merge = levelFor(input.developers_can_merge);
-    await queryRows(
-      this.ctx.em,
-      sql`insert into "protected_branches" ("project_id", "name", "push_access_level", "merge_access_level", "created_at")
-       values (${scoped.project.id}, ${name}, ${push ?? ACCESS_LEVELS.maintainer}, ${merge ?? ACCESS_LEVELS.maintainer}, now())
-       on conflict ("project_id", "name") do update set "push_access_level" = coalesce(${push}::int, "protected_branches"."push_access_level"),
-         "merge_access_level" = coalesce(${merge}::int, "protected_branches"."merge_access_level")`,
-    );
+    await protectBranch(this.ctx.em, scoped.project.id, name, push, merge);
     return (await this.present(scoped, repo, [{ name, oid }]))[0];
   }
 
@@ -154,14 +141,12 @@ export class BranchesService {
 
   /** POST /projects/:id/protected_branches: a name or pattern, whether or not a branch has it yet; 409 when protected already. */
   async createProtected(scoped: ProjectInScope, input: ProtectBranchesInput): Promise<ProtectedBranchShape> {
-    const [created] = await queryRows(
-      this.ctx.em,
-      sql`insert into "protected_branches" ("project_id", "name", "push_access_level", "merge_access_level", "created_at")
-       values (${scoped.project.id}, ${input.name}, ${input.push_access_level ?? ACCESS_LEVELS.maintainer}, ${input.merge_access_level ?? ACCESS_LEVELS.maintainer}, now())
-       on conflict do nothing returning "id"`,
-    );
-    if (!created) throw new ConflictError(REFUSALS.protectionExists(input.name));
-    return presentProtection(await this.ctx.em.findOneOrFail(ProtectedBranch, { id: created.id as number }));
+    const id = await insertProtection(this.ctx.em, scoped.project.id, input.name, {
+      pushAccessLevel: input.push_access_level ?? ACCESS_LEVELS.maintainer,
+      mergeAccessLevel: input.merge_access_level ?? ACCESS_LEVELS.maintainer,
+    });
+    if (id === null) throw new ConflictError(REFUSALS.protectionExists(input.name));
+    return presentProtection(await this.ctx.em.findOneOrFail(ProtectedBranch, { id }));
   }
 
   /** DELETE /projects/:id/protected_branches/:name */

@@ -1,7 +1,5 @@
 import type { ProjectInScope } from '../../auth/abilities.js';
-import { CommitNote, User } from '../../db/entities/index.js';
-import { queryRows, rowAs } from '../../db/rows.js';
-import { sql } from '../../db/sql.js';
+import type { CommitNote, User } from '../../db/entities/index.js';
 import { BadRequestError } from '../../errors.js';
 import { changesBetween, diffOf } from '../../git/diff.js';
 import type { Commit, Repository } from '../../git/repository.js';
@@ -10,6 +8,7 @@ import type { Context } from '../context.js';
 import { pageOf, type Page, type PageQuery } from '../pagination.js';
 import { presentUserBasic } from '../present/users.js';
 import type { View } from '../present/view.js';
+import { commitCommentPage, insertCommitComment } from './comment-store.js';
 import { REFUSALS } from './refusals.js';
 
 /** A comment in the answer's shape; `author` null once its user is deleted. */
@@ -56,15 +55,9 @@ export class CommitCommentsService {
     // The page asked for, clamped as every list clamps it.
     const { page, perPage } = pageOf([], query);
     const view = await this.ctx.view();
-    const ofCommit = sql`n."project_id" = ${scoped.project.id} and n."commit_sha" = ${commit.oid}`;
-    const [{ count }] = await queryRows(view.rows, sql`select count(*)::int as "count" from "commit_notes" n where ${ofCommit}`);
-    const rows = await queryRows(
-      view.rows,
-      sql`select to_jsonb(n) as "note", to_jsonb(u) as "author" from "commit_notes" n left join "users" u on u."id" = n."author_id"
-       where ${ofCommit} order by n."created_at", n."id" limit ${perPage} offset ${(page - 1) * perPage}`,
-    );
-    const items = rows.map((row) => presentCommitComment(rowAs(view.rows, CommitNote, row.note), row.author ? rowAs(view.rows, User, row.author) : null, view));
-    return { items, total: Number(count), page, perPage };
+    const { total, rows } = await commitCommentPage(view.rows, scoped.project.id, commit.oid, page, perPage);
+    const items = rows.map((row) => presentCommitComment(row.note, row.author, view));
+    return { items, total, page, perPage };
   }
 
   /**
@@ -84,14 +77,8 @@ export class CommitCommentsService {
       // A null line is no line of any diff: the comment goes on the commit.
       if (input.line !== null && (await this.changesLine(repo, commit, input.path, input.line, lineType))) place = { path: input.path, line: input.line, lineType };
     }
-    const now = new Date();
-    const [row] = await queryRows(
-      this.ctx.em,
-      sql`insert into "commit_notes" ("project_id", "commit_sha", "note", "path", "line", "line_type", "author_id", "created_at", "updated_at")
-       values (${scoped.project.id}, ${commit.oid}, ${input.note}, ${place?.path ?? null}, ${place?.line ?? null}, ${place?.lineType ?? null}, ${this.ctx.currentUser.id}, ${now}, ${now})
-       returning *`,
-    );
-    return presentCommitComment(rowAs(this.ctx.em, CommitNote, row), this.ctx.currentUser as User, await this.ctx.view());
+    const note = await insertCommitComment(this.ctx.em, { projectId: scoped.project.id, sha: commit.oid, note: input.note, place, authorId: this.ctx.currentUser.id });
+    return presentCommitComment(note, this.ctx.currentUser as User, await this.ctx.view());
   }
 
   /** Whether the commit adds (`new`) or removes (`old`) that line of the file, against its first parent. */

@@ -1,7 +1,6 @@
 import type { ProjectInScope } from '../../auth/abilities.js';
-import { CommitStatus as CommitStatusRow, Pipeline, User, type PipelineStatus } from '../../db/entities/index.js';
-import { keyOf, queryRows, rowAs } from '../../db/rows.js';
-import { concat, empty, identifier, join, sql, type Sql } from '../../db/sql.js';
+import type { CommitStatus as CommitStatusRow, Pipeline, PipelineStatus, User } from '../../db/entities/index.js';
+import { keyOf } from '../../db/rows.js';
 import { BadRequestError, NotFoundError } from '../../errors.js';
 import { historyOf } from '../../git/history.js';
 import type { Repository } from '../../git/repository.js';
@@ -11,13 +10,21 @@ import { pageOf, type Page, type PageQuery } from '../pagination.js';
 import { presentUserBasic } from '../present/users.js';
 import type { View } from '../present/view.js';
 import { REFUSALS } from './refusals.js';
+import {
+  commitStatusPage,
+  findPipelineOfCommit,
+  insertCommitStatus,
+  insertPipeline,
+  latestPipelineOfRef,
+  latestStatuses,
+  lockPipelines,
+  openStatusOf,
+  updateCommitStatus,
+  updatePipelineStatus,
+  type LatestStatus,
+} from './status-store.js';
 
-/**
- * The advisory lock class of a project's pipelines (the second key is the project's ID): the status posts of
- * one project take turns, so that two posts for one commit and ref make one pipeline, and each pipeline's
- * status is composed from every status committed before it.
- */
-const PIPELINES_LOCK = 774211;
+export type { LatestStatus };
 
 /** The stage of every posted status, as the original files them. */
 const EXTERNAL_STAGE = 'external';
@@ -59,12 +66,6 @@ export function statusTransition(current: 'pending' | 'running' | null, state: C
       // `success`, `drop` and `cancel` leave `created`, `pending` and `running`.
       return { status: state, finishedAt: now };
   }
-}
-
-/** One of a pipeline's latest statuses (one per name), as its composite status counts it. */
-export interface LatestStatus {
-  status: PipelineStatus;
-  allowFailure: boolean;
 }
 
 /**
@@ -147,63 +148,36 @@ export class CommitStatusesService {
     const em = this.ctx.em;
     const projectId = scoped.project.id;
     const userId = this.ctx.currentUser.id;
-    await queryRows(em, sql`select pg_advisory_xact_lock(${PIPELINES_LOCK}, ${projectId})`);
+    await lockPipelines(em, projectId);
     let pipeline: Pipeline | undefined;
     if (input.pipeline_id !== undefined) {
       // Later clients name the pipeline; its ref is the status's unless another is given (none of the commit's: a new one).
-      const ofRef = input.ref !== undefined ? sql` and "ref" = ${input.ref}` : empty;
-      pipeline = (await this.pipelines(sql`"id" = ${input.pipeline_id} and "project_id" = ${projectId} and "sha" = ${commit.oid}${ofRef}`))[0];
+      pipeline = await findPipelineOfCommit(em, projectId, commit.oid, input.pipeline_id, input.ref);
     }
     const ref = input.ref ?? pipeline?.ref ?? (await this.firstBranchContaining(repo, commit.oid));
     if (ref === null) throw new NotFoundError('References for commit');
-    if (input.pipeline_id === undefined) {
-      pipeline = (await this.pipelines(sql`"project_id" = ${projectId} and "sha" = ${commit.oid} and "ref" = ${ref} order by "id" desc limit 1`))[0];
-    }
+    if (input.pipeline_id === undefined) pipeline = await latestPipelineOfRef(em, projectId, commit.oid, ref);
     const now = new Date();
-    pipeline ??= rowAs(
-      em,
-      Pipeline,
-      (
-        await queryRows(
-          em,
-          sql`insert into "pipelines" ("project_id", "sha", "ref", "status", "user_id", "created_at", "updated_at")
-            values (${projectId}, ${commit.oid}, ${ref}, 'created', ${userId}, ${now}, ${now}) returning *`,
-        )
-      )[0],
-    );
+    pipeline ??= await insertPipeline(em, projectId, commit.oid, ref, userId, now);
 
-    const [existing] = await queryRows(
-      em,
-      sql`select "id", "status" from "commit_statuses" where "pipeline_id" = ${pipeline.id} and "name" = ${name} and "author_id" = ${userId}
-        and "status" in ('pending', 'running') order by "id" desc limit 1`,
-    );
-    const next = statusTransition(existing ? (existing.status as 'pending' | 'running') : null, input.state, now);
-    const optional = {
+    const existing = await openStatusOf(em, pipeline.id, name, userId);
+    const next = statusTransition(existing ? existing.status : null, input.state, now);
+    const columns = {
       target_url: input.target_url,
       description: input.description,
       coverage: input.coverage,
       started_at: next.startedAt,
       finished_at: next.finishedAt,
     };
-    // The columns come from `optional`'s own keys: a fixed set.
-    const given = (Object.keys(optional) as (keyof typeof optional)[]).filter((column) => optional[column] !== undefined);
-    const column = (name: keyof typeof optional) => identifier(name, Object.keys(optional) as (keyof typeof optional)[]);
-    const [row] = existing
-      ? await queryRows(
+    const status = existing
+      ? await updateCommitStatus(em, existing.id, next.status, now, columns)
+      : await insertCommitStatus(
           em,
-          sql`update "commit_statuses" set "status" = ${next.status}, "updated_at" = ${now}${concat(given.map((name) => sql`, ${column(name)} = ${optional[name]}`))}
-            where "id" = ${existing.id} returning *`,
-        )
-      : await queryRows(
-          em,
-          sql`insert into "commit_statuses" ("project_id", "pipeline_id", "sha", "ref", "name", "stage", "status", "author_id", "created_at", "updated_at"${concat(
-            given.map((name) => sql`, ${column(name)}`),
-          )})
-           values (${projectId}, ${pipeline.id}, ${commit.oid}, ${ref}, ${name}, ${EXTERNAL_STAGE}, ${next.status}, ${userId}, ${now}, ${now}${concat(given.map((name) => sql`, ${optional[name]}`))})
-           returning *`,
+          { projectId, pipelineId: pipeline.id, sha: commit.oid, ref, name, stage: EXTERNAL_STAGE, status: next.status, authorId: userId, now },
+          columns,
         );
     await this.updatePipeline(pipeline, now);
-    return presentCommitStatus(rowAs(em, CommitStatusRow, row), this.ctx.currentUser as User, await this.ctx.view());
+    return presentCommitStatus(status, this.ctx.currentUser as User, await this.ctx.view());
   }
 
   /**
@@ -212,29 +186,13 @@ export class CommitStatusesService {
    */
   async list(scoped: ProjectInScope, revision: string, query: ListCommitStatusesQuery & PageQuery): Promise<Page<CommitStatus>> {
     const commit = await this.ctx.commits.commitOf(this.ctx.repositoryOf(scoped.project), revision);
-    const conditions = [sql`s."project_id" = ${scoped.project.id}`, sql`s."sha" = ${commit.oid}`];
-    // An empty filter filters nothing, as the original reads it.
-    if (query.ref) conditions.push(sql`s."ref" = ${query.ref}`);
-    if (query.stage) conditions.push(sql`s."stage" = ${query.stage}`);
-    if (query.name) conditions.push(sql`s."name" = ${query.name}`);
-    if (!query.all) conditions.push(sql`not exists (select 1 from "commit_statuses" later where later."pipeline_id" = s."pipeline_id" and later."name" = s."name" and later."id" > s."id")`);
-    const where = join(conditions, ' and ');
     // The page asked for, clamped as every list clamps it.
     const { page, perPage } = pageOf([], query);
     const view = await this.ctx.view();
-    const [{ count }] = await queryRows(view.rows, sql`select count(*)::int as "count" from "commit_statuses" s where ${where}`);
-    const rows = await queryRows(
-      view.rows,
-      sql`select to_jsonb(s) as "status", to_jsonb(u) as "author" from "commit_statuses" s left join "users" u on u."id" = s."author_id"
-       where ${where} order by s."id" limit ${perPage} offset ${(page - 1) * perPage}`,
-    );
-    const items = rows.map((row) => presentCommitStatus(rowAs(view.rows, CommitStatusRow, row.status), row.author ? rowAs(view.rows, User, row.author) : null, view));
-    return { items, total: Number(count), page, perPage };
-  }
-
-  private async pipelines(where: Sql): Promise<Pipeline[]> {
-    const em = this.ctx.em;
-    return (await queryRows(em, sql`select * from "pipelines" where ${where}`)).map((row) => rowAs(em, Pipeline, row));
+    const filter = { projectId: scoped.project.id, sha: commit.oid, ref: query.ref, stage: query.stage, name: query.name, all: query.all };
+    const { total, rows } = await commitStatusPage(view.rows, filter, page, perPage);
+    const items = rows.map((row) => presentCommitStatus(row.status, row.author, view));
+    return { items, total, page, perPage };
   }
 
   /** The first branch, by name, whose history has the commit (where the original files a status given no ref); null for none. */
@@ -248,17 +206,8 @@ export class CommitStatusesService {
 
   /** The pipeline's status (and its times) from its latest statuses, one per name. */
   private async updatePipeline(pipeline: Pipeline, now: Date): Promise<void> {
-    const em = this.ctx.em;
-    const latest = (await queryRows(
-      em,
-      sql`select distinct on ("name") "status", "allow_failure" as "allowFailure" from "commit_statuses" where "pipeline_id" = ${pipeline.id} order by "name", "id" desc`,
-    )) as unknown as LatestStatus[];
-    const next = pipelineTransition(pipeline.status, compositeStatus(latest), now);
+    const next = pipelineTransition(pipeline.status, compositeStatus(await latestStatuses(this.ctx.em, pipeline.id)), now);
     if (next.status === pipeline.status) return;
-    await queryRows(
-      em,
-      sql`update "pipelines" set "status" = ${next.status}, "updated_at" = ${now}, "started_at" = coalesce(${next.startedAt ?? null}::timestamptz, "started_at"),
-        "finished_at" = coalesce(${next.finishedAt ?? null}::timestamptz, "finished_at") where "id" = ${pipeline.id}`,
-    );
+    await updatePipelineStatus(this.ctx.em, pipeline.id, next, now);
   }
 }

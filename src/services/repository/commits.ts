@@ -1,6 +1,4 @@
 import type { ProjectInScope } from '../../auth/abilities.js';
-import { queryRows } from '../../db/rows.js';
-import { sql } from '../../db/sql.js';
 import { BadRequestError, NotFoundError } from '../../errors.js';
 import { statsOf } from '../../git/diff.js';
 import { applyActions, type FileAction } from '../../git/edit.js';
@@ -13,6 +11,7 @@ import { pageOf, type Page, type PageQuery } from '../pagination.js';
 import { presentCommit } from '../present/commits.js';
 import { projectWebUrl } from '../present/projects.js';
 import { REFUSALS, writeRefusal } from './refusals.js';
+import { lastPipelineOf } from './status-store.js';
 import { writeRepository } from './writes.js';
 
 /** A commit to make on a branch: where it starts, and how its tree comes from the commit it starts from. */
@@ -114,7 +113,7 @@ export class CommitsService {
   async get(scoped: ProjectInScope, revision: string, query: GetCommitQuery = {}): Promise<CommitDetail> {
     const repo = this.ctx.repositoryOf(scoped.project);
     const commit = await this.commitOf(repo, revision);
-    const pipeline = await this.lastPipeline(scoped.project.id, commit.oid);
+    const pipeline = await lastPipelineOf((await this.ctx.view()).rows, scoped.project.id, commit.oid);
     return {
       ...presentCommit(commit, this.projectUrl(scoped)),
       stats: query.stats === false ? { additions: 0, deletions: 0, total: 0 } : await this.statsOf(repo, commit),
@@ -122,15 +121,6 @@ export class CommitsService {
       last_pipeline: pipeline,
       project_id: scoped.project.id,
     };
-  }
-
-  /** The commit's latest pipeline (what the statuses posted for it make), or null. */
-  async lastPipeline(projectId: number, sha: string): Promise<CommitDetail['last_pipeline']> {
-    const [pipeline] = (await queryRows(
-      (await this.ctx.view()).rows,
-      sql`select "id", "ref", "sha", "status" from "pipelines" where "project_id" = ${projectId} and "sha" = ${sha} order by "id" desc limit 1`,
-    )) as { id: number; ref: string | null; sha: string; status: string }[];
-    return pipeline ?? null;
   }
 
   async statsOf(repo: Repository, commit: Commit): Promise<CommitStats> {

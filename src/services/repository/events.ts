@@ -1,9 +1,8 @@
 import type { ProjectInScope } from '../../auth/abilities.js';
 import { ACCESS_LEVELS, Project } from '../../db/entities/index.js';
-import { queryRows } from '../../db/rows.js';
-import { sql } from '../../db/sql.js';
 import { BRANCH_PREFIX, type Repository } from '../../git/repository.js';
 import type { Context } from '../context.js';
+import { protectFirstBranch } from './protected-branch-store.js';
 import type { ReferenceUpdate } from './writes.js';
 
 /**
@@ -39,9 +38,5 @@ export async function defaultBranchProtection(ctx: Context): Promise<{ pushAcces
 async function protectDefaultBranch(ctx: Context, projectId: number, branch: string): Promise<void> {
   const protection = await defaultBranchProtection(ctx);
   if (!protection) return;
-  await queryRows(
-    ctx.em,
-    sql`insert into "protected_branches" ("project_id", "name", "push_access_level", "merge_access_level", "created_at")
-      values (${projectId}, ${branch}, ${protection.pushAccessLevel}, ${protection.mergeAccessLevel}, now()) on conflict do nothing`,
-  );
+  await protectFirstBranch(ctx.em, projectId, branch, protection);
 }

@@ -1,7 +1,6 @@
 import type { ProjectInScope } from '../../auth/abilities.js';
-import { Release as ReleaseRow, User } from '../../db/entities/index.js';
-import { keyOf, queryRows, readRows, rowAs } from '../../db/rows.js';
-import { direction, identifier, join, sql } from '../../db/sql.js';
+import type { Release as ReleaseRow } from '../../db/entities/index.js';
+import { keyOf } from '../../db/rows.js';
 import { BadRequestError, ConflictError, NotFoundError, UnprocessableEntityError } from '../../errors.js';
 import type { Repository } from '../../git/repository.js';
 import type { CreateReleaseInput, ListReleasesQuery, ProjectRelease, Release, ReleaseNoteInput, UpdateReleaseInput } from '../../schemas/tags.js';
@@ -11,26 +10,20 @@ import { presentCommit } from '../present/commits.js';
 import { projectWebUrl } from '../present/projects.js';
 import { presentUserBasic } from '../present/users.js';
 import { REFUSALS } from './refusals.js';
+import {
+  deleteRelease,
+  findRelease,
+  insertRelease,
+  releaseAuthors,
+  releaseIdsOfTags,
+  releaseNotesOf,
+  releasesByIds,
+  updateRelease,
+  type NewRelease,
+  type ReleaseChanges,
+} from './release-store.js';
 import { tagWriteRefusal, type TagRefusal } from './tags.js';
 import { writeRepository } from './writes.js';
-
-/** What a new release holds beside its tag's name. */
-export interface NewRelease {
-  description: string;
-  /** The commit its tag names (null for a tag of something else). */
-  sha: string | null;
-  /** The tag's name when not given. */
-  name?: string;
-  /** Now when not given. */
-  releasedAt?: Date;
-}
-
-/** What an update of a release changes; what is undefined stays. */
-interface ReleaseChanges {
-  name?: string;
-  description?: string;
-  releasedAt?: Date;
-}
 
 const tagMissing = () => new NotFoundError(REFUSALS.tagMissing, { verbatim: true });
 const releaseMissing = () => new NotFoundError(REFUSALS.releaseMissing, { verbatim: true });
@@ -53,11 +46,7 @@ export class ReleasesService {
   /** The release notes of some of a project's tags, by tag name: one query. */
   async notesOf(projectId: number, tagNames: string[]): Promise<Map<string, Release>> {
     if (!tagNames.length) return new Map();
-    const rows = await readRows(
-      (await this.ctx.view()).rows,
-      ReleaseRow,
-      sql`select "tag_name", "description" from "releases" where "project_id" = ${projectId} and "tag_name" = any(${tagNames}::text[])`,
-    );
+    const rows = await releaseNotesOf((await this.ctx.view()).rows, projectId, tagNames);
     return new Map(rows.map((row) => [row.tagName, noteOf(row)]));
   }
 
@@ -71,37 +60,18 @@ export class ReleasesService {
   }
 
   /** Deletes the release of a tag; the row it was, or null when there was none. */
-  async removeOfTag(projectId: number, tagName: string): Promise<ReleaseRow | null> {
-    const [row] = await queryRows(this.ctx.em, sql`delete from "releases" where "project_id" = ${projectId} and "tag_name" = ${tagName} returning *`);
-    return row ? rowAs(this.ctx.em, ReleaseRow, row) : null;
+  removeOfTag(projectId: number, tagName: string): Promise<ReleaseRow | null> {
+    return deleteRelease(this.ctx.em, projectId, tagName);
   }
 
   /** A new release of a tag, the caller its author; null when the tag has one (two writers racing: the second one gets null). */
-  private async insert(projectId: number, tagName: string, release: NewRelease): Promise<ReleaseRow | null> {
-    const now = new Date();
-    const [row] = await queryRows(
-      this.ctx.em,
-      sql`insert into "releases" ("project_id", "tag_name", "name", "description", "sha", "author_id", "created_at", "updated_at", "released_at")
-       values (${projectId}, ${tagName}, ${release.name ?? tagName}, ${release.description}, ${release.sha}, ${this.ctx.currentUser.id}, ${now}, ${now}, ${release.releasedAt ?? now})
-       on conflict ("project_id", "tag_name") do nothing returning *`,
-    );
-    return row ? rowAs(this.ctx.em, ReleaseRow, row) : null;
-  }
-
-  /** Changes a tag's release; null when it has none. */
-  private async change(projectId: number, tagName: string, changes: ReleaseChanges): Promise<ReleaseRow | null> {
-    const columns = { name: changes.name, description: changes.description, released_at: changes.releasedAt, updated_at: new Date() };
-    // The columns are `columns`' own keys: a fixed set.
-    const names = Object.keys(columns) as (keyof typeof columns)[];
-    const given = names.filter((name) => columns[name] !== undefined).map((name) => sql`${identifier(name, names)} = ${columns[name]}`);
-    const [row] = await queryRows(this.ctx.em, sql`update "releases" set ${join(given, ', ')} where "project_id" = ${projectId} and "tag_name" = ${tagName} returning *`);
-    return row ? rowAs(this.ctx.em, ReleaseRow, row) : null;
+  private insert(projectId: number, tagName: string, release: NewRelease): Promise<ReleaseRow | null> {
+    return insertRelease(this.ctx.em, projectId, tagName, release, this.ctx.currentUser.id);
   }
 
   /** A tag's release, or null. */
   private async find(projectId: number, tagName: string): Promise<ReleaseRow | null> {
-    const [row] = await readRows((await this.ctx.view()).rows, ReleaseRow, sql`select * from "releases" where "project_id" = ${projectId} and "tag_name" = ${tagName}`);
-    return row ?? null;
+    return findRelease((await this.ctx.view()).rows, projectId, tagName);
   }
 
   /** The commit a tag names (null for a tag of something else), or the original's 404 `Tag does not exist`. */
@@ -124,7 +94,7 @@ export class ReleasesService {
   /** PUT /projects/:id/repository/tags/:tag_name/release: 404 when there is no tag, or no release. */
   async updateNote(scoped: ProjectInScope, tagName: string, input: ReleaseNoteInput): Promise<Release> {
     await this.tagCommit(this.ctx.repositoryOf(scoped.project), tagName);
-    const row = await this.change(scoped.project.id, tagName, { description: input.description });
+    const row = await updateRelease(this.ctx.em, scoped.project.id, tagName, { description: input.description });
     if (!row) throw releaseMissing();
     return noteOf(row);
   }
@@ -138,16 +108,10 @@ export class ReleasesService {
   async list(scoped: ProjectInScope, query: ListReleasesQuery & PageQuery): Promise<Page<ProjectRelease>> {
     const repo = this.ctx.repositoryOf(scoped.project);
     const tagNames = (await repo.tags()).map((tag) => tag.name);
-    const column = identifier(query.order_by === 'created_at' ? 'created_at' : 'released_at', ['created_at', 'released_at']);
-    const order = direction(query.sort === 'asc' ? 'asc' : 'desc');
     const rows = (await this.ctx.view()).rows;
-    // The names as one array value: a repository may have more tags than a statement may have parameters.
-    const ids = await queryRows(
-      rows,
-      sql`select "id" from "releases" where "project_id" = ${scoped.project.id} and "tag_name" = any(${tagNames}::text[]) order by ${column} ${order}, "id" ${order}`,
-    );
-    const page = pageOf(ids.map((row) => row.id as number), query);
-    const found = page.items.length ? await readRows(rows, ReleaseRow, sql`select * from "releases" where "id" = any(${page.items})`) : [];
+    const ids = await releaseIdsOfTags(rows, scoped.project.id, tagNames, query.order_by === 'created_at' ? 'created_at' : 'released_at', query.sort === 'asc' ? 'asc' : 'desc');
+    const page = pageOf(ids, query);
+    const found = await releasesByIds(rows, page.items);
     const byId = new Map(found.map((row) => [row.id, row]));
     // A release deleted since its ID was read is left out.
     const releases = page.items.flatMap((id) => byId.get(id) ?? []);
@@ -202,7 +166,7 @@ export class ReleasesService {
       if (!(await this.find(scoped.project.id, tagName))) throw releaseMissing();
       throw new BadRequestError(REFUSALS.releaseParamsEmpty);
     }
-    const row = await this.change(scoped.project.id, tagName, changes);
+    const row = await updateRelease(this.ctx.em, scoped.project.id, tagName, changes);
     if (!row) throw releaseMissing();
     return (await this.present(scoped, repo, [row]))[0];
   }
@@ -220,9 +184,7 @@ export class ReleasesService {
   private async present(scoped: ProjectInScope, repo: Repository, releases: ReleaseRow[]): Promise<ProjectRelease[]> {
     const view = await this.ctx.view();
     const authorIds = [...new Set(releases.flatMap((release) => (release.author ? [keyOf(release.author)] : [])))];
-    const authors = authorIds.length
-      ? await readRows(view.rows, User, sql`select "id", "name", "username", "state", "email", "avatar_filename" from "users" where "id" = any(${authorIds})`)
-      : [];
+    const authors = await releaseAuthors(view.rows, authorIds);
     const authorsById = new Map(authors.map((author) => [author.id, author]));
     const projectUrl = projectWebUrl(scoped.project, scoped.namespace, this.ctx.baseUrl);
     const now = Date.now();

@@ -1,17 +1,16 @@
 import type { ProjectInScope } from '../../auth/abilities.js';
-import { queryRows } from '../../db/rows.js';
-import { sql } from '../../db/sql.js';
 import { ForbiddenError } from '../../errors.js';
 import { ReferenceChangedError } from '../../git/errors.js';
 import type { Repository } from '../../git/repository.js';
 import type { Context } from '../context.js';
 import { referencesMoved } from './events.js';
+import { isArchived, takeRepositoryLock } from './repository-store.js';
 
 /** A project's repository locked for the rest of the call: its writes are then this call's alone, here and in every process. */
 export async function lockRepository(ctx: Context, projectId: number): Promise<void> {
   // Outside a transaction the lock would be released at once.
   if (!ctx.em.isInTransaction()) throw new Error('a repository is written by write calls only');
-  await queryRows(ctx.em, sql`select pg_advisory_xact_lock(${REPOSITORY_LOCK}, ${projectId})`);
+  await takeRepositoryLock(ctx.em, projectId);
 }
 
 /**
@@ -20,13 +19,10 @@ export async function lockRepository(ctx: Context, projectId: number): Promise<v
  */
 async function underRepositoryLock(ctx: Context, projectId: number, work: () => Promise<void>): Promise<void> {
   await ctx.env.db.fork().transactional(async (em) => {
-    await queryRows(em, sql`select pg_advisory_xact_lock(${REPOSITORY_LOCK}, ${projectId})`);
+    await takeRepositoryLock(em, projectId);
     await work();
   });
 }
-
-/** The advisory lock class of repositories; the second key is the project's ID. Any number, the same in every process. */
-const REPOSITORY_LOCK = 774210;
 
 /** A reference a write moves: from `old` (null: created) to `new` (null: deleted). */
 export interface ReferenceUpdate {
@@ -52,8 +48,7 @@ export interface Built<T> {
 export async function writeRepository<T>(ctx: Context, scoped: ProjectInScope, build: (repo: Repository) => Promise<Built<T>>): Promise<T> {
   await lockRepository(ctx, scoped.project.id);
   // Archiving takes the same lock: a write that began before it finishes first, one that waited sees it.
-  const [{ archived }] = await queryRows(ctx.em, sql`select "archived" from "projects" where "id" = ${scoped.project.id}`);
-  if (archived) throw new ForbiddenError();
+  if (await isArchived(ctx.em, scoped.project.id)) throw new ForbiddenError();
   const repo = ctx.repositoryOf(scoped.project);
   const { updates, result } = await build(repo);
   await referencesMoved(ctx, scoped, repo, updates);
