@@ -33,11 +33,14 @@ abstract class MessagesError extends ApiError {
   }
 }
 
+/** What statusError makes, as the declarations name it (not the anonymous class, which would drag in Error's statics). */
+type StatusErrorClass = new (text?: string) => Error & { readonly status: number; body(): ErrorBody };
+
 /**
  * An error class that answers `status` with `statusText`, or with the message it is given (`'message'`) or with
  * `"<statusText> - <reason>"` (`'reason'`).
  */
-function statusError(name: string, status: number, statusText: string, given: 'message' | 'reason' = 'message') {
+function statusError(name: string, status: number, statusText: string, given: 'message' | 'reason' = 'message'): StatusErrorClass {
   return class extends ApiError {
     override readonly name = name;
     readonly status = status;

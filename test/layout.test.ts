@@ -1,0 +1,32 @@
+/**
+ * Where code goes, so that what comes next copies it: each aggregate's hand-written statements in its store
+ * (`*-store.ts`) beside the conditions its lists take, services holding the rules.
+ */
+import { readdirSync, readFileSync } from 'node:fs';
+import { join, relative } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+const root = fileURLToPath(new URL('..', import.meta.url));
+
+/** The folders of src/services whose aggregates keep their statements in stores. */
+const STORED = ['services/projects', 'services/repository'];
+
+describe('the services', () => {
+  it('write no statement outside their aggregates’ stores', () => {
+    const STATEMENT = /\b(queryRows|readRows)\(|\bsql`/;
+    const offenders: string[] = [];
+    for (const folder of STORED) {
+      const dir = join(root, 'src', folder);
+      for (const name of readdirSync(dir)) {
+        if (!name.endsWith('.ts') || name.endsWith('-store.ts')) continue;
+        readFileSync(join(dir, name), 'utf8')
+          .split('\n')
+          .forEach((line, index) => {
+            if (STATEMENT.test(line)) offenders.push(`${relative(root, join(dir, name))}:${index + 1}: ${line.trim()}`);
+          });
+      }
+    }
+    expect(offenders).toEqual([]);
+  });
+});
