@@ -10,8 +10,10 @@ import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
 import { applyActions, type FileAction } from '../src/git/edit.js';
 import { MergeConflictError } from '../src/git/errors.js';
-import { commitsBetween, mergeBase, mergeText, mergeTrees } from '../src/git/merge.js';
-import { BRANCH_PREFIX, type Repository, type Signature } from '../src/git/repository.js';
+import { writeHistoryRepository } from '../bench/lib/history-repository.ts';
+import { commitsBetween, mergeBase } from '../src/git/ancestry.js';
+import { mergeText, mergeTrees } from '../src/git/merge.js';
+import { BRANCH_PREFIX, Repository, type Signature } from '../src/git/repository.js';
 import { RepositoryStore } from '../src/git/store.js';
 import { hasGit } from './helpers.js';
 
@@ -231,6 +233,32 @@ describe('mergeBase and commitsBetween', () => {
       expect(spawnSync('git', ['--git-dir', repo.gitdir, 'merge-base', lonely, merge]).status).toBe(1);
       expect(git('fsck', '--full', '--strict')).toBe('');
     }
+  });
+
+  it.runIf(hasGit)('agree with git on a history of branches and merges, walking only what lies between', async () => {
+    const gitdir = join(root, 'history.git');
+    await writeHistoryRepository(gitdir, 600);
+    const generated = new Repository(gitdir);
+    const reads = { count: 0 };
+    const readCommit = generated.readCommit.bind(generated);
+    generated.readCommit = (oid: string) => ((reads.count += 1), readCommit(oid));
+    const inGit = (...args: string[]) => execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8' }).trim();
+    const all = inGit('rev-list', '--all').split('\n');
+    let seed = 17;
+    const pick = () => all[(seed = (seed * 48271) % 2147483647) % all.length];
+    for (let round = 0; round < 20; round++) {
+      const [a, b] = [pick(), pick()];
+      const bases = spawnSync('git', ['--git-dir', gitdir, 'merge-base', '--all', a, b], { encoding: 'utf8' }).stdout.trim().split('\n').filter(Boolean);
+      const found = await mergeBase(generated, a, b);
+      expect([a, b, found === null ? bases.length === 0 : bases.includes(found)]).toEqual([a, b, true]);
+      expect([a, b, await commitsBetween(generated, a, b)]).toEqual([a, b, inGit('rev-list', '--reverse', `${a}..${b}`).split('\n').filter(Boolean)]);
+    }
+    // Ten commits apart on the main line: the walk reads about those, not the 600 below them.
+    const line = inGit('rev-list', '--first-parent', 'main').split('\n');
+    reads.count = 0;
+    expect(await commitsBetween(generated, line[10], line[0])).toEqual(inGit('rev-list', '--reverse', `${line[10]}..${line[0]}`).split('\n'));
+    expect(await mergeBase(generated, line[10], line[0])).toBe(line[10]);
+    expect(reads.count).toBeLessThan(100);
   });
 
   it('picks the newest of several best common ancestors (a criss-cross), one git merge-base also finds', async () => {

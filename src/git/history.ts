@@ -25,12 +25,17 @@ function keptFor<V>(kept: WeakMap<Repository, LruMap<string, V>>, repo: Reposito
 }
 
 /** Commits by committer date, newest first; equal dates in the order they were met (git log's order). */
-class CommitQueue {
+export class CommitQueue {
   private readonly heap: { commit: Commit; order: number }[] = [];
   private counter = 0;
 
   get size(): number {
     return this.heap.length;
+  }
+
+  /** Whether a queued commit satisfies `test` (queues stay about as wide as the history, so a scan is cheap). */
+  some(test: (oid: string) => boolean): boolean {
+    return this.heap.some((entry) => test(entry.commit.oid));
   }
 
   private before(a: { commit: Commit; order: number }, b: { commit: Commit; order: number }): boolean {

@@ -2,7 +2,6 @@ import { diffArrays } from 'diff';
 import { diff3Merge } from 'node-diff3';
 import { isBinary } from './diff.js';
 import { MergeConflictError } from './errors.js';
-import { historyOf } from './history.js';
 import type { Repository, TreeEntry } from './repository.js';
 
 /** A file past this many bytes (any side) is not merged line by line: both sides changing it is a conflict. */
@@ -178,35 +177,4 @@ export async function mergeTrees(repo: Repository, base: string | null, ours: st
   const tree = await merge.directory(base, ours, theirs, '');
   if (merge.conflicts.length) throw new MergeConflictError(merge.conflicts);
   return tree ?? repo.writeTree([]);
-}
-
-/**
- * The best common ancestor of two commits, as `git merge-base` finds it: a commit both histories hold that is
- * not an ancestor of another such commit (of several, the newest); null for unrelated histories.
- */
-export async function mergeBase(repo: Repository, one: string, other: string): Promise<string | null> {
-  if (one === other) return one;
-  const [ofOne, ofOther] = await Promise.all([historyOf(repo, one), historyOf(repo, other)]);
-  const inOne = new Set(ofOne);
-  // Newest first: an ancestor of a common commit is common too, and is met after it.
-  const common = ofOther.filter((oid) => inOne.has(oid));
-  const stale = new Set<string>();
-  for (const candidate of common) {
-    if (stale.has(candidate)) continue;
-    const pending = [...(await repo.readCommit(candidate)).parents];
-    while (pending.length) {
-      const oid = pending.pop()!;
-      if (stale.has(oid)) continue;
-      stale.add(oid);
-      pending.push(...(await repo.readCommit(oid)).parents);
-    }
-  }
-  return common.find((oid) => !stale.has(oid)) ?? null;
-}
-
-/** The commits reachable from `to` and not from `from` (`git log from..to`), oldest first. */
-export async function commitsBetween(repo: Repository, from: string, to: string): Promise<string[]> {
-  const [hidden, shown] = await Promise.all([historyOf(repo, from), historyOf(repo, to)]);
-  const excluded = new Set(hidden);
-  return shown.filter((oid) => !excluded.has(oid)).reverse();
 }

@@ -5,7 +5,8 @@ import { ARCHIVE_RETRY_AFTER, ArchivesBusyError, ArchiveTooLargeError, makeArchi
 import { openBlob, type BlobStream } from '../../git/blob-stream.js';
 import { changesBetween, diffOf, type Change, type FileDiff } from '../../git/diff.js';
 import { MergeConflictError } from '../../git/errors.js';
-import { commitsBetween, mergeBase, mergeTrees } from '../../git/merge.js';
+import { commitsBetween, mergeBase } from '../../git/ancestry.js';
+import { mergeTrees } from '../../git/merge.js';
 import { withoutFinalNewlines } from '../../git/objects.js';
 import type { Repository, TreeEntry } from '../../git/repository.js';
 import type { Commit } from '../../schemas/commits.js';
