@@ -618,6 +618,33 @@ describe('GET /projects/:id/repository/compare', () => {
     if (hasGit) expect(git(id, 'diff', '--name-status', 'master', 'feature')).toBe('A\tfeature.txt\nD\tmaster.txt\n');
   });
 
+  it('cuts the diffs short as the original does: past 100 files, or the diff that reaches 5,000 lines; a diff past 100 KB is left empty', async () => {
+    const { id } = await forked();
+    const many = Array.from({ length: 101 }, (_, index) => ({ action: 'create', file_path: `many/${String(index).padStart(3, '0')}.txt`, content: `${index}\n` }));
+    await commit(id, 'many', 'Many', many, { start_branch: 'master' });
+    const wide = await compare(id, { from: 'master', to: 'many' });
+    expect([wide.status, wide.body.diffs.length, wide.body.diffs.at(-1).new_path, wide.body.compare_timeout]).toEqual([200, 100, 'many/099.txt', true]);
+
+    const line = (index: number) => `line ${index}\n`;
+    const long = Array.from({ length: 4000 }, (_, index) => line(index)).join('');
+    const longer = Array.from({ length: 1100 }, (_, index) => line(index)).join('');
+    await commit(id, 'long', 'Long', [{ action: 'create', file_path: 'a.txt', content: long }, { action: 'create', file_path: 'b.txt', content: longer }, { action: 'create', file_path: 'c.txt', content: 'c\n' }], { start_branch: 'master' });
+    const tall = await compare(id, { from: 'master', to: 'long' });
+    // a.txt's 4,001 lines fit; b.txt's would reach 5,000, so it and what follows are left out.
+    expect([tall.body.diffs.map((diff: { new_path: string }) => diff.new_path), tall.body.compare_timeout]).toEqual([['a.txt'], true]);
+
+    const wideLines = Array.from({ length: 1000 }, (_, index) => `${'x'.repeat(120)} ${index}\n`).join('');
+    await commit(id, 'large', 'Large', [{ action: 'create', file_path: 'large.txt', content: wideLines }, { action: 'create', file_path: 'small.txt', content: 's\n' }], { start_branch: 'master' });
+    const large = await compare(id, { from: 'master', to: 'large' });
+    expect([large.body.diffs.map((diff: { new_path: string; diff: string }) => [diff.new_path, diff.diff]), large.body.compare_timeout]).toEqual([
+      [
+        ['large.txt', ''],
+        ['small.txt', '@@ -0,0 +1 @@\n+s\n'],
+      ],
+      false,
+    ]);
+  });
+
   it('answers the same ref with nothing to show, and 404 Ref Not Found for a ref that names no commit', async () => {
     const { id, base, f1 } = await forked();
     const same = await compare(id, { from: 'master', to: 'master' });

@@ -26,6 +26,8 @@ export interface FileDiff extends Change {
 const MAX_DIFF_BYTES = 1024 * 1024;
 /** Nor is one whose shortest edit script is longer than this: finding it would cost seconds. */
 const MAX_EDIT_LENGTH = 20_000;
+/** A diff's text past this many bytes is left out, as the original prunes a diff too large to show (Gitlab::Git::Diff::SIZE_LIMIT). */
+const MAX_DIFF_TEXT_BYTES = 100 * 1024;
 /** git's test for binary content: a NUL among the first 8,000 bytes. */
 const BINARY_PROBE = 8000;
 
@@ -133,6 +135,7 @@ export async function diffOf(repo: Repository, change: Change): Promise<FileDiff
       return `@@ -${range(hunk.oldStart, hunk.oldLines)} +${range(hunk.newStart, hunk.newLines)} @@${heading ? ` ${heading}` : ''}\n${hunk.lines.join('\n')}\n`;
     })
     .join('');
+  if (Buffer.byteLength(text) > MAX_DIFF_TEXT_BYTES) return { ...plain, tooLarge: true, additions, deletions };
   return { ...plain, diff: text, additions, deletions };
 }
 

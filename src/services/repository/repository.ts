@@ -29,8 +29,12 @@ import { presentCommit } from '../present/commits.js';
 import { projectWebUrl } from '../present/projects.js';
 import { REFUSALS } from './refusals.js';
 
-/** The most files a comparison shows: past it `compare_timeout` says the answer is cut short. */
-export const MAX_COMPARE_FILES = 1000;
+/**
+ * What a comparison shows of its diffs, as the original bounds them (Gitlab::Git::DiffCollection's default limits):
+ * past 100 files, or once the diffs reach 5,000 lines or 500 KB (the diff that reaches them left out too), the rest
+ * is left out and `compare_timeout` says so.
+ */
+export const COMPARE_LIMITS = { files: 100, lines: 5000, bytes: 100 * 5 * 1024 };
 
 const FULL_OID = /^[0-9a-f]{40}$/;
 
@@ -48,6 +52,13 @@ export function presentDiff(file: FileDiff): Diff {
     renamed_file: file.status === 'renamed',
     deleted_file: file.status === 'deleted',
   };
+}
+
+/** The line ends of a text (a diff's lines, as the original counts them). */
+function countLines(text: string): number {
+  let count = 0;
+  for (let index = text.indexOf('\n'); index >= 0; index = text.indexOf('\n', index + 1)) count++;
+  return count;
 }
 
 /** What a tree listing shows of an entry: its mode padded to six digits, as the original writes `040000`. */
@@ -207,12 +218,21 @@ export class RepositoryService {
     const base = query.straight ? from : await mergeBase(repo, from, to);
     const baseTree = base ? (await repo.readCommit(base)).tree : null;
     const changes = await changesBetween(repo, baseTree, (await repo.readCommit(to)).tree);
-    return {
-      commit: commits.at(-1) ?? null,
-      commits,
-      diffs: await this.diffsOf(repo, changes.slice(0, MAX_COMPARE_FILES)),
-      compare_timeout: changes.length > MAX_COMPARE_FILES,
-      compare_same_ref: false,
-    };
+    const diffs: Diff[] = [];
+    let overflow = changes.length > COMPARE_LIMITS.files;
+    let lines = 0;
+    let bytes = 0;
+    // One at a time, and no further than the limits: each reads both sides of a file.
+    for (const change of changes.slice(0, COMPARE_LIMITS.files)) {
+      const diff = presentDiff(await diffOf(repo, change));
+      lines += countLines(diff.diff);
+      bytes += Buffer.byteLength(diff.diff);
+      if (lines >= COMPARE_LIMITS.lines || bytes >= COMPARE_LIMITS.bytes) {
+        overflow = true;
+        break;
+      }
+      diffs.push(diff);
+    }
+    return { commit: commits.at(-1) ?? null, commits, diffs, compare_timeout: overflow, compare_same_ref: false };
   }
 }
