@@ -1,4 +1,5 @@
 import { mkdirSync, writeFileSync } from 'node:fs';
+import cluster, { type Worker } from 'node:cluster';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { dirname, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
@@ -50,6 +51,8 @@ ${DATABASE_FLAGS}
       --allow-local-requests
                             let imports reach loopback, private and link-local addresses (off by default;
                             or FORGEKIT_ALLOW_LOCAL_REQUESTS=true)
+      --workers N           serve from N processes sharing the port (default 1; or FORGEKIT_WORKERS);
+                            PostgreSQL only: the embedded database is opened by one process
 ${ROOT_ENVIRONMENT}`,
     options: {
       port: { type: 'string' },
@@ -59,8 +62,13 @@ ${ROOT_ENVIRONMENT}`,
       'base-url': { type: 'string' },
       'max-auth-failures': { type: 'string' },
       'auth-failure-period': { type: 'string' },
+      workers: { type: 'string' },
     },
-    run: async (values) => serve(await settingsFrom(values)),
+    run: async (values) => {
+      const settings = await settingsFrom(values);
+      if (settings.workers > 1 && cluster.isPrimary) return superviseWorkers(settings);
+      return serve(settings);
+    },
   },
   migrate: {
     usage: `forgekit migrate [options]
@@ -182,7 +190,10 @@ async function serve(settings: ServeSettings): Promise<void> {
   const { standaloneApp } = await import('./http/standalone.js');
   const app = standaloneApp(hosting.router(), console);
   handle = app;
-  console.log(`forgekit listening on ${settings.options.baseUrl ?? listeningUrl}`);
+  const listening = `forgekit listening on ${settings.options.baseUrl ?? listeningUrl}`;
+  // A worker tells its primary, which says it once all are ready.
+  if (cluster.isWorker) process.send!({ ready: listening });
+  else console.log(listening);
 
   let stopping = false;
   const stop = async (signal: string) => {
@@ -203,6 +214,54 @@ async function serve(settings: ServeSettings): Promise<void> {
   };
   process.on('SIGTERM', () => void stop('SIGTERM'));
   process.on('SIGINT', () => void stop('SIGINT'));
+  // A worker whose primary is gone (killed) stops as if told to.
+  if (cluster.isWorker) process.on('disconnect', () => void stop('the primary process gone'));
+}
+
+/**
+ * `serve --workers N`: N processes serving one port (the cluster module hands connections round), each a whole
+ * instance on the one PostgreSQL database (locks, jobs and kept callers and settings already work across
+ * processes). Says it listens once every worker does; a worker that dies after that is started again, one that
+ * dies before stops them all. SIGTERM or SIGINT is passed to each, and the primary exits when they have.
+ */
+async function superviseWorkers(settings: ServeSettings): Promise<void> {
+  const workers = new Set<Worker>();
+  let ready = 0;
+  let stopping = false;
+  const start = (): Worker => {
+    const worker = cluster.fork();
+    workers.add(worker);
+    worker.on('message', (message: { ready?: string }) => {
+      if (message.ready && ++ready === settings.workers) console.log(`${message.ready} (${settings.workers} workers)`);
+    });
+    worker.on('exit', (code, signal) => {
+      workers.delete(worker);
+      if (stopping) {
+        if (!workers.size) process.exit(0);
+        return;
+      }
+      if (ready < settings.workers) {
+        console.error(`forgekit: a worker failed to start (${signal ?? `exit status ${code}`}); stopping`);
+        stopping = true;
+        for (const other of workers) other.kill('SIGTERM');
+        process.exitCode = 1;
+        if (!workers.size) process.exit(1);
+        return;
+      }
+      console.error(`forgekit: a worker stopped (${signal ?? `exit status ${code}`}); starting another`);
+      start();
+    });
+    return worker;
+  };
+  for (let index = 0; index < settings.workers; index++) start();
+  const stop = (signal: NodeJS.Signals) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`forgekit: ${signal} received, stopping ${workers.size} workers`);
+    for (const worker of workers) worker.process.kill(signal);
+  };
+  process.on('SIGTERM', () => stop('SIGTERM'));
+  process.on('SIGINT', () => stop('SIGINT'));
 }
 
 async function main(argv: string[]): Promise<void> {

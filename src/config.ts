@@ -71,8 +71,13 @@ export type HostingOptions = Static<typeof HostingOptionsSchema> & {
 export interface ServeSettings {
   port: number;
   host: string;
+  /** Processes serving the port (PostgreSQL only). */
+  workers: number;
   options: HostingOptions;
 }
+
+/** The most worker processes `serve --workers` starts. */
+const MAX_WORKERS = 64;
 
 /**
  * Where each option comes from on the command line, and what it takes, so that a bad value is reported by
@@ -113,6 +118,9 @@ export function serveSettings(flags: Record<string, string | string[] | boolean 
   const port = Number(text(flags.port) ?? text(env.PORT) ?? 8080);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number (0-65535), not ${flags.port ?? env.PORT}`);
   const databaseUrl = text(flags['database-url']) ?? text(env.DATABASE_URL);
+  const workers = Number(text(flags.workers) ?? text(env.FORGEKIT_WORKERS) ?? 1);
+  if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS) throw new Error(`--workers (or FORGEKIT_WORKERS) takes a whole number from 1 to ${MAX_WORKERS}, not ${flags.workers ?? env.FORGEKIT_WORKERS}`);
+  if (workers > 1 && !databaseUrl) throw new Error('--workers needs --database-url: the embedded database (PGlite) is opened by one process');
   // The data directory holds the embedded database, and the repositories in either mode unless --storage says otherwise.
   const dataDir = resolve(text(flags['data-dir']) ?? './.forgekit');
   const storageFlags = Array.isArray(flags.storage) ? flags.storage : typeof flags.storage === 'string' ? [flags.storage] : [];
@@ -140,5 +148,5 @@ export function serveSettings(flags: Record<string, string | string[] | boolean 
     const problem = Array.isArray(messages) ? messages.join(', ') : 'is invalid';
     throw new Error(`${source} ${problem}${problem === 'is invalid' && takes ? `: it takes ${takes}` : ''}`);
   }
-  return { port, host: text(flags.host) ?? '127.0.0.1', options };
+  return { port, host: text(flags.host) ?? '127.0.0.1', workers, options };
 }

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { existsSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -143,6 +143,31 @@ describe('forgekit serve', PROCESSES_TIMEOUT, () => {
     }
   });
 
+  it.runIf(process.env.FORGEKIT_TEST_DATABASE_URL)('serves from --workers processes on one PostgreSQL database, and stops them all on SIGTERM', async () => {
+    const database = await freshDatabase();
+    const storage = freshDir();
+    try {
+      const server = run(['serve', '--port', '0', '--database-url', database.url, '--storage', storage, '--workers', '2'], { FORGEKIT_ROOT_TOKEN: 'cli-workers-token' });
+      const url = await listening(server);
+      expect(server.output()).toMatch(/forgekit listening on \S+ \(2 workers\)\n/);
+      const workers = () => execFileSync('ps', ['-o', 'pid=', '--ppid', String(server.child.pid)], { encoding: 'utf8' }).trim().split(/\s+/).filter(Boolean);
+      expect(workers()).toHaveLength(2);
+      const api = (method: string, path: string, body?: unknown) =>
+        fetch(`${url}/api/v4${path}`, { method, headers: { 'PRIVATE-TOKEN': 'cli-workers-token', 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
+      const project = (await (await api('POST', '/projects', { name: 'shared' })).json()) as { id: number };
+      expect((await api('POST', `/projects/${project.id}/repository/files/a.txt`, { branch: 'main', content: 'a\n', commit_message: 'A' })).status).toBe(201);
+      // Whichever worker answers, it reads what the other wrote.
+      const reads = await Promise.all(Array.from({ length: 20 }, () => api('GET', `/projects/${project.id}/repository/files/a.txt/raw?ref=main`).then(async (res) => [res.status, await res.text()])));
+      expect(reads).toEqual(Array.from({ length: 20 }, () => [200, 'a\n']));
+      server.child.kill('SIGTERM');
+      expect(await server.exited).toBe(0);
+      expect(server.output()).toMatch(/SIGTERM received, stopping 2 workers/);
+    } finally {
+      await database.drop();
+      rmSync(storage, { recursive: true, force: true });
+    }
+  });
+
   onEmbedded('keeps repositories in the storages --storage or FORGEKIT_STORAGE names', async () => {
     const fresh = freshDir();
     try {
@@ -183,6 +208,8 @@ describe('forgekit serve', PROCESSES_TIMEOUT, () => {
       [['serve'], { FORGEKIT_AUTH_FAILURE_PERIOD: '0' }, 'forgekit: --auth-failure-period (or FORGEKIT_AUTH_FAILURE_PERIOD) must be greater than or equal to 1\n'],
       [['migrate'], { FORGEKIT_ROOT_TOKEN: 'short' }, 'forgekit: FORGEKIT_ROOT_TOKEN is too short (minimum is 8 characters)\n'],
       [['serve', '--storage', 'fast='], {}, 'forgekit: --storage fast= needs a directory\n'],
+      [['serve', '--workers', '2'], {}, 'forgekit: --workers needs --database-url: the embedded database (PGlite) is opened by one process\n'],
+      [['serve'], { FORGEKIT_WORKERS: '0' }, 'forgekit: --workers (or FORGEKIT_WORKERS) takes a whole number from 1 to 64, not 0\n'],
       [['serve', '--storage', 'a=/srv/a', '--storage', 'a=/srv/b'], {}, 'forgekit: --storage names the storage a twice\n'],
       [['serve'], { FORGEKIT_STORAGE: 'not ok=/srv/a' }, `forgekit: --storage names a storage with letters, digits, '_', '.' and '-', not "not ok"\n`],
     ];
