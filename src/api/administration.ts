@@ -1,27 +1,26 @@
 import { CustomAttribute, SetCustomAttributeInput } from '../schemas/custom-attributes.js';
 import { ApplicationSettings, UpdateSettingsInput } from '../schemas/settings.js';
 import { defineRoute } from './route.js';
+import { adminUserItems, adminUserRoute } from './scoped.js';
+
+const customAttribute = adminUserItems({ path: '/custom_attributes', id: 'key', service: (ctx) => ctx.customAttributes });
 
 export const customAttributes = {
-  list: defineRoute({
-    method: 'GET', path: '/users/:id/custom_attributes', summary: "A user's custom attributes", auth: 'admin',
-    scope: 'user', list: CustomAttribute,
-    run: (ctx, { user }, input) => ctx.customAttributes.list(user, input),
+  list: customAttribute.list({
+    summary: "A user's custom attributes",
+    list: CustomAttribute,
   }),
-  get: defineRoute({
-    method: 'GET', path: '/users/:id/custom_attributes/:key', summary: 'One custom attribute of a user', auth: 'admin',
-    scope: 'user', response: CustomAttribute,
-    run: (ctx, { user, key }) => ctx.customAttributes.get(user, key),
+  get: customAttribute.get({
+    summary: 'One custom attribute of a user',
+    response: CustomAttribute,
   }),
-  set: defineRoute({
-    method: 'PUT', path: '/users/:id/custom_attributes/:key', summary: 'Create or update a custom attribute of a user', auth: 'admin',
-    scope: 'user', input: SetCustomAttributeInput, response: CustomAttribute,
+  set: adminUserRoute({
+    method: 'PUT', path: '/custom_attributes/:key', summary: 'Create or update a custom attribute of a user',
+    input: SetCustomAttributeInput, response: CustomAttribute,
     run: (ctx, { user, key }, { value }) => ctx.customAttributes.set(user, key, value),
   }),
-  delete: defineRoute({
-    method: 'DELETE', path: '/users/:id/custom_attributes/:key', summary: 'Delete a custom attribute of a user', auth: 'admin',
-    scope: 'user',
-    run: (ctx, { user, key }) => ctx.customAttributes.delete(user, key),
+  delete: customAttribute.delete({
+    summary: 'Delete a custom attribute of a user',
   }),
 };
 

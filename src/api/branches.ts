@@ -1,67 +1,62 @@
 import { Branch, CreateBranchInput, ListBranchesQuery, ProtectBranchesInput, ProtectBranchInput, ProtectedBranch } from '../schemas/branches.js';
-import { Accepted } from './projects.js';
-import { defineRoute } from './route.js';
+import { Accepted, accepted } from './projects.js';
+import { projectItems, projectRoute } from './scoped.js';
+
+const branch = projectItems({ path: '/repository/branches', id: 'branch', service: (ctx) => ctx.branches });
 
 export const branches = {
-  list: defineRoute({
-    method: 'GET', path: '/projects/:id/repository/branches', summary: 'The branches of a project’s repository, by name', auth: 'public',
-    scope: 'project', ability: 'download_code', input: ListBranchesQuery, list: Branch,
-    run: (ctx, { project }, input) => ctx.branches.list(project, input),
+  list: branch.list({
+    summary: 'The branches of a project’s repository, by name',
+    ability: 'download_code', input: ListBranchesQuery, list: Branch,
   }),
-  get: defineRoute({
-    method: 'GET', path: '/projects/:id/repository/branches/:branch', summary: 'A branch, with its last commit', auth: 'public',
-    scope: 'project', ability: 'download_code', response: Branch,
-    run: (ctx, { project, branch }) => ctx.branches.get(project, branch),
+  get: branch.get({
+    summary: 'A branch, with its last commit',
+    ability: 'download_code', response: Branch,
   }),
-  create: defineRoute({
-    method: 'POST', path: '/projects/:id/repository/branches', summary: 'Create a branch at a branch, tag or commit (developers)', auth: 'user',
-    scope: 'project', ability: 'push_code', input: CreateBranchInput, response: Branch,
-    run: (ctx, { project }, input) => ctx.branches.create(project, input),
+  create: branch.create({
+    summary: 'Create a branch at a branch, tag or commit (developers)',
+    ability: 'push_code', input: CreateBranchInput, response: Branch,
   }),
-  delete: defineRoute({
-    method: 'DELETE', path: '/projects/:id/repository/branches/:branch', summary: 'Delete a branch: not the default branch; a protected one only by those who may push to it', auth: 'user',
-    scope: 'project', ability: 'push_code',
-    run: (ctx, { project, branch }) => ctx.branches.delete(project, branch),
+  delete: branch.delete({
+    summary: 'Delete a branch: not the default branch; a protected one only by those who may push to it',
+    ability: 'push_code',
   }),
-  protect: defineRoute({
-    method: 'PUT', path: '/projects/:id/repository/branches/:branch/protect', summary: 'Protect a branch: maintainers only push and merge, unless developers are let (maintainers)', auth: 'user',
-    scope: 'project', ability: 'admin_project', input: ProtectBranchInput, response: Branch,
+  protect: projectRoute({
+    method: 'PUT', path: '/repository/branches/:branch/protect', summary: 'Protect a branch: maintainers only push and merge, unless developers are let (maintainers)',
+    ability: 'admin_project', input: ProtectBranchInput, response: Branch,
     run: (ctx, { project, branch }, input) => ctx.branches.protect(project, branch, input),
   }),
-  unprotect: defineRoute({
-    method: 'PUT', path: '/projects/:id/repository/branches/:branch/unprotect', summary: 'Take a branch’s protection away (maintainers)', auth: 'user',
-    scope: 'project', ability: 'admin_project', response: Branch,
+  unprotect: projectRoute({
+    method: 'PUT', path: '/repository/branches/:branch/unprotect', summary: 'Take a branch’s protection away (maintainers)',
+    ability: 'admin_project', response: Branch,
     run: (ctx, { project, branch }) => ctx.branches.unprotect(project, branch),
   }),
-  deleteMerged: defineRoute({
-    method: 'DELETE', path: '/projects/:id/repository/merged_branches', summary: 'Delete every branch the default branch has merged, but protected ones (developers); answers 202 as the original', auth: 'user',
-    scope: 'project', ability: 'push_code', status: 202, response: Accepted,
-    run: async (ctx, { project }) => {
-      await ctx.branches.deleteMerged(project);
-      return { message: '202 Accepted' as const };
-    },
+  deleteMerged: projectRoute({
+    method: 'DELETE', path: '/repository/merged_branches', summary: 'Delete every branch the default branch has merged, but protected ones (developers); answers 202 as the original',
+    ability: 'push_code', status: 202, response: Accepted,
+    run: (ctx, { project }) => accepted(ctx.branches.deleteMerged(project)),
   }),
 };
 
 /** Protections by name or pattern, as today's clients protect branches (the specification's era used .../protect). */
 export const protectedBranches = {
-  list: defineRoute({
-    method: 'GET', path: '/projects/:id/protected_branches', summary: 'The project’s branch protections (maintainers)', auth: 'user',
-    scope: 'project', ability: 'admin_project', list: ProtectedBranch,
+  list: projectRoute({
+    method: 'GET', path: '/protected_branches', summary: 'The project’s branch protections (maintainers)', auth: 'user',
+    ability: 'admin_project', list: ProtectedBranch,
     run: (ctx, { project }, input) => ctx.branches.listProtected(project, input),
   }),
-  get: defineRoute({
-    method: 'GET', path: '/projects/:id/protected_branches/:name', summary: 'One protection, by its name or pattern (maintainers)', auth: 'user',
+  get: projectRoute({
+    method: 'GET', path: '/protected_branches/:name', summary: 'One protection, by its name or pattern (maintainers)', auth: 'user',
     scope: 'protectedBranch', ability: 'read_protected_branch', response: ProtectedBranch,
     run: async (ctx, { protection }) => ctx.branches.getProtected(protection),
   }),
-  create: defineRoute({
-    method: 'POST', path: '/projects/:id/protected_branches', summary: 'Protect a branch name or pattern (`release/*`): who may push and merge (maintainers); 409 when it is already', auth: 'user',
-    scope: 'project', ability: 'admin_project', input: ProtectBranchesInput, response: ProtectedBranch,
+  create: projectRoute({
+    method: 'POST', path: '/protected_branches', summary: 'Protect a branch name or pattern (`release/*`): who may push and merge (maintainers); 409 when it is already',
+    ability: 'admin_project', input: ProtectBranchesInput, response: ProtectedBranch,
     run: (ctx, { project }, input) => ctx.branches.createProtected(project, input),
   }),
-  delete: defineRoute({
-    method: 'DELETE', path: '/projects/:id/protected_branches/:name', summary: 'Take a protection away (maintainers)', auth: 'user',
+  delete: projectRoute({
+    method: 'DELETE', path: '/protected_branches/:name', summary: 'Take a protection away (maintainers)',
     scope: 'protectedBranch', ability: 'destroy_protected_branch',
     run: (ctx, { protection }) => ctx.branches.deleteProtected(protection),
   }),

@@ -1,20 +1,19 @@
 import { CommitDetail, CommitListItem, CommitWithStats, CreateCommitInput, FILE_WRITE_BODY_LIMIT, GetCommitQuery, ListCommitsQuery } from '../schemas/commits.js';
-import { defineRoute } from './route.js';
+import { projectItems } from './scoped.js';
+
+const commit = projectItems({ path: '/repository/commits', id: 'sha', service: (ctx) => ctx.commits });
 
 export const commits = {
-  list: defineRoute({
-    method: 'GET', path: '/projects/:id/repository/commits', summary: 'The commits of a ref (the default branch by default), newest first; by date and path', auth: 'public',
-    scope: 'project', ability: 'download_code', input: ListCommitsQuery, list: CommitListItem,
-    run: (ctx, { project }, input) => ctx.commits.list(project, input),
+  list: commit.list({
+    summary: 'The commits of a ref (the default branch by default), newest first; by date and path',
+    ability: 'download_code', input: ListCommitsQuery, list: CommitListItem,
   }),
-  create: defineRoute({
-    method: 'POST', path: '/projects/:id/repository/commits', summary: 'Commit several file actions at once to a branch: all of them or none (developers)', auth: 'user',
-    scope: 'project', ability: 'push_code', input: CreateCommitInput, response: CommitWithStats, bodyLimit: FILE_WRITE_BODY_LIMIT,
-    run: (ctx, { project }, input) => ctx.commits.create(project, input),
+  create: commit.create({
+    summary: 'Commit several file actions at once to a branch: all of them or none (developers)',
+    ability: 'push_code', input: CreateCommitInput, response: CommitWithStats, bodyLimit: FILE_WRITE_BODY_LIMIT,
   }),
-  get: defineRoute({
-    method: 'GET', path: '/projects/:id/repository/commits/:sha', summary: 'A commit by hash, branch or tag, with its stats, status and last pipeline', auth: 'public',
-    scope: 'project', ability: 'download_code', input: GetCommitQuery, response: CommitDetail,
-    run: (ctx, { project, sha }, input) => ctx.commits.get(project, sha, input),
+  get: commit.get({
+    summary: 'A commit by hash, branch or tag, with its stats, status and last pipeline',
+    ability: 'download_code', input: GetCommitQuery, response: CommitDetail,
   }),
 };

@@ -1,8 +1,9 @@
 import { Type } from 'typebox';
 import { CreateGroupInput, Group, GroupDetail, ListGroupProjectsQuery, ListGroupsQuery, UpdateGroupInput } from '../schemas/groups.js';
 import { Project, ProjectSimple } from '../schemas/projects.js';
-import { Accepted } from './projects.js';
+import { Accepted, accepted } from './projects.js';
 import { defineRoute } from './route.js';
+import { groupRoute } from './scoped.js';
 
 export const groups = {
   list: defineRoute({
@@ -10,19 +11,19 @@ export const groups = {
     input: ListGroupsQuery, list: Group,
     run: (ctx, _params, input) => ctx.groups.list(input),
   }),
-  get: defineRoute({
-    method: 'GET', path: '/groups/:id', summary: 'A group, by ID or URL-encoded full path, with the projects in it and those shared with it', auth: 'public',
-    scope: 'group', ability: 'read_group', response: GroupDetail,
+  get: groupRoute({
+    method: 'GET', path: '', summary: 'A group, by ID or URL-encoded full path, with the projects in it and those shared with it',
+    ability: 'read_group', response: GroupDetail,
     run: (ctx, { group }) => ctx.groups.detail(group.group),
   }),
-  subgroups: defineRoute({
-    method: 'GET', path: '/groups/:id/subgroups', summary: "A group's subgroups that the caller may see, with the group list's filters (as later clients ask for them)", auth: 'public',
-    scope: 'group', ability: 'read_group', input: ListGroupsQuery, list: Group,
+  subgroups: groupRoute({
+    method: 'GET', path: '/subgroups', summary: "A group's subgroups that the caller may see, with the group list's filters (as later clients ask for them)",
+    ability: 'read_group', input: ListGroupsQuery, list: Group,
     run: (ctx, { group }, input) => ctx.groups.list(input, group.group),
   }),
-  projects: defineRoute({
-    method: 'GET', path: '/groups/:id/projects', summary: "A group's projects and those shared with it that the caller may see, with the project list's filters", auth: 'public',
-    scope: 'group', ability: 'read_group', input: ListGroupProjectsQuery, list: Type.Union([Project, ProjectSimple]),
+  projects: groupRoute({
+    method: 'GET', path: '/projects', summary: "A group's projects and those shared with it that the caller may see, with the project list's filters",
+    ability: 'read_group', input: ListGroupProjectsQuery, list: Type.Union([Project, ProjectSimple]),
     run: (ctx, { group }, input) => ctx.groups.projects(group.group, input),
   }),
   create: defineRoute({
@@ -30,22 +31,19 @@ export const groups = {
     input: CreateGroupInput, response: GroupDetail,
     run: (ctx, _params, input) => ctx.groups.create(input),
   }),
-  transferProject: defineRoute({
-    method: 'POST', path: '/groups/:id/projects/:project_id', summary: 'Move a project into the group (administrators)', auth: 'admin',
-    scope: 'group', ability: 'read_group', response: GroupDetail,
+  transferProject: groupRoute({
+    method: 'POST', path: '/projects/:project_id', summary: 'Move a project into the group (administrators)', auth: 'admin',
+    ability: 'read_group', response: GroupDetail,
     run: async (ctx, { group, project_id }) => ctx.groups.transferProject(group, await ctx.projects.findInScopeOrFail(project_id)),
   }),
-  update: defineRoute({
-    method: 'PUT', path: '/groups/:id', summary: "Change a group's name, path or settings (its owners)", auth: 'user',
-    scope: 'group', ability: 'admin_group', input: UpdateGroupInput, response: GroupDetail,
+  update: groupRoute({
+    method: 'PUT', path: '', summary: "Change a group's name, path or settings (its owners)",
+    ability: 'admin_group', input: UpdateGroupInput, response: GroupDetail,
     run: (ctx, { group }, input) => ctx.groups.update(group, input),
   }),
-  delete: defineRoute({
-    method: 'DELETE', path: '/groups/:id', summary: 'Delete a group with its subgroups and projects (its owners); answers 202 as the original does', auth: 'user',
-    scope: 'group', ability: 'admin_group', status: 202, response: Accepted,
-    run: async (ctx, { group }) => {
-      await ctx.groups.delete(group);
-      return { message: '202 Accepted' as const };
-    },
+  delete: groupRoute({
+    method: 'DELETE', path: '', summary: 'Delete a group with its subgroups and projects (its owners); answers 202 as the original does',
+    ability: 'admin_group', status: 202, response: Accepted,
+    run: (ctx, { group }) => accepted(ctx.groups.delete(group)),
   }),
 };

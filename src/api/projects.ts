@@ -15,9 +15,16 @@ import {
 import { UserBasic } from '../schemas/users.js';
 import { RawFile } from '../schemas/common.js';
 import { AVATAR_BODY_LIMIT, defineRoute } from './route.js';
+import { projectRoute } from './scoped.js';
 
 /** The original deletes a project in the background and answers at once; forgekit has deleted it by then. */
 export const Accepted = Type.Object({ message: Type.Literal('202 Accepted') }, { additionalProperties: false });
+
+/** The answer Accepted, once the work is done. */
+export async function accepted(work: Promise<void>) {
+  await work;
+  return { message: '202 Accepted' as const };
+}
 
 export const projects = {
   list: defineRoute({
@@ -25,9 +32,9 @@ export const projects = {
     input: ListProjectsQuery, list: Type.Union([Project, ProjectSimple]),
     run: (ctx, _params, input) => ctx.projects.list(input),
   }),
-  users: defineRoute({
-    method: 'GET', path: '/projects/:id/users', summary: 'The users with access to a project (members, its groups’ and its shares’ members)', auth: 'public',
-    scope: 'project', ability: 'read_project', input: ListProjectUsersQuery, list: UserBasic,
+  users: projectRoute({
+    method: 'GET', path: '/users', summary: 'The users with access to a project (members, its groups’ and its shares’ members)',
+    ability: 'read_project', input: ListProjectUsersQuery, list: UserBasic,
     run: (ctx, { project }, input) => ctx.projects.users(project, input),
   }),
   listOfUser: defineRoute({
@@ -45,24 +52,24 @@ export const projects = {
     scope: 'user', input: CreateProjectForUserInput, response: Project, bodyLimit: AVATAR_BODY_LIMIT,
     run: (ctx, { user }, input) => ctx.projectCreation.createForUser(user, input),
   }),
-  get: defineRoute({
-    method: 'GET', path: '/projects/:id', summary: 'A project, by ID or URL-encoded full path; a private one only for its members', auth: 'public',
-    scope: 'project', ability: 'read_project', input: GetProjectQuery, response: Project,
+  get: projectRoute({
+    method: 'GET', path: '', summary: 'A project, by ID or URL-encoded full path; a private one only for its members',
+    ability: 'read_project', input: GetProjectQuery, response: Project,
     run: (ctx, { project }, input) => ctx.projects.presentOne(project, input),
   }),
-  update: defineRoute({
-    method: 'PUT', path: '/projects/:id', summary: "Change a project's settings (maintainers); rename it or change its visibility (owners)", auth: 'user',
-    scope: 'project', ability: 'admin_project', input: UpdateProjectInput, response: Project, bodyLimit: AVATAR_BODY_LIMIT,
+  update: projectRoute({
+    method: 'PUT', path: '', summary: "Change a project's settings (maintainers); rename it or change its visibility (owners)",
+    ability: 'admin_project', input: UpdateProjectInput, response: Project, bodyLimit: AVATAR_BODY_LIMIT,
     run: (ctx, { project }, input) => ctx.projects.update(project, input),
   }),
-  star: defineRoute({
-    method: 'POST', path: '/projects/:id/star', summary: 'Star a project; 304 when the caller has already', auth: 'user',
-    scope: 'project', ability: 'read_project', response: Project,
+  star: projectRoute({
+    method: 'POST', path: '/star', summary: 'Star a project; 304 when the caller has already',
+    ability: 'read_project', response: Project,
     run: (ctx, { project }) => ctx.projects.star(project),
   }),
-  unstar: defineRoute({
-    method: 'POST', path: '/projects/:id/unstar', summary: 'Take back a star; 304 when the caller has none on it', auth: 'user',
-    scope: 'project', ability: 'read_project', response: Project,
+  unstar: projectRoute({
+    method: 'POST', path: '/unstar', summary: 'Take back a star; 304 when the caller has none on it',
+    ability: 'read_project', response: Project,
     run: (ctx, { project }) => ctx.projects.unstar(project),
   }),
   avatar: defineRoute({
@@ -71,47 +78,44 @@ export const projects = {
     scope: 'project', ability: 'read_project', response: RawFile,
     run: (ctx, { project, filename }) => ctx.projects.avatar(project, filename),
   }),
-  fork: defineRoute({
-    method: 'POST', path: '/projects/:id/fork', summary: "Fork a project into a namespace the caller may create projects in (its own by default); the repository is copied by a background job (import_status)", auth: 'user',
-    scope: 'project', ability: 'fork_project', input: ForkProjectInput, response: Project,
+  fork: projectRoute({
+    method: 'POST', path: '/fork', summary: "Fork a project into a namespace the caller may create projects in (its own by default); the repository is copied by a background job (import_status)",
+    ability: 'fork_project', input: ForkProjectInput, response: Project,
     run: (ctx, { project }, input) => ctx.projectCreation.fork(project, input),
   }),
-  forks: defineRoute({
-    method: 'GET', path: '/projects/:id/forks', summary: "The forks of a project that the caller may see, with the project list's filters", auth: 'public',
-    scope: 'project', ability: 'read_project', input: ListProjectsQuery, list: Type.Union([Project, ProjectSimple]),
+  forks: projectRoute({
+    method: 'GET', path: '/forks', summary: "The forks of a project that the caller may see, with the project list's filters",
+    ability: 'read_project', input: ListProjectsQuery, list: Type.Union([Project, ProjectSimple]),
     run: (ctx, { project }, input) => ctx.projects.list(input, { forkedFrom: project.project.id }),
   }),
-  archive: defineRoute({
-    method: 'POST', path: '/projects/:id/archive', summary: 'Archive a project (its maintainers): the archived filter finds it', auth: 'user',
-    scope: 'project', ability: 'admin_project', response: Project,
+  archive: projectRoute({
+    method: 'POST', path: '/archive', summary: 'Archive a project (its maintainers): the archived filter finds it',
+    ability: 'admin_project', response: Project,
     run: (ctx, { project }) => ctx.projects.setArchived(project, true),
   }),
-  unarchive: defineRoute({
-    method: 'POST', path: '/projects/:id/unarchive', summary: 'Take a project out of the archive (its maintainers)', auth: 'user',
-    scope: 'project', ability: 'admin_project', response: Project,
+  unarchive: projectRoute({
+    method: 'POST', path: '/unarchive', summary: 'Take a project out of the archive (its maintainers)',
+    ability: 'admin_project', response: Project,
     run: (ctx, { project }) => ctx.projects.setArchived(project, false),
   }),
-  transfer: defineRoute({
-    method: 'PUT', path: '/projects/:id/transfer', summary: 'Move a project to another namespace the caller may create projects in (its owners)', auth: 'user',
-    scope: 'project', ability: 'change_namespace', input: TransferProjectInput, response: Project,
+  transfer: projectRoute({
+    method: 'PUT', path: '/transfer', summary: 'Move a project to another namespace the caller may create projects in (its owners)',
+    ability: 'change_namespace', input: TransferProjectInput, response: Project,
     run: (ctx, { project }, input) => ctx.projectTransfers.transfer(project, input),
   }),
-  share: defineRoute({
-    method: 'POST', path: '/projects/:id/share', summary: "Share a project with a group: its members get up to group_access (the project's maintainers)", auth: 'user',
-    scope: 'project', ability: 'admin_project', input: ShareProjectInput, response: ProjectGroupLink,
+  share: projectRoute({
+    method: 'POST', path: '/share', summary: "Share a project with a group: its members get up to group_access (the project's maintainers)",
+    ability: 'admin_project', input: ShareProjectInput, response: ProjectGroupLink,
     run: (ctx, { project }, input) => ctx.projectTransfers.share(project, input),
   }),
-  unshare: defineRoute({
-    method: 'DELETE', path: '/projects/:id/share/:group_id', summary: 'Stop sharing a project with a group (its maintainers)', auth: 'user',
-    scope: 'project', ability: 'admin_project',
+  unshare: projectRoute({
+    method: 'DELETE', path: '/share/:group_id', summary: 'Stop sharing a project with a group (its maintainers)',
+    ability: 'admin_project',
     run: (ctx, { project, group_id }) => ctx.projectTransfers.unshare(project, group_id),
   }),
-  delete: defineRoute({
-    method: 'DELETE', path: '/projects/:id', summary: 'Delete a project and its repository (its owners and administrators); answers 202 as the original does', auth: 'user',
-    scope: 'project', ability: 'remove_project', status: 202, response: Accepted,
-    run: async (ctx, { project }) => {
-      await ctx.projects.delete(project);
-      return { message: '202 Accepted' as const };
-    },
+  delete: projectRoute({
+    method: 'DELETE', path: '', summary: 'Delete a project and its repository (its owners and administrators); answers 202 as the original does',
+    ability: 'remove_project', status: 202, response: Accepted,
+    run: (ctx, { project }) => accepted(ctx.projects.delete(project)),
   }),
 };

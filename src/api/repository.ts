@@ -12,7 +12,7 @@ import {
   RepositoryBlob,
   TreeObject,
 } from '../schemas/repository.js';
-import { defineRoute } from './route.js';
+import { projectRoute } from './scoped.js';
 
 /** `attachment; filename="…"`, the name percent-encoded beside it (RFC 6266) when it is not plain printable ASCII. */
 function attachment(fileName: string): string {
@@ -25,46 +25,46 @@ function attachment(fileName: string): string {
 const archiveHeaders = (file: ArchiveFile) => ({ 'Content-Disposition': attachment(file.file_name), 'Content-Transfer-Encoding': 'binary' });
 
 export const repository = {
-  tree: defineRoute({
-    method: 'GET', path: '/projects/:id/repository/tree', summary: 'The entries of a directory at a ref (`recursive`: everything below it): directories first, then files', auth: 'public',
-    scope: 'project', ability: 'download_code', input: ListTreeQuery, list: TreeObject,
+  tree: projectRoute({
+    method: 'GET', path: '/repository/tree', summary: 'The entries of a directory at a ref (`recursive`: everything below it): directories first, then files',
+    ability: 'download_code', input: ListTreeQuery, list: TreeObject,
     run: (ctx, { project }, input) => ctx.repository.tree(project, input),
   }),
-  blob: defineRoute({
-    method: 'GET', path: '/projects/:id/repository/blobs/:sha', summary: 'A blob by its object ID, its content in Base64', auth: 'public',
-    scope: 'project', ability: 'download_code', response: RepositoryBlob,
+  blob: projectRoute({
+    method: 'GET', path: '/repository/blobs/:sha', summary: 'A blob by its object ID, its content in Base64',
+    ability: 'download_code', response: RepositoryBlob,
     run: (ctx, { project, sha }) => ctx.repository.blob(project, sha),
   }),
-  rawBlob: defineRoute({
-    method: 'GET', path: '/projects/:id/repository/blobs/:sha/raw', summary: 'A blob’s bytes: text as text/plain', auth: 'public',
-    scope: 'project', ability: 'download_code', response: StreamedFile, raw: true,
+  rawBlob: projectRoute({
+    method: 'GET', path: '/repository/blobs/:sha/raw', summary: 'A blob’s bytes: text as text/plain',
+    ability: 'download_code', response: StreamedFile, raw: true,
     run: (ctx, { project, sha }) => ctx.repository.rawBlob(project, sha),
   }),
-  archive: defineRoute({
-    method: 'GET', path: '/projects/:id/repository/archive', summary: 'The files of a ref in a tar.gz archive (`format`: tar, zip), under `<project>-<ref>-<sha>/`', auth: 'public',
-    scope: 'project', ability: 'download_code', input: ArchiveQuery, response: ArchiveFile, raw: true,
+  archive: projectRoute({
+    method: 'GET', path: '/repository/archive', summary: 'The files of a ref in a tar.gz archive (`format`: tar, zip), under `<project>-<ref>-<sha>/`',
+    ability: 'download_code', input: ArchiveQuery, response: ArchiveFile, raw: true,
     run: (ctx, { project }, { format, ...query }) => ctx.repository.archive(project, format, query),
     headers: archiveHeaders,
   }),
-  archiveAs: defineRoute({
-    method: 'GET', path: '/projects/:id/repository/archive.:format', summary: 'The same archive, its format as the path’s suffix (`archive.zip`, `archive.tar.gz`)', auth: 'public',
-    scope: 'project', ability: 'download_code', input: ArchiveWithFormatQuery, response: ArchiveFile, raw: true,
+  archiveAs: projectRoute({
+    method: 'GET', path: '/repository/archive.:format', summary: 'The same archive, its format as the path’s suffix (`archive.zip`, `archive.tar.gz`)',
+    ability: 'download_code', input: ArchiveWithFormatQuery, response: ArchiveFile, raw: true,
     run: (ctx, { project, format }, input) => ctx.repository.archive(project, format, input),
     headers: archiveHeaders,
   }),
-  compare: defineRoute({
-    method: 'GET', path: '/projects/:id/repository/compare', summary: 'The commits and the file changes from one ref to another (from their merge base, unless `straight`)', auth: 'public',
-    scope: 'project', ability: 'download_code', input: CompareQuery, response: Compare,
+  compare: projectRoute({
+    method: 'GET', path: '/repository/compare', summary: 'The commits and the file changes from one ref to another (from their merge base, unless `straight`)',
+    ability: 'download_code', input: CompareQuery, response: Compare,
     run: (ctx, { project }, input) => ctx.repository.compare(project, input),
   }),
-  commitDiff: defineRoute({
-    method: 'GET', path: '/projects/:id/repository/commits/:sha/diff', summary: 'The files a commit changed against its first parent, with their diffs', auth: 'public',
-    scope: 'project', ability: 'download_code', list: Diff,
+  commitDiff: projectRoute({
+    method: 'GET', path: '/repository/commits/:sha/diff', summary: 'The files a commit changed against its first parent, with their diffs',
+    ability: 'download_code', list: Diff,
     run: (ctx, { project, sha }, input) => ctx.repository.commitDiff(project, sha, input),
   }),
-  cherryPick: defineRoute({
-    method: 'POST', path: '/projects/:id/repository/commits/:sha/cherry_pick', summary: 'Apply a commit’s changes to a branch in a new commit, by a three-way merge (developers)', auth: 'user',
-    scope: 'project', ability: 'push_code', input: CherryPickInput, response: Commit,
+  cherryPick: projectRoute({
+    method: 'POST', path: '/repository/commits/:sha/cherry_pick', summary: 'Apply a commit’s changes to a branch in a new commit, by a three-way merge (developers)',
+    ability: 'push_code', input: CherryPickInput, response: Commit,
     run: (ctx, { project, sha }, input) => ctx.repository.cherryPick(project, sha, input),
   }),
 };

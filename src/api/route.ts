@@ -37,7 +37,7 @@ export const perCaller = <Admin extends TSchema, Other extends TSchema>(admin: A
 
 /** A response: one schema, or one per caller kind. */
 export type Shape = TSchema | PerCaller;
-type StaticShape<S> = S extends PerCaller<infer Admin, infer Other> ? Static<Admin> | Static<Other> : S extends TSchema ? Static<S> : void;
+export type StaticShape<S> = S extends PerCaller<infer Admin, infer Other> ? Static<Admin> | Static<Other> : S extends TSchema ? Static<S> : void;
 
 /** A route's path parameters: the scope's type for the first one when the route has a scope, the registry's for the rest. */
 type ParamsOf<Path extends string, Scope extends ScopeName | undefined> = {
@@ -53,7 +53,7 @@ type ParamsOf<Path extends string, Scope extends ScopeName | undefined> = {
 };
 
 /** A route's input: its own parameters, and the page it asks for when it is a list. */
-type InputOf<Input extends TObject | undefined, Item extends Shape | undefined> = (Input extends TObject ? Static<Input> : {}) &
+export type InputOf<Input extends TObject | undefined, Item extends Shape | undefined> = (Input extends TObject ? Static<Input> : {}) &
   (Item extends Shape ? PageQuery : {});
 
 /**
