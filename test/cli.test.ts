@@ -153,7 +153,7 @@ describe('forgekit serve', PROCESSES_TIMEOUT, () => {
       const workers = () => execFileSync('ps', ['-o', 'pid=', '--ppid', String(server.child.pid)], { encoding: 'utf8' }).trim().split(/\s+/).filter(Boolean);
       expect(workers()).toHaveLength(2);
       const api = (method: string, path: string, body?: unknown) =>
-        fetch(`${url}/api/v4${path}`, { method, headers: { 'PRIVATE-TOKEN': 'cli-workers-token', 'content-type': 'application/json' }, body: body && JSON.stringify(body) });
+        fetch(`${url}/api/v4${path}`, { method, headers: { 'PRIVATE-TOKEN': 'cli-workers-token', 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
       const project = (await (await api('POST', '/projects', { name: 'shared' })).json()) as { id: number };
       expect((await api('POST', `/projects/${project.id}/repository/files/a.txt`, { branch: 'main', content: 'a\n', commit_message: 'A' })).status).toBe(201);
       // Whichever worker answers, it reads what the other wrote.

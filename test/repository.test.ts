@@ -620,7 +620,7 @@ describe('GET /projects/:id/repository/compare', () => {
 
   it('cuts the diffs short as the original does: past 100 files, or the diff that reaches 5,000 lines; a diff past 100 KB is left empty', async () => {
     const { id } = await forked();
-    const many = Array.from({ length: 101 }, (_, index) => ({ action: 'create', file_path: `many/${String(index).padStart(3, '0')}.txt`, content: `${index}\n` }));
+    const many = Array.from({ length: 101 }, (_, index) => ({ action: 'create' as const, file_path: `many/${String(index).padStart(3, '0')}.txt`, content: `${index}\n` }));
     await commit(id, 'many', 'Many', many, { start_branch: 'master' });
     const wide = await compare(id, { from: 'master', to: 'many' });
     expect([wide.status, wide.body.diffs.length, wide.body.diffs.at(-1).new_path, wide.body.compare_timeout]).toEqual([200, 100, 'many/099.txt', true]);

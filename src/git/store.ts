@@ -30,7 +30,7 @@ export interface ImportOptions {
 /** How many repositories keep what they read (each up to its own bound of commits and trees). */
 const OPEN_REPOSITORIES = 64;
 /** What all repositories keep of their packs, in bytes (git's core.deltaBaseCacheLimit alone is 96 MiB per process). */
-const PACK_CACHE_BYTES = 64 * 1024 * 1024;
+const PACK_CACHE_BYTES = 32 * 1024 * 1024;
 
 const IMPORT_TIMEOUT_MS = 10 * 60 * 1000;
 const IMPORT_MAX_BYTES = 256 * 1024 * 1024;
