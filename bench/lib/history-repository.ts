@@ -1,7 +1,9 @@
 /**
- * A bare repository with a long history for bench/repositories.ts, written by native git (`git fast-import`,
- * then `git gc` as a server's housekeeping would leave it: one pack, deltas, a commit-graph). Deterministic: a
- * seeded generator picks every change, so two runs get the same commits (their IDs too).
+ * A bare repository with a long history for bench/repositories.ts, bench/history.ts and bench/mixed-load.ts,
+ * written by native git (`git fast-import`, then `git gc` as a server's housekeeping would leave it: one pack,
+ * deltas, a commit-graph; `aggressive`: `git gc --aggressive`, deeper delta chains searched harder, as git leaves a
+ * repository it was asked to pack tightly). Deterministic: a seeded generator picks every change, so two runs get
+ * the same commits (their IDs too).
  *
  * About 290 files in directories; each commit changes one to three of them. Some change often
  * (`src/core/engine.ts` in about one commit in seven, `CHANGELOG.md`), most now and then (the more the lower
@@ -64,10 +66,10 @@ function change(rnd: () => number, path: string, lines: string[], commit: number
 }
 
 /**
- * Writes `commits` commits (merges included) on `main` into a new bare repository at `gitdir`, packs it, and
- * returns how long that took.
+ * Writes `commits` commits (merges included) on `main` into a new bare repository at `gitdir`, packs it (with
+ * `git gc --aggressive` when `aggressive`), and returns how long that took.
  */
-export async function writeHistoryRepository(gitdir: string, commits: number): Promise<{ seconds: number; packBytes: number }> {
+export async function writeHistoryRepository(gitdir: string, commits: number, options: { aggressive?: boolean } = {}): Promise<{ seconds: number; packBytes: number }> {
   const started = performance.now();
   run('git', ['init', '--quiet', '--bare', '--initial-branch=main', gitdir]);
   const importer = spawn('git', ['fast-import', '--quiet', '--done'], { cwd: gitdir, stdio: ['pipe', 'inherit', 'inherit'] });
@@ -156,7 +158,7 @@ export async function writeHistoryRepository(gitdir: string, commits: number): P
   if (status !== 0) throw new Error(`git fast-import exited with ${status}`);
   run('git', ['update-ref', '-d', 'refs/heads/topic'], gitdir);
   // What a server's housekeeping leaves: one pack with deltas, packed references, a commit-graph.
-  run('git', ['gc', '--quiet', '--prune=now'], gitdir);
+  run('git', ['gc', '--quiet', '--prune=now', ...(options.aggressive ? ['--aggressive'] : [])], gitdir);
   const pack = run('git', ['count-objects', '-v'], gitdir);
   const packBytes = Number(/size-pack: (\d+)/.exec(pack)![1]) * 1024;
   return { seconds: (performance.now() - started) / 1000, packBytes };
