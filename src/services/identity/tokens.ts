@@ -5,10 +5,10 @@ import { AccessToken, User } from '../../db/entities/index.js';
 import { BadRequestError, NotFoundError, OAuthError, UnauthorizedError } from '../../errors.js';
 import type { CreateTokenInput, ListAllTokensQuery, ListTokensQuery, OAuthToken, OAuthTokenInput, PersonalAccessToken, SessionInput } from '../../schemas/tokens.js';
 import type { UserWithPrivateToken } from '../../schemas/users.js';
-import type { Context } from '../context.js';
 import { findPage, type Page, type PageQuery } from '../pagination.js';
 import { presentIssuedToken, presentOAuthToken, presentToken, presentTokens, type TokenShapes, type UserTokenKind } from '../present/tokens.js';
 import { presentUserWithPrivateToken } from '../present/users.js';
+import { Service } from '../service.js';
 
 const DAY = 24 * 60 * 60 * 1000;
 const OAUTH_TOKEN_LIFETIME_SECONDS = 2 * 60 * 60;
@@ -22,13 +22,7 @@ const expiryFromDate = (dateOrTimestamp: string): Date => new Date(Date.parse(`$
 const earliest = (a: Date | null, b: Date | null): Date | null => (a && b ? (a < b ? a : b) : (a ?? b));
 
 /** Tokens, sign-in (POST /session) and the OAuth password grant. */
-export class AccessTokensService {
-  constructor(private readonly ctx: Context) {}
-
-  private get em() {
-    return this.ctx.em;
-  }
-
+export class AccessTokensService extends Service {
   /** Stores a new token's digest and returns the token: the only time it is ever seen. */
   private issue(
     user: User,

@@ -1,9 +1,9 @@
 import type { EntityName, FilterQuery } from '@mikro-orm/core';
 import type { User } from '../../db/entities/index.js';
 import { NotFoundError } from '../../errors.js';
-import type { Context } from '../context.js';
 import { findPage, type Page, type PageQuery } from '../pagination.js';
 import type { View } from '../present/view.js';
+import { Service } from '../service.js';
 
 /** What a kind of user's item is to the routes that list, read and delete it. */
 export interface UserItemKind<Item extends object, Shape> {
@@ -20,9 +20,7 @@ export interface UserItemKind<Item extends object, Shape> {
  * alike, whether the caller asks for its own (`/user/...`) or an administrator for a user's (`/users/:id/...`);
  * each kind makes its own.
  */
-export abstract class UserItemsService<Item extends object, Shape, Id extends number | string = number> {
-  constructor(protected readonly ctx: Context) {}
-
+export abstract class UserItemsService<Item extends object, Shape, Id extends number | string = number> extends Service {
   protected abstract readonly kind: UserItemKind<Item, Shape>;
 
   /** The item of the owner that `id` names (its ID, or a custom attribute's key). */

@@ -7,12 +7,12 @@ import { takenAttribute } from '../../db/unique.js';
 import { BadRequestError, ConflictError, NotFoundError, NotFoundValidationError } from '../../errors.js';
 import type { RawFile } from '../../schemas/common.js';
 import type { CreateUserInput, ListUsersQuery, UpdateUserInput, UserBasic, UserFull, UserProfile, UserSelf, UserWithPrivateToken } from '../../schemas/users.js';
-import type { Context } from '../context.js';
 import { findPage, type Page, type PageQuery } from '../pagination.js';
 import { createUserNamespace, setTraversalIds } from '../projects/namespaces.js';
 import { likePattern } from '../search.js';
 import { presentCurrentUser, presentUser, presentUserFull, presentUsers, USER_BASIC_FIELDS } from '../present/users.js';
 import { checkAvatar, checkEmail, checkName, checkPassword, checkUsername, Problems, TAKEN } from './user-validation.js';
+import { Service } from '../service.js';
 
 /** A user's namespace path is its username: a namespace path lost to a concurrent writer is the username. */
 const usernameFor = (attribute: string | undefined) => (attribute === 'path' ? 'username' : attribute);
@@ -30,13 +30,7 @@ function withExternalRights(user: User): void {
   user.canCreateGroup = false;
 }
 
-export class UsersService {
-  constructor(private readonly ctx: Context) {}
-
-  private get em() {
-    return this.ctx.em;
-  }
-
+export class UsersService extends Service {
   /** The user, by ID (or by username where a route takes either). */
   findByIdOrUsername(idOrUsername: number | string): Promise<User | null> {
     return this.em.findOne(User, typeof idOrUsername === 'number' ? { id: idOrUsername } : { usernameLower: idOrUsername.toLowerCase() });

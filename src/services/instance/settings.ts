@@ -5,8 +5,8 @@ import type { Database } from '../../db/orm.js';
 import { queryRows } from '../../db/rows.js';
 import { sql } from '../../db/sql.js';
 import { ProcessCache } from '../../db/process-cache.js';
-import type { Context } from '../context.js';
 import { Problems } from '../identity/user-validation.js';
+import { Service } from '../service.js';
 
 /** The one row of application settings. */
 export const SETTINGS_ID = 1;
@@ -50,9 +50,7 @@ export async function localRequestsSetting(db: Database): Promise<boolean> {
 
 export const openSettingsCache = (db: Database): Promise<SettingsCache> => ProcessCache.open(db, { channel: CHANGED_CHANNEL, maxAgeMs: 10_000, maxEntries: 1 });
 
-export class SettingsService {
-  constructor(private readonly ctx: Context) {}
-
+export class SettingsService extends Service {
   private async row(): Promise<ApplicationSettingsRow> {
     const row = await this.ctx.em.findOne(ApplicationSettingsRow, { id: SETTINGS_ID });
     // The row is written when the service starts (bootstrap); it is only missing if someone deleted it.

@@ -7,13 +7,13 @@ import { takenAttribute } from '../../db/unique.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../errors.js';
 import type { CreateGroupInput, Group as GroupShape, GroupDetail, ListGroupProjectsQuery, ListGroupsQuery, UpdateGroupInput } from '../../schemas/groups.js';
 import type { Project as ProjectShape, ProjectSimple } from '../../schemas/projects.js';
-import type { Context } from '../context.js';
 import { setTraversalIds } from './namespaces.js';
 import { findGroupInScope, groupsWhere, inGroupOrBelow, moreOpenContents, projectsBelow, projectsOfGroups, renameDescendants, sharedWith, siblingTaken } from './namespace-store.js';
 import { findPage, type Page, type PageQuery } from '../pagination.js';
 import { presentGroups } from '../present/groups.js';
 import { likePattern } from '../search.js';
 import { checkNamespacePath, Problems, TAKEN } from '../identity/user-validation.js';
+import { Service } from '../service.js';
 
 /** The original's rule for group names (Gitlab::Regex of its era), with its message. */
 const NAME_RULE = /^[\p{L}\p{N}\u{00A9}-\u{1f9c0}_][\p{L}\p{N}\p{Pd}\u{00A9}-\u{1f9c0}_(). ]*$/u;
@@ -26,13 +26,7 @@ const MAX_DEPTH = 20;
 const DETAIL_PROJECTS = 100;
 
 /** Groups: nested namespaces of projects, with members whose levels their subgroups and projects inherit. */
-export class GroupsService {
-  constructor(private readonly ctx: Context) {}
-
-  private get em() {
-    return this.ctx.em;
-  }
-
+export class GroupsService extends Service {
   /** A group by ID or full path (any case), with the caller's level on it and whether it may see it. */
   findInScope(idOrPath: number | string): Promise<GroupInScope | null> {
     return findGroupInScope(this.ctx, idOrPath);

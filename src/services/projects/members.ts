@@ -4,11 +4,11 @@ import { today, type MembersSource } from '../../auth/access-levels.js';
 import { ACCESS_LEVELS, GROUP_ACCESS_LEVELS, PROJECT_ACCESS_LEVELS, User } from '../../db/entities/index.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
 import type { AddMemberInput, EditMemberInput, ListMembersQuery, Member } from '../../schemas/members.js';
-import type { Context } from '../context.js';
 import { findPage, type Page, type PageQuery } from '../pagination.js';
 import { presentUserBasic, USER_BASIC_FIELDS } from '../present/users.js';
 import { likePattern } from '../search.js';
 import { deleteMembership, inheritedMembership, insertMembership, membersWhere, membershipsOf, otherOwners, updateMembership, userById, type Membership } from './member-store.js';
+import { Service } from '../service.js';
 
 /** Whose members a call names: a project's or a group's, as its scope loaded it. */
 export type MembersOf = { kind: 'project'; scoped: ProjectInScope } | { kind: 'group'; scoped: GroupInScope };
@@ -27,13 +27,7 @@ export function memberExpiry(expiresAt: string | null | undefined): string | nul
 }
 
 /** Members of projects and groups: who has which level, until when, and who may change that. */
-export class MembersService {
-  constructor(private readonly ctx: Context) {}
-
-  private get em() {
-    return this.ctx.em;
-  }
-
+export class MembersService extends Service {
   /** GET …/members (its own members) and …/members/all (with those of the groups above it, each user at its highest level). */
   async list(of: MembersOf, query: ListMembersQuery & PageQuery, inherited: boolean): Promise<Page<Member>> {
     const source = sourceOf(of);

@@ -3,11 +3,11 @@ import { Namespace, type User } from '../../db/entities/index.js';
 import type { EntityManager } from '../../db/orm.js';
 import { can, type NamespaceInScope } from '../../auth/abilities.js';
 import type { ListNamespacesQuery, Namespace as NamespaceShape } from '../../schemas/namespaces.js';
-import type { Context } from '../context.js';
 import { findPage, type Page, type PageQuery } from '../pagination.js';
 import { presentNamespaces } from '../present/namespaces.js';
 import { likePattern } from '../search.js';
 import { administeredMemberCounts, findNamespaceInScope, ownOrMemberNamespaces, siblingTaken } from './namespace-store.js';
+import { Service } from '../service.js';
 
 /** A new user's own namespace, named by its username; written with the user (its `traversalIds` after: `setTraversalIds`). */
 export function createUserNamespace(em: EntityManager, user: User): Namespace {
@@ -23,13 +23,7 @@ export function setTraversalIds(namespace: Namespace, parent: Namespace | null):
 }
 
 /** Namespaces: users' own, made, renamed and removed with their users, and groups'. */
-export class NamespacesService {
-  constructor(private readonly ctx: Context) {}
-
-  private get em() {
-    return this.ctx.em;
-  }
-
+export class NamespacesService extends Service {
   /**
    * Whether `path` names a namespace among the children of `parent` (null: the top level, where users'
    * namespaces and top-level groups meet), regardless of case; `except` is the namespace being renamed.

@@ -7,18 +7,12 @@ import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
 import type { CreateProjectForUserInput, CreateProjectInput, Project as ProjectShape, ForkProjectInput } from '../../schemas/projects.js';
 import { DEFAULT_BRANCH } from '../../git/store.js';
 import { FORK_REPOSITORY, IMPORT_REPOSITORY } from '../../jobs/repository-jobs.js';
-import type { Context } from '../context.js';
 import { checkAvatar, Problems, TAKEN } from '../identity/user-validation.js';
 import { checkImportUrl, checkLimit, checkNameAndPath, checkTaken, checkVisibility, leastOpen, mayCreateProjectsIn, pathFromName, setProjectAvatar, settingsOf, visibleNamespace } from './project-rules.js';
+import { Service } from '../service.js';
 
 /** Projects made: empty, imported from a URL, or forked (POST /projects, /projects/user/:user_id, /projects/:id/fork). */
-export class ProjectCreationService {
-  constructor(private readonly ctx: Context) {}
-
-  private get em() {
-    return this.ctx.em;
-  }
-
+export class ProjectCreationService extends Service {
   /** POST /projects: a project in the caller's namespace or one it may create projects in, with an empty repository. */
   async create(input: CreateProjectInput): Promise<ProjectShape> {
     return this.createAs(this.ctx.user, await this.targetNamespace(input.namespace_id), input);

@@ -5,20 +5,14 @@ import { takenAttribute } from '../../db/unique.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
 import type { ProjectGroupLink as ProjectGroupLinkShape, ShareProjectInput } from '../../schemas/members.js';
 import type { Project as ProjectShape, TransferProjectInput } from '../../schemas/projects.js';
-import type { Context } from '../context.js';
 import { memberExpiry } from './members.js';
 import { Problems } from '../identity/user-validation.js';
 import { checkTaken, mayCreateProjectsIn, unlinkForks, visibleNamespace } from './project-rules.js';
 import { insertShare } from './project-store.js';
+import { Service } from '../service.js';
 
 /** Projects moved to another namespace, and shared with groups. */
-export class ProjectTransfersService {
-  constructor(private readonly ctx: Context) {}
-
-  private get em() {
-    return this.ctx.em;
-  }
-
+export class ProjectTransfersService extends Service {
   /** PUT /projects/:id/transfer (its owners): the project moved to a namespace the caller may create projects in. */
   async transfer(scoped: ProjectInScope, input: TransferProjectInput): Promise<ProjectShape> {
     const target = await visibleNamespace(this.ctx, input.namespace);

@@ -8,7 +8,6 @@ import type { RawFile } from '../../schemas/common.js';
 import type { UserBasic } from '../../schemas/users.js';
 import type { ListProjectUsersQuery, ListProjectsQuery, Project as ProjectShape, ProjectSimple, UpdateProjectInput } from '../../schemas/projects.js';
 import { lockRepository, setHeadBranch } from '../repository/writes.js';
-import type { Context } from '../context.js';
 import { findPage, type Page, type PageQuery } from '../pagination.js';
 import { presentProjects, presentProjectsSimple } from '../present/projects.js';
 import { presentUserBasic, USER_BASIC_FIELDS } from '../present/users.js';
@@ -16,15 +15,10 @@ import { likePattern } from '../search.js';
 import { checkAvatar, Problems, TAKEN } from '../identity/user-validation.js';
 import { checkNameAndPath, checkTaken, checkVisibility, checkVisibilityAsFork, setProjectAvatar, settingsOf, unlinkForks } from './project-rules.js';
 import { findProjectInScope, insertStar, projectRelations, projectsWhere, projectUsersWhere, starredBy, type ProjectAccess } from './project-store.js';
+import { Service } from '../service.js';
 
 /** Projects found, listed, read, changed, archived, starred and deleted. */
-export class ProjectsService {
-  constructor(private readonly ctx: Context) {}
-
-  private get em() {
-    return this.ctx.em;
-  }
-
+export class ProjectsService extends Service {
   /**
    * A project by ID or by full path (`group/subgroup/project`, any case), with its namespace and the caller's
    * levels on it, in one statement; null when there is none.

@@ -5,7 +5,6 @@ import { historyOf } from '../../git/history.js';
 import { isValidReferenceName } from '../../git/refs.js';
 import { BRANCH_PREFIX, type Reference, type Repository } from '../../git/repository.js';
 import type { Branch, CreateBranchInput, ListBranchesQuery, ProtectBranchesInput, ProtectBranchInput, ProtectedBranch as ProtectedBranchShape } from '../../schemas/branches.js';
-import type { Context } from '../context.js';
 import { findPage, pageOf, type Page, type PageQuery } from '../pagination.js';
 import { presentCommit } from '../present/commits.js';
 import { projectWebUrl } from '../present/projects.js';
@@ -13,6 +12,7 @@ import { defaultBranchProtection } from './events.js';
 import { insertProtection, protectBranch, protectionsOf, type ProtectionRow } from './protected-branch-store.js';
 import { REFUSALS, writeRefusal } from './refusals.js';
 import { writeRepository } from './writes.js';
+import { Service } from '../service.js';
 
 const matches = (pattern: string, branch: string) =>
   pattern === branch || (pattern.includes('*') && new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`).test(branch));
@@ -23,9 +23,7 @@ const matches = (pattern: string, branch: string) =>
  */
 export const isValidBranchName = (name: string) => isValidReferenceName(name) && !name.startsWith('-') && name !== 'HEAD' && !name.startsWith('refs/');
 
-export class BranchesService {
-  constructor(private readonly ctx: Context) {}
-
+export class BranchesService extends Service {
   /** The project's protections, each with its name or pattern. */
   async protections(projectId: number): Promise<ProtectionRow[]> {
     return protectionsOf((await this.ctx.view()).rows, projectId);

@@ -4,12 +4,12 @@ import { BadRequestError } from '../../errors.js';
 import { changesBetween, diffOf } from '../../git/diff.js';
 import type { Commit, Repository } from '../../git/repository.js';
 import type { CommitComment, CreateCommitCommentInput } from '../../schemas/commit-statuses.js';
-import type { Context } from '../context.js';
 import { pageOf, type Page, type PageQuery } from '../pagination.js';
 import { presentUserBasic } from '../present/users.js';
 import type { View } from '../present/view.js';
 import { commitCommentPage, insertCommitComment } from './comment-store.js';
 import { REFUSALS } from './refusals.js';
+import { Service } from '../service.js';
 
 /** A comment in the answer's shape; `author` null once its user is deleted. */
 export function presentCommitComment(note: CommitNote, author: User | null, view: View): CommitComment {
@@ -46,9 +46,7 @@ export function changedLines(diff: string): { new: Set<number>; old: Set<number>
   return { new: added, old: removed };
 }
 
-export class CommitCommentsService {
-  constructor(private readonly ctx: Context) {}
-
+export class CommitCommentsService extends Service {
   /** GET /projects/:id/repository/commits/:sha/comments: oldest first; a page costs two statements whatever its size. */
   async list(scoped: ProjectInScope, revision: string, query: PageQuery): Promise<Page<CommitComment>> {
     const commit = await this.ctx.commits.commitOf(this.ctx.repositoryOf(scoped.project), revision);

@@ -5,7 +5,6 @@ import { BadRequestError, NotFoundError } from '../../errors.js';
 import { historyOf } from '../../git/history.js';
 import type { Repository } from '../../git/repository.js';
 import type { CommitStatus, CommitStatusState, CreateCommitStatusInput, ListCommitStatusesQuery } from '../../schemas/commit-statuses.js';
-import type { Context } from '../context.js';
 import { pageOf, type Page, type PageQuery } from '../pagination.js';
 import { presentUserBasic } from '../present/users.js';
 import type { View } from '../present/view.js';
@@ -23,6 +22,7 @@ import {
   updatePipelineStatus,
   type LatestStatus,
 } from './status-store.js';
+import { Service } from '../service.js';
 
 export type { LatestStatus };
 
@@ -127,9 +127,7 @@ function isWebUrl(value: string): boolean {
   }
 }
 
-export class CommitStatusesService {
-  constructor(private readonly ctx: Context) {}
-
+export class CommitStatusesService extends Service {
   /**
    * POST /projects/:id/statuses/:sha: the status of `name` in the pipeline of the commit and ref (the latest, or a
    * new one) is updated when the caller's status of that name there is still pending or running, otherwise a new

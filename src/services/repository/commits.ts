@@ -6,13 +6,13 @@ import { historyOf, lastCommitChanging } from '../../git/history.js';
 import { BRANCH_PREFIX, type Commit, type Repository, type Signature } from '../../git/repository.js';
 import type { CommitAction, CommitDetail, CommitListItem, CommitStats, CommitWithStats, CreateCommitInput, GetCommitQuery, ListCommitsQuery } from '../../schemas/commits.js';
 import { isValidBranchName } from './branches.js';
-import type { Context } from '../context.js';
 import { pageOf, type Page, type PageQuery } from '../pagination.js';
 import { presentCommit } from '../present/commits.js';
 import { projectWebUrl } from '../present/projects.js';
 import { REFUSALS, writeRefusal } from './refusals.js';
 import { lastPipelineOf } from './status-store.js';
 import { writeRepository } from './writes.js';
+import { Service } from '../service.js';
 
 /** A commit to make on a branch: where it starts, and how its tree comes from the commit it starts from. */
 export interface CommitRequest {
@@ -57,9 +57,7 @@ export function decodeContent(content: string, encoding: 'text' | 'base64' | und
   return Buffer.from(compact, 'base64');
 }
 
-export class CommitsService {
-  constructor(private readonly ctx: Context) {}
-
+export class CommitsService extends Service {
   private projectUrl(scoped: ProjectInScope): string {
     return projectWebUrl(scoped.project, scoped.namespace, this.ctx.baseUrl);
   }

@@ -7,9 +7,9 @@ import { lastCommitChanging } from '../../git/history.js';
 import type { StreamedFile } from '../../schemas/common.js';
 import type { DeleteFileInput, FileWriteResult, GetFileQuery, RepositoryFile, WriteFileInput } from '../../schemas/repository-files.js';
 import { decodeContent } from './commits.js';
-import type { Context } from '../context.js';
 import { streamedFile } from './repository.js';
 import { REFUSALS } from './refusals.js';
+import { Service } from '../service.js';
 
 /** 400 for a path no file can have, in the original's words: `..` climbs out of the repository. */
 function checkFilePath(path: string): void {
@@ -20,9 +20,7 @@ function checkFilePath(path: string): void {
 /** A file path as the original reads one: its leading slashes dropped. */
 export const filePathOf = (path: string) => path.replace(/^\/+/, '');
 
-export class RepositoryFilesService {
-  constructor(private readonly ctx: Context) {}
-
+export class RepositoryFilesService extends Service {
   /** The file at `path` in the commit `ref` names: its blob, the commit and the file's last commit; 404 for either missing. */
   private async find(scoped: ProjectInScope, path: string, ref: string) {
     checkFilePath(path);

@@ -4,7 +4,6 @@ import { keyOf } from '../../db/rows.js';
 import { BadRequestError, ConflictError, NotFoundError, UnprocessableEntityError } from '../../errors.js';
 import type { Repository } from '../../git/repository.js';
 import type { CreateReleaseInput, ListReleasesQuery, ProjectRelease, Release, ReleaseNoteInput, UpdateReleaseInput } from '../../schemas/tags.js';
-import type { Context } from '../context.js';
 import { pageOf, type Page, type PageQuery } from '../pagination.js';
 import { presentCommit } from '../present/commits.js';
 import { projectWebUrl } from '../present/projects.js';
@@ -24,6 +23,7 @@ import {
 } from './release-store.js';
 import { tagWriteRefusal, type TagRefusal } from './tags.js';
 import { writeRepository } from './writes.js';
+import { Service } from '../service.js';
 
 const tagMissing = () => new NotFoundError(REFUSALS.tagMissing, { verbatim: true });
 const releaseMissing = () => new NotFoundError(REFUSALS.releaseMissing, { verbatim: true });
@@ -38,9 +38,7 @@ const noteOf = (row: ReleaseRow): Release => ({ tag_name: row.tagName, descripti
  * Rows are written with statements that run at once (not at the ORM's flush, which comes at the commit): a
  * write of a release and a tag writes the row first and moves the tag last (writeRepository).
  */
-export class ReleasesService {
-  constructor(private readonly ctx: Context) {}
-
+export class ReleasesService extends Service {
   // ---- the rows, as tags are made and deleted ----
 
   /** The release notes of some of a project's tags, by tag name: one query. */

@@ -23,11 +23,11 @@ import type {
   RepositoryBlob,
   TreeObject,
 } from '../../schemas/repository.js';
-import type { Context } from '../context.js';
 import { pageOf, type Page, type PageQuery } from '../pagination.js';
 import { presentCommit } from '../present/commits.js';
 import { projectWebUrl } from '../present/projects.js';
 import { REFUSALS } from './refusals.js';
+import { Service } from '../service.js';
 
 /**
  * What a comparison shows of its diffs, as the original bounds them (Gitlab::Git::DiffCollection's default limits):
@@ -74,9 +74,7 @@ export const streamedFile = (blob: BlobStream): StreamedFile => ({
 /** The file name an archive is downloaded as: its extension by format (`tgz` and `gz` are `tar.gz`), as the original names it. */
 const FILE_FORMATS: Record<ArchiveFormat, FileFormat> = { 'tar.gz': 'tar.gz', tgz: 'tar.gz', gz: 'tar.gz', tar: 'tar', zip: 'zip' };
 
-export class RepositoryService {
-  constructor(private readonly ctx: Context) {}
-
+export class RepositoryService extends Service {
   private projectUrl(scoped: ProjectInScope): string {
     return projectWebUrl(scoped.project, scoped.namespace, this.ctx.baseUrl);
   }

@@ -5,12 +5,12 @@ import { isValidReferenceName } from '../../git/refs.js';
 import { TAG_PREFIX, type Reference, type Repository } from '../../git/repository.js';
 import type { CreateTagInput, ListTagsQuery, Tag } from '../../schemas/tags.js';
 import { searchFilter } from './branches.js';
-import type { Context } from '../context.js';
 import { pageOf, type Page, type PageQuery } from '../pagination.js';
 import { presentCommit } from '../present/commits.js';
 import { projectWebUrl } from '../present/projects.js';
 import { REFUSALS, writeRefusal } from './refusals.js';
 import { writeRepository, type ReferenceUpdate } from './writes.js';
+import { Service } from '../service.js';
 
 /**
  * Whether a name can be a tag's, by the original's rules: a valid git reference name that does not start with
@@ -34,9 +34,7 @@ const annotationText = (message: string) => message.replace(/\n$/, '');
 
 const byName = (a: Reference, b: Reference) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
 
-export class TagsService {
-  constructor(private readonly ctx: Context) {}
-
+export class TagsService extends Service {
   /**
    * GET /projects/:id/repository/tags: by name, the last first (SPEC), or by the date of the commit each names
    * (`order_by=updated`); `sort=asc` turns either round; `search` as for branches.
