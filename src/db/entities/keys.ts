@@ -1,13 +1,12 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { belongsTo, createdAt } from './columns.js';
-import { claimEmailTrigger, User } from './user.js';
+import { createdAt } from './columns.js';
+import { claimEmailTrigger, userItem } from './user.js';
 
 export const SshKey = defineEntity({
   name: 'SshKey',
   tableName: 'ssh_keys',
   properties: {
-    id: p.integer().primary(),
-    user: belongsTo(User).index(),
+    ...userItem(),
     title: p.string().length(255),
     key: p.text(),
     // MD5 fingerprint, colon-separated hex: the form the original service stores and compares.
@@ -21,8 +20,7 @@ export const GpgKey = defineEntity({
   name: 'GpgKey',
   tableName: 'gpg_keys',
   properties: {
-    id: p.integer().primary(),
-    user: belongsTo(User).index(),
+    ...userItem(),
     key: p.text(),
     fingerprint: p.string().length(64).unique(),
     primaryKeyid: p.string().length(16).unique(),
@@ -37,8 +35,7 @@ export const Email = defineEntity({
   tableName: 'emails',
   triggers: [claimEmailTrigger('users', 'id', 'user_id')],
   properties: {
-    id: p.integer().primary(),
-    user: belongsTo(User).index(),
+    ...userItem(),
     email: p.string().length(255).unique(),
     createdAt: createdAt(),
   },

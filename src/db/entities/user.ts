@@ -88,14 +88,19 @@ export const UserAvatar = defineEntity({
 });
 export type UserAvatar = InferEntity<typeof UserAvatar>;
 
+/** A row a user owns (a key, an address, an identity): its own ID, and its user, with whom it is removed. */
+export const userItem = () => ({
+  id: p.integer().primary(),
+  user: belongsTo(User).index(),
+});
+
 /** An external identity (provider + extern_uid) linked to a user. */
 export const Identity = defineEntity({
   name: 'Identity',
   tableName: 'identities',
   uniques: [{ properties: ['provider', 'externUid'] }],
   properties: {
-    id: p.integer().primary(),
-    user: belongsTo(User).index(),
+    ...userItem(),
     provider: p.string().length(255),
     externUid: p.string().length(255),
   },
