@@ -14,6 +14,9 @@ const typesFile = src('types.ts');
 const probeFile = src('__types-probe.ts');
 const checkFile = src('__types-check.ts');
 
+/** The fewest members an interface has for others to extend it: fewer in common is likeness, not composition. */
+const MIN_BASE_MEMBERS = 4;
+
 /** Types named where they are used rather than spelled out, and the module each comes from. */
 const references = {
   ListResult: './services/pagination.js',
@@ -238,14 +241,25 @@ function createPrinter(program, referenceSymbols) {
     return `{ ${members(type, inner).join('; ')} }`;
   }
 
-  /** `export interface X { ... }` for an object, `export type X = ...` otherwise. */
-  function declaration(typeName, type, docs) {
+  /**
+   * `export interface X { ... }` for an object (`extends` the interface whose members it all has, given as
+   * `base` with those members), `export type X = ...` otherwise.
+   */
+  function declaration(typeName, type, docs, base) {
     const comment = jsDoc(docs, '');
+    const own = interfaceMembers(type);
+    if (!own) return `${comment}export type ${typeName} = ${print(type, { root: true })};\n`;
+    const inherited = new Set(base?.members ?? []);
+    const lines = own.filter((member) => !inherited.has(member)).map((member) => `  ${member};\n`);
+    return `${comment}export interface ${typeName}${base ? ` extends ${base.name}` : ''} {\n${lines.join('')}}\n`;
+  }
+
+  /** An object type's members as its interface prints them; null for a type that is not printed as an interface. */
+  function interfaceMembers(type) {
     const isObject =
       (type.flags & ts.TypeFlags.Object && !checker.isArrayType(type) && !checker.isTupleType(type) && !checker.getSignaturesOfType(type, ts.SignatureKind.Call).length) ||
       (type.flags & ts.TypeFlags.Intersection && type.types.every((part) => part.flags & ts.TypeFlags.Object && !checker.isArrayType(part)));
-    if (!isObject) return `${comment}export type ${typeName} = ${print(type, { root: true })};\n`;
-    return `${comment}export interface ${typeName} {\n${members(type, {}, '  ').map((member) => `  ${member};\n`).join('')}}\n`;
+    return isObject ? members(type, {}, '  ') : null;
   }
 
   /** The in-process API: each group an object of methods, their parameters named after the route's path. */
@@ -264,7 +278,7 @@ function createPrinter(program, referenceSymbols) {
     return `${jsDoc(docs, '')}export interface Api {\n${groups.join('')}}\n`;
   }
 
-  return { name, declaration, api, used };
+  return { name, declaration, interfaceMembers, api, used };
 }
 
 /** The text of src/types.ts, from the source as it is now, and how to verify it. */
@@ -294,11 +308,19 @@ function generateTypes() {
 
   const printer = createPrinter(program, referenceSymbols);
   for (const { name, type } of schemaTypes) printer.name(type, name);
+  // A schema made of another's fields and more (UserFull of UserSelf's) extends it, as the source composes them.
+  const interfaces = schemaTypes.map(({ name, type }) => ({ name, members: printer.interfaceMembers(type) })).filter(({ members }) => members);
+  const baseOf = (name, members) => {
+    const mine = new Set(members);
+    const bases = interfaces.filter((other) => other.name !== name && other.members.length >= MIN_BASE_MEMBERS && other.members.length < members.length && other.members.every((member) => mine.has(member)));
+    return bases.reduce((best, other) => (!best || other.members.length > best.members.length ? other : best), undefined);
+  };
   const sections = [];
   let file;
   for (const schema of schemaTypes) {
     if (schema.file !== file) sections.push(`// ${(file = schema.file)}\n`);
-    sections.push(printer.declaration(schema.name, schema.type, schema.docs));
+    const members = interfaces.find(({ name }) => name === schema.name)?.members;
+    sections.push(printer.declaration(schema.name, schema.type, schema.docs, members && baseOf(schema.name, members)));
   }
   const apiDocs = ts.displayPartsToString(resolve(probeSymbols.get('RouteApi')).getDocumentationComment(checker));
   const optionsDocs = 'The options of `createHostingService`: `HostingOptionsSchema` and a logger.';

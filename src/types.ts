@@ -62,11 +62,7 @@ export interface ProtectBranchesInput {
 export type CommitStatusState = 'canceled' | 'failed' | 'pending' | 'running' | 'success';
 
 /** A status an external system posted for a commit. */
-export interface CommitStatus {
-  id: number;
-  sha: string;
-  ref: string | null;
-  status: string;
+export interface CommitStatus extends PipelineReference {
   name: string;
   target_url: string | null;
   description: string | null;
@@ -153,60 +149,19 @@ export interface PipelineReference {
 }
 
 /** A commit made by a batch commit or a cherry-pick: with its stats and status. */
-export interface CommitWithStats {
-  id: string;
-  short_id: string;
-  title: string;
-  message: string;
-  author_name: string;
-  author_email: string;
-  authored_date: string;
-  committer_name: string;
-  committer_email: string;
-  committed_date: string;
-  created_at: string;
-  parent_ids: string[];
-  web_url: string;
+export interface CommitWithStats extends Commit {
   stats: CommitStats;
   status: string | null;
 }
 
 /** A single commit: with its stats, status and last pipeline. */
-export interface CommitDetail {
-  id: string;
-  short_id: string;
-  title: string;
-  message: string;
-  author_name: string;
-  author_email: string;
-  authored_date: string;
-  committer_name: string;
-  committer_email: string;
-  committed_date: string;
-  created_at: string;
-  parent_ids: string[];
-  web_url: string;
-  stats: CommitStats;
-  status: string | null;
+export interface CommitDetail extends CommitWithStats {
   last_pipeline: PipelineReference | null;
   project_id: number;
 }
 
 /** A list item: with its stats when `with_stats` asks for them. */
-export interface CommitListItem {
-  id: string;
-  short_id: string;
-  title: string;
-  message: string;
-  author_name: string;
-  author_email: string;
-  authored_date: string;
-  committer_name: string;
-  committer_email: string;
-  committed_date: string;
-  created_at: string;
-  parent_ids: string[];
-  web_url: string;
+export interface CommitListItem extends Commit {
   stats?: CommitStats;
 }
 
@@ -357,22 +312,7 @@ export interface Group {
  * A group with the projects in it and the projects shared with it that the caller may see (the first 100 of
  * each, newest first: the original has no bound, forgekit's answers have one).
  */
-export interface GroupDetail {
-  id: number;
-  name: string;
-  path: string;
-  description: string;
-  visibility: Visibility;
-  lfs_enabled: boolean;
-  avatar_url: string | null;
-  web_url: string;
-  request_access_enabled: boolean;
-  /** `Parent / Child`. */
-  full_name: string;
-  /** `parent/child`. */
-  full_path: string;
-  parent_id: number | null;
-  statistics?: { storage_size: number; repository_size: number; lfs_objects_size: number; job_artifacts_size: number };
+export interface GroupDetail extends Group {
   projects: Project[];
   shared_projects: Project[];
 }
@@ -388,21 +328,9 @@ export interface ListGroupsQuery {
 }
 
 /** The project filters, and which projects a group's list takes in (later clients send these two). */
-export interface ListGroupProjectsQuery {
+export interface ListGroupProjectsQuery extends ListProjectsQuery {
   with_shared?: boolean;
   include_subgroups?: boolean;
-  archived?: boolean;
-  visibility?: Visibility;
-  order_by?: 'created_at' | 'id' | 'last_activity_at' | 'name' | 'path' | 'updated_at';
-  sort?: 'asc' | 'desc';
-  search?: string;
-  simple?: boolean;
-  owned?: boolean;
-  statistics?: boolean;
-  membership?: boolean;
-  starred?: boolean;
-  with_issues_enabled?: boolean;
-  with_merge_requests_enabled?: boolean;
 }
 
 export interface CreateGroupInput {
@@ -541,22 +469,11 @@ export interface ListNamespacesQuery {
 export type Visibility = 'internal' | 'private' | 'public';
 
 /** A project. `owner` is the user of a user's namespace (null in a group's); `forked_from_project` appears on forks. */
-export interface Project {
-  id: number;
-  description: string | null;
-  default_branch: string | null;
+export interface Project extends ProjectSimple {
   visibility: Visibility;
-  ssh_url_to_repo: string;
-  http_url_to_repo: string;
-  web_url: string;
-  tag_list: string[];
   /** `tag_list` as later clients read it. */
   topics: string[];
   owner: { id: number; name: string; created_at: string } | null;
-  name: string;
-  name_with_namespace: string;
-  path: string;
-  path_with_namespace: string;
   issues_enabled: boolean;
   open_issues_count: number;
   merge_requests_enabled: boolean;
@@ -565,8 +482,6 @@ export interface Project {
   snippets_enabled: boolean;
   resolve_outdated_diff_discussions: boolean;
   container_registry_enabled: boolean;
-  created_at: string;
-  last_activity_at: string;
   creator_id: number | null;
   namespace: { id: number; name: string; path: string; kind: 'group' | 'user'; full_path: string };
   import_status: string;
@@ -575,8 +490,6 @@ export interface Project {
   archived: boolean;
   avatar_url: string | null;
   shared_runners_enabled: boolean;
-  forks_count: number;
-  star_count: number;
   public_jobs: boolean;
   /** `public_jobs` as later clients read it (go-gitlab's `PublicBuilds`). */
   public_builds: boolean;
@@ -596,8 +509,7 @@ export interface Project {
   _links: { self: string; issues: string; merge_requests: string; repo_branches: string; labels: string; events: string; members: string };
 }
 
-export interface CreateProjectInput {
-  description?: string;
+export interface CreateProjectInput extends UpdateGroupInput {
   issues_enabled?: boolean;
   merge_requests_enabled?: boolean;
   jobs_enabled?: boolean;
@@ -610,15 +522,10 @@ export interface CreateProjectInput {
   public_builds?: boolean;
   only_allow_merge_if_pipeline_succeeds?: boolean;
   only_allow_merge_if_all_discussions_are_resolved?: boolean;
-  lfs_enabled?: boolean;
-  request_access_enabled?: boolean;
-  visibility?: Visibility;
   tag_list?: string[];
   topics?: string[];
   ci_config_path?: string;
   avatar?: Upload;
-  name?: string;
-  path?: string;
   namespace_id?: number;
   import_url?: string;
   /** The request spelling; the answer spells it `printing_merge_requests_link_enabled`. */
@@ -661,8 +568,7 @@ export interface ListProjectsQuery {
 }
 
 /** The specification marks `name` required; clients send only what changed: at least one parameter is. */
-export interface UpdateProjectInput {
-  description?: string;
+export interface UpdateProjectInput extends UpdateGroupInput {
   issues_enabled?: boolean;
   merge_requests_enabled?: boolean;
   jobs_enabled?: boolean;
@@ -675,15 +581,10 @@ export interface UpdateProjectInput {
   public_builds?: boolean;
   only_allow_merge_if_pipeline_succeeds?: boolean;
   only_allow_merge_if_all_discussions_are_resolved?: boolean;
-  lfs_enabled?: boolean;
-  request_access_enabled?: boolean;
-  visibility?: Visibility;
   tag_list?: string[];
   topics?: string[];
   ci_config_path?: string;
   avatar?: Upload;
-  name?: string;
-  path?: string;
   default_branch?: string;
 }
 
@@ -765,16 +666,10 @@ export interface GetFileQuery {
   ref: string;
 }
 
-export interface WriteFileInput {
-  author_email?: string;
-  author_name?: string;
-  branch: string;
+export interface WriteFileInput extends DeleteFileInput {
   content: string;
-  commit_message: string;
-  start_branch?: string;
   encoding?: Encoding;
   execute_filemode?: boolean;
-  last_commit_id?: string;
 }
 
 export interface DeleteFileInput {
@@ -1058,41 +953,16 @@ export interface PersonalAccessToken {
   expires_at: string | null;
 }
 
-export interface PersonalAccessTokenWithToken {
-  id: number;
-  name: string;
-  revoked: boolean;
-  created_at: string;
-  scopes: string[];
-  user_id: number;
-  active: boolean;
-  expires_at: string | null;
+export interface PersonalAccessTokenWithToken extends PersonalAccessToken {
   token: string;
 }
 
-export interface ImpersonationToken {
-  id: number;
-  name: string;
-  revoked: boolean;
-  created_at: string;
-  scopes: string[];
-  user_id: number;
-  active: boolean;
-  expires_at: string | null;
+export interface ImpersonationToken extends PersonalAccessToken {
   impersonation: boolean;
 }
 
-export interface ImpersonationTokenWithToken {
-  id: number;
-  name: string;
-  revoked: boolean;
-  created_at: string;
-  scopes: string[];
-  user_id: number;
-  active: boolean;
-  expires_at: string | null;
+export interface ImpersonationTokenWithToken extends PersonalAccessTokenWithToken {
   impersonation: boolean;
-  token: string;
 }
 
 export interface ListTokensQuery {
@@ -1148,13 +1018,7 @@ export interface UserBasic {
 }
 
 /** A single user as a normal caller sees it. */
-export interface UserProfile {
-  id: number;
-  name: string;
-  username: string;
-  state: 'active' | 'blocked';
-  avatar_url: string | null;
-  web_url: string;
+export interface UserProfile extends UserBasic {
   created_at: string;
   bio: string | null;
   location: string | null;
@@ -1163,7 +1027,6 @@ export interface UserProfile {
   twitter: string;
   website_url: string;
   organization: string | null;
-  custom_attributes?: CustomAttribute[];
 }
 
 /** The current user as a normal caller sees it: the full shape without `is_admin`. */
@@ -1198,67 +1061,13 @@ export interface UserSelf {
 }
 
 /** The full user, as administrators see any user. */
-export interface UserFull {
-  id: number;
-  name: string;
-  username: string;
-  state: 'active' | 'blocked';
-  avatar_url: string | null;
-  web_url: string;
-  created_at: string;
-  bio: string | null;
-  location: string | null;
-  skype: string;
-  linkedin: string;
-  twitter: string;
-  website_url: string;
-  organization: string | null;
-  email: string;
-  last_sign_in_at: string | null;
-  confirmed_at: string | null;
-  theme_id: number;
-  last_activity_on: string | null;
-  color_scheme_id: number;
-  projects_limit: number;
-  current_sign_in_at: string | null;
-  identities: { provider: string; extern_uid: string }[];
-  can_create_group: boolean;
-  can_create_project: boolean;
-  two_factor_enabled: boolean;
-  external: boolean;
+export interface UserFull extends UserSelf {
   custom_attributes?: CustomAttribute[];
   is_admin: boolean;
 }
 
 /** The full user with the account's private token (POST /session; GET /user by an administrator). */
-export interface UserWithPrivateToken {
-  id: number;
-  name: string;
-  username: string;
-  state: 'active' | 'blocked';
-  avatar_url: string | null;
-  web_url: string;
-  created_at: string;
-  bio: string | null;
-  location: string | null;
-  skype: string;
-  linkedin: string;
-  twitter: string;
-  website_url: string;
-  organization: string | null;
-  email: string;
-  last_sign_in_at: string | null;
-  confirmed_at: string | null;
-  theme_id: number;
-  last_activity_on: string | null;
-  color_scheme_id: number;
-  projects_limit: number;
-  current_sign_in_at: string | null;
-  identities: { provider: string; extern_uid: string }[];
-  can_create_group: boolean;
-  can_create_project: boolean;
-  two_factor_enabled: boolean;
-  external: boolean;
+export interface UserWithPrivateToken extends UserSelf {
   is_admin: boolean;
   private_token: string;
 }
