@@ -240,8 +240,8 @@ describe('mergeBase and commitsBetween', () => {
     await writeHistoryRepository(gitdir, 600);
     const generated = new Repository(gitdir);
     const reads = { count: 0 };
-    const readCommit = generated.readCommit.bind(generated);
-    generated.readCommit = (oid: string) => ((reads.count += 1), readCommit(oid));
+    const commitNode = generated.commitNode.bind(generated);
+    generated.commitNode = (oid: string) => ((reads.count += 1), commitNode(oid));
     const inGit = (...args: string[]) => execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8' }).trim();
     const all = inGit('rev-list', '--all').split('\n');
     let seed = 17;

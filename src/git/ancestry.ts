@@ -27,8 +27,8 @@ async function commonAncestors(repo: Repository, one: string, other: string): Pr
     [other, OTHER],
   ]);
   const queue = new CommitQueue();
-  queue.push(await repo.readCommit(one));
-  queue.push(await repo.readCommit(other));
+  queue.push(await repo.commitNode(one));
+  queue.push(await repo.commitNode(other));
   const found: string[] = [];
   while (queue.some((oid) => !(flags.get(oid)! & STALE))) {
     const commit = queue.pop();
@@ -42,7 +42,7 @@ async function commonAncestors(repo: Repository, one: string, other: string): Pr
       if ((had & mark) === mark) continue;
       // Queued again when it gains a mark: it is walked once more, with all of them.
       flags.set(parent, had | mark);
-      queue.push(await repo.readCommit(parent));
+      queue.push(await repo.commitNode(parent));
     }
   }
   const bases = found.filter((oid) => !(flags.get(oid)! & STALE));
@@ -54,19 +54,19 @@ async function commonAncestors(repo: Repository, one: string, other: string): Pr
 
 /** Whether `target` is an ancestor of one of `starts`: walked newest first, no further than a little past its date. */
 async function reachesAny(repo: Repository, starts: string[], target: string): Promise<boolean> {
-  const floor = (await repo.readCommit(target)).committer.timestamp;
+  const floor = (await repo.commitNode(target)).time;
   const seen = new Set(starts);
   const queue = new CommitQueue();
-  for (const start of starts) queue.push(await repo.readCommit(start));
+  for (const start of starts) queue.push(await repo.commitNode(start));
   let slop = SLOP;
   while (queue.size) {
     const commit = queue.pop();
     if (commit.oid === target) return true;
-    if (commit.committer.timestamp < floor && --slop < 0) return false;
+    if (commit.time < floor && --slop < 0) return false;
     for (const parent of commit.parents) {
       if (seen.has(parent)) continue;
       seen.add(parent);
-      queue.push(await repo.readCommit(parent));
+      queue.push(await repo.commitNode(parent));
     }
   }
   return false;
@@ -84,13 +84,13 @@ export async function commitsBetween(repo: Repository, from: string, to: string)
       const next = pending.pop()!;
       if (hidden.has(next)) continue;
       hidden.add(next);
-      if (walked.has(next)) pending.push(...(await repo.readCommit(next)).parents);
+      if (walked.has(next)) pending.push(...(await repo.commitNode(next)).parents);
     }
   };
   await hide(from);
   const queue = new CommitQueue();
-  queue.push(await repo.readCommit(from));
-  queue.push(await repo.readCommit(to));
+  queue.push(await repo.commitNode(from));
+  queue.push(await repo.commitNode(to));
   const shown: string[] = [];
   let slop = SLOP;
   while (queue.size) {
@@ -102,7 +102,7 @@ export async function commitsBetween(repo: Repository, from: string, to: string)
       if (isHidden) await hide(parent);
       if (seen.has(parent)) continue;
       seen.add(parent);
-      queue.push(await repo.readCommit(parent));
+      queue.push(await repo.commitNode(parent));
     }
     if (queue.some((oid) => !hidden.has(oid))) slop = SLOP;
     else if (--slop < 0) break;

@@ -1,5 +1,5 @@
 import { LruMap } from './lru.js';
-import type { Commit, Repository } from './repository.js';
+import type { CommitNode, Repository } from './repository.js';
 
 /** Which commits of a history a list shows. */
 export interface HistoryFilter {
@@ -26,7 +26,7 @@ function keptFor<V>(kept: WeakMap<Repository, LruMap<string, V>>, repo: Reposito
 
 /** Commits by committer date, newest first; equal dates in the order they were met (git log's order). */
 export class CommitQueue {
-  private readonly heap: { commit: Commit; order: number }[] = [];
+  private readonly heap: { commit: CommitNode; order: number }[] = [];
   private counter = 0;
 
   get size(): number {
@@ -38,12 +38,12 @@ export class CommitQueue {
     return this.heap.some((entry) => test(entry.commit.oid));
   }
 
-  private before(a: { commit: Commit; order: number }, b: { commit: Commit; order: number }): boolean {
-    const dates = a.commit.committer.timestamp - b.commit.committer.timestamp;
+  private before(a: { commit: CommitNode; order: number }, b: { commit: CommitNode; order: number }): boolean {
+    const dates = a.commit.time - b.commit.time;
     return dates > 0 || (dates === 0 && a.order < b.order);
   }
 
-  push(commit: Commit): void {
+  push(commit: CommitNode): void {
     const heap = this.heap;
     heap.push({ commit, order: this.counter++ });
     for (let index = heap.length - 1; index > 0; ) {
@@ -54,7 +54,7 @@ export class CommitQueue {
     }
   }
 
-  pop(): Commit {
+  pop(): CommitNode {
     const heap = this.heap;
     const top = heap[0];
     const last = heap.pop()!;
@@ -76,13 +76,13 @@ export class CommitQueue {
 }
 
 /** The object ID at `path` in a commit's tree (null when absent); the whole tree for the empty path. */
-async function objectAt(repo: Repository, commit: Commit, path: string): Promise<string | null> {
+async function objectAt(repo: Repository, commit: CommitNode, path: string): Promise<string | null> {
   return (await repo.entryAt(commit.tree, path))?.oid ?? null;
 }
 
 /** A commit a walk meets: whether the filter shows it, and whether the walk has been one line of commits up to it. */
 interface Met {
-  commit: Commit;
+  commit: CommitNode;
   shows: boolean;
   /**
    * Every commit met so far led to the next alone (one parent followed, the queue otherwise empty): the rest of
@@ -96,8 +96,15 @@ async function* walk(repo: Repository, start: string | string[], filter: History
   const queue = new CommitQueue();
   const starts = [...new Set([start].flat())];
   const seen = new Set<string>(starts);
-  for (const oid of starts) queue.push(await repo.readCommit(oid));
+  for (const oid of starts) queue.push(await repo.commitNode(oid));
   const path = filter.path?.replace(/^\/+|\/+$/g, '');
+  // The path's object in each commit met, kept for the walk: a commit is looked at as a parent, then as itself.
+  const atPath = new Map<string, string | null>();
+  const pathObject = async (commit: CommitNode) => {
+    let found = atPath.get(commit.oid);
+    if (found === undefined) atPath.set(commit.oid, (found = await objectAt(repo, commit, path!)));
+    return found;
+  };
   let line = true;
   while (queue.size) {
     const commit = queue.pop();
@@ -105,11 +112,11 @@ async function* walk(repo: Repository, start: string | string[], filter: History
     let parents = filter.firstParent ? commit.parents.slice(0, 1) : commit.parents;
     let shows = true;
     if (path) {
-      const mine = await objectAt(repo, commit, path);
+      const mine = await pathObject(commit);
       if (parents.length === 0) shows = mine !== null;
       else {
         const same: string[] = [];
-        for (const parent of parents) if ((await objectAt(repo, await repo.readCommit(parent), path)) === mine) same.push(parent);
+        for (const parent of parents) if ((await pathObject(await repo.commitNode(parent))) === mine) same.push(parent);
         if (same.length) {
           shows = false;
           // A merge that kept the path as one parent had it: the other side's changes never reached it.
@@ -117,23 +124,14 @@ async function* walk(repo: Repository, start: string | string[], filter: History
         }
       }
     }
-    const time = commit.committer.timestamp;
+    const time = commit.time;
     yield { commit, shows: shows && (filter.since === undefined || time >= filter.since) && (filter.until === undefined || time <= filter.until), line };
     for (const parent of parents) {
       if (seen.has(parent)) continue;
       seen.add(parent);
-      queue.push(await repo.readCommit(parent));
+      queue.push(await repo.commitNode(parent));
     }
   }
-}
-
-/**
- * The history of `start` in `git log` order, filtered: with a path, a commit shows when it changed that path,
- * and a merge that took the path unchanged from one parent follows that parent only (git's default
- * simplification).
- */
-export async function* walkHistory(repo: Repository, start: string | string[], filter: HistoryFilter = {}): AsyncGenerator<Commit> {
-  for await (const { commit, shows } of walk(repo, start, filter)) if (shows) yield commit;
 }
 
 /**

@@ -144,6 +144,21 @@ export function applyDelta(base: Buffer, delta: Buffer): Buffer {
   return out;
 }
 
+/** The entry of a tree object named `name`, found without parsing the others; null when there is none. */
+export function findTreeEntry(content: Buffer, name: Buffer): RawTreeEntry | null {
+  let position = 0;
+  while (position < content.length) {
+    const space = content.indexOf(0x20, position);
+    const nul = content.indexOf(0, space + 1);
+    if (space < 0 || nul < 0 || nul + 21 > content.length) throw new CorruptObjectError('a tree entry is cut short');
+    if (nul - space - 1 === name.length && content.compare(name, 0, name.length, space + 1, nul) === 0) {
+      return { mode: content.toString('latin1', position, space), name: content.subarray(space + 1, nul), oid: content.toString('hex', nul + 1, nul + 21) };
+    }
+    position = nul + 21;
+  }
+  return null;
+}
+
 /** A tree object's entries, in stored (git's) order. */
 export function parseTree(content: Buffer): RawTreeEntry[] {
   const entries: RawTreeEntry[] = [];
@@ -178,7 +193,9 @@ export type GitObject = { type: ObjectType; content: Buffer };
  * readers of several repositories can share one; a pack's content never changes under its name.
  */
 export class PackCache {
-  private readonly entries = new Map<string, Buffer | GitObject>();
+  /** Keys are numbers (cheap to hash, unlike paths): each pack path gets a number, windows are negative. */
+  private readonly entries = new Map<number, Buffer | GitObject>();
+  private readonly packNumbers = new Map<string, number>();
   private bytes = 0;
   // Fields written out rather than as parameter properties: archive workers load this file with Node's type stripping.
   private readonly maxBytes: number;
@@ -188,22 +205,29 @@ export class PackCache {
   }
 
   window(pack: string, index: number): Buffer | undefined {
-    return this.get(`w${index}:${pack}`) as Buffer | undefined;
+    return this.get(-this.key(pack, index) - 1) as Buffer | undefined;
   }
 
   keepWindow(pack: string, index: number, bytes: Buffer): void {
-    this.set(`w${index}:${pack}`, bytes, bytes.length);
+    this.set(-this.key(pack, index) - 1, bytes, bytes.length);
   }
 
   base(pack: string, offset: number): GitObject | undefined {
-    return this.get(`b${offset}:${pack}`) as GitObject | undefined;
+    return this.get(this.key(pack, offset)) as GitObject | undefined;
   }
 
   keepBase(pack: string, offset: number, object: GitObject): void {
-    this.set(`b${offset}:${pack}`, object, object.content.length);
+    this.set(this.key(pack, offset), object, object.content.length);
   }
 
-  private get(key: string): Buffer | GitObject | undefined {
+  /** The pack's number and a position in it as one number: 2^17 packs of up to 64 GiB each within 2^53. */
+  private key(pack: string, position: number): number {
+    let number = this.packNumbers.get(pack);
+    if (number === undefined) this.packNumbers.set(pack, (number = this.packNumbers.size));
+    return number * 2 ** 36 + position;
+  }
+
+  private get(key: number): Buffer | GitObject | undefined {
     const kept = this.entries.get(key);
     if (kept) {
       // Most recently used last.
@@ -213,7 +237,7 @@ export class PackCache {
     return kept;
   }
 
-  private set(key: string, value: Buffer | GitObject, size: number): void {
+  private set(key: number, value: Buffer | GitObject, size: number): void {
     if (size > this.maxBytes / 4 || this.entries.has(key)) return;
     this.entries.set(key, value);
     this.bytes += size;

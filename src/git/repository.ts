@@ -1,14 +1,15 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RepositoryMissingError } from './errors.js';
+import { CommitGraph, type CommitNode } from './commit-graph.js';
 import { gitFs, isoGit } from './fs.js';
 import { LruMap } from './lru.js';
-import { CorruptObjectError, MissingObjectError, PackCache, ObjectReader, parseTree, type GitObject } from './object-reader.js';
+import { CorruptObjectError, findTreeEntry, MissingObjectError, ObjectReader, PackCache, parseTree, type GitObject } from './object-reader.js';
 import { parseAnnotatedTag, parseCommit, treeEntries, typeOfMode, type AnnotatedTag, type Commit, type EntryType, type Signature, type TreeEntry } from './parse.js';
 import { canonicalMode, commitContent, commitMessage, readsBackAsWritten, treeContent, writeLooseObject, writtenPerson } from './objects.js';
 import { isValidReferenceName, listReferences, readReference, readSymbolicReference, updateReference, writeSymbolicReference } from './refs.js';
 
-export type { AnnotatedTag, Commit, EntryType, Signature, TreeEntry };
+export type { AnnotatedTag, Commit, CommitNode, EntryType, Signature, TreeEntry };
 
 /** A reference and the object it holds: a branch's commit; a tag's commit, and its annotation when it has one. */
 export interface Reference {
@@ -22,6 +23,8 @@ export const TAG_PREFIX = 'refs/tags/';
 const FULL_OID = /^[0-9a-f]{40}$/;
 const SHORT_OID = /^[0-9a-f]{4,39}$/;
 
+/** How often a repository looks whether its commit-graph changed (git gc writes a new one). */
+const GRAPH_CHECK_MS = 5000;
 /** How many parsed commits and trees one repository keeps. */
 const KEPT_COMMITS = 50_000;
 const KEPT_TREES = 20_000;
@@ -45,7 +48,10 @@ const isNotFound = (error: unknown) => error instanceof MissingObjectError || (e
 export class Repository {
   private readonly commits = new LruMap<string, Commit>(KEPT_COMMITS);
   private readonly trees = new LruMap<string, readonly TreeEntry[]>(KEPT_TREES);
+  private readonly rawTrees = new LruMap<string, Buffer>(KEPT_TREES);
   private readonly objects: ObjectReader;
+  /** git's commit-graph, when the repository has one: read again when it changed, looked at no more than every few seconds. */
+  private graph?: { read: Promise<CommitGraph | null>; checkedAt: number; mtimeMs: number };
 
   /** `packCache`: what the store's repositories keep of their packs. */
   constructor(
@@ -208,14 +214,46 @@ export class Repository {
     return parsed;
   }
 
+  /**
+   * What a history walk needs of a commit (tree, parents, committer time): from git's commit-graph when it lists
+   * the commit, without reading the commit's object; from the object otherwise.
+   */
+  async commitNode(oid: string): Promise<CommitNode> {
+    const node = (await this.commitGraph())?.node(oid);
+    if (node) return node;
+    const commit = await this.readCommit(oid);
+    return { oid, tree: commit.tree, parents: commit.parents, time: commit.committer.timestamp };
+  }
+
+  private async commitGraph(): Promise<CommitGraph | null> {
+    const now = Date.now();
+    if (!this.graph || now - this.graph.checkedAt > GRAPH_CHECK_MS) {
+      const mtimeMs = await stat(join(this.gitdir, 'objects', 'info', 'commit-graph')).then(
+        (found) => found.mtimeMs,
+        () => 0,
+      );
+      if (!this.graph || mtimeMs !== this.graph.mtimeMs) this.graph = { read: mtimeMs ? CommitGraph.open(this.gitdir) : Promise.resolve(null), checkedAt: now, mtimeMs };
+      else this.graph.checkedAt = now;
+    }
+    return this.graph.read;
+  }
+
   /** A tree's entries, in git's order. */
   async readTree(oid: string): Promise<readonly TreeEntry[]> {
     const kept = this.trees.get(oid);
     if (kept) return kept;
     // Frozen: kept and shared by every reader.
-    const entries = Object.freeze(treeEntries(parseTree(await this.readTyped(oid, 'tree'))));
+    const entries = Object.freeze(treeEntries(parseTree(await this.treeBytes(oid))));
     this.trees.set(oid, entries);
+    this.rawTrees.delete(oid);
     return entries;
+  }
+
+  /** A tree object's bytes, kept: a path's history looks into the same trees again, one entry of each. */
+  private async treeBytes(oid: string): Promise<Buffer> {
+    let bytes = this.rawTrees.get(oid);
+    if (!bytes) this.rawTrees.set(oid, (bytes = await this.readTyped(oid, 'tree')));
+    return bytes;
   }
 
   /** A blob's bytes. */
@@ -242,9 +280,11 @@ export class Repository {
     let entry: TreeEntry = { name: '', mode: '040000', oid: treeOid, type: 'tree' };
     for (const part of parts) {
       if (entry.type !== 'tree') return null;
-      const found = (await this.readTree(entry.oid)).find((child) => child.name === part);
+      const parsed = this.trees.get(entry.oid);
+      // A tree not parsed yet is searched in its bytes: a walk along a path needs one entry of each.
+      const found = parsed ? parsed.find((child) => child.name === part) : findTreeEntry(await this.treeBytes(entry.oid), Buffer.from(part));
       if (!found) return null;
-      entry = found;
+      entry = 'type' in found ? found : treeEntries([found])[0];
     }
     return entry;
   }
