@@ -1,5 +1,5 @@
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
@@ -73,6 +73,9 @@ describe('POST /projects/:id/fork', () => {
     expect(log(forkDir)).toBe(log(sourceDir));
     expect(git(['--git-dir', forkDir, 'tag'])).toBe('v1\n');
     git(['--git-dir', forkDir, 'fsck', '--strict']);
+    // Its commits indexed for walks, as git verifies a commit-graph.
+    expect(existsSync(join(forkDir, 'objects', 'info', 'commit-graph'))).toBe(true);
+    git(['--git-dir', forkDir, 'commit-graph', 'verify']);
 
     expect((await t.hosting.projects.get(source.id)).forks_count).toBe(1);
     const forks = await t.http.get(`/api/v4/projects/${source.id}/forks`).set('PRIVATE-TOKEN', owner.token);

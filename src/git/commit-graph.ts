@@ -1,11 +1,15 @@
-import { readFile } from 'node:fs/promises';
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, readFile, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
+import { listReferences } from './refs.js';
+import type { Repository } from './repository.js';
 
 /**
  * git's commit-graph file (`objects/info/commit-graph`, gitformat-commit-graph): every commit's tree, parents,
  * committer time and generation in fixed-size records, so that a walk over history reads no commit object.
- * git writes it on `git gc`; a commit it does not list is read from its object as before (the file may be older
- * than the newest commits, never wrong about the ones it lists: commits do not change).
+ * git writes it on `git gc`, forgekit after an import or a fork (writeCommitGraph), and both read the other's; a
+ * commit it does not list is read from its object as before (the file may be older than the newest commits,
+ * never wrong about the ones it lists: commits do not change).
  */
 
 /** What a history walk needs of a commit. */
@@ -26,6 +30,9 @@ const LAST_EDGE = 0x80000000;
 const MAX_INDEXED = 500_000;
 /** A graph larger than this is not read whole into memory: walks read the objects instead. */
 const MAX_GRAPH_BYTES = 256 * 1024 * 1024;
+
+/** The most a topological level (git's generation number v1) holds: 30 bits. */
+const MAX_GENERATION = 0x3fffffff;
 
 const CHUNKS = { fanout: 0x4f494446, lookup: 0x4f49444c, data: 0x43444154, edges: 0x45444745 } as const; // OIDF, OIDL, CDAT, EDGE
 
@@ -121,5 +128,111 @@ export class CommitGraph {
     const low = this.bytes.readUInt32BE(record + OID_BYTES + 12);
     const time = (high & 0x3) * 2 ** 32 + low;
     return Object.freeze({ oid, tree, parents: Object.freeze(parents), time });
+  }
+}
+
+/**
+ * Writes the repository's commit-graph: every commit reachable from its references and HEAD (walked through the
+ * graph it has, if any, and the objects), with git's topological levels as generations, in the version git reads
+ * (1, SHA-1, no split). Written beside its place and renamed in, so that readers see the old file or the new one.
+ */
+export async function writeCommitGraph(repo: Repository): Promise<void> {
+  const starts = new Set<string>();
+  for (const oid of (await listReferences(repo.gitdir, 'refs/')).values()) {
+    const commit = await repo.peelToCommit(oid);
+    if (commit) starts.add(commit);
+  }
+  const head = await repo.resolveCommit('HEAD').catch(() => null);
+  if (head) starts.add(head);
+  if (!starts.size) return;
+
+  const nodes = new Map<string, CommitNode>();
+  const pending = [...starts];
+  while (pending.length) {
+    const oid = pending.pop()!;
+    if (nodes.has(oid)) continue;
+    const node = await repo.commitNode(oid);
+    nodes.set(oid, node);
+    for (const parent of node.parents) if (!nodes.has(parent)) pending.push(parent);
+  }
+
+  // Topological levels: one more than the highest of the parents', children after parents (no recursion: histories are deep).
+  const generation = new Map<string, number>();
+  for (const start of nodes.keys()) {
+    const stack = [start];
+    while (stack.length) {
+      const oid = stack[stack.length - 1];
+      if (generation.has(oid)) {
+        stack.pop();
+        continue;
+      }
+      const waiting = nodes.get(oid)!.parents.filter((parent) => !generation.has(parent));
+      if (waiting.length) {
+        stack.push(...waiting);
+        continue;
+      }
+      stack.pop();
+      const level = Math.max(0, ...nodes.get(oid)!.parents.map((parent) => generation.get(parent)!)) + 1;
+      generation.set(oid, Math.min(level, MAX_GENERATION));
+    }
+  }
+
+  const oids = [...nodes.keys()].sort();
+  const position = new Map(oids.map((oid, index) => [oid, index]));
+  const edges: number[] = [];
+  const data = Buffer.alloc(oids.length * (OID_BYTES + 16));
+  oids.forEach((oid, index) => {
+    const node = nodes.get(oid)!;
+    const record = index * (OID_BYTES + 16);
+    data.write(node.tree, record, 'hex');
+    const parents = node.parents.map((parent) => position.get(parent)!);
+    data.writeUInt32BE(parents[0] ?? NO_PARENT, record + OID_BYTES);
+    let second = parents[1] ?? NO_PARENT;
+    if (parents.length > 2) {
+      second = (EXTRA_EDGES | edges.length) >>> 0;
+      parents.slice(1).forEach((parent, at, rest) => edges.push(at === rest.length - 1 ? (parent | LAST_EDGE) >>> 0 : parent));
+    }
+    data.writeUInt32BE(second, record + OID_BYTES + 4);
+    const time = Math.max(0, Math.min(node.time, 2 ** 34 - 1));
+    data.writeUInt32BE(((generation.get(oid)! << 2) | Math.floor(time / 2 ** 32)) >>> 0, record + OID_BYTES + 8);
+    data.writeUInt32BE(time % 2 ** 32, record + OID_BYTES + 12);
+  });
+  const fanout = Buffer.alloc(256 * 4);
+  let count = 0;
+  for (let byte = 0; byte < 256; byte++) {
+    while (count < oids.length && parseInt(oids[count].slice(0, 2), 16) <= byte) count++;
+    fanout.writeUInt32BE(count, byte * 4);
+  }
+  const lookup = Buffer.from(oids.join(''), 'hex');
+  const edgeBytes = Buffer.alloc(edges.length * 4);
+  edges.forEach((edge, index) => edgeBytes.writeUInt32BE(edge, index * 4));
+
+  const chunks: [number, Buffer][] = [
+    [CHUNKS.fanout, fanout],
+    [CHUNKS.lookup, lookup],
+    [CHUNKS.data, data],
+    ...(edges.length ? [[CHUNKS.edges, edgeBytes] as [number, Buffer]] : []),
+  ];
+  const header = Buffer.alloc(8 + (chunks.length + 1) * 12);
+  header.writeUInt32BE(SIGNATURE, 0);
+  header.set([1, 1, chunks.length, 0], 4);
+  let offset = header.length;
+  chunks.forEach(([id, bytes], index) => {
+    header.writeUInt32BE(id, 8 + index * 12);
+    header.writeBigUInt64BE(BigInt(offset), 8 + index * 12 + 4);
+    offset += bytes.length;
+  });
+  header.writeBigUInt64BE(BigInt(offset), 8 + chunks.length * 12 + 4);
+  const body = Buffer.concat([header, ...chunks.map(([, bytes]) => bytes)]);
+  const file = Buffer.concat([body, createHash('sha1').update(body).digest()]);
+
+  const directory = join(repo.gitdir, 'objects', 'info');
+  await mkdir(directory, { recursive: true });
+  const temporary = join(directory, `commit-graph.tmp-${randomBytes(6).toString('hex')}`);
+  try {
+    await writeFile(temporary, file, { mode: 0o444 });
+    await rename(temporary, join(directory, 'commit-graph'));
+  } finally {
+    await rm(temporary, { force: true });
   }
 }

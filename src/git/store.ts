@@ -4,6 +4,7 @@ import { copyFile, link, mkdir, readdir, rename, rm, stat } from 'node:fs/promis
 import { basename, dirname, join, relative } from 'node:path';
 import { RepositoryMissingError } from './errors.js';
 import { isoGit as git } from './fs.js';
+import { writeCommitGraph } from './commit-graph.js';
 import { historyOf } from './history.js';
 import { LruMap } from './lru.js';
 import { BlockedRemoteError, createRemoteHttp, RemoteTooLargeError } from './remote-http.js';
@@ -149,7 +150,14 @@ export class RepositoryStore {
    */
   async copy(fromStorage: string, fromProjectId: number, toStorage: string, toProjectId: number, options: { signal?: AbortSignal } = {}): Promise<void> {
     const source = this.path(fromStorage, fromProjectId);
-    await this.replace(this.path(toStorage, toProjectId), (directory) => copyRepository(source, directory, options.signal), options.signal);
+    await this.replace(
+      this.path(toStorage, toProjectId),
+      async (directory) => {
+        await copyRepository(source, directory, options.signal);
+        await indexCommits(directory);
+      },
+      options.signal,
+    );
   }
 
   /**
@@ -186,6 +194,7 @@ export class RepositoryStore {
           const cut = http.failure();
           if (cut) throw cut.error;
           if (defaultBranch) await isoGit.writeRef({ fs, gitdir, ref: 'HEAD', value: defaultBranch, symbolic: true, force: true });
+          await indexCommits(gitdir);
         } catch (error) {
           if (options.signal?.aborted) throw options.signal.reason;
           // A body cut short is the cause of whatever isomorphic-git made of it.
@@ -239,6 +248,16 @@ export class RepositoryStore {
     const gitdir = this.path(storage, projectId);
     this.forget(gitdir);
     await rm(gitdir, { recursive: true, force: true });
+  }
+}
+
+/** A new repository's commit-graph, so that the first walks of its history read no commit object. */
+async function indexCommits(gitdir: string): Promise<void> {
+  const repository = new Repository(gitdir);
+  try {
+    await writeCommitGraph(repository);
+  } finally {
+    repository.release();
   }
 }
 
