@@ -1,13 +1,15 @@
 /** git's commit-graph, read as git writes it: every commit's tree, parents and time, as its object has them. */
 import { execFileSync, spawnSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { writeHistoryRepository } from '../bench/lib/history-repository.ts';
 import { CommitGraph, writeCommitGraph } from '../src/git/commit-graph.js';
 import { Repository } from '../src/git/repository.js';
-import { hasGit } from './helpers.js';
+import { historyOf } from '../src/git/history.js';
+import { RepositoryStore } from '../src/git/store.js';
+import { createUser, hasGit, sharedHosting, type SharedHosting } from './helpers.js';
 
 const root = mkdtempSync(join(tmpdir(), 'forgekit-commit-graph-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
@@ -76,3 +78,58 @@ describe.runIf(hasGit)('the commit-graph', () => {
 });
 
 const git0 = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8' });
+
+describe.runIf(hasGit)('history read through a commit-graph', () => {
+  let t: SharedHosting;
+  beforeAll(async () => {
+    t = await sharedHosting();
+  });
+  afterAll(async () => {
+    await t.close();
+  });
+
+  it('stays right through commits, a new branch, a cherry-pick and a deleted branch after the graph was written, and for a new reader', async () => {
+    const owner = await createUser(t.hosting);
+    const source = await t.hosting.as(owner.id).projects.create({ name: `graph-${process.pid}` });
+    const sourceDir = join(t.storage, RepositoryStore.relativePath(source.id));
+    const work = mkdtempSync(join(root, 'work-'));
+    const git = (args: string[], cwd = work) => execFileSync('git', args, { cwd, encoding: 'utf8', env: { ...process.env, GIT_AUTHOR_NAME: 'A', GIT_AUTHOR_EMAIL: 'a@example.com', GIT_COMMITTER_NAME: 'A', GIT_COMMITTER_EMAIL: 'a@example.com' } }).trim();
+    git(['init', '-q', '-b', 'master', work]);
+    for (let index = 0; index < 30; index++) {
+      writeFileSync(join(work, index === 0 ? 'README.md' : `file-${index % 5}.txt`), `${index}\n`);
+      git(['add', '.']);
+      git(['commit', '-q', '-m', `Commit ${index}`, `--date=@${1_700_000_000 + index * 60}`], work);
+      if (index === 20) git(['branch', 'topic']);
+    }
+    git(['push', '-q', sourceDir, 'master', 'topic']);
+
+    const fork = await t.hosting.as(owner.id).projects.fork(source.id, { namespace: owner.username, path: `graph-fork-${process.pid}`, name: `graph-fork-${process.pid}` });
+    await t.hosting.backgroundJobs.drain();
+    const forkDir = join(t.storage, RepositoryStore.relativePath(fork.id));
+    expect(existsSync(join(forkDir, 'objects', 'info', 'commit-graph'))).toBe(true);
+
+    const api = t.hosting.as(owner.id);
+    await api.repositoryFiles.create(fork.id, 'after.txt', { branch: 'master', content: 'after\n', commit_message: 'After the graph' });
+    await api.branches.create(fork.id, { branch: 'feature', ref: git(['--git-dir', forkDir, 'rev-parse', 'master~5'], forkDir) });
+    await api.repositoryFiles.create(fork.id, 'feature.txt', { branch: 'feature', content: 'f\n', commit_message: 'On feature' });
+    const picked = git(['--git-dir', forkDir, 'rev-parse', 'master~1'], forkDir);
+    await api.repository.cherryPick(fork.id, picked, { branch: 'feature' });
+    await api.branches.delete(fork.id, 'topic');
+
+    const inGit = (...args: string[]) => git(['--git-dir', forkDir, ...args], forkDir).split('\n').filter(Boolean);
+    for (const ref of ['master', 'feature']) {
+      const listed = await api.commits.list(fork.id, { ref_name: ref, per_page: 100 });
+      expect([ref, listed.map((commit) => commit.id), listed.total]).toEqual([ref, inGit('rev-list', ref), inGit('rev-list', ref).length]);
+    }
+    const everything = await api.commits.list(fork.id, { all: true, per_page: 100 });
+    expect(new Set(everything.map((commit) => commit.id))).toEqual(new Set(inGit('rev-list', '--all')));
+    const readme = await api.repositoryFiles.get(fork.id, 'README.md', { ref: 'feature' });
+    expect(readme.last_commit_id).toBe(inGit('log', '-1', '--format=%H', 'feature', '--', 'README.md')[0]);
+
+    // A reader that kept nothing (a process started again) walks the same history.
+    const fresh = new Repository(forkDir);
+    expect(await historyOf(fresh, inGit('rev-parse', 'feature')[0])).toEqual(inGit('rev-list', 'feature'));
+    expect(spawnSync('git', ['--git-dir', forkDir, 'commit-graph', 'verify'], { encoding: 'utf8' }).status).toBe(0);
+    rmSync(work, { recursive: true, force: true });
+  });
+});
