@@ -34,10 +34,16 @@ describe.runIf(hasGit)('the commit-graph', () => {
       expect(graph.node(oid)).toEqual({ oid, tree: commit.tree, parents: commit.parents, time: commit.committer.timestamp });
     }
     expect(graph.node(octopus)!.parents).toEqual([a, b, c]);
+    // Walked over the records alone: git log's order, the first parent only when asked.
+    const heads = git('for-each-ref', '--format=%(objectname)', 'refs/heads').split('\n');
+    expect(graph.history(heads)!.map(({ oid }) => oid)).toEqual(git('rev-list', ...heads).split('\n'));
+    expect(graph.history([octopus], true)!.map(({ oid }) => oid)).toEqual(git('rev-list', '--first-parent', octopus).split('\n'));
+    expect(graph.history([octopus])!.map(({ oid }) => oid)).toEqual(git('rev-list', octopus).split('\n'));
 
     // A commit made after the graph was written: read from its object.
     const later = git('commit-tree', '-p', octopus, '-m', 'later', `${a}^{tree}`);
     expect(graph.node(later)).toBeNull();
+    expect(graph.history([later])).toBeNull();
     const node = await new Repository(gitdir).commitNode(later);
     expect([node.parents, node.tree]).toEqual([[octopus], git('rev-parse', `${a}^{tree}`)]);
   });

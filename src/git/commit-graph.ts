@@ -97,6 +97,89 @@ export class CommitGraph {
     return null;
   }
 
+  /**
+   * The history of `starts` in `git log` order (committer time, newest first; equal times in the order met),
+   * walked over the graph's records alone; null when a commit on the way is not listed (then the objects are walked).
+   */
+  history(starts: readonly string[], firstParent = false): { oid: string; time: number }[] | null {
+    const queued = new Uint8Array(this.count);
+    const heap: number[] = [];
+    const order: number[] = [];
+    let counter = 0;
+    const before = (a: number, b: number) => this.timeAt(heap[a]) > this.timeAt(heap[b]) || (this.timeAt(heap[a]) === this.timeAt(heap[b]) && order[a] < order[b]);
+    const swap = (a: number, b: number) => {
+      [heap[a], heap[b]] = [heap[b], heap[a]];
+      [order[a], order[b]] = [order[b], order[a]];
+    };
+    const push = (position: number) => {
+      queued[position] = 1;
+      heap.push(position);
+      order.push(counter++);
+      for (let index = heap.length - 1; index > 0; ) {
+        const parent = (index - 1) >> 1;
+        if (!before(index, parent)) break;
+        swap(index, parent);
+        index = parent;
+      }
+    };
+    for (const start of starts) {
+      const position = this.position(start);
+      if (position === null) return null;
+      if (!queued[position]) push(position);
+    }
+    const walked: { oid: string; time: number }[] = [];
+    while (heap.length) {
+      const top = heap[0];
+      const last = heap.length - 1;
+      swap(0, last);
+      heap.pop();
+      order.pop();
+      for (let index = 0; ; ) {
+        const left = 2 * index + 1;
+        let first = index;
+        if (left < heap.length && before(left, first)) first = left;
+        if (left + 1 < heap.length && before(left + 1, first)) first = left + 1;
+        if (first === index) break;
+        swap(index, first);
+        index = first;
+      }
+      walked.push({ oid: this.oidAt(top), time: this.timeAt(top) });
+      const parents = this.parentPositions(top);
+      for (const parent of firstParent ? parents.slice(0, 1) : parents) if (!queued[parent]) push(parent);
+    }
+    return walked;
+  }
+
+  private timeAt(position: number): number {
+    const record = this.data + position * (OID_BYTES + 16) + OID_BYTES + 8;
+    return (this.bytes.readUInt32BE(record) & 0x3) * 2 ** 32 + this.bytes.readUInt32BE(record + 4);
+  }
+
+  private parentPositions(position: number): number[] {
+    const record = this.data + position * (OID_BYTES + 16) + OID_BYTES;
+    const first = this.bytes.readUInt32BE(record);
+    const second = this.bytes.readUInt32BE(record + 4);
+    const parents: number[] = [];
+    if (first !== NO_PARENT) parents.push(this.checked(first));
+    if (second === NO_PARENT) return parents;
+    if (!(second & EXTRA_EDGES)) {
+      parents.push(this.checked(second));
+      return parents;
+    }
+    // An octopus merge: its second and later parents listed in the edges chunk, the last one marked.
+    if (this.edges === null) throw new Error('the commit-graph lacks the edges it refers to');
+    for (let edge = this.edges + (second & ~EXTRA_EDGES) * 4; ; edge += 4) {
+      const value = this.bytes.readUInt32BE(edge);
+      parents.push(this.checked(value & ~LAST_EDGE));
+      if (value & LAST_EDGE) return parents;
+    }
+  }
+
+  private checked(position: number): number {
+    if (position >= this.count) throw new Error('the commit-graph names a parent it does not list');
+    return position;
+  }
+
   private oidAt(position: number): string {
     if (position >= this.count) throw new Error('the commit-graph names a parent it does not list');
     const start = this.lookup + position * OID_BYTES;
@@ -106,28 +189,8 @@ export class CommitGraph {
   private nodeAt(position: number, oid: string): CommitNode {
     const record = this.data + position * (OID_BYTES + 16);
     const tree = this.bytes.toString('hex', record, record + OID_BYTES);
-    const first = this.bytes.readUInt32BE(record + OID_BYTES);
-    const second = this.bytes.readUInt32BE(record + OID_BYTES + 4);
-    const parents: string[] = [];
-    if (first !== NO_PARENT) parents.push(this.oidAt(first));
-    if (second !== NO_PARENT) {
-      if (second & EXTRA_EDGES) {
-        // An octopus merge: its second and later parents listed in the edges chunk, the last one marked.
-        if (this.edges === null) throw new Error('the commit-graph lacks the edges it refers to');
-        for (let edge = this.edges + (second & ~EXTRA_EDGES) * 4; ; edge += 4) {
-          const value = this.bytes.readUInt32BE(edge);
-          parents.push(this.oidAt(value & ~LAST_EDGE));
-          if (value & LAST_EDGE) break;
-        }
-      } else {
-        parents.push(this.oidAt(second));
-      }
-    }
-    // The low 34 bits of the last 8 bytes: the commit time (the high 30 bits are its generation).
-    const high = this.bytes.readUInt32BE(record + OID_BYTES + 8);
-    const low = this.bytes.readUInt32BE(record + OID_BYTES + 12);
-    const time = (high & 0x3) * 2 ** 32 + low;
-    return Object.freeze({ oid, tree, parents: Object.freeze(parents), time });
+    const parents = this.parentPositions(position).map((parent) => this.oidAt(parent));
+    return Object.freeze({ oid, tree, parents: Object.freeze(parents), time: this.timeAt(position) });
   }
 }
 

@@ -145,6 +145,15 @@ export async function historyOf(repo: Repository, start: string | string[], filt
   const keyOf = (from: string | string[]) => JSON.stringify(from) + filterKey;
   const found = kept.get(keyOf(start));
   if (found) return found;
+  // Without a path, a history whose commits the commit-graph all lists is walked over its records alone.
+  if (!filter.path) {
+    const walked = (await repo.commitGraph())?.history([...new Set([start].flat())], filter.firstParent);
+    if (walked) {
+      const oids = walked.filter(({ time }) => (filter.since === undefined || time >= filter.since) && (filter.until === undefined || time <= filter.until)).map(({ oid }) => oid);
+      kept.set(keyOf(start), oids);
+      return oids;
+    }
+  }
   let oids: string[] = [];
   for await (const { commit, shows, line } of walk(repo, start, filter)) {
     const rest = line && commit.oid !== start ? kept.get(keyOf(commit.oid)) : undefined;

@@ -225,7 +225,8 @@ export class Repository {
     return { oid, tree: commit.tree, parents: commit.parents, time: commit.committer.timestamp };
   }
 
-  private async commitGraph(): Promise<CommitGraph | null> {
+  /** git's commit-graph, when the repository has one that forgekit reads. */
+  async commitGraph(): Promise<CommitGraph | null> {
     const now = Date.now();
     if (!this.graph || now - this.graph.checkedAt > GRAPH_CHECK_MS) {
       const mtimeMs = await stat(join(this.gitdir, 'objects', 'info', 'commit-graph')).then(
