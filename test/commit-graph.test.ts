@@ -76,6 +76,19 @@ describe.runIf(hasGit)('the commit-graph', () => {
     expect(git('-c', 'core.commitGraph=true', 'log', '--format=%H', '--all')).toBe(git('-c', 'core.commitGraph=false', 'log', '--format=%H', '--all'));
   });
 
+  it('is written again once walks have read many commits it does not list', async () => {
+    const gitdir = join(root, 'unlisted.git');
+    await writeHistoryRepository(gitdir, 300);
+    rmSync(join(gitdir, 'objects', 'info', 'commit-graph'), { force: true });
+    const repo = new Repository(gitdir);
+    const head = execFileSync('git', ['--git-dir', gitdir, 'rev-parse', 'main'], { encoding: 'utf8' }).trim();
+    await historyOf(repo, head);
+    for (let waited = 0; !existsSync(join(gitdir, 'objects', 'info', 'commit-graph')) && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+    const graph = (await CommitGraph.open(gitdir))!;
+    expect(graph.node(head)).not.toBeNull();
+    expect(spawnSync('git', ['--git-dir', gitdir, 'commit-graph', 'verify'], { encoding: 'utf8' }).status).toBe(0);
+  });
+
   it('is passed over when there is none, or when it is not one this reader takes', async () => {
     const gitdir = join(root, 'plain.git');
     git0('init', '--bare', '--quiet', gitdir);

@@ -290,7 +290,10 @@ export async function writeCommitGraph(repo: Repository): Promise<void> {
   const file = Buffer.concat([body, createHash('sha1').update(body).digest()]);
 
   const directory = join(repo.gitdir, 'objects', 'info');
-  await mkdir(directory, { recursive: true });
+  // Only `info` is made: a repository removed meanwhile is not made again by its index.
+  await mkdir(directory).catch((error: NodeJS.ErrnoException) => {
+    if (error.code !== 'EEXIST') throw error;
+  });
   const temporary = join(directory, `commit-graph.tmp-${randomBytes(6).toString('hex')}`);
   try {
     await writeFile(temporary, file, { mode: 0o444 });

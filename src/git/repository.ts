@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RepositoryMissingError } from './errors.js';
-import { CommitGraph, type CommitNode } from './commit-graph.js';
+import { CommitGraph, writeCommitGraph, type CommitNode } from './commit-graph.js';
 import { gitFs, isoGit } from './fs.js';
 import { LruMap } from './lru.js';
 import { CorruptObjectError, findTreeEntry, MissingObjectError, ObjectReader, PackCache, parseTree, type GitObject } from './object-reader.js';
@@ -23,6 +23,8 @@ export const TAG_PREFIX = 'refs/tags/';
 const FULL_OID = /^[0-9a-f]{40}$/;
 const SHORT_OID = /^[0-9a-f]{4,39}$/;
 
+/** How many commits walks read from their objects before the commit-graph is written again to list them. */
+const UNLISTED_BEFORE_REWRITE = 200;
 /** How often a repository looks whether its commit-graph changed (git gc writes a new one). */
 const GRAPH_CHECK_MS = 5000;
 /** How many parsed commits and trees one repository keeps. */
@@ -50,6 +52,9 @@ export class Repository {
   private readonly trees = new LruMap<string, readonly TreeEntry[]>(KEPT_TREES);
   private readonly rawTrees = new LruMap<string, Buffer>(KEPT_TREES);
   private readonly objects: ObjectReader;
+  /** Commits walks read from their objects since the commit-graph was last written; a graph write under way. */
+  private unlistedReads = 0;
+  private rewriting?: Promise<void>;
   /** git's commit-graph, when the repository has one: read again when it changed, looked at no more than every few seconds. */
   private graph?: { read: Promise<CommitGraph | null>; checkedAt: number; mtimeMs: number };
 
@@ -222,7 +227,25 @@ export class Repository {
     const node = (await this.commitGraph())?.node(oid);
     if (node) return node;
     const commit = await this.readCommit(oid);
+    if (++this.unlistedReads >= UNLISTED_BEFORE_REWRITE) this.rewriteCommitGraph();
     return { oid, tree: commit.tree, parents: commit.parents, time: commit.committer.timestamp };
+  }
+
+  /**
+   * Writes the commit-graph again once walks have read many commits it does not list (new commits since it was
+   * written, or a repository that has none yet), in the background and one at a time. A graph that could not be
+   * written leaves walks reading objects, as before: it is an index, never the only copy of anything.
+   */
+  private rewriteCommitGraph(): void {
+    if (this.rewriting) return;
+    this.unlistedReads = 0;
+    this.rewriting = writeCommitGraph(this)
+      .catch(() => {})
+      .finally(() => {
+        this.rewriting = undefined;
+        // Read at the next walk, rather than once the periodic look notices it.
+        this.graph = undefined;
+      });
   }
 
   /** git's commit-graph, when the repository has one that forgekit reads. */
