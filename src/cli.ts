@@ -168,16 +168,15 @@ function listen(server: Server, port: number, host: string): Promise<void> {
 
 /**
  * Takes the port first (so that a port in use fails before any data is touched), then opens the service;
- * until it is open the port answers 503. SIGTERM or SIGINT stops taking requests, waits for the calls in
+ * until it is open the port answers 503. A worker of `--workers` opens the service first, so that no connection
+ * is handed to it before it can answer. SIGTERM or SIGINT stops taking requests, waits for the calls in
  * flight, and closes the database.
  */
 async function serve(settings: ServeSettings): Promise<void> {
   let handle: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => answerError(res, new ServiceUnavailableError());
   const server = createServer((req, res) => handle(req, res));
-  await listen(server, settings.port, settings.host);
-  const address = server.address();
-  const port = typeof address === 'object' && address ? address.port : settings.port;
-  const listeningUrl = `http://${settings.host.includes(':') ? `[${settings.host}]` : settings.host}:${port}`;
+  // A worker takes its share of the port once it can answer: the primary hands it connections from then on.
+  if (!cluster.isWorker) await listen(server, settings.port, settings.host);
   console.log(`forgekit ${FORGEKIT_VERSION}: database: ${describeDatabase(settings)}; repositories: ${describeStorage(settings)}`);
   let hosting: HostingService;
   try {
@@ -190,6 +189,10 @@ async function serve(settings: ServeSettings): Promise<void> {
   const { standaloneApp } = await import('./http/standalone.js');
   const app = standaloneApp(hosting.router(), console);
   handle = app;
+  if (cluster.isWorker) await listen(server, settings.port, settings.host);
+  const address = server.address();
+  const port = typeof address === 'object' && address ? address.port : settings.port;
+  const listeningUrl = `http://${settings.host.includes(':') ? `[${settings.host}]` : settings.host}:${port}`;
   const listening = `forgekit listening on ${settings.options.baseUrl ?? listeningUrl}`;
   // A worker tells its primary, which says it once all are ready.
   if (cluster.isWorker) process.send!({ ready: listening });
