@@ -14,6 +14,18 @@ import { createUser, hasGit, sharedHosting, type SharedHosting } from './helpers
 const root = mkdtempSync(join(tmpdir(), 'forgekit-commit-graph-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
+/** The repository's graph, once checked to list every commit of `all` as its object has it. */
+async function graphListingAll(gitdir: string, all: string[]): Promise<CommitGraph> {
+  const graph = (await CommitGraph.open(gitdir))!;
+  expect(graph.count).toBe(all.length);
+  const objects = new Repository(gitdir);
+  for (const oid of all) {
+    const commit = await objects.readCommit(oid);
+    expect(graph.node(oid)).toEqual({ oid, tree: commit.tree, parents: commit.parents, time: commit.committer.timestamp });
+  }
+  return graph;
+}
+
 describe.runIf(hasGit)('the commit-graph', () => {
   it('gives every commit its tree, parents (an octopus merge’s too) and committer time, and nothing for a commit it does not list', async () => {
     const gitdir = join(root, 'history.git');
@@ -25,14 +37,7 @@ describe.runIf(hasGit)('the commit-graph', () => {
     git('update-ref', 'refs/heads/octopus', octopus);
     git('commit-graph', 'write', '--reachable');
 
-    const graph = (await CommitGraph.open(gitdir))!;
-    const all = git('rev-list', '--all').split('\n');
-    expect(graph.count).toBe(all.length);
-    const objects = new Repository(gitdir);
-    for (const oid of all) {
-      const commit = await objects.readCommit(oid);
-      expect(graph.node(oid)).toEqual({ oid, tree: commit.tree, parents: commit.parents, time: commit.committer.timestamp });
-    }
+    const graph = await graphListingAll(gitdir, git('rev-list', '--all').split('\n'));
     expect(graph.node(octopus)!.parents).toEqual([a, b, c]);
     // Walked over the records alone: git log's order, the first parent only when asked.
     const heads = git('for-each-ref', '--format=%(objectname)', 'refs/heads').split('\n');
@@ -64,14 +69,7 @@ describe.runIf(hasGit)('the commit-graph', () => {
     await writeCommitGraph(new Repository(gitdir));
     expect(existsSync(join(gitdir, 'objects', 'info', 'commit-graph'))).toBe(true);
     expect(spawnSync('git', ['--git-dir', gitdir, 'commit-graph', 'verify'], { encoding: 'utf8' })).toMatchObject({ status: 0, stderr: '' });
-    const graph = (await CommitGraph.open(gitdir))!;
-    const all = git('rev-list', '--all').split('\n');
-    expect(graph.count).toBe(all.length);
-    const objects = new Repository(gitdir);
-    for (const oid of all) {
-      const commit = await objects.readCommit(oid);
-      expect(graph.node(oid)).toEqual({ oid, tree: commit.tree, parents: commit.parents, time: commit.committer.timestamp });
-    }
+    await graphListingAll(gitdir, git('rev-list', '--all').split('\n'));
     // git walks with it: the same history as without it.
     expect(git('-c', 'core.commitGraph=true', 'log', '--format=%H', '--all')).toBe(git('-c', 'core.commitGraph=false', 'log', '--format=%H', '--all'));
   });
