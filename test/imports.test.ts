@@ -1,5 +1,6 @@
+import { execFileSync } from 'node:child_process';
 import dns from 'node:dns';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer as createHttpServer, type Server as HttpServer } from 'node:http';
 import { createServer as createTcpServer, type AddressInfo, type Server as TcpServer } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -299,6 +300,130 @@ describe('an import whose host resolves elsewhere by the time the job runs (DNS 
       expect(listener.connections()).toBe(0);
     } finally {
       await listener.close();
+    }
+  });
+});
+
+/** git's pkt-line: its length in four hex digits, then the payload. */
+const pktLine = (payload: string | Buffer) => {
+  const bytes = typeof payload === 'string' ? Buffer.from(payload) : payload;
+  return Buffer.concat([Buffer.from((bytes.length + 4).toString(16).padStart(4, '0')), bytes]);
+};
+
+describe.runIf(hasGit)('what an import stores', () => {
+  let server: Awaited<ReturnType<typeof gitHttpServer>>;
+  let served: string;
+  beforeAll(async () => {
+    // Branches, an annotated and a lightweight tag, a tag of a tag, HEAD on a branch other than master, and files that
+    // change a little in each commit (deltas, chains of them).
+    const work = temporaryDirectory('history');
+    git(['init', '-q', '-b', 'develop', work]);
+    const lines = Array.from({ length: 300 }, (_, index) => `line ${index} of a file that changes a little in each commit`);
+    for (let commit = 0; commit < 40; commit++) {
+      lines[(commit * 7) % lines.length] = `changed by commit ${commit}`;
+      writeFileSync(join(work, 'file.txt'), lines.join('\n'));
+      writeFileSync(join(work, `new-${commit % 5}.txt`), `version ${commit}\n`);
+      git(['add', '.'], work);
+      git(['commit', '-q', '-m', `Commit ${commit}`], work);
+      if (commit === 10) git(['branch', 'master'], work);
+      if (commit === 20) git(['tag', '-a', 'v1.0', '-m', 'Release 1.0'], work);
+    }
+    git(['tag', 'light'], work);
+    git(['tag', '-a', 'signed-again', '-m', 'A tag of a tag', 'v1.0'], work);
+    const root = temporaryDirectory('stores');
+    git(['clone', '-q', '--bare', work, join(root, 'app.git')]);
+    git(['gc', '-q', '--aggressive'], join(root, 'app.git'));
+    served = join(root, 'app.git');
+    server = await gitHttpServer(root, {});
+  });
+  afterAll(() => server?.close());
+
+  it('the pack as the remote sent it with its index (git index-pack’s, byte for byte), the references and HEAD as the remote has them', async () => {
+    const { RepositoryStore } = await import('../src/git/store.js');
+    const store = new RepositoryStore({ default: temporaryDirectory('store') });
+    await store.importFrom('default', 1, `${server.url}/public/app.git`, { allowLocalRequests: true });
+    const gitdir = store.path('default', 1);
+
+    // One pack, named by its checksum, and no loose object.
+    const packs = readdirSync(join(gitdir, 'objects', 'pack')).sort();
+    expect(packs).toHaveLength(2);
+    const [idx, pack] = packs;
+    expect(pack).toMatch(/^pack-[0-9a-f]{40}\.pack$/);
+    expect(idx).toBe(pack.replace(/\.pack$/, '.idx'));
+    expect(readFileSync(join(gitdir, 'objects', 'pack', pack)).subarray(-20).toString('hex')).toBe(pack.slice(5, 45));
+    expect(git(['--git-dir', gitdir, 'count-objects', '-v'])).toMatch(/^count: 0$/m);
+    const theirs = join(temporaryDirectory('theirs'), 'pack.idx');
+    git(['index-pack', '-o', theirs, join(gitdir, 'objects', 'pack', pack)]);
+    expect(readFileSync(join(gitdir, 'objects', 'pack', idx)).equals(readFileSync(theirs))).toBe(true);
+
+    // Native git reads the same repository: fsck finds nothing, every reference (peeled too), HEAD and commit agree.
+    git(['--git-dir', gitdir, 'fsck', '--full', '--strict', '--no-dangling']);
+    for (const args of [['show-ref', '-d'], ['symbolic-ref', 'HEAD'], ['log', '--all', '--format=%H %P %s'], ['rev-list', '--objects', '--all']]) {
+      expect(git(['--git-dir', gitdir, ...args])).toBe(git(['--git-dir', served, ...args]));
+    }
+    expect(git(['--git-dir', gitdir, 'symbolic-ref', 'HEAD']).trim()).toBe('refs/heads/develop');
+    expect(readFileSync(join(gitdir, 'config'), 'utf8')).not.toContain('remote');
+    // And so does forgekit: the commit-graph written (from the commits the indexer read) as git verifies it, HEAD's
+    // history read through it.
+    expect(existsSync(join(gitdir, 'objects', 'info', 'commit-graph'))).toBe(true);
+    git(['--git-dir', gitdir, 'commit-graph', 'verify']);
+    const statistics = await store.statistics('default', 1);
+    expect(statistics.commitCount).toBe(40);
+    const head = git(['--git-dir', served, 'rev-parse', 'HEAD']).trim();
+    expect((await store.open('default', 1).readCommit(head)).message).toBe('Commit 39\n');
+    store.forgetAll();
+  });
+
+  /** A remote that advertises one branch at `head` and answers the fetch with `answer` (pkt-lines, as it likes). */
+  async function fakeRemote(head: string, answer: Buffer): Promise<{ url: string; close(): Promise<void> }> {
+    const http: HttpServer = createHttpServer((request, response) => {
+      if (request.method === 'GET') {
+        const advertisement = Buffer.concat([
+          pktLine('# service=git-upload-pack\n'),
+          Buffer.from('0000'),
+          pktLine(`${head} HEAD\0side-band-64k ofs-delta symref=HEAD:refs/heads/main\n`),
+          pktLine(`${head} refs/heads/main\n`),
+          Buffer.from('0000'),
+        ]);
+        response.writeHead(200, { 'Content-Type': 'application/x-git-upload-pack-advertisement' }).end(advertisement);
+      } else {
+        request.resume();
+        request.on('end', () => response.writeHead(200, { 'Content-Type': 'application/x-git-upload-pack-result' }).end(answer));
+      }
+    });
+    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+    return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/app.git`, close: () => new Promise((resolve) => http.close(() => resolve())) };
+  }
+
+  it('refuses a pack it cannot use (thin, damaged, lacking what a reference names) and a remote that reports an error, leaving nothing', async () => {
+    const { RepositoryStore } = await import('../src/git/store.js');
+    const store = new RepositoryStore({ default: temporaryDirectory('refusing') });
+    const head = git(['--git-dir', served, 'rev-parse', 'HEAD']).trim();
+    const packOf = (revs: string, thin: boolean) =>
+      execFileSync('git', ['--git-dir', served, 'pack-objects', '--revs', '--stdout', '--delta-base-offset', ...(thin ? ['--thin'] : [])], { input: revs });
+    const sideBand = (pack: Buffer) => {
+      const lines = [pktLine('NAK\n')];
+      for (let at = 0; at < pack.length; at += 65515) lines.push(pktLine(Buffer.concat([Buffer.from([1]), pack.subarray(at, at + 65515)])));
+      return Buffer.concat([...lines, Buffer.from('0000')]);
+    };
+    const damaged = Buffer.from(packOf(`${head}\n`, false));
+    damaged[damaged.length >> 1] ^= 0xff;
+    const cases: [Buffer, string][] = [
+      [sideBand(packOf(`${head}\n^${head}~1\n`, true)), 'The repository could not be imported: the remote sent a pack that cannot be used (the pack is thin: it holds deltas against objects it does not hold)'],
+      [sideBand(damaged), "The repository could not be imported: the remote sent a pack that cannot be used (the pack's checksum does not match its content)"],
+      [sideBand(packOf(`${head}~1\n`, false)), 'The repository could not be imported: the remote sent a pack that cannot be used (the pack lacks 1 of the objects the references name)'],
+      [Buffer.concat([pktLine('NAK\n'), pktLine(Buffer.concat([Buffer.from([3]), Buffer.from('upload-pack: not our ref')])), Buffer.from('0000')]), REMOTE_FAILED],
+      [Buffer.from('not git at all'), REMOTE_FAILED],
+    ];
+    for (const [answer, message] of cases) {
+      const remote = await fakeRemote(head, answer);
+      try {
+        const error = await rejection(store.importFrom('default', 1, remote.url, { allowLocalRequests: true }));
+        expect([(error as Error).name, (error as Error).message]).toEqual(['RepositoryImportError', message]);
+        expect(existsSync(store.path('default', 1))).toBe(false);
+      } finally {
+        await remote.close();
+      }
     }
   });
 });

@@ -1,12 +1,14 @@
 import { createHash, randomBytes } from 'node:crypto';
 import * as fs from 'node:fs';
-import { copyFile, link, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
+import { copyFile, link, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import { RepositoryMissingError } from './errors.js';
 import { isoGit as git } from './fs.js';
-import { writeCommitGraph } from './commit-graph.js';
+import { writeCommitGraph, type CommitNode } from './commit-graph.js';
 import { historyOf } from './history.js';
 import { LruMap } from './lru.js';
+import { fetchMirror } from './fetch.js';
+import { PackedCommits, PackIndexError } from './index-pack.js';
 import { BlockedRemoteError, createRemoteHttp, RemoteTooLargeError } from './remote-http.js';
 import { PackCache } from './object-reader.js';
 import { Repository } from './repository.js';
@@ -18,7 +20,7 @@ export const DEFAULT_BRANCH = 'master';
 export interface ImportOptions {
   /** Gives up after this long (default: 10 minutes). */
   timeoutMs?: number;
-  /** The most bytes the remote may send (default: 256 MiB; isomorphic-git holds a fetched pack in memory). */
+  /** The most bytes the remote may send (default: 256 MiB; the pack's indexer holds it in memory). */
   maxBytes?: number;
   /** HEAD's branch should the remote repository be empty (default: DEFAULT_BRANCH). */
   defaultBranch?: string;
@@ -175,36 +177,21 @@ export class RepositoryStore {
     await this.replace(
       this.path(storage, projectId),
       async (gitdir) => {
-        const isoGit = await git();
-        await isoGit.init({ fs, dir: gitdir, gitdir, bare: true, defaultBranch: options.defaultBranch ?? DEFAULT_BRANCH });
-        // A mirror's branches are its own branches, not remote-tracking ones.
-        await isoGit.setConfig({ fs, gitdir, path: 'remote.origin.fetch', value: '+refs/heads/*:refs/heads/*' });
+        await initBare(gitdir, options.defaultBranch ?? DEFAULT_BRANCH);
         const http = createRemoteHttp({ signal, maxBytes, allowLocalRequests: options.allowLocalRequests === true });
         try {
-          const { defaultBranch } = await isoGit.fetch({
-            fs,
-            http,
-            gitdir,
-            url: remote,
-            remote: 'origin',
-            tags: true,
-            singleBranch: false,
-            headers: authorization ? { Authorization: authorization } : {},
-          });
+          // The pack stored as received, indexed in a worker; branches, tags and HEAD as the remote has them.
+          const commits = await fetchMirror(gitdir, http, remote, authorization ? { authorization } : {}, signal);
           const cut = http.failure();
           if (cut) throw cut.error;
-          if (defaultBranch) await isoGit.writeRef({ fs, gitdir, ref: 'HEAD', value: defaultBranch, symbolic: true, force: true });
-          await indexCommits(gitdir);
+          await indexCommits(gitdir, commits);
         } catch (error) {
           if (options.signal?.aborted) throw options.signal.reason;
-          // A body cut short is the cause of whatever isomorphic-git made of it.
+          // A body cut short is the cause of whatever the fetch made of it.
           throw importFailure(http.failure()?.error ?? error, timeout.aborted, options.timeoutMs ?? IMPORT_TIMEOUT_MS);
         } finally {
           http.close();
         }
-        // Nothing of the remote is kept: no remote-tracking HEAD, no configured remote.
-        await isoGit.deleteRemote({ fs, gitdir, remote: 'origin' });
-        await rm(join(gitdir, 'refs', 'remotes'), { recursive: true, force: true });
       },
       options.signal,
     );
@@ -251,14 +238,50 @@ export class RepositoryStore {
   }
 }
 
+/**
+ * A repository whose commits are read for its commit-graph: from what the pack's indexer read of them when it is
+ * given that (an import), else from their objects; and the event loop let through every few milliseconds, as a
+ * walk of cached objects would otherwise hold it for the whole history.
+ */
+class IndexedRepository extends Repository {
+  private readonly known?: PackedCommits;
+  private since = performance.now();
+
+  constructor(gitdir: string, known?: PackedCommits) {
+    super(gitdir);
+    this.known = known;
+  }
+
+  override async commitNode(oid: string): Promise<CommitNode> {
+    if (performance.now() - this.since > YIELD_EVERY_MS) {
+      await new Promise((resolve) => setImmediate(resolve));
+      this.since = performance.now();
+    }
+    return this.known?.node(oid) ?? super.commitNode(oid);
+  }
+}
+
+/** How long the commit-graph's walk may hold the event loop at a time. */
+const YIELD_EVERY_MS = 10;
+
 /** A new repository's commit-graph, so that the first walks of its history read no commit object. */
-async function indexCommits(gitdir: string): Promise<void> {
-  const repository = new Repository(gitdir);
+async function indexCommits(gitdir: string, known?: PackedCommits): Promise<void> {
+  const repository = new IndexedRepository(gitdir, known);
   try {
     await writeCommitGraph(repository);
   } finally {
     repository.release();
   }
+}
+
+/**
+ * An empty bare repository as `git init --bare` makes it, written directly: an import starts from one without
+ * loading isomorphic-git (a stall of its own the first time).
+ */
+async function initBare(gitdir: string, defaultBranch: string): Promise<void> {
+  for (const directory of ['objects/info', 'objects/pack', 'refs/heads', 'refs/tags']) await mkdir(join(gitdir, directory), { recursive: true });
+  await writeFile(join(gitdir, 'config'), '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n');
+  await writeFile(join(gitdir, 'HEAD'), `ref: refs/heads/${defaultBranch}\n`);
 }
 
 /** The bytes of every file under `directory`. */
@@ -327,7 +350,7 @@ function remoteOf(url: string): { remote: string; authorization?: string } {
   parsed.username = '';
   parsed.password = '';
   parsed.hash = '';
-  // isomorphic-git appends the service's path (`/info/refs`, ...) to the URL as written.
+  // The fetch appends the service's path (`/info/refs`, ...) to the URL as written.
   const remote = parsed.toString().replace(/\/+$/, '');
   if (!username && !password) return { remote };
   let credentials: string;
@@ -354,5 +377,6 @@ function importFailure(error: unknown, timedOut: boolean, timeoutMs: number): Re
   }
   if (error instanceof RemoteTooLargeError) return new RepositoryImportError(`The remote repository is larger than ${error.maxBytes} bytes`);
   if (timedOut) return new RepositoryImportError(`The import timed out after ${timeoutMs / 1000} seconds`);
+  if (error instanceof PackIndexError) return new RepositoryImportError(`The repository could not be imported: the remote sent a pack that cannot be used (${error.message})`);
   return new RepositoryImportError(REMOTE_FAILED);
 }
