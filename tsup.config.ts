@@ -12,8 +12,8 @@ export default defineConfig([
     target: 'node22',
   },
   {
-    // The archive worker: a file of its own beside index.js and index.cjs, which start it (src/git/archive-pool.ts).
-    entry: { 'archive-worker': 'src/git/archive-worker.ts' },
+    // The workers: files of their own beside index.js and index.cjs, which start them (src/git/workers.ts).
+    entry: { 'archive-worker': 'src/git/archive-worker.ts', 'index-pack-worker': 'src/git/index-pack-worker.ts' },
     format: ['esm'],
     sourcemap: true,
     target: 'node22',

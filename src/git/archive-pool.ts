@@ -1,11 +1,10 @@
-import { existsSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { Readable } from 'node:stream';
-import { fileURLToPath, pathToFileURL } from 'node:url';
-import { Worker } from 'node:worker_threads';
+import type { Worker } from 'node:worker_threads';
 import type { ArchiveSpec } from './archive.js';
 import type { FromWorker, ToWorker } from './archive-worker.js';
 import { GitError } from './errors.js';
+import { startWorker } from './workers.js';
 
 /**
  * Archives made at once in this process, each by a worker thread of its own: as many as the cores (at most 4),
@@ -50,27 +49,6 @@ export class ArchivesBusyError extends GitError {
   constructor() {
     super(`${ARCHIVE_WORKERS} archives are being made and ${ARCHIVE_QUEUE} wait`);
   }
-}
-
-/** Where this module is: a built bundle (dist/index.js or .cjs) or its source (vitest, the benchmarks). */
-const here = typeof __filename === 'string' ? pathToFileURL(__filename) : new URL(import.meta.url);
-
-/**
- * A worker running archive-worker: the built file beside the bundle, or else the TypeScript source, run with
- * Node's type stripping and a resolver that finds `.ts` for the sources' `.js` imports.
- */
-function startWorker(): Worker {
-  const built = new URL('archive-worker.js', here);
-  if (existsSync(fileURLToPath(built))) return new Worker(built);
-  const source = new URL('archive-worker.ts', here).href;
-  const resolveSources = `require('node:module').registerHooks({ resolve(specifier, context, next) {
-    try { return next(specifier, context); } catch (error) {
-      if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !specifier.startsWith('.') || !specifier.endsWith('.js')) throw error;
-      return next(specifier.slice(0, -3) + '.ts', context);
-    }
-  } });
-  import(${JSON.stringify(source)});`;
-  return new Worker(resolveSources, { eval: true });
 }
 
 /** An archive coming from a worker: asks for the next piece whenever the reader wants more. */
@@ -157,7 +135,7 @@ class WorkerSlot {
   }
 
   private spawn(): Worker {
-    const worker = startWorker();
+    const worker = startWorker('archive-worker');
     worker.on('message', (message: FromWorker) => this.receive(message));
     // A worker that dies (out of memory, a bug) fails its archive; the next one starts a new worker.
     const died = (error: Error) => {

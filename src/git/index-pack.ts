@@ -1,5 +1,8 @@
-import { Worker } from 'node:worker_threads';
+import * as crypto from 'node:crypto';
+import * as zlib from 'node:zlib';
 import type { CommitNode } from './commit-graph.js';
+import { applyDelta, CorruptObjectError } from './object-reader.js';
+import { startWorker } from './workers.js';
 
 // A received pack's index (git's `index-pack`): every object's ID, offset and CRC-32, written as git's `.idx`
 // version 2, built in a worker thread so that an import never holds the event loop while it inflates the pack.
@@ -30,15 +33,11 @@ export interface IndexedPack {
 /**
  * The `.idx` (version 2) of a whole pack, as `git index-pack` writes it, byte for byte; `wanted` IDs it lacks are
  * listed in `missing`. Throws on a damaged or thin pack (a REF_DELTA to an object outside it).
- *
- * Self-contained (Node's built-in modules only, through process.getBuiltinModule; nothing of this module's scope):
- * its source is what the worker runs (indexPackInWorker), from the bundle as from the sources.
+ * Runs in a worker of its own (index-pack-worker.ts, started by indexPackInWorker).
  */
 export function indexPack(pack: Buffer, wanted: string[] = []): IndexedPack {
-  const zlib = process.getBuiltinModule('node:zlib');
-  const crypto = process.getBuiltinModule('node:crypto');
   const fail = (message: string): never => {
-    throw Object.assign(new Error(message), { packIndexError: true });
+    throw new PackIndexError(message);
   };
   const TYPES = ['', 'commit', 'tree', 'blob', 'tag'];
   const OFS_DELTA = 6;
@@ -75,6 +74,14 @@ export function indexPack(pack: Buffer, wanted: string[] = []): IndexedPack {
   let keptBytes = 0;
   // An output buffer of the object's size (and a byte more, to see the end): zlib's default 16 KiB a call is garbage.
   const chunkSize = (size: number) => Math.max(64, size + 1);
+  /** A delta applied to its base; a delta that does not fit it is a damaged pack. */
+  const resolved = (base: Buffer, delta: Buffer): Buffer => {
+    try {
+      return applyDelta(base, delta);
+    } catch (error) {
+      return fail(error instanceof CorruptObjectError ? error.message : String(error));
+    }
+  };
   const inflate = (index: number): Buffer => {
     const content = kept[index];
     if (content) {
@@ -187,46 +194,7 @@ export function indexPack(pack: Buffer, wanted: string[] = []): IndexedPack {
   }
   if (position !== end) fail('the pack has bytes after its last object');
 
-  /** `base` with `delta` applied (git's delta format). */
-  const applyDelta = (base: Buffer, delta: Buffer): Buffer => {
-    let at = 0;
-    const number = (): number => {
-      let value = 0;
-      let bits = 0;
-      for (;;) {
-        if (at >= delta.length) fail('a delta header is cut short');
-        const next = delta[at++];
-        value += (next & 0x7f) * 2 ** bits;
-        bits += 7;
-        if (!(next & 0x80)) return value;
-      }
-    };
-    if (number() !== base.length) fail('a delta does not fit its base');
-    const out = Buffer.allocUnsafe(number());
-    let written = 0;
-    while (at < delta.length) {
-      const op = delta[at++];
-      if (op & 0x80) {
-        let offset = 0;
-        let length = 0;
-        for (let bit = 0; bit < 4; bit++) if (op & (1 << bit)) offset += delta[at++] * 2 ** (8 * bit);
-        for (let bit = 0; bit < 3; bit++) if (op & (1 << (4 + bit))) length += delta[at++] * 2 ** (8 * bit);
-        if (length === 0) length = 0x10000;
-        if (at > delta.length || offset + length > base.length || written + length > out.length) fail('a delta copies past its base');
-        base.copy(out, written, offset, offset + length);
-        written += length;
-      } else if (op) {
-        if (at + op > delta.length || written + op > out.length) fail('a delta inserts past its end');
-        delta.copy(out, written, at, at + op);
-        at += op;
-        written += op;
-      } else {
-        fail('a delta has a reserved instruction');
-      }
-    }
-    if (written !== out.length) fail('a delta makes less than it says');
-    return out;
-  };
+
 
   // Deltas resolved from each whole object down its chains, depth first: only the chain being walked is held.
   const childrenOf = (index: number): number[] => {
@@ -249,7 +217,7 @@ export function indexPack(pack: Buffer, wanted: string[] = []): IndexedPack {
       }
       const child = top.children[top.next++];
       if (names[child]) continue; // the same object twice in the pack: resolved already
-      const content = applyDelta(top.content, inflate(child));
+      const content = resolved(top.content, inflate(child));
       objectTypes[child] = top.type;
       names[child] = hashObject(top.type, content);
       if (top.type === 1) commitRecords[child] = commitRecord(content);
@@ -328,18 +296,6 @@ export function indexPack(pack: Buffer, wanted: string[] = []): IndexedPack {
   return { checksum: checksum.toString('hex'), index, count, missing: wanted.filter((oid) => !held.has(oid)), deltas: { ofs, ref }, commits };
 }
 
-/** What the worker runs: indexPack's own source, on the pack file it is given. */
-const WORKER_SOURCE = `
-const indexPack = (${indexPack.toString()});
-const { parentPort, workerData } = process.getBuiltinModule('node:worker_threads');
-const { readFileSync } = process.getBuiltinModule('node:fs');
-try {
-  const result = indexPack(readFileSync(workerData.path), workerData.wanted);
-  parentPort.postMessage({ result });
-} catch (error) {
-  parentPort.postMessage({ error: { message: String(error && error.message || error), packIndexError: Boolean(error && error.packIndexError) } });
-}
-`;
 
 /**
  * indexPack on the pack file at `path`, in a worker thread of its own: the event loop stays free however large
@@ -348,7 +304,7 @@ try {
 export function indexPackInWorker(path: string, wanted: string[], signal?: AbortSignal): Promise<IndexedPack> {
   signal?.throwIfAborted();
   return new Promise((resolve, reject) => {
-    const worker = new Worker(WORKER_SOURCE, { eval: true, workerData: { path, wanted } });
+    const worker = startWorker('index-pack-worker', { workerData: { path, wanted } });
     let settled = false;
     const settle = (done: () => void) => {
       if (settled) return;

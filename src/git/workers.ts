@@ -1,0 +1,25 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath, pathToFileURL } from 'node:url';
+import { Worker, type WorkerOptions } from 'node:worker_threads';
+
+/** Where this module is: a built bundle (dist/index.js or .cjs) or its source (vitest, the benchmarks). */
+const here = typeof __filename === 'string' ? pathToFileURL(__filename) : new URL(import.meta.url);
+
+/**
+ * A worker thread running one of forgekit's worker files: the built file beside the bundle (tsup.config.ts builds
+ * each), or else the TypeScript source, run with Node's type stripping and a resolver that finds `.ts` for the
+ * sources' `.js` imports (so a worker file and what it imports hold erasable TypeScript only).
+ */
+export function startWorker(name: 'archive-worker' | 'index-pack-worker', options: Pick<WorkerOptions, 'workerData'> = {}): Worker {
+  const built = new URL(`${name}.js`, here);
+  if (existsSync(fileURLToPath(built))) return new Worker(built, options);
+  const source = new URL(`${name}.ts`, here).href;
+  const resolveSources = `require('node:module').registerHooks({ resolve(specifier, context, next) {
+    try { return next(specifier, context); } catch (error) {
+      if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !specifier.startsWith('.') || !specifier.endsWith('.js')) throw error;
+      return next(specifier.slice(0, -3) + '.ts', context);
+    }
+  } });
+  import(${JSON.stringify(source)});`;
+  return new Worker(resolveSources, { ...options, eval: true });
+}
