@@ -12,13 +12,23 @@ import { RepositoryStore } from '../src/git/store.js';
 import { createUser, hasGit, sharedHosting, type SharedHosting } from './helpers.js';
 
 const root = mkdtempSync(join(tmpdir(), 'forgekit-commit-graph-'));
-afterAll(() => rmSync(root, { recursive: true, force: true }));
+/** Repositories read here, their packs let go of at the end (an open file left to the garbage collector is a warning). */
+const opened: Repository[] = [];
+const reader = (gitdir: string): Repository => {
+  const repository = new Repository(gitdir);
+  opened.push(repository);
+  return repository;
+};
+afterAll(() => {
+  for (const repository of opened) repository.release();
+  rmSync(root, { recursive: true, force: true });
+});
 
 /** The repository's graph, once checked to list every commit of `all` as its object has it. */
 async function graphListingAll(gitdir: string, all: string[]): Promise<CommitGraph> {
   const graph = (await CommitGraph.open(gitdir))!;
   expect(graph.count).toBe(all.length);
-  const objects = new Repository(gitdir);
+  const objects = reader(gitdir);
   for (const oid of all) {
     const commit = await objects.readCommit(oid);
     expect(graph.node(oid)).toEqual({ oid, tree: commit.tree, parents: commit.parents, time: commit.committer.timestamp });
@@ -49,7 +59,7 @@ describe.runIf(hasGit)('the commit-graph', () => {
     const later = git('commit-tree', '-p', octopus, '-m', 'later', `${a}^{tree}`);
     expect(graph.node(later)).toBeNull();
     expect(graph.history([later])).toBeNull();
-    const node = await new Repository(gitdir).commitNode(later);
+    const node = await reader(gitdir).commitNode(later);
     expect([node.parents, node.tree]).toEqual([[octopus], git('rev-parse', `${a}^{tree}`)]);
   });
 
@@ -66,7 +76,7 @@ describe.runIf(hasGit)('the commit-graph', () => {
     rmSync(join(gitdir, 'objects', 'info', 'commit-graph'), { force: true });
     rmSync(join(gitdir, 'objects', 'info', 'commit-graphs'), { recursive: true, force: true });
 
-    await writeCommitGraph(new Repository(gitdir));
+    await writeCommitGraph(reader(gitdir));
     expect(existsSync(join(gitdir, 'objects', 'info', 'commit-graph'))).toBe(true);
     expect(spawnSync('git', ['--git-dir', gitdir, 'commit-graph', 'verify'], { encoding: 'utf8' })).toMatchObject({ status: 0, stderr: '' });
     await graphListingAll(gitdir, git('rev-list', '--all').split('\n'));
@@ -78,7 +88,7 @@ describe.runIf(hasGit)('the commit-graph', () => {
     const gitdir = join(root, 'unlisted.git');
     await writeHistoryRepository(gitdir, 300);
     rmSync(join(gitdir, 'objects', 'info', 'commit-graph'), { force: true });
-    const repo = new Repository(gitdir);
+    const repo = reader(gitdir);
     const head = execFileSync('git', ['--git-dir', gitdir, 'rev-parse', 'main'], { encoding: 'utf8' }).trim();
     await historyOf(repo, head);
     for (let waited = 0; !existsSync(join(gitdir, 'objects', 'info', 'commit-graph')) && waited < 10_000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
@@ -144,7 +154,7 @@ describe.runIf(hasGit)('history read through a commit-graph', () => {
     expect(readme.last_commit_id).toBe(inGit('log', '-1', '--format=%H', 'feature', '--', 'README.md')[0]);
 
     // A reader that kept nothing (a process started again) walks the same history.
-    const fresh = new Repository(forkDir);
+    const fresh = reader(forkDir);
     expect(await historyOf(fresh, inGit('rev-parse', 'feature')[0])).toEqual(inGit('rev-list', 'feature'));
     expect(spawnSync('git', ['--git-dir', forkDir, 'commit-graph', 'verify'], { encoding: 'utf8' }).status).toBe(0);
     rmSync(work, { recursive: true, force: true });

@@ -7,7 +7,7 @@ import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { afterAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterAll, beforeEach, describe, expect, it, onTestFinished } from 'vitest';
 import { applyActions, type FileAction } from '../src/git/edit.js';
 import { MergeConflictError } from '../src/git/errors.js';
 import { writeHistoryRepository } from '../bench/lib/history-repository.ts';
@@ -239,6 +239,7 @@ describe('mergeBase and commitsBetween', () => {
     const gitdir = join(root, 'history.git');
     await writeHistoryRepository(gitdir, 600);
     const generated = new Repository(gitdir);
+    onTestFinished(() => generated.release());
     const reads = { count: 0 };
     const commitNode = generated.commitNode.bind(generated);
     generated.commitNode = (oid: string) => ((reads.count += 1), commitNode(oid));
