@@ -61,7 +61,9 @@ describe.runIf(hasGit)('indexing a pack', () => {
     // Each pack has the kind of delta it is meant to have.
     expect(indexPack(ofs.pack).deltas).toMatchObject({ ofs: expect.any(Number), ref: 0 });
     expect(indexPack(ofs.pack).deltas.ofs).toBeGreaterThan(20);
-    expect(indexPack(ref.pack).deltas).toMatchObject({ ofs: 0, ref: indexPack(ofs.pack).deltas.ofs });
+    // (How many: git's delta search runs in threads, so two packs of the same objects need not have as many.)
+    expect(indexPack(ref.pack).deltas).toMatchObject({ ofs: 0, ref: expect.any(Number) });
+    expect(indexPack(ref.pack).deltas.ref).toBeGreaterThan(20);
 
     // In a worker: the same bytes, and the IDs asked for that it lacks.
     const head = git(work, ['rev-parse', 'HEAD']).toString().trim();

@@ -26,11 +26,16 @@ const OID_BYTES = 20;
 const NO_PARENT = 0x70000000;
 const EXTRA_EDGES = 0x80000000;
 const LAST_EDGE = 0x80000000;
+/** Lookups by binary search before a graph is indexed by ID in a map. */
+const LOOKUPS_BEFORE_INDEX = 256;
 /** Graphs of up to this many commits are indexed by ID in a map (about 100 bytes a commit). */
 const MAX_INDEXED = 500_000;
 /** A graph larger than this is not read whole into memory: walks read the objects instead. */
 const MAX_GRAPH_BYTES = 256 * 1024 * 1024;
 
+/** Commits a graph's writing handles between two turns of the event loop: a history of many thousands holds it no longer than a few milliseconds at a time. */
+const YIELD_EVERY = 2048;
+const letOthersRun = () => new Promise<void>((resolve) => setImmediate(resolve));
 /** The most a topological level (git's generation number v1) holds: 30 bits. */
 const MAX_GENERATION = 0x3fffffff;
 
@@ -38,6 +43,7 @@ const CHUNKS = { fanout: 0x4f494446, lookup: 0x4f49444c, data: 0x43444154, edges
 
 export class CommitGraph {
   private positions?: Map<string, number>;
+  private lookups = 0;
 
   private constructor(
     private readonly bytes: Buffer,
@@ -77,9 +83,11 @@ export class CommitGraph {
 
   private position(oid: string): number | null {
     if (oid.length !== 40) return null;
-    if (this.count <= MAX_INDEXED) {
-      // Every ID as text once, for lookups without a binary search over bytes each time.
-      this.positions ??= new Map(Array.from({ length: this.count }, (_, position) => [this.oidAt(position), position]));
+    if (this.positions) return this.positions.get(oid) ?? null;
+    // Once lookups are many (a walk commit by commit), every ID as text once, rather than a binary search over
+    // bytes each time; a few (the starts of a walk over the records) are not worth it.
+    if (++this.lookups > LOOKUPS_BEFORE_INDEX && this.count <= MAX_INDEXED) {
+      this.positions = new Map(Array.from({ length: this.count }, (_, position) => [this.oidAt(position), position]));
       return this.positions.get(oid) ?? null;
     }
     const wanted = Buffer.from(oid, 'hex');
@@ -237,6 +245,7 @@ export async function writeCommitGraph(repo: Repository): Promise<void> {
       stack.pop();
       const level = Math.max(0, ...nodes.get(oid)!.parents.map((parent) => generation.get(parent)!)) + 1;
       generation.set(oid, Math.min(level, MAX_GENERATION));
+      if (generation.size % YIELD_EVERY === 0) await letOthersRun();
     }
   }
 
@@ -244,7 +253,8 @@ export async function writeCommitGraph(repo: Repository): Promise<void> {
   const position = new Map(oids.map((oid, index) => [oid, index]));
   const edges: number[] = [];
   const data = Buffer.alloc(oids.length * (OID_BYTES + 16));
-  oids.forEach((oid, index) => {
+  for (const [index, oid] of oids.entries()) {
+    if (index % YIELD_EVERY === YIELD_EVERY - 1) await letOthersRun();
     const node = nodes.get(oid)!;
     const record = index * (OID_BYTES + 16);
     data.write(node.tree, record, 'hex');
@@ -259,7 +269,7 @@ export async function writeCommitGraph(repo: Repository): Promise<void> {
     const time = Math.max(0, Math.min(node.time, 2 ** 34 - 1));
     data.writeUInt32BE(((generation.get(oid)! << 2) | Math.floor(time / 2 ** 32)) >>> 0, record + OID_BYTES + 8);
     data.writeUInt32BE(time % 2 ** 32, record + OID_BYTES + 12);
-  });
+  }
   const fanout = Buffer.alloc(256 * 4);
   let count = 0;
   for (let byte = 0; byte < 256; byte++) {
