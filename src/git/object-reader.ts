@@ -260,6 +260,8 @@ export class ObjectReader {
   private readonly files = new Map<string, Promise<FileHandle>>();
   private readonly cache: PackCache;
   private closed = false;
+  /** Let go of (release): files are no longer kept open. */
+  private released = false;
 
   /** `cache`: what is read of packs, shared with other readers, or the reader's own. */
   constructor(gitdir: string, cache = new PackCache(PACK_CACHE_BYTES)) {
@@ -316,13 +318,15 @@ export class ObjectReader {
   }
 
   /**
-   * Lets go of the packs this reader holds open (a repository forgotten, replaced or removed), leaving it usable:
-   * a later read opens them again. Reads under way keep their files for a while before they are closed.
+   * Lets go of the packs this reader holds open (a repository forgotten, replaced or removed), leaving it usable
+   * for reads still to come (a walk under way), which open and close their files each time: nothing holds the
+   * reader to close them later. Reads under way keep their files for a while before they are closed.
    */
   release(): void {
     const handles = [...this.files.values()];
     this.files.clear();
     this.packs = undefined;
+    this.released = true;
     setTimeout(() => {
       for (const handle of handles) handle.then((opened) => opened.close()).catch(() => {});
     }, RELEASE_GRACE_MS).unref();
@@ -373,7 +377,7 @@ export class ObjectReader {
 
   private async readFileAt(path: string, position: number, length: number): Promise<Buffer> {
     const buffer = Buffer.allocUnsafe(length);
-    const kept = path.endsWith('.pack');
+    const kept = path.endsWith('.pack') && !this.released;
     const handle = kept ? await this.file(path) : await open(path, 'r');
     let read = 0;
     try {

@@ -227,25 +227,26 @@ export class Repository {
     const node = (await this.commitGraph())?.node(oid);
     if (node) return node;
     const commit = await this.readCommit(oid);
-    if (++this.unlistedReads >= UNLISTED_BEFORE_REWRITE) this.rewriteCommitGraph();
+    if (++this.unlistedReads >= UNLISTED_BEFORE_REWRITE && !this.rewriting) void this.writeCommitGraph().catch(() => {});
     return { oid, tree: commit.tree, parents: commit.parents, time: commit.committer.timestamp };
   }
 
   /**
-   * Writes the commit-graph again once walks have read many commits it does not list (new commits since it was
-   * written, or a repository that has none yet), in the background and one at a time. A graph that could not be
-   * written leaves walks reading objects, as before: it is an index, never the only copy of anything.
+   * Writes the repository's commit-graph (after an import or a fork), or waits for the write under way. Walks
+   * that read many commits it does not list (new commits since it was written, or a repository that has none
+   * yet) start one in the background; one at a time either way. A graph that could not be written leaves walks
+   * reading objects, as before: it is an index, never the only copy of anything.
    */
-  private rewriteCommitGraph(): void {
-    if (this.rewriting) return;
-    this.unlistedReads = 0;
-    this.rewriting = writeCommitGraph(this)
-      .catch(() => {})
-      .finally(() => {
+  writeCommitGraph(): Promise<void> {
+    if (!this.rewriting) {
+      this.unlistedReads = 0;
+      this.rewriting = writeCommitGraph(this).finally(() => {
         this.rewriting = undefined;
         // Read at the next walk, rather than once the periodic look notices it.
         this.graph = undefined;
       });
+    }
+    return this.rewriting;
   }
 
   /** git's commit-graph, when the repository has one that forgekit reads. */

@@ -4,7 +4,7 @@ import { copyFile, link, mkdir, readdir, rename, rm, stat, writeFile } from 'nod
 import { basename, dirname, join, relative } from 'node:path';
 import { RepositoryMissingError } from './errors.js';
 import { isoGit as git } from './fs.js';
-import { writeCommitGraph, type CommitNode } from './commit-graph.js';
+import type { CommitNode } from './commit-graph.js';
 import { historyOf } from './history.js';
 import { LruMap } from './lru.js';
 import { fetchMirror } from './fetch.js';
@@ -268,7 +268,7 @@ const YIELD_EVERY_MS = 10;
 async function indexCommits(gitdir: string, known?: PackedCommits): Promise<void> {
   const repository = new IndexedRepository(gitdir, known);
   try {
-    await writeCommitGraph(repository);
+    await repository.writeCommitGraph();
   } finally {
     repository.release();
   }
