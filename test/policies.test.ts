@@ -131,15 +131,16 @@ describe('the policies', () => {
     expect(table).toBe(readFileSync(TABLE, 'utf8'));
   });
 
-  it('are the only code that decides: nothing outside src/auth/ compares access levels or asks whether the caller is an administrator', () => {
-    // Comparisons of levels, and reads of the caller's administrator flag (a presenter writing `is_admin` is data, not a decision).
+  it('are the only code that decides: nothing outside src/auth/ names or compares access levels or asks whether the caller is an administrator', () => {
+    // The levels themselves (src/auth/levels.ts names the rules on them), comparisons of levels in any spelling
+    // (`accessLevel`, `pushAccessLevel`, `access_level`), and reads of the caller's administrator flag (a presenter
+    // writing `is_admin` is data, not a decision).
     const DECISIONS = [
       /\bisAdmin\b/,
       /\b(caller|currentUser)(\.user)?\??\.(admin|external|canCreateGroup)\b/,
-      /[<>]=?\s*ACCESS_LEVELS\./,
-      /ACCESS_LEVELS\.\w+\s*[<>]=?(?!=)/,
-      /\baccessLevel\s*[<>]=?(?!=)/,
-      /[<>]=?\s*[\w.]*\baccessLevel\b/,
+      /\bACCESS_LEVELS\b/,
+      /(accessLevel|AccessLevel|access_level)\b\)?\s*(===?|!==?|[<>]=?)\s*[\w$]/,
+      /[\w)]\s*(===?|!==?|[<>]=?)\s*[\w.?]*(accessLevel|AccessLevel|access_level)\b/,
     ];
     const src = join(root, 'src');
     const offenders: string[] = [];

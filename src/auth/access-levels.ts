@@ -1,4 +1,5 @@
-import { ACCESS_LEVELS, type Visibility } from '../db/entities/index.js';
+import type { Visibility } from '../db/entities/index.js';
+import { ACCESS_LEVELS } from './levels.js';
 import { fixedSql, sql, type Sql } from '../db/sql.js';
 import type { Caller } from './caller.js';
 
@@ -22,6 +23,9 @@ function alias(name: string): Sql {
   if (!/^[a-z][a-z_]*$/.test(name)) throw new Error(`not an alias: ${name}`);
   return fixedSql(name);
 }
+
+/** A membership aliased `name` that is an owner's, as a condition. */
+export const ownerSql = (name: string) => sql`${alias(name)}."access_level" = ${ACCESS_LEVELS.owner}`;
 
 /** A membership or share aliased `name` that has not expired, as a condition. */
 export const current = (name: string) => sql`(${alias(name)}."expires_at" is null or ${alias(name)}."expires_at" > ${today()})`;

@@ -1,4 +1,5 @@
-import { ACCESS_LEVELS, type Namespace } from '../../db/entities/index.js';
+import type { Namespace } from '../../db/entities/index.js';
+import { ACCESS_LEVELS } from '../levels.js';
 import type { Caller } from '../caller.js';
 import { definePolicy } from '../policy.js';
 

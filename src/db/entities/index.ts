@@ -12,7 +12,7 @@ import { CALLERS_CHANGED_CHANNEL, CustomAttribute, Identity, User, UserAvatar } 
 export { CALLERS_CHANGED_CHANNEL };
 export { AccessToken, ApplicationSettingsRow, AuthFailure, CommitNote, CommitStatus, InstanceSecret, CustomAttribute, Email, GpgKey, GroupMember, Identity, Job, Namespace, Pipeline, Project, ProjectAvatar, ProjectGroupLink, ProjectMember, ProjectStar, ProtectedBranch, Release, SshKey, User, UserAvatar };
 export { PIPELINE_STATUSES, type PipelineStatus } from './repositories.js';
-export { ACCESS_LEVELS, GROUP_ACCESS_LEVELS, PROJECT_ACCESS_LEVELS, VISIBILITIES, visibilityRank, type AccessLevel, type Visibility } from './namespaces.js';
+export { VISIBILITIES, visibilityRank, type Visibility } from './namespaces.js';
 export { IMPORT_STATUSES } from './projects.js';
 export { JOB_STATUSES, type JobStatus } from './jobs.js';
 

@@ -8,13 +8,6 @@ export type Visibility = (typeof VISIBILITIES)[number];
 /** A visibility's place from the most closed: a subgroup or a project is no more open than its group. */
 export const visibilityRank = (visibility: Visibility) => VISIBILITIES.indexOf(visibility);
 
-/** Access levels on members, as the original service has them. */
-export const ACCESS_LEVELS = { guest: 10, reporter: 20, developer: 30, maintainer: 40, owner: 50 } as const;
-export type AccessLevel = (typeof ACCESS_LEVELS)[keyof typeof ACCESS_LEVELS];
-/** The levels a project membership or share may have: owner is a group's only. */
-export const PROJECT_ACCESS_LEVELS: readonly number[] = [ACCESS_LEVELS.guest, ACCESS_LEVELS.reporter, ACCESS_LEVELS.developer, ACCESS_LEVELS.maintainer];
-export const GROUP_ACCESS_LEVELS: readonly number[] = Object.values(ACCESS_LEVELS);
-
 /** A user's membership of a group or a project: its access level there, until the day it expires if it does. */
 export const membership = () => ({
   user: belongsTo(User).index(),

@@ -1,7 +1,8 @@
 import type { FilterQuery } from '@mikro-orm/core';
 import { can, type GroupInScope, type ProjectInScope } from '../../auth/abilities.js';
 import { memberGroupsSql, ownedGroupsSql, visibleGroupsSql } from '../../auth/access-levels.js';
-import { ACCESS_LEVELS, GroupMember, Namespace, Project, VISIBILITIES, visibilityRank, type Visibility } from '../../db/entities/index.js';
+import { CREATOR_LEVELS } from '../../auth/levels.js';
+import { GroupMember, Namespace, Project, VISIBILITIES, visibilityRank, type Visibility } from '../../db/entities/index.js';
 import { keyOf } from '../../db/rows.js';
 import { takenAttribute } from '../../db/unique.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../errors.js';
@@ -121,7 +122,7 @@ export class GroupsService extends Service {
       lfsEnabled: input.lfs_enabled ?? true,
       requestAccessEnabled: input.request_access_enabled ?? false,
     });
-    this.em.create(GroupMember, { group, user: this.ctx.user, accessLevel: ACCESS_LEVELS.owner });
+    this.em.create(GroupMember, { group, user: this.ctx.user, accessLevel: CREATOR_LEVELS.group });
     await this.flush();
     setTraversalIds(group, parent);
     await this.flush();

@@ -1,6 +1,6 @@
 import type { FilterQuery } from '@mikro-orm/core';
-import { current, memberRowsSql, type MembersSource } from '../../auth/access-levels.js';
-import { ACCESS_LEVELS, User } from '../../db/entities/index.js';
+import { current, memberRowsSql, ownerSql, type MembersSource } from '../../auth/access-levels.js';
+import { User } from '../../db/entities/index.js';
 import type { EntityManager } from '../../db/orm.js';
 import { ormRaw, queryRows, readRows } from '../../db/rows.js';
 import { fixedSql, sql } from '../../db/sql.js';
@@ -55,7 +55,7 @@ export async function otherOwners(em: EntityManager, source: MembersSource, user
   const [{ others }] = await queryRows(
     em,
     sql`select count(*)::int as "others" from (${memberRowsSql(source, true)}) m
-     where m."access_level" = ${ACCESS_LEVELS.owner} and not (m."user_id" = ${userId} and m."source_name" is null)`,
+     where ${ownerSql('m')} and not (m."user_id" = ${userId} and m."source_name" is null)`,
   );
   return Number(others);
 }

@@ -1,7 +1,8 @@
 import type { FilterQuery } from '@mikro-orm/core';
 import { can, type GroupInScope, type ProjectInScope } from '../../auth/abilities.js';
 import { today, type MembersSource } from '../../auth/access-levels.js';
-import { ACCESS_LEVELS, GROUP_ACCESS_LEVELS, PROJECT_ACCESS_LEVELS, User } from '../../db/entities/index.js';
+import { belowInherited, isMemberLevel, takesAnOwnerAway } from '../../auth/levels.js';
+import { User } from '../../db/entities/index.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
 import type { AddMemberInput, EditMemberInput, ListMembersQuery, Member } from '../../schemas/members.js';
 import { findPage, type Page, type PageQuery } from '../pagination.js';
@@ -13,7 +14,6 @@ import { Service } from '../service.js';
 /** Whose members a call names: a project's or a group's, as its scope loaded it. */
 export type MembersOf = { kind: 'project'; scoped: ProjectInScope } | { kind: 'group'; scoped: GroupInScope };
 
-const LEVEL_NAMES: Record<number, string> = { 10: 'Guest', 20: 'Reporter', 30: 'Developer', 40: 'Maintainer', 50: 'Owner' };
 
 /**
  * The day a membership or a share expires, from what the client sent (a date, or a timestamp whose date counts):
@@ -68,7 +68,7 @@ export class MembersService extends Service {
     const membership = await this.ownMembership(of, userId);
     await this.checkLevel(of, userId, input.access_level);
     // An owner's membership stepping down (owner is the highest level): the group must keep another.
-    if (membership.access_level === ACCESS_LEVELS.owner && input.access_level !== ACCESS_LEVELS.owner) await this.keepAnOwner(of, userId);
+    if (takesAnOwnerAway(membership.access_level, input.access_level)) await this.keepAnOwner(of, userId);
     const expiresAt = input.expires_at === undefined ? membership.expires_at : memberExpiry(input.expires_at);
     await updateMembership(this.em, source, userId, { access_level: input.access_level, expires_at: expiresAt });
     return this.get(of, userId, false);
@@ -79,7 +79,7 @@ export class MembersService extends Service {
     const source = sourceOf(of);
     const membership = await this.ownMembership(of, userId);
     if (userId !== this.ctx.currentUser.id && !this.administers(of)) throw new ForbiddenError();
-    if (membership.access_level === ACCESS_LEVELS.owner) await this.keepAnOwner(of, userId);
+    if (takesAnOwnerAway(membership.access_level)) await this.keepAnOwner(of, userId);
     await deleteMembership(this.em, source, userId);
   }
 
@@ -99,16 +99,9 @@ export class MembersService extends Service {
    * the original's rules and messages.
    */
   private async checkLevel(of: MembersOf, userId: number, level: number): Promise<void> {
-    if (!(of.kind === 'project' ? PROJECT_ACCESS_LEVELS : GROUP_ACCESS_LEVELS).includes(level)) {
-      throw BadRequestError.invalid('access_level', 'is not included in the list');
-    }
-    const inherited = await inheritedMembership(this.em, sourceOf(of), userId);
-    if (inherited && inherited.access_level > level) {
-      throw BadRequestError.invalid(
-        'access_level',
-        `should be greater than or equal to ${LEVEL_NAMES[inherited.access_level]} inherited membership from group ${inherited.source_name}`,
-      );
-    }
+    if (!isMemberLevel(of.kind, level)) throw BadRequestError.invalid('access_level', 'is not included in the list');
+    const refusal = belowInherited(level, await inheritedMembership(this.em, sourceOf(of), userId));
+    if (refusal) throw BadRequestError.invalid('access_level', refusal);
   }
 
   /** A group keeps at least one owner (its own or a group's above it): its last one may not leave or step down. */

@@ -1,6 +1,7 @@
 import { type ProjectInScope } from '../../auth/abilities.js';
 import { newRunnersToken } from '../../auth/secret-box.js';
-import { ACCESS_LEVELS, Namespace, Project, ProjectMember, User, type Visibility } from '../../db/entities/index.js';
+import { CREATOR_LEVELS } from '../../auth/levels.js';
+import { Namespace, Project, ProjectMember, User, type Visibility } from '../../db/entities/index.js';
 import { keyOf } from '../../db/rows.js';
 import { takenAttribute } from '../../db/unique.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
@@ -104,7 +105,7 @@ export class ProjectCreationService extends Service {
     });
     // As the original does: a user's namespace's user is its project's maintainer as well as the namespace's
     // owner; in a group, the group's members have what the group gives them.
-    if (namespace.kind === 'user') this.em.create(ProjectMember, { project, user: keyOf(namespace.owner), accessLevel: ACCESS_LEVELS.maintainer });
+    if (namespace.kind === 'user') this.em.create(ProjectMember, { project, user: keyOf(namespace.owner), accessLevel: CREATOR_LEVELS.project });
     if (input.avatar) setProjectAvatar(this.ctx, project, input.avatar);
     await this.em.flush().catch((error: unknown) => {
       throw takenAttribute(error) === 'path' ? BadRequestError.invalid('path', TAKEN) : error;

@@ -1,5 +1,6 @@
 import { can, type ProjectInScope } from '../../auth/abilities.js';
-import { Namespace, Project, ProjectGroupLink, PROJECT_ACCESS_LEVELS, visibilityRank } from '../../db/entities/index.js';
+import { isMemberLevel } from '../../auth/levels.js';
+import { Namespace, Project, ProjectGroupLink, visibilityRank } from '../../db/entities/index.js';
 import { keyOf } from '../../db/rows.js';
 import { takenAttribute } from '../../db/unique.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
@@ -51,7 +52,7 @@ export class ProjectTransfersService extends Service {
    * on the project; not its own group or one above it, and once per group.
    */
   async share(scoped: ProjectInScope, input: ShareProjectInput): Promise<ProjectGroupLinkShape> {
-    if (!PROJECT_ACCESS_LEVELS.includes(input.group_access)) throw BadRequestError.invalid('group_access', 'does not have a valid value');
+    if (!isMemberLevel('project', input.group_access)) throw BadRequestError.invalid('group_access', 'does not have a valid value');
     const expiresAt = memberExpiry(input.expires_at);
     const group = await this.ctx.groups.findInScope(input.group_id);
     if (!group || !can(this.ctx.caller, 'read_group', group)) throw new NotFoundError('Group');

@@ -1,5 +1,6 @@
 import { can, pushesToBranch, type BranchProtection, type ProjectInScope, type ProtectedBranchInScope } from '../../auth/abilities.js';
-import { ACCESS_LEVELS, ProtectedBranch } from '../../db/entities/index.js';
+import { developersLevel, letsDevelopers, MAINTAINERS_ONLY, protectionDescription, strictest } from '../../auth/levels.js';
+import { ProtectedBranch } from '../../db/entities/index.js';
 import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
 import { historyOf } from '../../git/history.js';
 import { isValidReferenceName } from '../../git/refs.js';
@@ -33,7 +34,7 @@ export class BranchesService extends Service {
   protectionOf(protections: ProtectionRow[], branch: string): ProtectionRow | null {
     const matching = protections.filter((protection) => matches(protection.name, branch));
     if (!matching.length) return null;
-    return matching.reduce((strictest, protection) => (protection.pushAccessLevel > strictest.pushAccessLevel ? protection : strictest));
+    return strictest(matching);
   }
 
   /**
@@ -104,10 +105,7 @@ export class BranchesService extends Service {
     const repo = this.ctx.repositoryOf(scoped.project);
     const oid = await repo.branch(name);
     if (!oid) throw new NotFoundError('Branch');
-    const levelFor = (developers: boolean | undefined) => (developers === undefined ? null : developers ? ACCESS_LEVELS.developer : ACCESS_LEVELS.maintainer);
-    const push = levelFor(input.developers_can_push);
-    const merge = levelFor(input.developers_can_merge);
-    await protectBranch(this.ctx.em, scoped.project.id, name, push, merge);
+    await protectBranch(this.ctx.em, scoped.project.id, name, developersLevel(input.developers_can_push), developersLevel(input.developers_can_merge));
     return (await this.present(scoped, repo, [{ name, oid }]))[0];
   }
 
@@ -140,8 +138,8 @@ export class BranchesService extends Service {
   /** POST /projects/:id/protected_branches: a name or pattern, whether or not a branch has it yet; 409 when protected already. */
   async createProtected(scoped: ProjectInScope, input: ProtectBranchesInput): Promise<ProtectedBranchShape> {
     const id = await insertProtection(this.ctx.em, scoped.project.id, input.name, {
-      pushAccessLevel: input.push_access_level ?? ACCESS_LEVELS.maintainer,
-      mergeAccessLevel: input.merge_access_level ?? ACCESS_LEVELS.maintainer,
+      pushAccessLevel: input.push_access_level ?? MAINTAINERS_ONLY.pushAccessLevel,
+      mergeAccessLevel: input.merge_access_level ?? MAINTAINERS_ONLY.mergeAccessLevel,
     });
     if (id === null) throw new ConflictError(REFUSALS.protectionExists(input.name));
     return presentProtection(await this.ctx.em.findOneOrFail(ProtectedBranch, { id }));
@@ -189,8 +187,8 @@ export class BranchesService extends Service {
           // Merged: in the default branch's history, and not its very commit.
           merged: name !== defaultBranch && oid !== defaultOid && merged.has(oid),
           protected: protection !== null,
-          developers_can_push: protection?.pushAccessLevel === ACCESS_LEVELS.developer,
-          developers_can_merge: protection?.mergeAccessLevel === ACCESS_LEVELS.developer,
+          developers_can_push: letsDevelopers(protection?.pushAccessLevel),
+          developers_can_merge: letsDevelopers(protection?.mergeAccessLevel),
           can_push: pushesToBranch(this.ctx.caller, scoped, protection),
           default: name === defaultBranch,
           web_url: `${projectUrl}/tree/${name}`,
@@ -200,10 +198,8 @@ export class BranchesService extends Service {
   }
 }
 
-const LEVEL_DESCRIPTIONS: Record<number, string> = { 0: 'No one', 30: 'Developers + Maintainers', 40: 'Maintainers' };
-
 function presentProtection(protection: ProtectedBranch): ProtectedBranchShape {
-  const level = (accessLevel: number) => [{ access_level: accessLevel, access_level_description: LEVEL_DESCRIPTIONS[accessLevel] ?? 'Maintainers' }];
+  const level = (accessLevel: number) => [{ access_level: accessLevel, access_level_description: protectionDescription(accessLevel) }];
   return {
     id: protection.id,
     name: protection.name,

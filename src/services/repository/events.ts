@@ -1,5 +1,6 @@
 import type { ProjectInScope } from '../../auth/abilities.js';
-import { ACCESS_LEVELS, Project } from '../../db/entities/index.js';
+import { defaultBranchProtection as protectionBySetting, type ProtectionLevels } from '../../auth/levels.js';
+import { Project } from '../../db/entities/index.js';
 import { BRANCH_PREFIX, type Repository } from '../../git/repository.js';
 import type { Context } from '../context.js';
 import { protectFirstBranch } from './protected-branch-store.js';
@@ -29,10 +30,8 @@ export async function referencesMoved(ctx: Context, scoped: ProjectInScope, repo
 }
 
 /** What `default_branch_protection` gives the first branch: 0 nothing, 1 developers push (maintainers merge), 2 maintainers only. */
-export async function defaultBranchProtection(ctx: Context): Promise<{ pushAccessLevel: number; mergeAccessLevel: number } | null> {
-  const level = (await ctx.settings()).default_branch_protection;
-  if (level === 0) return null;
-  return { pushAccessLevel: level === 1 ? ACCESS_LEVELS.developer : ACCESS_LEVELS.maintainer, mergeAccessLevel: ACCESS_LEVELS.maintainer };
+export async function defaultBranchProtection(ctx: Context): Promise<ProtectionLevels | null> {
+  return protectionBySetting((await ctx.settings()).default_branch_protection);
 }
 
 async function protectDefaultBranch(ctx: Context, projectId: number, branch: string): Promise<void> {

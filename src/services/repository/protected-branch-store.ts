@@ -1,4 +1,5 @@
-import { ACCESS_LEVELS, type ProtectedBranch } from '../../db/entities/index.js';
+import { MAINTAINERS_ONLY } from '../../auth/levels.js';
+import type { ProtectedBranch } from '../../db/entities/index.js';
 import type { EntityManager } from '../../db/orm.js';
 import { queryRows } from '../../db/rows.js';
 import { sql } from '../../db/sql.js';
@@ -47,7 +48,7 @@ export async function protectBranch(em: EntityManager, projectId: number, name: 
   await queryRows(
     em,
     sql`insert into "protected_branches" ("project_id", "name", "push_access_level", "merge_access_level", "created_at")
-     values (${projectId}, ${name}, ${push ?? ACCESS_LEVELS.maintainer}, ${merge ?? ACCESS_LEVELS.maintainer}, now())
+     values (${projectId}, ${name}, ${push ?? MAINTAINERS_ONLY.pushAccessLevel}, ${merge ?? MAINTAINERS_ONLY.mergeAccessLevel}, now())
      on conflict ("project_id", "name") do update set "push_access_level" = coalesce(${push}::int, "protected_branches"."push_access_level"),
        "merge_access_level" = coalesce(${merge}::int, "protected_branches"."merge_access_level")`,
   );
