@@ -55,7 +55,7 @@ export const Compare = Type.Object(
     commit: Nullable(Commit),
     commits: Type.Array(Commit, { description: 'oldest first' }),
     diffs: Type.Array(Diff),
-    compare_timeout: Type.Boolean({ description: 'true when more files changed than the answer shows' }),
+    compare_timeout: Type.Boolean({ description: 'true when the diffs were cut short, as the original cuts them: past 100 files, or at 5,000 lines or 500 KB of diffs' }),
     compare_same_ref: Type.Boolean(),
   },
   { ...closed, title: 'Compare' },
