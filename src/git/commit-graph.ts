@@ -202,12 +202,17 @@ export class CommitGraph {
   }
 }
 
+/** Commits already read elsewhere (by an import's pack indexer), looked up by ID before their objects are. */
+export interface KnownCommits {
+  node(oid: string): CommitNode | undefined;
+}
+
 /**
  * Writes the repository's commit-graph: every commit reachable from its references and HEAD (walked through the
  * graph it has, if any, and the objects), with git's topological levels as generations, in the version git reads
  * (1, SHA-1, no split). Written beside its place and renamed in, so that readers see the old file or the new one.
  */
-export async function writeCommitGraph(repo: Repository): Promise<void> {
+export async function writeCommitGraph(repo: Repository, known?: KnownCommits): Promise<void> {
   const starts = new Set<string>();
   for (const oid of (await listReferences(repo.gitdir, 'refs/')).values()) {
     const commit = await repo.peelToCommit(oid);
@@ -222,7 +227,8 @@ export async function writeCommitGraph(repo: Repository): Promise<void> {
   while (pending.length) {
     const oid = pending.pop()!;
     if (nodes.has(oid)) continue;
-    const node = await repo.commitNode(oid);
+    if (nodes.size % YIELD_EVERY === YIELD_EVERY - 1) await letOthersRun();
+    const node = known?.node(oid) ?? (await repo.commitNode(oid));
     nodes.set(oid, node);
     for (const parent of node.parents) if (!nodes.has(parent)) pending.push(parent);
   }

@@ -1,7 +1,7 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
 import { RepositoryMissingError } from './errors.js';
-import { CommitGraph, writeCommitGraph, type CommitNode } from './commit-graph.js';
+import { CommitGraph, writeCommitGraph, type CommitNode, type KnownCommits } from './commit-graph.js';
 import { gitFs, isoGit } from './fs.js';
 import { LruMap } from './lru.js';
 import { CorruptObjectError, findTreeEntry, MissingObjectError, ObjectReader, PackCache, parseTree, type GitObject } from './object-reader.js';
@@ -237,10 +237,10 @@ export class Repository {
    * yet) start one in the background; one at a time either way. A graph that could not be written leaves walks
    * reading objects, as before: it is an index, never the only copy of anything.
    */
-  writeCommitGraph(): Promise<void> {
+  writeCommitGraph(known?: KnownCommits): Promise<void> {
     if (!this.rewriting) {
       this.unlistedReads = 0;
-      this.rewriting = writeCommitGraph(this).finally(() => {
+      this.rewriting = writeCommitGraph(this, known).finally(() => {
         this.rewriting = undefined;
         // Read at the next walk, rather than once the periodic look notices it.
         this.graph = undefined;

@@ -4,7 +4,6 @@ import { copyFile, link, mkdir, readdir, rename, rm, stat, writeFile } from 'nod
 import { basename, dirname, join, relative } from 'node:path';
 import { RepositoryMissingError } from './errors.js';
 import { isoGit as git } from './fs.js';
-import type { CommitNode } from './commit-graph.js';
 import { historyOf } from './history.js';
 import { LruMap } from './lru.js';
 import { fetchMirror } from './fetch.js';
@@ -238,37 +237,11 @@ export class RepositoryStore {
   }
 }
 
-/**
- * A repository whose commits are read for its commit-graph: from what the pack's indexer read of them when it is
- * given that (an import), else from their objects; and the event loop let through every few milliseconds, as a
- * walk of cached objects would otherwise hold it for the whole history.
- */
-class IndexedRepository extends Repository {
-  private readonly known?: PackedCommits;
-  private since = performance.now();
-
-  constructor(gitdir: string, known?: PackedCommits) {
-    super(gitdir);
-    this.known = known;
-  }
-
-  override async commitNode(oid: string): Promise<CommitNode> {
-    if (performance.now() - this.since > YIELD_EVERY_MS) {
-      await new Promise((resolve) => setImmediate(resolve));
-      this.since = performance.now();
-    }
-    return this.known?.node(oid) ?? super.commitNode(oid);
-  }
-}
-
-/** How long the commit-graph's walk may hold the event loop at a time. */
-const YIELD_EVERY_MS = 10;
-
 /** A new repository's commit-graph, so that the first walks of its history read no commit object. */
 async function indexCommits(gitdir: string, known?: PackedCommits): Promise<void> {
-  const repository = new IndexedRepository(gitdir, known);
+  const repository = new Repository(gitdir);
   try {
-    await repository.writeCommitGraph();
+    await repository.writeCommitGraph(known);
   } finally {
     repository.release();
   }
