@@ -262,7 +262,10 @@ function createPrinter(program, referenceSymbols) {
     return isObject ? members(type, {}, '  ') : null;
   }
 
-  /** The in-process API: each group an object of methods, their parameters named after the route's path. */
+  /**
+   * The in-process API: each group an object of methods, their parameters named after the route's path. Groups
+   * of the same methods (project and group members) share one interface, named after what their names share.
+   */
   function api(apiType, table, docs) {
     const groups = bySource(checker.getPropertiesOfType(apiType)).map((group) => {
       const routes = checker.getTypeOfSymbol(checker.getPropertyOfType(table, group.name));
@@ -271,11 +274,21 @@ function createPrinter(program, referenceSymbols) {
         const names = [...path.value.matchAll(/:([A-Za-z_]+)/g)].map((match) => match[1]);
         const [signature] = checker.getSignaturesOfType(checker.getTypeOfSymbol(method), ts.SignatureKind.Call);
         // A function-typed property, not a method: its parameters are checked as strictly as the source's.
-        return `    /** \`${path.value}\` */\n    ${method.name}: ${signatureText(signature, names, {})};\n`;
+        return { path: path.value, text: `${method.name}: ${signatureText(signature, names, {})};` };
       });
-      return `  ${propertyName(group.name)}: {\n${methods.join('')}  };\n`;
+      return { name: group.name, methods, key: methods.map(({ text }) => text).join('\n') };
     });
-    return `${jsDoc(docs, '')}export interface Api {\n${groups.join('')}}\n`;
+    const body = (methods, indent) => methods.map(({ paths, text }) => `${indent}/** ${paths.map((path) => `\`${path}\``).join(', ')} */\n${indent}${text}\n`).join('');
+    const shared = [];
+    const members = groups.map((group) => {
+      const alike = groups.filter((other) => other.key === group.key);
+      if (alike.length === 1) return `  ${propertyName(group.name)}: {\n${body(group.methods.map(({ path, text }) => ({ paths: [path], text })), '    ')}  };\n`;
+      const common = alike.reduce((suffix, other) => { while (!other.name.endsWith(suffix)) suffix = suffix.slice(1); return suffix; }, group.name);
+      const typeName = `${common.slice(common.search(/[A-Z]/))}Api`;
+      if (alike[0] === group) shared.push(`export interface ${typeName} {\n${body(group.methods.map(({ text }, index) => ({ paths: alike.map((other) => other.methods[index].path), text })), '  ')}}\n`);
+      return `  ${propertyName(group.name)}: ${typeName};\n`;
+    });
+    return `${shared.join('\n')}\n${jsDoc(docs, '')}export interface Api {\n${members.join('')}}\n`;
   }
 
   return { name, declaration, interfaceMembers, api, used };

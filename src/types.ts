@@ -401,16 +401,10 @@ export interface CreateEmailInput {
 
 // src/schemas/members.ts
 
-/** A member of a project or a group: the user, its level there and the last day of its membership. */
-export interface Member {
+/** A member of a project or a group: the user (UserBasic, as the original's Member entity extends it), its level there and the last day of its membership. */
+export interface Member extends UserBasic {
   access_level: number;
   expires_at: string | null;
-  id: number;
-  name: string;
-  username: string;
-  state: 'active' | 'blocked';
-  avatar_url: string | null;
-  web_url: string;
 }
 
 export interface ListMembersQuery {
@@ -509,7 +503,9 @@ export interface Project extends ProjectSimple {
   _links: { self: string; issues: string; merge_requests: string; repo_branches: string; labels: string; events: string; members: string };
 }
 
-export interface CreateProjectInput extends UpdateGroupInput {
+/** The settings a project is created and updated with: what creating and changing a project share. */
+export interface ProjectSettingsInput {
+  description?: string;
   issues_enabled?: boolean;
   merge_requests_enabled?: boolean;
   jobs_enabled?: boolean;
@@ -522,10 +518,18 @@ export interface CreateProjectInput extends UpdateGroupInput {
   public_builds?: boolean;
   only_allow_merge_if_pipeline_succeeds?: boolean;
   only_allow_merge_if_all_discussions_are_resolved?: boolean;
+  lfs_enabled?: boolean;
+  request_access_enabled?: boolean;
+  visibility?: Visibility;
   tag_list?: string[];
   topics?: string[];
   ci_config_path?: string;
   avatar?: Upload;
+}
+
+export interface CreateProjectInput extends ProjectSettingsInput {
+  name?: string;
+  path?: string;
   namespace_id?: number;
   import_url?: string;
   /** The request spelling; the answer spells it `printing_merge_requests_link_enabled`. */
@@ -568,23 +572,9 @@ export interface ListProjectsQuery {
 }
 
 /** The specification marks `name` required; clients send only what changed: at least one parameter is. */
-export interface UpdateProjectInput extends UpdateGroupInput {
-  issues_enabled?: boolean;
-  merge_requests_enabled?: boolean;
-  jobs_enabled?: boolean;
-  wiki_enabled?: boolean;
-  snippets_enabled?: boolean;
-  resolve_outdated_diff_discussions?: boolean;
-  container_registry_enabled?: boolean;
-  shared_runners_enabled?: boolean;
-  public_jobs?: boolean;
-  public_builds?: boolean;
-  only_allow_merge_if_pipeline_succeeds?: boolean;
-  only_allow_merge_if_all_discussions_are_resolved?: boolean;
-  tag_list?: string[];
-  topics?: string[];
-  ci_config_path?: string;
-  avatar?: Upload;
+export interface UpdateProjectInput extends ProjectSettingsInput {
+  name?: string;
+  path?: string;
   default_branch?: string;
 }
 
@@ -593,27 +583,7 @@ export interface ListProjectUsersQuery {
 }
 
 /** POST /projects/user/:user_id: a name is required; `default_branch` names the branch HEAD points at (`master` by default). */
-export interface CreateProjectForUserInput {
-  description?: string;
-  issues_enabled?: boolean;
-  merge_requests_enabled?: boolean;
-  jobs_enabled?: boolean;
-  wiki_enabled?: boolean;
-  snippets_enabled?: boolean;
-  resolve_outdated_diff_discussions?: boolean;
-  container_registry_enabled?: boolean;
-  shared_runners_enabled?: boolean;
-  public_jobs?: boolean;
-  public_builds?: boolean;
-  only_allow_merge_if_pipeline_succeeds?: boolean;
-  only_allow_merge_if_all_discussions_are_resolved?: boolean;
-  lfs_enabled?: boolean;
-  request_access_enabled?: boolean;
-  visibility?: Visibility;
-  tag_list?: string[];
-  topics?: string[];
-  ci_config_path?: string;
-  avatar?: Upload;
+export interface CreateProjectForUserInput extends ProjectSettingsInput {
   name: string;
   import_url?: string;
   path?: string;
@@ -1030,21 +1000,7 @@ export interface UserProfile extends UserBasic {
 }
 
 /** The current user as a normal caller sees it: the full shape without `is_admin`. */
-export interface UserSelf {
-  id: number;
-  name: string;
-  username: string;
-  state: 'active' | 'blocked';
-  avatar_url: string | null;
-  web_url: string;
-  created_at: string;
-  bio: string | null;
-  location: string | null;
-  skype: string;
-  linkedin: string;
-  twitter: string;
-  website_url: string;
-  organization: string | null;
+export interface UserSelf extends UserProfile {
   email: string;
   last_sign_in_at: string | null;
   confirmed_at: string | null;
@@ -1062,13 +1018,11 @@ export interface UserSelf {
 
 /** The full user, as administrators see any user. */
 export interface UserFull extends UserSelf {
-  custom_attributes?: CustomAttribute[];
   is_admin: boolean;
 }
 
 /** The full user with the account's private token (POST /session; GET /user by an administrator). */
-export interface UserWithPrivateToken extends UserSelf {
-  is_admin: boolean;
+export interface UserWithPrivateToken extends UserFull {
   private_token: string;
 }
 
@@ -1094,7 +1048,8 @@ export interface GetUserQuery {
   with_custom_attributes?: boolean;
 }
 
-export interface CreateUserInput {
+/** What creating and changing a user share: the profile, its limits and the administrator's flags. */
+export interface UserProfileInput {
   skype?: string;
   linkedin?: string;
   twitter?: string;
@@ -1109,6 +1064,9 @@ export interface CreateUserInput {
   can_create_group?: boolean;
   external?: boolean;
   avatar?: Upload;
+}
+
+export interface CreateUserInput extends UserProfileInput {
   email: string;
   username: string;
   name: string;
@@ -1118,21 +1076,7 @@ export interface CreateUserInput {
   skip_confirmation?: boolean;
 }
 
-export interface UpdateUserInput {
-  skype?: string;
-  linkedin?: string;
-  twitter?: string;
-  website_url?: string;
-  organization?: string;
-  projects_limit?: number;
-  extern_uid?: string;
-  provider?: string;
-  bio?: string;
-  location?: string;
-  admin?: boolean;
-  can_create_group?: boolean;
-  external?: boolean;
-  avatar?: Upload;
+export interface UpdateUserInput extends UserProfileInput {
   email?: string;
   username?: string;
   name?: string;
@@ -1149,6 +1093,23 @@ export interface Version {
 }
 
 // the in-process API and the options
+
+export interface MembersApi {
+  /** `/projects/:id/members`, `/groups/:id/members` */
+  list: (id: number | string, input?: ListMembersQuery & PageQuery) => Promise<ListResult<Member>>;
+  /** `/projects/:id/members/all`, `/groups/:id/members/all` */
+  listAll: (id: number | string, input?: ListMembersQuery & PageQuery) => Promise<ListResult<Member>>;
+  /** `/projects/:id/members/:user_id`, `/groups/:id/members/:user_id` */
+  get: (id: number | string, user_id: number) => Promise<Member>;
+  /** `/projects/:id/members/all/:user_id`, `/groups/:id/members/all/:user_id` */
+  getAll: (id: number | string, user_id: number) => Promise<Member>;
+  /** `/projects/:id/members`, `/groups/:id/members` */
+  add: (id: number | string, input: AddMemberInput) => Promise<Member>;
+  /** `/projects/:id/members/:user_id`, `/groups/:id/members/:user_id` */
+  edit: (id: number | string, user_id: number, input: EditMemberInput) => Promise<Member>;
+  /** `/projects/:id/members/:user_id`, `/groups/:id/members/:user_id` */
+  remove: (id: number | string, user_id: number) => Promise<void>;
+}
 
 /**
  * The in-process API: one typed method per route, grouped as the table groups them. Path parameters come
@@ -1326,22 +1287,7 @@ export interface Api {
     /** `/projects/:id` */
     delete: (id: number | string) => Promise<{ message: '202 Accepted' }>;
   };
-  projectMembers: {
-    /** `/projects/:id/members` */
-    list: (id: number | string, input?: ListMembersQuery & PageQuery) => Promise<ListResult<Member>>;
-    /** `/projects/:id/members/all` */
-    listAll: (id: number | string, input?: ListMembersQuery & PageQuery) => Promise<ListResult<Member>>;
-    /** `/projects/:id/members/:user_id` */
-    get: (id: number | string, user_id: number) => Promise<Member>;
-    /** `/projects/:id/members/all/:user_id` */
-    getAll: (id: number | string, user_id: number) => Promise<Member>;
-    /** `/projects/:id/members` */
-    add: (id: number | string, input: AddMemberInput) => Promise<Member>;
-    /** `/projects/:id/members/:user_id` */
-    edit: (id: number | string, user_id: number, input: EditMemberInput) => Promise<Member>;
-    /** `/projects/:id/members/:user_id` */
-    remove: (id: number | string, user_id: number) => Promise<void>;
-  };
+  projectMembers: MembersApi;
   groups: {
     /** `/groups` */
     list: (input?: ListGroupsQuery & PageQuery) => Promise<ListResult<Group>>;
@@ -1360,22 +1306,7 @@ export interface Api {
     /** `/groups/:id` */
     delete: (id: number | string) => Promise<{ message: '202 Accepted' }>;
   };
-  groupMembers: {
-    /** `/groups/:id/members` */
-    list: (id: number | string, input?: ListMembersQuery & PageQuery) => Promise<ListResult<Member>>;
-    /** `/groups/:id/members/all` */
-    listAll: (id: number | string, input?: ListMembersQuery & PageQuery) => Promise<ListResult<Member>>;
-    /** `/groups/:id/members/:user_id` */
-    get: (id: number | string, user_id: number) => Promise<Member>;
-    /** `/groups/:id/members/all/:user_id` */
-    getAll: (id: number | string, user_id: number) => Promise<Member>;
-    /** `/groups/:id/members` */
-    add: (id: number | string, input: AddMemberInput) => Promise<Member>;
-    /** `/groups/:id/members/:user_id` */
-    edit: (id: number | string, user_id: number, input: EditMemberInput) => Promise<Member>;
-    /** `/groups/:id/members/:user_id` */
-    remove: (id: number | string, user_id: number) => Promise<void>;
-  };
+  groupMembers: MembersApi;
   branches: {
     /** `/projects/:id/repository/branches` */
     list: (id: number | string, input?: PageQuery & { search?: string }) => Promise<ListResult<Branch>>;
@@ -1566,6 +1497,7 @@ export type SchemaName =
   | 'ListNamespacesQuery'
   | 'Visibility'
   | 'Project'
+  | 'ProjectSettingsInput'
   | 'CreateProjectInput'
   | 'ProjectSimple'
   | 'ListProjectsQuery'
@@ -1620,6 +1552,7 @@ export type SchemaName =
   | 'UserWithPrivateToken'
   | 'ListUsersQuery'
   | 'GetUserQuery'
+  | 'UserProfileInput'
   | 'CreateUserInput'
   | 'UpdateUserInput'
   | 'DeleteUserInput'

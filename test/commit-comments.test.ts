@@ -11,11 +11,9 @@ let owner: User;
 let reporter: User;
 let guest: User;
 let stranger: User;
-let storage: string;
 
 beforeAll(async () => {
   t = await sharedHosting({ baseUrl: 'http://forge.test' });
-  storage = t.storage;
   [owner, reporter, guest, stranger] = await Promise.all([1, 2, 3, 4].map(() => createUser(t.hosting)));
 });
 afterAll(async () => {

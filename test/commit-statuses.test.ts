@@ -13,11 +13,9 @@ let owner: User;
 let developer: User;
 let reporter: User;
 let stranger: User;
-let storage: string;
 
 beforeAll(async () => {
   t = await sharedHosting({ baseUrl: 'http://forge.test' });
-  storage = t.storage;
   [owner, developer, reporter, stranger] = await Promise.all([1, 2, 3, 4].map(() => createUser(t.hosting)));
 });
 afterAll(async () => {

@@ -55,12 +55,12 @@ export const repository = {
   compare: projectRoute({
     method: 'GET', path: '/repository/compare', summary: 'The commits and the file changes from one ref to another (from their merge base, unless `straight`)',
     ability: 'download_code', input: CompareQuery, response: Compare,
-    run: (ctx, { project }, input) => ctx.repository.compare(project, input),
+    run: (ctx, { project }, input) => ctx.diffs.compare(project, input),
   }),
   commitDiff: projectRoute({
     method: 'GET', path: '/repository/commits/:sha/diff', summary: 'The files a commit changed against its first parent, with their diffs',
     ability: 'download_code', list: Diff,
-    run: (ctx, { project, sha }, input) => ctx.repository.commitDiff(project, sha, input),
+    run: (ctx, { project, sha }, input) => ctx.diffs.commitDiff(project, sha, input),
   }),
   cherryPick: projectRoute({
     method: 'POST', path: '/repository/commits/:sha/cherry_pick', summary: 'Apply a commit’s changes to a branch in a new commit, by a three-way merge (developers)',

@@ -1,11 +1,11 @@
 import { Type, type Static } from 'typebox';
 import { BoundedText, DateOnly, ExpiryDate, Int32, LIST_MAX, Nullable } from './common.js';
-import { basicFields } from './users.js';
+import { UserBasic } from './users.js';
 
 const closed = { additionalProperties: false } as const;
 
-/** A member of a project or a group: the user, its level there and the last day of its membership. */
-export const Member = Type.Object({ ...basicFields, access_level: Type.Integer(), expires_at: Nullable(DateOnly) }, { ...closed, title: 'Member' });
+/** A member of a project or a group: the user (UserBasic, as the original's Member entity extends it), its level there and the last day of its membership. */
+export const Member = Type.Object({ ...UserBasic.properties, access_level: Type.Integer(), expires_at: Nullable(DateOnly) }, { ...closed, title: 'Member' });
 export type Member = Static<typeof Member>;
 
 export const ListMembersQuery = Type.Object({

@@ -135,6 +135,10 @@ const settingsFields = {
   avatar: Type.Optional(Upload),
 };
 
+/** The settings a project is created and updated with: what creating and changing a project share. */
+export const ProjectSettingsInput = Type.Object(settingsFields);
+export type ProjectSettingsInput = Static<typeof ProjectSettingsInput>;
+
 /** A repository to clone into a new project, by a job (credentials in it stay sealed: docs/jobs.md). */
 const importUrl = Type.Optional(Type.String({ maxLength: 2048, description: 'an HTTP(S) URL of a git repository to import' }));
 

@@ -4,8 +4,8 @@ import { CustomAttribute } from './custom-attributes.js';
 
 const userState = Type.Union([Type.Literal('active'), Type.Literal('blocked')]);
 
-/** The fields of UserBasic, which other resources (members) extend. */
-export const basicFields = {
+/** The fields of UserBasic, which every user shape and members extend. */
+const basicFields = {
   id: Type.Integer(),
   name: Type.String(),
   username: Type.String(),
@@ -51,15 +51,15 @@ export const UserBasic = Type.Object({ ...basicFields, ...customAttributesField 
 /** A single user as a normal caller sees it. */
 export const UserProfile = Type.Object({ ...basicFields, ...profileFields, ...customAttributesField }, { ...closed, title: 'UserProfile' });
 /** The current user as a normal caller sees it: the full shape without `is_admin`. */
-export const UserSelf = Type.Object({ ...basicFields, ...profileFields, ...privateFields }, { ...closed, title: 'UserSelf' });
+export const UserSelf = Type.Object({ ...basicFields, ...profileFields, ...customAttributesField, ...privateFields }, { ...closed, title: 'UserSelf' });
 /** The full user, as administrators see any user. */
 export const UserFull = Type.Object(
-  { ...basicFields, ...profileFields, ...privateFields, is_admin: Type.Boolean(), ...customAttributesField },
+  { ...basicFields, ...profileFields, ...customAttributesField, ...privateFields, is_admin: Type.Boolean() },
   { ...closed, title: 'UserFull' },
 );
 /** The full user with the account's private token (POST /session; GET /user by an administrator). */
 export const UserWithPrivateToken = Type.Object(
-  { ...basicFields, ...profileFields, ...privateFields, is_admin: Type.Boolean(), private_token: Type.String() },
+  { ...basicFields, ...profileFields, ...customAttributesField, ...privateFields, is_admin: Type.Boolean(), private_token: Type.String() },
   { ...closed, title: 'UserWithPrivateToken' },
 );
 
@@ -121,6 +121,10 @@ const profileInput = {
   external: Type.Optional(Type.Boolean()),
   avatar: Type.Optional(Upload),
 };
+
+/** What creating and changing a user share: the profile, its limits and the administrator's flags. */
+export const UserProfileInput = Type.Object(profileInput);
+export type UserProfileInput = Static<typeof UserProfileInput>;
 
 /** The original's limits (user.rb): e-mail and username 255 characters, name 128, password 128. */
 const accountInput = {

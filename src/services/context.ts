@@ -24,6 +24,7 @@ import { ProjectCreationService } from './projects/project-creation.js';
 import { ProjectTransfersService } from './projects/project-transfers.js';
 import { ProjectsService } from './projects/projects.js';
 import { ReleasesService } from './repository/releases.js';
+import { DiffService } from './repository/diffs.js';
 import { RepositoryService } from './repository/repository.js';
 import { RepositoryFilesService } from './repository/files.js';
 import type { View } from './present/view.js';
@@ -231,5 +232,8 @@ export class Context {
   }
   get repository() {
     return new RepositoryService(this);
+  }
+  get diffs() {
+    return new DiffService(this);
   }
 }

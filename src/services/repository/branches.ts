@@ -1,19 +1,19 @@
 import { can, pushesToBranch, type BranchProtection, type ProjectInScope, type ProtectedBranchInScope } from '../../auth/abilities.js';
 import { developersLevel, letsDevelopers, MAINTAINERS_ONLY, protectionDescription, strictest } from '../../auth/levels.js';
 import { ProtectedBranch } from '../../db/entities/index.js';
-import { BadRequestError, ConflictError, NotFoundError } from '../../errors.js';
+import { BadRequestError, ConflictError } from '../../errors.js';
 import { historyOf } from '../../git/history.js';
 import { isValidReferenceName } from '../../git/refs.js';
 import { BRANCH_PREFIX, type Reference, type Repository } from '../../git/repository.js';
 import type { Branch, CreateBranchInput, ListBranchesQuery, ProtectBranchesInput, ProtectBranchInput, ProtectedBranch as ProtectedBranchShape } from '../../schemas/branches.js';
-import { findPage, pageOf, type Page, type PageQuery } from '../pagination.js';
+import { findPage, type Page, type PageQuery } from '../pagination.js';
 import { presentCommit } from '../present/commits.js';
 import { projectWebUrl } from '../present/projects.js';
 import { defaultBranchProtection } from './events.js';
 import { insertProtection, protectBranch, protectionsOf, type ProtectionRow } from './protected-branch-store.js';
 import { REFUSALS, writeRefusal } from './refusals.js';
 import { writeRepository } from './writes.js';
-import { Service } from '../service.js';
+import { byName, RefsService, searchFilter } from './refs.js';
 
 const matches = (pattern: string, branch: string) =>
   pattern === branch || (pattern.includes('*') && new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`).test(branch));
@@ -24,7 +24,13 @@ const matches = (pattern: string, branch: string) =>
  */
 export const isValidBranchName = (name: string) => isValidReferenceName(name) && !name.startsWith('-') && name !== 'HEAD' && !name.startsWith('refs/');
 
-export class BranchesService extends Service {
+export class BranchesService extends RefsService<Branch> {
+  protected readonly kind = 'Branch';
+
+  protected find(repo: Repository, name: string): Promise<string | null> {
+    return repo.branch(name);
+  }
+
   /** The project's protections, each with its name or pattern. */
   async protections(projectId: number): Promise<ProtectionRow[]> {
     return protectionsOf((await this.ctx.view()).rows, projectId);
@@ -50,18 +56,9 @@ export class BranchesService extends Service {
   /** GET /projects/:id/repository/branches: by name, with `search`. */
   async list(scoped: ProjectInScope, query: ListBranchesQuery & PageQuery): Promise<Page<Branch>> {
     const repo = this.ctx.repositoryOf(scoped.project);
-    let branches = (await repo.branches()).sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    let branches = (await repo.branches()).sort(byName);
     if (query.search) branches = branches.filter(searchFilter(query.search));
-    const page = pageOf(branches, query);
-    return { ...page, items: await this.present(scoped, repo, page.items) };
-  }
-
-  /** GET /projects/:id/repository/branches/:branch */
-  async get(scoped: ProjectInScope, name: string): Promise<Branch> {
-    const repo = this.ctx.repositoryOf(scoped.project);
-    const oid = await repo.branch(name);
-    if (!oid) throw new NotFoundError('Branch');
-    return (await this.present(scoped, repo, [{ name, oid }]))[0];
+    return this.presentPage(scoped, repo, branches, query);
   }
 
   /** POST /projects/:id/repository/branches: a new branch at a ref. */
@@ -76,7 +73,7 @@ export class BranchesService extends Service {
     }).catch((error: unknown) => {
       throw writeRefusal(error);
     });
-    return (await this.present(scoped, this.ctx.repositoryOf(scoped.project), [created]))[0];
+    return this.presentOne(scoped, this.ctx.repositoryOf(scoped.project), created);
   }
 
   /**
@@ -85,8 +82,7 @@ export class BranchesService extends Service {
    */
   async delete(scoped: ProjectInScope, name: string): Promise<void> {
     await writeRepository(this.ctx, scoped, async (repo) => {
-      const oid = await repo.branch(name);
-      if (!oid) throw new NotFoundError('Branch');
+      const oid = await this.oidOf(repo, name);
       if (name === (await repo.headBranch())) throw new BadRequestError(REFUSALS.removeDefaultBranch);
       // A protected branch goes by its maintainers' hands only, whoever its protection lets push.
       const protected_ = this.protectionOf(await this.protections(scoped.project.id), name) !== null;
@@ -103,19 +99,17 @@ export class BranchesService extends Service {
    */
   async protect(scoped: ProjectInScope, name: string, input: ProtectBranchInput): Promise<Branch> {
     const repo = this.ctx.repositoryOf(scoped.project);
-    const oid = await repo.branch(name);
-    if (!oid) throw new NotFoundError('Branch');
+    const oid = await this.oidOf(repo, name);
     await protectBranch(this.ctx.em, scoped.project.id, name, developersLevel(input.developers_can_push), developersLevel(input.developers_can_merge));
-    return (await this.present(scoped, repo, [{ name, oid }]))[0];
+    return this.presentOne(scoped, repo, { name, oid });
   }
 
   /** PUT .../branches/:branch/unprotect (maintainers): its own protection removed (a pattern's stays). */
   async unprotect(scoped: ProjectInScope, name: string): Promise<Branch> {
     const repo = this.ctx.repositoryOf(scoped.project);
-    const oid = await repo.branch(name);
-    if (!oid) throw new NotFoundError('Branch');
+    const oid = await this.oidOf(repo, name);
     await this.ctx.em.nativeDelete(ProtectedBranch, { project: scoped.project.id, name });
-    return (await this.present(scoped, repo, [{ name, oid }]))[0];
+    return this.presentOne(scoped, repo, { name, oid });
   }
 
   /** GET /projects/:id/protected_branches (maintainers): the protections, by name. */
@@ -172,7 +166,7 @@ export class BranchesService extends Service {
   }
 
   /** Branches in the answer's shape: protections read once, `merged` from the default branch's history (kept). */
-  private async present(scoped: ProjectInScope, repo: Repository, branches: Reference[]): Promise<Branch[]> {
+  protected async present(scoped: ProjectInScope, repo: Repository, branches: Reference[]): Promise<Branch[]> {
     const protections = await this.protections(scoped.project.id);
     const defaultBranch = await repo.headBranch();
     const defaultOid = defaultBranch ? await repo.branch(defaultBranch) : null;
@@ -208,12 +202,4 @@ function presentProtection(protection: ProtectedBranch): ProtectedBranchShape {
     allow_force_push: false,
     code_owner_approval_required: false,
   };
-}
-
-/** `search` as the original reads it (for branches and tags): `^x` starts with x, `x$` ends with it, otherwise contains it (any case). */
-export function searchFilter(search: string): (reference: { name: string }) => boolean {
-  const lower = search.toLowerCase();
-  if (lower.startsWith('^')) return (reference) => reference.name.toLowerCase().startsWith(lower.slice(1));
-  if (lower.endsWith('$')) return (reference) => reference.name.toLowerCase().endsWith(lower.slice(0, -1));
-  return (reference) => reference.name.toLowerCase().includes(lower);
 }

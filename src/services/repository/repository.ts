@@ -3,12 +3,10 @@ import { BadRequestError, NotFoundError, TooManyRequestsError } from '../../erro
 import { MAX_ARCHIVE_BYTES, type ArchiveFormat as FileFormat } from '../../git/archive.js';
 import { ARCHIVE_RETRY_AFTER, ArchivesBusyError, ArchiveTooLargeError, makeArchive } from '../../git/archive-pool.js';
 import { openBlob, type BlobStream } from '../../git/blob-stream.js';
-import { changesBetween, diffOf, type Change, type FileDiff } from '../../git/diff.js';
 import { MergeConflictError } from '../../git/errors.js';
-import { commitsBetween, mergeBase } from '../../git/ancestry.js';
 import { mergeTrees } from '../../git/merge.js';
 import { withoutFinalNewlines } from '../../git/objects.js';
-import type { Repository, TreeEntry } from '../../git/repository.js';
+import type { TreeEntry } from '../../git/repository.js';
 import type { Commit } from '../../schemas/commits.js';
 import type { StreamedFile } from '../../schemas/common.js';
 import type {
@@ -16,9 +14,6 @@ import type {
   ArchiveFormat,
   ArchiveWithFormatQuery,
   CherryPickInput,
-  Compare,
-  CompareQuery,
-  Diff,
   ListTreeQuery,
   RepositoryBlob,
   TreeObject,
@@ -29,37 +24,7 @@ import { projectWebUrl } from '../present/projects.js';
 import { REFUSALS } from './refusals.js';
 import { Service } from '../service.js';
 
-/**
- * What a comparison shows of its diffs, as the original bounds them (Gitlab::Git::DiffCollection's default limits):
- * past 100 files, or once the diffs reach 5,000 lines or 500 KB (the diff that reaches them left out too), the rest
- * is left out and `compare_timeout` says so.
- */
-export const COMPARE_LIMITS = { files: 100, lines: 5000, bytes: 100 * 5 * 1024 };
-
 const FULL_OID = /^[0-9a-f]{40}$/;
-
-/** A change as the original shows it: git's modes (`0` for a missing side), hunks only, `Binary files … differ` for binary content. */
-export function presentDiff(file: FileDiff): Diff {
-  const changed = file.oldOid !== file.newOid;
-  const binaryText = `Binary files ${file.oldOid ? `a/${file.oldPath}` : '/dev/null'} and ${file.newOid ? `b/${file.newPath}` : '/dev/null'} differ\n`;
-  return {
-    diff: file.binary && changed ? binaryText : file.diff,
-    new_path: file.newPath,
-    old_path: file.oldPath,
-    a_mode: file.oldMode ?? '0',
-    b_mode: file.newMode ?? '0',
-    new_file: file.status === 'added',
-    renamed_file: file.status === 'renamed',
-    deleted_file: file.status === 'deleted',
-  };
-}
-
-/** The line ends of a text (a diff's lines, as the original counts them). */
-function countLines(text: string): number {
-  let count = 0;
-  for (let index = text.indexOf('\n'); index >= 0; index = text.indexOf('\n', index + 1)) count++;
-  return count;
-}
 
 /** What a tree listing shows of an entry: its mode padded to six digits, as the original writes `040000`. */
 const treeObject = (entry: TreeEntry, path: string): TreeObject => ({ id: entry.oid, name: entry.name, type: entry.type, path, mode: entry.mode.padStart(6, '0') });
@@ -77,24 +42,6 @@ const FILE_FORMATS: Record<ArchiveFormat, FileFormat> = { 'tar.gz': 'tar.gz', tg
 export class RepositoryService extends Service {
   private projectUrl(scoped: ProjectInScope): string {
     return projectWebUrl(scoped.project, scoped.namespace, this.ctx.baseUrl);
-  }
-
-  /** The diffs of a list of changes, their text made. */
-  private async diffsOf(repo: Repository, changes: Change[]): Promise<Diff[]> {
-    const diffs: Diff[] = [];
-    // One at a time: each reads both sides of a file.
-    for (const change of changes) diffs.push(presentDiff(await diffOf(repo, change)));
-    return diffs;
-  }
-
-  /** GET /projects/:id/repository/commits/:sha/diff: what the commit changed against its first parent (everything, for a first commit), a page of files. */
-  async commitDiff(scoped: ProjectInScope, revision: string, query: PageQuery): Promise<Page<Diff>> {
-    const repo = this.ctx.repositoryOf(scoped.project);
-    const commit = await this.ctx.commits.commitOf(repo, revision);
-    const parentTree = commit.parents.length ? (await repo.readCommit(commit.parents[0])).tree : null;
-    // Only the page's files are diffed: the list of changes is the tree walk alone.
-    const page = pageOf(await changesBetween(repo, parentTree, commit.tree), query);
-    return { ...page, items: await this.diffsOf(repo, page.items) };
   }
 
   /**
@@ -198,39 +145,5 @@ export class RepositoryService extends Service {
       throw error;
     });
     return { content_type: fileFormat === 'zip' ? 'application/zip' : 'application/octet-stream', file_name: `${prefix}.${fileFormat}`, data };
-  }
-
-  /**
-   * GET /projects/:id/repository/compare: the commits `to` has and `from` has not (oldest first), and the files
-   * changed from the merge base of the two (`straight`: from `from` itself) to `to`; 404 `Ref Not Found` for a
-   * ref that names no commit.
-   */
-  async compare(scoped: ProjectInScope, query: CompareQuery): Promise<Compare> {
-    const repo = this.ctx.repositoryOf(scoped.project);
-    const [from, to] = await Promise.all([repo.resolveCommit(query.from), repo.resolveCommit(query.to)]);
-    if (!from || !to) throw new NotFoundError('Ref');
-    if (from === to) return { commit: null, commits: [], diffs: [], compare_timeout: false, compare_same_ref: true };
-    const projectUrl = this.projectUrl(scoped);
-    const commits = await Promise.all((await commitsBetween(repo, from, to)).map(async (oid) => presentCommit(await repo.readCommit(oid), projectUrl)));
-    // Unrelated histories have no merge base: everything `to` has is new, as the original diffs them.
-    const base = query.straight ? from : await mergeBase(repo, from, to);
-    const baseTree = base ? (await repo.readCommit(base)).tree : null;
-    const changes = await changesBetween(repo, baseTree, (await repo.readCommit(to)).tree);
-    const diffs: Diff[] = [];
-    let overflow = changes.length > COMPARE_LIMITS.files;
-    let lines = 0;
-    let bytes = 0;
-    // One at a time, and no further than the limits: each reads both sides of a file.
-    for (const change of changes.slice(0, COMPARE_LIMITS.files)) {
-      const diff = presentDiff(await diffOf(repo, change));
-      lines += countLines(diff.diff);
-      bytes += Buffer.byteLength(diff.diff);
-      if (lines >= COMPARE_LIMITS.lines || bytes >= COMPARE_LIMITS.bytes) {
-        overflow = true;
-        break;
-      }
-      diffs.push(diff);
-    }
-    return { commit: commits.at(-1) ?? null, commits, diffs, compare_timeout: overflow, compare_same_ref: false };
   }
 }

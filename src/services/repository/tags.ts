@@ -1,16 +1,15 @@
 import { can, type ProjectInScope } from '../../auth/abilities.js';
-import { BadRequestError, MethodNotAllowedError, NotFoundError } from '../../errors.js';
+import { BadRequestError, MethodNotAllowedError } from '../../errors.js';
 import { ReferenceChangedError } from '../../git/errors.js';
 import { isValidReferenceName } from '../../git/refs.js';
 import { TAG_PREFIX, type Reference, type Repository } from '../../git/repository.js';
 import type { CreateTagInput, ListTagsQuery, Tag } from '../../schemas/tags.js';
-import { searchFilter } from './branches.js';
-import { pageOf, type Page, type PageQuery } from '../pagination.js';
+import type { Page, PageQuery } from '../pagination.js';
 import { presentCommit } from '../present/commits.js';
 import { projectWebUrl } from '../present/projects.js';
 import { REFUSALS, writeRefusal } from './refusals.js';
 import { writeRepository, type ReferenceUpdate } from './writes.js';
-import { Service } from '../service.js';
+import { byName, RefsService, searchFilter } from './refs.js';
 
 /**
  * Whether a name can be a tag's, by the original's rules: a valid git reference name that does not start with
@@ -32,9 +31,13 @@ export function tagWriteRefusal(error: unknown, name: string, refuse: TagRefusal
 /** An annotation as git keeps it, without the line end git adds to its last line. */
 const annotationText = (message: string) => message.replace(/\n$/, '');
 
-const byName = (a: Reference, b: Reference) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0);
+export class TagsService extends RefsService<Tag> {
+  protected readonly kind = 'Tag';
 
-export class TagsService extends Service {
+  protected find(repo: Repository, name: string): Promise<string | null> {
+    return repo.tag(name);
+  }
+
   /**
    * GET /projects/:id/repository/tags: by name, the last first (SPEC), or by the date of the commit each names
    * (`order_by=updated`); `sort=asc` turns either round; `search` as for branches.
@@ -51,16 +54,7 @@ export class TagsService extends Service {
       tags.sort(byName);
     }
     if (query.sort !== 'asc') tags.reverse();
-    const page = pageOf(tags, query);
-    return { ...page, items: await this.present(scoped, repo, page.items) };
-  }
-
-  /** GET /projects/:id/repository/tags/:tag_name */
-  async get(scoped: ProjectInScope, name: string): Promise<Tag> {
-    const repo = this.ctx.repositoryOf(scoped.project);
-    const oid = await repo.tag(name);
-    if (!oid) throw new NotFoundError('Tag');
-    return (await this.present(scoped, repo, [{ name, oid }]))[0];
+    return this.presentPage(scoped, repo, tags, query);
   }
 
   /**
@@ -79,7 +73,7 @@ export class TagsService extends Service {
     }).catch((error: unknown) => {
       throw tagWriteRefusal(error, input.tag_name, refuse);
     });
-    return (await this.present(scoped, this.ctx.repositoryOf(scoped.project), [created]))[0];
+    return this.presentOne(scoped, this.ctx.repositoryOf(scoped.project), created);
   }
 
   /**
@@ -121,8 +115,7 @@ export class TagsService extends Service {
    */
   async delete(scoped: ProjectInScope, name: string): Promise<void> {
     await writeRepository(this.ctx, scoped, async (repo) => {
-      const oid = await repo.tag(name);
-      if (!oid) throw new NotFoundError('Tag');
+      const oid = await this.oidOf(repo, name);
       if (!this.changesTags(scoped)) throw new BadRequestError(REFUSALS.changeExistingTags);
       await this.ctx.releases.removeOfTag(scoped.project.id, name);
       return { updates: [{ name: TAG_PREFIX + name, old: oid, new: null }], result: undefined };
@@ -137,7 +130,7 @@ export class TagsService extends Service {
   }
 
   /** Tags in the answer's shape: their release notes read in one query. */
-  private async present(scoped: ProjectInScope, repo: Repository, tags: Reference[]): Promise<Tag[]> {
+  protected async present(scoped: ProjectInScope, repo: Repository, tags: Reference[]): Promise<Tag[]> {
     const notes = await this.ctx.releases.notesOf(scoped.project.id, tags.map((tag) => tag.name));
     const projectUrl = projectWebUrl(scoped.project, scoped.namespace, this.ctx.baseUrl);
     return Promise.all(
