@@ -3,7 +3,7 @@
 // under vitest it runs from source with Node's type stripping.
 import { parentPort } from 'node:worker_threads';
 import { ArchiveLimitError, archiveChunks, checkArchiveSize, type ArchiveSpec } from './archive.js';
-import { ObjectReader } from './object-reader.js';
+import { ObjectReader, PackCache } from './object-reader.js';
 
 /** What the pool asks. */
 export type ToWorker = { type: 'start'; id: number; gitdir: string; spec: ArchiveSpec } | { type: 'pull'; id: number } | { type: 'cancel'; id: number };
@@ -34,6 +34,33 @@ interface Job {
 
 let job: Job | undefined;
 
+/** Repositories whose readers a worker keeps between archives: their pack indexes read once, not once an archive. */
+const KEPT_READERS = 8;
+/** A kept reader unused this long lets go of its packs, so that a removed repository's files are not held open. */
+const READER_IDLE_MS = 60_000;
+/** What the worker's readers keep of their packs, shared. */
+const packCache = new PackCache(16 * 1024 * 1024);
+/** The kept readers, the least recently used first (a Map keeps its order of insertion). */
+const readers = new Map<string, { reader: ObjectReader; idle?: NodeJS.Timeout }>();
+
+function letGo(gitdir: string): void {
+  const kept = readers.get(gitdir);
+  if (!kept) return;
+  readers.delete(gitdir);
+  clearTimeout(kept.idle);
+  kept.reader.release();
+}
+
+function readerOf(gitdir: string): ObjectReader {
+  const kept = readers.get(gitdir) ?? { reader: new ObjectReader(gitdir, packCache) };
+  readers.delete(gitdir);
+  readers.set(gitdir, kept);
+  clearTimeout(kept.idle);
+  kept.idle = setTimeout(() => letGo(gitdir), READER_IDLE_MS).unref();
+  if (readers.size > KEPT_READERS) letGo(readers.keys().next().value!);
+  return kept.reader;
+}
+
 port.on('message', (message: ToWorker) => {
   if (message.type === 'start') {
     job = { id: message.id, cancelled: false, pulls: 0 };
@@ -53,7 +80,7 @@ function nextPull(current: Job): Promise<void> {
 }
 
 async function run(current: Job, gitdir: string, spec: ArchiveSpec): Promise<void> {
-  const reader = new ObjectReader(gitdir);
+  const reader = readerOf(gitdir);
   let chunks: AsyncGenerator<Uint8Array> | undefined;
   try {
     await checkArchiveSize(reader, spec.tree, spec.limit);
@@ -93,7 +120,6 @@ async function run(current: Job, gitdir: string, spec: ArchiveSpec): Promise<voi
     send({ type: 'failed', id: current.id, message: failure.message, stack: failure.stack, limit: error instanceof ArchiveLimitError ? error.limit : undefined });
   } finally {
     await chunks?.return(undefined).catch(() => {});
-    await reader.close();
     if (job === current) job = undefined;
   }
 }

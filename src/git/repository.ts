@@ -1,5 +1,6 @@
 import { stat } from 'node:fs/promises';
 import { join } from 'node:path';
+import { openBlob, type BlobStream } from './blob-stream.js';
 import { RepositoryMissingError } from './errors.js';
 import { CommitGraph, writeCommitGraph, type CommitNode, type KnownCommits } from './commit-graph.js';
 import { gitFs, isoGit } from './fs.js';
@@ -64,6 +65,11 @@ export class Repository {
     packCache?: PackCache,
   ) {
     this.objects = new ObjectReader(gitdir, packCache);
+  }
+
+  /** A blob as a stream (see openBlob), or null when `oid` names no blob. */
+  openBlob(oid: string): Promise<BlobStream | null> {
+    return openBlob(this.objects, oid);
   }
 
   /** Lets go of the packs it holds open (the store forgets it); reads still under way finish. */

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import type { ProjectInScope } from '../../auth/abilities.js';
 import { BadRequestError, NotFoundError } from '../../errors.js';
-import { openBlob } from '../../git/blob-stream.js';
 import { applyActions, filePathProblem, type FileAction } from '../../git/edit.js';
 import { lastCommitChanging } from '../../git/history.js';
 import type { StreamedFile } from '../../schemas/common.js';
@@ -55,7 +54,7 @@ export class RepositoryFilesService extends Service {
   async raw(scoped: ProjectInScope, givenPath: string, query: GetFileQuery): Promise<StreamedFile> {
     const path = filePathOf(givenPath);
     const { repo, entry } = await this.find(scoped, path, query.ref);
-    const blob = await openBlob(repo.gitdir, entry.oid);
+    const blob = await repo.openBlob(entry.oid);
     // The tree names a blob its repository lacks.
     if (!blob) throw new NotFoundError('File');
     return streamedFile(blob);

@@ -2,7 +2,7 @@ import type { ProjectInScope } from '../../auth/abilities.js';
 import { BadRequestError, NotFoundError, TooManyRequestsError } from '../../errors.js';
 import { MAX_ARCHIVE_BYTES, type ArchiveFormat as FileFormat } from '../../git/archive.js';
 import { ARCHIVE_RETRY_AFTER, ArchivesBusyError, ArchiveTooLargeError, makeArchive } from '../../git/archive-pool.js';
-import { openBlob, type BlobStream } from '../../git/blob-stream.js';
+import type { BlobStream } from '../../git/blob-stream.js';
 import { MergeConflictError } from '../../git/errors.js';
 import { mergeTrees } from '../../git/merge.js';
 import { withoutFinalNewlines } from '../../git/objects.js';
@@ -117,7 +117,7 @@ export class RepositoryService extends Service {
   /** GET .../blobs/:sha/raw: the bytes as they are, streamed, typed as the file raw endpoint types them. */
   async rawBlob(scoped: ProjectInScope, sha: string): Promise<StreamedFile> {
     const oid = sha.toLowerCase();
-    const blob = FULL_OID.test(oid) ? await openBlob(this.ctx.repositoryOf(scoped.project).gitdir, oid) : null;
+    const blob = FULL_OID.test(oid) ? await this.ctx.repositoryOf(scoped.project).openBlob(oid) : null;
     if (!blob) throw new NotFoundError('Blob');
     return streamedFile(blob);
   }
