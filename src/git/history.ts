@@ -16,6 +16,7 @@ export interface HistoryFilter {
 /** Walked histories kept per repository, by start and filter: a commit's history never changes. */
 const KEPT_WALKS = 64;
 const walks = new WeakMap<Repository, LruMap<string, string[]>>();
+const historySets = new WeakMap<Repository, LruMap<string, ReadonlySet<string>>>();
 const lastChanges = new WeakMap<Repository, LruMap<string, string | null>>();
 
 function keptFor<V>(kept: WeakMap<Repository, LruMap<string, V>>, repo: Repository, size: number): LruMap<string, V> {
@@ -165,6 +166,14 @@ export async function historyOf(repo: Repository, start: string | string[], filt
   }
   kept.set(keyOf(start), oids);
   return oids;
+}
+
+/** The commits of `start`'s history as a set, kept: a branch list asks of every branch whether the default branch has it. */
+export async function historySetOf(repo: Repository, start: string): Promise<ReadonlySet<string>> {
+  const kept = keptFor(historySets, repo, 4);
+  let found = kept.get(start);
+  if (!found) kept.set(start, (found = new Set(await historyOf(repo, start))));
+  return found;
 }
 
 /**

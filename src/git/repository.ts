@@ -31,6 +31,8 @@ const GRAPH_CHECK_MS = 5000;
 /** How many parsed commits and trees one repository keeps. */
 const KEPT_COMMITS = 50_000;
 const KEPT_TREES = 20_000;
+/** How many annotated tags (tag lists read every tag's) one repository keeps. */
+const KEPT_TAGS = 10_000;
 
 const personOf = (signature: Signature) => ({
   name: signature.name,
@@ -50,6 +52,7 @@ const isNotFound = (error: unknown) => error instanceof MissingObjectError || (e
  */
 export class Repository {
   private readonly commits = new LruMap<string, Commit>(KEPT_COMMITS);
+  private readonly annotatedTags = new LruMap<string, AnnotatedTag>(KEPT_TAGS);
   private readonly trees = new LruMap<string, readonly TreeEntry[]>(KEPT_TREES);
   private readonly rawTrees = new LruMap<string, Buffer>(KEPT_TREES);
   private readonly objects: ObjectReader;
@@ -204,13 +207,15 @@ export class Repository {
   async peelToCommit(oid: string | null, depth = 0): Promise<string | null> {
     if (oid === null || depth > 10) return null;
     if (this.commits.get(oid)) return oid;
+    const kept = this.annotatedTags.get(oid);
+    if (kept) return this.peelToCommit(kept.object, depth + 1);
     const read = FULL_OID.test(oid) ? await this.readObject(oid) : null;
     if (!read) return null;
     if (read.type === 'commit') {
       this.commits.set(oid, parseCommit(oid, read.content));
       return oid;
     }
-    if (read.type === 'tag') return this.peelToCommit(parseAnnotatedTag(oid, read.content).object, depth + 1);
+    if (read.type === 'tag') return this.peelToCommit(this.keepTag(parseAnnotatedTag(oid, read.content)).object, depth + 1);
     return null;
   }
 
@@ -301,8 +306,15 @@ export class Repository {
 
   /** An annotated tag object, or null when `oid` is something else. */
   async readAnnotatedTag(oid: string): Promise<AnnotatedTag | null> {
-    const read = FULL_OID.test(oid) ? await this.readObject(oid) : null;
-    return read?.type === 'tag' ? parseAnnotatedTag(oid, read.content) : null;
+    const kept = this.annotatedTags.get(oid);
+    if (kept) return kept;
+    const read = FULL_OID.test(oid) && !this.commits.get(oid) ? await this.readObject(oid) : null;
+    return read?.type === 'tag' ? this.keepTag(parseAnnotatedTag(oid, read.content)) : null;
+  }
+
+  private keepTag(tag: AnnotatedTag): AnnotatedTag {
+    this.annotatedTags.set(tag.oid, tag);
+    return tag;
   }
 
   /** The entry at `path` (`a/b/c.txt`) in a tree, or null; the empty path is the tree itself. */

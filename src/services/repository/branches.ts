@@ -2,7 +2,7 @@ import { can, pushesToBranch, type BranchProtection, type ProjectInScope, type P
 import { developersLevel, letsDevelopers, MAINTAINERS_ONLY, protectionDescription, strictest } from '../../auth/levels.js';
 import { ProtectedBranch } from '../../db/entities/index.js';
 import { BadRequestError, ConflictError } from '../../errors.js';
-import { historyOf } from '../../git/history.js';
+import { historySetOf } from '../../git/history.js';
 import { isValidReferenceName } from '../../git/refs.js';
 import { BRANCH_PREFIX, type Reference, type Repository } from '../../git/repository.js';
 import type { Branch, CreateBranchInput, ListBranchesQuery, ProtectBranchesInput, ProtectBranchInput, ProtectedBranch as ProtectedBranchShape } from '../../schemas/branches.js';
@@ -155,7 +155,7 @@ export class BranchesService extends RefsService<Branch> {
       const defaultBranch = await repo.headBranch();
       const defaultOid = defaultBranch ? await repo.branch(defaultBranch) : null;
       if (!defaultOid) return { updates: [], result: undefined };
-      const merged = new Set(await historyOf(repo, defaultOid));
+      const merged = await historySetOf(repo, defaultOid);
       const updates = (await repo.branches())
         .filter(({ name, oid }) => name !== defaultBranch && merged.has(oid) && this.protectionOf(protections, name) === null)
         .map(({ name, oid }) => ({ name: BRANCH_PREFIX + name, old: oid, new: null }));
@@ -170,7 +170,7 @@ export class BranchesService extends RefsService<Branch> {
     const protections = await this.protections(scoped.project.id);
     const defaultBranch = await repo.headBranch();
     const defaultOid = defaultBranch ? await repo.branch(defaultBranch) : null;
-    const merged = defaultOid && branches.some((branch) => branch.name !== defaultBranch) ? new Set(await historyOf(repo, defaultOid)) : new Set<string>();
+    const merged = defaultOid && branches.some((branch) => branch.name !== defaultBranch) ? await historySetOf(repo, defaultOid) : new Set<string>();
     const projectUrl = projectWebUrl(scoped.project, scoped.namespace, this.ctx.baseUrl);
     return Promise.all(
       branches.map(async ({ name, oid }) => {
