@@ -252,9 +252,22 @@ describe('objects', () => {
 describe('diffs', () => {
   it.runIf(hasGit)('are the hunks native git writes, with exact renames and binary files told apart', async () => {
     const lines = (count: number, changed: number[] = []) => Array.from({ length: count }, (_, index) => (changed.includes(index) ? `changed ${index}` : `line ${index}`)).join('\n') + '\n';
-    const first = await commit('main', [create('long.txt', lines(40)), create('gone.txt', 'bye\n'), create('same.txt', 'moves\n'), create('tail.txt', 'no newline'), create('bin.dat', 'a\u0000b')]);
+    // Blocks whose first and last lines repeat: git slides an added or deleted block to its last possible place.
+    const blocks = (names: string[]) => names.map((name) => `function ${name}() {\n  return ${name === 'b' ? 1 : 0};\n}\n\n`).join('');
+    const first = await commit('main', [
+      create('long.txt', lines(40)),
+      create('gone.txt', 'bye\n'),
+      create('same.txt', 'moves\n'),
+      create('tail.txt', 'no newline'),
+      create('bin.dat', 'a\u0000b'),
+      create('blocks.js', blocks(['a', 'b', 'c', 'd'])),
+      create('methods.ts', 'class A {\n  set() {\n    if (a) one();\n  }\n}\n'),
+    ]);
     const second = await commit('main', [
       update('long.txt', lines(40, [2, 20, 21, 39])),
+      update('blocks.js', `${blocks(['a', 'x', 'c'])}\n${blocks(['d'])}`),
+      // A method added after one that changed: git ends the added lines with the class's last `}`.
+      update('methods.ts', 'class A {\n  set() {\n    if (a) {\n      one();\n    }\n  }\n\n  delete() {\n    two();\n  }\n}\n'),
       { action: 'delete', path: 'gone.txt' },
       { action: 'move', path: 'renamed/same.txt', previousPath: 'same.txt' },
       update('tail.txt', 'still none'),
@@ -265,9 +278,11 @@ describe('diffs', () => {
     const changes = await changesBetween(repo, before.tree, after.tree);
     expect(changes.map((change) => [change.status, change.oldPath, change.newPath])).toEqual([
       ['modified', 'bin.dat', 'bin.dat'],
+      ['modified', 'blocks.js', 'blocks.js'],
       ['added', 'empty.txt', 'empty.txt'],
       ['deleted', 'gone.txt', 'gone.txt'],
       ['modified', 'long.txt', 'long.txt'],
+      ['modified', 'methods.ts', 'methods.ts'],
       ['renamed', 'same.txt', 'renamed/same.txt'],
       ['modified', 'tail.txt', 'tail.txt'],
     ]);

@@ -1,4 +1,5 @@
-import { structuredPatch } from 'diff';
+import { unifiedHunks } from './line-diff.js';
+import { LruMap } from './lru.js';
 import type { Repository, TreeEntry } from './repository.js';
 
 /** One file that differs between two trees. Paths and modes are null on the side where the file is absent. */
@@ -24,8 +25,6 @@ export interface FileDiff extends Change {
 
 /** A file past this many bytes (either side) is not diffed line by line. */
 const MAX_DIFF_BYTES = 1024 * 1024;
-/** Nor is one whose shortest edit script is longer than this: finding it would cost seconds. */
-const MAX_EDIT_LENGTH = 20_000;
 /** A diff's text past this many bytes is left out, as the original prunes a diff too large to show (Gitlab::Git::Diff::SIZE_LIMIT). */
 const MAX_DIFF_TEXT_BYTES = 100 * 1024;
 /** git's test for binary content: a NUL among the first 8,000 bytes. */
@@ -95,46 +94,33 @@ function pairRenames(changes: Change[]): Change[] {
   return result.filter((change) => !renamedTo.has(change));
 }
 
-/** `start,count` as git writes a hunk's range: the count left out when it is 1; an empty range starts at the line before it. */
-const range = (start: number, count: number) => (count === 1 ? `${start}` : `${count === 0 ? start - 1 : start},${count}`);
+/** What a diff of two blobs is, whatever the paths they are at. */
+type BlobDiff = Pick<FileDiff, 'diff' | 'binary' | 'tooLarge' | 'additions' | 'deletions'>;
 
-/**
- * What git writes after a hunk's range: the nearest line above the hunk that starts with a letter, `_` or `$`
- * (its default idea of a function's first line), at most 80 characters.
- */
-function sectionHeading(lines: string[], hunkStart: number): string {
-  for (let index = hunkStart - 1; index >= 0; index--) {
-    if (/^[A-Za-z_$]/.test(lines[index])) return lines[index].slice(0, 80).trimEnd();
-  }
-  return '';
-}
+/** Diffs made lately, by the blobs on either side (content named by its hash diffs the same every time), up to about this many bytes. */
+const KEPT_DIFF_BYTES = 16 * 1024 * 1024;
+const keptDiffs = new LruMap<string, BlobDiff>(KEPT_DIFF_BYTES, undefined, (kept) => 2 * kept.diff.length + 200);
 
 /** A change with its unified diff text and its counts of added and deleted lines. */
 export async function diffOf(repo: Repository, change: Change): Promise<FileDiff> {
-  const [before, after] = await Promise.all([
-    change.oldOid && change.oldMode !== '160000' ? repo.readBlob(change.oldOid) : new Uint8Array(),
-    change.newOid && change.newMode !== '160000' ? repo.readBlob(change.newOid) : new Uint8Array(),
-  ]);
-  const plain = { ...change, diff: '', binary: false, tooLarge: false, additions: 0, deletions: 0 };
+  // A submodule's commit is no blob: its side diffs as empty.
+  const oldBlob = change.oldMode !== '160000' ? change.oldOid : null;
+  const newBlob = change.newMode !== '160000' ? change.newOid : null;
+  const key = `${oldBlob ?? ''}:${newBlob ?? ''}`;
+  let kept = keptDiffs.get(key);
+  if (!kept) keptDiffs.set(key, (kept = await blobDiff(repo, oldBlob, newBlob)));
+  return { ...change, ...kept };
+}
+
+async function blobDiff(repo: Repository, oldBlob: string | null, newBlob: string | null): Promise<BlobDiff> {
+  const [before, after] = await Promise.all([oldBlob ? repo.readBlob(oldBlob) : new Uint8Array(), newBlob ? repo.readBlob(newBlob) : new Uint8Array()]);
+  const plain = { diff: '', binary: false, tooLarge: false, additions: 0, deletions: 0 };
   if (isBinary(before) || isBinary(after)) return { ...plain, binary: true };
   if (before.byteLength > MAX_DIFF_BYTES || after.byteLength > MAX_DIFF_BYTES) return { ...plain, tooLarge: true };
   const decoder = new TextDecoder();
-  const oldText = decoder.decode(before);
-  const patch = structuredPatch('', '', oldText, decoder.decode(after), undefined, undefined, { context: 3, maxEditLength: MAX_EDIT_LENGTH });
-  if (!patch) return { ...plain, tooLarge: true };
-  let additions = 0;
-  let deletions = 0;
-  const oldLines = oldText.split('\n');
-  const text = patch.hunks
-    .map((hunk) => {
-      for (const line of hunk.lines) {
-        if (line.startsWith('+')) additions++;
-        else if (line.startsWith('-')) deletions++;
-      }
-      const heading = sectionHeading(oldLines, hunk.oldStart - 1);
-      return `@@ -${range(hunk.oldStart, hunk.oldLines)} +${range(hunk.newStart, hunk.newLines)} @@${heading ? ` ${heading}` : ''}\n${hunk.lines.join('\n')}\n`;
-    })
-    .join('');
+  const hunks = unifiedHunks(decoder.decode(before), decoder.decode(after));
+  if (!hunks) return { ...plain, tooLarge: true };
+  const { text, additions, deletions } = hunks;
   if (Buffer.byteLength(text) > MAX_DIFF_TEXT_BYTES) return { ...plain, tooLarge: true, additions, deletions };
   return { ...plain, diff: text, additions, deletions };
 }

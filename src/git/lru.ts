@@ -1,14 +1,17 @@
 /**
- * A map that keeps its `capacity` most recently used entries. Git objects are named by their content, so what
- * is kept under an object ID is never stale: these maps only bound memory.
+ * A map that keeps its most recently used entries, up to `capacity` of them (or of their weight, with `weigh`).
+ * Git objects are named by their content, so what is kept under an object ID is never stale: these maps only
+ * bound memory.
  */
 export class LruMap<K, V> {
   private readonly entries = new Map<K, V>();
+  private weight = 0;
 
-  /** `evicted`: told of each value forgotten to make room. */
+  /** `evicted`: told of each value forgotten to make room; `weigh`: what a value counts for (1 each by default). */
   constructor(
     private readonly capacity: number,
     private readonly evicted?: (value: V) => void,
+    private readonly weigh: (value: V) => number = () => 1,
   ) {}
 
   get(key: K): V | undefined {
@@ -22,11 +25,12 @@ export class LruMap<K, V> {
   }
 
   set(key: K, value: V): void {
-    this.entries.delete(key);
+    this.delete(key);
     this.entries.set(key, value);
-    if (this.entries.size > this.capacity) {
+    this.weight += this.weigh(value);
+    while (this.weight > this.capacity && this.entries.size > 1) {
       const [oldest, value] = this.entries.entries().next().value as [K, V];
-      this.entries.delete(oldest);
+      this.delete(oldest);
       this.evicted?.(value);
     }
   }
@@ -34,7 +38,7 @@ export class LruMap<K, V> {
   /** Forgets the entry; its value, if there was one. */
   delete(key: K): V | undefined {
     const value = this.entries.get(key);
-    this.entries.delete(key);
+    if (this.entries.delete(key)) this.weight -= this.weigh(value!);
     return value;
   }
 
@@ -42,6 +46,7 @@ export class LruMap<K, V> {
   clear(): V[] {
     const values = [...this.entries.values()];
     this.entries.clear();
+    this.weight = 0;
     return values;
   }
 }
