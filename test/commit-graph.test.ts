@@ -115,7 +115,7 @@ describe.runIf(hasGit)('history read through a commit-graph', () => {
     await t.close();
   });
 
-  it('stays right through commits, a new branch, a cherry-pick and a deleted branch after the graph was written, and for a new reader', async () => {
+  it('stays right through commits, a new branch, a cherry-pick, a deleted branch, forced moves and a merge after the graph was written, and for a new reader', async () => {
     const owner = await createUser(t.hosting);
     const source = await t.hosting.as(owner.id).projects.create({ name: `graph-${process.pid}` });
     const sourceDir = join(t.storage, RepositoryStore.relativePath(source.id));
@@ -157,6 +157,32 @@ describe.runIf(hasGit)('history read through a commit-graph', () => {
     const fresh = reader(forkDir);
     expect(await historyOf(fresh, inGit('rev-parse', 'feature')[0])).toEqual(inGit('rev-list', 'feature'));
     expect(spawnSync('git', ['--git-dir', forkDir, 'commit-graph', 'verify'], { encoding: 'utf8' }).status).toBe(0);
+
+    // Forced moves, as a push --force makes them: master back five commits, then onto a merge of feature.
+    const agrees = async (ref: string) => {
+      const listed = await api.commits.list(fork.id, { ref_name: ref, per_page: 100 });
+      expect([ref, listed.map((commit) => commit.id), listed.total]).toEqual([ref, inGit('rev-list', ref), inGit('rev-list', ref).length]);
+      for (const path of ['README.md', 'file-1.txt', 'feature.txt']) {
+        const file = await api.repositoryFiles.get(fork.id, path, { ref }).catch(() => null);
+        expect([ref, path, file?.last_commit_id ?? null]).toEqual([ref, path, inGit('log', '-1', '--format=%H', ref, '--', path)[0] ?? null]);
+      }
+    };
+    const before = inGit('rev-parse', 'master')[0];
+    git(['--git-dir', forkDir, 'update-ref', 'refs/heads/master', inGit('rev-parse', 'master~5')[0], before], forkDir);
+    await agrees('master');
+    const merge = inGit('commit-tree', '-p', 'master', '-p', 'feature', '-m', 'Merge feature', 'feature^{tree}')[0];
+    git(['--git-dir', forkDir, 'update-ref', 'refs/heads/master', merge], forkDir);
+    await agrees('master');
+    const compared = await api.repository.compare(fork.id, { from: before, to: 'master', straight: false });
+    expect(compared.commits.map((commit) => commit.id).sort()).toEqual(inGit('rev-list', `${before}..master`).sort());
+    // The graph written again lists the merge; git verifies it, fsck finds the repository whole, and a new reader walks the same.
+    await reader(forkDir).writeCommitGraph();
+    expect((await CommitGraph.open(forkDir))!.node(merge)?.parents).toEqual([inGit('rev-parse', 'master^1')[0], inGit('rev-parse', 'feature')[0]]);
+    for (const check of [['commit-graph', 'verify'], ['fsck', '--full', '--no-progress']]) {
+      const ran = spawnSync('git', ['--git-dir', forkDir, ...check], { encoding: 'utf8' });
+      expect([check.join(' '), ran.status, ran.stderr]).toEqual([check.join(' '), 0, '']);
+    }
+    expect(await historyOf(reader(forkDir), merge)).toEqual(inGit('rev-list', 'master'));
     rmSync(work, { recursive: true, force: true });
   });
 });
