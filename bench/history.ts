@@ -10,9 +10,13 @@
  * - `GET .../repository/commits?per_page=20` beside `git log -20`;
  * - the `last_commit_id` of a file untouched since the first commit (`GET .../repository/files/README.md`)
  *   beside `git log -1 --format=%H -- README.md`;
+ * - the raw content of the file changed most often (`GET .../repository/files/src%2Fcore%2Fengine.ts/raw`) beside
+ *   `git cat-file -p main:src/core/engine.ts`, and the top directory (`GET .../repository/tree`) beside
+ *   `git ls-tree main`;
  * - `GET .../repository/compare` across 200 commits (`from` a first-parent ancestor of main, `to` main) beside
  *   `git diff from to`;
  * - `GET .../repository/archive.tar.gz` beside `git archive --format=tar.gz` with the same prefix.
+ * Afterwards `git fsck --full` and `git commit-graph verify` must pass on the repositories read.
  *
  * The reads are made on a project whose repository is the generated one, copied in place of the project's new
  * empty repository (FORGEKIT_BENCH_READ_FROM=import: on the imported project instead, git reading what the
@@ -48,7 +52,7 @@ import { extract } from 'tar-stream';
 import { createHostingService } from 'forgekit';
 import { benchDatabase } from './lib/database.ts';
 import { gitHttpServer } from './lib/git-http.ts';
-import { COLD_FILE, writeHistoryRepository } from './lib/history-repository.ts';
+import { COLD_FILE, HOT_FILE, writeHistoryRepository } from './lib/history-repository.ts';
 import { pollVersion } from './lib/poll-version.ts';
 
 const COMMITS = Number(process.env.FORGEKIT_BENCH_COMMITS ?? 20_000);
@@ -258,6 +262,26 @@ try {
       },
     },
     {
+      name: `raw file (${HOT_FILE})`,
+      gitLabel: '`git cat-file -p main:<path>`',
+      path: `${base}/files/${encodeURIComponent(HOT_FILE)}/raw?ref=main`,
+      git: ['cat-file', '-p', `main:${HOT_FILE}`],
+      async check(body, content) {
+        if (!body.equals(content)) throw new Error(`the raw file differs from git cat-file's (${body.length} and ${content.length} bytes)`);
+      },
+    },
+    {
+      name: 'tree (the top directory)',
+      gitLabel: '`git ls-tree main`',
+      path: `${base}/tree?ref=main&per_page=100`,
+      git: ['ls-tree', 'main'],
+      async check(body, listing) {
+        const ours = (JSON.parse(body.toString()) as { id: string; path: string }[]).map((entry) => `${entry.id} ${entry.path}`).sort();
+        const gits = listing.toString().trim().split('\n').map((line) => `${line.split(/\s+/)[2]} ${line.split('\t')[1]}`).sort();
+        if (ours.join('\n') !== gits.join('\n')) throw new Error(`the tree differs from git ls-tree's:\n${ours.join(' ')}\n${gits.join(' ')}`);
+      },
+    },
+    {
       name: `compare across ${across} commits`,
       gitLabel: '`git diff`',
       path: `${base}/compare?from=${from}&to=main`,
@@ -305,6 +329,11 @@ try {
     }
     rows.push({ read, first: first.ms, warm: median(warm), git: median(gits) });
   }
+  // What forgekit wrote (the import's pack and index, commit-graphs) is whole by git's own check: it throws otherwise.
+  for (const checked of new Set([importedGitdir, gitdir])) {
+    await git(checked, ['fsck', '--full', '--no-progress', '--no-dangling']);
+    await git(checked, ['commit-graph', 'verify']);
+  }
 
   // ---- The table.
   console.log(`\nforgekit first: a new service in a new process; warm and git: medians of ${ITERATIONS} (git: a process per request, started from the benchmark).\n`);
@@ -320,7 +349,7 @@ try {
     `\nDuring the import GET /version, asked one request after another, answered ${versions.length} times: the slowest in ${time(Math.max(...versions))}, ` +
       `${versions.filter((ms) => ms > 100).length} over 100 ms. The import left ${/count: (\d+)/.exec(left)?.[1]} loose objects and ${/packs: (\d+)/.exec(left)?.[1]} pack(s).`,
   );
-  console.log(`Reads on ${READ_FROM === 'generated' ? 'a copy of the generated repository' : 'the imported repository'}; load average ${loadavg().map((load) => load.toFixed(2)).join(' ')} at the end.`);
+  console.log(`Reads on ${READ_FROM === 'generated' ? 'a copy of the generated repository' : 'the imported repository'}; \`git fsck --full\` and \`git commit-graph verify\` passed on both; load average ${loadavg().map((load) => load.toFixed(2)).join(' ')} at the end.`);
 } finally {
   for (const close of closing) await close().catch((error: unknown) => console.error(error));
   rmSync(work, { recursive: true, force: true });

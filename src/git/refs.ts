@@ -1,6 +1,8 @@
-import { open, readdir, readFile, rename, rmdir, stat, unlink, mkdir } from 'node:fs/promises';
+import { readdirSync, readFileSync, statSync, type BigIntStats, type Dirent } from 'node:fs';
+import { open, readFile, rename, rmdir, stat, unlink, mkdir } from 'node:fs/promises';
 import { dirname, join, relative } from 'node:path';
 import { ReferenceChangedError, ReferenceConflictError, ReferenceLockedError } from './errors.js';
+import { LruMap } from './lru.js';
 
 /**
  * References as native git keeps them: a loose file `refs/heads/<name>` holding an object ID, or a line of
@@ -27,16 +29,16 @@ export function isValidReferenceName(name: string): boolean {
   return name.split('/').every((component) => !component.startsWith('.') && !component.endsWith('.lock') && Buffer.byteLength(component) <= MAX_COMPONENT_BYTES);
 }
 
+/**
+ * References are read with blocking calls: a file of a few dozen bytes costs a few microseconds that way, where
+ * fs.promises.readFile takes four trips through libuv's thread pool (open, stat, read, close), each waiting
+ * behind every other request's work under load. `packed-refs` past this size is read without blocking.
+ */
+const BLOCKING_READ_BYTES = 256 * 1024;
+
 /** The packed references: full name → object ID (the peeled `^` lines of annotated tags left out). */
-export async function readPackedReferences(gitdir: string): Promise<Map<string, string>> {
+function parsePacked(text: string): Map<string, string> {
   const packed = new Map<string, string>();
-  let text: string;
-  try {
-    text = await readFile(join(gitdir, 'packed-refs'), 'utf8');
-  } catch (error) {
-    if (isMissing(error)) return packed;
-    throw error;
-  }
   for (const line of text.split('\n')) {
     const match = /^([0-9a-f]{40}) (\S+)$/.exec(line);
     if (match) packed.set(match[2], match[1]);
@@ -44,10 +46,46 @@ export async function readPackedReferences(gitdir: string): Promise<Map<string, 
   return packed;
 }
 
-/** What a loose reference file holds (`<oid>` or `ref: <target>`), or null. */
-async function readLoose(gitdir: string, name: string): Promise<string | null> {
+/** `packed-refs` as read lately, by repository, with the file's identity then (git rewrites it by renaming a new file into place). */
+const packedKept = new LruMap<string, { identity: string; references: ReadonlyMap<string, string> }>(256);
+/** A `packed-refs` changed this recently may change again within the file system's time resolution: it is read again rather than kept. */
+const SETTLED_MS = 2000;
+
+/** The packed references, read again only when the file changed (its inode, size or time). */
+async function packedReferences(gitdir: string): Promise<ReadonlyMap<string, string>> {
+  const path = join(gitdir, 'packed-refs');
+  let stats: BigIntStats;
   try {
-    return (await readFile(join(gitdir, name), 'utf8')).trim();
+    stats = statSync(path, { bigint: true });
+  } catch (error) {
+    if (isMissing(error)) return new Map();
+    throw error;
+  }
+  const identity = `${stats.ino}:${stats.size}:${stats.mtimeNs}`;
+  const kept = packedKept.get(gitdir);
+  if (kept?.identity === identity) return kept.references;
+  const text = stats.size <= BLOCKING_READ_BYTES ? readFileSync(path, 'utf8') : await readFile(path, 'utf8');
+  const references = parsePacked(text);
+  if (Date.now() - Number(stats.mtimeMs) > SETTLED_MS) packedKept.set(gitdir, { identity, references });
+  return references;
+}
+
+/** The packed references as the file is now, for a write that compares and swaps. */
+async function readPackedReferences(gitdir: string): Promise<Map<string, string>> {
+  try {
+    return parsePacked(await readFile(join(gitdir, 'packed-refs'), 'utf8'));
+  } catch (error) {
+    if (isMissing(error)) return new Map();
+    throw error;
+  }
+}
+
+/** What a loose reference file holds (`<oid>` or `ref: <target>`), or null. */
+const readLoose = (gitdir: string, name: string) => readReferenceFile(join(gitdir, name));
+
+function readReferenceFile(path: string): string | null {
+  try {
+    return readFileSync(path, 'utf8').trim();
   } catch (error) {
     if (isMissing(error) || (error as NodeJS.ErrnoException).code === 'EISDIR') return null;
     throw error;
@@ -59,12 +97,12 @@ async function readLoose(gitdir: string, name: string): Promise<string | null> {
  * null when there is none.
  */
 export async function readReference(gitdir: string, name: string, depth = 0): Promise<string | null> {
-  const loose = await readLoose(gitdir, name);
+  const loose = readLoose(gitdir, name);
   if (loose !== null) {
     if (loose.startsWith('ref: ')) return depth < 5 ? readReference(gitdir, loose.slice(5).trim(), depth + 1) : null;
     return /^[0-9a-f]{40}$/.test(loose) ? loose : null;
   }
-  return (await readPackedReferences(gitdir)).get(name) ?? null;
+  return (await packedReferences(gitdir)).get(name) ?? null;
 }
 
 /**
@@ -73,17 +111,20 @@ export async function readReference(gitdir: string, name: string, depth = 0): Pr
  */
 export async function listReferences(gitdir: string, prefix: string): Promise<Map<string, string>> {
   const found = new Map<string, string>();
-  for (const [name, oid] of await readPackedReferences(gitdir)) if (name.startsWith(prefix)) found.set(name.slice(prefix.length), oid);
+  for (const [name, oid] of await packedReferences(gitdir)) if (name.startsWith(prefix)) found.set(name.slice(prefix.length), oid);
   const directory = join(gitdir, prefix);
-  const entries = await readdir(directory, { withFileTypes: true, recursive: true }).catch((error: unknown) => {
-    if (isMissing(error)) return [];
+  let entries: Dirent[];
+  try {
+    entries = readdirSync(directory, { withFileTypes: true, recursive: true });
+  } catch (error) {
+    if (isMissing(error)) return found;
     throw error;
-  });
+  }
   for (const entry of entries) {
     // A lock file is no reference (references are written only through them: nothing else lies here).
     if (!entry.isFile() || entry.name.endsWith('.lock')) continue;
     const path = join(entry.parentPath, entry.name);
-    const oid = (await readFile(path, 'utf8').catch(() => '')).trim();
+    const oid = readReferenceFile(path) ?? '';
     if (/^[0-9a-f]{40}$/.test(oid)) found.set(relative(directory, path), oid);
   }
   return found;
@@ -91,7 +132,7 @@ export async function listReferences(gitdir: string, prefix: string): Promise<Ma
 
 /** The reference HEAD names (`refs/heads/master`), or null when HEAD is detached or missing. */
 export async function readSymbolicReference(gitdir: string, name: string): Promise<string | null> {
-  const loose = await readLoose(gitdir, name);
+  const loose = readLoose(gitdir, name);
   return loose?.startsWith('ref: ') ? loose.slice(5).trim() : null;
 }
 
@@ -160,7 +201,7 @@ export async function updateReference(gitdir: string, name: string, expected: st
   const path = join(gitdir, name);
   await withLockFile(path, name, async (write) => {
     const packed = await readPackedReferences(gitdir);
-    const loose = await readLoose(gitdir, name);
+    const loose = readLoose(gitdir, name);
     const current = loose ?? packed.get(name) ?? null;
     if (current !== expected) throw new ReferenceChangedError(name, expected, current);
     if (next !== null) {
