@@ -177,10 +177,17 @@ async function seed(origin: string, importUrl: string, generated: string): Promi
   const { token } = await call(origin, ROOT_TOKEN, 'POST', `/api/v4/users/${user.id}/personal_access_tokens`, { name: 'bench', scopes: ['api'] });
   const started = performance.now();
   let project = await call(origin, token, 'POST', '/api/v4/projects', { name: 'history', import_url: importUrl });
+  let resets = 0;
   while (project.import_status !== 'finished') {
     if (project.import_status === 'failed') throw new Error(`the import failed: ${project.import_error}`);
     await sleep(100);
-    project = await call(origin, token, 'GET', `/api/v4/projects/${project.id}`);
+    // An older version's import can hold its event loop for seconds, long enough for a kept-alive connection to
+    // be reset under the poll: asked again then.
+    project = await call(origin, token, 'GET', `/api/v4/projects/${project.id}`).catch(async (error: unknown) => {
+      if (!(error instanceof TypeError) || ++resets > 20) throw error;
+      await sleep(500);
+      return project;
+    });
   }
   const importSeconds = (performance.now() - started) / 1000;
   const repository = `/api/v4/projects/${project.id}/repository`;
