@@ -88,17 +88,27 @@ interface Relations {
  */
 async function relationsOf(db: SqlClient, user: number, projects: Row[], namespaces: Map<number, Row>, access: Map<number, Row>): Promise<Relations> {
   const ids = projects.map((project) => project.id);
-  const sourceIds = projects.filter((project) => project.forked_from_id !== null).map((project) => project.forked_from_id);
-  const sources = sourceIds.length ? await db.query(projectSql.projects(sourceIds)) : [];
-  const missing = [...new Set([...projects, ...sources].map((project) => project.namespace_id))].filter((id) => !namespaces.has(id));
-  if (missing.length) for (const namespace of await db.query(projectSql.namespaces(missing))) namespaces.set(namespace.id, namespace);
-  const ownerIds = [...namespaces.values()].filter((namespace) => namespace.owner_id !== null).map((namespace) => namespace.owner_id);
-  const owners = new Map((ownerIds.length ? await db.query(projectSql.owners(ownerIds)) : []).map((owner) => [owner.id, owner]));
-  const counts = new Map((await db.query(projectSql.counts(ids))).map((count) => [count.id, count]));
-  const shares = new Map<number, Row[]>();
-  for (const { project_id, ...share } of await db.query(projectSql.shares(ids))) shares.set(project_id, [...(shares.get(project_id) ?? []), share]);
   const unknown = ids.filter((id) => !access.has(id));
-  if (unknown.length) for (const row of await db.query(projectSql.access(user, unknown))) access.set(row.id, row);
+  const owners = new Map<number, Row>();
+  // The namespaces (through the sources of forks) and their owners one after the other; the rest alongside, as forgekit reads them.
+  const [sources, countRows, shareRows, levels] = await Promise.all([
+    (async () => {
+      const sourceIds = projects.filter((project) => project.forked_from_id !== null).map((project) => project.forked_from_id);
+      const sources = sourceIds.length ? await db.query(projectSql.projects(sourceIds)) : [];
+      const missing = [...new Set([...projects, ...sources].map((project) => project.namespace_id))].filter((id) => !namespaces.has(id));
+      if (missing.length) for (const namespace of await db.query(projectSql.namespaces(missing))) namespaces.set(namespace.id, namespace);
+      const ownerIds = [...namespaces.values()].filter((namespace) => namespace.owner_id !== null).map((namespace) => namespace.owner_id);
+      for (const owner of ownerIds.length ? await db.query(projectSql.owners(ownerIds)) : []) owners.set(owner.id, owner);
+      return sources;
+    })(),
+    db.query(projectSql.counts(ids)),
+    db.query(projectSql.shares(ids)),
+    unknown.length ? db.query(projectSql.access(user, unknown)) : [],
+  ]);
+  const counts = new Map(countRows.map((count) => [count.id, count]));
+  const shares = new Map<number, Row[]>();
+  for (const { project_id, ...share } of shareRows) shares.set(project_id, [...(shares.get(project_id) ?? []), share]);
+  for (const row of levels) access.set(row.id, row);
   return { namespaces, owners, counts, shares, sources: new Map(sources.map((source) => [source.id, source])), access };
 }
 

@@ -66,45 +66,51 @@ export async function projectRelations(ctx: Context, projects: Project[], known:
   const em = (await ctx.view()).rows;
   const ids = projects.map((project) => project.id);
   const forkedFromIds = projects.filter((project) => project.forkedFrom).map((project) => keyOf(project.forkedFrom));
-  const forkedFrom = forkedFromIds.length ? await readRows(em, Project, sql`select * from "projects" where "id" = any(${forkedFromIds})`) : [];
   for (const { namespace } of known.values()) if (namespace) relations.namespaces.set(namespace.id, namespace);
-  const namespaceIds = [...new Set([...projects, ...forkedFrom].map((project) => keyOf(project.namespace)))].filter((id) => !relations.namespaces.has(id));
-  if (namespaceIds.length) {
-    for (const namespace of await readRows(em, Namespace, sql`select * from "namespaces" where "id" = any(${namespaceIds})`)) relations.namespaces.set(namespace.id, namespace);
-  }
-  const ownerIds = [...relations.namespaces.values()].filter((namespace) => namespace.owner).map((namespace) => keyOf(namespace.owner));
-  if (ownerIds.length) {
-    for (const owner of await readRows(em, User, sql`select "id", "name", "created_at" from "users" where "id" = any(${ownerIds})`)) relations.owners.set(owner.id, owner);
-  }
-  const counts = (await queryRows(
-    em,
-    sql`select p."id", (select count(*)::int from "projects" f where f."forked_from_id" = p."id") as "forks",
-      (select count(*)::int from "project_stars" s where s."project_id" = p."id") as "stars"
-     from "projects" p where p."id" = any(${ids})`,
-  )) as { id: number; forks: number; stars: number }[];
+  const unknown = projects.filter((project) => !relations.access.has(project.id));
+  // The namespaces (through the sources of forks) and their owners one after the other; the rest alongside.
+  const [forkedFrom, counts, shares, levels] = await Promise.all([
+    (async () => {
+      const sources = forkedFromIds.length ? await readRows(em, Project, sql`select * from "projects" where "id" = any(${forkedFromIds})`) : [];
+      const namespaceIds = [...new Set([...projects, ...sources].map((project) => keyOf(project.namespace)))].filter((id) => !relations.namespaces.has(id));
+      if (namespaceIds.length) {
+        for (const namespace of await readRows(em, Namespace, sql`select * from "namespaces" where "id" = any(${namespaceIds})`)) relations.namespaces.set(namespace.id, namespace);
+      }
+      const ownerIds = [...relations.namespaces.values()].filter((namespace) => namespace.owner).map((namespace) => keyOf(namespace.owner));
+      if (ownerIds.length) {
+        for (const owner of await readRows(em, User, sql`select "id", "name", "created_at" from "users" where "id" = any(${ownerIds})`)) relations.owners.set(owner.id, owner);
+      }
+      return sources;
+    })(),
+    queryRows(
+      em,
+      sql`select p."id", (select count(*)::int from "projects" f where f."forked_from_id" = p."id") as "forks",
+        (select count(*)::int from "project_stars" s where s."project_id" = p."id") as "stars"
+       from "projects" p where p."id" = any(${ids})`,
+    ) as Promise<{ id: number; forks: number; stars: number }[]>,
+    queryRows(
+      em,
+      sql`select l."project_id", g."id" as "group_id", g."full_name" as "group_name", l."group_access" as "group_access_level"
+       from "project_group_links" l join "namespaces" g on g."id" = l."group_id" where l."project_id" = any(${ids}) order by l."id"`,
+    ) as Promise<{ project_id: number; group_id: number; group_name: string; group_access_level: number }[]>,
+    unknown.length
+      ? (queryRows(
+          em,
+          sql`select p."id", ${projectAccessColumnsSql(ctx.caller)} from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" = any(${unknown.map((project) => project.id)})`,
+        ) as Promise<{ id: number; access_level: number; project_access: number | null; group_access: number | null }[]>)
+      : [],
+  ]);
   for (const count of counts) {
     relations.forksCount.set(count.id, count.forks);
     relations.starCount.set(count.id, count.stars);
   }
-  const shares = (await queryRows(
-    em,
-    sql`select l."project_id", g."id" as "group_id", g."full_name" as "group_name", l."group_access" as "group_access_level"
-     from "project_group_links" l join "namespaces" g on g."id" = l."group_id" where l."project_id" = any(${ids}) order by l."id"`,
-  )) as { project_id: number; group_id: number; group_name: string; group_access_level: number }[];
   for (const { project_id, ...share } of shares) relations.sharedWithGroups.set(project_id, [...(relations.sharedWithGroups.get(project_id) ?? []), share]);
   const sources = new Map(forkedFrom.map((source) => [source.id, source]));
   for (const project of projects) {
     const source = project.forkedFrom ? sources.get(keyOf(project.forkedFrom)) : undefined;
     if (source) relations.forkedFrom.set(project.id, { ...source, namespace: relations.namespaces.get(keyOf(source.namespace))! });
   }
-  const unknown = projects.filter((project) => !relations.access.has(project.id));
-  if (unknown.length) {
-    const rows = (await queryRows(
-      em,
-      sql`select p."id", ${projectAccessColumnsSql(ctx.caller)} from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" = any(${unknown.map((project) => project.id)})`,
-    )) as { id: number; access_level: number; project_access: number | null; group_access: number | null }[];
-    for (const row of rows) relations.access.set(row.id, { accessLevel: row.access_level, projectAccess: row.project_access, groupAccess: row.group_access });
-  }
+  for (const row of levels) relations.access.set(row.id, { accessLevel: row.access_level, projectAccess: row.project_access, groupAccess: row.group_access });
   // As each project's scope would be, for its policy.
   const scopedOf = (project: Project): ProjectInScope => ({
     project,
