@@ -19,7 +19,7 @@
  * the requests per second of all; the CPU the server used meanwhile (utime and stime of its processes, from
  * /proc/<pid>/stat, its children's included), as cores.
  *
- * The server: this checkout's dist/cli.js with FORGEKIT_BENCH_SERVE_ARGS appended (`--workers 2` once it exists);
+ * The server: this checkout's dist/cli.js with FORGEKIT_BENCH_SERVE_ARGS appended (`--workers 2`; left out on PGlite, which one process opens);
  * and, when FORGEKIT_BENCH_BASELINE_CLI names another checkout's dist/cli.js, that one too in the same run (with
  * FORGEKIT_BENCH_BASELINE_SERVE_ARGS), each on a new database and storage, so that two versions are compared on the
  * same machine at the same time. FORGEKIT_BENCH_MIXED_DATABASES (`postgresql`; `postgresql,pglite` for both):
@@ -46,6 +46,8 @@ const WARMUP_SECONDS = Number(process.env.FORGEKIT_BENCH_MIXED_WARMUP ?? 5);
 const CONNECTIONS = Number(process.env.FORGEKIT_BENCH_CONNECTIONS ?? 50);
 const DATABASES = (process.env.FORGEKIT_BENCH_MIXED_DATABASES ?? 'postgresql').split(',').map((name) => name.trim()).filter(Boolean);
 const args = (value: string | undefined) => (value ?? '').split(/\s+/).filter(Boolean);
+/** Serve's flags without `--workers N` (or `--workers=N`). */
+const withoutWorkers = (flags: string[]) => flags.filter((flag, index) => !flag.startsWith('--workers') && flags[index - 1] !== '--workers');
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TARGETS = [
   { label: 'this checkout', cli: `${ROOT}dist/cli.js`, extra: args(process.env.FORGEKIT_BENCH_SERVE_ARGS) },
@@ -302,7 +304,9 @@ try {
           steps.push(drop);
           databaseArgs = ['--database-url', url, '--storage', join(dir, 'repositories')];
         }
-        const server = await serve(target.cli, databaseArgs, target.extra);
+        // PGlite is opened by one process: `--workers` is for PostgreSQL only.
+        const extra = database === 'pglite' ? withoutWorkers(target.extra) : target.extra;
+        const server = await serve(target.cli, databaseArgs, extra);
         steps.unshift(() => server.stop());
         const { token, endpoints, importSeconds } = await seed(server.origin, `${remote.url}/history.git`, generated);
         if (WARMUP_SECONDS > 0) await load(server.origin, token, endpoints, WARMUP_SECONDS);
@@ -313,7 +317,7 @@ try {
         const seconds = (performance.now() - started) / 1000;
         const client = process.cpuUsage(clientCpu);
         const run: Run = {
-          label: `${target.label}${target.extra.length ? ` (serve ${target.extra.join(' ')})` : ''}`,
+          label: `${target.label}${extra.length ? ` (serve ${extra.join(' ')})` : ''}`,
           database: database === 'postgresql' ? 'PostgreSQL' : 'PGlite',
           importSeconds,
           results,
