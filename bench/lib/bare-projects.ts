@@ -61,6 +61,7 @@ export const projectSql = {
   projects: (ids: number[]) => sql`select * from "projects" where "id" = any(${ids})`,
   namespaces: (ids: number[]) => sql`select * from "namespaces" where "id" = any(${ids})`,
   owners: (ids: number[]) => sql`select "id", "name", "created_at" from "users" where "id" = any(${ids})`,
+  ownersOf: (namespaceIds: number[]) => sql`select "id", "name", "created_at" from "users" where "id" in (select "owner_id" from "namespaces" where "id" = any(${namespaceIds}))`,
   counts: (ids: number[]) =>
     sql`select p."id", (select count(*)::int from "projects" f where f."forked_from_id" = p."id") as "forks",
         (select count(*)::int from "project_stars" s where s."project_id" = p."id") as "stars"
@@ -90,15 +91,18 @@ async function relationsOf(db: SqlClient, user: number, projects: Row[], namespa
   const ids = projects.map((project) => project.id);
   const unknown = ids.filter((id) => !access.has(id));
   const owners = new Map<number, Row>();
-  // The namespaces (through the sources of forks) and their owners one after the other; the rest alongside, as forgekit reads them.
+  // The sources of forks first, when there are any; then everything else at once, as forgekit reads them.
   const [sources, countRows, shareRows, levels] = await Promise.all([
     (async () => {
       const sourceIds = projects.filter((project) => project.forked_from_id !== null).map((project) => project.forked_from_id);
       const sources = sourceIds.length ? await db.query(projectSql.projects(sourceIds)) : [];
-      const missing = [...new Set([...projects, ...sources].map((project) => project.namespace_id))].filter((id) => !namespaces.has(id));
-      if (missing.length) for (const namespace of await db.query(projectSql.namespaces(missing))) namespaces.set(namespace.id, namespace);
+      const namespaceIds = [...new Set([...projects, ...sources].map((project) => project.namespace_id))];
+      const missing = namespaceIds.filter((id) => !namespaces.has(id));
       const ownerIds = [...namespaces.values()].filter((namespace) => namespace.owner_id !== null).map((namespace) => namespace.owner_id);
-      for (const owner of ownerIds.length ? await db.query(projectSql.owners(ownerIds)) : []) owners.set(owner.id, owner);
+      const ownersRead = missing.length ? projectSql.ownersOf(namespaceIds) : ownerIds.length ? projectSql.owners(ownerIds) : null;
+      const [namespaceRows, ownerRows] = await Promise.all([missing.length ? db.query(projectSql.namespaces(missing)) : [], ownersRead ? db.query(ownersRead) : []]);
+      for (const namespace of namespaceRows) namespaces.set(namespace.id, namespace);
+      for (const owner of ownerRows) owners.set(owner.id, owner);
       return sources;
     })(),
     db.query(projectSql.counts(ids)),

@@ -68,18 +68,25 @@ export async function projectRelations(ctx: Context, projects: Project[], known:
   const forkedFromIds = projects.filter((project) => project.forkedFrom).map((project) => keyOf(project.forkedFrom));
   for (const { namespace } of known.values()) if (namespace) relations.namespaces.set(namespace.id, namespace);
   const unknown = projects.filter((project) => !relations.access.has(project.id));
-  // The namespaces (through the sources of forks) and their owners one after the other; the rest alongside.
+  // The sources of forks first, when there are any; then everything else at once.
   const [forkedFrom, counts, shares, levels] = await Promise.all([
     (async () => {
       const sources = forkedFromIds.length ? await readRows(em, Project, sql`select * from "projects" where "id" = any(${forkedFromIds})`) : [];
-      const namespaceIds = [...new Set([...projects, ...sources].map((project) => keyOf(project.namespace)))].filter((id) => !relations.namespaces.has(id));
-      if (namespaceIds.length) {
-        for (const namespace of await readRows(em, Namespace, sql`select * from "namespaces" where "id" = any(${namespaceIds})`)) relations.namespaces.set(namespace.id, namespace);
-      }
+      const namespaceIds = [...new Set([...projects, ...sources].map((project) => keyOf(project.namespace)))];
+      const missing = namespaceIds.filter((id) => !relations.namespaces.has(id));
+      // The owners of user namespaces by the namespaces read alongside them; by their IDs when every namespace is known.
       const ownerIds = [...relations.namespaces.values()].filter((namespace) => namespace.owner).map((namespace) => keyOf(namespace.owner));
-      if (ownerIds.length) {
-        for (const owner of await readRows(em, User, sql`select "id", "name", "created_at" from "users" where "id" = any(${ownerIds})`)) relations.owners.set(owner.id, owner);
-      }
+      const owners = missing.length
+        ? sql`select "id", "name", "created_at" from "users" where "id" in (select "owner_id" from "namespaces" where "id" = any(${namespaceIds}))`
+        : ownerIds.length
+          ? sql`select "id", "name", "created_at" from "users" where "id" = any(${ownerIds})`
+          : null;
+      const [namespaces, ownerRows] = await Promise.all([
+        missing.length ? readRows(em, Namespace, sql`select * from "namespaces" where "id" = any(${missing})`) : [],
+        owners ? readRows(em, User, owners) : [],
+      ]);
+      for (const namespace of namespaces) relations.namespaces.set(namespace.id, namespace);
+      for (const owner of ownerRows) relations.owners.set(owner.id, owner);
       return sources;
     })(),
     queryRows(
