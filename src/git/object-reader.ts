@@ -52,6 +52,10 @@ const PACK_CACHE_BYTES = 8 * 1024 * 1024;
 const WINDOW_BYTES = 256 * 1024;
 /** How long files a released reader had open stay open for the reads still using them. */
 const RELEASE_GRACE_MS = 30_000;
+/** A pack ends with the SHA-1 of what is before it. */
+const PACK_TRAILER_BYTES = 20;
+/** The most zlib's deflate makes of `size` bytes (its compressBound), and room for a stream made otherwise. */
+const deflateBound = (size: number) => size + Math.floor(size / 4096) + Math.floor(size / 16384) + Math.floor(size / 2 ** 25) + 13 + 64;
 /** Longer delta chains than this are a damaged (or hostile) pack: git makes them 50 deep, 250 with --aggressive. */
 const MAX_DELTA_DEPTH = 5000;
 
@@ -62,8 +66,7 @@ const INFLATE_AT_ONCE_BYTES = 64 * 1024;
  * Whole objects are inflated in place when small, or in a worker, whose own loop serves one archive; larger ones
  * on the main thread go to libuv's thread pool (off its event loop).
  */
-const inflateWhole = (data: Buffer): Promise<Buffer> =>
-  isMainThread && data.length > INFLATE_AT_ONCE_BYTES ? inflateAsync(data) : Promise.resolve(inflateSync(data));
+const inflateWhole = async (data: Buffer): Promise<Buffer> => (isMainThread && data.length > INFLATE_AT_ONCE_BYTES ? inflateAsync(data) : inflateSync(data));
 
 /** The start of a deflated stream inflated as far as it goes: for headers, without the rest of the content. */
 function inflatePrefix(data: Buffer): Buffer {
@@ -76,7 +79,11 @@ interface PackIndex {
   index: Buffer;
   count: number;
   packSize: number;
-  /** Every object's offset, sorted: an entry's compressed data ends where the next entry starts. */
+  /**
+   * Every object's offset, sorted: an entry's compressed data ends where the next entry starts. Sorted only when
+   * an exact end is needed (streaming a large object, an entry past its size's bound): 100,000 objects take
+   * milliseconds, which a first read should not wait for.
+   */
   sortedOffsets?: Float64Array;
 }
 
@@ -90,6 +97,7 @@ interface PackEntry {
   typeNumber: number;
   size: number;
   dataStart: number;
+  /** Where its compressed data ends at the latest: deflate's bound for its size (inflating stops at the stream's end), or the next entry's start. */
   dataEnd: number;
   /** A delta's base: at an offset of the same pack, or by ID. */
   baseOffset?: number;
@@ -308,7 +316,7 @@ export class ObjectReader {
         yield* slices((await this.readPacked(packed.pack, packed.offset, 0)).content);
         return;
       }
-      yield* this.inflateRange(packed.pack.packPath, entry.dataStart, entry.dataEnd, 0, entry.size);
+      yield* this.inflateRange(packed.pack.packPath, entry.dataStart, endOfEntry(packed.pack, packed.offset), 0, entry.size);
       return;
     }
     const loose = await this.readLooseStart(oid);
@@ -526,7 +534,7 @@ export class ObjectReader {
       size += (byte & 0x7f) * 2 ** shift;
       shift += 7;
     }
-    const entry: PackEntry = { typeNumber, size, dataStart: 0, dataEnd: endOfEntry(pack, offset) };
+    const entry: PackEntry = { typeNumber, size, dataStart: 0, dataEnd: 0 };
     if (typeNumber === OFS_DELTA) {
       byte = head[position++];
       let distance = byte & 0x7f;
@@ -543,6 +551,7 @@ export class ObjectReader {
       throw new CorruptObjectError(`a pack entry at ${offset} has the unknown type ${typeNumber}`);
     }
     entry.dataStart = offset + position;
+    entry.dataEnd = Math.min(pack.packSize - PACK_TRAILER_BYTES, entry.dataStart + deflateBound(size));
     return entry;
   }
 
@@ -575,10 +584,14 @@ export class ObjectReader {
     if (depth > MAX_DELTA_DEPTH) throw new CorruptObjectError('a delta chain is too long');
     const kept = this.cache.base(pack.packPath, offset);
     if (kept) return kept;
-    // The entry whole in one read, its header and its data.
-    const bytes = await this.readAt(pack.packPath, offset, endOfEntry(pack, offset) - offset);
-    const entry = await this.packEntry(pack, offset, bytes);
-    const data = await inflateWhole(bytes.subarray(entry.dataStart - offset));
+    const entry = await this.packEntry(pack, offset);
+    // Its data up to deflate's bound for its size; the exact end (the next entry's start) for data past that bound.
+    let data = await inflateWhole(await this.readAt(pack.packPath, entry.dataStart, entry.dataEnd - entry.dataStart)).catch(() => null);
+    if (data === null || (PACK_TYPES[entry.typeNumber] && data.length !== entry.size)) {
+      data = await inflateWhole(await this.readAt(pack.packPath, entry.dataStart, endOfEntry(pack, offset) - entry.dataStart)).catch(() => {
+        throw new CorruptObjectError(`a pack entry at ${offset} does not inflate`);
+      });
+    }
     const type = PACK_TYPES[entry.typeNumber];
     if (type) {
       if (data.length !== entry.size) throw new CorruptObjectError(`a pack entry at ${offset} is not the size it says`);
