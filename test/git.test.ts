@@ -3,7 +3,7 @@
  * and diffs, each checked against what native git makes of the same repository where git is installed.
  */
 import { execFileSync } from 'node:child_process';
-import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeEach, describe, expect, it } from 'vitest';
@@ -11,6 +11,7 @@ import { changesBetween, diffOf, statsOf } from '../src/git/diff.js';
 import { applyActions, isValidFilePath, type FileAction } from '../src/git/edit.js';
 import { EditError, ReferenceChangedError, ReferenceConflictError } from '../src/git/errors.js';
 import { historyOf, lastCommitChanging } from '../src/git/history.js';
+import { CorruptObjectError, ObjectReader } from '../src/git/object-reader.js';
 import { isValidReferenceName } from '../src/git/refs.js';
 import { BRANCH_PREFIX, type Repository, type Signature } from '../src/git/repository.js';
 import { RepositoryStore } from '../src/git/store.js';
@@ -301,5 +302,42 @@ describe('diffs', () => {
     const deletions = numstat.reduce((sum, [, deleted]) => sum + (deleted === '-' ? 0 : Number(deleted)), 0);
     // The rename moved a file unchanged: git counts its lines without rename detection, forgekit does not.
     expect(await statsOf(repo, after.tree, before.tree)).toEqual({ additions: additions - 1, deletions: deletions - 1, total: additions + deletions - 2 });
+  });
+});
+
+describe.runIf(hasGit)('a damaged pack', () => {
+  it('is refused with CorruptObjectError, whether an entry does not inflate or runs past the pack’s end', async () => {
+    const gitdir = join(root, 'damaged.git');
+    execFileSync('git', ['init', '--bare', '--quiet', gitdir]);
+    const run = (args: string[], input?: string) => execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8', input });
+    const oids = ['a', 'b'].map((letter) => run(['hash-object', '-w', '--stdin'], `${letter.repeat(5000)}\n`).trim());
+    const name = run(['pack-objects', '--quiet', join(gitdir, 'objects', 'pack', 'pack')], `${oids.join('\n')}\n`).trim();
+    run(['prune-packed']);
+    const packPath = join(gitdir, 'objects', 'pack', `pack-${name}.pack`);
+    // Each blob's offset in the pack, from git verify-pack.
+    const offsets = new Map(
+      run(['verify-pack', '-v', packPath.replace(/\.pack$/, '.idx')])
+        .split('\n')
+        .filter((line) => / blob /.test(line))
+        .map((line) => [line.split(/\s+/)[0], Number(line.split(/\s+/)[4])] as const),
+    );
+    const [earlier, later] = [...oids].sort((x, y) => offsets.get(x)! - offsets.get(y)!);
+    const whole = readFileSync(packPath);
+    const readWith = async (bytes: Buffer, oid: string) => {
+      writeFileSync(packPath, bytes);
+      const reader = new ObjectReader(gitdir);
+      try {
+        return await reader.read(oid).then((object) => object.content.length, (error: unknown) => error);
+      } finally {
+        await reader.close();
+      }
+    };
+    expect(await readWith(whole, later)).toBe(5001);
+    const damaged = Buffer.from(whole);
+    damaged.fill(0x55, offsets.get(earlier)! + 8, offsets.get(earlier)! + 24);
+    expect(await readWith(damaged, earlier)).toBeInstanceOf(CorruptObjectError);
+    expect(await readWith(whole.subarray(0, offsets.get(later)! + 10), later)).toBeInstanceOf(CorruptObjectError);
+    // The entry before the cut reads whole: past the bound its size gives, it ends where the next entry starts.
+    expect(await readWith(whole.subarray(0, offsets.get(later)! + 10), earlier)).toBe(5001);
   });
 });

@@ -552,6 +552,7 @@ export class ObjectReader {
     }
     entry.dataStart = offset + position;
     entry.dataEnd = Math.min(pack.packSize - PACK_TRAILER_BYTES, entry.dataStart + deflateBound(size));
+    if (entry.dataEnd <= entry.dataStart) throw new CorruptObjectError(`a pack entry at ${offset} runs past the pack's end`);
     return entry;
   }
 
