@@ -38,8 +38,8 @@ let job: Job | undefined;
 const KEPT_READERS = 8;
 /** A kept reader unused this long lets go of its packs, so that a removed repository's files are not held open. */
 const READER_IDLE_MS = 60_000;
-/** What the worker's readers keep of their packs, shared: small, as every worker of the pool keeps one. */
-const packCache = new PackCache(4 * 1024 * 1024);
+/** What the worker's readers keep of their packs, shared: as much as one archive's reader kept before, as every worker of the pool keeps one. */
+const packCache = new PackCache(8 * 1024 * 1024);
 /** The kept readers, the least recently used first (a Map keeps its order of insertion). */
 const readers = new Map<string, { reader: ObjectReader; idle?: NodeJS.Timeout }>();
 
