@@ -68,6 +68,15 @@ const INFLATE_AT_ONCE_BYTES = 64 * 1024;
  */
 const inflateWhole = async (data: Buffer): Promise<Buffer> => (isMainThread && data.length > INFLATE_AT_ONCE_BYTES ? inflateAsync(data) : inflateSync(data));
 
+/** A small deflated stream inflated, or undefined when it does not inflate (read() then says why). */
+function inflatedOrUndefined(data: Buffer): Buffer | undefined {
+  try {
+    return inflateSync(data);
+  } catch {
+    return undefined;
+  }
+}
+
 /** The start of a deflated stream inflated as far as it goes: for headers, without the rest of the content. */
 function inflatePrefix(data: Buffer): Buffer {
   return inflateSync(data, { finishFlush: zlibConstants.Z_SYNC_FLUSH });
@@ -272,6 +281,8 @@ export class PackCache {
 export class ObjectReader {
   readonly gitdir: string;
   private packs?: Promise<PackIndex[]>;
+  /** The packs once listed: what a read from memory searches (a pack added since is found by read()). */
+  private loaded?: PackIndex[];
   private readonly files = new Map<string, Promise<FileHandle>>();
   private readonly cache: PackCache;
   private closed = false;
@@ -294,6 +305,8 @@ export class ObjectReader {
 
   /** The object whole; MissingObjectError when it is not there. */
   async read(oid: string): Promise<GitObject> {
+    const inMemory = this.readInMemory(oid);
+    if (inMemory) return inMemory;
     const packed = await this.findPacked(oid);
     if (packed) return this.readPacked(packed.pack, packed.offset, 0);
     const file = await this.readLooseFile(oid);
@@ -302,6 +315,54 @@ export class ObjectReader {
     const parsed = looseHeader(data, oid);
     if (!parsed || data.length - parsed.contentStart !== parsed.header.size) throw new CorruptObjectError(`the loose object ${oid} is cut short`);
     return { type: parsed.header.type, content: data.subarray(parsed.contentStart) };
+  }
+
+  /**
+   * The object when all it needs is in memory already (the packs listed, its pack's windows, the bases of its
+   * deltas), read without a turn of the event loop, as most reads of a history walk are; undefined otherwise,
+   * and for anything out of the ordinary (a large object, a delta by ID, damage), which read() handles.
+   */
+  readInMemory(oid: string): GitObject | undefined {
+    if (!this.loaded || oid.length !== 40) return undefined;
+    const wanted = Buffer.from(oid, 'hex');
+    for (const pack of this.loaded) {
+      const offset = packOffsetOf(pack, wanted);
+      if (offset !== null) return this.packedInMemory(pack, offset, 0);
+    }
+    return undefined;
+  }
+
+  private packedInMemory(pack: PackIndex, offset: number, depth: number): GitObject | undefined {
+    const kept = this.cache.base(pack.packPath, offset);
+    if (kept || depth > MAX_DELTA_DEPTH) return kept;
+    const head = this.bytesInMemory(pack.packPath, offset, ENTRY_HEADER_BYTES);
+    let entry: PackEntry;
+    try {
+      if (!head) return undefined;
+      entry = parseEntry(pack, offset, head);
+    } catch {
+      return undefined;
+    }
+    const data = entry.dataEnd - entry.dataStart <= INFLATE_AT_ONCE_BYTES ? this.bytesInMemory(pack.packPath, entry.dataStart, entry.dataEnd - entry.dataStart) : undefined;
+    const content = data && inflatedOrUndefined(data);
+    const type = PACK_TYPES[entry.typeNumber];
+    if (!content || (type && content.length !== entry.size)) return undefined;
+    const base = type ? undefined : entry.baseOffset !== undefined ? this.packedInMemory(pack, entry.baseOffset, depth + 1) : undefined;
+    if (!type && !base) return undefined;
+    const object = type ? { type, content } : { type: base!.type, content: applyDelta(base!.content, content) };
+    // A chain's first object, read for a delta: the next delta of the chain starts from it too.
+    if (depth > 0 || !type) this.cache.keepBase(pack.packPath, offset, object);
+    return object;
+  }
+
+  /** Bytes of a pack from the windows kept of it (one, or two it crosses); undefined when one is not kept. */
+  private bytesInMemory(path: string, position: number, length: number): Buffer | undefined {
+    const first = Math.floor(position / WINDOW_BYTES);
+    const last = Math.floor((position + length - 1) / WINDOW_BYTES);
+    const start = position - first * WINDOW_BYTES;
+    if (first === last) return this.cache.window(path, first)?.subarray(start, start + length);
+    const [before, after] = [this.cache.window(path, first), last === first + 1 ? this.cache.window(path, last) : undefined];
+    return before && after ? Buffer.concat([before, after]).subarray(start, start + length) : undefined;
   }
 
   /** A tree's entries; MissingObjectError or CorruptObjectError when `oid` names no tree. */
@@ -375,8 +436,10 @@ export class ObjectReader {
     if (length > WINDOW_BYTES || !path.endsWith('.pack')) return this.readFileAt(path, position, length);
     const first = Math.floor(position / WINDOW_BYTES);
     const last = Math.floor((position + length - 1) / WINDOW_BYTES);
-    const windows = await Promise.all(Array.from({ length: last - first + 1 }, (_, index) => this.window(path, first + index)));
     const start = position - first * WINDOW_BYTES;
+    // Most reads lie in one window, most often kept already.
+    if (first === last) return (this.cache.window(path, first) ?? (await this.window(path, first))).subarray(start, start + length);
+    const windows = await Promise.all(Array.from({ length: last - first + 1 }, (_, index) => this.window(path, first + index)));
     const bytes = windows.length === 1 ? windows[0] : Buffer.concat(windows);
     return bytes.subarray(start, start + length);
   }
@@ -500,6 +563,7 @@ export class ObjectReader {
         if (index.readUInt32BE(0) !== 0xff744f63 || index.readUInt32BE(4) !== 2) throw new CorruptObjectError(`${name} is not a version 2 pack index`);
         packs.push({ packPath, index, count: index.readUInt32BE(8 + 255 * 4), packSize });
       }
+      this.loaded = packs;
       return packs;
     })());
   }
@@ -527,40 +591,9 @@ export class ObjectReader {
     );
   }
 
-  /** The entry's header; from `head` when its first bytes have been read already. */
-  private async packEntry(pack: PackIndex, offset: number, head?: Buffer): Promise<PackEntry> {
-    head ??= await this.readAt(pack.packPath, offset, ENTRY_HEADER_BYTES);
-    let position = 0;
-    let byte = head[position++];
-    const typeNumber = (byte >> 4) & 7;
-    let size = byte & 0x0f;
-    let shift = 4;
-    while (byte & 0x80) {
-      if (position >= head.length) throw new CorruptObjectError(`a pack entry at ${offset} is cut short`);
-      byte = head[position++];
-      size += (byte & 0x7f) * 2 ** shift;
-      shift += 7;
-    }
-    const entry: PackEntry = { typeNumber, size, dataStart: 0, dataEnd: 0 };
-    if (typeNumber === OFS_DELTA) {
-      byte = head[position++];
-      let distance = byte & 0x7f;
-      while (byte & 0x80) {
-        if (position >= head.length) throw new CorruptObjectError(`a pack entry at ${offset} is cut short`);
-        byte = head[position++];
-        distance = (distance + 1) * 128 + (byte & 0x7f);
-      }
-      entry.baseOffset = offset - distance;
-    } else if (typeNumber === REF_DELTA) {
-      entry.baseOid = head.toString('hex', position, position + 20);
-      position += 20;
-    } else if (!PACK_TYPES[typeNumber]) {
-      throw new CorruptObjectError(`a pack entry at ${offset} has the unknown type ${typeNumber}`);
-    }
-    entry.dataStart = offset + position;
-    entry.dataEnd = Math.min(pack.packSize - PACK_TRAILER_BYTES, entry.dataStart + deflateBound(size));
-    if (entry.dataEnd <= entry.dataStart) throw new CorruptObjectError(`a pack entry at ${offset} runs past the pack's end`);
-    return entry;
+  /** The entry's header. */
+  private async packEntry(pack: PackIndex, offset: number): Promise<PackEntry> {
+    return parseEntry(pack, offset, await this.readAt(pack.packPath, offset, ENTRY_HEADER_BYTES));
   }
 
   /** Where a delta's base is: in the same pack, or wherever its ID is. */
@@ -616,6 +649,41 @@ export class ObjectReader {
   }
 }
 
+/** A pack entry's header, from its first bytes (ENTRY_HEADER_BYTES of them, fewer at the pack's end). */
+function parseEntry(pack: PackIndex, offset: number, head: Buffer): PackEntry {
+  let position = 0;
+  let byte = head[position++];
+  const typeNumber = (byte >> 4) & 7;
+  let size = byte & 0x0f;
+  let shift = 4;
+  while (byte & 0x80) {
+    if (position >= head.length) throw new CorruptObjectError(`a pack entry at ${offset} is cut short`);
+    byte = head[position++];
+    size += (byte & 0x7f) * 2 ** shift;
+    shift += 7;
+  }
+  const entry: PackEntry = { typeNumber, size, dataStart: 0, dataEnd: 0 };
+  if (typeNumber === OFS_DELTA) {
+    byte = head[position++];
+    let distance = byte & 0x7f;
+    while (byte & 0x80) {
+      if (position >= head.length) throw new CorruptObjectError(`a pack entry at ${offset} is cut short`);
+      byte = head[position++];
+      distance = (distance + 1) * 128 + (byte & 0x7f);
+    }
+    entry.baseOffset = offset - distance;
+  } else if (typeNumber === REF_DELTA) {
+    entry.baseOid = head.toString('hex', position, position + 20);
+    position += 20;
+  } else if (!PACK_TYPES[typeNumber]) {
+    throw new CorruptObjectError(`a pack entry at ${offset} has the unknown type ${typeNumber}`);
+  }
+  entry.dataStart = offset + position;
+  entry.dataEnd = Math.min(pack.packSize - PACK_TRAILER_BYTES, entry.dataStart + deflateBound(size));
+  if (entry.dataEnd <= entry.dataStart) throw new CorruptObjectError(`a pack entry at ${offset} runs past the pack's end`);
+  return entry;
+}
+
 /** An object's offset in a pack, by binary search of the index's sorted names; null when it is not there. */
 function packOffsetOf(pack: PackIndex, oid: Buffer): number | null {
   const { index, count } = pack;
@@ -623,9 +691,12 @@ function packOffsetOf(pack: PackIndex, oid: Buffer): number | null {
   let low = oid[0] === 0 ? 0 : index.readUInt32BE(fanout + (oid[0] - 1) * 4);
   let high = index.readUInt32BE(fanout + oid[0] * 4);
   const names = fanout + 256 * 4;
+  // The first four bytes compared as a number, in JavaScript: the whole name only when they are equal.
+  const wanted = oid.readUInt32BE(0);
   while (low < high) {
     const middle = (low + high) >>> 1;
-    const compared = index.compare(oid, 0, 20, names + middle * 20, names + middle * 20 + 20);
+    const prefix = index.readUInt32BE(names + middle * 20);
+    const compared = prefix !== wanted ? prefix - wanted : index.compare(oid, 0, 20, names + middle * 20, names + middle * 20 + 20);
     if (compared === 0) return offsetAt(index, count, middle);
     // `compared` orders the index's name against the wanted one.
     if (compared > 0) high = middle;

@@ -288,7 +288,12 @@ export class Repository {
   /** A tree object's bytes, kept: a path's history looks into the same trees again, one entry of each. */
   private async treeBytes(oid: string): Promise<Buffer> {
     let bytes = this.rawTrees.get(oid);
-    if (!bytes) this.rawTrees.set(oid, (bytes = await this.readTyped(oid, 'tree')));
+    if (!bytes) {
+      // A walk's trees mostly come from memory, without the promises of a read.
+      const inMemory = this.objects.readInMemory(oid);
+      bytes = inMemory?.type === 'tree' ? inMemory.content : await this.readTyped(oid, 'tree');
+      this.rawTrees.set(oid, bytes);
+    }
     return bytes;
   }
 
