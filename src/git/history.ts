@@ -97,13 +97,19 @@ async function* walk(repo: Repository, start: string | string[], filter: History
   const queue = new CommitQueue();
   const starts = [...new Set([start].flat())];
   const seen = new Set<string>(starts);
-  for (const oid of starts) queue.push(await repo.commitNode(oid));
+  // The graph's records without a turn of the event loop; a commit it does not list read from its object.
+  const graph = await repo.commitGraph();
+  for (const oid of starts) queue.push(graph?.node(oid) ?? (await repo.commitNode(oid)));
   const path = filter.path?.replace(/^\/+|\/+$/g, '');
   // The path's object in each commit met, kept for the walk: a commit is looked at as a parent, then as itself.
   const atPath = new Map<string, string | null>();
   const pathObject = async (commit: CommitNode) => {
     let found = atPath.get(commit.oid);
-    if (found === undefined) atPath.set(commit.oid, (found = await objectAt(repo, commit, path!)));
+    if (found === undefined) {
+      // From memory when the trees on the way are there, without a turn of the event loop.
+      const entry = repo.entryInMemory(commit.tree, path!);
+      atPath.set(commit.oid, (found = entry === undefined ? await objectAt(repo, commit, path!) : (entry?.oid ?? null)));
+    }
     return found;
   };
   let line = true;
@@ -117,7 +123,7 @@ async function* walk(repo: Repository, start: string | string[], filter: History
       if (parents.length === 0) shows = mine !== null;
       else {
         const same: string[] = [];
-        for (const parent of parents) if ((await pathObject(await repo.commitNode(parent))) === mine) same.push(parent);
+        for (const parent of parents) if ((await pathObject(graph?.node(parent) ?? (await repo.commitNode(parent)))) === mine) same.push(parent);
         if (same.length) {
           shows = false;
           // A merge that kept the path as one parent had it: the other side's changes never reached it.
@@ -130,7 +136,7 @@ async function* walk(repo: Repository, start: string | string[], filter: History
     for (const parent of parents) {
       if (seen.has(parent)) continue;
       seen.add(parent);
-      queue.push(await repo.commitNode(parent));
+      queue.push(graph?.node(parent) ?? (await repo.commitNode(parent)));
     }
   }
 }

@@ -5,7 +5,7 @@ import { RepositoryMissingError } from './errors.js';
 import { CommitGraph, writeCommitGraph, type CommitNode, type KnownCommits } from './commit-graph.js';
 import { gitFs, isoGit } from './fs.js';
 import { LruMap } from './lru.js';
-import { CorruptObjectError, findTreeEntry, MissingObjectError, ObjectReader, PackCache, parseTree, type GitObject } from './object-reader.js';
+import { CorruptObjectError, findTreeEntry, MissingObjectError, ObjectReader, PackCache, parseTree, type GitObject, type RawTreeEntry } from './object-reader.js';
 import { parseAnnotatedTag, parseCommit, treeEntries, typeOfMode, type AnnotatedTag, type Commit, type EntryType, type Signature, type TreeEntry } from './parse.js';
 import { canonicalMode, commitContent, commitMessage, readsBackAsWritten, treeContent, writeLooseObject, writtenPerson } from './objects.js';
 import { isValidReferenceName, listReferences, readReference, readSymbolicReference, updateReference, writeSymbolicReference } from './refs.js';
@@ -287,14 +287,19 @@ export class Repository {
 
   /** A tree object's bytes, kept: a path's history looks into the same trees again, one entry of each. */
   private async treeBytes(oid: string): Promise<Buffer> {
-    let bytes = this.rawTrees.get(oid);
-    if (!bytes) {
-      // A walk's trees mostly come from memory, without the promises of a read.
-      const inMemory = this.objects.readInMemory(oid);
-      bytes = inMemory?.type === 'tree' ? inMemory.content : await this.readTyped(oid, 'tree');
-      this.rawTrees.set(oid, bytes);
-    }
+    let bytes = this.treeBytesInMemory(oid);
+    if (!bytes) this.rawTrees.set(oid, (bytes = await this.readTyped(oid, 'tree')));
     return bytes;
+  }
+
+  /** A tree's bytes when kept, or in memory to be read without a turn of the event loop (then kept). */
+  private treeBytesInMemory(oid: string): Buffer | undefined {
+    const kept = this.rawTrees.get(oid);
+    if (kept) return kept;
+    const inMemory = this.objects.readInMemory(oid);
+    if (inMemory?.type !== 'tree') return undefined;
+    this.rawTrees.set(oid, inMemory.content);
+    return inMemory.content;
   }
 
   /** A blob's bytes. */
@@ -324,13 +329,34 @@ export class Repository {
 
   /** The entry at `path` (`a/b/c.txt`) in a tree, or null; the empty path is the tree itself. */
   async entryAt(treeOid: string, path: string): Promise<TreeEntry | null> {
-    const parts = path.split('/').filter(Boolean);
+    for (;;) {
+      let missing: string | undefined;
+      const found = this.entryIn(treeOid, path, (oid) => this.treeBytesInMemory(oid) ?? void (missing = oid));
+      if (found !== undefined) return found;
+      // A tree on the way read (and kept), then the path looked up again.
+      await this.treeBytes(missing!);
+    }
+  }
+
+  /** The entry at `path` when every tree on the way is in memory already (a walk's usual case); undefined otherwise. */
+  entryInMemory(treeOid: string, path: string): TreeEntry | null | undefined {
+    return this.entryIn(treeOid, path, (oid) => this.treeBytesInMemory(oid));
+  }
+
+  /** The entry at `path`, the bytes of trees not parsed yet from `bytesOf` (a walk along a path needs one entry of each); undefined when it has none. */
+  private entryIn(treeOid: string, path: string, bytesOf: (oid: string) => Buffer | undefined): TreeEntry | null | undefined {
     let entry: TreeEntry = { name: '', mode: '040000', oid: treeOid, type: 'tree' };
-    for (const part of parts) {
+    for (const part of path.split('/')) {
+      if (!part) continue;
       if (entry.type !== 'tree') return null;
       const parsed = this.trees.get(entry.oid);
-      // A tree not parsed yet is searched in its bytes: a walk along a path needs one entry of each.
-      const found = parsed ? parsed.find((child) => child.name === part) : findTreeEntry(await this.treeBytes(entry.oid), Buffer.from(part));
+      let found: TreeEntry | RawTreeEntry | null | undefined;
+      if (parsed) found = parsed.find((child) => child.name === part);
+      else {
+        const bytes = bytesOf(entry.oid);
+        if (!bytes) return undefined;
+        found = findTreeEntry(bytes, Buffer.from(part));
+      }
       if (!found) return null;
       entry = 'type' in found ? found : treeEntries([found])[0];
     }
