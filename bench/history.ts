@@ -44,6 +44,7 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { availableParallelism, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
@@ -196,6 +197,9 @@ try {
 
   // ---- Import over HTTP, beside git clone --mirror of the same URL.
   const poller = pollVersion(origin, token);
+  // How long the process's event loop (the service's, with the git server's and the poller's) was held at a time.
+  const loopDelay = monitorEventLoopDelay({ resolution: 10 });
+  loopDelay.enable();
   const importStart = performance.now();
   const created = await json(origin, token, 'POST', '/api/v4/projects', { name: 'imported', import_url: importUrl });
   let imported = created;
@@ -205,6 +209,7 @@ try {
     imported = await json(origin, token, 'GET', `/api/v4/projects/${created.id}`);
   }
   const importMs = performance.now() - importStart;
+  loopDelay.disable();
   const versions = (await poller.stop()).map((sample) => sample.ms);
   const importedGitdir = repositoryPath(storage, created.id);
   if ((await refsOf(importedGitdir)) !== generatedRefs) throw new Error("the imported repository's references differ from the remote's");
@@ -347,7 +352,8 @@ try {
   }
   console.log(
     `\nDuring the import GET /version, asked one request after another, answered ${versions.length} times: the slowest in ${time(Math.max(...versions))}, ` +
-      `${versions.filter((ms) => ms > 100).length} over 100 ms. The import left ${/count: (\d+)/.exec(left)?.[1]} loose objects and ${/packs: (\d+)/.exec(left)?.[1]} pack(s).`,
+      `${versions.filter((ms) => ms > 100).length} over 100 ms; the event loop of the process serving it (the git server's and the poller's too) was held ` +
+      `at most ${time(loopDelay.max / 1e6)} at a time (monitorEventLoopDelay, 10 ms resolution). The import left ${/count: (\d+)/.exec(left)?.[1]} loose objects and ${/packs: (\d+)/.exec(left)?.[1]} pack(s).`,
   );
   console.log(`Reads on ${READ_FROM === 'generated' ? 'a copy of the generated repository' : 'the imported repository'}; \`git fsck --full\` and \`git commit-graph verify\` passed on both; load average ${loadavg().map((load) => load.toFixed(2)).join(' ')} at the end.`);
 } finally {

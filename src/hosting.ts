@@ -12,7 +12,7 @@ import { HostingOptionsSchema, STORAGE_NAME } from './config.js';
 import { openDatabase, type Database } from './db/orm.js';
 import { BadRequestError } from './errors.js';
 import { InFlightCalls } from './in-flight.js';
-import { RepositoryStore } from './git/store.js';
+import { loadGit, RepositoryStore } from './git/store.js';
 import { JobQueue, type JobOutcome } from './jobs/queue.js';
 import { registerRepositoryJobs } from './jobs/repository-jobs.js';
 import type { Environment } from './services/context.js';
@@ -80,6 +80,7 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
     await fillRunnersTokens(db, secrets);
     // The HTTP adapter (Express, the body parsers) loads with the first service, not with `import('forgekit')`.
     const { createRouter } = await import('./http/router.js');
+    await loadGit();
     const repositories = new RepositoryStore(storages);
     await reportMissingRepositories(db, repositories, logger);
     jobs = new JobQueue(db, logger);

@@ -47,6 +47,14 @@ export class RepositoryImportError extends Error {
 }
 
 /**
+ * Loads isomorphic-git (repositories made, tags written, short IDs) as a service opens: compiling it holds the
+ * event loop for about 90 ms, which the first repository made while serving would otherwise wait for.
+ */
+export async function loadGit(): Promise<void> {
+  await git();
+}
+
+/**
  * Every project's bare repository, in hashed storage under the named storage roots: the path comes from the
  * project's ID, never its name, so that renaming or moving a project moves nothing on disk.
  */
