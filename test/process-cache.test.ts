@@ -87,11 +87,15 @@ describe('in one instance', () => {
   });
 
   it('reads the settings once after a change, then no more', async () => {
-    await setAvatarService(t, true);
-    const first = await queriesOf(t.db, () => avatarOf(t));
-    const second = await queriesOf(t.db, () => avatarOf(t));
-    expect(first.filter(readsSettings)).toHaveLength(1);
-    expect(second.filter(readsSettings)).toHaveLength(0);
+    // On a PostgreSQL server the suite's workers share, another file's change of the settings is heard here too
+    // (the channel is the database's): the pair is measured again until no such change fell between them.
+    await eventually(async () => {
+      await setAvatarService(t, true);
+      const first = await queriesOf(t.db, () => avatarOf(t));
+      const second = await queriesOf(t.db, () => avatarOf(t));
+      expect(first.filter(readsSettings)).toHaveLength(1);
+      expect(second.filter(readsSettings)).toHaveLength(0);
+    }, 5_000);
   });
 
   it('keeps no value of a transaction that rolled back, even one read inside it', async () => {
