@@ -1,5 +1,4 @@
 import { createHash, randomBytes } from 'node:crypto';
-import * as fs from 'node:fs';
 import { copyFile, link, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import { RepositoryMissingError } from './errors.js';
@@ -47,8 +46,8 @@ export class RepositoryImportError extends Error {
 }
 
 /**
- * Loads isomorphic-git (repositories made, tags written, short IDs) as a service opens: compiling it holds the
- * event loop for about 90 ms, which the first repository made while serving would otherwise wait for.
+ * Loads isomorphic-git (annotated tags written, short IDs expanded) as a service opens: compiling it holds the
+ * event loop for about 90 ms, which the first such call while serving would otherwise wait for.
  */
 export async function loadGit(): Promise<void> {
   await git();
@@ -100,7 +99,7 @@ export class RepositoryStore {
   /** A new, empty bare repository. */
   async create(storage: string, projectId: number, defaultBranch: string): Promise<void> {
     const gitdir = this.path(storage, projectId);
-    await (await git()).init({ fs, dir: gitdir, gitdir, bare: true, defaultBranch });
+    await initBare(gitdir, defaultBranch);
   }
 
   /**
@@ -256,8 +255,8 @@ async function indexCommits(gitdir: string, known?: PackedCommits): Promise<void
 }
 
 /**
- * An empty bare repository as `git init --bare` makes it, written directly: an import starts from one without
- * loading isomorphic-git (a stall of its own the first time).
+ * An empty bare repository as `git init --bare` makes it, written directly (isomorphic-git's init probes the file
+ * system it is given, tens of milliseconds of the event loop): what a new project and an import start from.
  */
 async function initBare(gitdir: string, defaultBranch: string): Promise<void> {
   for (const directory of ['objects/info', 'objects/pack', 'refs/heads', 'refs/tags']) await mkdir(join(gitdir, directory), { recursive: true });
