@@ -53,10 +53,15 @@ async function serve(flags: string[]): Promise<{ server: Running; api: (method: 
   return { server, api };
 }
 
-/** `git fsck --full` of a repository: nothing wrong (objects no reference names, which a write cut short leaves, are not wrong: `git gc` removes them). */
+/**
+ * `git fsck --full` of a repository: nothing wrong (objects no reference names, which a write cut short leaves, are
+ * not wrong: `git gc` removes them), its notices aside (a repository whose first write was cut short is empty:
+ * `notice: HEAD points to an unborn branch`).
+ */
 function fsck(gitdir: string): string {
   const result = spawnSync('git', ['--git-dir', gitdir, 'fsck', '--full', '--strict', '--no-dangling'], { encoding: 'utf8' });
-  return `${result.status} ${result.stdout}${result.stderr}`;
+  const output = `${result.stdout}${result.stderr}`.split('\n').filter((line) => !line.startsWith('notice: ')).join('\n');
+  return `${result.status} ${output}`;
 }
 
 const gitLog = (gitdir: string, ref: string) => spawnSync('git', ['--git-dir', gitdir, 'rev-list', ref], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
