@@ -363,6 +363,97 @@ export interface Metadata {
   enterprise: boolean;
 }
 
+// src/schemas/issues.ts
+
+export type IssueState = 'closed' | 'opened';
+
+export interface IssueBasic {
+  id: number;
+  iid: number;
+  project_id: number;
+  title: string;
+  description: string | null;
+  state: IssueState;
+  created_at: string;
+  updated_at: string;
+  closed_at: string | null;
+  closed_by: UserBasic | null;
+  /** The issue it was moved to (it is closed here); null for none. */
+  moved_to_id: number | null;
+  labels: string[];
+  milestone: Milestone | null;
+  assignees: UserBasic[];
+  /** Deprecated: the first of `assignees`. */
+  assignee: UserBasic | null;
+  author: UserBasic;
+  user_notes_count: number;
+  upvotes: number;
+  downvotes: number;
+  due_date: string | null;
+  confidential: boolean;
+  discussion_locked: boolean;
+  web_url: string;
+  time_stats: TimeStats;
+}
+
+/** One issue (read, created, changed, moved, subscribed to): with the viewer's subscription and its links. */
+export interface Issue extends IssueBasic {
+  subscribed: boolean;
+  _links: { self: string; notes: string; award_emoji: string; project: string };
+}
+
+export interface ListIssuesQuery {
+  state?: 'all' | 'closed' | 'opened';
+  labels?: string[];
+  milestone?: string;
+  scope?: 'all' | 'assigned-to-me' | 'assigned_to_me' | 'created-by-me' | 'created_by_me';
+  author_id?: number;
+  assignee_id?: 'Any' | 'None' | 'any' | 'none' | number;
+  my_reaction_emoji?: string;
+  iids?: number[];
+  order_by?: 'created_at' | 'due_date' | 'priority' | 'relative_position' | 'updated_at';
+  sort?: 'asc' | 'desc';
+  search?: string;
+  confidential?: boolean;
+  created_after?: string;
+  created_before?: string;
+  updated_after?: string;
+  updated_before?: string;
+}
+
+export interface CreateIssueInput {
+  description?: string | null;
+  confidential?: boolean;
+  assignee_ids?: number[];
+  assignee_id?: number | null;
+  milestone_id?: number | null;
+  labels?: string[];
+  due_date?: string | null;
+  discussion_locked?: boolean;
+  title: string;
+  created_at?: string;
+}
+
+export interface UpdateIssueInput {
+  description?: string | null;
+  confidential?: boolean;
+  assignee_ids?: number[];
+  assignee_id?: number | null;
+  milestone_id?: number | null;
+  labels?: string[];
+  due_date?: string | null;
+  discussion_locked?: boolean;
+  title?: string;
+  add_labels?: string[];
+  remove_labels?: string[];
+  state_event?: 'close' | 'reopen';
+  updated_at?: string;
+}
+
+export interface MoveIssueInput {
+  to_project_id: number;
+}
+
 // src/schemas/keys.ts
 
 export interface SshKey {
@@ -1092,6 +1183,159 @@ export interface Version {
   revision: string;
 }
 
+// src/schemas/work-items.ts
+
+export type MilestoneState = 'active' | 'closed';
+
+/** A milestone, of a project (`project_id`) or of a group (`group_id`): embedded in work items, and listed. */
+export interface Milestone {
+  id: number;
+  iid: number;
+  project_id?: number;
+  group_id?: number;
+  title: string;
+  description: string | null;
+  state: MilestoneState;
+  created_at: string;
+  updated_at: string;
+  due_date: string | null;
+  start_date: string | null;
+  web_url: string;
+}
+
+export interface ListMilestonesQuery {
+  state?: 'active' | 'all' | 'closed';
+  iids?: number[];
+  title?: string;
+  search?: string;
+}
+
+/** A day as an input gives it (`YYYY-MM-DD`), bounded before its format is read. */
+export type DayInput = string;
+
+export interface CreateMilestoneInput {
+  description?: string;
+  due_date?: string | null;
+  start_date?: string | null;
+  title: string;
+}
+
+export interface UpdateMilestoneInput {
+  description?: string;
+  due_date?: string | null;
+  start_date?: string | null;
+  title?: string;
+  state_event?: 'activate' | 'close';
+}
+
+/** Time tracking of a work item: seconds, and the original's human forms (`1h 30m`; null for none). */
+export interface TimeStats {
+  time_estimate: number;
+  total_time_spent: number;
+  human_time_estimate: string | null;
+  human_total_time_spent: string | null;
+}
+
+export interface TimeEstimateInput {
+  duration: string;
+}
+
+export interface SpentTimeInput {
+  duration: string;
+}
+
+/** A project's label, with how many work items carry it. */
+export interface Label {
+  id: number;
+  name: string;
+  color: string;
+  text_color: string;
+  description: string | null;
+  open_issues_count: number;
+  closed_issues_count: number;
+  open_merge_requests_count: number;
+  priority: number | null;
+  subscribed: boolean;
+  is_project_label: boolean;
+}
+
+export interface ListLabelsQuery {
+  with_counts?: boolean;
+  search?: string;
+}
+
+export interface CreateLabelInput {
+  name: string;
+  color: string;
+  description?: string | null;
+  priority?: number | null;
+}
+
+/** A label's changes, the label named by the path (ID or name: later clients). */
+export interface UpdateLabelInput {
+  new_name?: string;
+  color?: string;
+  description?: string | null;
+  priority?: number | null;
+}
+
+/** A label's changes, the label named by `name` (SPEC.md's era). */
+export interface UpdateLabelByNameInput extends UpdateLabelInput {
+  name: string;
+}
+
+/** The label to delete, by name (SPEC.md's era; later clients name it in the path). */
+export interface DeleteLabelInput {
+  name: string;
+}
+
+export type NoteableType = 'Issue' | 'MergeRequest';
+
+/** A comment on a work item, or a system note recording a change to it. */
+export interface Note {
+  id: number;
+  type: null;
+  body: string;
+  attachment: null;
+  author: UserBasic;
+  created_at: string;
+  updated_at: string;
+  system: boolean;
+  noteable_id: number;
+  noteable_type: NoteableType;
+  noteable_iid: number;
+  resolvable: boolean;
+}
+
+export interface ListNotesQuery {
+  order_by?: 'created_at' | 'updated_at';
+  sort?: 'asc' | 'desc';
+}
+
+export interface CreateNoteInput {
+  body: string;
+  created_at?: string;
+}
+
+export interface UpdateNoteInput {
+  body: string;
+}
+
+/** An emoji a user awarded a work item or a note. */
+export interface AwardEmoji {
+  id: number;
+  name: string;
+  user: UserBasic;
+  created_at: string;
+  updated_at: string;
+  awardable_id: number;
+  awardable_type: 'Issue' | 'MergeRequest' | 'Note';
+}
+
+export interface CreateAwardEmojiInput {
+  name: string;
+}
+
 // the in-process API and the options
 
 export interface MembersApi {
@@ -1109,6 +1353,21 @@ export interface MembersApi {
   edit: (id: number | string, user_id: number, input: EditMemberInput) => Promise<Member>;
   /** `/projects/:id/members/:user_id`, `/groups/:id/members/:user_id` */
   remove: (id: number | string, user_id: number) => Promise<void>;
+}
+
+export interface sApi {
+  /** `/projects/:id/milestones`, `/groups/:id/milestones` */
+  list: (id: number | string, input?: ListMilestonesQuery & PageQuery) => Promise<ListResult<Milestone>>;
+  /** `/projects/:id/milestones/:milestone_id`, `/groups/:id/milestones/:milestone_id` */
+  get: (id: number | string, milestone_id: number) => Promise<Milestone>;
+  /** `/projects/:id/milestones`, `/groups/:id/milestones` */
+  create: (id: number | string, input: CreateMilestoneInput) => Promise<Milestone>;
+  /** `/projects/:id/milestones/:milestone_id`, `/groups/:id/milestones/:milestone_id` */
+  update: (id: number | string, milestone_id: number, input?: UpdateMilestoneInput) => Promise<Milestone>;
+  /** `/projects/:id/milestones/:milestone_id`, `/groups/:id/milestones/:milestone_id` */
+  delete: (id: number | string, milestone_id: number) => Promise<void>;
+  /** `/projects/:id/milestones/:milestone_id/issues`, `/groups/:id/milestones/:milestone_id/issues` */
+  issues: (id: number | string, milestone_id: number, input?: PageQuery) => Promise<ListResult<IssueBasic>>;
 }
 
 /**
@@ -1409,6 +1668,92 @@ export interface Api {
     /** `/projects/:id/repository/commits/:sha/cherry_pick` */
     cherryPick: (id: number | string, sha: string, input: CherryPickInput) => Promise<Commit>;
   };
+  issues: {
+    /** `/issues` */
+    listAll: (input?: ListIssuesQuery & PageQuery) => Promise<ListResult<IssueBasic>>;
+    /** `/issues/:id` */
+    getById: (id: number) => Promise<Issue>;
+    /** `/groups/:id/issues` */
+    listForGroup: (id: number | string, input?: ListIssuesQuery & PageQuery) => Promise<ListResult<IssueBasic>>;
+    /** `/projects/:id/issues` */
+    list: (id: number | string, input?: ListIssuesQuery & PageQuery) => Promise<ListResult<IssueBasic>>;
+    /** `/projects/:id/issues/:issue_iid` */
+    get: (id: number | string, issue_iid: number) => Promise<Issue>;
+    /** `/projects/:id/issues` */
+    create: (id: number | string, input: CreateIssueInput) => Promise<Issue>;
+    /** `/projects/:id/issues/:issue_iid` */
+    update: (id: number | string, issue_iid: number, input?: UpdateIssueInput) => Promise<Issue>;
+    /** `/projects/:id/issues/:issue_iid` */
+    delete: (id: number | string, issue_iid: number) => Promise<void>;
+    /** `/projects/:id/issues/:issue_iid/move` */
+    move: (id: number | string, issue_iid: number, input: MoveIssueInput) => Promise<Issue>;
+    /** `/projects/:id/issues/:issue_iid/subscribe` */
+    subscribe: (id: number | string, issue_iid: number) => Promise<Issue>;
+    /** `/projects/:id/issues/:issue_iid/unsubscribe` */
+    unsubscribe: (id: number | string, issue_iid: number) => Promise<Issue>;
+    /** `/projects/:id/issues/:issue_iid/time_stats` */
+    timeStats: (id: number | string, issue_iid: number) => Promise<TimeStats>;
+    /** `/projects/:id/issues/:issue_iid/time_estimate` */
+    setTimeEstimate: (id: number | string, issue_iid: number, input: { duration: string }) => Promise<TimeStats>;
+    /** `/projects/:id/issues/:issue_iid/reset_time_estimate` */
+    resetTimeEstimate: (id: number | string, issue_iid: number) => Promise<TimeStats>;
+    /** `/projects/:id/issues/:issue_iid/add_spent_time` */
+    addSpentTime: (id: number | string, issue_iid: number, input: { duration: string }) => Promise<TimeStats>;
+    /** `/projects/:id/issues/:issue_iid/reset_spent_time` */
+    resetSpentTime: (id: number | string, issue_iid: number) => Promise<TimeStats>;
+  };
+  issueNotes: {
+    /** `/projects/:id/issues/:issue_iid/notes` */
+    list: (id: number | string, issue_iid: number, input?: ListNotesQuery & PageQuery) => Promise<ListResult<Note>>;
+    /** `/projects/:id/issues/:issue_iid/notes/:note_id` */
+    get: (id: number | string, issue_iid: number, note_id: number) => Promise<Note>;
+    /** `/projects/:id/issues/:issue_iid/notes` */
+    create: (id: number | string, issue_iid: number, input: CreateNoteInput) => Promise<Note>;
+    /** `/projects/:id/issues/:issue_iid/notes/:note_id` */
+    update: (id: number | string, issue_iid: number, note_id: number, input: UpdateNoteInput) => Promise<Note>;
+    /** `/projects/:id/issues/:issue_iid/notes/:note_id` */
+    delete: (id: number | string, issue_iid: number, note_id: number) => Promise<void>;
+  };
+  awardEmoji: {
+    /** `/projects/:id/issues/:issue_iid/award_emoji` */
+    list: (id: number | string, issue_iid: number, input?: PageQuery) => Promise<ListResult<AwardEmoji>>;
+    /** `/projects/:id/issues/:issue_iid/award_emoji/:award_id` */
+    get: (id: number | string, issue_iid: number, award_id: number) => Promise<AwardEmoji>;
+    /** `/projects/:id/issues/:issue_iid/award_emoji` */
+    create: (id: number | string, issue_iid: number, input: { name: string }) => Promise<AwardEmoji>;
+    /** `/projects/:id/issues/:issue_iid/award_emoji/:award_id` */
+    delete: (id: number | string, issue_iid: number, award_id: number) => Promise<void>;
+    /** `/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji` */
+    listForNote: (id: number | string, issue_iid: number, note_id: number, input?: PageQuery) => Promise<ListResult<AwardEmoji>>;
+    /** `/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji/:award_id` */
+    getForNote: (id: number | string, issue_iid: number, note_id: number, award_id: number) => Promise<AwardEmoji>;
+    /** `/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji` */
+    createForNote: (id: number | string, issue_iid: number, note_id: number, input: { name: string }) => Promise<AwardEmoji>;
+    /** `/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji/:award_id` */
+    deleteForNote: (id: number | string, issue_iid: number, note_id: number, award_id: number) => Promise<void>;
+  };
+  labels: {
+    /** `/projects/:id/labels` */
+    list: (id: number | string, input?: ListLabelsQuery & PageQuery) => Promise<ListResult<Label>>;
+    /** `/projects/:id/labels/:label_id` */
+    get: (id: number | string, label_id: number | string) => Promise<Label>;
+    /** `/projects/:id/labels` */
+    create: (id: number | string, input: CreateLabelInput) => Promise<Label>;
+    /** `/projects/:id/labels` */
+    updateByName: (id: number | string, input: UpdateLabelByNameInput) => Promise<Label>;
+    /** `/projects/:id/labels/:label_id` */
+    update: (id: number | string, label_id: number | string, input?: UpdateLabelInput) => Promise<Label>;
+    /** `/projects/:id/labels` */
+    deleteByName: (id: number | string, input: { name: string }) => Promise<void>;
+    /** `/projects/:id/labels/:label_id` */
+    delete: (id: number | string, label_id: number | string) => Promise<void>;
+    /** `/projects/:id/labels/:label_id/subscribe` */
+    subscribe: (id: number | string, label_id: number | string) => Promise<Label>;
+    /** `/projects/:id/labels/:label_id/unsubscribe` */
+    unsubscribe: (id: number | string, label_id: number | string) => Promise<Label>;
+  };
+  milestones: sApi;
+  groupMilestones: sApi;
   instance: {
     /** `/openapi.json` */
     openapi: () => Promise<{ [key: string]: unknown }>;
@@ -1481,6 +1826,13 @@ export type SchemaName =
   | 'CreateGroupInput'
   | 'UpdateGroupInput'
   | 'Metadata'
+  | 'IssueState'
+  | 'IssueBasic'
+  | 'Issue'
+  | 'ListIssuesQuery'
+  | 'CreateIssueInput'
+  | 'UpdateIssueInput'
+  | 'MoveIssueInput'
   | 'SshKey'
   | 'GpgKey'
   | 'Email'
@@ -1556,4 +1908,26 @@ export type SchemaName =
   | 'CreateUserInput'
   | 'UpdateUserInput'
   | 'DeleteUserInput'
-  | 'Version';
+  | 'Version'
+  | 'MilestoneState'
+  | 'Milestone'
+  | 'ListMilestonesQuery'
+  | 'DayInput'
+  | 'CreateMilestoneInput'
+  | 'UpdateMilestoneInput'
+  | 'TimeStats'
+  | 'TimeEstimateInput'
+  | 'SpentTimeInput'
+  | 'Label'
+  | 'ListLabelsQuery'
+  | 'CreateLabelInput'
+  | 'UpdateLabelInput'
+  | 'UpdateLabelByNameInput'
+  | 'DeleteLabelInput'
+  | 'NoteableType'
+  | 'Note'
+  | 'ListNotesQuery'
+  | 'CreateNoteInput'
+  | 'UpdateNoteInput'
+  | 'AwardEmoji'
+  | 'CreateAwardEmojiInput';

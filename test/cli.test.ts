@@ -143,7 +143,7 @@ describe('forgekit serve', PROCESSES_TIMEOUT, () => {
     }
   });
 
-  it.runIf(process.env.FORGEKIT_TEST_DATABASE_URL)('serves from --workers processes on one PostgreSQL database, and stops them all on SIGTERM', async () => {
+  it.runIf(process.env.FORGEKIT_TEST_DATABASE_URL)('serves from --workers processes on one PostgreSQL database (issue iids race-free across them), and stops them all on SIGTERM', async () => {
     const database = await freshDatabase();
     const storage = freshDir();
     try {
@@ -159,6 +159,9 @@ describe('forgekit serve', PROCESSES_TIMEOUT, () => {
       // Whichever worker answers, it reads what the other wrote.
       const reads = await Promise.all(Array.from({ length: 20 }, () => api('GET', `/projects/${project.id}/repository/files/a.txt/raw?ref=main`).then(async (res) => [res.status, await res.text()])));
       expect(reads).toEqual(Array.from({ length: 20 }, () => [200, 'a\n']));
+      // Issues opened at once through both workers take the iids 1 to 50, each once: the counter row orders them.
+      const opened = await Promise.all(Array.from({ length: 50 }, (_, n) => api('POST', `/projects/${project.id}/issues`, { title: `Race ${n}` }).then((res) => res.json())));
+      expect((opened as { iid: number }[]).map((issue) => issue.iid).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, n) => n + 1));
       server.child.kill('SIGTERM');
       expect(await server.exited).toBe(0);
       expect(server.output()).toMatch(/SIGTERM received, stopping 2 workers/);

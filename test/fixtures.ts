@@ -35,6 +35,7 @@ export const exampleTools = (signIn: { login: string; password: string }, t?: Te
   unique,
   newUser: async () => (t ? (await createUser(t.hosting)).id : 2),
   newGroup: async () => (t ? (await t.hosting.groups.create({ name: `Group ${unique()}`, path: `group-${unique()}`, visibility: 'public' })).id : 2),
+  newProject: async () => (t ? (await t.hosting.projects.create({ name: `Project ${unique()}`, visibility: 'private' })).id : 2),
   signIn,
 });
 
@@ -167,6 +168,41 @@ export class FixtureSet {
       }
       case 'archiveFormat':
         return 'zip';
+      case 'issue':
+        return (await root.as(await user()).issues.create(Number(await this.value('project', owner)), { title: `Fixture ${unique()}` })).iid;
+      case 'issueId':
+        return (await root.issues.get(Number(await this.value('project', owner)), Number(await this.value('issue', owner)))).id;
+      case 'subscribedIssue': {
+        const project = Number(await this.value('project', owner));
+        const { iid } = await root.as(await user()).issues.create(project, { title: `Followed ${unique()}` });
+        await root.issues.subscribe(project, iid);
+        return iid;
+      }
+      case 'issueNote':
+        return (await root.as(await user()).issueNotes.create(Number(await this.value('project', owner)), Number(await this.value('issue', owner)), { body: 'Fixture comment' })).id;
+      case 'issueAward':
+        return (await root.as(await user()).awardEmoji.create(Number(await this.value('project', owner)), Number(await this.value('issue', owner)), { name: 'tada' })).id;
+      case 'issueNoteAward': {
+        const [project, issue, note] = await Promise.all([this.value('project', owner), this.value('issue', owner), this.value('issueNote', owner)]);
+        return (await root.as(await user()).awardEmoji.createForNote(Number(project), Number(issue), Number(note), { name: 'tada' })).id;
+      }
+      case 'labelledProject': {
+        const { id } = await root.as(await user()).projects.create({ name: `Labelled ${unique()}`, visibility: 'private' });
+        await root.as(await user()).labels.create(id, { name: 'fixture', color: '#428BCA', description: 'A fixture' });
+        return id;
+      }
+      case 'label':
+        return (await root.labels.get(Number(await this.value('labelledProject', owner)), 'fixture')).id;
+      case 'subscribedLabel': {
+        const project = Number(await this.value('labelledProject', owner));
+        const { id } = await root.as(await user()).labels.create(project, { name: 'followed', color: 'teal' });
+        await root.labels.subscribe(project, id);
+        return id;
+      }
+      case 'milestone':
+        return (await root.as(await user()).milestones.create(Number(await this.value('project', owner)), { title: `Fixture ${unique()}` })).id;
+      case 'groupMilestone':
+        return (await root.as(await user()).groupMilestones.create(Number(await this.value('group', owner)), { title: `Fixture ${unique()}` })).id;
       case 'ownSshKey':
         return (await own.sshKeys.create({ title: 'own', key: newSshKey() })).id;
       case 'ownGpgKey':

@@ -121,6 +121,67 @@ describe('@gitbeaker/rest against forgekit', () => {
     expect((await root.Branches.all(project.id)).map((item) => item.name)).toEqual(['main']);
   });
 
+  it('opens, lists, changes, discusses, times and moves issues', async () => {
+    const project = await root.Projects.create({ name: 'gitbeaker-issues' });
+    const target = await root.Projects.create({ name: 'gitbeaker-issues-target' });
+    const issue = await root.Issues.create(project.id, 'Crash', { description: 'It crashes', labels: 'bug,ui', dueDate: '2030-01-31' });
+    expect([issue.iid, issue.state, issue.labels, issue.due_date, issue.subscribed]).toEqual([1, 'opened', ['bug', 'ui'], '2030-01-31', true]);
+    await root.Issues.create(project.id, 'Feature', { confidential: true });
+    // gitbeaker follows every page's Link to the end.
+    expect((await root.Issues.all({ projectId: project.id, perPage: 1 })).map((item) => item.iid)).toEqual([2, 1]);
+    expect((await root.Issues.all({ projectId: project.id, labels: 'bug' })).map((item) => item.iid)).toEqual([1]);
+    const closed = await root.Issues.edit(project.id, 1, { stateEvent: 'close', addLabels: 'triaged' });
+    expect([closed.state, closed.labels]).toEqual(['closed', ['bug', 'triaged', 'ui']]);
+    expect((await root.Issues.show(issue.id)).iid).toBe(1);
+    expect((await root.Issues.show(1, { projectId: project.id })).state).toBe('closed');
+    const note = await root.IssueNotes.create(project.id, 1, 'From gitbeaker');
+    expect([note.body, note.system]).toEqual(['From gitbeaker', false]);
+    expect((await root.IssueNotes.all(project.id, 1)).map((item) => item.body)).toContain('From gitbeaker');
+    const award = await root.IssueAwardEmojis.award(project.id, 1, 'rocket');
+    expect((await root.IssueAwardEmojis.all(project.id, 1)).map((item) => item.name)).toEqual(['rocket']);
+    await root.IssueAwardEmojis.remove(project.id, 1, award.id);
+    expect((await root.Issues.addTimeEstimate(project.id, 1, '1d')).human_time_estimate).toBe('1d');
+    expect((await root.Issues.addSpentTime(project.id, 1, '30m')).total_time_spent).toBe(1800);
+    expect((await root.Issues.showTimeStats(project.id, 1)).human_total_time_spent).toBe('30m');
+    expect((await root.Issues.unsubscribe(project.id, 1)).subscribed).toBe(false);
+    const moved = await root.Issues.move(project.id, 1, target.id);
+    expect([moved.project_id, moved.iid, moved.title]).toEqual([target.id, 1, 'Crash']);
+    await root.Issues.remove(project.id, 2);
+    expect(await root.Issues.all({ projectId: project.id, state: 'opened' })).toEqual([]);
+  });
+
+  it('manages labels and milestones of projects and groups', async () => {
+    const project = await root.Projects.create({ name: 'gitbeaker-planning' });
+    const group = await root.Groups.create('gitbeaker-planning', 'gitbeaker-planning');
+    const label = await root.ProjectLabels.create(project.id, 'team/web', 'red', { description: 'Web', priority: 1 });
+    expect([label.name, label.color, label.text_color, label.priority]).toEqual(['team/web', '#FF0000', '#FFFFFF', 1]);
+    expect((await root.ProjectLabels.show(project.id, 'team/web')).id).toBe(label.id);
+    expect((await root.ProjectLabels.edit(project.id, label.id, { newName: 'team/ui' })).name).toBe('team/ui');
+    const edited = await root.ProjectLabels.edit(project.id, 'team/ui', { color: '#00f' });
+    expect([edited.name, edited.color]).toEqual(['team/ui', '#00f']);
+    expect((await root.ProjectLabels.all(project.id, { withCounts: true })).map((item) => item.name)).toEqual(['team/ui']);
+    await root.ProjectLabels.remove(project.id, 'team/ui');
+    expect(await root.ProjectLabels.all(project.id)).toEqual([]);
+
+    const milestone = await root.ProjectMilestones.create(project.id, 'v1.0', { dueDate: '2030-06-30' });
+    expect([milestone.iid, milestone.title, milestone.due_date, milestone.state]).toEqual([1, 'v1.0', '2030-06-30', 'active']);
+    const closed = await root.ProjectMilestones.edit(project.id, milestone.id, { stateEvent: 'close' });
+    expect(closed.state).toBe('closed');
+    expect((await root.ProjectMilestones.all(project.id, { state: 'closed' })).map((item) => item.id)).toEqual([milestone.id]);
+    const issue = await root.Issues.create(project.id, 'Planned', { milestoneId: milestone.id });
+    expect((await root.ProjectMilestones.allAssignedIssues(project.id, milestone.id)).map((item) => item.id)).toEqual([issue.id]);
+    await root.ProjectMilestones.remove(project.id, milestone.id);
+    expect(await root.ProjectMilestones.all(project.id)).toEqual([]);
+
+    const quarter = await root.GroupMilestones.create(group.id, 'Q1');
+    expect([quarter.group_id, (await root.GroupMilestones.show(group.id, quarter.id)).title]).toEqual([group.id, 'Q1']);
+    expect((await root.GroupMilestones.edit(group.id, quarter.id, { description: 'First quarter' })).description).toBe('First quarter');
+    expect((await root.GroupMilestones.all(group.id)).map((item) => item.title)).toEqual(['Q1']);
+    expect(await root.GroupMilestones.allAssignedIssues(group.id, quarter.id)).toEqual([]);
+    await root.GroupMilestones.remove(group.id, quarter.id);
+    expect(await root.GroupMilestones.all(group.id)).toEqual([]);
+  });
+
   it('surfaces errors with the status and body the original service gives', async () => {
     const error = await root.Users.show(424242).catch((failure: unknown) => failure);
     expect((error as { cause: { response: { status: number } } }).cause.response.status).toBe(404);

@@ -10,7 +10,7 @@ import { describe, expect, it } from 'vitest';
 const root = fileURLToPath(new URL('..', import.meta.url));
 
 /** The folders of src/services whose aggregates keep their statements in stores. */
-const STORED = ['services/projects', 'services/repository'];
+const STORED = ['services/projects', 'services/repository', 'services/work-items'];
 
 describe('the services', () => {
   it('write no statement outside their aggregates’ stores', () => {

@@ -13,6 +13,7 @@ import { describe, expect, it } from 'vitest';
 import { POLICIES } from '../src/auth/abilities.js';
 import { ANONYMOUS, type Caller } from '../src/auth/caller.js';
 import type { Policy } from '../src/auth/policy.js';
+import type { IssueFacts } from '../src/auth/policies/issue.js';
 import type { AccessToken, Namespace, Project, ProtectedBranch, User, Visibility } from '../src/db/entities/index.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -100,6 +101,30 @@ const ROWS: Record<keyof typeof POLICIES, () => Row[]> = {
     projectRows()
       .filter(([, what]) => what === 'private' || what === 'private, archived')
       .map(([who, what, caller, project]): Row => [who, `a protection in a ${what} project`, caller, { protection: {} as ProtectedBranch, project }]),
+  issue: () => {
+    const issueOf = (facts: Partial<IssueFacts>): IssueFacts => ({ authorId: 9, assigneeIds: [], confidential: false, discussionLocked: false, ...facts });
+    const rows: Row[] = [];
+    for (const [who, what, caller, project] of projectRows().filter(([, what]) => ['private', 'public', 'public, archived'].includes(what))) {
+      rows.push([who, `an issue of a ${what} project`, caller, { project, issue: issueOf({}) }]);
+      rows.push([who, `a confidential issue of a ${what} project`, caller, { project, issue: issueOf({ confidential: true }) }]);
+      rows.push([who, `a locked issue of a ${what} project`, caller, { project, issue: issueOf({ discussionLocked: true }) }]);
+    }
+    const publicProject = projectOf('public', 0);
+    rows.push(['its author', 'a confidential, locked issue of a public project', CALLERS.user, { project: publicProject, issue: issueOf({ authorId: 2, confidential: true, discussionLocked: true }) }]);
+    rows.push(['an assignee', 'a confidential issue of a public project', CALLERS.user, { project: publicProject, issue: issueOf({ assigneeIds: [2], confidential: true }) }]);
+    rows.push(['anyone', 'an issue of a public project whose issues are disabled', CALLERS.user, { project: { ...publicProject, project: { ...publicProject.project, issuesEnabled: false } }, issue: issueOf({}) }]);
+    return rows;
+  },
+  issueNote: () => {
+    const issue = (authorId: number, level: number, archived = false) => ({ project: projectOf('public', level, archived), issue: { authorId: 9, assigneeIds: [], confidential: false, discussionLocked: false } });
+    const rows: Row[] = [];
+    for (const [who, level] of LEVELS) rows.push([who, "another's note on a public project's issue", CALLERS.user, { issue: issue(9, level), note: { authorId: 9, system: false } }]);
+    rows.push(['its author', 'its note', CALLERS.user, { issue: issue(9, 0), note: { authorId: 2, system: false } }]);
+    rows.push(['its author', 'its note, in an archived project', CALLERS.user, { issue: issue(9, 0, true), note: { authorId: 2, system: false } }]);
+    rows.push(['maintainer', 'a system note', CALLERS.user, { issue: issue(9, 40), note: { authorId: 2, system: true } }]);
+    rows.push(['administrator', "another's note", CALLERS.administrator, { issue: issue(9, 0), note: { authorId: 9, system: false } }]);
+    return rows;
+  },
 };
 
 /** One policy's table in Markdown: a row per caller and subject, a column per ability, 404 where a refusal hides the subject. */

@@ -67,7 +67,7 @@ function fsck(gitdir: string): string {
 const gitLog = (gitdir: string, ref: string) => spawnSync('git', ['--git-dir', gitdir, 'rev-list', ref], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
 
 describe.runIf(hasGit)('forgekit serve, stopped and started again', { timeout: 240_000 }, () => {
-  it('keeps every commit, tag and release it acknowledged across SIGTERM', async () => {
+  it('keeps every commit, tag, release and issue it acknowledged across SIGTERM', async () => {
     const { flags, storage } = await instanceFlags();
     const first = await serve(flags);
     const project = await first.api('POST', '/projects', { name: 'kept' });
@@ -79,6 +79,9 @@ describe.runIf(hasGit)('forgekit serve, stopped and started again', { timeout: 2
     expect(tag.status).toBe(201);
     const release = await first.api('POST', `/projects/${id}/releases`, { tag_name: 'v2', ref: 'master', name: 'Two', description: 'More notes' });
     expect(release.status).toBe(201);
+    const issue = await first.api('POST', `/projects/${id}/issues`, { title: 'Kept issue', labels: 'bug' });
+    expect(issue.status).toBe(201);
+    expect((await first.api('POST', `/projects/${id}/issues/1/notes`, { body: 'Kept note' })).status).toBe(201);
     first.server.child.kill('SIGTERM');
     expect(await first.server.exited).toBe(0);
 
@@ -94,6 +97,10 @@ describe.runIf(hasGit)('forgekit serve, stopped and started again', { timeout: 2
       ['v2', 'More notes'],
       ['v1', 'Notes'],
     ]);
+    const kept = await second.api('GET', `/projects/${id}/issues/1`);
+    expect([kept.body.title, kept.body.labels, kept.body.user_notes_count]).toEqual(['Kept issue', ['bug'], 1]);
+    // The next issue takes the next iid: the counter was kept too.
+    expect((await second.api('POST', `/projects/${id}/issues`, { title: 'Next issue' })).body.iid).toBe(2);
     // The next write continues the history.
     const next = await second.api('POST', `/projects/${id}/repository/files/b.txt`, { branch: 'master', content: 'b', commit_message: 'Next' });
     expect(next.status).toBe(201);

@@ -20,6 +20,11 @@ import type { AnyRoute, RouteSpec } from '../src/api/route.js';
  * `tag` is an annotated tag of `master` with a release there, `tagWithoutRelease` a lightweight tag of it without one.
  * `blob` is the blob of its `README.md`, `pickableCommit` a commit of another branch that `master` lacks (it adds a file),
  * and `archiveFormat` an archive format (`zip`).
+ * `issue` is an issue of `project` (its iid; `issueId` its instance-wide ID) that the fixture user opened, `subscribedIssue` another that root
+ * subscribed to, `issueNote` a comment of the fixture user's on `issue`, `issueAward` an emoji (`tada`) the fixture
+ * user awarded `issue`, and `issueNoteAward` one it awarded `issueNote`.
+ * `labelledProject` is another private project of its with a label named `fixture` (`label`, by ID) and one named
+ * `followed` that root subscribed to (`subscribedLabel`); `milestone` is a milestone of `project`, `groupMilestone` one of `group`.
  */
 export type ExampleFixture =
   | 'user'
@@ -50,7 +55,18 @@ export type ExampleFixture =
   | 'newFilePath'
   | 'blob'
   | 'pickableCommit'
-  | 'archiveFormat';
+  | 'archiveFormat'
+  | 'issue'
+  | 'issueId'
+  | 'subscribedIssue'
+  | 'issueNote'
+  | 'issueAward'
+  | 'issueNoteAward'
+  | 'labelledProject'
+  | 'label'
+  | 'subscribedLabel'
+  | 'milestone'
+  | 'groupMilestone';
 
 /** What an example's input can ask the test for: values that must be new at each call, and credentials. */
 export interface ExampleTools {
@@ -64,6 +80,8 @@ export interface ExampleTools {
   newUser(): Promise<number>;
   /** A new group's ID, for the routes that share a project with one. */
   newGroup(): Promise<number>;
+  /** A new private project's ID, made by root, for the routes that move something into a project. */
+  newProject(): Promise<number>;
   /** A user that exists throughout the test, for the routes that sign in. */
   signIn: { login: string; password: string };
 }
@@ -272,6 +290,68 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
   },
   oauth: {
     token: { input: (tools) => ({ grant_type: 'password', username: tools.signIn.login, password: tools.signIn.password }) },
+  },
+  issues: {
+    listAll: { input: { scope: 'all', state: 'opened', labels: ['bug'], order_by: 'updated_at', sort: 'asc', search: 'fixture' } },
+    getById: { params: { id: 'issueId' } },
+    listForGroup: { params: { id: 'group' }, input: { state: 'all', milestone: 'None', assignee_id: 'None' } },
+    list: { params: { id: 'project' }, input: { iids: [1], order_by: 'created_at', my_reaction_emoji: 'Any' } },
+    get: { params: { id: 'project', issue_iid: 'issue' } },
+    create: { params: { id: 'project' }, input: { title: 'A new issue', description: 'Made by the example', labels: ['bug', 'ui'], due_date: '2030-01-31', confidential: true } },
+    update: { params: { id: 'project', issue_iid: 'issue' }, input: { title: 'Changed by the example', state_event: 'close', add_labels: ['triaged'] } },
+    delete: { params: { id: 'project', issue_iid: 'issue' } },
+    move: { params: { id: 'project', issue_iid: 'issue' }, input: async (tools) => ({ to_project_id: await tools.newProject() }) },
+    subscribe: { params: { id: 'project', issue_iid: 'issue' } },
+    unsubscribe: { params: { id: 'project', issue_iid: 'subscribedIssue' } },
+    timeStats: { params: { id: 'project', issue_iid: 'issue' } },
+    setTimeEstimate: { params: { id: 'project', issue_iid: 'issue' }, input: { duration: '3h30m' } },
+    resetTimeEstimate: { params: { id: 'project', issue_iid: 'issue' } },
+    addSpentTime: { params: { id: 'project', issue_iid: 'issue' }, input: { duration: '1h' } },
+    resetSpentTime: { params: { id: 'project', issue_iid: 'issue' } },
+  },
+  labels: {
+    list: { params: { id: 'labelledProject' }, input: { search: 'fix', with_counts: true } },
+    get: { params: { id: 'labelledProject', label_id: 'label' } },
+    create: { params: { id: 'labelledProject' }, input: (tools) => ({ name: `bug ${tools.unique()}`, color: 'red', description: 'Made by the example', priority: 1 }) },
+    updateByName: { params: { id: 'labelledProject' }, input: { name: 'fixture', new_name: 'renamed', color: '#0a0', priority: null } },
+    update: { params: { id: 'labelledProject', label_id: 'label' }, input: { new_name: 'renamed', description: 'Changed by the example' } },
+    deleteByName: { params: { id: 'labelledProject' }, input: { name: 'fixture' } },
+    delete: { params: { id: 'labelledProject', label_id: 'label' } },
+    subscribe: { params: { id: 'labelledProject', label_id: 'label' } },
+    unsubscribe: { params: { id: 'labelledProject', label_id: 'subscribedLabel' } },
+  },
+  milestones: {
+    list: { params: { id: 'project' }, input: { state: 'active', iids: [1], search: 'fixture' } },
+    get: { params: { id: 'project', milestone_id: 'milestone' } },
+    create: { params: { id: 'project' }, input: (tools) => ({ title: `v${tools.unique()}`, description: 'Made by the example', start_date: '2030-01-01', due_date: '2030-02-01' }) },
+    update: { params: { id: 'project', milestone_id: 'milestone' }, input: { title: 'Renamed by the example', state_event: 'close', due_date: '2031-01-01' } },
+    delete: { params: { id: 'project', milestone_id: 'milestone' } },
+    issues: { params: { id: 'project', milestone_id: 'milestone' } },
+  },
+  groupMilestones: {
+    list: { params: { id: 'group' }, input: { state: 'all', title: 'fixture' } },
+    get: { params: { id: 'group', milestone_id: 'groupMilestone' } },
+    create: { params: { id: 'group' }, input: (tools) => ({ title: `v${tools.unique()}`, due_date: '2030-02-01' }) },
+    update: { params: { id: 'group', milestone_id: 'groupMilestone' }, input: { description: 'Changed by the example', state_event: 'close' } },
+    delete: { params: { id: 'group', milestone_id: 'groupMilestone' } },
+    issues: { params: { id: 'group', milestone_id: 'groupMilestone' } },
+  },
+  issueNotes: {
+    list: { params: { id: 'project', issue_iid: 'issue' }, input: { order_by: 'updated_at', sort: 'asc' } },
+    get: { params: { id: 'project', issue_iid: 'issue', note_id: 'issueNote' } },
+    create: { params: { id: 'project', issue_iid: 'issue' }, input: { body: 'A comment from the example' } },
+    update: { params: { id: 'project', issue_iid: 'issue', note_id: 'issueNote' }, input: { body: 'Changed by the example' } },
+    delete: { params: { id: 'project', issue_iid: 'issue', note_id: 'issueNote' } },
+  },
+  awardEmoji: {
+    list: { params: { id: 'project', issue_iid: 'issue' } },
+    get: { params: { id: 'project', issue_iid: 'issue', award_id: 'issueAward' } },
+    create: { params: { id: 'project', issue_iid: 'issue' }, input: { name: 'thumbsup' } },
+    delete: { params: { id: 'project', issue_iid: 'issue', award_id: 'issueAward' } },
+    listForNote: { params: { id: 'project', issue_iid: 'issue', note_id: 'issueNote' } },
+    getForNote: { params: { id: 'project', issue_iid: 'issue', note_id: 'issueNote', award_id: 'issueNoteAward' } },
+    createForNote: { params: { id: 'project', issue_iid: 'issue', note_id: 'issueNote' }, input: { name: 'rocket' } },
+    deleteForNote: { params: { id: 'project', issue_iid: 'issue', note_id: 'issueNote', award_id: 'issueNoteAward' } },
   },
   users: {
     list: { input: { search: 'user', order_by: 'username', sort: 'asc' } },

@@ -10,7 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { abilityMayHide, type Ability } from '../src/auth/abilities.js';
 import { allRoutes } from '../src/api/index.js';
 import { PerCaller, successStatus, type AnyRoute } from '../src/api/route.js';
-import type { ScopeName } from '../src/api/params.js';
+import { PATH_PARAMETERS, type PathParameterName, type ScopeName } from '../src/api/params.js';
 import { SCOPES } from '../src/api/scopes.js';
 import { exampleCall, exampleInput, exampleParams, exampleTools, FixtureSet, sendCall, type Owner, type TestUser } from './fixtures.js';
 import { exampleOf } from './route-examples.js';
@@ -85,6 +85,7 @@ const ADMITS_OTHERS: Record<Ability, boolean> = {
   admin_group: false,
   admin_group_member: false,
   create_subgroup: false,
+  admin_milestones: false,
   read_all_resources: false,
   admin_all_resources: false,
   create_group: false,
@@ -93,6 +94,21 @@ const ADMITS_OTHERS: Record<Ability, boolean> = {
   push_to_delete_protected_branch: false,
   read_protected_branch: false,
   destroy_protected_branch: false,
+  read_issues: false,
+  create_issue: false,
+  read_confidential_issues: false,
+  admin_issue: false,
+  destroy_issue: false,
+  set_issue_timestamps: false,
+  read_label: false,
+  admin_label: false,
+  read_milestone: false,
+  admin_milestone: false,
+  read_issue: false,
+  update_issue: false,
+  create_issue_note: false,
+  award_issue_emoji: false,
+  admin_note: false,
 };
 
 /** What a route of the scope answers when the resource its path's first parameter names is missing or hidden: a nested scope's outer one. */
@@ -192,7 +208,9 @@ describe('a route with a scope answers 404 for a resource that is not there', ()
       // A nested scope's inner resource, missing in an outer one that is there.
       const [, second] = Object.keys(call.params);
       if ('parent' in SCOPES[route.scope!]) {
-        const inner = await sendCall(t, route, { ...call, params: { ...call.params, [second]: 'no-such-thing' } }, headersOf('administrator'));
+        // A value the parameter takes: the largest ID for a number (an issue's iid), a name for text.
+        const missing = (PATH_PARAMETERS[second as PathParameterName] as { type?: string }).type === 'integer' ? 2147483647 : 'no-such-thing';
+        const inner = await sendCall(t, route, { ...call, params: { ...call.params, [second]: missing } }, headersOf('administrator'));
         expect([inner.status, inner.body]).toEqual([404, SCOPES[route.scope!].notFound().body()]);
       }
     });

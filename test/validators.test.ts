@@ -49,6 +49,17 @@ const PLACEHOLDERS: Record<ExampleFixture, string> = {
   blob: '8ab686eafeb1f44702738c8b0f24f2567c36da6d',
   pickableCommit: 'b4c5d6e7f80a3f5c2b9e0d14f6a8b7c9d0e1f2a3',
   archiveFormat: 'zip',
+  issue: '1',
+  issueId: '17',
+  subscribedIssue: '2',
+  issueNote: '18',
+  issueAward: '19',
+  issueNoteAward: '20',
+  labelledProject: '21',
+  label: 'bug',
+  subscribedLabel: '22',
+  milestone: '23',
+  groupMilestone: '24',
 };
 
 /** Path parameters as HTTP hands them over: text. */

@@ -5,6 +5,9 @@ import { commitComments, commitStatuses } from './commit-statuses.js';
 import { commits } from './commits.js';
 import { emails, gpgKeys, sshKeys } from './keys.js';
 import { instance } from './meta.js';
+import { labels } from './labels.js';
+import { groupMilestones, milestones } from './milestones.js';
+import { awardEmoji, issueNotes, issues } from './issues.js';
 import { groups as groupRoutes } from './groups.js';
 import { groupMembers, projectMembers } from './members.js';
 import { namespaces } from './namespaces.js';
@@ -42,6 +45,12 @@ const groups = {
   commitStatuses,
   commitComments,
   repository,
+  issues,
+  issueNotes,
+  awardEmoji,
+  labels,
+  milestones,
+  groupMilestones,
   instance,
 };
 
@@ -71,6 +80,12 @@ const groupDescriptions: Record<keyof typeof groups, string> = {
   commitStatuses: 'Statuses that external systems post for a commit and ref: together they make the pipeline whose status the commit shows',
   commitComments: 'Comments on a commit, or on a line it adds or removes',
   repository: 'A repository read whole: its trees, blobs, archives and comparisons; a commit’s diff, and cherry-picking it onto a branch',
+  issues: 'Issues of projects: listed with filters, opened, changed, closed and reopened, moved and deleted; confidential ones only to those who may read them; time tracking and subscriptions',
+  issueNotes: 'Notes on issues: comments, and the system notes that record each change',
+  awardEmoji: 'Emoji awarded to issues and to notes on them (`thumbsup` and `thumbsdown` count as votes)',
+  labels: 'Labels of projects: listed with the counts of the issues that carry them, created, changed, deleted and subscribed to',
+  milestones: 'Milestones of projects: listed, created with the project’s next iid, changed, closed and activated, deleted; the issues that have one',
+  groupMilestones: 'Milestones of groups, which the projects of the group and of its subgroups may use: as a project’s',
   instance: 'What the service is: its version and this document',
 };
 

@@ -31,6 +31,13 @@ export const PATH_PARAMETERS = {
   name: BoundedText({ description: 'protected branch name or pattern' }),
   /** A file's full path in the repository, URL-encoded (`lib%2Fclass.rb`). */
   file_path: BoundedText({ maxLength: FILE_PATH_MAX, description: 'URL-encoded full path of the file' }),
+  /** A work item's number in its project. */
+  issue_iid: Int32({ description: 'the issue\'s iid' }),
+  note_id: Int32({ description: 'note ID' }),
+  award_id: Int32({ description: 'award emoji ID' }),
+  /** A label by ID or, as later clients name it, by its (URL-encoded) name. */
+  label_id: Type.Union([Int32(), BoundedText()], { description: 'label ID or name' }),
+  milestone_id: Int32({ description: 'milestone ID' }),
   /** An archive's format, the suffix of `archive.:format`. */
   format: ArchiveFormat,
 };
@@ -58,6 +65,7 @@ export const SCOPE_PARAMETERS = {
  */
 export const NESTED_SCOPES = {
   protectedBranch: { parent: 'project', parameter: 'name' },
+  issue: { parent: 'project', parameter: 'issue_iid' },
 } as const satisfies Record<string, { parent: keyof typeof SCOPE_PARAMETERS; parameter: keyof typeof PATH_PARAMETERS }>;
 
 export type NestedScopeName = keyof typeof NESTED_SCOPES;

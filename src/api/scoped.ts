@@ -140,6 +140,8 @@ export const projectRoute = project.route;
 export const projectItems = project.items;
 /** A route of a group (`/groups/:id...`, the group by ID or full path): as a project's, reading as public as the group. */
 export const groupRoute = group.route;
+/** A family of a group's items, as `projectItems` for a project's. */
+export const groupItems = group.items;
 /** What administrators do to a user (`/users/:id...`, the user by ID), and families of what it has. */
 export const adminUserRoute = userForAdministrators.route;
 export const adminUserItems = userForAdministrators.items;

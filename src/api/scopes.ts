@@ -57,6 +57,13 @@ const NESTED = {
     load: (ctx, project, name) => ctx.branches.findProtection(project, name),
     notFound: () => new NotFoundError('404 Not found', { verbatim: true }),
   }),
+  issue: nested({
+    key: 'issue',
+    parent: 'project',
+    reads: 'read_project',
+    load: (ctx, project, iid) => ctx.issues.findInScope(project, iid),
+    notFound: () => new NotFoundError('Issue'),
+  }),
 } satisfies Record<NestedScopeName, unknown>;
 
 export const SCOPES = { ...ROOT_SCOPES, ...NESTED };

@@ -84,7 +84,7 @@ function normalizeTopLevel(schema: TSchema, value: Record<string, unknown>): Rec
   const invalid: ValidationMessages = {};
   for (const [name, property] of Object.entries(properties)) {
     const given = result[name];
-    const types = property.type ? [property.type] : (property.anyOf ?? []).map((branch) => branch.type);
+    const types = property.type ? [property.type].flat() : (property.anyOf ?? []).map((branch) => branch.type);
     // Ajv would coerce null to 0, false or "": a null where the schema has no null is an error instead.
     if (given === null && !types.includes('null')) invalid[name] = ['is invalid'];
     // Files arrive only as top-level fields. Without this, Ajv would name the file's inner fields.
@@ -106,7 +106,8 @@ function normalizeTopLevel(schema: TSchema, value: Record<string, unknown>): Rec
 }
 
 interface PropertySchema {
-  type?: string;
+  /** A list of types (`['integer', 'null']`) where a nullable value must not be coerced between them. */
+  type?: string | string[];
   format?: string;
   anyOf?: PropertySchema[];
 }

@@ -1,6 +1,7 @@
 import type { Caller } from './caller.js';
 import type { Policy } from './policy.js';
 import { groupPolicy } from './policies/group.js';
+import { issueNotePolicy, issuePolicy } from './policies/issue.js';
 import { namespacePolicy } from './policies/namespace.js';
 import { projectPolicy } from './policies/project.js';
 import { protectedBranchPolicy } from './policies/protected-branch.js';
@@ -8,6 +9,7 @@ import { globalPolicy, personalAccessTokenPolicy, userPolicy } from './policies/
 
 export { pushesToBranch, type BranchProtection, type ProjectInScope } from './policies/project.js';
 export type { GroupInScope } from './policies/group.js';
+export type { IssueFacts, IssueInScope, IssueNoteInScope } from './policies/issue.js';
 export type { NamespaceInScope } from './policies/namespace.js';
 export type { ProtectedBranchInScope } from './policies/protected-branch.js';
 
@@ -24,6 +26,8 @@ export const POLICIES = {
   group: groupPolicy,
   project: projectPolicy,
   protectedBranch: protectedBranchPolicy,
+  issue: issuePolicy,
+  issueNote: issueNotePolicy,
 };
 
 type Policies = typeof POLICIES;

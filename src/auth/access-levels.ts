@@ -228,3 +228,23 @@ export function canReadProject(caller: Caller, visibility: Visibility, level: nu
   if (visibility === 'internal' && !caller.user.external) return true;
   return level >= ACCESS_LEVELS.guest;
 }
+
+/**
+ * The issues (aliased `i`, in projects aliased `p` with namespaces aliased `n`) the caller may read, as a condition:
+ * in projects it may see whose issue tracker is enabled; a confidential one only when it wrote it, is assigned to
+ * it, or is a reporter or above of the project (administrators read all). In one project's list, whose project
+ * the caller may see, `readsConfidential` says whether it may read them all, which saves computing its level per row.
+ */
+export function visibleIssuesSql(caller: Caller, options: { i?: string; p?: string; n?: string; readsConfidential?: boolean } = {}): Sql {
+  const { i = 'i', p = 'p', n = 'n' } = options;
+  const tracker = sql`${alias(p)}."issues_enabled"`;
+  if (caller.user?.admin) return tracker;
+  const inProject = options.readsConfidential !== undefined;
+  const projects = inProject ? tracker : sql`${visibleProjectsSql(caller, p)} and ${tracker}`;
+  if (options.readsConfidential) return projects;
+  if (!caller.user) return sql`${projects} and not ${alias(i)}."confidential"`;
+  const user = caller.user.id;
+  const reporter = inProject ? sql`` : sql` or ${accessLevelSql(user, p, n)} >= ${ACCESS_LEVELS.reporter}`;
+  return sql`${projects} and (not ${alias(i)}."confidential" or ${alias(i)}."author_id" = ${user}
+    or exists (select 1 from "issue_assignees" ia where ia."issue_id" = ${alias(i)}."id" and ia."user_id" = ${user})${reporter})`;
+}

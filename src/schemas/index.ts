@@ -16,3 +16,5 @@ export * from './branches.js';
 export * from './repository-files.js';
 export * from './repository.js';
 export * from './tags.js';
+export * from './work-items.js';
+export * from './issues.js';

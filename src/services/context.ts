@@ -33,6 +33,12 @@ import { SshKeysService } from './identity/ssh-keys.js';
 import { TagsService } from './repository/tags.js';
 import { AccessTokensService } from './identity/tokens.js';
 import { UsersService } from './identity/users.js';
+import { AwardEmojiService } from './work-items/award-emoji.js';
+import { IssuesService } from './work-items/issues.js';
+import { LabelsService } from './work-items/labels.js';
+import { MilestonesService } from './work-items/milestones.js';
+import { NotesService } from './work-items/notes.js';
+import { TimeTrackingService } from './work-items/time-tracking.js';
 
 /** What every call shares for the life of a hosting instance. */
 export interface Environment {
@@ -235,5 +241,23 @@ export class Context {
   }
   get diffs() {
     return new DiffService(this);
+  }
+  get issues() {
+    return new IssuesService(this);
+  }
+  get labels() {
+    return new LabelsService(this);
+  }
+  get milestones() {
+    return new MilestonesService(this);
+  }
+  get notes() {
+    return new NotesService(this);
+  }
+  get awardEmoji() {
+    return new AwardEmojiService(this);
+  }
+  get timeTracking() {
+    return new TimeTrackingService(this);
   }
 }

@@ -20,14 +20,14 @@ export interface PageQuery {
   per_page?: number;
 }
 
-interface PageRequest {
+export interface PageRequest {
   page: number;
   perPage: number;
   offset: number;
 }
 
 /** `page` from 1, `per_page` 20 by default and at most 100, as the original service clamps them. */
-function pageRequest(input: PageQuery): PageRequest {
+export function pageRequest(input: PageQuery): PageRequest {
   const page = input.page && input.page > 0 ? input.page : 1;
   const perPage = Math.min(input.per_page && input.per_page > 0 ? input.per_page : DEFAULT_PER_PAGE, MAX_PER_PAGE);
   return { page, perPage, offset: (page - 1) * perPage };

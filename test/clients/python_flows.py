@@ -1487,6 +1487,126 @@ class Flows:
                      gitlab.exceptions.GitlabListError, 404, "404 File Not Found")
         return "commit diff (update, new, deleted, mode, rename, pages), cherry-pick, tree (recursive, pages), blobs, compare, archives"
 
+    def issues(self):
+        project = self.gl.projects.create({"name": "py-issues", "visibility": "private"})
+        other = self.gl.projects.create({"name": "py-issues-target", "visibility": "private"})
+        dev = self.new_user("py-issue-dev")
+        project.members.create({"user_id": dev.id, "access_level": 30})
+        issue = project.issues.create({"title": "Crash", "description": "It crashes", "labels": ["bug", "ui"],
+                                       "assignee_ids": [dev.id], "due_date": "2030-01-31"})
+        check("issues.create", (issue.iid, issue.title, issue.state, sorted(issue.labels), issue.assignee["username"],
+                                issue.due_date, issue.subscribed, issue.confidential, issue.user_notes_count),
+              (1, "Crash", "opened", ["bug", "ui"], "py-issue-dev", "2030-01-31", True, False, 0))
+        check_datetime("issues.create created_at", issue.created_at)
+        second = project.issues.create({"title": "Feature", "confidential": True})
+        check("issues.create the next iid", second.iid, 2)
+        check("issues.list(state=opened)", [i.iid for i in project.issues.list(state="opened", get_all=True)], [2, 1])
+        check("issues.list(labels=[bug])", [i.iid for i in project.issues.list(labels=["bug"], get_all=True)], [1])
+        check("issues.list(iids=[2])", [i.iid for i in project.issues.list(iids=[2], get_all=True)], [2])
+        check("issues.list(search=crash)", [i.iid for i in project.issues.list(search="crash", get_all=True)], [1])
+        issue.title = "Crash on start"
+        issue.state_event = "close"
+        issue.save()
+        # (python-gitlab's `closed_by` is a method: the merge requests that close the issue.)
+        check("issue.save() closes", (issue.state, issue.title, issue.attributes["closed_by"]["username"]), ("closed", "Crash on start", "root"))
+        check_datetime("issue.save() closed_at", issue.closed_at)
+        issue.state_event = "reopen"
+        issue.save()
+        check("issue.save() reopens", (issue.state, issue.closed_at), ("opened", None))
+        note = issue.notes.create({"body": "Looking into it"})
+        check("notes.create", (note.body, note.system, note.author["username"], note.noteable_iid), ("Looking into it", False, "root", 1))
+        note.body = "Fixed soon"
+        note.save()
+        check("note.save()", issue.notes.get(note.id).body, "Fixed soon")
+        system = [n.body for n in issue.notes.list(get_all=True, sort="asc") if n.system]
+        check("system notes", system[:2], ["changed title from **Crash** to **Crash{+ on start+}**", "closed"])
+        as_dev = self.as_user(dev, "py-issue-dev").projects.get(project.id, lazy=True).issues.get(1)
+        award = as_dev.awardemojis.create({"name": "thumbsup"})
+        check("awardemojis.create", (award.name, award.user["username"], award.awardable_type), ("thumbsup", "py-issue-dev", "Issue"))
+        check("issue upvotes", project.issues.get(1).upvotes, 1)
+        check("awardemojis.list", [a.name for a in issue.awardemojis.list(get_all=True)], ["thumbsup"])
+        award.delete()
+        check("award.delete()", issue.awardemojis.list(get_all=True), [])
+        note_award = note.awardemojis.create({"name": "tada"})
+        check("note awardemojis.create", (note_award.name, note_award.awardable_type), ("tada", "Note"))
+        check("issue.time_estimate('3h30m')", issue.time_estimate("3h30m")["human_time_estimate"], "3h 30m")
+        check("issue.add_spent_time('1h')", issue.add_spent_time("1h")["total_time_spent"], 3600)
+        # (time_stats() answers what the issue read last: read it again.)
+        check("issue.time_stats()", project.issues.get(1).time_stats()["human_total_time_spent"], "1h")
+        check("issue.reset_spent_time()", issue.reset_spent_time()["total_time_spent"], 0)
+        check("issue.reset_time_estimate()", issue.reset_time_estimate()["time_estimate"], 0)
+        # Its author hears of it until it unsubscribes.
+        second.unsubscribe()
+        check("issue.unsubscribe()", project.issues.get(2).subscribed, False)
+        expect_error("issue.unsubscribe() twice", second.unsubscribe, gitlab.exceptions.GitlabUnsubscribeError, 304)
+        second.subscribe()
+        check("issue.subscribe()", project.issues.get(2).subscribed, True)
+        expect_error("issue.subscribe() twice", second.subscribe, gitlab.exceptions.GitlabSubscribeError, 304)
+        check("gl.issues.list() (the caller's own)", sorted(i.iid for i in self.gl.issues.list(get_all=True) if i.project_id == project.id), [1, 2])
+        issue.move(other.id)
+        check("issue.move() takes the new issue's attributes", (issue.project_id, issue.iid, issue.title), (other.id, 1, "Crash on start"))
+        check("the moved issue is closed", project.issues.get(1).state, "closed")
+        expect_error("issue.move() to its own project", lambda: second.move(project.id), gitlab.exceptions.GitlabUpdateError, 400,
+                     "Cannot move issue to project it originates from!")
+        second.delete()
+        expect_error("issues.get a deleted issue", lambda: project.issues.get(2), gitlab.exceptions.GitlabGetError, 404, "404 Issue Not Found")
+        check("open_issues_count", self.gl.projects.get(project.id).open_issues_count, 0)
+        return "create, list filters, close/reopen, notes, award emoji, time tracking, subscriptions, move, delete"
+
+    def planning(self):
+        group = self.gl.groups.create({"name": "py-planning", "path": "py-planning", "visibility": "private"})
+        project = self.gl.projects.create({"name": "py-planning", "namespace_id": group.id, "visibility": "private"})
+        label = project.labels.create({"name": "team/web", "color": "red", "description": "Web", "priority": 1})
+        check("labels.create", (label.name, label.color, label.text_color, label.priority, label.subscribed, label.is_project_label),
+              ("team/web", "#FF0000", "#FFFFFF", 1, False, True))
+        expect_error("labels.create a taken name", lambda: project.labels.create({"name": "team/web", "color": "#000"}),
+                     gitlab.exceptions.GitlabCreateError, 409, "Label already exists")
+        expect_error("labels.create a bad colour", lambda: project.labels.create({"name": "ui", "color": "reddish"}),
+                     gitlab.exceptions.GitlabCreateError, 400, {"color": ["must be a valid color code"]})
+        check("labels.get by name", project.labels.get("team/web").id, label.id)
+        label.new_name = "team/ui"
+        label.color = "#00f"
+        label.save()
+        check("label.save()", (label.name, label.color), ("team/ui", "#00f"))
+        label.subscribe()
+        check("label.subscribe()", project.labels.get("team/ui").subscribed, True)
+        expect_error("label.subscribe() twice", label.subscribe, gitlab.exceptions.GitlabSubscribeError, 304)
+        label.unsubscribe()
+        check("label.unsubscribe()", project.labels.get("team/ui").subscribed, False)
+        project.issues.create({"title": "Styled", "labels": ["team/ui"]})
+        check("labels.list counts", [(l.name, l.open_issues_count) for l in project.labels.list(get_all=True, with_counts=True)], [("team/ui", 1)])
+        label.delete()
+        check("label.delete()", project.issues.get(1).labels, [])
+
+        milestone = project.milestones.create({"title": "v1.0", "start_date": "2030-01-01", "due_date": "2030-06-30"})
+        check("milestones.create", (milestone.iid, milestone.title, milestone.state, milestone.due_date, milestone.project_id),
+              (1, "v1.0", "active", "2030-06-30", project.id))
+        expect_error("milestones.create a taken title", lambda: project.milestones.create({"title": "v1.0"}),
+                     gitlab.exceptions.GitlabCreateError, 400,
+                     'Failed to create milestone {:title=>["already being used for another group or project milestone."]}')
+        issue = project.issues.create({"title": "Planned", "milestone_id": milestone.id})
+        check("issue milestone", issue.milestone["title"], "v1.0")
+        check("milestone.issues()", [i.iid for i in milestone.issues()], [issue.iid])
+        milestone.state_event = "close"
+        milestone.save()
+        check("milestone.save() closes", milestone.state, "closed")
+        check("milestones.list(state=closed)", [m.title for m in project.milestones.list(state="closed", get_all=True)], ["v1.0"])
+        check("milestones.list(iids=[1])", [m.iid for m in project.milestones.list(iids=[1], get_all=True)], [1])
+        milestone.delete()
+        check("milestone.delete()", (project.milestones.list(get_all=True), project.issues.get(issue.iid).milestone), ([], None))
+
+        quarter = group.milestones.create({"title": "Q1", "description": "First quarter"})
+        check("group milestones.create", (quarter.iid, quarter.group_id, quarter.title), (1, group.id, "Q1"))
+        planned = project.issues.create({"title": "Quarterly", "milestone_id": quarter.id})
+        check("a project issue takes its group's milestone", planned.milestone["id"], quarter.id)
+        check("group milestone.issues()", [i.id for i in quarter.issues()], [planned.id])
+        quarter.title = "Q1 2030"
+        quarter.save()
+        check("group milestone.save()", group.milestones.get(quarter.id).title, "Q1 2030")
+        quarter.delete()
+        check("group milestone.delete()", group.milestones.list(get_all=True), [])
+        return "labels (both update and delete forms, subscriptions, counts), project and group milestones, their issues"
+
     def metadata(self):
         check_true("python-gitlab 3.12 has no metadata call", not hasattr(self.gl, "metadata"))
         return "not offered by python-gitlab 3.12 (skipped)"
@@ -1511,7 +1631,7 @@ def main():
              ("namespaces", flows.namespaces), ("application settings", flows.settings),
              ("repository files", flows.repository_files), ("commits", flows.commits), ("branches", flows.branches),
              ("tags", flows.tags), ("commit statuses", flows.commit_statuses), ("commit comments", flows.commit_comments),
-             ("repository", flows.repository),
+             ("repository", flows.repository), ("issues", flows.issues), ("labels and milestones", flows.planning),
              ("metadata", flows.metadata)]
     try:
         for name, step in steps:

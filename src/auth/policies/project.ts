@@ -20,7 +20,16 @@ const admin = (caller: Caller) => caller.user?.admin === true;
 const atLeast = (level: number) => (_caller: Caller, scoped: ProjectInScope) => scoped.accessLevel >= level;
 
 /** What is written to a project's repository or beside it: what an archived project refuses to everyone. */
-const WRITES = ['push_code', 'push_to_delete_protected_branch', 'create_commit_status', 'create_note'] as const;
+const WRITES = [
+  'push_code',
+  'push_to_delete_protected_branch',
+  'create_commit_status',
+  'create_note',
+  'create_issue',
+  'admin_issue',
+  'admin_label',
+  'admin_milestone',
+] as const;
 
 /**
  * Who may do what with a project. Its code is read by whoever sees a public or internal project and by reporters
@@ -43,6 +52,16 @@ export const projectPolicy = definePolicy({
     'change_visibility_level',
     'change_namespace',
     'remove_project',
+    'read_issues',
+    'create_issue',
+    'read_confidential_issues',
+    'admin_issue',
+    'destroy_issue',
+    'set_issue_timestamps',
+    'read_label',
+    'admin_label',
+    'read_milestone',
+    'admin_milestone',
   ],
   conditions: {
     admin,
@@ -51,6 +70,7 @@ export const projectPolicy = definePolicy({
     sees: (caller, scoped: ProjectInScope) => canReadProject(caller, scoped.project.visibility, scoped.accessLevel),
     private_project: (_caller, scoped: ProjectInScope) => scoped.project.visibility === 'private',
     archived: (_caller, scoped: ProjectInScope) => scoped.project.archived === true,
+    issues_enabled: (_caller, scoped: ProjectInScope) => scoped.project.issuesEnabled !== false,
     guest: atLeast(ACCESS_LEVELS.guest),
     reporter: atLeast(ACCESS_LEVELS.reporter),
     developer: atLeast(ACCESS_LEVELS.developer),
@@ -66,6 +86,16 @@ export const projectPolicy = definePolicy({
     { when: (is) => is.developer || is.admin, enable: ['push_code', 'create_commit_status'] },
     { when: (is) => is.maintainer || is.admin, enable: ['admin_project', 'admin_project_member', 'push_to_delete_protected_branch'] },
     { when: (is) => is.owner || is.admin, enable: ['rename_project', 'change_visibility_level', 'change_namespace', 'remove_project'] },
+    // Its issue tracker, while enabled: read and written by whoever sees it (signed in), managed by reporters.
+    { when: (is) => is.sees && is.issues_enabled, enable: ['read_issues'] },
+    { when: (is) => is.signed_in && is.sees && is.issues_enabled, enable: ['create_issue'] },
+    { when: (is) => (is.reporter || is.admin) && is.issues_enabled, enable: ['read_confidential_issues', 'admin_issue'] },
+    // Deleting issues, and giving the times they were made and changed (an import's), as the original allows owners.
+    { when: (is) => (is.owner || is.admin) && is.issues_enabled, enable: ['destroy_issue', 'set_issue_timestamps'] },
+    // Labels and milestones: seen with the project, managed by reporters (labels) and developers (milestones).
+    { when: (is) => is.sees, enable: ['read_label', 'read_milestone'] },
+    { when: (is) => is.reporter || is.admin, enable: ['admin_label'] },
+    { when: (is) => is.developer || is.admin, enable: ['admin_milestone'] },
     // Read-only to everyone, administrators too, until unarchived.
     { when: (is) => is.archived, prevent: WRITES },
   ],

@@ -53,6 +53,9 @@ export const Project = defineEntity({
     runnersTokenSealed: p.text().nullable(),
     /** Its digest, by which a registering runner's token finds the project. */
     runnersTokenDigest: digest().nullable().unique(),
+    /** Its open issues, and how many of them are confidential: counted by the issues' trigger (entities/work-items.ts). */
+    openIssuesCount: p.integer().default(0),
+    openConfidentialIssuesCount: p.integer().default(0),
     ...timestamps(),
     lastActivityAt: p.datetime().onCreate(now),
   },

@@ -12,6 +12,7 @@ import { Migration20261123000005_project_avatars } from './Migration202611230000
 import { Migration20261124000000_repositories } from './Migration20261124000000_repositories.js';
 import { Migration20261126000000_external_users } from './Migration20261126000000_external_users.js';
 import { Migration20261126000001_callers_changed_flag } from './Migration20261126000001_callers_changed_flag.js';
+import { Migration20261126000002_work_items } from './Migration20261126000002_work_items.js';
 
 /** Every migration, oldest first, under the name it declares. New ones come from `forgekit migration:create` (docs/development.md). */
 export const migrations: MigrationObject[] = [
@@ -28,6 +29,7 @@ export const migrations: MigrationObject[] = [
   Migration20261124000000_repositories,
   Migration20261126000000_external_users,
   Migration20261126000001_callers_changed_flag,
+  Migration20261126000002_work_items,
 ].map((migration) => ({ name: declaredName(migration), class: migration }));
 
 /**

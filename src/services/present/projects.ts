@@ -1,7 +1,11 @@
+import { can } from '../../auth/abilities.js';
 import type { Namespace, Project, User } from '../../db/entities/index.js';
 import { keyOf } from '../../db/rows.js';
 import type { Project as ProjectShape, ProjectSimple } from '../../schemas/projects.js';
 import type { View } from './view.js';
+
+/** The viewer's levels on a project (src/auth/policies/project.ts ProjectInScope). */
+type ProjectAccess = { accessLevel: number; projectAccess: number | null; groupAccess: number | null };
 
 /** What a page of projects embeds, loaded once for the page (services/projects/projects.ts). */
 export interface ProjectRelations {
@@ -13,7 +17,7 @@ export interface ProjectRelations {
   sharedWithGroups: Map<number, { group_id: number; group_name: string; group_access_level: number }[]>;
   forkedFrom: Map<number, Project & { namespace: Namespace }>;
   /** The caller's levels, by project: all of them, its own membership's and its groups' (inherited). */
-  access: Map<number, { accessLevel: number; projectAccess: number | null; groupAccess: number | null }>;
+  access: Map<number, ProjectAccess>;
   /** Measured from the repositories when asked, for the projects whose statistics the caller may read. */
   statistics: Map<number, { commitCount: number; repositorySize: number }>;
   /** The runners tokens the caller may see (a project's maintainers and owners, administrators). */
@@ -33,6 +37,13 @@ const fullNameOf = (project: Project, namespace: Namespace) => `${namespace.full
 
 /** The host of the base URL, for the SSH clone URL. */
 const hostOf = (baseUrl: string) => new URL(baseUrl).hostname;
+
+/** Its open issues as the viewer counts them: the confidential ones only for those who may read them. */
+function openIssuesCount(project: Project, namespace: Namespace, access: ProjectAccess | undefined, view: View): number {
+  const scoped = { project, namespace, accessLevel: access?.accessLevel ?? 0, projectAccess: access?.projectAccess ?? null, groupAccess: access?.groupAccess ?? null };
+  const all = project.openIssuesCount ?? 0;
+  return can(view.caller, 'read_confidential_issues', scoped) ? all : all - (project.openConfidentialIssuesCount ?? 0);
+}
 
 export function presentProjects(projects: Project[], relations: ProjectRelations, view: View): ProjectShape[] {
   return projects.map((project) => {
@@ -59,7 +70,7 @@ export function presentProjects(projects: Project[], relations: ProjectRelations
       path: project.path,
       path_with_namespace: pathWithNamespace,
       issues_enabled: project.issuesEnabled,
-      open_issues_count: 0,
+      open_issues_count: openIssuesCount(project, namespace, access, view),
       merge_requests_enabled: project.mergeRequestsEnabled,
       jobs_enabled: project.jobsEnabled,
       wiki_enabled: project.wikiEnabled,

@@ -2293,6 +2293,205 @@ func (f *flows) repository() string {
 	return "commit diff (update, new, deleted, mode, rename, pages), cherry-pick, tree (recursive, pages), blobs, compare (straight), archives"
 }
 
+func issueIIDs(issues []*gitlab.Issue) []int {
+	iids := []int{}
+	for _, issue := range issues {
+		iids = append(iids, issue.IID)
+	}
+	return iids
+}
+
+func (f *flows) issues() string {
+	issues, notes, awards := f.root.Issues, f.root.Notes, f.root.AwardEmoji
+	project, _, err := f.root.Projects.CreateProject(&gitlab.CreateProjectOptions{Name: gitlab.String("go-issues"), Visibility: gitlab.Visibility(gitlab.PrivateVisibility)})
+	must("CreateProject go-issues", err)
+	target, _, err := f.root.Projects.CreateProject(&gitlab.CreateProjectOptions{Name: gitlab.String("go-issues-target"), Visibility: gitlab.Visibility(gitlab.PrivateVisibility)})
+	must("CreateProject go-issues-target", err)
+	due := gitlab.ISOTime(time.Date(2030, 1, 31, 0, 0, 0, 0, time.UTC))
+	issue, resp, err := issues.CreateIssue(project.ID, &gitlab.CreateIssueOptions{
+		Title: gitlab.String("Crash"), Description: gitlab.String("It crashes"), Labels: &gitlab.Labels{"bug", "ui"}, DueDate: &due,
+	})
+	must("Issues.CreateIssue", err)
+	checkStatus("CreateIssue", resp, 201)
+	check("CreateIssue", []interface{}{issue.IID, issue.State, []string(issue.Labels), issue.DueDate.String(), issue.Subscribed, issue.Author.Username},
+		[]interface{}{1, "opened", []string{"bug", "ui"}, "2030-01-31", true, "root"})
+	checkTrue("CreateIssue CreatedAt", issue.CreatedAt != nil && !issue.CreatedAt.IsZero())
+	checkTrue("CreateIssue Links", issue.Links != nil && issue.Links.Self != "", issue.Links)
+	second, _, err := issues.CreateIssue(project.ID, &gitlab.CreateIssueOptions{Title: gitlab.String("Feature"), Confidential: gitlab.Bool(true)})
+	must("Issues.CreateIssue second", err)
+	check("CreateIssue the next iid", second.IID, 2)
+	listed, _, err := issues.ListProjectIssues(project.ID, &gitlab.ListProjectIssuesOptions{State: gitlab.String("opened")})
+	must("Issues.ListProjectIssues", err)
+	check("ListProjectIssues State opened", issueIIDs(listed), []int{2, 1})
+	labelled, _, err := issues.ListProjectIssues(project.ID, &gitlab.ListProjectIssuesOptions{Labels: &gitlab.Labels{"bug", "ui"}})
+	must("Issues.ListProjectIssues Labels", err)
+	check("ListProjectIssues Labels", issueIIDs(labelled), []int{1})
+	byIID, _, err := issues.ListProjectIssues(project.ID, &gitlab.ListProjectIssuesOptions{IIDs: &[]int{2}})
+	must("Issues.ListProjectIssues IIDs", err)
+	check("ListProjectIssues IIDs", issueIIDs(byIID), []int{2})
+	unassigned, _, err := issues.ListProjectIssues(project.ID, &gitlab.ListProjectIssuesOptions{AssigneeID: gitlab.AssigneeID(gitlab.UserIDNone)})
+	must("Issues.ListProjectIssues AssigneeID None", err)
+	check("ListProjectIssues AssigneeID None", issueIIDs(unassigned), []int{2, 1})
+	updated, _, err := issues.UpdateIssue(project.ID, 1, &gitlab.UpdateIssueOptions{StateEvent: gitlab.String("close"), AddLabels: &gitlab.Labels{"triaged"}})
+	must("Issues.UpdateIssue close", err)
+	check("UpdateIssue close", []interface{}{updated.State, []string(updated.Labels), updated.ClosedBy.Username}, []interface{}{"closed", []string{"bug", "triaged", "ui"}, "root"})
+	checkTrue("UpdateIssue ClosedAt", updated.ClosedAt != nil)
+	got, _, err := issues.GetIssue(project.ID, 1)
+	must("Issues.GetIssue", err)
+	check("GetIssue State", got.State, "closed")
+	note, _, err := notes.CreateIssueNote(project.ID, 1, &gitlab.CreateIssueNoteOptions{Body: gitlab.String("From go")})
+	must("Notes.CreateIssueNote", err)
+	check("CreateIssueNote", []interface{}{note.Body, note.System, note.NoteableIID, note.NoteableType}, []interface{}{"From go", false, 1, "Issue"})
+	note, _, err = notes.UpdateIssueNote(project.ID, 1, note.ID, &gitlab.UpdateIssueNoteOptions{Body: gitlab.String("Edited from go")})
+	must("Notes.UpdateIssueNote", err)
+	check("UpdateIssueNote", note.Body, "Edited from go")
+	all, _, err := notes.ListIssueNotes(project.ID, 1, &gitlab.ListIssueNotesOptions{Sort: gitlab.String("asc")})
+	must("Notes.ListIssueNotes", err)
+	var bodies []string
+	for _, item := range all {
+		bodies = append(bodies, item.Body)
+	}
+	checkTrue("ListIssueNotes has the comment and the system notes", len(bodies) >= 3 && bodies[len(bodies)-1] == "Edited from go", bodies)
+	award, resp, err := awards.CreateIssueAwardEmoji(project.ID, 1, &gitlab.CreateAwardEmojiOptions{Name: "rocket"})
+	must("AwardEmoji.CreateIssueAwardEmoji", err)
+	checkStatus("CreateIssueAwardEmoji", resp, 201)
+	check("CreateIssueAwardEmoji", []interface{}{award.Name, award.User.Username, award.AwardableType}, []interface{}{"rocket", "root", "Issue"})
+	_, _, err = awards.CreateIssueAwardEmoji(project.ID, 1, &gitlab.CreateAwardEmojiOptions{Name: "rocket"})
+	checkTrue("CreateIssueAwardEmoji twice fails", err != nil)
+	onNote, _, err := awards.CreateIssuesAwardEmojiOnNote(project.ID, 1, note.ID, &gitlab.CreateAwardEmojiOptions{Name: "tada"})
+	must("AwardEmoji.CreateIssuesAwardEmojiOnNote", err)
+	check("CreateIssuesAwardEmojiOnNote AwardableType", onNote.AwardableType, "Note")
+	_, err = awards.DeleteIssueAwardEmoji(project.ID, 1, award.ID)
+	must("AwardEmoji.DeleteIssueAwardEmoji", err)
+	left, _, err := awards.ListIssueAwardEmoji(project.ID, 1, &gitlab.ListAwardEmojiOptions{})
+	must("AwardEmoji.ListIssueAwardEmoji", err)
+	check("ListIssueAwardEmoji after the delete", len(left), 0)
+	stats, _, err := issues.SetTimeEstimate(project.ID, 1, &gitlab.SetTimeEstimateOptions{Duration: gitlab.String("1w 2d")})
+	must("Issues.SetTimeEstimate", err)
+	check("SetTimeEstimate", []interface{}{stats.TimeEstimate, stats.HumanTimeEstimate}, []interface{}{7 * 8 * 3600, "1w 2d"})
+	stats, _, err = issues.AddSpentTime(project.ID, 1, &gitlab.AddSpentTimeOptions{Duration: gitlab.String("90m")})
+	must("Issues.AddSpentTime", err)
+	check("AddSpentTime", []interface{}{stats.TotalTimeSpent, stats.HumanTotalTimeSpent}, []interface{}{5400, "1h 30m"})
+	stats, _, err = issues.GetTimeSpent(project.ID, 1)
+	must("Issues.GetTimeSpent", err)
+	check("GetTimeSpent", stats.TotalTimeSpent, 5400)
+	_, _, err = issues.ResetSpentTime(project.ID, 1)
+	must("Issues.ResetSpentTime", err)
+	stats, _, err = issues.ResetTimeEstimate(project.ID, 1)
+	must("Issues.ResetTimeEstimate", err)
+	check("ResetTimeEstimate", []interface{}{stats.TimeEstimate, stats.TotalTimeSpent}, []interface{}{0, 0})
+	// Its author hears of it until it unsubscribes.
+	unsubscribed, _, err := issues.UnsubscribeFromIssue(project.ID, 2)
+	must("Issues.UnsubscribeFromIssue", err)
+	check("UnsubscribeFromIssue", unsubscribed.Subscribed, false)
+	subscribed, _, err := issues.SubscribeToIssue(project.ID, 2)
+	must("Issues.SubscribeToIssue", err)
+	check("SubscribeToIssue", subscribed.Subscribed, true)
+	_, resp, _ = issues.SubscribeToIssue(project.ID, 2)
+	check("SubscribeToIssue twice: 304", resp.StatusCode, 304)
+	moved, _, err := issues.MoveIssue(project.ID, 1, &gitlab.MoveIssueOptions{ToProjectID: gitlab.Int(target.ID)})
+	must("Issues.MoveIssue", err)
+	check("MoveIssue", []interface{}{moved.ProjectID, moved.IID, moved.Title}, []interface{}{target.ID, 1, "Crash"})
+	_, _, err = issues.MoveIssue(project.ID, 2, &gitlab.MoveIssueOptions{ToProjectID: gitlab.Int(project.ID)})
+	expectError("MoveIssue to its own project", err, 400, "{message: Cannot move issue to project it originates from!}")
+	resp, err = issues.DeleteIssue(project.ID, 2)
+	must("Issues.DeleteIssue", err)
+	checkStatus("DeleteIssue", resp, 204)
+	_, _, err = issues.GetIssue(project.ID, 2)
+	expectError("GetIssue of a deleted issue", err, 404, "{message: 404 Issue Not Found}")
+	mine, _, err := issues.ListIssues(&gitlab.ListIssuesOptions{Scope: gitlab.String("all"), Search: gitlab.String("Crash")})
+	must("Issues.ListIssues", err)
+	checkTrue("ListIssues finds the moved issue", len(mine) >= 1)
+	return "create, list filters, close, notes, award emoji, time tracking, subscriptions, move, delete"
+}
+
+func (f *flows) planning() string {
+	group, _, err := f.root.Groups.CreateGroup(&gitlab.CreateGroupOptions{Name: gitlab.String("go-planning"), Path: gitlab.String("go-planning"), Visibility: gitlab.Visibility(gitlab.PrivateVisibility)})
+	must("CreateGroup go-planning", err)
+	project, _, err := f.root.Projects.CreateProject(&gitlab.CreateProjectOptions{Name: gitlab.String("go-planning"), NamespaceID: gitlab.Int(group.ID), Visibility: gitlab.Visibility(gitlab.PrivateVisibility)})
+	must("CreateProject go-planning", err)
+	labels, milestones, groupMilestones := f.root.Labels, f.root.Milestones, f.root.GroupMilestones
+
+	label, resp, err := labels.CreateLabel(project.ID, &gitlab.CreateLabelOptions{Name: gitlab.String("go/web"), Color: gitlab.String("navy"), Description: gitlab.String("Web"), Priority: gitlab.Int(2)})
+	must("Labels.CreateLabel", err)
+	checkStatus("CreateLabel", resp, 201)
+	check("CreateLabel", []interface{}{label.Name, label.Color, label.TextColor, label.Priority, label.IsProjectLabel}, []interface{}{"go/web", "#000080", "#FFFFFF", 2, true})
+	_, _, err = labels.CreateLabel(project.ID, &gitlab.CreateLabelOptions{Name: gitlab.String("go/web"), Color: gitlab.String("#000")})
+	expectError("CreateLabel with a taken name", err, 409, "{message: Label already exists}")
+	got, _, err := labels.GetLabel(project.ID, "go/web")
+	must("Labels.GetLabel", err)
+	check("GetLabel by name", got.ID, label.ID)
+	// go-gitlab 0.73 names the label in the body, as the specification's era does.
+	updated, _, err := labels.UpdateLabel(project.ID, &gitlab.UpdateLabelOptions{Name: gitlab.String("go/web"), NewName: gitlab.String("go/ui"), Color: gitlab.String("#ABC")})
+	must("Labels.UpdateLabel", err)
+	check("UpdateLabel", []string{updated.Name, updated.Color}, []string{"go/ui", "#ABC"})
+	_, _, err = labels.UpdateLabel(project.ID, &gitlab.UpdateLabelOptions{Name: gitlab.String("go/none"), Color: gitlab.String("#000")})
+	expectError("UpdateLabel of a missing label", err, 404, "{message: 404 Label not found Not Found}")
+	subscribed, resp, err := labels.SubscribeToLabel(project.ID, label.ID)
+	must("Labels.SubscribeToLabel", err)
+	checkStatus("SubscribeToLabel", resp, 201)
+	check("SubscribeToLabel Subscribed", subscribed.Subscribed, true)
+	_, resp, _ = labels.SubscribeToLabel(project.ID, "go/ui")
+	check("SubscribeToLabel twice: 304", resp.StatusCode, 304)
+	resp, err = labels.UnsubscribeFromLabel(project.ID, label.ID)
+	must("Labels.UnsubscribeFromLabel", err)
+	checkStatus("UnsubscribeFromLabel", resp, 201)
+	_, _, err = f.root.Issues.CreateIssue(project.ID, &gitlab.CreateIssueOptions{Title: gitlab.String("Styled"), Labels: &gitlab.Labels{"go/ui"}})
+	must("Issues.CreateIssue with a label", err)
+	listed, _, err := labels.ListLabels(project.ID, &gitlab.ListLabelsOptions{WithCounts: gitlab.Bool(true), Search: gitlab.String("ui")})
+	must("Labels.ListLabels", err)
+	check("ListLabels", len(listed), 1)
+	check("ListLabels counts", []interface{}{listed[0].Name, listed[0].OpenIssuesCount, listed[0].Subscribed}, []interface{}{"go/ui", 1, false})
+	resp, err = labels.DeleteLabel(project.ID, &gitlab.DeleteLabelOptions{Name: gitlab.String("go/ui")})
+	must("Labels.DeleteLabel", err)
+	checkStatus("DeleteLabel", resp, 204)
+	_, _, err = labels.GetLabel(project.ID, label.ID)
+	expectError("GetLabel of a deleted label", err, 404, "{message: 404 Label Not Found}")
+
+	start, due := gitlab.ISOTime(time.Date(2030, 1, 1, 0, 0, 0, 0, time.UTC)), gitlab.ISOTime(time.Date(2030, 6, 30, 0, 0, 0, 0, time.UTC))
+	milestone, resp, err := milestones.CreateMilestone(project.ID, &gitlab.CreateMilestoneOptions{Title: gitlab.String("v1.0"), StartDate: &start, DueDate: &due})
+	must("Milestones.CreateMilestone", err)
+	checkStatus("CreateMilestone", resp, 201)
+	check("CreateMilestone", []interface{}{milestone.IID, milestone.ProjectID, milestone.Title, milestone.State, milestone.DueDate.String()},
+		[]interface{}{1, project.ID, "v1.0", "active", "2030-06-30"})
+	_, _, err = milestones.CreateMilestone(project.ID, &gitlab.CreateMilestoneOptions{Title: gitlab.String("v1.0")})
+	expectError("CreateMilestone with a taken title", err, 400, "")
+	issue, _, err := f.root.Issues.CreateIssue(project.ID, &gitlab.CreateIssueOptions{Title: gitlab.String("Planned"), MilestoneID: gitlab.Int(milestone.ID)})
+	must("Issues.CreateIssue with a milestone", err)
+	check("CreateIssue Milestone", issue.Milestone.ID, milestone.ID)
+	planned, _, err := milestones.GetMilestoneIssues(project.ID, milestone.ID, nil)
+	must("Milestones.GetMilestoneIssues", err)
+	check("GetMilestoneIssues", issueIIDs(planned), []int{issue.IID})
+	closed, _, err := milestones.UpdateMilestone(project.ID, milestone.ID, &gitlab.UpdateMilestoneOptions{StateEvent: gitlab.String("close"), Description: gitlab.String("Done")})
+	must("Milestones.UpdateMilestone", err)
+	check("UpdateMilestone", []string{closed.State, closed.Description}, []string{"closed", "Done"})
+	closedList, _, err := milestones.ListMilestones(project.ID, &gitlab.ListMilestonesOptions{State: gitlab.String("closed"), IIDs: &[]int{1}})
+	must("Milestones.ListMilestones", err)
+	check("ListMilestones State closed, IIDs", len(closedList), 1)
+	resp, err = milestones.DeleteMilestone(project.ID, milestone.ID)
+	must("Milestones.DeleteMilestone", err)
+	checkStatus("DeleteMilestone", resp, 204)
+	_, _, err = milestones.GetMilestone(project.ID, milestone.ID)
+	expectError("GetMilestone of a deleted milestone", err, 404, "{message: 404 Not found}")
+
+	quarter, _, err := groupMilestones.CreateGroupMilestone(group.ID, &gitlab.CreateGroupMilestoneOptions{Title: gitlab.String("Q1"), DueDate: &due})
+	must("GroupMilestones.CreateGroupMilestone", err)
+	check("CreateGroupMilestone", []interface{}{quarter.IID, quarter.GroupID, quarter.Title}, []interface{}{1, group.ID, "Q1"})
+	quarterly, _, err := f.root.Issues.CreateIssue(project.ID, &gitlab.CreateIssueOptions{Title: gitlab.String("Quarterly"), MilestoneID: gitlab.Int(quarter.ID)})
+	must("Issues.CreateIssue with a group milestone", err)
+	check("CreateIssue group Milestone", quarterly.Milestone.ID, quarter.ID)
+	inQuarter, _, err := groupMilestones.GetGroupMilestoneIssues(group.ID, quarter.ID, nil)
+	must("GroupMilestones.GetGroupMilestoneIssues", err)
+	check("GetGroupMilestoneIssues", issueIIDs(inQuarter), []int{quarterly.IID})
+	renamed, _, err := groupMilestones.UpdateGroupMilestone(group.ID, quarter.ID, &gitlab.UpdateGroupMilestoneOptions{Title: gitlab.String("Q1 2030")})
+	must("GroupMilestones.UpdateGroupMilestone", err)
+	check("UpdateGroupMilestone", renamed.Title, "Q1 2030")
+	all, _, err := groupMilestones.ListGroupMilestones(group.ID, &gitlab.ListGroupMilestonesOptions{Search: gitlab.String("2030")})
+	must("GroupMilestones.ListGroupMilestones", err)
+	check("ListGroupMilestones Search", len(all), 1)
+	return "labels (create, get, update and delete by name, subscriptions, counts), project and group milestones, their issues"
+}
+
 func (f *flows) metadata() string {
 	// go-gitlab 0.73 has no call for GET /metadata.
 	return "not offered by go-gitlab 0.73 (skipped)"
@@ -2322,6 +2521,7 @@ func main() {
 		{"members", f.members}, {"namespaces", f.namespaces}, {"application settings", f.settings},
 		{"repository files", f.repositoryFiles}, {"commits", f.commits}, {"branches", f.branches},
 		{"tags", f.tags}, {"commit statuses", f.commitStatuses}, {"commit comments", f.commitComments}, {"repository", f.repository},
+		{"issues", f.issues}, {"labels and milestones", f.planning},
 		{"metadata", f.metadata},
 	}
 	for _, step := range steps {

@@ -1,0 +1,123 @@
+import { Type, type Static } from 'typebox';
+import { BoundedText, DateOnly, DateTime, DateTimeInput, Int32, LIST_MAX, Nullable } from './common.js';
+import { UserBasic } from './users.js';
+import { DayInput, LongText, Milestone, TimeStats } from './work-items.js';
+
+const closed = { additionalProperties: false } as const;
+
+export const IssueState = Type.Union([Type.Literal('opened'), Type.Literal('closed')]);
+
+/** An issue as lists show it. */
+const basicFields = {
+  id: Type.Integer(),
+  iid: Type.Integer(),
+  project_id: Type.Integer(),
+  title: Type.String(),
+  description: Nullable(Type.String()),
+  state: IssueState,
+  created_at: DateTime,
+  updated_at: DateTime,
+  closed_at: Nullable(DateTime),
+  closed_by: Nullable(UserBasic),
+  /** The issue it was moved to (it is closed here); null for none. */
+  moved_to_id: Nullable(Type.Integer()),
+  labels: Type.Array(Type.String()),
+  milestone: Nullable(Milestone),
+  assignees: Type.Array(UserBasic),
+  /** Deprecated: the first of `assignees`. */
+  assignee: Nullable(UserBasic),
+  author: UserBasic,
+  user_notes_count: Type.Integer(),
+  upvotes: Type.Integer(),
+  downvotes: Type.Integer(),
+  due_date: Nullable(DateOnly),
+  confidential: Type.Boolean(),
+  discussion_locked: Type.Boolean(),
+  web_url: Type.String(),
+  time_stats: TimeStats,
+};
+
+export const IssueBasic = Type.Object(basicFields, { ...closed, title: 'IssueBasic' });
+export type IssueBasic = Static<typeof IssueBasic>;
+
+/** One issue (read, created, changed, moved, subscribed to): with the viewer's subscription and its links. */
+export const Issue = Type.Object(
+  {
+    ...basicFields,
+    subscribed: Type.Boolean(),
+    _links: Type.Object({ self: Type.String(), notes: Type.String(), award_emoji: Type.String(), project: Type.String() }, closed),
+  },
+  { ...closed, title: 'Issue' },
+);
+export type Issue = Static<typeof Issue>;
+
+/** `None` and `Any` (and the original's era's `No+Label`, read as `No Label`) beside names and IDs. */
+const userFilter = (description: string) =>
+  Type.Optional(Type.Union([Int32(), Type.Literal('None'), Type.Literal('Any'), Type.Literal('none'), Type.Literal('any')], { description }));
+
+export const ListIssuesQuery = Type.Object({
+  state: Type.Optional(Type.Union([IssueState, Type.Literal('all')], { description: 'opened, closed, or all (default)' })),
+  labels: Type.Optional(
+    Type.Array(BoundedText(), {
+      maxItems: LIST_MAX,
+      description: 'comma-separated names: issues with all of them; `No Label` (or `None`) for none, `Any` for at least one',
+    }),
+  ),
+  milestone: Type.Optional(BoundedText({ description: 'a milestone title; `None` for none, `Any` for any' })),
+  scope: Type.Optional(
+    Type.Union(
+      [Type.Literal('created-by-me'), Type.Literal('assigned-to-me'), Type.Literal('created_by_me'), Type.Literal('assigned_to_me'), Type.Literal('all')],
+      { description: 'created-by-me (the default of GET /issues), assigned-to-me, or all' },
+    ),
+  ),
+  author_id: Type.Optional(Int32({ description: 'issues created by this user' })),
+  assignee_id: userFilter('issues assigned to this user; `None` for unassigned, `Any` for assigned'),
+  my_reaction_emoji: Type.Optional(BoundedText({ maxLength: 128, description: 'issues the caller reacted to with this emoji; `None` or `Any`' })),
+  iids: Type.Optional(Type.Array(Int32(), { maxItems: LIST_MAX, description: 'only these iids' })),
+  order_by: Type.Optional(
+    Type.Union([Type.Literal('created_at'), Type.Literal('updated_at'), Type.Literal('priority'), Type.Literal('due_date'), Type.Literal('relative_position')], {
+      description: 'created_at (default), updated_at, priority, due_date or relative_position',
+    }),
+  ),
+  sort: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { description: 'desc (default) or asc' })),
+  search: Type.Optional(BoundedText({ description: 'part of the title or the description' })),
+  confidential: Type.Optional(Type.Boolean({ description: 'only confidential issues, or only the others' })),
+  created_after: Type.Optional(DateTimeInput),
+  created_before: Type.Optional(DateTimeInput),
+  updated_after: Type.Optional(DateTimeInput),
+  updated_before: Type.Optional(DateTimeInput),
+});
+export type ListIssuesQuery = Static<typeof ListIssuesQuery>;
+
+const labelsInput = (description: string) => Type.Optional(Type.Array(BoundedText(), { maxItems: LIST_MAX, description }));
+
+const issueFields = {
+  description: Type.Optional(Nullable(LongText('description'))),
+  confidential: Type.Optional(Type.Boolean()),
+  assignee_ids: Type.Optional(Type.Array(Int32(), { maxItems: LIST_MAX, description: 'the assignees; [] for none' })),
+  assignee_id: Type.Optional(Nullable(Int32({ description: 'one assignee, as older clients give it; 0 or null for none' }))),
+  milestone_id: Type.Optional(Nullable(Int32({ description: 'a milestone of the project or of its groups; 0 or null for none' }))),
+  labels: labelsInput('comma-separated label names; a name the project lacks makes the label'),
+  due_date: Type.Optional(Nullable(DayInput)),
+  discussion_locked: Type.Optional(Type.Boolean({ description: 'when true, only project members may comment' })),
+};
+
+export const CreateIssueInput = Type.Object({
+  title: BoundedText({ description: 'title' }),
+  ...issueFields,
+  created_at: Type.Optional(DateTimeInput),
+});
+export type CreateIssueInput = Static<typeof CreateIssueInput>;
+
+export const UpdateIssueInput = Type.Object({
+  title: Type.Optional(BoundedText({ description: 'title' })),
+  ...issueFields,
+  add_labels: labelsInput('labels to add'),
+  remove_labels: labelsInput('labels to take off'),
+  state_event: Type.Optional(Type.Union([Type.Literal('close'), Type.Literal('reopen')])),
+  updated_at: Type.Optional(DateTimeInput),
+});
+export type UpdateIssueInput = Static<typeof UpdateIssueInput>;
+
+export const MoveIssueInput = Type.Object({ to_project_id: Int32({ description: 'the project to move it to' }) });
+export type MoveIssueInput = Static<typeof MoveIssueInput>;

@@ -1,0 +1,205 @@
+import { Type, type Static } from 'typebox';
+import { BoundedText, DateOnly, DateTime, Int32, INT32_MAX, LIST_MAX, Nullable } from './common.js';
+import { UserBasic } from './users.js';
+
+/**
+ * What every work item (issues, and merge requests next) has or is given: milestones, labels, notes, award emoji
+ * and time tracking. Shapes as the original's API entities of SPEC.md's era, with the fields later clients read.
+ */
+
+const closed = { additionalProperties: false } as const;
+
+/** The longest description or note the original takes (1,000,000 characters, its `text` columns' limit). */
+export const TEXT_MAX = 1_000_000;
+
+/** A description or a note: text of at most TEXT_MAX characters. */
+export const LongText = (description: string) => Type.String({ maxLength: TEXT_MAX, description });
+
+/** The largest request body of a call that carries a description or a note. */
+export const WORK_ITEM_BODY_LIMIT = 4 * TEXT_MAX + 64 * 1024;
+
+export const MilestoneState = Type.Union([Type.Literal('active'), Type.Literal('closed')]);
+
+/** A milestone, of a project (`project_id`) or of a group (`group_id`): embedded in work items, and listed. */
+export const Milestone = Type.Object(
+  {
+    id: Type.Integer(),
+    iid: Type.Integer(),
+    project_id: Type.Optional(Type.Integer()),
+    group_id: Type.Optional(Type.Integer()),
+    title: Type.String(),
+    description: Nullable(Type.String()),
+    state: MilestoneState,
+    created_at: DateTime,
+    updated_at: DateTime,
+    due_date: Nullable(DateOnly),
+    start_date: Nullable(DateOnly),
+    web_url: Type.String(),
+  },
+  { ...closed, title: 'Milestone' },
+);
+export type Milestone = Static<typeof Milestone>;
+
+export const ListMilestonesQuery = Type.Object({
+  state: Type.Optional(Type.Union([MilestoneState, Type.Literal('all')], { description: 'active, closed or all (the default)' })),
+  iids: Type.Optional(Type.Array(Int32(), { maxItems: LIST_MAX, description: 'only the milestones with these iids' })),
+  title: Type.Optional(BoundedText({ description: 'only the milestone of this title' })),
+  search: Type.Optional(BoundedText({ description: 'part of the title or the description' })),
+});
+export type ListMilestonesQuery = Static<typeof ListMilestonesQuery>;
+
+/** A day as an input gives it (`YYYY-MM-DD`), bounded before its format is read. */
+export const DayInput = Type.String({ format: 'date', maxLength: 10 });
+
+const milestoneFields = {
+  description: Type.Optional(LongText('description')),
+  due_date: Type.Optional(Nullable(DayInput)),
+  start_date: Type.Optional(Nullable(DayInput)),
+};
+
+export const CreateMilestoneInput = Type.Object({ title: BoundedText({ description: 'title' }), ...milestoneFields });
+export type CreateMilestoneInput = Static<typeof CreateMilestoneInput>;
+
+export const UpdateMilestoneInput = Type.Object({
+  title: Type.Optional(BoundedText({ description: 'title' })),
+  ...milestoneFields,
+  state_event: Type.Optional(Type.Union([Type.Literal('close'), Type.Literal('activate')], { description: 'close or activate it' })),
+});
+export type UpdateMilestoneInput = Static<typeof UpdateMilestoneInput>;
+
+/** Time tracking of a work item: seconds, and the original's human forms (`1h 30m`; null for none). */
+export const TimeStats = Type.Object(
+  {
+    time_estimate: Type.Integer(),
+    total_time_spent: Type.Integer(),
+    human_time_estimate: Nullable(Type.String()),
+    human_total_time_spent: Nullable(Type.String()),
+  },
+  { ...closed, title: 'TimeStats' },
+);
+export type TimeStats = Static<typeof TimeStats>;
+
+export const TimeEstimateInput = Type.Object({ duration: BoundedText({ maxLength: 100, description: 'a duration in the original\'s language: `3h30m`, `1w 2d`' }) });
+export type TimeEstimateInput = Static<typeof TimeEstimateInput>;
+
+export const SpentTimeInput = Type.Object({ duration: BoundedText({ maxLength: 100, description: 'a duration, negative to take time back: `1h`, `-30m`' }) });
+export type SpentTimeInput = Static<typeof SpentTimeInput>;
+
+/** A project's label, with how many work items carry it. */
+export const Label = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    color: Type.String(),
+    text_color: Type.String(),
+    description: Nullable(Type.String()),
+    open_issues_count: Type.Integer(),
+    closed_issues_count: Type.Integer(),
+    open_merge_requests_count: Type.Integer(),
+    priority: Nullable(Type.Integer()),
+    subscribed: Type.Boolean(),
+    is_project_label: Type.Boolean(),
+  },
+  { ...closed, title: 'Label' },
+);
+export type Label = Static<typeof Label>;
+
+export const ListLabelsQuery = Type.Object({
+  with_counts: Type.Optional(Type.Boolean({ description: 'accepted as later clients send it: the counts are always given' })),
+  search: Type.Optional(BoundedText({ description: 'part of the name' })),
+});
+export type ListLabelsQuery = Static<typeof ListLabelsQuery>;
+
+const labelColor = BoundedText({ maxLength: 64, description: '`#RRGGBB`, `#RGB` or a CSS colour name' });
+/**
+ * One schema of two types, not Nullable's union: Ajv coerces a union's 0 to its null branch, and a priority of 0 is
+ * one. An empty form value is null.
+ */
+const labelPriority = Type.Unsafe<number | null>({
+  type: ['integer', 'null'],
+  minimum: -INT32_MAX - 1,
+  maximum: INT32_MAX,
+  description: 'the label\'s priority: prioritized labels sort first, lowest first; null for none',
+});
+
+export const CreateLabelInput = Type.Object({
+  name: BoundedText({ description: 'name' }),
+  color: labelColor,
+  description: Type.Optional(Nullable(BoundedText({ maxLength: 10_000 }))),
+  priority: Type.Optional(labelPriority),
+});
+export type CreateLabelInput = Static<typeof CreateLabelInput>;
+
+const labelChanges = {
+  new_name: Type.Optional(BoundedText({ description: 'its new name' })),
+  color: Type.Optional(labelColor),
+  description: Type.Optional(Nullable(BoundedText({ maxLength: 10_000 }))),
+  priority: Type.Optional(labelPriority),
+};
+
+/** A label's changes, the label named by the path (ID or name: later clients). */
+export const UpdateLabelInput = Type.Object(labelChanges);
+export type UpdateLabelInput = Static<typeof UpdateLabelInput>;
+
+/** A label's changes, the label named by `name` (SPEC.md's era). */
+export const UpdateLabelByNameInput = Type.Object({ name: BoundedText({ description: 'the label to change, by name' }), ...labelChanges });
+export type UpdateLabelByNameInput = Static<typeof UpdateLabelByNameInput>;
+
+/** The label to delete, by name (SPEC.md's era; later clients name it in the path). */
+export const DeleteLabelInput = Type.Object({ name: BoundedText({ description: 'the label to delete, by name' }) });
+export type DeleteLabelInput = Static<typeof DeleteLabelInput>;
+
+export const NoteableType = Type.Union([Type.Literal('Issue'), Type.Literal('MergeRequest')]);
+
+/** A comment on a work item, or a system note recording a change to it. */
+export const Note = Type.Object(
+  {
+    id: Type.Integer(),
+    type: Type.Null(),
+    body: Type.String(),
+    attachment: Type.Null(),
+    author: UserBasic,
+    created_at: DateTime,
+    updated_at: DateTime,
+    system: Type.Boolean(),
+    noteable_id: Type.Integer(),
+    noteable_type: NoteableType,
+    noteable_iid: Type.Integer(),
+    resolvable: Type.Boolean(),
+  },
+  { ...closed, title: 'Note' },
+);
+export type Note = Static<typeof Note>;
+
+export const ListNotesQuery = Type.Object({
+  order_by: Type.Optional(Type.Union([Type.Literal('created_at'), Type.Literal('updated_at')], { description: 'created_at (default) or updated_at' })),
+  sort: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { description: 'desc (default) or asc' })),
+});
+export type ListNotesQuery = Static<typeof ListNotesQuery>;
+
+export const CreateNoteInput = Type.Object({
+  body: LongText('the comment'),
+  created_at: Type.Optional(Type.String({ format: 'iso8601', maxLength: 64, description: 'when it was written (administrators and project owners)' })),
+});
+export type CreateNoteInput = Static<typeof CreateNoteInput>;
+
+export const UpdateNoteInput = Type.Object({ body: LongText('the comment') });
+export type UpdateNoteInput = Static<typeof UpdateNoteInput>;
+
+/** An emoji a user awarded a work item or a note. */
+export const AwardEmoji = Type.Object(
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    user: UserBasic,
+    created_at: DateTime,
+    updated_at: DateTime,
+    awardable_id: Type.Integer(),
+    awardable_type: Type.Union([Type.Literal('Issue'), Type.Literal('MergeRequest'), Type.Literal('Note')]),
+  },
+  { ...closed, title: 'AwardEmoji' },
+);
+export type AwardEmoji = Static<typeof AwardEmoji>;
+
+export const CreateAwardEmojiInput = Type.Object({ name: BoundedText({ maxLength: 128, description: 'the emoji\'s name, without colons: `thumbsup`' }) });
+export type CreateAwardEmojiInput = Static<typeof CreateAwardEmojiInput>;

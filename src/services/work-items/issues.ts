@@ -1,0 +1,385 @@
+import { can, type IssueInScope, type ProjectInScope } from '../../auth/abilities.js';
+import { visibleIssuesSql } from '../../auth/access-levels.js';
+import type { Namespace } from '../../db/entities/index.js';
+import { BadRequestError, ForbiddenError, NotFoundError, NotModifiedError } from '../../errors.js';
+import type { CreateIssueInput, Issue, IssueBasic, ListIssuesQuery, MoveIssueInput, UpdateIssueInput } from '../../schemas/issues.js';
+import { pageRequest, type Page, type PageQuery } from '../pagination.js';
+import { presentIssue, presentIssueBasic } from '../present/issues.js';
+import { likePattern } from '../search.js';
+import { Service } from '../service.js';
+import {
+  existingUserIds,
+  findIssueFacts,
+  insertIssue,
+  issuePage,
+  issueRow,
+  nextIid,
+  participatesIn,
+  setAssignees,
+  setSubscription,
+  subscriptionChoice,
+  updateIssue,
+  userRefs,
+  type IssueColumns,
+  type IssueFilter,
+  type IssueRow,
+} from './issue-store.js';
+import { existingLabelIds, labelIdsOf, labelsOn, setLabelLinks } from './label-store.js';
+import { findUsableMilestone, findUsableMilestoneByTitle } from './milestone-store.js';
+import { copyDiscussion, insertNote } from './note-store.js';
+import {
+  assigneesNote,
+  confidentialityNote,
+  descriptionNote,
+  dueDateNote,
+  labelsNote,
+  lockNote,
+  milestoneNote,
+  movedFromNote,
+  movedToNote,
+  statusNote,
+  titleNote,
+} from './system-notes.js';
+
+/** `None`/`Any` as the original reads them in filters, whatever their case. */
+const noneOrAny = (value: string): 'none' | 'any' | undefined => {
+  const lower = value.toLowerCase();
+  return lower === 'none' ? 'none' : lower === 'any' ? 'any' : undefined;
+};
+
+/** Whose issues a list shows: one project's, the projects of a group and its subgroups, or every project's. */
+type IssuesSource = { project: ProjectInScope } | { groupId: number } | { all: true };
+
+/** An instant given as an ISO 8601 text. */
+const instant = (text: string | undefined) => (text === undefined ? undefined : new Date(text));
+
+/** Issues: listed with the original's filters, read, opened, changed, closed and reopened, moved, deleted; who hears of them. */
+export class IssuesService extends Service {
+  /** The issue a path names by iid in the project (the nested scope of `/projects/:id/issues/:issue_iid`); null for none. */
+  async findInScope(project: ProjectInScope, iid: string | number): Promise<(IssueInScope & { id: number; iid: number }) | null> {
+    const number = Number(iid);
+    if (!Number.isInteger(number) || number < 1 || number > 2 ** 31 - 1) return null;
+    const facts = await findIssueFacts((await this.ctx.view()).rows, project.project.id, number);
+    if (!facts) return null;
+    return { id: facts.id, iid: facts.iid, project, issue: facts };
+  }
+
+  /** GET /issues: the issues of every project the caller may read; its own (`created-by-me`) unless another scope is asked. */
+  listAll(query: ListIssuesQuery & PageQuery): Promise<Page<IssueBasic>> {
+    return this.list({ all: true }, query, 'created-by-me');
+  }
+
+  /** GET /groups/:id/issues: the issues of the group's projects and its subgroups' that the caller may read. */
+  listForGroup(group: { group: Namespace }, query: ListIssuesQuery & PageQuery): Promise<Page<IssueBasic>> {
+    return this.list({ groupId: group.group.id }, query, 'all');
+  }
+
+  /** GET /projects/:id/issues: the project's issues the caller may read (none while its issue tracker is disabled). */
+  listForProject(project: ProjectInScope, query: ListIssuesQuery & PageQuery): Promise<Page<IssueBasic>> {
+    return this.list({ project }, query, 'all');
+  }
+
+  private async list(source: IssuesSource, query: ListIssuesQuery & PageQuery, defaultScope: 'created-by-me' | 'all'): Promise<Page<IssueBasic>> {
+    const caller = this.ctx.caller;
+    const view = await this.ctx.view();
+    const window = pageRequest(query);
+    if ('project' in source && !can(caller, 'read_issues', source.project)) return { items: [], total: 0, page: window.page, perPage: window.perPage };
+    const filter = this.filterOf(source, query, defaultScope);
+    const { total, rows } = await issuePage(view.rows, filter, { orderBy: query.order_by ?? 'created_at', sort: query.sort ?? 'desc' }, { limit: window.perPage, offset: window.offset });
+    return { items: rows.map((row) => presentIssueBasic(row, view)), total, page: window.page, perPage: window.perPage };
+  }
+
+  /** The list's filters as conditions; visibility always, in SQL. */
+  private filterOf(source: IssuesSource, query: ListIssuesQuery, defaultScope: 'created-by-me' | 'all'): IssueFilter {
+    const caller = this.ctx.caller;
+    const userId = this.ctx.currentUser.id;
+    const filter: IssueFilter =
+      'project' in source
+        ? {
+            projectId: source.project.project.id,
+            visible: visibleIssuesSql(caller, { readsConfidential: can(caller, 'read_confidential_issues', source.project) }),
+          }
+        : { groupId: 'groupId' in source ? source.groupId : undefined, visible: visibleIssuesSql(caller) };
+    if (query.state && query.state !== 'all') filter.state = query.state;
+    const scope = (query.scope ?? defaultScope).replaceAll('_', '-');
+    if (scope === 'created-by-me') filter.authorId = userId;
+    if (scope === 'assigned-to-me') filter.assigneeId = userId;
+    if (query.author_id !== undefined) filter.authorId = query.author_id;
+    if (query.assignee_id !== undefined) filter.assigneeId = typeof query.assignee_id === 'number' ? query.assignee_id : noneOrAny(query.assignee_id);
+    if (query.labels?.length) {
+      const [only] = query.labels;
+      const special = query.labels.length === 1 ? (only === 'No Label' || only === 'No+Label' ? 'none' : noneOrAny(only)) : undefined;
+      filter.labels = special ?? query.labels;
+    }
+    if (query.milestone !== undefined) {
+      const special = query.milestone === 'No Milestone' ? 'none' : noneOrAny(query.milestone);
+      filter.milestone = special ?? query.milestone;
+    }
+    if (query.my_reaction_emoji !== undefined) filter.reaction = { userId, name: noneOrAny(query.my_reaction_emoji) ?? query.my_reaction_emoji };
+    if (query.iids?.length) filter.iids = query.iids;
+    if (query.search) filter.search = likePattern(query.search);
+    if (query.confidential !== undefined) filter.confidential = query.confidential;
+    filter.createdAfter = instant(query.created_after);
+    filter.createdBefore = instant(query.created_before);
+    filter.updatedAfter = instant(query.updated_after);
+    filter.updatedBefore = instant(query.updated_before);
+    return filter;
+  }
+
+  /** GET /projects/:id/issues/:issue_iid. */
+  async get(scoped: IssueInScope & { id: number }): Promise<Issue> {
+    return this.present(scoped.id);
+  }
+
+  /** GET /issues/:id: any issue by its global ID, for those who may read it (administrators, as clients call it). */
+  async getById(id: number): Promise<Issue> {
+    const view = await this.ctx.view();
+    const row = await issueRow(view.rows, id);
+    if (!row || row === undefined) throw new NotFoundError('Issue');
+    const project = await this.ctx.projects.findInScope(row.project_id);
+    const scoped = project && (await this.findInScope(project, row.iid));
+    if (!scoped || !can(this.ctx.caller, 'read_issue', scoped)) throw new NotFoundError('Issue');
+    return this.present(scoped.id);
+  }
+
+  /** The issue as single answers show it, for the caller. */
+  async present(issueId: number): Promise<Issue> {
+    const view = await this.ctx.view();
+    const row = await issueRow(view.rows, issueId);
+    if (!row) throw new NotFoundError('Issue');
+    return presentIssue(row, await this.subscribed(issueId), view);
+  }
+
+  /** Whether the caller hears of the issue: its own choice, or else whether it takes part in it. */
+  private async subscribed(issueId: number): Promise<boolean> {
+    const user = this.ctx.caller.user;
+    if (!user) return false;
+    const rows = (await this.ctx.view()).rows;
+    return (await subscriptionChoice(rows, 'Issue', issueId, user.id)) ?? (await participatesIn(rows, 'Issue', issueId, user.id));
+  }
+
+  /**
+   * POST /projects/:id/issues: a new issue with the project's next iid. Labels, milestone, assignees and due date
+   * are set by those who may manage the project's issues (reporters and above) and dropped for everyone else, as
+   * the original filters them; `created_at` by administrators and owners only.
+   */
+  async create(scoped: ProjectInScope, input: CreateIssueInput): Promise<Issue> {
+    checkTitle(input.title);
+    const em = this.ctx.em;
+    const now = new Date();
+    const projectId = scoped.project.id;
+    const manages = can(this.ctx.caller, 'admin_issue', scoped);
+    const backdates = can(this.ctx.caller, 'set_issue_timestamps', scoped);
+    const createdAt = backdates && input.created_at ? new Date(input.created_at) : now;
+    const columns: IssueColumns = {
+      title: input.title,
+      description: input.description ?? null,
+      confidential: input.confidential ?? false,
+      created_at: createdAt,
+      updated_at: createdAt,
+    };
+    if (manages) {
+      if (input.due_date !== undefined) columns.due_date = input.due_date;
+      if (input.discussion_locked !== undefined) columns.discussion_locked = input.discussion_locked;
+      if (input.milestone_id) columns.milestone_id = (await findUsableMilestone(em, projectId, input.milestone_id))?.id ?? null;
+    }
+    const iid = await nextIid(em, 'issues', { projectId });
+    const { id } = await insertIssue(em, { projectId, iid, authorId: this.ctx.currentUser.id, title: input.title, now, ...columns });
+    if (manages) {
+      const assignees = assigneeIdsOf(input);
+      if (assignees?.length) await setAssignees(em, id, await existingUserIds(em, assignees));
+      if (input.labels?.length) await setLabelLinks(em, 'Issue', id, (await labelIdsOf(em, projectId, input.labels, now)).map((label) => label.id), now);
+    }
+    return this.present(id);
+  }
+
+  /**
+   * PUT /projects/:id/issues/:issue_iid: the attributes given changed (at least one, else 400), each change recorded
+   * in a system note as the original records it; `state_event` closes (setting `closed_at` and `closed_by`) or
+   * reopens. What only those who manage issues may set is dropped for the others.
+   */
+  async update(scoped: IssueInScope & { id: number }, input: UpdateIssueInput): Promise<Issue> {
+    const given = Object.entries(input).filter(([, value]) => value !== undefined).map(([name]) => name);
+    if (!given.length) {
+      throw new BadRequestError(
+        '400 (Bad request) "title, description, assignee_id, assignee_ids, confidential, milestone_id, labels, add_labels, remove_labels, state_event, updated_at, due_date, discussion_locked" are missing, at least one parameter must be provided',
+      );
+    }
+    if (input.title !== undefined) checkTitle(input.title);
+    const em = this.ctx.em;
+    const now = new Date();
+    const project = scoped.project;
+    const before = (await issueRow(em, scoped.id))!;
+    const manages = can(this.ctx.caller, 'admin_issue', project);
+    const columns: IssueColumns = {};
+    const notes: string[] = [];
+    if (input.title !== undefined && input.title !== before.title) {
+      columns.title = input.title;
+      notes.push(titleNote(before.title, input.title));
+    }
+    if (input.description !== undefined && (input.description ?? null) !== before.description) {
+      columns.description = input.description ?? null;
+      notes.push(descriptionNote());
+    }
+    if (input.confidential !== undefined && input.confidential !== before.confidential) {
+      columns.confidential = input.confidential;
+      notes.push(confidentialityNote(input.confidential));
+    }
+    if (manages) {
+      if (input.milestone_id !== undefined) {
+        const milestone = input.milestone_id ? ((await findUsableMilestone(em, project.project.id, input.milestone_id)) ?? null) : null;
+        if ((milestone?.id ?? null) !== (before.milestone?.id ?? null)) {
+          columns.milestone_id = milestone?.id ?? null;
+          notes.push(milestoneNote(milestone));
+        }
+      }
+      if (input.due_date !== undefined && (input.due_date ?? null) !== before.due_date) {
+        columns.due_date = input.due_date ?? null;
+        notes.push(dueDateNote(input.due_date ?? null));
+      }
+      if (input.discussion_locked !== undefined && input.discussion_locked !== before.discussion_locked) {
+        columns.discussion_locked = input.discussion_locked;
+        notes.push(lockNote(input.discussion_locked));
+      }
+    }
+    if (input.state_event === 'close' && before.state === 'opened') {
+      Object.assign(columns, { state: 'closed', closed_at: now, closed_by_id: this.ctx.currentUser.id } satisfies IssueColumns);
+      notes.push(statusNote('closed'));
+    } else if (input.state_event === 'reopen' && before.state === 'closed') {
+      Object.assign(columns, { state: 'opened', closed_at: null, closed_by_id: null } satisfies IssueColumns);
+      notes.push(statusNote('reopened'));
+    }
+    if (manages) {
+      const assignees = assigneeIdsOf(input);
+      if (assignees !== undefined) notes.push(...(await this.reassign(scoped.id, before, assignees)));
+      notes.push(...(await this.relabel(scoped.id, project.project.id, input, now)));
+    }
+    const backdates = can(this.ctx.caller, 'set_issue_timestamps', project) && input.updated_at !== undefined;
+    if (notes.length || Object.keys(columns).length || backdates) {
+      columns.updated_at = backdates ? new Date(input.updated_at!) : now;
+      await updateIssue(em, scoped.id, columns);
+    }
+    for (const body of notes) await this.systemNote(project.project.id, scoped.id, body, now);
+    return this.present(scoped.id);
+  }
+
+  /** The assignees made these users (those that exist); the system note of the change, if any. */
+  private async reassign(issueId: number, before: IssueRow, wanted: number[]): Promise<string[]> {
+    const em = this.ctx.em;
+    const userIds = await existingUserIds(em, wanted);
+    const old = before.assignees.map((user) => user.id);
+    if (userIds.join() === old.join()) return [];
+    await setAssignees(em, issueId, userIds);
+    const users = await userRefs(em, [...new Set([...userIds, ...old])]);
+    const added = userIds.filter((id) => !old.includes(id)).map((id) => users.get(id)!.username);
+    const removed = old.filter((id) => !userIds.includes(id)).map((id) => users.get(id)?.username ?? 'ghost');
+    return added.length || removed.length ? [assigneesNote(added, removed)] : [];
+  }
+
+  /** The labels replaced (`labels`), added to and taken from; the system note of the change, if any. */
+  private async relabel(issueId: number, projectId: number, input: UpdateIssueInput, now: Date): Promise<string[]> {
+    if (input.labels === undefined && !input.add_labels?.length && !input.remove_labels?.length) return [];
+    const em = this.ctx.em;
+    const current = await labelsOn(em, 'Issue', issueId);
+    let titles = input.labels ?? current.map((label) => label.title);
+    if (input.add_labels) titles = [...titles, ...input.add_labels];
+    if (input.remove_labels) titles = titles.filter((title) => !input.remove_labels!.includes(title));
+    const wanted = await labelIdsOf(em, projectId, titles, now);
+    const added = wanted.filter((label) => !current.some((old) => old.id === label.id));
+    const removed = current.filter((label) => !wanted.some((now) => now.id === label.id));
+    if (!added.length && !removed.length) return [];
+    await setLabelLinks(em, 'Issue', issueId, wanted.map((label) => label.id), now);
+    return [labelsNote(added, removed)];
+  }
+
+  /** A system note on the issue, by the caller. */
+  private systemNote(projectId: number, issueId: number, body: string, now: Date): Promise<number> {
+    return insertNote(this.ctx.em, { projectId, kind: 'Issue', targetId: issueId, authorId: this.ctx.currentUser.id, body, system: true, createdAt: now });
+  }
+
+  /** DELETE /projects/:id/issues/:issue_iid: the issue leaves every list and count; its row and iid stay taken. */
+  async delete(scoped: IssueInScope & { id: number }): Promise<void> {
+    if (!can(this.ctx.caller, 'destroy_issue', scoped.project)) throw new ForbiddenError();
+    await updateIssue(this.ctx.em, scoped.id, { deleted_at: new Date() });
+  }
+
+  /**
+   * POST /projects/:id/issues/:issue_iid/move: a new issue in the target project with the same author, text,
+   * notes and award emoji, and the labels and milestone that have a same-named counterpart there; the original is
+   * closed with a system note pointing at the new one (and the new one's at the original). 400 for the same
+   * project, or without the right to manage issues in both.
+   */
+  async move(scoped: IssueInScope & { id: number }, input: MoveIssueInput): Promise<Issue> {
+    const em = this.ctx.em;
+    const now = new Date();
+    const source = scoped.project;
+    const target = await this.ctx.projects.findInScope(input.to_project_id);
+    if (target && target.project.id === source.project.id) throw new BadRequestError('Cannot move issue to project it originates from!');
+    if (!target || !can(this.ctx.caller, 'admin_issue', source) || !can(this.ctx.caller, 'admin_issue', target)) {
+      throw new BadRequestError('Cannot move issue due to insufficient permissions!');
+    }
+    const old = (await issueRow(em, scoped.id))!;
+    const targetId = target.project.id;
+    const milestone = old.milestone ? await findUsableMilestoneByTitle(em, targetId, old.milestone.title) : undefined;
+    const iid = await nextIid(em, 'issues', { projectId: targetId });
+    const { id } = await insertIssue(em, {
+      projectId: targetId,
+      iid,
+      authorId: old.author_id ?? this.ctx.currentUser.id,
+      title: old.title,
+      now,
+      description: old.description,
+      confidential: old.confidential,
+      due_date: old.due_date,
+      milestone_id: milestone?.id ?? null,
+      time_estimate: old.time_estimate,
+      total_time_spent: old.total_time_spent,
+      created_at: now,
+    });
+    // Only labels the target already has move along: none is made there.
+    const kept = (await labelsOn(em, 'Issue', scoped.id)).map((label) => label.title);
+    const labels = kept.length ? await existingLabelIds(em, targetId, kept) : [];
+    if (labels.length) await setLabelLinks(em, 'Issue', id, labels, now);
+    await setAssignees(em, id, old.assignees.map((user) => user.id));
+    await copyDiscussion(em, 'Issue', scoped.id, { projectId: targetId, targetId: id });
+    const reference = (path: string, number: number) => `${path}#${number}`;
+    const targetPath = `${target.namespace.fullPath}/${target.project.path}`;
+    await this.systemNote(targetId, id, movedFromNote(reference(old.project_path, old.iid)), now);
+    await updateIssue(em, scoped.id, {
+      moved_to_id: id,
+      ...(old.state === 'opened' ? { state: 'closed', closed_at: now, closed_by_id: this.ctx.currentUser.id } : {}),
+      updated_at: now,
+    });
+    await this.systemNote(source.project.id, scoped.id, movedToNote(reference(targetPath, iid)), now);
+    if (old.state === 'opened') await this.systemNote(source.project.id, scoped.id, statusNote('closed'), now);
+    return this.present(id);
+  }
+
+  /** POST .../subscribe: the caller hears of the issue (304 when it did already). */
+  async subscribe(scoped: IssueInScope & { id: number }): Promise<Issue> {
+    return this.choose(scoped.id, true);
+  }
+
+  /** POST .../unsubscribe: the caller no longer hears of it (304 when it did not). */
+  async unsubscribe(scoped: IssueInScope & { id: number }): Promise<Issue> {
+    return this.choose(scoped.id, false);
+  }
+
+  private async choose(issueId: number, subscribed: boolean): Promise<Issue> {
+    if ((await this.subscribed(issueId)) === subscribed) throw new NotModifiedError();
+    await setSubscription(this.ctx.em, 'Issue', issueId, this.ctx.currentUser.id, subscribed, new Date());
+    return this.present(issueId);
+  }
+}
+
+/** A title must say something, as the original validates it. */
+function checkTitle(title: string): void {
+  if (title.trim() === '') throw BadRequestError.invalid('title', "can't be blank");
+}
+
+/** The assignees an input names: `assignee_ids`, else `assignee_id` (0 or null for none); undefined when neither is given. */
+function assigneeIdsOf(input: { assignee_ids?: number[]; assignee_id?: number | null }): number[] | undefined {
+  if (input.assignee_ids !== undefined) return [...new Set(input.assignee_ids.filter((id) => id > 0))];
+  if (input.assignee_id !== undefined) return input.assignee_id ? [input.assignee_id] : [];
+  return undefined;
+}

@@ -1,0 +1,147 @@
+import type { TargetKind } from '../../db/entities/index.js';
+import type { EntityManager } from '../../db/orm.js';
+import { queryRows } from '../../db/rows.js';
+import { direction, sql } from '../../db/sql.js';
+import type { UserRef } from './issue-store.js';
+
+/** Notes', award emoji's and time logs' hand-written statements: any work item's, or any note's, by its `(kind, id)`. */
+
+export interface NoteRow {
+  id: number;
+  body: string;
+  system: boolean;
+  target_kind: TargetKind;
+  target_id: number;
+  author_id: number | null;
+  created_at: Date;
+  updated_at: Date;
+  author: UserRef | null;
+}
+
+const NOTE_COLUMNS = sql`nt."id", nt."body", nt."system", nt."target_kind", nt."target_id", nt."author_id", nt."created_at", nt."updated_at",
+  (select json_build_object('id', u."id", 'name', u."name", 'username', u."username", 'state', u."state", 'email', u."email", 'avatarFilename', u."avatar_filename")
+    from "users" u where u."id" = nt."author_id") as "author"`;
+
+/** A new note on the target (a system note when `system`); its ID. */
+export async function insertNote(
+  em: EntityManager,
+  note: { projectId: number; kind: TargetKind; targetId: number; authorId: number | null; body: string; system: boolean; createdAt: Date },
+): Promise<number> {
+  const [row] = await queryRows(
+    em,
+    sql`insert into "notes" ("project_id", "target_kind", "target_id", "author_id", "body", "system", "created_at", "updated_at")
+      values (${note.projectId}, ${note.kind}, ${note.targetId}, ${note.authorId}, ${note.body}, ${note.system}, ${note.createdAt}, ${note.createdAt}) returning "id"`,
+  );
+  return Number(row.id);
+}
+
+/** A page of the target's notes, in the order asked, and how many there are. */
+export async function notePage(
+  em: EntityManager,
+  kind: TargetKind,
+  targetId: number,
+  order: { orderBy: 'created_at' | 'updated_at'; sort: 'asc' | 'desc' },
+  page: { limit: number; offset: number },
+): Promise<{ total: number; rows: NoteRow[] }> {
+  const where = sql`nt."target_kind" = ${kind} and nt."target_id" = ${targetId}`;
+  const [{ count }] = await queryRows(em, sql`select count(*)::int as "count" from "notes" nt where ${where}`);
+  const column = order.orderBy === 'updated_at' ? sql`nt."updated_at"` : sql`nt."created_at"`;
+  const rows = await queryRows(
+    em,
+    sql`select ${NOTE_COLUMNS} from "notes" nt where ${where} order by ${column} ${direction(order.sort)}, nt."id" ${direction(order.sort)} limit ${page.limit} offset ${page.offset}`,
+  );
+  return { total: Number(count), rows: rows as unknown as NoteRow[] };
+}
+
+/** One of the target's notes; undefined for none. */
+export async function findNote(em: EntityManager, kind: TargetKind, targetId: number, noteId: number): Promise<NoteRow | undefined> {
+  const [row] = await queryRows(em, sql`select ${NOTE_COLUMNS} from "notes" nt where nt."target_kind" = ${kind} and nt."target_id" = ${targetId} and nt."id" = ${noteId}`);
+  return row as unknown as NoteRow | undefined;
+}
+
+export async function updateNoteBody(em: EntityManager, noteId: number, body: string, now: Date): Promise<void> {
+  await queryRows(em, sql`update "notes" set "body" = ${body}, "updated_at" = ${now} where "id" = ${noteId}`);
+}
+
+/** A note deleted, with the award emoji on it. */
+export async function deleteNote(em: EntityManager, noteId: number): Promise<void> {
+  await queryRows(em, sql`delete from "award_emoji" where "target_kind" = 'Note' and "target_id" = ${noteId}`);
+  await queryRows(em, sql`delete from "notes" where "id" = ${noteId}`);
+}
+
+export interface AwardRow {
+  id: number;
+  name: string;
+  user_id: number;
+  target_kind: TargetKind;
+  target_id: number;
+  created_at: Date;
+  updated_at: Date;
+  user: UserRef;
+}
+
+const AWARD_COLUMNS = sql`ae."id", ae."name", ae."user_id", ae."target_kind", ae."target_id", ae."created_at", ae."updated_at",
+  (select json_build_object('id', u."id", 'name', u."name", 'username', u."username", 'state', u."state", 'email', u."email", 'avatarFilename', u."avatar_filename")
+    from "users" u where u."id" = ae."user_id") as "user"`;
+
+/** A page of the target's award emoji, oldest first, and how many there are. */
+export async function awardPage(em: EntityManager, kind: TargetKind, targetId: number, page: { limit: number; offset: number }): Promise<{ total: number; rows: AwardRow[] }> {
+  const where = sql`ae."target_kind" = ${kind} and ae."target_id" = ${targetId}`;
+  const [{ count }] = await queryRows(em, sql`select count(*)::int as "count" from "award_emoji" ae where ${where}`);
+  const rows = await queryRows(em, sql`select ${AWARD_COLUMNS} from "award_emoji" ae where ${where} order by ae."id" limit ${page.limit} offset ${page.offset}`);
+  return { total: Number(count), rows: rows as unknown as AwardRow[] };
+}
+
+export async function findAward(em: EntityManager, kind: TargetKind, targetId: number, awardId: number): Promise<AwardRow | undefined> {
+  const [row] = await queryRows(em, sql`select ${AWARD_COLUMNS} from "award_emoji" ae where ae."target_kind" = ${kind} and ae."target_id" = ${targetId} and ae."id" = ${awardId}`);
+  return row as unknown as AwardRow | undefined;
+}
+
+/** The user's award of the emoji to the target; its ID, undefined when the user had awarded it already. */
+export async function insertAward(em: EntityManager, award: { kind: TargetKind; targetId: number; userId: number; name: string; now: Date }): Promise<number | undefined> {
+  const [row] = await queryRows(
+    em,
+    sql`insert into "award_emoji" ("name", "user_id", "target_kind", "target_id", "created_at", "updated_at")
+      values (${award.name}, ${award.userId}, ${award.kind}, ${award.targetId}, ${award.now}, ${award.now}) on conflict do nothing returning "id"`,
+  );
+  return row ? Number(row.id) : undefined;
+}
+
+export async function deleteAward(em: EntityManager, awardId: number): Promise<void> {
+  await queryRows(em, sql`delete from "award_emoji" where "id" = ${awardId}`);
+}
+
+/**
+ * What a work item has that its copy in another project takes along (a moved issue): its notes with their award
+ * emoji, its own award emoji, in their order, kept as they were written.
+ */
+export async function copyDiscussion(em: EntityManager, kind: TargetKind, fromId: number, to: { projectId: number; targetId: number }): Promise<void> {
+  await queryRows(
+    em,
+    sql`insert into "award_emoji" ("name", "user_id", "target_kind", "target_id", "created_at", "updated_at")
+      select "name", "user_id", "target_kind", ${to.targetId}, "created_at", "updated_at" from "award_emoji" where "target_kind" = ${kind} and "target_id" = ${fromId} order by "id"`,
+  );
+  const notes = await queryRows(
+    em,
+    sql`with old as (select * from "notes" where "target_kind" = ${kind} and "target_id" = ${fromId}),
+      copied as (insert into "notes" ("project_id", "target_kind", "target_id", "author_id", "body", "system", "created_at", "updated_at")
+        select ${to.projectId}, "target_kind", ${to.targetId}, "author_id", "body", "system", "created_at", "updated_at" from old order by "id" returning "id")
+      select (select array_agg("id" order by "id") from old) as "old", (select array_agg("id" order by "id") from copied) as "new"`,
+  );
+  const [pair] = notes as { old: number[] | null; new: number[] | null }[];
+  if (!pair.old?.length) return;
+  await queryRows(
+    em,
+    sql`insert into "award_emoji" ("name", "user_id", "target_kind", "target_id", "created_at", "updated_at")
+      select ae."name", ae."user_id", 'Note', m."new", ae."created_at", ae."updated_at" from "award_emoji" ae
+      join unnest(${pair.old}::int[], ${pair.new}::int[]) as m("old", "new") on m."old" = ae."target_id" where ae."target_kind" = 'Note' order by ae."id"`,
+  );
+}
+
+/** Time a user logged on a work item (negative: taken back). */
+export async function insertTimelog(em: EntityManager, log: { kind: TargetKind; targetId: number; userId: number; seconds: number; now: Date }): Promise<void> {
+  await queryRows(
+    em,
+    sql`insert into "timelogs" ("target_kind", "target_id", "user_id", "time_spent", "created_at") values (${log.kind}, ${log.targetId}, ${log.userId}, ${log.seconds}, ${log.now})`,
+  );
+}
