@@ -135,7 +135,7 @@ export class IssuesService extends Service {
   async getById(id: number): Promise<Issue> {
     const view = await this.ctx.view();
     const row = await issueRow(view.rows, id);
-    if (!row || row === undefined) throw new NotFoundError('Issue');
+    if (!row) throw new NotFoundError('Issue');
     const project = await this.ctx.projects.findInScope(row.project_id);
     const scoped = project && (await this.findInScope(project, row.iid));
     if (!scoped || !can(this.ctx.caller, 'read_issue', scoped)) throw new NotFoundError('Issue');
