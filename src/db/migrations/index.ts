@@ -13,6 +13,7 @@ import { Migration20261124000000_repositories } from './Migration20261124000000_
 import { Migration20261126000000_external_users } from './Migration20261126000000_external_users.js';
 import { Migration20261126000001_callers_changed_flag } from './Migration20261126000001_callers_changed_flag.js';
 import { Migration20261126000002_work_items } from './Migration20261126000002_work_items.js';
+import { Migration20261126000003_issue_search } from './Migration20261126000003_issue_search.js';
 
 /** Every migration, oldest first, under the name it declares. New ones come from `forgekit migration:create` (docs/development.md). */
 export const migrations: MigrationObject[] = [
@@ -30,6 +31,7 @@ export const migrations: MigrationObject[] = [
   Migration20261126000000_external_users,
   Migration20261126000001_callers_changed_flag,
   Migration20261126000002_work_items,
+  Migration20261126000003_issue_search,
 ].map((migration) => ({ name: declaredName(migration), class: migration }));
 
 /**

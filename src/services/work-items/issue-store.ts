@@ -170,7 +170,10 @@ function issuesWhere(filter: IssueFilter): Sql {
     else conditions.push(awarded(sql` and ae."name" = ${name}`));
   }
   if (filter.iids) conditions.push(sql`i."iid" = any(${filter.iids})`);
-  if (filter.search) conditions.push(sql`(i."title" ilike ${filter.search} or i."description" ilike ${filter.search})`);
+  // The joined text finds the candidates through its index; each is then held to the title or the description alone.
+  if (filter.search) {
+    conditions.push(sql`(i."title" || ' ' || coalesce(i."description", '')) ilike ${filter.search} and (i."title" ilike ${filter.search} or i."description" ilike ${filter.search})`);
+  }
   if (filter.confidential !== undefined) conditions.push(sql`i."confidential" = ${filter.confidential}`);
   if (filter.createdAfter) conditions.push(sql`i."created_at" >= ${filter.createdAfter}`);
   if (filter.createdBefore) conditions.push(sql`i."created_at" <= ${filter.createdBefore}`);
