@@ -609,6 +609,19 @@ describe('GET /projects/:id/repository/compare', () => {
     }
   });
 
+  it('answers a comparison again as it first made it, whatever a caller did to what it was given, and anew once a branch moved', async () => {
+    const { id } = await forked();
+    const api = t.hosting.as(reporter.id);
+    const first = await api.repository.compare(id, { from: 'master', to: 'feature' });
+    const copy = structuredClone(first);
+    first.commits.length = 0;
+    first.diffs[0].diff = 'changed by its caller';
+    expect(await api.repository.compare(id, { from: 'master', to: 'feature' })).toEqual(copy);
+    await commit(id, 'feature', 'F3', [{ action: 'create', file_path: 'third.txt', content: '3\n' }]);
+    const moved = await api.repository.compare(id, { from: 'master', to: 'feature' });
+    expect([moved.commits.map((commit) => commit.title), moved.diffs.map((diff) => diff.new_path)]).toEqual([['F1', 'F2', 'F3'], ['feature.txt', 'third.txt']]);
+  });
+
   it('with `straight`, diffs `from` against `to` directly: what master has and feature not shows as deleted', async () => {
     const { id } = await forked();
     const res = await compare(id, { from: 'master', to: 'feature', straight: 'true' });

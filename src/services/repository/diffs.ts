@@ -2,6 +2,7 @@ import type { ProjectInScope } from '../../auth/abilities.js';
 import { NotFoundError } from '../../errors.js';
 import { commitsBetween, mergeBase } from '../../git/ancestry.js';
 import { changesBetween, diffOf, type Change, type FileDiff } from '../../git/diff.js';
+import { LruMap } from '../../git/lru.js';
 import type { Repository } from '../../git/repository.js';
 import type { Compare, CompareQuery, Diff } from '../../schemas/repository.js';
 import { pageOf, type Page, type PageQuery } from '../pagination.js';
@@ -31,6 +32,18 @@ export function presentDiff(file: FileDiff): Diff {
     deleted_file: file.status === 'deleted',
   };
 }
+
+/**
+ * Comparisons made lately, by the project's URL (its commits' `web_url` start with it) and the commits compared:
+ * commits are named by their content, so their comparison never changes. One answered from here reads nothing, where
+ * making it takes a walk, two trees and every changed file's blobs, each a turn of the event loop waiting for the disk.
+ */
+const KEPT_COMPARISON_BYTES = 32 * 1024 * 1024;
+const keptComparisons = new LruMap<string, Compare>(
+  KEPT_COMPARISON_BYTES,
+  undefined,
+  (compare) => compare.commits.length * 1024 + compare.diffs.reduce((bytes, diff) => bytes + 2 * diff.diff.length + 512, 0),
+);
 
 /** The line ends of a text (a diff's lines, as the original counts them). */
 function countLines(text: string): number {
@@ -70,9 +83,20 @@ export class DiffService extends Service {
     if (!from || !to) throw new NotFoundError('Ref');
     if (from === to) return { commit: null, commits: [], diffs: [], compare_timeout: false, compare_same_ref: true };
     const projectUrl = projectWebUrl(scoped.project, scoped.namespace, this.ctx.baseUrl);
+    const key = `${projectUrl}\n${from}\n${to}\n${query.straight === true}`;
+    const kept = keptComparisons.get(key);
+    // A copy: an in-process caller may change what it is given.
+    if (kept) return structuredClone(kept);
+    const compare = await this.compareCommits(repo, projectUrl, from, to, query.straight === true);
+    keptComparisons.set(key, compare);
+    return structuredClone(compare);
+  }
+
+  /** The comparison of two commits, made. */
+  private async compareCommits(repo: Repository, projectUrl: string, from: string, to: string, straight: boolean): Promise<Compare> {
     const commits = await Promise.all((await commitsBetween(repo, from, to)).map(async (oid) => presentCommit(await repo.readCommit(oid), projectUrl)));
     // Unrelated histories have no merge base: everything `to` has is new, as the original diffs them.
-    const base = query.straight ? from : await mergeBase(repo, from, to);
+    const base = straight ? from : await mergeBase(repo, from, to);
     const baseTree = base ? (await repo.readCommit(base)).tree : null;
     const changes = await changesBetween(repo, baseTree, (await repo.readCommit(to)).tree);
     const diffs: Diff[] = [];
