@@ -8,8 +8,9 @@
  * the drivers' query methods; job workers' statements left out): the statements must match one for one, text and
  * bound values, and so must status, headers and JSON.
  *
- * The requests run on one of two data sets, each written into a database of its own: 150 users (`users`), or
- * 10,000 projects of which the user is a member of 1,000 (`projects`, bench/lib/projects-seed.ts).
+ * The requests run on one of three data sets, each written into a database of its own: 150 users (`users`),
+ * 10,000 projects of which the user is a member of 1,000 (`projects`, bench/lib/projects-seed.ts), or a project of
+ * 1,000 issues of which the user is a reporter (`issues`).
  *
  * FORGEKIT_BENCH_DATABASE_URL: the PostgreSQL server (postgres://postgres@127.0.0.1:5432/test); a new database
  *   is made on it for the run and dropped afterwards.
@@ -47,6 +48,10 @@ const ROOT_TOKEN = 'bench-root-token';
 /** The instance's secret key, which the bare handler opens the runners tokens with too. */
 const SECRET_KEY = 'forgekit-bench-secret-key-0123456789abcdef';
 const VERSION = { version: API_VERSION, revision: `forgekit-${FORGEKIT_VERSION}` };
+/** The issues in the issues' project. */
+const ISSUES = 1_000;
+/** The issues' project: the first made in its database. */
+const ISSUES_PROJECT = 1;
 
 // ---- The SQL each side sends, recorded while `recording` is set: each statement's text and bound values.
 
@@ -201,6 +206,7 @@ const ENDPOINTS: Endpoint[] = [
   { name: 'POST /api/v4/user/keys', method: 'POST', path: '/api/v4/user/keys', as: 'user', body: 'sshKey' },
   { name: 'GET /api/v4/projects?per_page=100', data: 'projects', method: 'GET', path: '/api/v4/projects?per_page=100', as: 'user' },
   { name: 'GET /api/v4/projects/:id', data: 'projects', method: 'GET', path: `/api/v4/projects/${ONE_PROJECT}`, as: 'user' },
+  { name: 'GET /api/v4/projects/:id/issues?per_page=100', data: 'issues', method: 'GET', path: `/api/v4/projects/${ISSUES_PROJECT}/issues?per_page=100`, as: 'user' },
 ];
 
 /** An endpoint with the token it is called with. */
@@ -226,10 +232,84 @@ async function seedProjectsData(setup: Setup): Promise<string> {
   return (await setup.hosting.personalAccessTokens.create(reader.id, { name: 'bench', scopes: ['api'] })).token;
 }
 
+/**
+ * A private project of root's (made through the API, with its repository) of which the reader is a reporter, the
+ * least that reads confidential issues; in SQL, 20 users and the project's 10 labels, 5 milestones and ISSUES
+ * issues: each with two labels, one or two assignees (two on every third), a milestone on every third, 1 to 4 notes
+ * (the first a system note on even iids), thumbsup from 0 to 4 users, thumbsdown on every seventh and a heart
+ * (counted in neither) on every tenth; every fourth closed, every hundredth confidential, every 250th by a deleted
+ * author, some with a due date, an estimate or time spent. The reader's token.
+ */
+async function seedIssuesData(setup: Setup): Promise<string> {
+  const db = setup.bare;
+  const reader = await setup.hosting.users.create({ username: 'reader', email: 'reader@example.com', name: 'Reader', password: 'bench-password-1', skip_confirmation: true });
+  const project = await setup.hosting.projects.create({ name: 'Issues', visibility: 'private' });
+  if (project.id !== ISSUES_PROJECT) throw new Error(`the issues' project is ${project.id}, not ${ISSUES_PROJECT}`);
+  await setup.hosting.projectMembers.add(project.id, { user_id: reader.id, access_level: 20 });
+  const stamp = sql`timestamptz '2026-01-01 00:00:00+00'`;
+  await db.query(
+    sql`insert into "users" ("username", "username_lower", "name", "email", "projects_limit", "confirmed_at", "created_at", "updated_at")
+     select 'issuer' || n, 'issuer' || n, 'Issuer ' || n, 'issuer' || n || '@example.com', 100000, ${stamp}, ${stamp}, ${stamp} from generate_series(1, 20) as n`,
+  );
+  await db.query(
+    sql`insert into "labels" ("project_id", "title", "color", "created_at", "updated_at")
+     select ${ISSUES_PROJECT}::int, t, '#428bca', ${stamp}, ${stamp}
+     from unnest(array['bug', 'feature', 'documentation', 'performance', 'security', 'ui', 'backend', 'database', 'api', 'tests']) as t`,
+  );
+  await db.query(
+    sql`insert into "milestones" ("iid", "project_id", "title", "description", "state", "due_date", "start_date", "created_at", "updated_at")
+     select k, ${ISSUES_PROJECT}::int, 'v1.' || k, 'Release 1.' || k, case when k = 1 then 'closed' else 'active' end, '2026-0' || k || '-28',
+       case when k % 2 = 0 then '2026-0' || k || '-01' end, ${stamp}, ${stamp}
+     from generate_series(1, 5) as k`,
+  );
+  await db.query(sql`insert into "internal_ids" ("usage", "project_id", "last_value") values ('issues', ${ISSUES_PROJECT}::int, ${ISSUES}::int), ('milestones', ${ISSUES_PROJECT}::int, 5)`);
+  // `u`: the 20 users' IDs; `m`: the milestones'; `l`: the labels'.
+  const users = sql`(select array_agg("id" order by "id") as u from "users" where "username" like 'issuer%') as us`;
+  await db.query(
+    sql`insert into "issues" ("project_id", "iid", "title", "description", "state", "author_id", "confidential", "due_date", "milestone_id",
+       "closed_at", "closed_by_id", "time_estimate", "total_time_spent", "created_at", "updated_at")
+     select ${ISSUES_PROJECT}::int, n, 'Issue ' || n, case when n % 5 = 0 then null else 'What issue ' || n || ' is about, in a sentence or two.' end,
+       case when n % 4 = 0 then 'closed' else 'opened' end, case when n % 250 = 0 then null else u[1 + n % 20] end, n % 100 = 7,
+       case when n % 6 = 0 then '2026-12-' || lpad((1 + n % 28)::text, 2, '0') end, case when n % 3 = 0 then m[1 + n % 5] end,
+       case when n % 4 = 0 then ${stamp} + n * interval '1 hour' + interval '1 day' end, case when n % 4 = 0 then u[1 + (n + 3) % 20] end,
+       case when n % 7 = 0 then 3600 * (n % 40) else 0 end, case when n % 11 = 0 then 1800 * (n % 13) else 0 end,
+       ${stamp} + n * interval '1 hour', ${stamp} + n * interval '1 hour' + (n % 50) * interval '1 minute'
+     from generate_series(1, ${ISSUES}) as n, ${users},
+       (select array_agg("id" order by "iid") as m from "milestones" where "project_id" = ${ISSUES_PROJECT}) as ms`,
+  );
+  // Two different labels: the second 1 to 9 after the first.
+  await db.query(
+    sql`insert into "label_links" ("label_id", "target_kind", "target_id", "created_at")
+     select l[1 + k], 'Issue', i."id", ${stamp} from "issues" i, (select array_agg("id" order by "id") as l from "labels") as ls,
+       lateral (values (i."iid" % 10), ((i."iid" % 10 + 1 + i."iid" % 9) % 10)) as v(k)`,
+  );
+  await db.query(
+    sql`insert into "issue_assignees" ("issue_id", "user_id")
+     select i."id", u[1 + (i."iid" * 3 + s) % 20] from "issues" i, ${users}, generate_series(0, 7, 7) as s where s = 0 or i."iid" % 3 = 0
+     order by i."id", s`,
+  );
+  await db.query(
+    sql`insert into "notes" ("project_id", "target_kind", "target_id", "author_id", "body", "system", "created_at", "updated_at")
+     select ${ISSUES_PROJECT}::int, 'Issue', i."id", u[1 + (i."iid" + k) % 20],
+       case when k = 1 and i."iid" % 2 = 0 then 'added ~' || (i."iid" % 10) || ' label' else 'Comment ' || k || ' on issue ' || i."iid" end,
+       k = 1 and i."iid" % 2 = 0, i."created_at" + k * interval '1 minute', i."created_at" + k * interval '1 minute'
+     from "issues" i, ${users}, generate_series(1, 4) as k where k <= 1 + i."iid" % 4`,
+  );
+  await db.query(
+    sql`insert into "award_emoji" ("name", "user_id", "target_kind", "target_id", "created_at", "updated_at")
+     select 'thumbsup', u[k], 'Issue', i."id", ${stamp}, ${stamp} from "issues" i, ${users}, generate_series(1, 4) as k where k <= i."iid" % 5
+     union all select 'thumbsdown', u[20], 'Issue', i."id", ${stamp}, ${stamp} from "issues" i, ${users} where i."iid" % 7 = 0
+     union all select 'heart', u[19], 'Issue', i."id", ${stamp}, ${stamp} from "issues" i, ${users} where i."iid" % 10 = 0`,
+  );
+  await db.query(sql`analyze`);
+  return (await setup.hosting.personalAccessTokens.create(reader.id, { name: 'bench', scopes: ['api'] })).token;
+}
+
 /** What the requests run on: each data set is written into a new database, and its requests measured there. */
 const DATA_SETS = {
   users: { describe: `${USERS} users`, seed: seedUsers },
   projects: { describe: `${PROJECTS} projects, the user a member of 1000`, seed: seedProjectsData },
+  issues: { describe: `a project of ${ISSUES} issues, the user a reporter`, seed: seedIssuesData },
 };
 
 interface Answer {
@@ -344,7 +424,7 @@ async function measure(loader: Loader, endpoint: Call, servers: Side[]): Promise
 }
 
 const columns = [
-  ['request', 40], ['server', 22], ['SQL', 4], ['req/s', 8], ['p50 ms', 8], ['p90 ms', 8], ['p99 ms', 8], ['CPU µs/req', 11], ['CPU ratio', 10], ['req/s ratio', 12],
+  ['request', 45], ['server', 22], ['SQL', 4], ['req/s', 8], ['p50 ms', 8], ['p90 ms', 8], ['p99 ms', 8], ['CPU µs/req', 11], ['CPU ratio', 10], ['req/s ratio', 12],
 ] as const;
 const line = (cells: (string | number)[]) =>
   cells.map((cell, index) => (index < 2 ? String(cell).padEnd(columns[index][1]) : String(cell).padStart(columns[index][1]))).join(' ');

@@ -313,7 +313,8 @@ describe('forgekit serve', PROCESSES_TIMEOUT, () => {
       expect(statuses).toContain(200);
       // `500` as a word: the server's output names its port, which may contain those digits.
       expect(server.output()).not.toMatch(/destroyed|\b500\b|Error/);
-      expect(server.output()).toMatch(/SIGTERM received, finishing the requests in flight\nforgekit: stopped\n$/);
+      // The requests in flight are answered (and logged) after the signal, then the server stops.
+      expect(server.output()).toMatch(/SIGTERM received, finishing the requests in flight\n(GET \S+ \d{3} [\d.]+ ms\n)*forgekit: stopped\n$/);
     } finally {
       rmSync(fresh, { recursive: true, force: true });
     }

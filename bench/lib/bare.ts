@@ -1,8 +1,8 @@
 /**
  * What forgekit is measured against: a bare `node:http` handler that runs the very SQL statements forgekit
  * runs for each benchmarked request (bench/requests.ts checks that they match, statement by statement) and
- * answers the same status, headers and JSON (the projects' in bench/lib/bare-projects.ts); and, for GET /version,
- * a bare Express 5 app.
+ * answers the same status, headers and JSON (the projects' in bench/lib/bare-projects.ts, a project's issues in
+ * bench/lib/bare-issues.ts); and, for GET /version, a bare Express 5 app.
  * No framework, no validation library, no ORM: the floor of what the work costs in Node.js.
  */
 import { createHash } from 'node:crypto';
@@ -11,6 +11,7 @@ import express from 'express';
 import { raw } from 'sql-template-tag';
 import type { SecretBox } from '../../src/auth/secret-box.ts';
 import { empty, fixedSql, sql } from '../../src/db/sql.ts';
+import { listIssues } from './bare-issues.ts';
 import { getProject, listProjects, type ProjectsCaller } from './bare-projects.ts';
 import { fingerprint as keyFingerprint } from './ssh-key.ts';
 import type { Row, SqlClient } from './sql.ts';
@@ -72,13 +73,16 @@ class Refused extends Error {
 
 const unauthorized = () => new Refused(401, { message: '401 Unauthorized' });
 
+/** The avatar service's URL for a user without an uploaded avatar. */
+const gravatar = (email: string) => `https://www.gravatar.com/avatar/${createHash('md5').update(email.trim().toLowerCase()).digest('hex')}?s=80&d=identicon`;
+
 /** The users table's row (prefixed columns of the caller's join, or plain) as the user shapes. */
 function presentUser(row: Row, prefix: string, shape: 'basic' | 'self' | 'full', identities: Row[], baseUrl: string, avatarService: boolean) {
   const get = (column: string) => row[prefix + column];
   const avatar = get('avatar_filename')
     ? `${baseUrl}/uploads/-/system/user/avatar/${get('id')}/${encodeURIComponent(get('avatar_filename'))}`
     : avatarService
-      ? `https://www.gravatar.com/avatar/${createHash('md5').update(get('email').trim().toLowerCase()).digest('hex')}?s=80&d=identicon`
+      ? gravatar(get('email'))
       : null;
   const basic = { id: get('id'), name: get('name'), username: get('username'), state: get('state'), avatar_url: avatar, web_url: `${baseUrl}/${get('username')}` };
   if (shape === 'basic') return basic;
@@ -228,6 +232,15 @@ export function bareServer(db: BareDatabase, options: { baseUrl: string; version
     send(res, 200, project);
   }
 
+  async function listIssuesRoute(req: IncomingMessage, projectId: number, url: URL, res: ServerResponse): Promise<void> {
+    const caller = await projectsCaller(req);
+    const perPage = Math.min(Number(url.searchParams.get('per_page') ?? 20), 100);
+    const page = Number(url.searchParams.get('page') ?? 1);
+    const list = await listIssues(db, caller, projectId, perPage, page, { baseUrl, avatarService, gravatar });
+    if (!list) throw new Refused(404, { message: '404 Project Not Found' });
+    send(res, 200, list.items, pageHeaders(url, page, perPage, list.total));
+  }
+
   async function addKey(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const caller = await authenticate(req, ['api']);
     const input = await readJson(req);
@@ -262,6 +275,8 @@ export function bareServer(db: BareDatabase, options: { baseUrl: string; version
       if (route === 'GET /api/v4/projects') return listProjectsRoute(req, url, res);
       const project = /^GET \/api\/v4\/projects\/(\d+)$/.exec(route);
       if (project) return getProjectRoute(req, Number(project[1]), res);
+      const issues = /^GET \/api\/v4\/projects\/(\d+)\/issues$/.exec(route);
+      if (issues) return listIssuesRoute(req, Number(issues[1]), url, res);
       send(res, 404, { error: '404 Not Found' });
     };
     handle().catch((error: unknown) => {

@@ -4,6 +4,7 @@ import { raw } from '@mikro-orm/core';
 import type { SqlEntityManager, SqlMikroORM } from '@mikro-orm/sql';
 import { entities } from './entities/index.js';
 import { DataDirLock } from './lock.js';
+import { PgliteThread } from './pglite-thread.js';
 
 export type EntityManager = SqlEntityManager;
 
@@ -90,16 +91,26 @@ async function openPostgreSql(url: string, copyOfTemplate = false): Promise<Data
   return { ...(await migrated(orm, migrate)), shared: true };
 }
 
+/**
+ * A data directory's database: PGlite in a worker thread of its own (src/db/pglite-thread.ts), so that its
+ * statements leave the event loop to the requests.
+ */
 async function openDataDir(dataDir: string): Promise<Database> {
   const lock = DataDirLock.acquire(dataDir);
+  let thread: PgliteThread | undefined;
   let orm: SqlMikroORM;
-  try {
-    orm = await initPglite(join(dataDir, 'pgdata'));
-  } catch (error) {
+  const release = async () => {
+    await thread?.close();
     lock.release();
+  };
+  try {
+    thread = await PgliteThread.open(join(dataDir, 'pgdata'));
+    orm = await initPglite(join(dataDir, 'pgdata'), { pglite: thread });
+  } catch (error) {
+    await release();
     throw error;
   }
-  return migrated(orm, () => orm.migrator.up(), () => lock.release());
+  return migrated(orm, () => orm.migrator.up(), release);
 }
 
 async function openInMemory(): Promise<Database> {
@@ -108,19 +119,19 @@ async function openInMemory(): Promise<Database> {
   return migrated(orm, async () => {});
 }
 
-async function initPglite(dbName: string, pglite: { loadDataDir?: Blob; initDbStartParams?: string[] } = {}) {
+async function initPglite(dbName: string, pglite: { loadDataDir?: Blob; initDbStartParams?: string[]; pglite?: PgliteThread } = {}) {
   const { PgliteMikroORM, pg_trgm, options } = await databaseModules();
   // A function: MikroORM copies options given as an object, and a copy of a Blob is no Blob.
   return PgliteMikroORM.init({ ...options, dbName, driverOptions: () => ({ extensions: { pg_trgm }, ...pglite }) });
 }
 
 /** Applies every pending migration, and returns the database; on failure closes what was opened. */
-async function migrated(orm: SqlMikroORM, migrate: () => Promise<unknown>, release = () => {}): Promise<Database> {
+async function migrated(orm: SqlMikroORM, migrate: () => Promise<unknown>, release: () => unknown = () => {}): Promise<Database> {
   try {
     await migrate();
   } catch (error) {
     await orm.close(true);
-    release();
+    await release();
     throw error;
   }
   return {
@@ -130,7 +141,7 @@ async function migrated(orm: SqlMikroORM, migrate: () => Promise<unknown>, relea
     rows: orm.em as EntityManager,
     async close() {
       await orm.close(true);
-      release();
+      await release();
     },
   };
 }

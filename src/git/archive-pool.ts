@@ -4,7 +4,7 @@ import type { Worker } from 'node:worker_threads';
 import type { ArchiveSpec } from './archive.js';
 import type { FromWorker, ToWorker } from './archive-worker.js';
 import { GitError } from './errors.js';
-import { startWorker } from './workers.js';
+import { startWorker } from '../workers.js';
 
 /**
  * Archives made at once in this process, each by a worker thread of its own: as many as the cores (at most 4),

@@ -2,7 +2,7 @@ import * as crypto from 'node:crypto';
 import * as zlib from 'node:zlib';
 import type { CommitNode } from './commit-graph.js';
 import { applyDelta, CorruptObjectError } from './object-reader.js';
-import { startWorker } from './workers.js';
+import { startWorker } from '../workers.js';
 
 // A received pack's index (git's `index-pack`): every object's ID, offset and CRC-32, written as git's `.idx`
 // version 2, built in a worker thread so that an import never holds the event loop while it inflates the pack.

@@ -129,7 +129,9 @@ export const Issue = defineEntity({
   tableName: 'issues',
   uniques: [{ properties: ['project', 'iid'] }],
   indexes: [
+    // A project's page in either order, of one state or of all.
     { properties: ['project', 'state', 'createdAt'] },
+    { properties: ['project', 'createdAt'] },
     { properties: ['project', 'updatedAt'] },
     { properties: ['createdAt'] },
     { properties: ['updatedAt'] },

@@ -14,6 +14,7 @@ import { Migration20261126000000_external_users } from './Migration2026112600000
 import { Migration20261126000001_callers_changed_flag } from './Migration20261126000001_callers_changed_flag.js';
 import { Migration20261126000002_work_items } from './Migration20261126000002_work_items.js';
 import { Migration20261126000003_issue_search } from './Migration20261126000003_issue_search.js';
+import { Migration20261126000004_issue_order } from './Migration20261126000004_issue_order.js';
 
 /** Every migration, oldest first, under the name it declares. New ones come from `forgekit migration:create` (docs/development.md). */
 export const migrations: MigrationObject[] = [
@@ -32,6 +33,7 @@ export const migrations: MigrationObject[] = [
   Migration20261126000001_callers_changed_flag,
   Migration20261126000002_work_items,
   Migration20261126000003_issue_search,
+  Migration20261126000004_issue_order,
 ].map((migration) => ({ name: declaredName(migration), class: migration }));
 
 /**

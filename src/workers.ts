@@ -5,15 +5,18 @@ import { Worker, type WorkerOptions } from 'node:worker_threads';
 /** Where this module is: a built bundle (dist/index.js or .cjs) or its source (vitest, the benchmarks). */
 const here = typeof __filename === 'string' ? pathToFileURL(__filename) : new URL(import.meta.url);
 
+/** Each worker file's source, from src/. */
+const SOURCES = { 'archive-worker': 'git/archive-worker', 'index-pack-worker': 'git/index-pack-worker', 'pglite-worker': 'db/pglite-worker' };
+
 /**
  * A worker thread running one of forgekit's worker files: the built file beside the bundle (tsup.config.ts builds
  * each), or else the TypeScript source, run with Node's type stripping and a resolver that finds `.ts` for the
  * sources' `.js` imports (so a worker file and what it imports hold erasable TypeScript only).
  */
-export function startWorker(name: 'archive-worker' | 'index-pack-worker', options: Pick<WorkerOptions, 'workerData'> = {}): Worker {
+export function startWorker(name: keyof typeof SOURCES, options: Pick<WorkerOptions, 'workerData'> = {}): Worker {
   const built = new URL(`${name}.js`, here);
   if (existsSync(fileURLToPath(built))) return new Worker(built, options);
-  const source = new URL(`${name}.ts`, here).href;
+  const source = new URL(`${SOURCES[name]}.ts`, here).href;
   const resolveSources = `require('node:module').registerHooks({ resolve(specifier, context, next) {
     try { return next(specifier, context); } catch (error) {
       if (error?.code !== 'ERR_MODULE_NOT_FOUND' || !specifier.startsWith('.') || !specifier.endsWith('.js')) throw error;
