@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { raw } from '@mikro-orm/core';
 import { openDatabase, type Database } from '../src/db/orm.js';
+import { PgliteThread } from '../src/db/pglite-thread.js';
 import { migrations } from '../src/db/migrations/index.js';
 import { createHostingService } from '../src/index.js';
 import { FORGEKIT_VERSION } from '../src/version.js';
@@ -33,6 +34,31 @@ describe('the database', () => {
       expect(second.generatedRootPassword).toBeUndefined();
       expect((await second.users.list({ username: 'kept' })).map((user) => user.username)).toEqual(['kept']);
       await second.close();
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  it('runs a data directory’s PGlite in a thread of its own: errors keep their kind, a failed write leaves nothing, notifications arrive, a throwing transaction is rolled back', async () => {
+    const dataDir = migratedDataDir();
+    try {
+      const hosting = await createHostingService({ database: { dataDir }, rootPassword: 'thread-password' });
+      const user = { email: 'twice@example.com', username: 'twice', name: 'Twice', password: 'long-enough-1' };
+      await hosting.users.create(user);
+      // The unique violation crossed the thread as PostgreSQL's error, which the ORM and the API turn into 409.
+      await expect(hosting.users.create({ ...user, email: 'other@example.com' })).rejects.toMatchObject({ status: 409 });
+      expect((await hosting.users.list({ username: 'twice' })).length).toBe(1);
+      await hosting.close();
+      const thread = await PgliteThread.open(join(dataDir, 'pgdata'));
+      const heard = new Promise((resolve) => void thread.listen('forgekit_test', resolve));
+      await thread.query(`notify forgekit_test, 'hello'`);
+      expect(await heard).toBe('hello');
+      await expect(thread.transaction(async (tx) => {
+        await tx.query(`update "users" set "name" = 'Changed' where "username" = 'twice'`);
+        throw new Error('undone');
+      })).rejects.toThrow('undone');
+      expect((await thread.query<{ name: string }>(`select "name" from "users" where "username" = 'twice'`)).rows).toEqual([{ name: 'Twice' }]);
+      await thread.close();
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
     }

@@ -61,13 +61,15 @@ export class PgliteThread {
         if (reply.error) call?.reject(errorFrom(reply.error));
         else call?.resolve(reply.result);
       });
-      // The worker died: every call waiting fails, and so does every later one.
-      worker.on('error', (error) => {
+      // The worker died, or stopped unasked: every call waiting fails, and so does every later one.
+      const stopped = (error: Error) => {
         this.closed = true;
         failed(error);
         for (const call of this.calls.values()) call.reject(error);
         this.calls.clear();
-      });
+      };
+      worker.on('error', stopped);
+      worker.on('exit', (code) => stopped(new Error(`the database's thread stopped (exit code ${code})`)));
     });
   }
 
