@@ -21,9 +21,10 @@ const db = await PGlite.create({ dataDir, extensions: { pg_trgm }, parsers: crea
 interface Open {
   tx: Transaction;
   end(commit: boolean): void;
-  ended: Promise<unknown>;
 }
 const open = new Map<number, Open>();
+/** Each open transaction's end: settles once PGlite has committed it or rolled it back. */
+const endings = new Map<number, Promise<unknown>>();
 let lastTransaction = 0;
 
 /** What the main thread may be sent of an error: its message and the fields PostgreSQL gave (`code`, `constraint`, ...). */
@@ -45,11 +46,15 @@ function begin(): Promise<number> {
     const decided = new Promise<boolean>((resolve) => (end = resolve));
     const ended = db
       .transaction(async (tx) => {
-        open.set(id, { tx, end, ended });
+        open.set(id, { tx, end });
         begun(id);
         if (!(await decided)) await tx.rollback();
       })
-      .finally(() => open.delete(id));
+      .finally(() => {
+        open.delete(id);
+        endings.delete(id);
+      });
+    endings.set(id, ended);
     ended.catch(failed);
   });
 }
@@ -57,8 +62,9 @@ function begin(): Promise<number> {
 async function finish(id: number, commit: boolean): Promise<void> {
   const transaction = open.get(id);
   if (!transaction) throw new Error(`no open transaction ${id}`);
+  const ended = endings.get(id);
   transaction.end(commit);
-  await transaction.ended;
+  await ended;
 }
 
 async function answer(call: PgliteCall): Promise<unknown> {
