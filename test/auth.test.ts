@@ -6,7 +6,7 @@ import { AccessToken, User } from '../src/db/entities/index.js';
 import type { Database } from '../src/db/orm.js';
 import { createHostingService } from '../src/hosting.js';
 import { BadRequestError, ForbiddenError, InsufficientScopeError, NotFoundError, OAuthError, UnauthorizedError } from '../src/errors.js';
-import { createUser, migratedDataDir, ROOT_PASSWORD, ROOT_TOKEN, sharedHosting, type TestHosting } from './helpers.js';
+import { createUser, eventually, migratedDataDir, ROOT_PASSWORD, ROOT_TOKEN, sharedHosting, type TestHosting } from './helpers.js';
 
 let t: TestHosting;
 let db: Database;
@@ -153,7 +153,9 @@ describe('sending a token', () => {
     const created = await createPat(user.id, { name: 'soon expired', scopes: ['api'], expires_at: daysFromNow(3) });
     await expectWorks(created.body.token, user.username);
     await setTokenExpiry(created.body.id, new Date(Date.now() - 1000));
-    await expectRefused(created.body.token);
+    // Changed by a statement outside forgekit: the process forgets the token it kept once it hears of the change
+    // (NOTIFY), which on PostgreSQL may come a moment after the next request.
+    await eventually(() => expectRefused(created.body.token));
   });
 
   it('keeps a token that expires today working until the day is over (UTC)', async () => {
