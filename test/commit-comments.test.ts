@@ -1,9 +1,8 @@
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { NotFoundError } from '../src/errors.js';
 import { changedLines } from '../src/services/repository/commit-comments.js';
 import { REFUSALS } from '../src/services/repository/refusals.js';
-import { createUser, pageHeaders, queriesOf, sharedHosting, type SharedHosting } from './helpers.js';
+import { createUser, pageHeaders, queriesOf, type SharedHosting, sharedHosting, userReference } from './helpers.js';
 
 let t: SharedHosting;
 type User = Awaited<ReturnType<typeof createUser>>;
@@ -46,14 +45,7 @@ async function project(visibility: 'private' | 'public' = 'private'): Promise<{ 
 
 const post = (id: number, sha: string, body: Record<string, unknown>, user: User = reporter) => t.http.post(commentsUrl(id, sha)).set('PRIVATE-TOKEN', user.token).send(body);
 
-const reference = (user: User) => ({
-  id: user.id,
-  name: `User ${user.username.slice(4)}`,
-  username: user.username,
-  state: 'active',
-  avatar_url: `https://www.gravatar.com/avatar/${createHash('md5').update(user.email).digest('hex')}?s=80&d=identicon`,
-  web_url: `http://forge.test/${user.username}`,
-});
+const reference = (user: User) => userReference(user, 'http://forge.test');
 
 const placement = (body: { path: unknown; line: unknown; line_type: unknown }) => [body.path, body.line, body.line_type];
 

@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { queryRows } from '../src/db/rows.js';
 import { sql } from '../src/db/sql.js';
 import { BadRequestError, NotFoundError } from '../src/errors.js';
 import { compositeStatus, pipelineTransition, type LatestStatus } from '../src/services/repository/commit-statuses.js';
 import { REFUSALS } from '../src/services/repository/refusals.js';
-import { createUser, pageHeaders, queriesOf, sharedHosting, type SharedHosting } from './helpers.js';
+import { createUser, pageHeaders, queriesOf, type SharedHosting, sharedHosting, userReference } from './helpers.js';
 
 let t: SharedHosting;
 type User = Awaited<ReturnType<typeof createUser>>;
@@ -37,15 +36,7 @@ async function project(visibility: 'private' | 'public' = 'private'): Promise<{ 
 
 const post = (id: number, sha: string, body: Record<string, unknown>, user: User = developer) => t.http.post(statusUrl(id, sha)).set('PRIVATE-TOKEN', user.token).send(body);
 
-/** The user reference of a test user, as answers embed it. */
-const reference = (user: User) => ({
-  id: user.id,
-  name: `User ${user.username.slice(4)}`,
-  username: user.username,
-  state: 'active',
-  avatar_url: `https://www.gravatar.com/avatar/${createHash('md5').update(user.email).digest('hex')}?s=80&d=identicon`,
-  web_url: `http://forge.test/${user.username}`,
-});
+const reference = (user: User) => userReference(user, 'http://forge.test');
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 

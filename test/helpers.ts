@@ -156,6 +156,18 @@ export async function createUser(
   return { id: user.id, username: user.username, email: user.email, token: token.token, password };
 }
 
+/** The user reference answers embed for a user `createUser` made (its avatar from the avatar service), at `baseUrl`. */
+export function userReference(user: { id: number; username: string; email: string }, baseUrl: string) {
+  return {
+    id: user.id,
+    name: `User ${user.username.slice(4)}`,
+    username: user.username,
+    state: 'active',
+    avatar_url: `https://www.gravatar.com/avatar/${createHash('md5').update(user.email).digest('hex')}?s=80&d=identicon`,
+    web_url: `${baseUrl}/${user.username}`,
+  };
+}
+
 /** A `Link` header as rel → URL; throws on a part that is not `<url>; rel="name"`. */
 export function linkHeader(header: string | undefined): Record<string, string> {
   if (!header) throw new Error('no Link header');

@@ -1,7 +1,6 @@
-import { createHash } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { BadRequestError, NotFoundError } from '../src/errors.js';
-import { createUser, pageHeaders, queriesOf, ROOT_TOKEN, sharedHosting, type SharedHosting } from './helpers.js';
+import { createUser, pageHeaders, queriesOf, ROOT_TOKEN, type SharedHosting, sharedHosting, userReference } from './helpers.js';
 
 let t: SharedHosting;
 type User = Awaited<ReturnType<typeof createUser>>;
@@ -32,15 +31,7 @@ async function project(visibility: 'private' | 'internal' | 'public' = 'private'
 const as = (user: User) => ({ 'PRIVATE-TOKEN': user.token });
 const issuesUrl = (id: number) => `/api/v4/projects/${id}/issues`;
 
-/** The user reference of a test user, as answers embed it. */
-const reference = (user: User) => ({
-  id: user.id,
-  name: `User ${user.username.slice(4)}`,
-  username: user.username,
-  state: 'active',
-  avatar_url: `https://www.gravatar.com/avatar/${createHash('md5').update(user.email).digest('hex')}?s=80&d=identicon`,
-  web_url: `http://forge.test/${user.username}`,
-});
+const reference = (user: User) => userReference(user, 'http://forge.test');
 
 const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 
@@ -256,6 +247,10 @@ describe('PUT /projects/:id/issues/:issue_iid', () => {
     expect([reopened.state, reopened.closed_at, reopened.closed_by, reopened.labels]).toEqual(['opened', null, null, ['c', 'd']]);
     const cleared = await api.issues.update(id, issue.iid, { assignee_ids: [], labels: [] });
     expect([cleared.assignees, cleared.assignee, cleared.labels]).toEqual([[], null, []]);
+    // Older clients' single assignee: an ID, and 0 (kept a number by the schema, not made null) for none.
+    await api.issues.update(id, issue.iid, { assignee_id: guest.id });
+    const unassigned = await t.http.put(`${issuesUrl(id)}/${issue.iid}`).set(as(reporter)).send({ assignee_id: 0 });
+    expect([unassigned.status, unassigned.body.assignees]).toEqual([200, []]);
   });
 
   it('answers 400 when nothing is given, 403 to a guest who is neither author nor assignee, 404 for another project’s iid', async () => {

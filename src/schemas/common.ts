@@ -1,5 +1,5 @@
 import type { Readable } from 'node:stream';
-import { Type, type Static, type TSchema } from 'typebox';
+import { Type, type Static, type TBoolean, type TInteger, type TNumber, type TSchema } from 'typebox';
 
 /** The range of the database's integer columns: whole-number inputs stay within it. */
 export const INT32_MAX = 2147483647;
@@ -40,6 +40,14 @@ export const Int32 = (options: { description?: string; default?: number } = {}) 
  * turn a given null into `""` (or `[""]`) before trying the null branch.
  */
 export const Nullable = <T extends TSchema>(schema: T) => Type.Union([Type.Null(), schema]);
+
+/**
+ * A number or a boolean, or JSON null, as an input: one schema of two types rather than Nullable's union, because Ajv
+ * coerces a union's `0` and `false` to its null branch (a label's priority of 0, a flag turned off). An empty form
+ * value is null.
+ */
+export const NullableValue = <T extends TInteger | TNumber | TBoolean>(schema: T) =>
+  Type.Unsafe<Static<T> | null>({ ...schema, type: [schema.type, 'null'] });
 
 /** An ISO 8601 timestamp as the API writes it (`2017-11-21T10:00:00.000Z`). */
 export const DateTime = Type.String({ format: 'date-time' });

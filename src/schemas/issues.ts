@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { BoundedText, DateOnly, DateTime, DateTimeInput, Int32, LIST_MAX, Nullable } from './common.js';
+import { BoundedText, DateOnly, DateTime, DateTimeInput, Int32, LIST_MAX, Nullable, NullableValue } from './common.js';
 import { UserBasic } from './users.js';
 import { DayInput, LongText, Milestone, TimeStats } from './work-items.js';
 
@@ -95,8 +95,8 @@ const issueFields = {
   description: Type.Optional(Nullable(LongText('description'))),
   confidential: Type.Optional(Type.Boolean()),
   assignee_ids: Type.Optional(Type.Array(Int32(), { maxItems: LIST_MAX, description: 'the assignees; [] for none' })),
-  assignee_id: Type.Optional(Nullable(Int32({ description: 'one assignee, as older clients give it; 0 or null for none' }))),
-  milestone_id: Type.Optional(Nullable(Int32({ description: 'a milestone of the project or of its groups; 0 or null for none' }))),
+  assignee_id: Type.Optional(NullableValue(Int32({ description: 'one assignee, as older clients give it; 0 or null for none' }))),
+  milestone_id: Type.Optional(NullableValue(Int32({ description: 'a milestone of the project or of its groups; 0 or null for none' }))),
   labels: labelsInput('comma-separated label names; a name the project lacks makes the label'),
   due_date: Type.Optional(Nullable(DayInput)),
   discussion_locked: Type.Optional(Type.Boolean({ description: 'when true, only project members may comment' })),

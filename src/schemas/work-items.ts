@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { BoundedText, DateOnly, DateTime, Int32, INT32_MAX, LIST_MAX, Nullable } from './common.js';
+import { BoundedText, DateOnly, DateTime, Int32, LIST_MAX, Nullable, NullableValue } from './common.js';
 import { UserBasic } from './users.js';
 
 /**
@@ -111,16 +111,8 @@ export const ListLabelsQuery = Type.Object({
 export type ListLabelsQuery = Static<typeof ListLabelsQuery>;
 
 const labelColor = BoundedText({ maxLength: 64, description: '`#RRGGBB`, `#RGB` or a CSS colour name' });
-/**
- * One schema of two types, not Nullable's union: Ajv coerces a union's 0 to its null branch, and a priority of 0 is
- * one. An empty form value is null.
- */
-const labelPriority = Type.Unsafe<number | null>({
-  type: ['integer', 'null'],
-  minimum: -INT32_MAX - 1,
-  maximum: INT32_MAX,
-  description: 'the label\'s priority: prioritized labels sort first, lowest first; null for none',
-});
+/** A priority of 0 is one: NullableValue keeps it. */
+const labelPriority = NullableValue(Int32({ description: 'the label\'s priority: prioritized labels sort first, lowest first; null for none' }));
 
 export const CreateLabelInput = Type.Object({
   name: BoundedText({ description: 'name' }),

@@ -79,8 +79,8 @@ export interface IssueRow {
   downvotes: number;
 }
 
-/** A user's columns as a JSON object of the names UserRef has. */
-const userJson = (u: Parameters<typeof fixed>[0]) =>
+/** A user's columns (the user aliased `u`, `au`, `a` or `c`) as a JSON object of the names UserRef has. */
+export const userJsonSql = (u: Parameters<typeof fixed>[0]) =>
   sql`json_build_object('id', ${fixed(u)}."id", 'name', ${fixed(u)}."name", 'username', ${fixed(u)}."username", 'state', ${fixed(u)}."state",
     'email', ${fixed(u)}."email", 'avatarFilename', ${fixed(u)}."avatar_filename")`;
 
@@ -101,10 +101,10 @@ const ISSUE_COLUMNS = sql`i."id", i."iid", i."project_id", i."title", i."descrip
   n."full_path" || '/' || p."path" as "project_path",
   (select coalesce(json_agg(l."title" order by l."title"), '[]') from "label_links" ll join "labels" l on l."id" = ll."label_id"
     where ll."target_kind" = 'Issue' and ll."target_id" = i."id") as "labels",
-  (select coalesce(json_agg(${userJson('au')} order by ia."id"), '[]') from "issue_assignees" ia join "users" au on au."id" = ia."user_id"
+  (select coalesce(json_agg(${userJsonSql('au')} order by ia."id"), '[]') from "issue_assignees" ia join "users" au on au."id" = ia."user_id"
     where ia."issue_id" = i."id") as "assignees",
-  (select ${userJson('a')} from "users" a where a."id" = i."author_id") as "author",
-  (select ${userJson('c')} from "users" c where c."id" = i."closed_by_id") as "closed_by",
+  (select ${userJsonSql('a')} from "users" a where a."id" = i."author_id") as "author",
+  (select ${userJsonSql('c')} from "users" c where c."id" = i."closed_by_id") as "closed_by",
   (select ${milestoneJsonSql} from "milestones" m where m."id" = i."milestone_id") as "milestone",
   (select count(*)::int from "notes" nt where nt."target_kind" = 'Issue' and nt."target_id" = i."id" and not nt."system") as "user_notes_count",
   (select count(*)::int from "award_emoji" ae where ae."target_kind" = 'Issue' and ae."target_id" = i."id" and ae."name" = 'thumbsup') as "upvotes",
@@ -323,7 +323,7 @@ export async function existingUserIds(em: EntityManager, userIds: number[]): Pro
 /** The users of these IDs as work items embed them, by ID. */
 export async function userRefs(em: EntityManager, userIds: number[]): Promise<Map<number, UserRef>> {
   if (!userIds.length) return new Map();
-  const rows = await queryRows(em, sql`select ${userJson('u')} as "user" from "users" u where u."id" = any(${userIds})`);
+  const rows = await queryRows(em, sql`select ${userJsonSql('u')} as "user" from "users" u where u."id" = any(${userIds})`);
   return new Map(rows.map((row) => [(row.user as UserRef).id, row.user as UserRef]));
 }
 

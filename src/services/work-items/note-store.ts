@@ -2,7 +2,7 @@ import type { TargetKind } from '../../db/entities/index.js';
 import type { EntityManager } from '../../db/orm.js';
 import { queryRows } from '../../db/rows.js';
 import { direction, sql } from '../../db/sql.js';
-import type { UserRef } from './issue-store.js';
+import { userJsonSql, type UserRef } from './issue-store.js';
 
 /** Notes', award emoji's and time logs' hand-written statements: any work item's, or any note's, by its `(kind, id)`. */
 
@@ -19,7 +19,7 @@ export interface NoteRow {
 }
 
 const NOTE_COLUMNS = sql`nt."id", nt."body", nt."system", nt."target_kind", nt."target_id", nt."author_id", nt."created_at", nt."updated_at",
-  (select json_build_object('id', u."id", 'name', u."name", 'username', u."username", 'state', u."state", 'email', u."email", 'avatarFilename', u."avatar_filename")
+  (select ${userJsonSql('u')}
     from "users" u where u."id" = nt."author_id") as "author"`;
 
 /** A new note on the target (a system note when `system`); its ID. */
@@ -81,7 +81,7 @@ export interface AwardRow {
 }
 
 const AWARD_COLUMNS = sql`ae."id", ae."name", ae."user_id", ae."target_kind", ae."target_id", ae."created_at", ae."updated_at",
-  (select json_build_object('id', u."id", 'name', u."name", 'username', u."username", 'state', u."state", 'email', u."email", 'avatarFilename', u."avatar_filename")
+  (select ${userJsonSql('u')}
     from "users" u where u."id" = ae."user_id") as "user"`;
 
 /** A page of the target's award emoji, oldest first, and how many there are. */
