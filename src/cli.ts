@@ -5,6 +5,7 @@ import { dirname, resolve } from 'node:path';
 import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { ServeSettings } from './config.js';
 import type { HostingService } from './hosting.js';
+import type { Logger } from './logger.js';
 import { ServiceUnavailableError } from './errors.js';
 import { answerError } from './http/json.js';
 import { FORGEKIT_VERSION } from './version.js';
@@ -141,10 +142,10 @@ function describeStorage(settings: ServeSettings): string {
     .join(', ');
 }
 
-async function openHosting(settings: ServeSettings): Promise<HostingService> {
+async function openHosting(settings: ServeSettings, logger: Logger = console): Promise<HostingService> {
   try {
     const { createHostingService } = await import('./hosting.js');
-    return await createHostingService({ ...settings.options, logger: console });
+    return await createHostingService({ ...settings.options, logger });
   } catch (error) {
     throw new Error(`could not open ${describeDatabase(settings)}: ${error instanceof Error ? error.message : String(error)}`);
   }
@@ -177,17 +178,19 @@ async function serve(settings: ServeSettings): Promise<void> {
   const server = createServer((req, res) => handle(req, res));
   // A worker takes its share of the port once it can answer: the primary hands it connections from then on.
   if (!cluster.isWorker) await listen(server, settings.port, settings.host);
+  const { batchedConsoleLogger } = await import('./logger.js');
+  const logger = batchedConsoleLogger();
   console.log(`forgekit ${FORGEKIT_VERSION}: database: ${describeDatabase(settings)}; repositories: ${describeStorage(settings)}`);
   let hosting: HostingService;
   try {
-    hosting = await openHosting(settings);
+    hosting = await openHosting(settings, logger);
   } catch (error) {
     server.close();
     throw error;
   }
   announceRootPassword(hosting);
   const { standaloneApp } = await import('./http/standalone.js');
-  const app = standaloneApp(hosting.router(), console);
+  const app = standaloneApp(hosting.router(), logger);
   handle = app;
   if (cluster.isWorker) await listen(server, settings.port, settings.host);
   const address = server.address();
@@ -202,16 +205,16 @@ async function serve(settings: ServeSettings): Promise<void> {
   const stop = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`forgekit: ${signal} received, finishing the requests in flight`);
+    logger.info(`forgekit: ${signal} received, finishing the requests in flight`);
     // Refuses new connections and closes idle ones; calls in flight finish (hosting.close waits for them).
     server.close();
     try {
       await hosting.close();
       server.closeAllConnections();
-      console.log('forgekit: stopped');
+      logger.info('forgekit: stopped');
       process.exit(0);
     } catch (error) {
-      console.error(error);
+      logger.error('forgekit: could not stop cleanly', error);
       process.exit(1);
     }
   };

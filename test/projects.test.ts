@@ -135,9 +135,9 @@ describe('GET /projects/:id', () => {
     const get = () => t.http.get(`/api/v4/projects/${created.id}`).set('PRIVATE-TOKEN', frank.token);
     await get();
     const queries = await queriesOf(t.db, get);
-    // The project with its namespace and the caller's levels, the namespace's user, the counts, the shares.
-    expect(queries.filter((query) => /from "namespaces" where/.test(query))).toEqual([]);
-    expect(queries).toHaveLength(4);
+    // The project with its namespace and the caller's levels; the namespace's user, the counts, the shares.
+    expect(queries.filter((query) => /to_jsonb\(n\)/.test(query))).toHaveLength(1);
+    expect(queries).toHaveLength(2);
     const one = (await get()).body;
     expect(one.namespace).toEqual({ id: expect.any(Number), name: frank.username, path: frank.username, kind: 'user', full_path: frank.username });
     expect(one.owner).toEqual({ id: frank.id, name: expect.stringMatching(/^User /), created_at: expect.any(String) });

@@ -1,8 +1,8 @@
 /**
  * The bare handler's GET /projects and GET /projects/:id (bench/lib/bare.ts routes them): the statements a page of
- * projects needs at least (the page and its count, filtered by what the caller may see, then one statement per
- * relation the page embeds: forks' sources, namespaces, their users, the counts of forks and stars, the shares,
- * the caller's levels), written as forgekit writes them so that bench/requests.ts can check they are the same,
+ * projects needs at least (the page and its count, filtered by what the caller may see, then one statement for
+ * what the page embeds: namespaces, their users, the counts of forks and stars, the shares, forks' sources, the
+ * caller's levels), written as forgekit writes them so that bench/requests.ts can check they are the same,
  * and the rows made into the same JSON by hand. For a signed-in caller who is not an administrator (the
  * benchmark's): an administrator's list has no filter, which forgekit's query builder writes its own way.
  */
@@ -58,62 +58,47 @@ export const projectSql = {
   one: (user: number, id: number) =>
     sql`select to_jsonb(p) as "project", to_jsonb(n) as "namespace", ${accessColumns(user)}
        from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" = ${id}`,
-  projects: (ids: number[]) => sql`select * from "projects" where "id" = any(${ids})`,
-  namespaces: (ids: number[]) => sql`select * from "namespaces" where "id" = any(${ids})`,
-  owners: (ids: number[]) => sql`select "id", "name", "created_at" from "users" where "id" = any(${ids})`,
-  ownersOf: (namespaceIds: number[]) => sql`select "id", "name", "created_at" from "users" where "id" in (select "owner_id" from "namespaces" where "id" = any(${namespaceIds}))`,
-  counts: (ids: number[]) =>
-    sql`select p."id", (select count(*)::int from "projects" f where f."forked_from_id" = p."id") as "forks",
-        (select count(*)::int from "project_stars" s where s."project_id" = p."id") as "stars"
-       from "projects" p where p."id" = any(${ids})`,
-  shares: (ids: number[]) =>
-    sql`select l."project_id", g."id" as "group_id", g."full_name" as "group_name", l."group_access" as "group_access_level"
-       from "project_group_links" l join "namespaces" g on g."id" = l."group_id" where l."project_id" = any(${ids}) order by l."id"`,
-  access: (user: number, ids: number[]) =>
-    sql`select p."id", ${accessColumns(user)} from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" = any(${ids})`,
+  /** What the projects embed: namespaces (when not read already), their users, the counts, the shares, the forks' sources, the caller's levels (when not read already). */
+  relations: (user: number, ids: number[], namespaces: boolean, access: boolean) =>
+    sql`select p."id", ${namespaces ? sql`to_jsonb(n)` : sql`null`} as "namespace",
+       (select to_jsonb(o) from (select u."id", u."name", u."created_at" from "users" u where u."id" = n."owner_id") o) as "owner",
+       (select count(*)::int from "projects" f where f."forked_from_id" = p."id") as "forks",
+       (select count(*)::int from "project_stars" s where s."project_id" = p."id") as "stars",
+       (select jsonb_agg(jsonb_build_object('group_id', g."id", 'group_name', g."full_name", 'group_access_level', l."group_access") order by l."id")
+         from "project_group_links" l join "namespaces" g on g."id" = l."group_id" where l."project_id" = p."id") as "shares",
+       (select jsonb_build_object('project', to_jsonb(fp), 'namespace', to_jsonb(fn))
+         from "projects" fp join "namespaces" fn on fn."id" = fp."namespace_id" where fp."id" = p."forked_from_id") as "forked_from",
+       ${access ? accessColumns(user) : sql`null::int as "access_level", null::int as "project_access", null::int as "group_access"`}
+     from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" = any(${ids})`,
 };
 
-/** What a page embeds, by project (namespaces and owners by their own IDs). */
+/** What a page embeds, by project (namespaces by their own IDs). */
 interface Relations {
   namespaces: Map<number, Row>;
-  owners: Map<number, Row>;
-  counts: Map<number, Row>;
-  shares: Map<number, Row[]>;
-  sources: Map<number, Row>;
+  related: Map<number, Row>;
   access: Map<number, Row>;
 }
 
 /**
- * Loads what the projects (rows of `projects`) embed, the caller's levels aside when `access` has them; `namespaces`
- * holds those read already.
+ * Loads what the projects (rows of `projects`) embed, in one statement, the caller's levels aside when `access` has
+ * them; `namespaces` holds those read already.
  */
 async function relationsOf(db: SqlClient, user: number, projects: Row[], namespaces: Map<number, Row>, access: Map<number, Row>): Promise<Relations> {
   const ids = projects.map((project) => project.id);
-  const unknown = ids.filter((id) => !access.has(id));
-  const owners = new Map<number, Row>();
-  // The sources of forks first, when there are any; then everything else at once, as forgekit reads them.
-  const [sources, countRows, shareRows, levels] = await Promise.all([
-    (async () => {
-      const sourceIds = projects.filter((project) => project.forked_from_id !== null).map((project) => project.forked_from_id);
-      const sources = sourceIds.length ? await db.query(projectSql.projects(sourceIds)) : [];
-      const namespaceIds = [...new Set([...projects, ...sources].map((project) => project.namespace_id))];
-      const missing = namespaceIds.filter((id) => !namespaces.has(id));
-      const ownerIds = [...namespaces.values()].filter((namespace) => namespace.owner_id !== null).map((namespace) => namespace.owner_id);
-      const ownersRead = missing.length ? projectSql.ownersOf(namespaceIds) : ownerIds.length ? projectSql.owners(ownerIds) : null;
-      const [namespaceRows, ownerRows] = await Promise.all([missing.length ? db.query(projectSql.namespaces(missing)) : [], ownersRead ? db.query(ownersRead) : []]);
-      for (const namespace of namespaceRows) namespaces.set(namespace.id, namespace);
-      for (const owner of ownerRows) owners.set(owner.id, owner);
-      return sources;
-    })(),
-    db.query(projectSql.counts(ids)),
-    db.query(projectSql.shares(ids)),
-    unknown.length ? db.query(projectSql.access(user, unknown)) : [],
-  ]);
-  const counts = new Map(countRows.map((count) => [count.id, count]));
-  const shares = new Map<number, Row[]>();
-  for (const { project_id, ...share } of shareRows) shares.set(project_id, [...(shares.get(project_id) ?? []), share]);
-  for (const row of levels) access.set(row.id, row);
-  return { namespaces, owners, counts, shares, sources: new Map(sources.map((source) => [source.id, source])), access };
+  const rows = await db.query(
+    projectSql.relations(
+      user,
+      ids,
+      projects.some((project) => !namespaces.has(project.namespace_id)),
+      ids.some((id) => !access.has(id)),
+    ),
+  );
+  for (const row of rows) {
+    if (row.namespace) namespaces.set(row.namespace.id, row.namespace);
+    if (row.forked_from) namespaces.set(row.forked_from.namespace.id, row.forked_from.namespace);
+    if (!access.has(row.id)) access.set(row.id, row);
+  }
+  return { namespaces, related: new Map(rows.map((row) => [row.id, row])), access };
 }
 
 const memberAccess = (level: number | null) => (level ? { access_level: level, notification_level: 3 } : null);
@@ -126,10 +111,10 @@ function present(project: Row, relations: Relations, baseUrl: string, host: stri
   const fullPath = `${namespace.full_path}/${project.path}`;
   const webUrl = `${baseUrl}/${fullPath}`;
   const self = `${baseUrl}/api/v4/projects/${project.id}`;
-  const owner = namespace.owner_id !== null ? relations.owners.get(namespace.owner_id) : undefined;
+  const related = relations.related.get(project.id)!;
+  const owner = related.owner;
   const access = relations.access.get(project.id);
-  const counts = relations.counts.get(project.id);
-  const source = project.forked_from_id !== null ? relations.sources.get(project.forked_from_id) : undefined;
+  const source = related.forked_from?.project;
   const shape: Row = {
     id: project.id,
     description: project.description,
@@ -163,11 +148,11 @@ function present(project: Row, relations: Relations, baseUrl: string, host: stri
     archived: project.archived,
     avatar_url: project.avatar_filename ? `${baseUrl}/uploads/-/system/project/avatar/${project.id}/${encodeURIComponent(project.avatar_filename)}` : null,
     shared_runners_enabled: project.shared_runners_enabled,
-    forks_count: counts?.forks ?? 0,
-    star_count: counts?.stars ?? 0,
+    forks_count: related.forks,
+    star_count: related.stars,
     public_jobs: project.public_jobs,
     public_builds: project.public_jobs,
-    shared_with_groups: relations.shares.get(project.id) ?? [],
+    shared_with_groups: related.shares ?? [],
     only_allow_merge_if_pipeline_succeeds: project.only_allow_merge_if_pipeline_succeeds,
     only_allow_merge_if_all_discussions_are_resolved: project.only_allow_merge_if_all_discussions_are_resolved,
     printing_merge_requests_link_enabled: project.printing_merge_request_link_enabled,
@@ -212,8 +197,10 @@ export interface ProjectsCaller {
 
 /** GET /projects: a page of the projects the caller sees, newest first, and how many it sees in all. */
 export async function listProjects(db: SqlClient, caller: ProjectsCaller, perPage: number, page: number, baseUrl: string): Promise<{ items: Row[]; total: number }> {
-  const [{ count }] = await db.query(projectSql.count(caller.user, caller.external));
-  const rows = await db.query(projectSql.page(caller.user, caller.external, perPage, (page - 1) * perPage));
+  const [[{ count }], rows] = await Promise.all([
+    db.query(projectSql.count(caller.user, caller.external)),
+    db.query(projectSql.page(caller.user, caller.external, perPage, (page - 1) * perPage)),
+  ]);
   if (!rows.length) return { items: [], total: Number(count) };
   const relations = await relationsOf(db, caller.user, rows, new Map(), new Map());
   const host = new URL(baseUrl).hostname;

@@ -3,7 +3,7 @@ import { can, type ProjectInScope } from '../../auth/abilities.js';
 import { projectAccessColumnsSql, projectUserIdsSql } from '../../auth/access-levels.js';
 import { Namespace, Project, User, type Visibility } from '../../db/entities/index.js';
 import type { EntityManager } from '../../db/orm.js';
-import { keyOf, ormRaw, queryRows, readRows, rowAs } from '../../db/rows.js';
+import { keyOf, ormRaw, queryRows, rowAs } from '../../db/rows.js';
 import { sql, type Sql } from '../../db/sql.js';
 import type { Context } from '../context.js';
 import { type ProjectRelations } from '../present/projects.js';
@@ -46,9 +46,9 @@ export async function findProjectInScope(ctx: Context, idOrPath: number | string
 }
 
 /**
- * What the projects embed, a statement per relation for all of them. `known`: the caller's levels already
- * read, by project, with the project's namespace when the scope read it too (GET /projects/:id and the calls
- * that answer one project), which is not read again.
+ * What the projects embed, in one statement for all of them. `known`: the caller's levels already read, by
+ * project, with the project's namespace when the scope read it too (GET /projects/:id and the calls that answer
+ * one project), which are not read again.
  */
 export async function projectRelations(ctx: Context, projects: Project[], known: Map<number, ProjectAccess & { namespace?: Namespace }>, options: { statistics?: boolean } = {}): Promise<ProjectRelations> {
   const relations: ProjectRelations = {
@@ -64,60 +64,53 @@ export async function projectRelations(ctx: Context, projects: Project[], known:
   };
   if (!projects.length) return relations;
   const em = (await ctx.view()).rows;
-  const ids = projects.map((project) => project.id);
-  const forkedFromIds = projects.filter((project) => project.forkedFrom).map((project) => keyOf(project.forkedFrom));
   for (const { namespace } of known.values()) if (namespace) relations.namespaces.set(namespace.id, namespace);
-  const unknown = projects.filter((project) => !relations.access.has(project.id));
-  // The sources of forks first, when there are any; then everything else at once.
-  const [forkedFrom, counts, shares, levels] = await Promise.all([
-    (async () => {
-      const sources = forkedFromIds.length ? await readRows(em, Project, sql`select * from "projects" where "id" = any(${forkedFromIds})`) : [];
-      const namespaceIds = [...new Set([...projects, ...sources].map((project) => keyOf(project.namespace)))];
-      const missing = namespaceIds.filter((id) => !relations.namespaces.has(id));
-      // The owners of user namespaces by the namespaces read alongside them; by their IDs when every namespace is known.
-      const ownerIds = [...relations.namespaces.values()].filter((namespace) => namespace.owner).map((namespace) => keyOf(namespace.owner));
-      const owners = missing.length
-        ? sql`select "id", "name", "created_at" from "users" where "id" in (select "owner_id" from "namespaces" where "id" = any(${namespaceIds}))`
-        : ownerIds.length
-          ? sql`select "id", "name", "created_at" from "users" where "id" = any(${ownerIds})`
-          : null;
-      const [namespaces, ownerRows] = await Promise.all([
-        missing.length ? readRows(em, Namespace, sql`select * from "namespaces" where "id" = any(${missing})`) : [],
-        owners ? readRows(em, User, owners) : [],
-      ]);
-      for (const namespace of namespaces) relations.namespaces.set(namespace.id, namespace);
-      for (const owner of ownerRows) relations.owners.set(owner.id, owner);
-      return sources;
-    })(),
-    queryRows(
-      em,
-      sql`select p."id", (select count(*)::int from "projects" f where f."forked_from_id" = p."id") as "forks",
-        (select count(*)::int from "project_stars" s where s."project_id" = p."id") as "stars"
-       from "projects" p where p."id" = any(${ids})`,
-    ) as Promise<{ id: number; forks: number; stars: number }[]>,
-    queryRows(
-      em,
-      sql`select l."project_id", g."id" as "group_id", g."full_name" as "group_name", l."group_access" as "group_access_level"
-       from "project_group_links" l join "namespaces" g on g."id" = l."group_id" where l."project_id" = any(${ids}) order by l."id"`,
-    ) as Promise<{ project_id: number; group_id: number; group_name: string; group_access_level: number }[]>,
-    unknown.length
-      ? (queryRows(
-          em,
-          sql`select p."id", ${projectAccessColumnsSql(ctx.caller)} from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" = any(${unknown.map((project) => project.id)})`,
-        ) as Promise<{ id: number; access_level: number; project_access: number | null; group_access: number | null }[]>)
-      : [],
-  ]);
-  for (const count of counts) {
-    relations.forksCount.set(count.id, count.forks);
-    relations.starCount.set(count.id, count.stars);
+  const levels = projects.some((project) => !relations.access.has(project.id))
+    ? projectAccessColumnsSql(ctx.caller)
+    : sql`null::int as "access_level", null::int as "project_access", null::int as "group_access"`;
+  // The namespaces not read with the caller's levels.
+  const namespaces = projects.every((project) => relations.namespaces.has(keyOf(project.namespace))) ? sql`null` : sql`to_jsonb(n)`;
+  const rows = (await queryRows(
+    em,
+    sql`select p."id", ${namespaces} as "namespace",
+       (select to_jsonb(o) from (select u."id", u."name", u."created_at" from "users" u where u."id" = n."owner_id") o) as "owner",
+       (select count(*)::int from "projects" f where f."forked_from_id" = p."id") as "forks",
+       (select count(*)::int from "project_stars" s where s."project_id" = p."id") as "stars",
+       (select jsonb_agg(jsonb_build_object('group_id', g."id", 'group_name', g."full_name", 'group_access_level', l."group_access") order by l."id")
+         from "project_group_links" l join "namespaces" g on g."id" = l."group_id" where l."project_id" = p."id") as "shares",
+       (select jsonb_build_object('project', to_jsonb(fp), 'namespace', to_jsonb(fn))
+         from "projects" fp join "namespaces" fn on fn."id" = fp."namespace_id" where fp."id" = p."forked_from_id") as "forked_from",
+       ${levels}
+     from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" = any(${projects.map((project) => project.id)})`,
+  )) as {
+    id: number;
+    namespace: unknown;
+    owner: unknown;
+    forks: number;
+    stars: number;
+    shares: { group_id: number; group_name: string; group_access_level: number }[] | null;
+    forked_from: { project: unknown; namespace: unknown } | null;
+    access_level: number | null;
+    project_access: number | null;
+    group_access: number | null;
+  }[];
+  for (const row of rows) {
+    if (row.namespace) {
+      const namespace = rowAs(em, Namespace, row.namespace);
+      relations.namespaces.set(namespace.id, namespace);
+    }
+    if (row.owner) {
+      const owner = rowAs(em, User, row.owner);
+      relations.owners.set(owner.id, owner);
+    }
+    relations.forksCount.set(row.id, row.forks);
+    relations.starCount.set(row.id, row.stars);
+    if (row.shares) relations.sharedWithGroups.set(row.id, row.shares);
+    if (row.forked_from) relations.forkedFrom.set(row.id, { ...rowAs(em, Project, row.forked_from.project), namespace: rowAs(em, Namespace, row.forked_from.namespace) });
+    if (!relations.access.has(row.id)) {
+      relations.access.set(row.id, { accessLevel: Number(row.access_level), projectAccess: row.project_access, groupAccess: row.group_access });
+    }
   }
-  for (const { project_id, ...share } of shares) relations.sharedWithGroups.set(project_id, [...(relations.sharedWithGroups.get(project_id) ?? []), share]);
-  const sources = new Map(forkedFrom.map((source) => [source.id, source]));
-  for (const project of projects) {
-    const source = project.forkedFrom ? sources.get(keyOf(project.forkedFrom)) : undefined;
-    if (source) relations.forkedFrom.set(project.id, { ...source, namespace: relations.namespaces.get(keyOf(source.namespace))! });
-  }
-  for (const row of levels) relations.access.set(row.id, { accessLevel: row.access_level, projectAccess: row.project_access, groupAccess: row.group_access });
   // As each project's scope would be, for its policy.
   const scopedOf = (project: Project): ProjectInScope => ({
     project,
