@@ -58,6 +58,8 @@ export class UnauthorizedError extends statusError('UnauthorizedError', 401, '40
 export class ForbiddenError extends statusError('ForbiddenError', 403, '403 Forbidden', 'reason') {}
 /** 405: request not supported in the resource's current state. */
 export class MethodNotAllowedError extends statusError('MethodNotAllowedError', 405, '405 Method Not Allowed') {}
+/** 406: the resource is not in a state that allows the request (a merge request merged or closed already). */
+export class NotAcceptableError extends statusError('NotAcceptableError', 406, '406 Not Acceptable') {}
 /** 422: the entity could not be processed. */
 export class UnprocessableEntityError extends statusError('UnprocessableEntityError', 422, '422 Unprocessable Entity') {}
 /**

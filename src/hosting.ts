@@ -14,6 +14,7 @@ import { BadRequestError } from './errors.js';
 import { InFlightCalls } from './in-flight.js';
 import { loadGit, RepositoryStore } from './git/store.js';
 import { JobQueue, type JobOutcome } from './jobs/queue.js';
+import { registerMergeJobs } from './jobs/merge-jobs.js';
 import { registerRepositoryJobs } from './jobs/repository-jobs.js';
 import type { Environment } from './services/context.js';
 import { silentLogger, type Logger } from './logger.js';
@@ -101,6 +102,14 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
       settings: await openSettingsCache(db),
       tokens: await openTokenCache(db),
     };
+    // An automatic merge is the merge call itself, as the user who set it.
+    registerMergeJobs(jobs, { db, logger }, (userId, request) =>
+      createApi(env, userId).mergeRequests.merge(request.project_id, request.iid, {
+        sha: request.head_sha,
+        merge_commit_message: request.merge_commit_message ?? undefined,
+        should_remove_source_branch: request.should_remove_source_branch ?? undefined,
+      }),
+    );
     jobs.start();
     const service: HostingService = {
       ...createApi(env, 1),

@@ -15,7 +15,8 @@ function rows(): { endpoint: string; status?: string }[] {
     const cells = line.split('|').map((cell) => cell.trim());
     const methodIndex = cells.findIndex((cell) => /^(GET|POST|PUT|DELETE)$/.test(cell));
     if (methodIndex < 0) continue;
-    const path = cells[methodIndex + 1].replace(/`/g, '').replace(/\?.*$/, '');
+    // `...` abbreviates /projects/:id/merge_requests, as the specification writes it.
+    const path = cells[methodIndex + 1].replace(/`/g, '').replace(/\?.*$/, '').replace(/^\.\.\./, '/projects/:id/merge_requests');
     const status = cells[methodIndex + 2];
     result.push({ endpoint: `${cells[methodIndex]} ${path}`, status: status === 'done' || status === 'not yet' ? status : undefined });
   }

@@ -64,6 +64,17 @@ export class FixtureSet {
     return value;
   }
 
+  /** A merge request of the fixture user's in `repository`: a branch of its own with a commit, into master. */
+  private async newMergeRequest(owner: Owner, title: string): Promise<{ project: number; iid: number }> {
+    const root = this.t.hosting;
+    const project = Number(await this.value('repository', owner));
+    const branch = `topic-${unique()}`;
+    await root.commits.create(project, { branch, start_branch: 'master', commit_message: 'A change to merge', actions: [{ action: 'create', file_path: `${branch}.txt`, content: 'Merged\n' }] });
+    const user = Number(await this.value('user', owner));
+    const { iid } = await root.as(user).mergeRequests.create(project, { source_branch: branch, target_branch: 'master', title: `${title} ${unique()}` });
+    return { project, iid };
+  }
+
   private async make(name: ExampleFixture, owner: Owner): Promise<number | string> {
     const root = this.t.hosting;
     // The caller's own things are made as the caller: in process, root unless told otherwise.
@@ -126,6 +137,8 @@ export class FixtureSet {
         // A private project of the fixture user's, whose repository has a first commit: README.md on master.
         const { id } = await root.as(await user()).projects.create({ name: `Repository ${unique()}`, visibility: 'private' });
         await root.commits.create(id, { branch: 'master', commit_message: 'Initial commit', actions: [{ action: 'create', file_path: 'README.md', content: '# Fixture\n' }] });
+        // A second branch, for a merge request into master.
+        await root.branches.create(id, { branch: 'develop', ref: 'master' });
         return id;
       }
       case 'commit':
@@ -185,6 +198,32 @@ export class FixtureSet {
       case 'issueNoteAward': {
         const [project, issue, note] = await Promise.all([this.value('project', owner), this.value('issue', owner), this.value('issueNote', owner)]);
         return (await root.as(await user()).awardEmoji.createForNote(Number(project), Number(issue), Number(note), { name: 'tada' })).id;
+      }
+      case 'mergeRequest':
+        return (await this.newMergeRequest(owner, 'Fixture')).iid;
+      case 'subscribedMergeRequest': {
+        const { project, iid } = await this.newMergeRequest(owner, 'Followed');
+        await root.mergeRequests.subscribe(project, iid);
+        return iid;
+      }
+      case 'automaticMergeRequest': {
+        const { project, iid } = await this.newMergeRequest(owner, 'Automatic');
+        const head = (await root.mergeRequests.get(project, iid)).sha!;
+        await root.commitStatuses.create(project, head, { state: 'pending', name: 'ci' });
+        await root.mergeRequests.merge(project, iid, { merge_when_pipeline_succeeds: true });
+        return iid;
+      }
+      case 'mergeRequestNote': {
+        const [project, iid] = await Promise.all([this.value('repository', owner), this.value('mergeRequest', owner)]);
+        return (await root.as(await user()).mergeRequestNotes.create(Number(project), Number(iid), { body: 'Fixture comment' })).id;
+      }
+      case 'mergeRequestAward': {
+        const [project, iid] = await Promise.all([this.value('repository', owner), this.value('mergeRequest', owner)]);
+        return (await root.as(await user()).mergeRequestAwardEmoji.create(Number(project), Number(iid), { name: 'tada' })).id;
+      }
+      case 'mergeRequestNoteAward': {
+        const [project, iid, note] = await Promise.all([this.value('repository', owner), this.value('mergeRequest', owner), this.value('mergeRequestNote', owner)]);
+        return (await root.as(await user()).mergeRequestAwardEmoji.createForNote(Number(project), Number(iid), Number(note), { name: 'tada' })).id;
       }
       case 'labelledProject': {
         const { id } = await root.as(await user()).projects.create({ name: `Labelled ${unique()}`, visibility: 'private' });

@@ -14,6 +14,7 @@ import { POLICIES } from '../src/auth/abilities.js';
 import { ANONYMOUS, type Caller } from '../src/auth/caller.js';
 import type { Policy } from '../src/auth/policy.js';
 import type { IssueFacts } from '../src/auth/policies/issue.js';
+import type { MergeRequestFacts } from '../src/auth/policies/merge-request.js';
 import type { AccessToken, Namespace, Project, ProtectedBranch, User, Visibility } from '../src/db/entities/index.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -115,14 +116,40 @@ const ROWS: Record<keyof typeof POLICIES, () => Row[]> = {
     rows.push(['anyone', 'an issue of a public project whose issues are disabled', CALLERS.user, { project: { ...publicProject, project: { ...publicProject.project, issuesEnabled: false } }, issue: issueOf({}) }]);
     return rows;
   },
-  issueNote: () => {
-    const issue = (authorId: number, level: number, archived = false) => ({ project: projectOf('public', level, archived), issue: { authorId: 9, assigneeIds: [], confidential: false, discussionLocked: false } });
+  mergeRequest: () => {
+    const requestOf = (facts: Partial<MergeRequestFacts>): MergeRequestFacts => ({ authorId: 9, assigneeIds: [], discussionLocked: false, ...facts });
     const rows: Row[] = [];
-    for (const [who, level] of LEVELS) rows.push([who, "another's note on a public project's issue", CALLERS.user, { issue: issue(9, level), note: { authorId: 9, system: false } }]);
-    rows.push(['its author', 'its note', CALLERS.user, { issue: issue(9, 0), note: { authorId: 2, system: false } }]);
-    rows.push(['its author', 'its note, in an archived project', CALLERS.user, { issue: issue(9, 0, true), note: { authorId: 2, system: false } }]);
-    rows.push(['maintainer', 'a system note', CALLERS.user, { issue: issue(9, 40), note: { authorId: 2, system: true } }]);
-    rows.push(['administrator', "another's note", CALLERS.administrator, { issue: issue(9, 0), note: { authorId: 9, system: false } }]);
+    for (const [who, what, caller, project] of projectRows().filter(([, what]) => ['private', 'public', 'public, archived'].includes(what))) {
+      rows.push([who, `a merge request of a ${what} project`, caller, { project, mergeRequest: requestOf({}) }]);
+      rows.push([who, `a locked merge request of a ${what} project`, caller, { project, mergeRequest: requestOf({ discussionLocked: true }) }]);
+    }
+    const publicProject = projectOf('public', 0);
+    rows.push(['its author', 'a merge request of a public project', CALLERS.user, { project: publicProject, mergeRequest: requestOf({ authorId: 2 }) }]);
+    rows.push(['an assignee', 'a merge request of a public project', CALLERS.user, { project: publicProject, mergeRequest: requestOf({ assigneeIds: [2] }) }]);
+    rows.push([
+      'anyone',
+      'a merge request of a public project whose merge requests are disabled',
+      CALLERS.user,
+      { project: { ...publicProject, project: { ...publicProject.project, mergeRequestsEnabled: false } }, mergeRequest: requestOf({}) },
+    ]);
+    return rows;
+  },
+  note: () => {
+    const issue = (level: number, archived = false) => ({
+      kind: 'Issue' as const,
+      scope: { project: projectOf('public', level, archived), issue: { authorId: 9, assigneeIds: [], confidential: false, discussionLocked: false } },
+    });
+    const mergeRequest = (visibility: Visibility, level: number) => ({
+      kind: 'MergeRequest' as const,
+      scope: { project: projectOf(visibility, level), mergeRequest: { authorId: 9, assigneeIds: [], discussionLocked: false } },
+    });
+    const rows: Row[] = [];
+    for (const [who, level] of LEVELS) rows.push([who, "another's note on a public project's issue", CALLERS.user, { noteable: issue(level), note: { authorId: 9, system: false } }]);
+    rows.push(['its author', 'its note', CALLERS.user, { noteable: issue(0), note: { authorId: 2, system: false } }]);
+    rows.push(['its author', 'its note, in an archived project', CALLERS.user, { noteable: issue(0, true), note: { authorId: 2, system: false } }]);
+    rows.push(['maintainer', 'a system note', CALLERS.user, { noteable: issue(40), note: { authorId: 2, system: true } }]);
+    rows.push(['administrator', "another's note", CALLERS.administrator, { noteable: issue(0), note: { authorId: 9, system: false } }]);
+    for (const [who, level] of LEVELS) rows.push([who, "another's note on a private project's merge request", CALLERS.user, { noteable: mergeRequest('private', level), note: { authorId: 9, system: false } }]);
     return rows;
   },
 };

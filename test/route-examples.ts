@@ -15,14 +15,17 @@ import type { AnyRoute, RouteSpec } from '../src/api/route.js';
  * uploaded avatar) are that user's; `ownSshKey`, `ownGpgKey` and `ownEmail` are the caller's own. `namespace` is
  * that user's namespace, `project`, `starredProject` and `sharedProject` private projects of its (the last one
  * shared with `group`), `group` a private group it owns, and `member` a developer member of `project` and `group`.
- * `repository` is another private project of its, with a first commit (`README.md` on `master`); in it, `commit`
+ * `repository` is another private project of its, with a first commit (`README.md` on `master`, and a branch `develop` there); in it, `commit`
  * is the head of `master`, `branch` a new branch there, `protectedBranch` the name of master's protection, `filePath` its `README.md`, `newFilePath` a path no file has.
  * `tag` is an annotated tag of `master` with a release there, `tagWithoutRelease` a lightweight tag of it without one.
  * `blob` is the blob of its `README.md`, `pickableCommit` a commit of another branch that `master` lacks (it adds a file),
  * and `archiveFormat` an archive format (`zip`).
  * `issue` is an issue of `project` (its iid; `issueId` its instance-wide ID) that the fixture user opened, `subscribedIssue` another that root
  * subscribed to, `issueNote` a comment of the fixture user's on `issue`, `issueAward` an emoji (`tada`) the fixture
- * user awarded `issue`, and `issueNoteAward` one it awarded `issueNote`.
+ * user awarded `issue`, and `issueNoteAward` one it awarded `issueNote`. `mergeRequest` is a merge request of the fixture
+ * user's in `repository` (its iid), from a branch with a commit into master; `subscribedMergeRequest` another that root subscribed to,
+ * `automaticMergeRequest` another set to merge when the pipeline of its head (a pending status) succeeds;
+ * `mergeRequestNote` a comment of the fixture user's on it, `mergeRequestAward` and `mergeRequestNoteAward` emoji (`tada`) it awarded them.
  * `labelledProject` is another private project of its with a label named `fixture` (`label`, by ID) and one named
  * `followed` that root subscribed to (`subscribedLabel`); `milestone` is a milestone of `project`, `groupMilestone` one of `group`.
  */
@@ -62,6 +65,12 @@ export type ExampleFixture =
   | 'issueNote'
   | 'issueAward'
   | 'issueNoteAward'
+  | 'mergeRequest'
+  | 'subscribedMergeRequest'
+  | 'automaticMergeRequest'
+  | 'mergeRequestNote'
+  | 'mergeRequestAward'
+  | 'mergeRequestNoteAward'
   | 'labelledProject'
   | 'label'
   | 'subscribedLabel'
@@ -335,6 +344,45 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
     update: { params: { id: 'group', milestone_id: 'groupMilestone' }, input: { description: 'Changed by the example', state_event: 'close' } },
     delete: { params: { id: 'group', milestone_id: 'groupMilestone' } },
     issues: { params: { id: 'group', milestone_id: 'groupMilestone' } },
+  },
+  mergeRequests: {
+    listAll: { input: { scope: 'all', state: 'opened' } },
+    listForGroup: { params: { id: 'group' }, input: { view: 'simple' } },
+    list: { params: { id: 'repository' }, input: { state: 'all', order_by: 'updated_at' } },
+    get: { params: { id: 'repository', merge_request_iid: 'mergeRequest' } },
+    commits: { params: { id: 'repository', merge_request_iid: 'mergeRequest' } },
+    changes: { params: { id: 'repository', merge_request_iid: 'mergeRequest' } },
+    create: { params: { id: 'repository' }, input: { source_branch: 'develop', target_branch: 'master', title: 'A new merge request', labels: ['review'] } },
+    update: { params: { id: 'repository', merge_request_iid: 'mergeRequest' }, input: { title: 'Changed by the example', state_event: 'close', labels: ['review'] } },
+    delete: { params: { id: 'repository', merge_request_iid: 'mergeRequest' } },
+    merge: { params: { id: 'repository', merge_request_iid: 'mergeRequest' }, input: { should_remove_source_branch: true } },
+    cancelMergeWhenPipelineSucceeds: { params: { id: 'repository', merge_request_iid: 'automaticMergeRequest' } },
+    cancelMergeWhenPipelineSucceedsByPost: { params: { id: 'repository', merge_request_iid: 'automaticMergeRequest' } },
+    closesIssues: { params: { id: 'repository', merge_request_iid: 'mergeRequest' } },
+    subscribe: { params: { id: 'repository', merge_request_iid: 'mergeRequest' } },
+    unsubscribe: { params: { id: 'repository', merge_request_iid: 'subscribedMergeRequest' } },
+    timeStats: { params: { id: 'repository', merge_request_iid: 'mergeRequest' } },
+    setTimeEstimate: { params: { id: 'repository', merge_request_iid: 'mergeRequest' }, input: { duration: '2h' } },
+    resetTimeEstimate: { params: { id: 'repository', merge_request_iid: 'mergeRequest' } },
+    addSpentTime: { params: { id: 'repository', merge_request_iid: 'mergeRequest' }, input: { duration: '30m' } },
+    resetSpentTime: { params: { id: 'repository', merge_request_iid: 'mergeRequest' } },
+  },
+  mergeRequestNotes: {
+    list: { params: { id: 'repository', merge_request_iid: 'mergeRequest' } },
+    get: { params: { id: 'repository', merge_request_iid: 'mergeRequest', note_id: 'mergeRequestNote' } },
+    create: { params: { id: 'repository', merge_request_iid: 'mergeRequest' }, input: { body: 'Looks good' } },
+    update: { params: { id: 'repository', merge_request_iid: 'mergeRequest', note_id: 'mergeRequestNote' }, input: { body: 'Changed by the example' } },
+    delete: { params: { id: 'repository', merge_request_iid: 'mergeRequest', note_id: 'mergeRequestNote' } },
+  },
+  mergeRequestAwardEmoji: {
+    list: { params: { id: 'repository', merge_request_iid: 'mergeRequest' } },
+    get: { params: { id: 'repository', merge_request_iid: 'mergeRequest', award_id: 'mergeRequestAward' } },
+    create: { params: { id: 'repository', merge_request_iid: 'mergeRequest' }, input: { name: 'thumbsup' } },
+    delete: { params: { id: 'repository', merge_request_iid: 'mergeRequest', award_id: 'mergeRequestAward' } },
+    listForNote: { params: { id: 'repository', merge_request_iid: 'mergeRequest', note_id: 'mergeRequestNote' } },
+    getForNote: { params: { id: 'repository', merge_request_iid: 'mergeRequest', note_id: 'mergeRequestNote', award_id: 'mergeRequestNoteAward' } },
+    createForNote: { params: { id: 'repository', merge_request_iid: 'mergeRequest', note_id: 'mergeRequestNote' }, input: { name: 'rocket' } },
+    deleteForNote: { params: { id: 'repository', merge_request_iid: 'mergeRequest', note_id: 'mergeRequestNote', award_id: 'mergeRequestNoteAward' } },
   },
   issueNotes: {
     list: { params: { id: 'project', issue_iid: 'issue' }, input: { order_by: 'updated_at', sort: 'asc' } },

@@ -108,6 +108,15 @@ const ADMITS_OTHERS: Record<Ability, boolean> = {
   update_issue: false,
   create_issue_note: false,
   award_issue_emoji: false,
+  read_merge_requests: false,
+  create_merge_request_in: false,
+  create_merge_request_from: false,
+  admin_merge_request: false,
+  destroy_merge_request: false,
+  read_merge_request: false,
+  update_merge_request: false,
+  create_merge_request_note: false,
+  award_merge_request_emoji: false,
   admin_note: false,
 };
 

@@ -8,6 +8,7 @@ import { instance } from './meta.js';
 import { labels } from './labels.js';
 import { groupMilestones, milestones } from './milestones.js';
 import { awardEmoji, issueNotes, issues } from './issues.js';
+import { mergeRequestAwardEmoji, mergeRequestNotes, mergeRequests } from './merge-requests.js';
 import { groups as groupRoutes } from './groups.js';
 import { groupMembers, projectMembers } from './members.js';
 import { namespaces } from './namespaces.js';
@@ -48,6 +49,9 @@ const groups = {
   issues,
   issueNotes,
   awardEmoji,
+  mergeRequests,
+  mergeRequestNotes,
+  mergeRequestAwardEmoji,
   labels,
   milestones,
   groupMilestones,
@@ -83,6 +87,9 @@ const groupDescriptions: Record<keyof typeof groups, string> = {
   issues: 'Issues of projects: listed with filters, opened, changed, closed and reopened, moved and deleted; confidential ones only to those who may read them; time tracking and subscriptions',
   issueNotes: 'Notes on issues: comments, and the system notes that record each change',
   awardEmoji: 'Emoji awarded to issues and to notes on them (`thumbsup` and `thumbsdown` count as votes)',
+  mergeRequests: 'Merge requests: from a branch into another of the same project or, from a fork, of its upstream; their commits and changes, merged by a real merge commit, the issues they close',
+  mergeRequestNotes: 'Notes on merge requests: comments, and the system notes that record each change',
+  mergeRequestAwardEmoji: 'Emoji awarded to merge requests and to notes on them',
   labels: 'Labels of projects: listed with the counts of the issues that carry them, created, changed, deleted and subscribed to',
   milestones: 'Milestones of projects: listed, created with the project’s next iid, changed, closed and activated, deleted; the issues that have one',
   groupMilestones: 'Milestones of groups, which the projects of the group and of its subgroups may use: as a project’s',

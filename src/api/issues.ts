@@ -11,6 +11,7 @@ import {
   UpdateNoteInput,
   WORK_ITEM_BODY_LIMIT,
 } from '../schemas/work-items.js';
+import { issueTarget } from '../services/work-items/work-item-target.js';
 import { defineRoute } from './route.js';
 import { groupRoute, projectRoute } from './scoped.js';
 
@@ -76,27 +77,27 @@ export const issues = {
   timeStats: projectRoute({
     method: 'GET', path: '/issues/:issue_iid/time_stats', scope: 'issue', summary: 'The time estimated for an issue and spent on it', auth,
     ability: 'read_issue', response: TimeStats,
-    run: (ctx, { issue }) => ctx.timeTracking.stats(issue),
+    run: (ctx, { issue }) => ctx.timeTracking.stats(issueTarget(issue)),
   }),
   setTimeEstimate: projectRoute({
     method: 'POST', path: '/issues/:issue_iid/time_estimate', scope: 'issue', summary: 'Estimate the time an issue takes (`3h30m`, `1w 2d`)',
     ability: 'update_issue', input: TimeEstimateInput, response: TimeStats, status: 200,
-    run: (ctx, { issue }, input) => ctx.timeTracking.setEstimate(issue, input),
+    run: (ctx, { issue }, input) => ctx.timeTracking.setEstimate(issueTarget(issue), input),
   }),
   resetTimeEstimate: projectRoute({
     method: 'POST', path: '/issues/:issue_iid/reset_time_estimate', scope: 'issue', summary: 'Take an issue’s estimate away',
     ability: 'update_issue', response: TimeStats, status: 200,
-    run: (ctx, { issue }) => ctx.timeTracking.resetEstimate(issue),
+    run: (ctx, { issue }) => ctx.timeTracking.resetEstimate(issueTarget(issue)),
   }),
   addSpentTime: projectRoute({
     method: 'POST', path: '/issues/:issue_iid/add_spent_time', scope: 'issue', summary: 'Log time spent on an issue (negative to take some back)',
     ability: 'update_issue', input: SpentTimeInput, response: TimeStats,
-    run: (ctx, { issue }, input) => ctx.timeTracking.addSpent(issue, input),
+    run: (ctx, { issue }, input) => ctx.timeTracking.addSpent(issueTarget(issue), input),
   }),
   resetSpentTime: projectRoute({
     method: 'POST', path: '/issues/:issue_iid/reset_spent_time', scope: 'issue', summary: 'Take back all the time spent on an issue',
     ability: 'update_issue', response: TimeStats, status: 200,
-    run: (ctx, { issue }) => ctx.timeTracking.resetSpent(issue),
+    run: (ctx, { issue }) => ctx.timeTracking.resetSpent(issueTarget(issue)),
   }),
 };
 
@@ -104,27 +105,27 @@ export const issueNotes = {
   list: projectRoute({
     method: 'GET', path: '/issues/:issue_iid/notes', scope: 'issue', summary: 'The notes on an issue, comments and system notes, newest first unless asked otherwise', auth,
     ability: 'read_issue', input: ListNotesQuery, list: Note,
-    run: (ctx, { issue }, input) => ctx.notes.listForIssue(issue, input),
+    run: (ctx, { issue }, input) => ctx.notes.list(issueTarget(issue), input),
   }),
   get: projectRoute({
     method: 'GET', path: '/issues/:issue_iid/notes/:note_id', scope: 'issue', summary: 'One note on an issue', auth,
     ability: 'read_issue', response: Note,
-    run: (ctx, { issue, note_id }) => ctx.notes.getForIssue(issue, note_id),
+    run: (ctx, { issue, note_id }) => ctx.notes.get(issueTarget(issue), note_id),
   }),
   create: projectRoute({
     method: 'POST', path: '/issues/:issue_iid/notes', scope: 'issue', summary: 'Comment on an issue (while its discussion is locked, project members only)',
     ability: 'create_issue_note', input: CreateNoteInput, response: Note, bodyLimit: WORK_ITEM_BODY_LIMIT,
-    run: (ctx, { issue }, input) => ctx.notes.createForIssue(issue, input),
+    run: (ctx, { issue }, input) => ctx.notes.create(issueTarget(issue), input),
   }),
   update: projectRoute({
     method: 'PUT', path: '/issues/:issue_iid/notes/:note_id', scope: 'issue', summary: 'Change a comment (its author, maintainers)',
     ability: 'read_issue', input: UpdateNoteInput, response: Note, bodyLimit: WORK_ITEM_BODY_LIMIT,
-    run: (ctx, { issue, note_id }, input) => ctx.notes.updateForIssue(issue, note_id, input),
+    run: (ctx, { issue, note_id }, input) => ctx.notes.update(issueTarget(issue), note_id, input),
   }),
   delete: projectRoute({
     method: 'DELETE', path: '/issues/:issue_iid/notes/:note_id', scope: 'issue', summary: 'Delete a comment (its author, maintainers)',
     ability: 'read_issue',
-    run: (ctx, { issue, note_id }) => ctx.notes.deleteForIssue(issue, note_id),
+    run: (ctx, { issue, note_id }) => ctx.notes.delete(issueTarget(issue), note_id),
   }),
 };
 
@@ -132,41 +133,41 @@ export const awardEmoji = {
   list: projectRoute({
     method: 'GET', path: '/issues/:issue_iid/award_emoji', scope: 'issue', summary: 'The emoji awarded to an issue', auth,
     ability: 'read_issue', list: AwardEmoji,
-    run: (ctx, { issue }, input) => ctx.awardEmoji.list({ issue }, input),
+    run: (ctx, { issue }, input) => ctx.awardEmoji.list({ target: issueTarget(issue) }, input),
   }),
   get: projectRoute({
     method: 'GET', path: '/issues/:issue_iid/award_emoji/:award_id', scope: 'issue', summary: 'One emoji awarded to an issue', auth,
     ability: 'read_issue', response: AwardEmoji,
-    run: (ctx, { issue, award_id }) => ctx.awardEmoji.get({ issue }, award_id),
+    run: (ctx, { issue, award_id }) => ctx.awardEmoji.get({ target: issueTarget(issue) }, award_id),
   }),
   create: projectRoute({
     method: 'POST', path: '/issues/:issue_iid/award_emoji', scope: 'issue', summary: 'Award an emoji to an issue (`thumbsup` and `thumbsdown` count as votes, never one’s own)',
     ability: 'award_issue_emoji', input: CreateAwardEmojiInput, response: AwardEmoji,
-    run: (ctx, { issue }, input) => ctx.awardEmoji.create({ issue }, input),
+    run: (ctx, { issue }, input) => ctx.awardEmoji.create({ target: issueTarget(issue) }, input),
   }),
   delete: projectRoute({
     method: 'DELETE', path: '/issues/:issue_iid/award_emoji/:award_id', scope: 'issue', summary: 'Take back one’s emoji from an issue (administrators: anyone’s)',
     ability: 'read_issue',
-    run: (ctx, { issue, award_id }) => ctx.awardEmoji.delete({ issue }, award_id),
+    run: (ctx, { issue, award_id }) => ctx.awardEmoji.delete({ target: issueTarget(issue) }, award_id),
   }),
   listForNote: projectRoute({
     method: 'GET', path: '/issues/:issue_iid/notes/:note_id/award_emoji', scope: 'issue', summary: 'The emoji awarded to a note on an issue', auth,
     ability: 'read_issue', list: AwardEmoji,
-    run: (ctx, { issue, note_id }, input) => ctx.awardEmoji.list({ issue, noteId: note_id }, input),
+    run: (ctx, { issue, note_id }, input) => ctx.awardEmoji.list({ target: issueTarget(issue), noteId: note_id }, input),
   }),
   getForNote: projectRoute({
     method: 'GET', path: '/issues/:issue_iid/notes/:note_id/award_emoji/:award_id', scope: 'issue', summary: 'One emoji awarded to a note on an issue', auth,
     ability: 'read_issue', response: AwardEmoji,
-    run: (ctx, { issue, note_id, award_id }) => ctx.awardEmoji.get({ issue, noteId: note_id }, award_id),
+    run: (ctx, { issue, note_id, award_id }) => ctx.awardEmoji.get({ target: issueTarget(issue), noteId: note_id }, award_id),
   }),
   createForNote: projectRoute({
     method: 'POST', path: '/issues/:issue_iid/notes/:note_id/award_emoji', scope: 'issue', summary: 'Award an emoji to a note on an issue',
     ability: 'award_issue_emoji', input: CreateAwardEmojiInput, response: AwardEmoji,
-    run: (ctx, { issue, note_id }, input) => ctx.awardEmoji.create({ issue, noteId: note_id }, input),
+    run: (ctx, { issue, note_id }, input) => ctx.awardEmoji.create({ target: issueTarget(issue), noteId: note_id }, input),
   }),
   deleteForNote: projectRoute({
     method: 'DELETE', path: '/issues/:issue_iid/notes/:note_id/award_emoji/:award_id', scope: 'issue', summary: 'Take back one’s emoji from a note',
     ability: 'read_issue',
-    run: (ctx, { issue, note_id, award_id }) => ctx.awardEmoji.delete({ issue, noteId: note_id }, award_id),
+    run: (ctx, { issue, note_id, award_id }) => ctx.awardEmoji.delete({ target: issueTarget(issue), noteId: note_id }, award_id),
   }),
 };

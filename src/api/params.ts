@@ -33,6 +33,7 @@ export const PATH_PARAMETERS = {
   file_path: BoundedText({ maxLength: FILE_PATH_MAX, description: 'URL-encoded full path of the file' }),
   /** A work item's number in its project. */
   issue_iid: Int32({ description: 'the issue\'s iid' }),
+  merge_request_iid: Int32({ description: 'the merge request\'s iid' }),
   note_id: Int32({ description: 'note ID' }),
   award_id: Int32({ description: 'award emoji ID' }),
   /** A label by ID or, as later clients name it, by its (URL-encoded) name. */
@@ -66,6 +67,7 @@ export const SCOPE_PARAMETERS = {
 export const NESTED_SCOPES = {
   protectedBranch: { parent: 'project', parameter: 'name' },
   issue: { parent: 'project', parameter: 'issue_iid' },
+  mergeRequest: { parent: 'project', parameter: 'merge_request_iid' },
 } as const satisfies Record<string, { parent: keyof typeof SCOPE_PARAMETERS; parameter: keyof typeof PATH_PARAMETERS }>;
 
 export type NestedScopeName = keyof typeof NESTED_SCOPES;

@@ -64,6 +64,13 @@ const NESTED = {
     load: (ctx, project, iid) => ctx.issues.findInScope(project, iid),
     notFound: () => new NotFoundError('Issue'),
   }),
+  mergeRequest: nested({
+    key: 'mergeRequest',
+    parent: 'project',
+    reads: 'read_project',
+    load: (ctx, project, iid) => ctx.mergeRequests.findInScope(project, iid),
+    notFound: () => new NotFoundError('Merge Request'),
+  }),
 } satisfies Record<NestedScopeName, unknown>;
 
 export const SCOPES = { ...ROOT_SCOPES, ...NESTED };

@@ -1,15 +1,19 @@
 import type { Caller } from './caller.js';
 import type { Policy } from './policy.js';
 import { groupPolicy } from './policies/group.js';
-import { issueNotePolicy, issuePolicy } from './policies/issue.js';
+import { issuePolicy } from './policies/issue.js';
+import { mergeRequestPolicy } from './policies/merge-request.js';
+import { notePolicy } from './policies/note.js';
 import { namespacePolicy } from './policies/namespace.js';
 import { projectPolicy } from './policies/project.js';
 import { protectedBranchPolicy } from './policies/protected-branch.js';
 import { globalPolicy, personalAccessTokenPolicy, userPolicy } from './policies/user.js';
 
-export { pushesToBranch, type BranchProtection, type ProjectInScope } from './policies/project.js';
+export { mergesToBranch, pushesToBranch, type BranchProtection, type ProjectInScope } from './policies/project.js';
 export type { GroupInScope } from './policies/group.js';
-export type { IssueFacts, IssueInScope, IssueNoteInScope } from './policies/issue.js';
+export type { IssueFacts, IssueInScope } from './policies/issue.js';
+export type { NoteableInScope, NoteInScope } from './policies/note.js';
+export type { MergeRequestFacts, MergeRequestInScope } from './policies/merge-request.js';
 export type { NamespaceInScope } from './policies/namespace.js';
 export type { ProtectedBranchInScope } from './policies/protected-branch.js';
 
@@ -27,7 +31,8 @@ export const POLICIES = {
   project: projectPolicy,
   protectedBranch: protectedBranchPolicy,
   issue: issuePolicy,
-  issueNote: issueNotePolicy,
+  mergeRequest: mergeRequestPolicy,
+  note: notePolicy,
 };
 
 type Policies = typeof POLICIES;

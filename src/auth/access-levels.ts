@@ -248,3 +248,16 @@ export function visibleIssuesSql(caller: Caller, options: { i?: string; p?: stri
   return sql`${projects} and (not ${alias(i)}."confidential" or ${alias(i)}."author_id" = ${user}
     or exists (select 1 from "issue_assignees" ia where ia."issue_id" = ${alias(i)}."id" and ia."user_id" = ${user})${reporter})`;
 }
+
+/**
+ * The merge requests (aliased `i`, their target projects `p` in namespaces `n`) the caller may read, as a condition:
+ * those of projects whose merge requests are enabled and whose code it may read (any project it sees that is not
+ * private; a private one as a reporter or above; administrators all). In one project's list (`inProject`), whose
+ * project the scope let the caller see and whose merge requests it may read, the feature alone.
+ */
+export function visibleMergeRequestsSql(caller: Caller, options: { inProject?: boolean } = {}): Sql {
+  const enabled = sql`p."merge_requests_enabled"`;
+  if (caller.user?.admin || options.inProject) return enabled;
+  const code = caller.user ? sql`(p."visibility" <> 'private' or ${accessLevelSql(caller.user.id, 'p', 'n')} >= ${ACCESS_LEVELS.reporter})` : sql`p."visibility" <> 'private'`;
+  return sql`${visibleProjectsSql(caller, 'p')} and ${enabled} and ${code}`;
+}

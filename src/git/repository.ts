@@ -307,6 +307,14 @@ export class Repository {
     return this.readTyped(oid, 'blob');
   }
 
+  /**
+   * An object's type and content exactly as stored (its ID is their hash), or null when it is not there: what
+   * copying objects into another repository writes (src/git/transfer.ts), where readCommit and readTree would parse.
+   */
+  async readRawObject(oid: string): Promise<GitObject | null> {
+    return this.checked(FULL_OID.test(oid) ? await this.readObject(oid) : null);
+  }
+
   /** Whether the object exists, and which kind it is. */
   async objectType(oid: string): Promise<'blob' | 'tree' | 'commit' | 'tag' | null> {
     if (!FULL_OID.test(oid)) return null;

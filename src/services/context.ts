@@ -36,6 +36,7 @@ import { UsersService } from './identity/users.js';
 import { AwardEmojiService } from './work-items/award-emoji.js';
 import { IssuesService } from './work-items/issues.js';
 import { LabelsService } from './work-items/labels.js';
+import { MergeRequestsService } from './work-items/merge-requests.js';
 import { MilestonesService } from './work-items/milestones.js';
 import { NotesService } from './work-items/notes.js';
 import { TimeTrackingService } from './work-items/time-tracking.js';
@@ -247,6 +248,9 @@ export class Context {
   }
   get labels() {
     return new LabelsService(this);
+  }
+  get mergeRequests() {
+    return new MergeRequestsService(this);
   }
   get milestones() {
     return new MilestonesService(this);

@@ -52,31 +52,3 @@ export const issuePolicy = definePolicy({
   ],
   hidden: { abilities: 'all', when: (is) => !is.reads_tracker || (is.confidential && !is.reads_confidential && !is.author && !is.assignee) },
 });
-
-/** A note on an issue a call named, with the issue as the issue's scope loaded it. */
-export interface IssueNoteInScope {
-  issue: IssueInScope;
-  note: { authorId: number | null; system: boolean };
-}
-
-/**
- * Who may change or delete a note on an issue (the original's NotePolicy `admin_note`): its author and the
- * project's maintainers and administrators, while they may read the issue; system notes, which record changes,
- * never; nothing in an archived project.
- */
-export const issueNotePolicy = definePolicy({
-  abilities: ['admin_note'],
-  conditions: {
-    reads_issue: (caller: Caller, scoped: IssueNoteInScope) => issuePolicy.allows(caller, 'read_issue', scoped.issue),
-    author: (caller: Caller, scoped: IssueNoteInScope) => user(caller) !== undefined && scoped.note.authorId === user(caller),
-    maintainer: (_caller: Caller, scoped: IssueNoteInScope) => scoped.issue.project.accessLevel >= ACCESS_LEVELS.maintainer,
-    admin: (caller: Caller) => caller.user?.admin === true,
-    system: (_caller: Caller, scoped: IssueNoteInScope) => scoped.note.system,
-    archived: (_caller: Caller, scoped: IssueNoteInScope) => scoped.issue.project.project.archived === true,
-  },
-  rules: [
-    { when: (is) => is.reads_issue && (is.author || is.maintainer || is.admin), enable: ['admin_note'] },
-    { when: (is) => is.system || is.archived, prevent: ['admin_note'] },
-  ],
-  hidden: { abilities: 'all', when: (is) => !is.reads_issue },
-});

@@ -29,6 +29,9 @@ const WRITES = [
   'admin_issue',
   'admin_label',
   'admin_milestone',
+  'create_merge_request_in',
+  'create_merge_request_from',
+  'admin_merge_request',
 ] as const;
 
 /**
@@ -62,6 +65,11 @@ export const projectPolicy = definePolicy({
     'admin_label',
     'read_milestone',
     'admin_milestone',
+    'read_merge_requests',
+    'create_merge_request_in',
+    'create_merge_request_from',
+    'admin_merge_request',
+    'destroy_merge_request',
   ],
   conditions: {
     admin,
@@ -71,6 +79,8 @@ export const projectPolicy = definePolicy({
     private_project: (_caller, scoped: ProjectInScope) => scoped.project.visibility === 'private',
     archived: (_caller, scoped: ProjectInScope) => scoped.project.archived === true,
     issues_enabled: (_caller, scoped: ProjectInScope) => scoped.project.issuesEnabled !== false,
+    merge_requests_enabled: (_caller, scoped: ProjectInScope) => scoped.project.mergeRequestsEnabled !== false,
+    external: (caller) => caller.user?.external === true,
     guest: atLeast(ACCESS_LEVELS.guest),
     reporter: atLeast(ACCESS_LEVELS.reporter),
     developer: atLeast(ACCESS_LEVELS.developer),
@@ -96,6 +106,15 @@ export const projectPolicy = definePolicy({
     { when: (is) => is.sees, enable: ['read_label', 'read_milestone'] },
     { when: (is) => is.reporter || is.admin, enable: ['admin_label'] },
     { when: (is) => is.developer || is.admin, enable: ['admin_milestone'] },
+    // Its merge requests, while enabled: read with its code; opened into it by developers, and by whoever reads the
+    // code of a public or internal project (from a fork); from it by those who push to it; managed by developers.
+    { when: (is) => is.sees && is.merge_requests_enabled && (!is.private_project || is.reporter || is.admin), enable: ['read_merge_requests'] },
+    {
+      when: (is) => is.merge_requests_enabled && (is.developer || is.admin || (is.signed_in && is.sees && !is.private_project && !is.external)),
+      enable: ['create_merge_request_in'],
+    },
+    { when: (is) => is.merge_requests_enabled && (is.developer || is.admin), enable: ['create_merge_request_from', 'admin_merge_request'] },
+    { when: (is) => is.merge_requests_enabled && (is.owner || is.admin), enable: ['destroy_merge_request'] },
     // Read-only to everyone, administrators too, until unarchived.
     { when: (is) => is.archived, prevent: WRITES },
   ],
@@ -103,9 +122,10 @@ export const projectPolicy = definePolicy({
   hidden: { abilities: 'all', when: (is) => !is.sees },
 });
 
-/** A protected branch's rule: the lowest level that may push to it (null: the branch is not protected). */
+/** A protected branch's rule: the lowest levels that may push to it and merge into it (null: the branch is not protected). */
 export interface BranchProtection {
   pushAccessLevel: number;
+  mergeAccessLevel?: number;
 }
 
 /**
@@ -116,4 +136,14 @@ export function pushesToBranch(caller: Caller, scoped: ProjectInScope, protectio
   if (!projectPolicy.allows(caller, 'push_code', scoped)) return false;
   if (protection === null || admin(caller)) return true;
   return protection.pushAccessLevel !== 0 && scoped.accessLevel >= protection.pushAccessLevel;
+}
+
+/**
+ * Whether the caller may merge into a branch (accept a merge request): push to it, or merge into it as its
+ * protection allows (`push_code` on an unprotected branch; the protection's merge level on a protected one).
+ */
+export function mergesToBranch(caller: Caller, scoped: ProjectInScope, protection: BranchProtection | null): boolean {
+  if (pushesToBranch(caller, scoped, protection)) return true;
+  if (!projectPolicy.allows(caller, 'push_code', scoped) || protection?.mergeAccessLevel === undefined) return false;
+  return protection.mergeAccessLevel !== 0 && scoped.accessLevel >= protection.mergeAccessLevel;
 }

@@ -7,13 +7,13 @@ import { GroupMember, Namespace } from './namespaces.js';
 import { Project, ProjectAvatar, ProjectGroupLink, ProjectMember, ProjectStar } from './projects.js';
 import { CommitNote, CommitStatus, Pipeline, ProtectedBranch, Release } from './repositories.js';
 import { ApplicationSettingsRow, InstanceSecret } from './settings.js';
-import { AwardEmoji, InternalId, Issue, IssueAssignee, Label, LabelLink, Milestone, Note, Subscription, Timelog } from './work-items.js';
+import { AwardEmoji, InternalId, Issue, IssueAssignee, Label, LabelLink, MergeRequest, MergeRequestAssignee, Milestone, Note, Subscription, Timelog } from './work-items.js';
 import { CALLERS_CHANGED_CHANNEL, CustomAttribute, Identity, User, UserAvatar } from './user.js';
 
 export { CALLERS_CHANGED_CHANNEL };
 export { AccessToken, ApplicationSettingsRow, AuthFailure, CommitNote, CommitStatus, InstanceSecret, CustomAttribute, Email, GpgKey, GroupMember, Identity, Job, Namespace, Pipeline, Project, ProjectAvatar, ProjectGroupLink, ProjectMember, ProjectStar, ProtectedBranch, Release, SshKey, User, UserAvatar };
-export { AwardEmoji, InternalId, Issue, IssueAssignee, Label, LabelLink, Milestone, Note, Subscription, Timelog };
-export { IID_USAGES, TARGET_KINDS, type IidUsage, type TargetKind } from './work-items.js';
+export { AwardEmoji, InternalId, Issue, IssueAssignee, Label, LabelLink, MergeRequest, MergeRequestAssignee, Milestone, Note, Subscription, Timelog };
+export { IID_USAGES, MERGE_REQUEST_STATES, MERGE_STATUSES, TARGET_KINDS, type IidUsage, type TargetKind } from './work-items.js';
 export { PIPELINE_STATUSES, type PipelineStatus } from './repositories.js';
 export { VISIBILITIES, visibilityRank, type Visibility } from './namespaces.js';
 export { IMPORT_STATUSES } from './projects.js';
@@ -51,6 +51,8 @@ export const entities: EntitySchema<any, any>[] = [
   LabelLink,
   Issue,
   IssueAssignee,
+  MergeRequest,
+  MergeRequestAssignee,
   Note,
   AwardEmoji,
   Subscription,

@@ -5,7 +5,7 @@ import { Project } from './projects.js';
 import { User } from './user.js';
 
 /**
- * Work items (issues, and merge requests next) and what any of them has: labels, a milestone, notes, award emoji,
+ * Work items (issues and merge requests) and what any of them has: labels, a milestone, notes, award emoji,
  * subscriptions and spent time. What several kinds share is one table with a `(kind, id)` target, as the original
  * keeps its Noteable, Awardable, Subscribable and TimeTrackable concerns.
  */
@@ -182,6 +182,92 @@ export const IssueAssignee = defineEntity({
   },
 });
 export type IssueAssignee = InferEntity<typeof IssueAssignee>;
+
+/** The states of a merge request: `locked` is the original's state while a merge is under way (shown, never kept here). */
+export const MERGE_REQUEST_STATES = ['opened', 'closed', 'merged', 'locked'] as const;
+/** Whether a merge request's source merges into its target without conflict, as last checked for its two heads. */
+export const MERGE_STATUSES = ['unchecked', 'can_be_merged', 'cannot_be_merged'] as const;
+
+/**
+ * A merge request of a project (the target) from a branch of the same project or of a fork of it (the source).
+ * `headSha` is the source branch's head and `startSha` the target branch's, as the one event of a moving
+ * reference (services/repository/events.ts) last set them; `baseSha`, their merge base, and `mergeStatus` are
+ * worked out from the two when first asked (null and `unchecked` until then). Only one open merge request per
+ * source branch and target branch.
+ */
+export const MergeRequest = defineEntity({
+  name: 'MergeRequest',
+  tableName: 'merge_requests',
+  uniques: [{ properties: ['project', 'iid'] }],
+  indexes: [
+    { properties: ['project', 'state', 'createdAt'] },
+    { properties: ['project', 'createdAt'] },
+    { properties: ['project', 'updatedAt'] },
+    { properties: ['createdAt'] },
+    { properties: ['updatedAt'] },
+    // What a moving branch finds: the open requests from it, and those into it.
+    { properties: ['sourceProject', 'sourceBranch'] },
+    { properties: ['project', 'targetBranch'] },
+    {
+      name: 'merge_requests_open_pair_index',
+      expression: `create unique index "merge_requests_open_pair_index" on "merge_requests" ("source_project_id", "source_branch", "project_id", "target_branch") where "state" = 'opened' and "deleted_at" is null`,
+    },
+    {
+      name: 'merge_requests_search_trgm_index',
+      expression: `create index "merge_requests_search_trgm_index" on "merge_requests" using gin (("title" || ' ' || coalesce("description", '')) gin_trgm_ops)`,
+    },
+  ],
+  properties: {
+    id: p.integer().primary(),
+    /** The target project. */
+    project: belongsTo(Project),
+    iid: p.integer(),
+    sourceProject: refersTo(Project),
+    sourceBranch: p.string().length(255),
+    targetBranch: p.string().length(255),
+    title: p.string().length(255),
+    description: p.text().nullable(),
+    state: p.enum(MERGE_REQUEST_STATES).default('opened'),
+    author: refersTo(User).index(),
+    milestone: refersTo(Milestone).index(),
+    discussionLocked: p.boolean().default(false),
+    mergeStatus: p.enum(MERGE_STATUSES).default('unchecked'),
+    headSha: p.string().length(40).nullable(),
+    startSha: p.string().length(40).nullable(),
+    baseSha: p.string().length(40).nullable(),
+    mergeCommitSha: p.string().length(40).nullable(),
+    mergedBy: refersTo(User).index(),
+    mergedAt: p.datetime().nullable(),
+    closedBy: refersTo(User).index(),
+    closedAt: p.datetime().nullable(),
+    /** Set to merge by itself once its head's pipeline succeeds, by `mergeUser`, with these parameters. */
+    mergeWhenPipelineSucceeds: p.boolean().default(false),
+    mergeUser: refersTo(User).index(),
+    mergeCommitMessage: p.text().nullable(),
+    /** Asked for when merging (null: not asked). */
+    shouldRemoveSourceBranch: p.boolean().nullable(),
+    /** Asked for by its author or a maintainer (`remove_source_branch`). */
+    forceRemoveSourceBranch: p.boolean().default(false),
+    timeEstimate: p.integer().default(0),
+    totalTimeSpent: p.integer().default(0),
+    deletedAt: p.datetime().nullable(),
+    ...timestamps(),
+  },
+});
+export type MergeRequest = InferEntity<typeof MergeRequest>;
+
+/** Who a merge request is assigned to, in the order they were assigned. */
+export const MergeRequestAssignee = defineEntity({
+  name: 'MergeRequestAssignee',
+  tableName: 'merge_request_assignees',
+  uniques: [{ properties: ['mergeRequest', 'user'] }],
+  properties: {
+    id: p.integer().primary(),
+    mergeRequest: belongsTo(MergeRequest),
+    user: belongsTo(User).index(),
+  },
+});
+export type MergeRequestAssignee = InferEntity<typeof MergeRequestAssignee>;
 
 /** A comment on a work item, or a system note recording a change to it (`system`). */
 export const Note = defineEntity({

@@ -15,6 +15,7 @@ import { Migration20261126000001_callers_changed_flag } from './Migration2026112
 import { Migration20261126000002_work_items } from './Migration20261126000002_work_items.js';
 import { Migration20261126000003_issue_search } from './Migration20261126000003_issue_search.js';
 import { Migration20261126000004_issue_order } from './Migration20261126000004_issue_order.js';
+import { Migration20261126000005_merge_requests } from './Migration20261126000005_merge_requests.js';
 
 /** Every migration, oldest first, under the name it declares. New ones come from `forgekit migration:create` (docs/development.md). */
 export const migrations: MigrationObject[] = [
@@ -34,6 +35,7 @@ export const migrations: MigrationObject[] = [
   Migration20261126000002_work_items,
   Migration20261126000003_issue_search,
   Migration20261126000004_issue_order,
+  Migration20261126000005_merge_requests,
 ].map((migration) => ({ name: declaredName(migration), class: migration }));
 
 /**

@@ -1,5 +1,7 @@
 import type { ProjectInScope } from '../../auth/abilities.js';
 import type { CommitStatus as CommitStatusRow, Pipeline, PipelineStatus, User } from '../../db/entities/index.js';
+import { MERGE_WHEN_PIPELINE_SUCCEEDS } from '../../jobs/merge-jobs.js';
+import { mergesWaitFor } from '../work-items/merge-request-store.js';
 import { keyOf } from '../../db/rows.js';
 import { BadRequestError, NotFoundError } from '../../errors.js';
 import { historyOf } from '../../git/history.js';
@@ -207,5 +209,9 @@ export class CommitStatusesService extends Service {
     const next = pipelineTransition(pipeline.status, compositeStatus(await latestStatuses(this.ctx.em, pipeline.id)), now);
     if (next.status === pipeline.status) return;
     await updatePipelineStatus(this.ctx.em, pipeline.id, next, now);
+    // Merge requests waiting for it merge by themselves, in a job that outlives this call.
+    if (next.status === 'success' && (await mergesWaitFor(this.ctx.em, keyOf(pipeline.project), pipeline.sha))) {
+      await this.ctx.env.jobs.enqueue(this.ctx.em, MERGE_WHEN_PIPELINE_SUCCEEDS, { projectId: keyOf(pipeline.project), sha: pipeline.sha });
+    }
   }
 }

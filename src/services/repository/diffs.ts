@@ -94,13 +94,22 @@ export class DiffService extends Service {
     const commits = await Promise.all((await commitsBetween(repo, from, to)).map(async (oid) => presentCommit(await repo.readCommit(oid), projectUrl)));
     // Unrelated histories have no merge base: everything `to` has is new, as the original diffs them.
     const base = straight ? from : await mergeBase(repo, from, to);
-    const baseTree = base ? (await repo.readCommit(base)).tree : null;
-    const changes = await changesBetween(repo, baseTree, (await repo.readCommit(to)).tree);
+    const { diffs, overflow } = await this.boundedDiffs(repo, base, to);
+    return { commit: commits.at(-1) ?? null, commits, diffs, compare_timeout: overflow, compare_same_ref: false };
+  }
+
+  /**
+   * The files changed from one commit (null: from nothing) to another, diffed one at a time and no further than
+   * the limits the original sets (COMPARE_LIMITS): `overflow` when some were left out. A compare's and a merge
+   * request's changes.
+   */
+  async boundedDiffs(repo: Repository, from: string | null, to: string): Promise<{ diffs: Diff[]; overflow: boolean }> {
+    const fromTree = from ? (await repo.readCommit(from)).tree : null;
+    const changes = await changesBetween(repo, fromTree, (await repo.readCommit(to)).tree);
     const diffs: Diff[] = [];
     let overflow = changes.length > COMPARE_LIMITS.files;
     let lines = 0;
     let bytes = 0;
-    // One at a time, and no further than the limits: each reads both sides of a file.
     for (const change of changes.slice(0, COMPARE_LIMITS.files)) {
       const diff = presentDiff(await diffOf(repo, change));
       lines += countLines(diff.diff);
@@ -111,6 +120,6 @@ export class DiffService extends Service {
       }
       diffs.push(diff);
     }
-    return { commit: commits.at(-1) ?? null, commits, diffs, compare_timeout: overflow, compare_same_ref: false };
+    return { diffs, overflow };
   }
 }

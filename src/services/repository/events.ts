@@ -3,6 +3,7 @@ import { defaultBranchProtection as protectionBySetting, type ProtectionLevels }
 import { Project } from '../../db/entities/index.js';
 import { BRANCH_PREFIX, type Repository } from '../../git/repository.js';
 import type { Context } from '../context.js';
+import { branchMoved } from '../work-items/merge-request-store.js';
 import { protectFirstBranch } from './protected-branch-store.js';
 import type { ReferenceUpdate } from './writes.js';
 
@@ -14,7 +15,8 @@ import type { ReferenceUpdate } from './writes.js';
  * move sets right what a crash between the move and the commit left out.
  *
  * Now: the project's last activity; the first branch of an empty repository becomes the default branch (HEAD
- * names it) and is protected as `default_branch_protection` says.
+ * names it) and is protected as `default_branch_protection` says; the open merge requests from and into a branch
+ * that moved take its new head (their merge base and merge status are then worked out again).
  */
 export async function referencesMoved(ctx: Context, scoped: ProjectInScope, repo: Repository, updates: ReferenceUpdate[]): Promise<void> {
   const changes: Partial<Project> = { lastActivityAt: new Date() };
@@ -27,6 +29,9 @@ export async function referencesMoved(ctx: Context, scoped: ProjectInScope, repo
     await protectDefaultBranch(ctx, scoped.project.id, branch);
   }
   await ctx.em.nativeUpdate(Project, { id: scoped.project.id }, changes);
+  for (const update of updates) {
+    if (update.name.startsWith(BRANCH_PREFIX)) await branchMoved(ctx.em, scoped.project.id, update.name.slice(BRANCH_PREFIX.length), update.new);
+  }
 }
 
 /** What `default_branch_protection` gives the first branch: 0 nothing, 1 developers push (maintainers merge), 2 maintainers only. */

@@ -8,7 +8,7 @@ import { presentUserRef } from '../present/issues.js';
 import type { View } from '../present/view.js';
 import { Service } from '../service.js';
 import { awardPage, deleteAward, findAward, insertAward, type AwardRow } from './note-store.js';
-import type { IssueTarget } from './notes.js';
+import { authorOf, type WorkItemTarget } from './work-item-target.js';
 
 /** Every emoji name (and alias) there is, as the original's list of emoji. */
 const EMOJI_NAMES = new Set(gemoji.flatMap((emoji) => emoji.names));
@@ -31,19 +31,19 @@ function presentAward(award: AwardRow, view: View): AwardEmoji {
   };
 }
 
-/** What an award route names: an issue, or a note on one. */
+/** What an award route names: an issue or a merge request, or a note on one. */
 export interface Awardable {
-  issue: IssueTarget;
-  /** The note on the issue, by ID; the issue itself when absent. */
+  target: WorkItemTarget;
+  /** The note on it, by ID; the work item itself when absent. */
   noteId?: number;
 }
 
-/** Award emoji on issues and on their notes: listed, read, awarded (one of each name per user), taken back. */
+/** Award emoji on issues, merge requests and their notes: listed, read, awarded (one of each name per user), taken back. */
 export class AwardEmojiService extends Service {
-  /** The target's kind and ID: the note's (which must be the issue's: 404 `Note Not Found` otherwise), or the issue's. */
+  /** The target's kind and ID: the note's (which must be the work item's: 404 `Note Not Found` otherwise), or the work item's. */
   private async target(awardable: Awardable): Promise<{ kind: TargetKind; id: number; authorId: number | null }> {
-    if (awardable.noteId === undefined) return { kind: 'Issue', id: awardable.issue.id, authorId: awardable.issue.issue.authorId };
-    const note = await this.ctx.notes.noteOf(awardable.issue, awardable.noteId);
+    if (awardable.noteId === undefined) return { kind: awardable.target.kind, id: awardable.target.id, authorId: authorOf(awardable.target) };
+    const note = await this.ctx.notes.noteOf(awardable.target, awardable.noteId);
     return { kind: 'Note', id: note.id, authorId: note.author_id };
   }
 

@@ -1,7 +1,8 @@
 import type { IidUsage, TargetKind } from '../../db/entities/index.js';
 import type { EntityManager } from '../../db/orm.js';
 import { queryRows } from '../../db/rows.js';
-import { concat, direction, empty, fixedSql, identifier, join, sql, type Sql } from '../../db/sql.js';
+import { concat, empty, fixedSql, identifier, join, sql, type Sql } from '../../db/sql.js';
+import { workItemsOrderSql, workItemsWhere, type WorkItemFilter, type WorkItemOrder } from './work-item-store.js';
 
 /**
  * Issues' hand-written statements: the next `iid`, a page of issues with all that each embeds (two statements
@@ -31,6 +32,8 @@ export interface UserRef {
   state: string;
   email: string;
   avatarFilename: string | null;
+  /** Read for those who embed it (userWithDateJsonSql). */
+  createdAt?: string;
 }
 
 /** A milestone as work items and lists show it, with the path of its page. */
@@ -80,12 +83,16 @@ export interface IssueRow {
 }
 
 /** A user's columns (the user aliased `u`, `au`, `a` or `c`) as a JSON object of the names UserRef has. */
-export const userJsonSql = (u: Parameters<typeof fixed>[0]) =>
+export const userJsonSql = (u: UserAlias) =>
   sql`json_build_object('id', ${fixed(u)}."id", 'name', ${fixed(u)}."name", 'username', ${fixed(u)}."username", 'state', ${fixed(u)}."state",
     'email', ${fixed(u)}."email", 'avatarFilename', ${fixed(u)}."avatar_filename")`;
 
-/** An alias written in this file. */
-const fixed = (alias: 'u' | 'au' | 'a' | 'c') => fixedSql(`"${alias}"`);
+/** An alias of a user in the work items' statements. */
+type UserAlias = 'u' | 'au' | 'a' | 'c' | 'mb' | 'mu';
+const fixed = (alias: UserAlias) => fixedSql(`"${alias}"`);
+
+/** A user's columns as userJsonSql has them, and when the user joined (`createdAt`): a merge request's author and assignees. */
+export const userWithDateJsonSql = (u: UserAlias) => sql`(${userJsonSql(u)}::jsonb || jsonb_build_object('createdAt', ${fixed(u)}."created_at"))`;
 
 /** The path of a milestone's page (aliased `m`), from its project's or its group's. */
 export const milestoneWebPathSql = sql`case when m."project_id" is not null
@@ -112,95 +119,18 @@ const ISSUE_COLUMNS = sql`i."id", i."iid", i."project_id", i."title", i."descrip
 
 const ISSUES_FROM = sql`"issues" i join "projects" p on p."id" = i."project_id" join "namespaces" n on n."id" = p."namespace_id"`;
 
-/** What a list of issues keeps, each a condition on `i`, `p` and `n`; deleted issues never. */
-export interface IssueFilter {
-  /** What the caller may read (src/auth/access-levels.ts visibleIssuesSql). */
-  visible: Sql;
-  /** One project's issues (else every project's)... */
-  projectId?: number;
-  /** ...or the issues of the projects of a group and of its subgroups. */
-  groupId?: number;
+/** What a list of issues keeps: the filters of any work item, and whether they are confidential. */
+export interface IssueFilter extends WorkItemFilter {
   state?: 'opened' | 'closed';
-  /** Names the issue must all carry; `none` for no label, `any` for at least one. */
-  labels?: string[] | 'none' | 'any';
-  milestone?: string | 'none' | 'any';
-  /** One milestone's issues, by its ID (a milestone's own list). */
-  milestoneId?: number;
-  authorId?: number;
-  assigneeId?: number | 'none' | 'any';
-  /** Issues the user awarded this emoji (`none`: none at all, `any`: some). */
-  reaction?: { userId: number; name: string | 'none' | 'any' };
-  iids?: number[];
-  /** A LIKE pattern (services/search.ts) on the title and the description. */
-  search?: string;
   confidential?: boolean;
-  createdAfter?: Date;
-  createdBefore?: Date;
-  updatedAfter?: Date;
-  updatedBefore?: Date;
 }
-
-const hasLabel = (title: Sql | null) =>
-  sql`exists (select 1 from "label_links" ll join "labels" l on l."id" = ll."label_id" where ll."target_kind" = 'Issue' and ll."target_id" = i."id"${
-    title ? sql` and l."title" = ${title}` : empty
-  })`;
 
 function issuesWhere(filter: IssueFilter): Sql {
-  const conditions = [sql`i."deleted_at" is null`, filter.visible];
-  if (filter.projectId !== undefined) conditions.push(sql`i."project_id" = ${filter.projectId}`);
-  if (filter.groupId !== undefined) conditions.push(sql`n."traversal_ids" @> array[${filter.groupId}]::int[]`);
-  if (filter.state) conditions.push(sql`i."state" = ${filter.state}`);
-  if (filter.labels === 'none') conditions.push(sql`not ${hasLabel(null)}`);
-  else if (filter.labels === 'any') conditions.push(hasLabel(null));
-  else for (const title of filter.labels ?? []) conditions.push(hasLabel(sql`${title}`));
-  if (filter.milestone === 'none') conditions.push(sql`i."milestone_id" is null`);
-  else if (filter.milestone === 'any') conditions.push(sql`i."milestone_id" is not null`);
-  else if (filter.milestone !== undefined) conditions.push(sql`i."milestone_id" in (select m."id" from "milestones" m where m."title" = ${filter.milestone})`);
-  if (filter.milestoneId !== undefined) conditions.push(sql`i."milestone_id" = ${filter.milestoneId}`);
-  if (filter.authorId !== undefined) conditions.push(sql`i."author_id" = ${filter.authorId}`);
-  const assigned = (user: Sql) => sql`exists (select 1 from "issue_assignees" ia where ia."issue_id" = i."id"${user})`;
-  if (filter.assigneeId === 'none') conditions.push(sql`not ${assigned(empty)}`);
-  else if (filter.assigneeId === 'any') conditions.push(assigned(empty));
-  else if (filter.assigneeId !== undefined) conditions.push(assigned(sql` and ia."user_id" = ${filter.assigneeId}`));
-  if (filter.reaction) {
-    const { userId, name } = filter.reaction;
-    const awarded = (named: Sql) => sql`exists (select 1 from "award_emoji" ae where ae."target_kind" = 'Issue' and ae."target_id" = i."id" and ae."user_id" = ${userId}${named})`;
-    if (name === 'none') conditions.push(sql`not ${awarded(empty)}`);
-    else if (name === 'any') conditions.push(awarded(empty));
-    else conditions.push(awarded(sql` and ae."name" = ${name}`));
-  }
-  if (filter.iids) conditions.push(sql`i."iid" = any(${filter.iids})`);
-  // The joined text finds the candidates through its index; each is then held to the title or the description alone.
-  if (filter.search) {
-    conditions.push(sql`(i."title" || ' ' || coalesce(i."description", '')) ilike ${filter.search} and (i."title" ilike ${filter.search} or i."description" ilike ${filter.search})`);
-  }
-  if (filter.confidential !== undefined) conditions.push(sql`i."confidential" = ${filter.confidential}`);
-  if (filter.createdAfter) conditions.push(sql`i."created_at" >= ${filter.createdAfter}`);
-  if (filter.createdBefore) conditions.push(sql`i."created_at" <= ${filter.createdBefore}`);
-  if (filter.updatedAfter) conditions.push(sql`i."updated_at" >= ${filter.updatedAfter}`);
-  if (filter.updatedBefore) conditions.push(sql`i."updated_at" <= ${filter.updatedBefore}`);
-  return join(conditions, ' and ');
+  const more = filter.confidential === undefined ? [] : [sql`i."confidential" = ${filter.confidential}`];
+  return workItemsWhere('Issue', { ...filter, more: [...more, ...(filter.more ?? [])] });
 }
 
-export type IssueOrder = 'created_at' | 'updated_at' | 'priority' | 'due_date' | 'relative_position';
-
-/** The order of a page: by the column asked (issues without a due date, position or prioritized label last), then newest first. */
-function orderSql(orderBy: IssueOrder, sort: 'asc' | 'desc'): Sql {
-  const dir = direction(sort);
-  switch (orderBy) {
-    case 'updated_at':
-      return sql`i."updated_at" ${dir}, i."id" ${dir}`;
-    case 'due_date':
-      return sql`i."due_date" ${dir} nulls last, i."id" desc`;
-    case 'relative_position':
-      return sql`i."relative_position" ${dir} nulls last, i."id" desc`;
-    case 'priority':
-      return sql`(select min(l."priority") from "label_links" ll join "labels" l on l."id" = ll."label_id"
-        where ll."target_kind" = 'Issue' and ll."target_id" = i."id") ${dir} nulls last, i."id" desc`;
-    default:
-      return sql`i."created_at" ${dir}, i."id" ${dir}`;
-  }
-}
+export type IssueOrder = WorkItemOrder;
 
 /** A page of the issues the filter keeps, each with what it embeds, and how many there are: two statements. */
 export async function issuePage(
@@ -214,7 +144,7 @@ export async function issuePage(
   if (Number(count) === 0 || page.offset >= Number(count)) return { total: Number(count), rows: [] };
   const rows = await queryRows(
     em,
-    sql`select ${ISSUE_COLUMNS} from ${ISSUES_FROM} where ${where} order by ${orderSql(order.orderBy, order.sort)} limit ${page.limit} offset ${page.offset}`,
+    sql`select ${ISSUE_COLUMNS} from ${ISSUES_FROM} where ${where} order by ${workItemsOrderSql('Issue', order.orderBy, order.sort)} limit ${page.limit} offset ${page.offset}`,
   );
   return { total: Number(count), rows: rows as unknown as IssueRow[] };
 }
@@ -343,12 +273,22 @@ export async function setSubscription(em: EntityManager, kind: 'Issue' | 'MergeR
 }
 
 /**
- * Whether a user takes part in an issue without having chosen (its author, an assignee, a commenter) or follows
+ * Whether a user takes part in a work item without having chosen (its author, an assignee, a commenter) or follows
  * one of its labels: who hears of it unless they unsubscribed.
  */
 export async function participatesIn(em: EntityManager, kind: TargetKind, targetId: number, userId: number): Promise<boolean> {
-  const assignee = kind === 'Issue' ? sql` or exists (select 1 from "issue_assignees" ia where ia."issue_id" = ${targetId} and ia."user_id" = ${userId})` : empty;
-  const author = kind === 'Issue' ? sql` or exists (select 1 from "issues" i where i."id" = ${targetId} and i."author_id" = ${userId})` : empty;
+  const assignee =
+    kind === 'Issue'
+      ? sql` or exists (select 1 from "issue_assignees" ia where ia."issue_id" = ${targetId} and ia."user_id" = ${userId})`
+      : kind === 'MergeRequest'
+        ? sql` or exists (select 1 from "merge_request_assignees" ma where ma."merge_request_id" = ${targetId} and ma."user_id" = ${userId})`
+        : empty;
+  const author =
+    kind === 'Issue'
+      ? sql` or exists (select 1 from "issues" i where i."id" = ${targetId} and i."author_id" = ${userId})`
+      : kind === 'MergeRequest'
+        ? sql` or exists (select 1 from "merge_requests" i where i."id" = ${targetId} and i."author_id" = ${userId})`
+        : empty;
   const [row] = await queryRows(
     em,
     sql`select (exists (select 1 from "notes" nt where nt."target_kind" = ${kind} and nt."target_id" = ${targetId} and nt."author_id" = ${userId} and not nt."system")${author}${assignee}

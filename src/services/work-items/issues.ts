@@ -19,20 +19,17 @@ import {
   setSubscription,
   subscriptionChoice,
   updateIssue,
-  userRefs,
   type IssueColumns,
   type IssueFilter,
-  type IssueRow,
 } from './issue-store.js';
 import { existingLabelIds, labelIdsOf, labelsOn, setLabelLinks } from './label-store.js';
+import { assigneeIdsOf, reassign, relabel } from './work-item-changes.js';
 import { findUsableMilestone, findUsableMilestoneByTitle } from './milestone-store.js';
 import { copyDiscussion, insertNote } from './note-store.js';
 import {
-  assigneesNote,
   confidentialityNote,
   descriptionNote,
   dueDateNote,
-  labelsNote,
   lockNote,
   milestoneNote,
   movedFromNote,
@@ -251,8 +248,8 @@ export class IssuesService extends Service {
     }
     if (manages) {
       const assignees = assigneeIdsOf(input);
-      if (assignees !== undefined) notes.push(...(await this.reassign(scoped.id, before, assignees)));
-      notes.push(...(await this.relabel(scoped.id, project.project.id, input, now)));
+      if (assignees !== undefined) notes.push(...(await reassign(em, { kind: 'Issue', id: scoped.id }, before.assignees.map((user) => user.id), assignees)));
+      notes.push(...(await relabel(em, { kind: 'Issue', id: scoped.id, projectId: project.project.id }, input, now)));
     }
     const backdates = can(this.ctx.caller, 'set_issue_timestamps', project) && input.updated_at !== undefined;
     if (notes.length || Object.keys(columns).length || backdates) {
@@ -261,35 +258,6 @@ export class IssuesService extends Service {
     }
     for (const body of notes) await this.systemNote(project.project.id, scoped.id, body, now);
     return this.present(scoped.id);
-  }
-
-  /** The assignees made these users (those that exist); the system note of the change, if any. */
-  private async reassign(issueId: number, before: IssueRow, wanted: number[]): Promise<string[]> {
-    const em = this.ctx.em;
-    const userIds = await existingUserIds(em, wanted);
-    const old = before.assignees.map((user) => user.id);
-    if (userIds.join() === old.join()) return [];
-    await setAssignees(em, issueId, userIds);
-    const users = await userRefs(em, [...new Set([...userIds, ...old])]);
-    const added = userIds.filter((id) => !old.includes(id)).map((id) => users.get(id)!.username);
-    const removed = old.filter((id) => !userIds.includes(id)).map((id) => users.get(id)?.username ?? 'ghost');
-    return added.length || removed.length ? [assigneesNote(added, removed)] : [];
-  }
-
-  /** The labels replaced (`labels`), added to and taken from; the system note of the change, if any. */
-  private async relabel(issueId: number, projectId: number, input: UpdateIssueInput, now: Date): Promise<string[]> {
-    if (input.labels === undefined && !input.add_labels?.length && !input.remove_labels?.length) return [];
-    const em = this.ctx.em;
-    const current = await labelsOn(em, 'Issue', issueId);
-    let titles = input.labels ?? current.map((label) => label.title);
-    if (input.add_labels) titles = [...titles, ...input.add_labels];
-    if (input.remove_labels) titles = titles.filter((title) => !input.remove_labels!.includes(title));
-    const wanted = await labelIdsOf(em, projectId, titles, now);
-    const added = wanted.filter((label) => !current.some((old) => old.id === label.id));
-    const removed = current.filter((label) => !wanted.some((now) => now.id === label.id));
-    if (!added.length && !removed.length) return [];
-    await setLabelLinks(em, 'Issue', issueId, wanted.map((label) => label.id), now);
-    return [labelsNote(added, removed)];
   }
 
   /** A system note on the issue, by the caller. */
@@ -375,11 +343,4 @@ export class IssuesService extends Service {
 /** A title must say something, as the original validates it. */
 function checkTitle(title: string): void {
   if (title.trim() === '') throw BadRequestError.invalid('title', "can't be blank");
-}
-
-/** The assignees an input names: `assignee_ids`, else `assignee_id` (0 or null for none); undefined when neither is given. */
-function assigneeIdsOf(input: { assignee_ids?: number[]; assignee_id?: number | null }): number[] | undefined {
-  if (input.assignee_ids !== undefined) return [...new Set(input.assignee_ids.filter((id) => id > 0))];
-  if (input.assignee_id !== undefined) return input.assignee_id ? [input.assignee_id] : [];
-  return undefined;
 }

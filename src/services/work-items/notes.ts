@@ -1,14 +1,15 @@
-import { can, type IssueInScope, type IssueNoteInScope } from '../../auth/abilities.js';
+import { can, type IssueInScope, type NoteInScope } from '../../auth/abilities.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../errors.js';
 import type { CreateNoteInput, ListNotesQuery, Note, UpdateNoteInput } from '../../schemas/work-items.js';
 import { pageRequest, type Page, type PageQuery } from '../pagination.js';
 import { ghostUser, presentUserRef } from '../present/issues.js';
 import type { View } from '../present/view.js';
 import { Service } from '../service.js';
-import { updateIssue } from './issue-store.js';
 import { deleteNote, findNote, insertNote, notePage, updateNoteBody, type NoteRow } from './note-store.js';
+import { touch } from './work-item-store.js';
+import { projectOf, type WorkItemTarget } from './work-item-target.js';
 
-/** An issue a note route names: its scope, with its ID and iid. */
+/** An issue a route names: its scope, with its ID and iid. */
 export type IssueTarget = IssueInScope & { id: number; iid: number };
 
 /** A note as the API shows it. */
@@ -34,68 +35,69 @@ function checkBody(body: string): void {
   if (body.trim() === '') throw BadRequestError.invalid('note', "can't be blank");
 }
 
-/** Notes on issues: comments listed, read, written, changed and deleted (system notes are written by the changes they record). */
+/** Notes on issues and merge requests: comments listed, read, written, changed and deleted (system notes are written by the changes they record). */
 export class NotesService extends Service {
-  /** GET .../issues/:issue_iid/notes: newest first unless asked otherwise, system notes among them. */
-  async listForIssue(issue: IssueTarget, query: ListNotesQuery & PageQuery): Promise<Page<Note>> {
+  /** GET .../notes: newest first unless asked otherwise, system notes among them. */
+  async list(target: WorkItemTarget, query: ListNotesQuery & PageQuery): Promise<Page<Note>> {
     const view = await this.ctx.view();
     const { page, perPage, offset } = pageRequest(query);
     const order = { orderBy: query.order_by ?? 'created_at', sort: query.sort ?? 'desc' } as const;
-    const { total, rows } = await notePage(view.rows, 'Issue', issue.id, order, { limit: perPage, offset });
-    return { items: rows.map((row) => presentNote(row, issue.iid, view)), total, page, perPage };
+    const { total, rows } = await notePage(view.rows, target.kind, target.id, order, { limit: perPage, offset });
+    return { items: rows.map((row) => presentNote(row, target.iid, view)), total, page, perPage };
   }
 
-  async getForIssue(issue: IssueTarget, noteId: number): Promise<Note> {
+  async get(target: WorkItemTarget, noteId: number): Promise<Note> {
     const view = await this.ctx.view();
-    return presentNote(await this.noteOf(issue, noteId), issue.iid, view);
+    return presentNote(await this.noteOf(target, noteId), target.iid, view);
   }
 
   /**
-   * POST .../issues/:issue_iid/notes: a comment by the caller (while the discussion is locked, by project members
-   * only); `created_at` is kept for administrators and project owners, as for issues. Commenting touches the issue.
+   * POST .../notes: a comment by the caller (while the discussion is locked, by project members only);
+   * `created_at` is kept for administrators and project owners, as for issues. Commenting touches the work item.
    */
-  async createForIssue(issue: IssueTarget, input: CreateNoteInput): Promise<Note> {
+  async create(target: WorkItemTarget, input: CreateNoteInput): Promise<Note> {
     checkBody(input.body);
     const now = new Date();
-    const createdAt = input.created_at && can(this.ctx.caller, 'set_issue_timestamps', issue.project) ? new Date(input.created_at) : now;
+    const project = projectOf(target);
+    const createdAt = input.created_at && can(this.ctx.caller, 'set_issue_timestamps', project) ? new Date(input.created_at) : now;
     const id = await insertNote(this.ctx.em, {
-      projectId: issue.project.project.id,
-      kind: 'Issue',
-      targetId: issue.id,
+      projectId: project.project.id,
+      kind: target.kind,
+      targetId: target.id,
       authorId: this.ctx.currentUser.id,
       body: input.body,
       system: false,
       createdAt,
     });
-    await updateIssue(this.ctx.em, issue.id, { updated_at: now });
-    return presentNote((await findNote(this.ctx.em, 'Issue', issue.id, id))!, issue.iid, await this.ctx.view());
+    await touch(this.ctx.em, target, now);
+    return presentNote((await findNote(this.ctx.em, target.kind, target.id, id))!, target.iid, await this.ctx.view());
   }
 
   /** PUT .../notes/:note_id: its author, the project's maintainers and administrators change a comment. */
-  async updateForIssue(issue: IssueTarget, noteId: number, input: UpdateNoteInput): Promise<Note> {
+  async update(target: WorkItemTarget, noteId: number, input: UpdateNoteInput): Promise<Note> {
     checkBody(input.body);
-    const note = await this.administered(issue, noteId);
+    const note = await this.administered(target, noteId);
     await updateNoteBody(this.ctx.em, note.id, input.body, new Date());
-    return presentNote((await findNote(this.ctx.em, 'Issue', issue.id, note.id))!, issue.iid, await this.ctx.view());
+    return presentNote((await findNote(this.ctx.em, target.kind, target.id, note.id))!, target.iid, await this.ctx.view());
   }
 
   /** DELETE .../notes/:note_id: as changing it. */
-  async deleteForIssue(issue: IssueTarget, noteId: number): Promise<void> {
-    const note = await this.administered(issue, noteId);
+  async delete(target: WorkItemTarget, noteId: number): Promise<void> {
+    const note = await this.administered(target, noteId);
     await deleteNote(this.ctx.em, note.id);
   }
 
-  /** The issue's note of that ID; 404 `Note Not Found` for none. */
-  async noteOf(issue: IssueTarget, noteId: number): Promise<NoteRow> {
-    const note = await findNote((await this.ctx.view()).rows, 'Issue', issue.id, noteId);
+  /** The work item's note of that ID; 404 `Note Not Found` for none. */
+  async noteOf(target: WorkItemTarget, noteId: number): Promise<NoteRow> {
+    const note = await findNote((await this.ctx.view()).rows, target.kind, target.id, noteId);
     if (!note) throw new NotFoundError('Note');
     return note;
   }
 
   /** The note, when the caller may change it (403 otherwise). */
-  private async administered(issue: IssueTarget, noteId: number): Promise<NoteRow> {
-    const note = await this.noteOf(issue, noteId);
-    const scoped: IssueNoteInScope = { issue, note: { authorId: note.author_id, system: note.system } };
+  private async administered(target: WorkItemTarget, noteId: number): Promise<NoteRow> {
+    const note = await this.noteOf(target, noteId);
+    const scoped: NoteInScope = { noteable: target, note: { authorId: note.author_id, system: note.system } };
     if (!can(this.ctx.caller, 'admin_note', scoped)) throw new ForbiddenError();
     return note;
   }

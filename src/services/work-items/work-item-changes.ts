@@ -1,0 +1,46 @@
+import type { EntityManager } from '../../db/orm.js';
+import { existingUserIds, setAssignees, userRefs } from './issue-store.js';
+import { labelIdsOf, labelsOn, setLabelLinks } from './label-store.js';
+import { setMergeRequestAssignees } from './merge-request-store.js';
+import { assigneesNote, labelsNote } from './system-notes.js';
+import type { WorkItemKind } from './work-item-store.js';
+
+/** What issues and merge requests change alike: their labels and their assignees, each change with its system note. */
+
+/** The labels replaced (`labels`), added to and taken from; the system note of the change, if any. */
+export async function relabel(
+  em: EntityManager,
+  target: { kind: WorkItemKind; id: number; projectId: number },
+  input: { labels?: string[]; add_labels?: string[]; remove_labels?: string[] },
+  now: Date,
+): Promise<string[]> {
+  if (input.labels === undefined && !input.add_labels?.length && !input.remove_labels?.length) return [];
+  const current = await labelsOn(em, target.kind, target.id);
+  let titles = input.labels ?? current.map((label) => label.title);
+  if (input.add_labels) titles = [...titles, ...input.add_labels];
+  if (input.remove_labels) titles = titles.filter((title) => !input.remove_labels!.includes(title));
+  const wanted = await labelIdsOf(em, target.projectId, titles, now);
+  const added = wanted.filter((label) => !current.some((old) => old.id === label.id));
+  const removed = current.filter((label) => !wanted.some((kept) => kept.id === label.id));
+  if (!added.length && !removed.length) return [];
+  await setLabelLinks(em, target.kind, target.id, wanted.map((label) => label.id), now);
+  return [labelsNote(added, removed)];
+}
+
+/** The assignees made these users (those that exist); the system note of the change, if any. */
+export async function reassign(em: EntityManager, target: { kind: WorkItemKind; id: number }, old: number[], wanted: number[]): Promise<string[]> {
+  const userIds = await existingUserIds(em, wanted);
+  if (userIds.join() === old.join()) return [];
+  await (target.kind === 'Issue' ? setAssignees : setMergeRequestAssignees)(em, target.id, userIds);
+  const users = await userRefs(em, [...new Set([...userIds, ...old])]);
+  const added = userIds.filter((id) => !old.includes(id)).map((id) => users.get(id)!.username);
+  const removed = old.filter((id) => !userIds.includes(id)).map((id) => users.get(id)?.username ?? 'ghost');
+  return added.length || removed.length ? [assigneesNote(added, removed)] : [];
+}
+
+/** The assignees an input names: `assignee_ids`, else `assignee_id` (0 or null for none); undefined when neither is given. */
+export function assigneeIdsOf(input: { assignee_ids?: number[]; assignee_id?: number | null }): number[] | undefined {
+  if (input.assignee_ids !== undefined) return [...new Set(input.assignee_ids.filter((id) => id > 0))];
+  if (input.assignee_id !== undefined) return input.assignee_id ? [input.assignee_id] : [];
+  return undefined;
+}
