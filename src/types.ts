@@ -430,8 +430,10 @@ export interface CreateIssueInput {
   labels?: string[];
   due_date?: string | null;
   discussion_locked?: boolean;
-  title: string;
+  title?: string;
   created_at?: string;
+  merge_request_to_resolve_discussions_of?: number;
+  discussion_to_resolve?: string;
 }
 
 export interface UpdateIssueInput {
@@ -1294,7 +1296,8 @@ export type NoteableType = 'Issue' | 'MergeRequest';
 /** A comment on a work item, or a system note recording a change to it. */
 export interface Note {
   id: number;
-  type: null;
+  /** `DiscussionNote` in a thread of replies; null for a note of its own. */
+  type: 'DiscussionNote' | null;
   body: string;
   attachment: null;
   author: UserBasic;
@@ -1304,7 +1307,38 @@ export interface Note {
   noteable_id: number;
   noteable_type: NoteableType;
   noteable_iid: number;
+  /** A note of a merge request's thread is resolvable: then whether it is resolved, and by whom. */
   resolvable: boolean;
+  resolved?: boolean;
+  resolved_by?: UserBasic | null;
+  resolved_at?: string | null;
+}
+
+/** A discussion: a thread of notes (`individual_note` false) or a note of its own, by the original's 40-hex ID. */
+export interface Discussion {
+  id: string;
+  individual_note: boolean;
+  notes: Note[];
+}
+
+export interface CreateDiscussionInput {
+  body: string;
+  created_at?: string;
+}
+
+export interface ReplyInput {
+  body: string;
+  created_at?: string;
+}
+
+/** A note of a thread changed: its text, or (on a merge request) whether it is resolved. */
+export interface UpdateDiscussionNoteInput {
+  body?: string;
+  resolved?: boolean;
+}
+
+export interface ResolveDiscussionInput {
+  resolved: boolean;
 }
 
 export interface ListNotesQuery {
@@ -1368,6 +1402,8 @@ export interface sApi {
   delete: (id: number | string, milestone_id: number) => Promise<void>;
   /** `/projects/:id/milestones/:milestone_id/issues`, `/groups/:id/milestones/:milestone_id/issues` */
   issues: (id: number | string, milestone_id: number, input?: PageQuery) => Promise<ListResult<IssueBasic>>;
+  /** `/projects/:id/milestones/:milestone_id/merge_requests`, `/groups/:id/milestones/:milestone_id/merge_requests` */
+  mergeRequests: (id: number | string, milestone_id: number, input?: PageQuery) => Promise<ListResult<{ id: number; iid: number; project_id: number; title: string; description: string | null; state: 'closed' | 'locked' | 'merged' | 'opened'; created_at: string; updated_at: string; merged_by: UserBasic | null; merged_at: string | null; closed_by: UserBasic | null; closed_at: string | null; target_branch: string; source_branch: string; upvotes: number; downvotes: number; author: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] }; assignee: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] } | null; assignees: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] }[]; reviewers: UserBasic[]; source_project_id: number | null; target_project_id: number; labels: string[]; work_in_progress: boolean; draft: boolean; milestone: Milestone | null; merge_when_pipeline_succeeds: boolean; merge_status: 'can_be_merged' | 'cannot_be_merged' | 'unchecked'; sha: string | null; merge_commit_sha: string | null; squash_commit_sha: null; user_notes_count: number; discussion_locked: boolean; should_remove_source_branch: boolean | null; force_remove_source_branch: boolean; allow_collaboration: boolean; allow_maintainer_to_push: boolean; web_url: string; reference: string; references: { short: string; relative: string; full: string }; time_stats: TimeStats; squash: boolean; task_completion_status: { count: number; completed_count: number }; has_conflicts: boolean; blocking_discussions_resolved: boolean }>>;
 }
 
 /**
@@ -1680,7 +1716,7 @@ export interface Api {
     /** `/projects/:id/issues/:issue_iid` */
     get: (id: number | string, issue_iid: number) => Promise<Issue>;
     /** `/projects/:id/issues` */
-    create: (id: number | string, input: CreateIssueInput) => Promise<Issue>;
+    create: (id: number | string, input?: CreateIssueInput) => Promise<Issue>;
     /** `/projects/:id/issues/:issue_iid` */
     update: (id: number | string, issue_iid: number, input?: UpdateIssueInput) => Promise<Issue>;
     /** `/projects/:id/issues/:issue_iid` */
@@ -1708,11 +1744,25 @@ export interface Api {
     /** `/projects/:id/issues/:issue_iid/notes/:note_id` */
     get: (id: number | string, issue_iid: number, note_id: number) => Promise<Note>;
     /** `/projects/:id/issues/:issue_iid/notes` */
-    create: (id: number | string, issue_iid: number, input: CreateNoteInput) => Promise<Note>;
+    create: (id: number | string, issue_iid: number, input: { body: string; created_at?: string }) => Promise<Note>;
     /** `/projects/:id/issues/:issue_iid/notes/:note_id` */
     update: (id: number | string, issue_iid: number, note_id: number, input: UpdateNoteInput) => Promise<Note>;
     /** `/projects/:id/issues/:issue_iid/notes/:note_id` */
     delete: (id: number | string, issue_iid: number, note_id: number) => Promise<void>;
+  };
+  issueDiscussions: {
+    /** `/projects/:id/issues/:issue_iid/discussions` */
+    list: (id: number | string, issue_iid: number, input?: PageQuery) => Promise<ListResult<Discussion>>;
+    /** `/projects/:id/issues/:issue_iid/discussions/:discussion_id` */
+    get: (id: number | string, issue_iid: number, discussion_id: string) => Promise<Discussion>;
+    /** `/projects/:id/issues/:issue_iid/discussions` */
+    create: (id: number | string, issue_iid: number, input: { body: string; created_at?: string }) => Promise<Discussion>;
+    /** `/projects/:id/issues/:issue_iid/discussions/:discussion_id/notes` */
+    reply: (id: number | string, issue_iid: number, discussion_id: string, input: { body: string; created_at?: string }) => Promise<Note>;
+    /** `/projects/:id/issues/:issue_iid/discussions/:discussion_id/notes/:note_id` */
+    updateNote: (id: number | string, issue_iid: number, discussion_id: string, note_id: number, input?: UpdateDiscussionNoteInput) => Promise<Note>;
+    /** `/projects/:id/issues/:issue_iid/discussions/:discussion_id/notes/:note_id` */
+    deleteNote: (id: number | string, issue_iid: number, discussion_id: string, note_id: number) => Promise<void>;
   };
   awardEmoji: {
     /** `/projects/:id/issues/:issue_iid/award_emoji` */
@@ -1780,11 +1830,27 @@ export interface Api {
     /** `/projects/:id/merge_requests/:merge_request_iid/notes/:note_id` */
     get: (id: number | string, merge_request_iid: number, note_id: number) => Promise<Note>;
     /** `/projects/:id/merge_requests/:merge_request_iid/notes` */
-    create: (id: number | string, merge_request_iid: number, input: CreateNoteInput) => Promise<Note>;
+    create: (id: number | string, merge_request_iid: number, input: { body: string; created_at?: string }) => Promise<Note>;
     /** `/projects/:id/merge_requests/:merge_request_iid/notes/:note_id` */
     update: (id: number | string, merge_request_iid: number, note_id: number, input: UpdateNoteInput) => Promise<Note>;
     /** `/projects/:id/merge_requests/:merge_request_iid/notes/:note_id` */
     delete: (id: number | string, merge_request_iid: number, note_id: number) => Promise<void>;
+  };
+  mergeRequestDiscussions: {
+    /** `/projects/:id/merge_requests/:merge_request_iid/discussions` */
+    list: (id: number | string, merge_request_iid: number, input?: PageQuery) => Promise<ListResult<Discussion>>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id` */
+    get: (id: number | string, merge_request_iid: number, discussion_id: string) => Promise<Discussion>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/discussions` */
+    create: (id: number | string, merge_request_iid: number, input: { body: string; created_at?: string }) => Promise<Discussion>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id/notes` */
+    reply: (id: number | string, merge_request_iid: number, discussion_id: string, input: { body: string; created_at?: string }) => Promise<Note>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id/notes/:note_id` */
+    updateNote: (id: number | string, merge_request_iid: number, discussion_id: string, note_id: number, input?: UpdateDiscussionNoteInput) => Promise<Note>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id/notes/:note_id` */
+    deleteNote: (id: number | string, merge_request_iid: number, discussion_id: string, note_id: number) => Promise<void>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id` */
+    resolve: (id: number | string, merge_request_iid: number, discussion_id: string, input: ResolveDiscussionInput) => Promise<Discussion>;
   };
   mergeRequestAwardEmoji: {
     /** `/projects/:id/merge_requests/:merge_request_iid/award_emoji` */
@@ -1998,6 +2064,11 @@ export type SchemaName =
   | 'DeleteLabelInput'
   | 'NoteableType'
   | 'Note'
+  | 'Discussion'
+  | 'CreateDiscussionInput'
+  | 'ReplyInput'
+  | 'UpdateDiscussionNoteInput'
+  | 'ResolveDiscussionInput'
   | 'ListNotesQuery'
   | 'CreateNoteInput'
   | 'UpdateNoteInput'

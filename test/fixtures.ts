@@ -225,6 +225,22 @@ export class FixtureSet {
         const [project, iid, note] = await Promise.all([this.value('repository', owner), this.value('mergeRequest', owner), this.value('mergeRequestNote', owner)]);
         return (await root.as(await user()).mergeRequestAwardEmoji.createForNote(Number(project), Number(iid), Number(note), { name: 'tada' })).id;
       }
+      case 'issueDiscussion': {
+        const [project, iid] = await Promise.all([this.value('project', owner), this.value('issue', owner)]);
+        return (await root.as(await user()).issueDiscussions.create(Number(project), Number(iid), { body: 'Fixture thread' })).id;
+      }
+      case 'issueDiscussionNote': {
+        const [project, iid, discussion] = await Promise.all([this.value('project', owner), this.value('issue', owner), this.value('issueDiscussion', owner)]);
+        return (await root.issueDiscussions.get(Number(project), Number(iid), String(discussion))).notes[0].id;
+      }
+      case 'mergeRequestDiscussion': {
+        const [project, iid] = await Promise.all([this.value('repository', owner), this.value('mergeRequest', owner)]);
+        return (await root.as(await user()).mergeRequestDiscussions.create(Number(project), Number(iid), { body: 'Fixture thread' })).id;
+      }
+      case 'mergeRequestDiscussionNote': {
+        const [project, iid, discussion] = await Promise.all([this.value('repository', owner), this.value('mergeRequest', owner), this.value('mergeRequestDiscussion', owner)]);
+        return (await root.mergeRequestDiscussions.get(Number(project), Number(iid), String(discussion))).notes[0].id;
+      }
       case 'labelledProject': {
         const { id } = await root.as(await user()).projects.create({ name: `Labelled ${unique()}`, visibility: 'private' });
         await root.as(await user()).labels.create(id, { name: 'fixture', color: '#428BCA', description: 'A fixture' });

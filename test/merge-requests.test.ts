@@ -159,6 +159,15 @@ describe('GET merge requests', () => {
     expect(paged.headers.link).toContain('rel="next"');
     const full = (await t.http.get(url(p.id)).query({ state: 'opened' }).set(as(reporter))).body[0];
     expect(full).toMatchObject({ work_in_progress: true, assignees: [withEmail(reporter)], author: withEmail(owner) });
+    // The label's count is of the open merge requests that carry it; the milestone lists its requests.
+    await t.hosting.as(owner.id).mergeRequests.update(p.id, 2, { labels: ['bug'] });
+    const labels = (await t.http.get(`/api/v4/projects/${p.id}/labels`).set(as(reporter))).body;
+    expect(labels.find((label: { name: string }) => label.name === 'bug')).toMatchObject({ open_merge_requests_count: 1 });
+    const milestone = await t.hosting.as(owner.id).milestones.create(p.id, { title: 'v1' });
+    await t.hosting.as(owner.id).mergeRequests.update(p.id, 2, { milestone_id: milestone.id });
+    const planned = await t.http.get(`/api/v4/projects/${p.id}/milestones/${milestone.id}/merge_requests`).set(as(reporter));
+    expect([planned.status, planned.body.map((mr: { iid: number; milestone: { id: number } }) => [mr.iid, mr.milestone.id])]).toEqual([200, [[2, milestone.id]]]);
+    expect(await list({ milestone: 'v1' })).toEqual([2]);
   });
 
   it('GET /merge_requests shows the caller’s own by default, every readable one with scope=all, nothing of projects it may not read', async () => {
@@ -370,5 +379,85 @@ describe('from a fork', () => {
       expect(git(upstream.gitdir, ['show', 'master:fix/deep/fix.txt'])).toBe('fixed');
       expect(git(upstream.gitdir, ['rev-list', '--parents', '-n', '1', 'master']).split(' ')).toHaveLength(3);
     }
+  });
+});
+
+describe('discussions', () => {
+  it('threads notes, resolves them (the author and developers), blocks the merge until resolved when the project asks, and follows up in an issue', async () => {
+    const p = await project();
+    const api = t.hosting.as(developer.id);
+    await t.hosting.as(owner.id).projects.update(p.id, { only_allow_merge_if_all_discussions_are_resolved: true });
+    const { iid } = await api.mergeRequests.create(p.id, { source_branch: 'feature', target_branch: 'master', title: 'Discussed' });
+    const discussions = (rest = '') => url(p.id, `/${iid}/discussions${rest}`);
+    const started = await t.http.post(discussions()).set(as(reporter)).send({ body: 'Why this?' });
+    expect(started.status).toBe(201);
+    expect(started.body).toMatchObject({ id: expect.stringMatching(/^[0-9a-f]{40}$/), individual_note: false, notes: [{ body: 'Why this?', type: 'DiscussionNote', resolvable: true, resolved: false, resolved_by: null }] });
+    const id = started.body.id;
+    const reply = await t.http.post(discussions(`/${id}/notes`)).set(as(developer)).send({ body: 'Because.' });
+    expect([reply.status, reply.body.type, reply.body.resolvable]).toEqual([201, 'DiscussionNote', true]);
+    // A note of its own is a discussion of its own.
+    await api.mergeRequestNotes.create(p.id, iid, { body: 'Plain note' });
+    const listed = await t.http.get(discussions()).set(as(reporter));
+    expect(listed.body.map((discussion: { individual_note: boolean; notes: unknown[] }) => [discussion.individual_note, discussion.notes.length])).toEqual([[false, 2], [true, 1]]);
+    expect((await t.http.get(url(p.id, `/${iid}`)).set(as(reporter))).body.blocking_discussions_resolved).toBe(false);
+    expect((await t.http.put(url(p.id, `/${iid}/merge`)).set(as(developer))).status).toBe(405);
+    // Reporters may not resolve; the author and developers may.
+    expect((await t.http.put(discussions(`/${id}`)).set(as(reporter)).send({ resolved: true })).status).toBe(403);
+    const resolved = await t.http.put(discussions(`/${id}`)).set(as(developer)).send({ resolved: true });
+    expect(resolved.status).toBe(200);
+    expect(resolved.body.notes.every((note: { resolved: boolean; resolved_by: { id: number } }) => note.resolved && note.resolved_by.id === developer.id)).toBe(true);
+    const unresolved = await t.http.put(discussions(`/${id}/notes/${reply.body.id}`)).set(as(developer)).send({ resolved: false });
+    expect([unresolved.status, unresolved.body.resolved]).toEqual([200, false]);
+    expect((await t.http.get(discussions('/0000000000000000000000000000000000000000')).set(as(reporter))).body).toEqual({ message: '404 Discussion Not Found' });
+    // A follow-up issue takes the unresolved thread over and resolves it.
+    const issue = await t.http.post(`/api/v4/projects/${p.id}/issues`).set(as(developer)).send({ merge_request_to_resolve_discussions_of: iid });
+    expect(issue.status).toBe(201);
+    expect(issue.body.title).toBe('Follow-up from "Discussed"');
+    expect(issue.body.description).toContain(`The following discussion from !${iid} should be addressed:`);
+    expect(issue.body.description).toContain(`@${reporter.username} started a [discussion]`);
+    expect((await t.http.get(url(p.id, `/${iid}`)).set(as(reporter))).body.blocking_discussions_resolved).toBe(true);
+    expect((await t.http.put(url(p.id, `/${iid}/merge`)).set(as(developer))).status).toBe(200);
+  });
+
+  it('threads on issues are not resolvable', async () => {
+    const p = await project();
+    const issue = await t.hosting.as(owner.id).issues.create(p.id, { title: 'Talk' });
+    const started = await t.http.post(`/api/v4/projects/${p.id}/issues/${issue.iid}/discussions`).set(as(reporter)).send({ body: 'Hello' });
+    expect(started.body.notes[0]).toMatchObject({ type: 'DiscussionNote', resolvable: false });
+    expect(started.body.notes[0]).not.toHaveProperty('resolved');
+    const refused = await t.http.put(`/api/v4/projects/${p.id}/issues/${issue.iid}/discussions/${started.body.id}/notes/${started.body.notes[0].id}`).set(as(owner)).send({ resolved: true });
+    expect([refused.status, refused.body]).toEqual([400, { message: { resolved: ['is not resolvable'] } }]);
+  });
+});
+
+describe('merge when pipeline succeeds', () => {
+  it('waits for a running pipeline, merges by itself once a status turns it green, and not when it fails', async () => {
+    const p = await project();
+    const api = t.hosting.as(developer.id);
+    const { iid, sha } = await api.mergeRequests.create(p.id, { source_branch: 'feature', target_branch: 'master', title: 'Automatic' });
+    await api.commitStatuses.create(p.id, sha!, { state: 'running', name: 'test' });
+    const set = await t.http.put(url(p.id, `/${iid}/merge`)).set(as(developer)).send({ merge_when_pipeline_succeeds: true });
+    expect(set.status).toBe(200);
+    expect(set.body).toMatchObject({ state: 'opened', merge_when_pipeline_succeeds: true, merge_user: { id: developer.id }, pipeline: { status: 'running', sha } });
+    const cancelled = await t.http.post(url(p.id, `/${iid}/cancel_merge_when_pipeline_succeeds`)).set(as(developer));
+    expect([cancelled.status, cancelled.body.merge_when_pipeline_succeeds]).toEqual([200, false]);
+    const again = await t.http.put(url(p.id, `/${iid}/cancel_merge_when_pipeline_succeeds`)).set(as(developer));
+    expect([again.status, again.body]).toEqual([406, { message: '406 Not Acceptable' }]);
+    expect((await t.http.put(url(p.id, `/${iid}/cancel_merge_when_pipeline_succeeds`)).set(as(reporter))).status).toBe(401);
+    await t.http.put(url(p.id, `/${iid}/merge`)).set(as(developer)).send({ merge_when_pipeline_succeeds: true });
+    await api.commitStatuses.create(p.id, sha!, { state: 'success', name: 'test' });
+    await t.hosting.backgroundJobs.drain();
+    const merged = await t.hosting.mergeRequests.get(p.id, iid);
+    expect([merged.state, merged.merged_by?.id]).toEqual(['merged', developer.id]);
+    expect((await t.http.put(url(p.id, `/${iid}/cancel_merge_when_pipeline_succeeds`)).set(as(developer))).status).toBe(405);
+
+    // A failed pipeline merges nothing.
+    await api.commits.create(p.id, { branch: 'second', start_branch: 'master', commit_message: 'Second', actions: [{ action: 'create', file_path: 'second.txt', content: '2\n' }] });
+    const second = await api.mergeRequests.create(p.id, { source_branch: 'second', target_branch: 'master', title: 'Fails' });
+    await api.commitStatuses.create(p.id, second.sha!, { state: 'pending', name: 'test' });
+    await api.mergeRequests.merge(p.id, second.iid, { merge_when_pipeline_succeeds: true });
+    await api.commitStatuses.create(p.id, second.sha!, { state: 'failed', name: 'test' });
+    await t.hosting.backgroundJobs.drain();
+    expect((await t.hosting.mergeRequests.get(p.id, second.iid)).state).toBe('opened');
   });
 });

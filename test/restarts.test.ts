@@ -82,6 +82,14 @@ describe.runIf(hasGit)('forgekit serve, stopped and started again', { timeout: 2
     const issue = await first.api('POST', `/projects/${id}/issues`, { title: 'Kept issue', labels: 'bug' });
     expect(issue.status).toBe(201);
     expect((await first.api('POST', `/projects/${id}/issues/1/notes`, { body: 'Kept note' })).status).toBe(201);
+    // A merge request set to merge when its pipeline succeeds, which turns green after the restart.
+    const feature = await first.api('POST', `/projects/${id}/repository/files/feature.txt`, { branch: 'feature', start_branch: 'master', content: 'f', commit_message: 'Feature' });
+    expect(feature.status).toBe(201);
+    const request = await first.api('POST', `/projects/${id}/merge_requests`, { source_branch: 'feature', target_branch: 'master', title: 'Automatic' });
+    expect(request.status).toBe(201);
+    expect((await first.api('POST', `/projects/${id}/statuses/${request.body.sha}`, { state: 'running', name: 'ci' })).status).toBe(201);
+    const automatic = await first.api('PUT', `/projects/${id}/merge_requests/1/merge`, { merge_when_pipeline_succeeds: true });
+    expect([automatic.status, automatic.body.merge_when_pipeline_succeeds]).toEqual([200, true]);
     first.server.child.kill('SIGTERM');
     expect(await first.server.exited).toBe(0);
 
@@ -101,11 +109,20 @@ describe.runIf(hasGit)('forgekit serve, stopped and started again', { timeout: 2
     expect([kept.body.title, kept.body.labels, kept.body.user_notes_count]).toEqual(['Kept issue', ['bug'], 1]);
     // The next issue takes the next iid: the counter was kept too.
     expect((await second.api('POST', `/projects/${id}/issues`, { title: 'Next issue' })).body.iid).toBe(2);
+    // The pipeline turns green: the request merges by itself, in a job of the restarted server.
+    expect((await second.api('POST', `/projects/${id}/statuses/${request.body.sha}`, { state: 'success', name: 'ci' })).status).toBe(201);
+    let merged = await second.api('GET', `/projects/${id}/merge_requests/1`);
+    for (let tries = 0; merged.body.state !== 'merged' && tries < 200; tries++) {
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      merged = await second.api('GET', `/projects/${id}/merge_requests/1`);
+    }
+    expect([merged.body.state, merged.body.merge_commit_sha]).toEqual(['merged', expect.stringMatching(/^[0-9a-f]{40}$/)]);
     // The next write continues the history.
     const next = await second.api('POST', `/projects/${id}/repository/files/b.txt`, { branch: 'master', content: 'b', commit_message: 'Next' });
     expect(next.status).toBe(201);
     const gitdir = join(storage, RepositoryStore.relativePath(id));
-    expect(gitLog(gitdir, 'master')).toHaveLength(2);
+    // The first commit, the feature's, the merge commit, the next.
+    expect(gitLog(gitdir, 'master')).toHaveLength(4);
     expect(fsck(gitdir)).toBe('0 ');
     second.server.child.kill('SIGTERM');
     expect(await second.server.exited).toBe(0);

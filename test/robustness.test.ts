@@ -123,7 +123,7 @@ function send(method: string, caller: Caller, c: Case): Test {
 
 /**
  * The original's answers whose message does not start with the status: a taken username or address (POST /users),
- * a member or a share that exists, a share with the project's own group, a transfer that failed.
+ * a member or a share that exists, a share with the project's own group, a transfer that failed, a merge refused.
  */
 const UNNUMBERED_MESSAGES = [
   /^(Email|Username) has already been taken$/,
@@ -131,6 +131,8 @@ const UNNUMBERED_MESSAGES = [
   /^Group already shared with this group$/,
   /^Project cannot be shared with the group it is in or one of its ancestors\.$/,
   /^Failed to transfer project \{:new_namespace=>\["[^"]+"\]\}$/,
+  // Accepting a merge request, as SPEC.md "Errors" 7 words its refusals.
+  /^(Branch cannot be merged|Method Not Allowed|SHA does not match HEAD of source branch)$/,
   // The repository area's refusals, as src/services/repository/refusals.ts words them.
   ...refusalPatterns(),
 ];

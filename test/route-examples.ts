@@ -26,6 +26,8 @@ import type { AnyRoute, RouteSpec } from '../src/api/route.js';
  * user's in `repository` (its iid), from a branch with a commit into master; `subscribedMergeRequest` another that root subscribed to,
  * `automaticMergeRequest` another set to merge when the pipeline of its head (a pending status) succeeds;
  * `mergeRequestNote` a comment of the fixture user's on it, `mergeRequestAward` and `mergeRequestNoteAward` emoji (`tada`) it awarded them.
+ * `issueDiscussion` and `mergeRequestDiscussion` are threads the fixture user started on `issue` and `mergeRequest`, and
+ * `issueDiscussionNote` and `mergeRequestDiscussionNote` their first notes.
  * `labelledProject` is another private project of its with a label named `fixture` (`label`, by ID) and one named
  * `followed` that root subscribed to (`subscribedLabel`); `milestone` is a milestone of `project`, `groupMilestone` one of `group`.
  */
@@ -71,6 +73,10 @@ export type ExampleFixture =
   | 'mergeRequestNote'
   | 'mergeRequestAward'
   | 'mergeRequestNoteAward'
+  | 'issueDiscussion'
+  | 'issueDiscussionNote'
+  | 'mergeRequestDiscussion'
+  | 'mergeRequestDiscussionNote'
   | 'labelledProject'
   | 'label'
   | 'subscribedLabel'
@@ -336,6 +342,7 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
     update: { params: { id: 'project', milestone_id: 'milestone' }, input: { title: 'Renamed by the example', state_event: 'close', due_date: '2031-01-01' } },
     delete: { params: { id: 'project', milestone_id: 'milestone' } },
     issues: { params: { id: 'project', milestone_id: 'milestone' } },
+    mergeRequests: { params: { id: 'project', milestone_id: 'milestone' } },
   },
   groupMilestones: {
     list: { params: { id: 'group' }, input: { state: 'all', title: 'fixture' } },
@@ -344,6 +351,7 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
     update: { params: { id: 'group', milestone_id: 'groupMilestone' }, input: { description: 'Changed by the example', state_event: 'close' } },
     delete: { params: { id: 'group', milestone_id: 'groupMilestone' } },
     issues: { params: { id: 'group', milestone_id: 'groupMilestone' } },
+    mergeRequests: { params: { id: 'group', milestone_id: 'groupMilestone' } },
   },
   mergeRequests: {
     listAll: { input: { scope: 'all', state: 'opened' } },
@@ -373,6 +381,23 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
     create: { params: { id: 'repository', merge_request_iid: 'mergeRequest' }, input: { body: 'Looks good' } },
     update: { params: { id: 'repository', merge_request_iid: 'mergeRequest', note_id: 'mergeRequestNote' }, input: { body: 'Changed by the example' } },
     delete: { params: { id: 'repository', merge_request_iid: 'mergeRequest', note_id: 'mergeRequestNote' } },
+  },
+  issueDiscussions: {
+    list: { params: { id: 'project', issue_iid: 'issue' } },
+    get: { params: { id: 'project', issue_iid: 'issue', discussion_id: 'issueDiscussion' } },
+    create: { params: { id: 'project', issue_iid: 'issue' }, input: { body: 'A thread' } },
+    reply: { params: { id: 'project', issue_iid: 'issue', discussion_id: 'issueDiscussion' }, input: { body: 'A reply' } },
+    updateNote: { params: { id: 'project', issue_iid: 'issue', discussion_id: 'issueDiscussion', note_id: 'issueDiscussionNote' }, input: { body: 'Changed' } },
+    deleteNote: { params: { id: 'project', issue_iid: 'issue', discussion_id: 'issueDiscussion', note_id: 'issueDiscussionNote' } },
+  },
+  mergeRequestDiscussions: {
+    list: { params: { id: 'repository', merge_request_iid: 'mergeRequest' } },
+    get: { params: { id: 'repository', merge_request_iid: 'mergeRequest', discussion_id: 'mergeRequestDiscussion' } },
+    create: { params: { id: 'repository', merge_request_iid: 'mergeRequest' }, input: { body: 'A thread' } },
+    reply: { params: { id: 'repository', merge_request_iid: 'mergeRequest', discussion_id: 'mergeRequestDiscussion' }, input: { body: 'A reply' } },
+    updateNote: { params: { id: 'repository', merge_request_iid: 'mergeRequest', discussion_id: 'mergeRequestDiscussion', note_id: 'mergeRequestDiscussionNote' }, input: { resolved: true } },
+    deleteNote: { params: { id: 'repository', merge_request_iid: 'mergeRequest', discussion_id: 'mergeRequestDiscussion', note_id: 'mergeRequestDiscussionNote' } },
+    resolve: { params: { id: 'repository', merge_request_iid: 'mergeRequest', discussion_id: 'mergeRequestDiscussion' }, input: { resolved: true } },
   },
   mergeRequestAwardEmoji: {
     list: { params: { id: 'repository', merge_request_iid: 'mergeRequest' } },

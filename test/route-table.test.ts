@@ -117,6 +117,7 @@ const ADMITS_OTHERS: Record<Ability, boolean> = {
   update_merge_request: false,
   create_merge_request_note: false,
   award_merge_request_emoji: false,
+  resolve_merge_request_discussion: false,
   admin_note: false,
 };
 

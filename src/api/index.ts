@@ -7,8 +7,8 @@ import { emails, gpgKeys, sshKeys } from './keys.js';
 import { instance } from './meta.js';
 import { labels } from './labels.js';
 import { groupMilestones, milestones } from './milestones.js';
-import { awardEmoji, issueNotes, issues } from './issues.js';
-import { mergeRequestAwardEmoji, mergeRequestNotes, mergeRequests } from './merge-requests.js';
+import { awardEmoji, issueDiscussions, issueNotes, issues } from './issues.js';
+import { mergeRequestAwardEmoji, mergeRequestDiscussions, mergeRequestNotes, mergeRequests } from './merge-requests.js';
 import { groups as groupRoutes } from './groups.js';
 import { groupMembers, projectMembers } from './members.js';
 import { namespaces } from './namespaces.js';
@@ -48,9 +48,11 @@ const groups = {
   repository,
   issues,
   issueNotes,
+  issueDiscussions,
   awardEmoji,
   mergeRequests,
   mergeRequestNotes,
+  mergeRequestDiscussions,
   mergeRequestAwardEmoji,
   labels,
   milestones,
@@ -90,6 +92,8 @@ const groupDescriptions: Record<keyof typeof groups, string> = {
   mergeRequests: 'Merge requests: from a branch into another of the same project or, from a fork, of its upstream; their commits and changes, merged by a real merge commit, the issues they close',
   mergeRequestNotes: 'Notes on merge requests: comments, and the system notes that record each change',
   mergeRequestAwardEmoji: 'Emoji awarded to merge requests and to notes on them',
+  mergeRequestDiscussions: 'Discussions of merge requests: threads of notes, resolvable by the request’s author and developers',
+  issueDiscussions: 'Discussions of issues: threads of notes and notes of their own',
   labels: 'Labels of projects: listed with the counts of the issues that carry them, created, changed, deleted and subscribed to',
   milestones: 'Milestones of projects: listed, created with the project’s next iid, changed, closed and activated, deleted; the issues that have one',
   groupMilestones: 'Milestones of groups, which the projects of the group and of its subgroups may use: as a project’s',

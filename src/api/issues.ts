@@ -2,6 +2,10 @@ import { CreateIssueInput, Issue, IssueBasic, ListIssuesQuery, MoveIssueInput, U
 import {
   AwardEmoji,
   CreateAwardEmojiInput,
+  CreateDiscussionInput,
+  Discussion,
+  ReplyInput,
+  UpdateDiscussionNoteInput,
   CreateNoteInput,
   ListNotesQuery,
   Note,
@@ -169,5 +173,38 @@ export const awardEmoji = {
     method: 'DELETE', path: '/issues/:issue_iid/notes/:note_id/award_emoji/:award_id', scope: 'issue', summary: 'Take back one’s emoji from a note',
     ability: 'read_issue',
     run: (ctx, { issue, note_id, award_id }) => ctx.awardEmoji.delete({ target: issueTarget(issue), noteId: note_id }, award_id),
+  }),
+};
+
+export const issueDiscussions = {
+  list: projectRoute({
+    method: 'GET', path: '/issues/:issue_iid/discussions', scope: 'issue', summary: 'The discussions of an issue: threads and notes of their own, in the order they began', auth,
+    ability: 'read_issue', list: Discussion,
+    run: (ctx, { issue }, input) => ctx.discussions.list(issueTarget(issue), input),
+  }),
+  get: projectRoute({
+    method: 'GET', path: '/issues/:issue_iid/discussions/:discussion_id', scope: 'issue', summary: 'One discussion of an issue, with its notes', auth,
+    ability: 'read_issue', response: Discussion,
+    run: (ctx, { issue, discussion_id }) => ctx.discussions.get(issueTarget(issue), discussion_id),
+  }),
+  create: projectRoute({
+    method: 'POST', path: '/issues/:issue_iid/discussions', scope: 'issue', summary: 'Start a thread on an issue',
+    ability: 'create_issue_note', input: CreateDiscussionInput, response: Discussion, bodyLimit: WORK_ITEM_BODY_LIMIT,
+    run: (ctx, { issue }, input) => ctx.discussions.create(issueTarget(issue), input),
+  }),
+  reply: projectRoute({
+    method: 'POST', path: '/issues/:issue_iid/discussions/:discussion_id/notes', scope: 'issue', summary: 'Reply in a discussion (a note of its own becomes a thread)',
+    ability: 'create_issue_note', input: ReplyInput, response: Note, bodyLimit: WORK_ITEM_BODY_LIMIT,
+    run: (ctx, { issue, discussion_id }, input) => ctx.discussions.reply(issueTarget(issue), discussion_id, input),
+  }),
+  updateNote: projectRoute({
+    method: 'PUT', path: '/issues/:issue_iid/discussions/:discussion_id/notes/:note_id', scope: 'issue', summary: 'Change a note of a discussion (`body`), or resolve it (`resolved`, a merge request’s)',
+    ability: 'read_issue', input: UpdateDiscussionNoteInput, response: Note, bodyLimit: WORK_ITEM_BODY_LIMIT,
+    run: (ctx, { issue, discussion_id, note_id }, input) => ctx.discussions.updateNote(issueTarget(issue), discussion_id, note_id, input),
+  }),
+  deleteNote: projectRoute({
+    method: 'DELETE', path: '/issues/:issue_iid/discussions/:discussion_id/notes/:note_id', scope: 'issue', summary: 'Delete a note of a discussion (its author, maintainers)',
+    ability: 'read_issue',
+    run: (ctx, { issue, discussion_id, note_id }) => ctx.discussions.deleteNote(issueTarget(issue), discussion_id, note_id),
   }),
 };

@@ -14,6 +14,11 @@ import { IssueBasic } from '../schemas/issues.js';
 import {
   AwardEmoji,
   CreateAwardEmojiInput,
+  CreateDiscussionInput,
+  Discussion,
+  ReplyInput,
+  ResolveDiscussionInput,
+  UpdateDiscussionNoteInput,
   CreateNoteInput,
   ListNotesQuery,
   Note,
@@ -207,5 +212,43 @@ export const mergeRequestAwardEmoji = {
     method: 'DELETE', path: '/merge_requests/:merge_request_iid/notes/:note_id/award_emoji/:award_id', scope: 'mergeRequest', summary: 'Take back one’s emoji from a note on a merge request',
     ability: 'read_merge_request',
     run: (ctx, { mergeRequest, note_id, award_id }) => ctx.awardEmoji.delete({ target: mergeRequestTarget(mergeRequest), noteId: note_id }, award_id),
+  }),
+};
+
+export const mergeRequestDiscussions = {
+  list: projectRoute({
+    method: 'GET', path: '/merge_requests/:merge_request_iid/discussions', scope: 'mergeRequest', summary: 'The discussions of a merge request: threads and notes of their own, in the order they began', auth,
+    ability: 'read_merge_request', list: Discussion,
+    run: (ctx, { mergeRequest }, input) => ctx.discussions.list(mergeRequestTarget(mergeRequest), input),
+  }),
+  get: projectRoute({
+    method: 'GET', path: '/merge_requests/:merge_request_iid/discussions/:discussion_id', scope: 'mergeRequest', summary: 'One discussion of a merge request, with its notes', auth,
+    ability: 'read_merge_request', response: Discussion,
+    run: (ctx, { mergeRequest, discussion_id }) => ctx.discussions.get(mergeRequestTarget(mergeRequest), discussion_id),
+  }),
+  create: projectRoute({
+    method: 'POST', path: '/merge_requests/:merge_request_iid/discussions', scope: 'mergeRequest', summary: 'Start a thread on a merge request',
+    ability: 'create_merge_request_note', input: CreateDiscussionInput, response: Discussion, bodyLimit: WORK_ITEM_BODY_LIMIT,
+    run: (ctx, { mergeRequest }, input) => ctx.discussions.create(mergeRequestTarget(mergeRequest), input),
+  }),
+  reply: projectRoute({
+    method: 'POST', path: '/merge_requests/:merge_request_iid/discussions/:discussion_id/notes', scope: 'mergeRequest', summary: 'Reply in a discussion (a note of its own becomes a thread)',
+    ability: 'create_merge_request_note', input: ReplyInput, response: Note, bodyLimit: WORK_ITEM_BODY_LIMIT,
+    run: (ctx, { mergeRequest, discussion_id }, input) => ctx.discussions.reply(mergeRequestTarget(mergeRequest), discussion_id, input),
+  }),
+  updateNote: projectRoute({
+    method: 'PUT', path: '/merge_requests/:merge_request_iid/discussions/:discussion_id/notes/:note_id', scope: 'mergeRequest', summary: 'Change a note of a discussion (`body`), or resolve it (`resolved`, a merge request’s)',
+    ability: 'read_merge_request', input: UpdateDiscussionNoteInput, response: Note, bodyLimit: WORK_ITEM_BODY_LIMIT,
+    run: (ctx, { mergeRequest, discussion_id, note_id }, input) => ctx.discussions.updateNote(mergeRequestTarget(mergeRequest), discussion_id, note_id, input),
+  }),
+  deleteNote: projectRoute({
+    method: 'DELETE', path: '/merge_requests/:merge_request_iid/discussions/:discussion_id/notes/:note_id', scope: 'mergeRequest', summary: 'Delete a note of a discussion (its author, maintainers)',
+    ability: 'read_merge_request',
+    run: (ctx, { mergeRequest, discussion_id, note_id }) => ctx.discussions.deleteNote(mergeRequestTarget(mergeRequest), discussion_id, note_id),
+  }),
+  resolve: projectRoute({
+    method: 'PUT', path: '/merge_requests/:merge_request_iid/discussions/:discussion_id', scope: 'mergeRequest', summary: 'Resolve (or unresolve) a whole thread (the request’s author, developers and above)',
+    ability: 'read_merge_request', input: ResolveDiscussionInput, response: Discussion,
+    run: (ctx, { mergeRequest, discussion_id }, input) => ctx.discussions.resolve(mergeRequestTarget(mergeRequest), discussion_id, input.resolved),
   }),
 };

@@ -1,4 +1,5 @@
 import { IssueBasic } from '../schemas/issues.js';
+import { MergeRequestBasic } from '../schemas/merge-requests.js';
 import { CreateMilestoneInput, ListMilestonesQuery, Milestone, UpdateMilestoneInput, WORK_ITEM_BODY_LIMIT } from '../schemas/work-items.js';
 import { groupItems, groupRoute, projectItems, projectRoute } from './scoped.js';
 
@@ -33,6 +34,11 @@ export const milestones = {
     auth, ability: 'read_milestone', list: IssueBasic,
     run: (ctx, { project, milestone_id }, input) => ctx.milestones.issues(project, milestone_id, input),
   }),
+  mergeRequests: projectRoute({
+    method: 'GET', path: '/milestones/:milestone_id/merge_requests', summary: 'The merge requests that have the milestone and that the caller may read, newest first',
+    auth, ability: 'read_milestone', list: MergeRequestBasic,
+    run: (ctx, { project, milestone_id }, input) => ctx.milestones.mergeRequests(project, milestone_id, input),
+  }),
 };
 
 const groupMilestone = groupItems({ path: '/milestones', id: 'milestone_id', service: (ctx) => ctx.milestones });
@@ -62,5 +68,10 @@ export const groupMilestones = {
     method: 'GET', path: '/milestones/:milestone_id/issues', summary: 'The issues of the group’s projects and its subgroups’ that have the milestone and that the caller may read',
     auth, ability: 'read_group', list: IssueBasic,
     run: (ctx, { group, milestone_id }, input) => ctx.milestones.issues(group, milestone_id, input),
+  }),
+  mergeRequests: groupRoute({
+    method: 'GET', path: '/milestones/:milestone_id/merge_requests', summary: 'The merge requests of the group’s projects and its subgroups’ that have the milestone and that the caller may read',
+    auth, ability: 'read_group', list: MergeRequestBasic,
+    run: (ctx, { group, milestone_id }, input) => ctx.milestones.mergeRequests(group, milestone_id, input),
   }),
 };

@@ -35,6 +35,8 @@ export const PATH_PARAMETERS = {
   issue_iid: Int32({ description: 'the issue\'s iid' }),
   merge_request_iid: Int32({ description: 'the merge request\'s iid' }),
   note_id: Int32({ description: 'note ID' }),
+  /** A discussion, by the original's 40-hex ID. */
+  discussion_id: Type.String({ pattern: '^[0-9a-f]{40}$', maxLength: 40, description: 'discussion ID' }),
   award_id: Int32({ description: 'award emoji ID' }),
   /** A label by ID or, as later clients name it, by its (URL-encoded) name. */
   label_id: Type.Union([Int32(), BoundedText()], { description: 'label ID or name' }),

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { BoundedText, DateOnly, DateTime, Int32, LIST_MAX, Nullable, NullableValue } from './common.js';
+import { BoundedText, DateOnly, DateTime, DateTimeInput, Int32, LIST_MAX, Nullable, NullableValue } from './common.js';
 import { UserBasic } from './users.js';
 
 /**
@@ -147,7 +147,8 @@ export const NoteableType = Type.Union([Type.Literal('Issue'), Type.Literal('Mer
 export const Note = Type.Object(
   {
     id: Type.Integer(),
-    type: Type.Null(),
+    /** `DiscussionNote` in a thread of replies; null for a note of its own. */
+    type: Nullable(Type.Literal('DiscussionNote')),
     body: Type.String(),
     attachment: Type.Null(),
     author: UserBasic,
@@ -157,11 +158,44 @@ export const Note = Type.Object(
     noteable_id: Type.Integer(),
     noteable_type: NoteableType,
     noteable_iid: Type.Integer(),
+    /** A note of a merge request's thread is resolvable: then whether it is resolved, and by whom. */
     resolvable: Type.Boolean(),
+    resolved: Type.Optional(Type.Boolean()),
+    resolved_by: Type.Optional(Nullable(UserBasic)),
+    resolved_at: Type.Optional(Nullable(DateTime)),
   },
   { ...closed, title: 'Note' },
 );
 export type Note = Static<typeof Note>;
+
+/** A discussion: a thread of notes (`individual_note` false) or a note of its own, by the original's 40-hex ID. */
+export const Discussion = Type.Object(
+  { id: Type.String(), individual_note: Type.Boolean(), notes: Type.Array(Note) },
+  { ...closed, title: 'Discussion' },
+);
+export type Discussion = Static<typeof Discussion>;
+
+export const CreateDiscussionInput = Type.Object({
+  body: LongText('the thread’s first note'),
+  created_at: Type.Optional(DateTimeInput),
+});
+export type CreateDiscussionInput = Static<typeof CreateDiscussionInput>;
+
+export const ReplyInput = Type.Object({
+  body: LongText('the reply'),
+  created_at: Type.Optional(DateTimeInput),
+});
+export type ReplyInput = Static<typeof ReplyInput>;
+
+/** A note of a thread changed: its text, or (on a merge request) whether it is resolved. */
+export const UpdateDiscussionNoteInput = Type.Object({
+  body: Type.Optional(LongText('the new text')),
+  resolved: Type.Optional(Type.Boolean({ description: 'resolve (true) or unresolve the note, on a merge request' })),
+});
+export type UpdateDiscussionNoteInput = Static<typeof UpdateDiscussionNoteInput>;
+
+export const ResolveDiscussionInput = Type.Object({ resolved: Type.Boolean({ description: 'resolve (true) or unresolve the whole thread' }) });
+export type ResolveDiscussionInput = Static<typeof ResolveDiscussionInput>;
 
 export const ListNotesQuery = Type.Object({
   order_by: Type.Optional(Type.Union([Type.Literal('created_at'), Type.Literal('updated_at')], { description: 'created_at (default) or updated_at' })),

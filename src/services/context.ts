@@ -34,6 +34,7 @@ import { TagsService } from './repository/tags.js';
 import { AccessTokensService } from './identity/tokens.js';
 import { UsersService } from './identity/users.js';
 import { AwardEmojiService } from './work-items/award-emoji.js';
+import { DiscussionsService } from './work-items/discussions.js';
 import { IssuesService } from './work-items/issues.js';
 import { LabelsService } from './work-items/labels.js';
 import { MergeRequestsService } from './work-items/merge-requests.js';
@@ -257,6 +258,9 @@ export class Context {
   }
   get notes() {
     return new NotesService(this);
+  }
+  get discussions() {
+    return new DiscussionsService(this);
   }
   get awardEmoji() {
     return new AwardEmojiService(this);

@@ -22,10 +22,10 @@ const user = (caller: Caller) => caller.user?.id;
  * Who may do what with one merge request (the original's MergeRequestPolicy): read it with the project's merge
  * requests; change it (its author and assignees, developers and above); comment and award emoji while its
  * discussion is not locked (then project members only). Hidden (404) from those who may not read the project's
- * merge requests. Merging is decided by the target branch's protection (auth/policies/project.ts mergesToBranch).
+ * merge requests; its threads are resolved by its author and developers. Merging is decided by the target branch's protection (auth/policies/project.ts mergesToBranch).
  */
 export const mergeRequestPolicy = definePolicy({
-  abilities: ['read_merge_request', 'update_merge_request', 'create_merge_request_note', 'award_merge_request_emoji'],
+  abilities: ['read_merge_request', 'update_merge_request', 'create_merge_request_note', 'award_merge_request_emoji', 'resolve_merge_request_discussion'],
   conditions: {
     reads_requests: (caller: Caller, scoped: MergeRequestInScope) => projectPolicy.allows(caller, 'read_merge_requests', scoped.project),
     manages: (caller: Caller, scoped: MergeRequestInScope) => projectPolicy.allows(caller, 'admin_merge_request', scoped.project),
@@ -41,8 +41,10 @@ export const mergeRequestPolicy = definePolicy({
     { when: (is) => is.reads_requests, enable: ['read_merge_request'] },
     { when: (is) => is.signed_in && is.reads_requests, enable: ['create_merge_request_note', 'award_merge_request_emoji'] },
     { when: (is) => is.reads_requests && (is.manages || is.author || is.assignee), enable: ['update_merge_request'] },
+    // Threads are resolved by the request's author and by developers and above, as the original's `resolve_note`.
+    { when: (is) => is.reads_requests && (is.manages || is.author), enable: ['resolve_merge_request_discussion'] },
     { when: (is) => is.locked && !is.member && !is.admin, prevent: ['create_merge_request_note'] },
-    { when: (is) => is.archived, prevent: ['update_merge_request', 'create_merge_request_note', 'award_merge_request_emoji'] },
+    { when: (is) => is.archived, prevent: ['update_merge_request', 'create_merge_request_note', 'award_merge_request_emoji', 'resolve_merge_request_discussion'] },
   ],
   hidden: { abilities: 'all', when: (is) => !is.reads_requests },
 });

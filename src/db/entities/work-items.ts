@@ -269,11 +269,15 @@ export const MergeRequestAssignee = defineEntity({
 });
 export type MergeRequestAssignee = InferEntity<typeof MergeRequestAssignee>;
 
-/** A comment on a work item, or a system note recording a change to it (`system`). */
+/**
+ * A comment on a work item, or a system note recording a change to it (`system`). Each belongs to a discussion (the
+ * original's 40-hex ID): a thread of replies started with `type` `DiscussionNote`, or a note of its own. A merge
+ * request's threads are resolvable: resolved once, by whom.
+ */
 export const Note = defineEntity({
   name: 'Note',
   tableName: 'notes',
-  indexes: [{ properties: ['targetKind', 'targetId', 'createdAt'] }],
+  indexes: [{ properties: ['targetKind', 'targetId', 'createdAt'] }, { properties: ['discussionId'] }],
   properties: {
     id: p.integer().primary(),
     project: belongsTo(Project).index(),
@@ -282,6 +286,11 @@ export const Note = defineEntity({
     author: refersTo(User).index(),
     body: p.text(),
     system: p.boolean().default(false),
+    discussionId: p.string().length(40),
+    /** `DiscussionNote` for a note of a thread; null for a note of its own. */
+    type: p.string().length(32).nullable(),
+    resolvedAt: p.datetime().nullable(),
+    resolvedBy: refersTo(User).index(),
     ...timestamps(),
   },
 });

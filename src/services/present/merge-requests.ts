@@ -81,7 +81,7 @@ export function presentMergeRequestBasic(row: MergeRequestRow, view: View): Merg
     squash: false,
     task_completion_status: taskCompletion(row.description),
     has_conflicts: row.merge_status === 'cannot_be_merged',
-    blocking_discussions_resolved: true,
+    blocking_discussions_resolved: row.discussions_resolved,
   };
 }
 

@@ -25,7 +25,8 @@ import {
 import { existingLabelIds, labelIdsOf, labelsOn, setLabelLinks } from './label-store.js';
 import { assigneeIdsOf, reassign, relabel } from './work-item-changes.js';
 import { findUsableMilestone, findUsableMilestoneByTitle } from './milestone-store.js';
-import { copyDiscussion, insertNote } from './note-store.js';
+import { mergeRequestRow } from './merge-request-store.js';
+import { copyDiscussion, insertNote, resolveNotes, unresolvedThreads } from './note-store.js';
 import {
   confidentialityNote,
   descriptionNote,
@@ -161,7 +162,10 @@ export class IssuesService extends Service {
    * the original filters them; `created_at` by administrators and owners only.
    */
   async create(scoped: ProjectInScope, input: CreateIssueInput): Promise<Issue> {
-    checkTitle(input.title);
+    const followUp = input.merge_request_to_resolve_discussions_of !== undefined ? await this.followUpOf(scoped, input) : null;
+    const title = input.title ?? followUp?.title;
+    if (title === undefined) throw BadRequestError.missing('title');
+    checkTitle(title);
     const em = this.ctx.em;
     const now = new Date();
     const projectId = scoped.project.id;
@@ -169,8 +173,8 @@ export class IssuesService extends Service {
     const backdates = can(this.ctx.caller, 'set_issue_timestamps', scoped);
     const createdAt = backdates && input.created_at ? new Date(input.created_at) : now;
     const columns: IssueColumns = {
-      title: input.title,
-      description: input.description ?? null,
+      title,
+      description: input.description ?? followUp?.description ?? null,
       confidential: input.confidential ?? false,
       created_at: createdAt,
       updated_at: createdAt,
@@ -181,13 +185,41 @@ export class IssuesService extends Service {
       if (input.milestone_id) columns.milestone_id = (await findUsableMilestone(em, projectId, input.milestone_id))?.id ?? null;
     }
     const iid = await nextIid(em, 'issues', { projectId });
-    const { id } = await insertIssue(em, { projectId, iid, authorId: this.ctx.currentUser.id, title: input.title, now, ...columns });
+    const { id } = await insertIssue(em, { projectId, iid, authorId: this.ctx.currentUser.id, title, now, ...columns });
     if (manages) {
       const assignees = assigneeIdsOf(input);
       if (assignees?.length) await setAssignees(em, id, await existingUserIds(em, assignees));
       if (input.labels?.length) await setLabelLinks(em, 'Issue', id, (await labelIdsOf(em, projectId, input.labels, now)).map((label) => label.id), now);
     }
+    if (followUp?.resolves) for (const discussionId of followUp.discussionIds) await resolveNotes(em, discussionId, this.ctx.currentUser.id, now);
     return this.present(id);
+  }
+
+  /**
+   * `merge_request_to_resolve_discussions_of` (and `discussion_to_resolve`): the original's follow-up issue of a merge
+   * request's unresolved threads (or of one): its default title and description (a given title or description wins),
+   * and the threads it resolves once made, when the caller may resolve them. A request the caller may not read is
+   * not there (404).
+   */
+  private async followUpOf(scoped: ProjectInScope, input: CreateIssueInput) {
+    const request = await this.ctx.mergeRequests.findInScope(scoped, input.merge_request_to_resolve_discussions_of!);
+    if (!request || !can(this.ctx.caller, 'read_merge_request', request)) throw new NotFoundError('Merge Request');
+    const row = (await mergeRequestRow((await this.ctx.view()).rows, request.id))!;
+    const threads = await unresolvedThreads((await this.ctx.view()).rows, request.id, input.discussion_to_resolve);
+    const reference = `!${row.iid}`;
+    const webUrl = `${this.ctx.baseUrl}/${row.project_path}/merge_requests/${row.iid}`;
+    const items = threads.map((thread) => {
+      const replies = thread.replies ? ` (+${thread.replies} comment${thread.replies === 1 ? '' : 's'})` : '';
+      const quoted = thread.body.split('\n').map((line) => `    > ${line}`).join('\n');
+      return `- [ ] @${thread.username ?? 'ghost'} started a [discussion](${webUrl}#note_${thread.note_id}):${replies}\n\n${quoted}`;
+    });
+    const lead = threads.length === 1 ? `The following discussion from ${reference} should be addressed:` : `The following discussions from ${reference} should be addressed:`;
+    return {
+      title: `Follow-up from "${row.title}"`,
+      description: [lead, ...items].join('\n\n'),
+      discussionIds: threads.map((thread) => thread.discussion_id),
+      resolves: can(this.ctx.caller, 'resolve_merge_request_discussion', request),
+    };
   }
 
   /**

@@ -27,6 +27,8 @@ export interface LabelViewer {
   userId: number | null;
   /** The issues (aliased `i`, their project `p`) the viewer may read: src/auth/access-levels.ts visibleIssuesSql. */
   visibleIssues: Sql;
+  /** Whether the viewer reads the project's merge requests (the labels are the project's). */
+  readsMergeRequests: boolean;
 }
 
 /** The issues (aliased `i`) carrying the label (aliased `l`) in a state, that the viewer may read, counted. */
@@ -34,11 +36,16 @@ const issueCount = (state: 'opened' | 'closed', visible: Sql) =>
   sql`(select count(*)::int from "label_links" ll join "issues" i on i."id" = ll."target_id" join "projects" p on p."id" = i."project_id"
     where ll."label_id" = l."id" and ll."target_kind" = 'Issue' and i."state" = ${state} and i."deleted_at" is null and ${visible})`;
 
-/** A project's labels (aliased `l`) with how many open and closed issues carry them, and the viewer's subscription. */
+/** A project's labels (aliased `l`) with how many open and closed issues and open merge requests carry them, and the viewer's subscription. */
 const labelColumns = (viewer: LabelViewer) => sql`l."id", l."project_id", l."title", l."color", l."description", l."priority",
   ${issueCount('opened', viewer.visibleIssues)} as "open_issues_count",
   ${issueCount('closed', viewer.visibleIssues)} as "closed_issues_count",
-  0 as "open_merge_requests_count",
+  ${
+    viewer.readsMergeRequests
+      ? sql`(select count(*)::int from "label_links" ll join "merge_requests" i on i."id" = ll."target_id"
+          where ll."label_id" = l."id" and ll."target_kind" = 'MergeRequest' and i."state" = 'opened' and i."deleted_at" is null)`
+      : sql`0`
+  } as "open_merge_requests_count",
   (select s."subscribed" from "subscriptions" s where s."target_kind" = 'Label' and s."target_id" = l."id" and s."user_id" = ${viewer.userId ?? 0}) as "subscribed"`;
 
 /**

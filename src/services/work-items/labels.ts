@@ -39,10 +39,14 @@ function labelProblems(checks: LabelChecks): ValidationMessages {
  * their counts, created, changed, deleted, subscribed to. Reading takes `read_label`, writing `admin_label`.
  */
 export class LabelsService extends Service {
-  /** The caller as a label's counts and subscription see it: the issues of the project it may read. */
+  /** The caller as a label's counts and subscription see it: the issues and merge requests of the project it may read. */
   private viewer(scoped: ProjectInScope): LabelViewer {
     const caller = this.ctx.caller;
-    return { userId: caller.user?.id ?? null, visibleIssues: visibleIssuesSql(caller, { readsConfidential: can(caller, 'read_confidential_issues', scoped) }) };
+    return {
+      userId: caller.user?.id ?? null,
+      visibleIssues: visibleIssuesSql(caller, { readsConfidential: can(caller, 'read_confidential_issues', scoped) }),
+      readsMergeRequests: can(caller, 'read_merge_requests', scoped),
+    };
   }
 
   /** GET /projects/:id/labels: by name, with the counts of open and closed issues (`with_counts` is accepted: they are always there). */

@@ -54,6 +54,8 @@ export interface MergeRequestRow {
   user_notes_count: number;
   upvotes: number;
   downvotes: number;
+  /** Whether every resolvable thread is resolved. */
+  discussions_resolved: boolean;
 }
 
 /** The columns of a page of merge requests (aliased `i`, target projects `p`, namespaces `n`): the request and all it embeds. */
@@ -73,7 +75,9 @@ const MERGE_REQUEST_COLUMNS = sql`i."id", i."iid", i."project_id", i."source_pro
   (select ${milestoneJsonSql} from "milestones" m where m."id" = i."milestone_id") as "milestone",
   (select count(*)::int from "notes" nt where nt."target_kind" = 'MergeRequest' and nt."target_id" = i."id" and not nt."system") as "user_notes_count",
   (select count(*)::int from "award_emoji" ae where ae."target_kind" = 'MergeRequest' and ae."target_id" = i."id" and ae."name" = 'thumbsup') as "upvotes",
-  (select count(*)::int from "award_emoji" ae where ae."target_kind" = 'MergeRequest' and ae."target_id" = i."id" and ae."name" = 'thumbsdown') as "downvotes"`;
+  (select count(*)::int from "award_emoji" ae where ae."target_kind" = 'MergeRequest' and ae."target_id" = i."id" and ae."name" = 'thumbsdown') as "downvotes",
+  not exists (select 1 from "notes" nt where nt."target_kind" = 'MergeRequest' and nt."target_id" = i."id" and nt."type" = 'DiscussionNote'
+    and not nt."system" and nt."resolved_at" is null) as "discussions_resolved"`;
 
 const MERGE_REQUESTS_FROM = sql`"merge_requests" i join "projects" p on p."id" = i."project_id" join "namespaces" n on n."id" = p."namespace_id"`;
 

@@ -477,11 +477,12 @@ export class MergeRequestsService extends Service {
     return this.present(scoped);
   }
 
-  /** 401 without the right to merge into the target branch, 406 unless open, 405 for a draft. */
+  /** 401 without the right to merge into the target branch, 406 unless open, 405 for a draft or unresolved threads the project requires resolved. */
   private async checkMergeable(scoped: MergeRequestTarget, row: MergeRequestRow): Promise<void> {
     if (!(await this.mayMerge(scoped, row.target_branch))) throw new UnauthorizedError();
     if (row.state !== 'opened') throw new NotAcceptableError(MERGE_REFUSALS.notOpen);
     if (DRAFT_TITLE.test(row.title)) throw new MethodNotAllowedError(MERGE_REFUSALS.cannotBeMerged);
+    if (scoped.project.project.onlyAllowMergeIfAllDiscussionsAreResolved && !row.discussions_resolved) throw new MethodNotAllowedError(MERGE_REFUSALS.cannotBeMerged);
   }
 
   /**

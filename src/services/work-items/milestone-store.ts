@@ -1,5 +1,6 @@
 import type { EntityManager } from '../../db/orm.js';
 import { queryRows } from '../../db/rows.js';
+import { newDiscussionIdSql } from './note-store.js';
 import { empty, join, sql, type Sql } from '../../db/sql.js';
 import { milestoneJsonSql, type MilestoneRow } from './issue-store.js';
 
@@ -107,15 +108,19 @@ export async function updateMilestone(
 }
 
 /**
- * A milestone gone. Its issues lose it first, each changed then with a system note (`note`, by `authorId`) as the
+ * A milestone gone. Its issues and merge requests lose it first, each changed then with a system note (`note`, by `authorId`) as the
  * original's DestroyService updates them one by one: two statements whatever their number.
  */
 export async function deleteMilestone(em: EntityManager, milestoneId: number, change: { authorId: number; note: string; now: Date }): Promise<void> {
   await queryRows(
     em,
-    sql`with "detached" as (update "issues" set "milestone_id" = null, "updated_at" = ${change.now} where "milestone_id" = ${milestoneId} and "deleted_at" is null returning "id", "project_id")
-      insert into "notes" ("project_id", "target_kind", "target_id", "author_id", "body", "system", "created_at", "updated_at")
-      select d."project_id", 'Issue', d."id", ${change.authorId}, ${change.note}, true, ${change.now}, ${change.now} from "detached" d`,
+    sql`with "detached_issues" as (update "issues" set "milestone_id" = null, "updated_at" = ${change.now} where "milestone_id" = ${milestoneId} and "deleted_at" is null
+        returning "id", "project_id", 'Issue' as "kind"),
+      "detached_requests" as (update "merge_requests" set "milestone_id" = null, "updated_at" = ${change.now} where "milestone_id" = ${milestoneId} and "deleted_at" is null
+        returning "id", "project_id", 'MergeRequest' as "kind")
+      insert into "notes" ("project_id", "target_kind", "target_id", "author_id", "body", "system", "discussion_id", "created_at", "updated_at")
+      select d."project_id", d."kind", d."id", ${change.authorId}, ${change.note}, true, ${newDiscussionIdSql}, ${change.now}, ${change.now}
+      from (select * from "detached_issues" union all select * from "detached_requests") d`,
   );
   await queryRows(em, sql`delete from "milestones" where "id" = ${milestoneId}`);
 }

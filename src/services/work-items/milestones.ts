@@ -1,14 +1,17 @@
 import { can, type GroupInScope, type ProjectInScope } from '../../auth/abilities.js';
-import { visibleIssuesSql } from '../../auth/access-levels.js';
+import { visibleIssuesSql, visibleMergeRequestsSql } from '../../auth/access-levels.js';
 import { BadRequestError, NotFoundError, type ValidationMessages } from '../../errors.js';
 import type { IssueBasic } from '../../schemas/issues.js';
+import type { MergeRequestBasic } from '../../schemas/merge-requests.js';
 import type { CreateMilestoneInput, ListMilestonesQuery, Milestone, UpdateMilestoneInput } from '../../schemas/work-items.js';
 import { pageRequest, type Page, type PageQuery } from '../pagination.js';
 import { presentIssueBasic, presentMilestone } from '../present/issues.js';
+import { presentMergeRequestBasic } from '../present/merge-requests.js';
 import { likePattern } from '../search.js';
 import { Service } from '../service.js';
 import { issuePage, nextIid, type IssueFilter, type MilestoneRow } from './issue-store.js';
 import { strip } from './label-colors.js';
+import { mergeRequestPage, type MergeRequestFilter } from './merge-request-store.js';
 import { deleteMilestone, findMilestone, insertMilestone, milestonePage, milestoneTitleTaken, updateMilestone, type MilestoneOwner } from './milestone-store.js';
 import { milestoneNote } from './system-notes.js';
 
@@ -137,6 +140,23 @@ export class MilestonesService extends Service {
         : { groupId: parent.group.id, visible: visibleIssuesSql(caller), milestoneId: milestone.id };
     const { total, rows } = await issuePage(view.rows, filter, { orderBy: 'priority', sort: 'asc' }, { limit: window.perPage, offset: window.offset });
     return { items: rows.map((row) => presentIssueBasic(row, view)), total, page: window.page, perPage: window.perPage };
+  }
+
+  /**
+   * GET .../milestones/:milestone_id/merge_requests: the merge requests that have the milestone and that the caller
+   * may read (a group's: in the projects of the group and of its subgroups), newest first.
+   */
+  async mergeRequests(parent: MilestoneParent, milestoneId: number, query: PageQuery): Promise<Page<MergeRequestBasic>> {
+    const milestone = await this.milestoneOf(parent, milestoneId);
+    const view = await this.ctx.view();
+    const window = pageRequest(query);
+    if ('project' in parent && !can(this.ctx.caller, 'read_merge_requests', parent)) return { items: [], total: 0, page: window.page, perPage: window.perPage };
+    const filter: MergeRequestFilter =
+      'project' in parent
+        ? { projectId: parent.project.id, visible: visibleMergeRequestsSql(this.ctx.caller, { inProject: true }), milestoneId: milestone.id }
+        : { groupId: parent.group.id, visible: visibleMergeRequestsSql(this.ctx.caller), milestoneId: milestone.id };
+    const { total, rows } = await mergeRequestPage(view.rows, filter, { orderBy: 'created_at', sort: 'desc' }, { limit: window.perPage, offset: window.offset });
+    return { items: rows.map((row) => presentMergeRequestBasic(row, view)), total, page: window.page, perPage: window.perPage };
   }
 
   private async milestoneOf(parent: MilestoneParent, milestoneId: number): Promise<MilestoneRow> {

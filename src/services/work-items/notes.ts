@@ -12,11 +12,12 @@ import { projectOf, type WorkItemTarget } from './work-item-target.js';
 /** An issue a route names: its scope, with its ID and iid. */
 export type IssueTarget = IssueInScope & { id: number; iid: number };
 
-/** A note as the API shows it. */
+/** A note as the API shows it; a merge request's thread notes with whether they are resolved. */
 export function presentNote(note: NoteRow, iid: number, view: View): Note {
+  const resolvable = note.type === 'DiscussionNote' && note.target_kind === 'MergeRequest' && !note.system;
   return {
     id: note.id,
-    type: null,
+    type: note.type,
     body: note.body,
     attachment: null,
     author: note.author ? presentUserRef(note.author, view) : ghostUser(view),
@@ -26,12 +27,19 @@ export function presentNote(note: NoteRow, iid: number, view: View): Note {
     noteable_id: note.target_id,
     noteable_type: note.target_kind as Note['noteable_type'],
     noteable_iid: iid,
-    resolvable: false,
+    resolvable,
+    ...(resolvable
+      ? {
+          resolved: note.resolved_at !== null,
+          resolved_by: note.resolved_by ? presentUserRef(note.resolved_by, view) : null,
+          resolved_at: note.resolved_at ? new Date(note.resolved_at).toISOString() : null,
+        }
+      : {}),
   };
 }
 
 /** A note's body must say something. */
-function checkBody(body: string): void {
+export function checkBody(body: string): void {
   if (body.trim() === '') throw BadRequestError.invalid('note', "can't be blank");
 }
 
@@ -95,7 +103,7 @@ export class NotesService extends Service {
   }
 
   /** The note, when the caller may change it (403 otherwise). */
-  private async administered(target: WorkItemTarget, noteId: number): Promise<NoteRow> {
+  async administered(target: WorkItemTarget, noteId: number): Promise<NoteRow> {
     const note = await this.noteOf(target, noteId);
     const scoped: NoteInScope = { noteable: target, note: { authorId: note.author_id, system: note.system } };
     if (!can(this.ctx.caller, 'admin_note', scoped)) throw new ForbiddenError();
