@@ -23,20 +23,17 @@ import {
   type IssueFilter,
 } from './issue-store.js';
 import { existingLabelIds, labelIdsOf, labelsOn, setLabelLinks } from './label-store.js';
-import { assigneeIdsOf, reassign, relabel } from './work-item-changes.js';
+import { assigneeIdsOf, checkTitle, milestoneChange, reassign, relabel, textChanges } from './work-item-changes.js';
 import { findUsableMilestone, findUsableMilestoneByTitle } from './milestone-store.js';
 import { mergeRequestRow } from './merge-request-store.js';
 import { copyDiscussion, insertNote, resolveNotes, unresolvedThreads } from './note-store.js';
 import {
   confidentialityNote,
-  descriptionNote,
   dueDateNote,
   lockNote,
-  milestoneNote,
   movedFromNote,
   movedToNote,
   statusNote,
-  titleNote,
 } from './system-notes.js';
 
 /** `None`/`Any` as the original reads them in filters, whatever their case. */
@@ -240,27 +237,18 @@ export class IssuesService extends Service {
     const project = scoped.project;
     const before = (await issueRow(em, scoped.id))!;
     const manages = can(this.ctx.caller, 'admin_issue', project);
-    const columns: IssueColumns = {};
-    const notes: string[] = [];
-    if (input.title !== undefined && input.title !== before.title) {
-      columns.title = input.title;
-      notes.push(titleNote(before.title, input.title));
-    }
-    if (input.description !== undefined && (input.description ?? null) !== before.description) {
-      columns.description = input.description ?? null;
-      notes.push(descriptionNote());
-    }
+    const text = textChanges(before, input);
+    const columns: IssueColumns = text.columns;
+    const notes = text.notes;
     if (input.confidential !== undefined && input.confidential !== before.confidential) {
       columns.confidential = input.confidential;
       notes.push(confidentialityNote(input.confidential));
     }
     if (manages) {
-      if (input.milestone_id !== undefined) {
-        const milestone = input.milestone_id ? ((await findUsableMilestone(em, project.project.id, input.milestone_id)) ?? null) : null;
-        if ((milestone?.id ?? null) !== (before.milestone?.id ?? null)) {
-          columns.milestone_id = milestone?.id ?? null;
-          notes.push(milestoneNote(milestone));
-        }
+      const milestone = input.milestone_id !== undefined ? await milestoneChange(em, project.project.id, before.milestone, input.milestone_id) : null;
+      if (milestone) {
+        columns.milestone_id = milestone.milestone_id;
+        notes.push(milestone.note);
       }
       if (input.due_date !== undefined && (input.due_date ?? null) !== before.due_date) {
         columns.due_date = input.due_date ?? null;
@@ -370,9 +358,4 @@ export class IssuesService extends Service {
     await setSubscription(this.ctx.em, 'Issue', issueId, this.ctx.currentUser.id, subscribed, new Date());
     return this.present(issueId);
   }
-}
-
-/** A title must say something, as the original validates it. */
-function checkTitle(title: string): void {
-  if (title.trim() === '') throw BadRequestError.invalid('title', "can't be blank");
 }

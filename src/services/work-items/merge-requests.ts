@@ -48,8 +48,8 @@ import {
 import { findUsableMilestone } from './milestone-store.js';
 import { insertNote } from './note-store.js';
 import { closingIssueReferencesIn } from './references.js';
-import { descriptionNote, lockNote, milestoneNote, statusNote, titleNote } from './system-notes.js';
-import { assigneeIdsOf, reassign, relabel } from './work-item-changes.js';
+import { lockNote, statusNote } from './system-notes.js';
+import { assigneeIdsOf, checkTitle, milestoneChange, reassign, relabel, textChanges } from './work-item-changes.js';
 import { existingUserIds } from './issue-store.js';
 
 /** A merge request a path names, with its ID. */
@@ -321,16 +321,9 @@ export class MergeRequestsService extends Service {
     const project = scoped.project;
     const before = (await mergeRequestRow(em, scoped.id))!;
     const manages = can(this.ctx.caller, 'admin_merge_request', project);
-    const columns: MergeRequestColumns = {};
-    const notes: string[] = [];
-    if (input.title !== undefined && input.title !== before.title) {
-      columns.title = input.title;
-      notes.push(titleNote(before.title, input.title));
-    }
-    if (input.description !== undefined && (input.description ?? null) !== before.description) {
-      columns.description = input.description ?? null;
-      notes.push(descriptionNote());
-    }
+    const text = textChanges(before, input);
+    const columns: MergeRequestColumns = text.columns;
+    const notes = text.notes;
     if (input.target_branch !== undefined && input.target_branch !== before.target_branch) {
       if (before.state === 'merged') throw BadRequestError.invalid('target_branch', 'cannot be changed once merged');
       if (before.source_project_id === project.project.id && input.target_branch === before.source_branch) {
@@ -345,12 +338,10 @@ export class MergeRequestsService extends Service {
     }
     if (input.remove_source_branch !== undefined && input.remove_source_branch !== before.force_remove_source_branch) columns.force_remove_source_branch = input.remove_source_branch;
     if (manages) {
-      if (input.milestone_id !== undefined) {
-        const milestone = input.milestone_id ? ((await findUsableMilestone(em, project.project.id, input.milestone_id)) ?? null) : null;
-        if ((milestone?.id ?? null) !== (before.milestone?.id ?? null)) {
-          columns.milestone_id = milestone?.id ?? null;
-          notes.push(milestoneNote(milestone));
-        }
+      const milestone = input.milestone_id !== undefined ? await milestoneChange(em, project.project.id, before.milestone, input.milestone_id) : null;
+      if (milestone) {
+        columns.milestone_id = milestone.milestone_id;
+        notes.push(milestone.note);
       }
       if (input.discussion_locked !== undefined && input.discussion_locked !== before.discussion_locked) {
         columns.discussion_locked = input.discussion_locked;
@@ -636,9 +627,4 @@ async function mergesCleanly(repo: Repository, base: string | null, ours: string
 /** `a`, `a and b`, `a, b and c`, as the original lists the issues a merge closes. */
 function sentence(items: string[]): string {
   return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
-}
-
-/** A title must say something, as the original validates it. */
-function checkTitle(title: string): void {
-  if (title.trim() === '') throw BadRequestError.invalid('title', "can't be blank");
 }

@@ -2,7 +2,9 @@ import type { EntityManager } from '../../db/orm.js';
 import { existingUserIds, setAssignees, userRefs } from './issue-store.js';
 import { labelIdsOf, labelsOn, setLabelLinks } from './label-store.js';
 import { setMergeRequestAssignees } from './merge-request-store.js';
-import { assigneesNote, labelsNote } from './system-notes.js';
+import { findUsableMilestone } from './milestone-store.js';
+import { assigneesNote, descriptionNote, labelsNote, milestoneNote, titleNote } from './system-notes.js';
+import { BadRequestError } from '../../errors.js';
 import type { WorkItemKind } from './work-item-store.js';
 
 /** What issues and merge requests change alike: their labels and their assignees, each change with its system note. */
@@ -43,4 +45,34 @@ export function assigneeIdsOf(input: { assignee_ids?: number[]; assignee_id?: nu
   if (input.assignee_ids !== undefined) return [...new Set(input.assignee_ids.filter((id) => id > 0))];
   if (input.assignee_id !== undefined) return input.assignee_id ? [input.assignee_id] : [];
   return undefined;
+}
+
+/** A title must say something, as the original validates it. */
+export function checkTitle(title: string): void {
+  if (title.trim() === '') throw BadRequestError.invalid('title', "can't be blank");
+}
+
+/** The title and the description changed (those given that differ), with their system notes. */
+export function textChanges(
+  before: { title: string; description: string | null },
+  input: { title?: string; description?: string | null },
+): { columns: { title?: string; description?: string | null }; notes: string[] } {
+  const columns: { title?: string; description?: string | null } = {};
+  const notes: string[] = [];
+  if (input.title !== undefined && input.title !== before.title) {
+    columns.title = input.title;
+    notes.push(titleNote(before.title, input.title));
+  }
+  if (input.description !== undefined && (input.description ?? null) !== before.description) {
+    columns.description = input.description ?? null;
+    notes.push(descriptionNote());
+  }
+  return { columns, notes };
+}
+
+/** The milestone changed to one the project may use (0 or null: none), with its system note; nothing when it is the same. */
+export async function milestoneChange(em: EntityManager, projectId: number, before: { id: number } | null, milestoneId: number | null): Promise<{ milestone_id: number | null; note: string } | null> {
+  const milestone = milestoneId ? ((await findUsableMilestone(em, projectId, milestoneId)) ?? null) : null;
+  if ((milestone?.id ?? null) === (before?.id ?? null)) return null;
+  return { milestone_id: milestone?.id ?? null, note: milestoneNote(milestone) };
 }
