@@ -182,6 +182,166 @@ describe('@gitbeaker/rest against forgekit', () => {
     expect(await root.GroupMilestones.all(group.id)).toEqual([]);
   });
 
+  it('opens, lists, reviews and merges merge requests: from a branch, from a fork, and when the pipeline succeeds', async () => {
+    const client = async (username: string) => {
+      const user = await root.Users.create({ email: `${username}@example.com`, username, name: username, password: 'long-enough-1', skipConfirmation: true });
+      const pat = await root.Users.createPersonalAccessToken(user.id, username, ['api']);
+      return { user, api: new Gitlab({ host, token: pat.token as string }) };
+    };
+    const refusal = (call: Promise<unknown>) =>
+      call.then(
+        () => 'succeeded',
+        (failure: { cause: { response: { status: number }; description: string } }) => [failure.cause.response.status, failure.cause.description],
+      );
+    const dev = await client('gb-mr-dev');
+    const reporter = await client('gb-mr-reporter');
+    const project = await root.Projects.create({ name: 'gitbeaker-mr' });
+    await root.ProjectMembers.add(project.id, 30, { userId: dev.user.id });
+    await root.ProjectMembers.add(project.id, 20, { userId: reporter.user.id });
+    // master, the first branch, is protected for maintainers (default_branch_protection): root merges.
+    await root.RepositoryFiles.create(project.id, 'README.md', 'master', 'one\ntwo\nthree\n', 'Initial commit');
+    const start = (await root.Commits.show(project.id, 'master')).id;
+    const issue = await root.Issues.create(project.id, 'To close');
+    const first = await dev.api.Commits.create(project.id, 'gb-feature', 'Add the feature', [{ action: 'create', filePath: 'feature.txt', content: 'feature\n' }], { startBranch: 'master' });
+    const head = await dev.api.Commits.create(project.id, 'gb-feature', 'Change the readme', [{ action: 'update', filePath: 'README.md', content: 'one\n2\nthree\n' }]);
+    await dev.api.Commits.create(project.id, 'gb-draft', 'Draft work', [{ action: 'create', filePath: 'draft.txt', content: 'draft\n' }], { startBranch: 'master' });
+    await dev.api.Commits.create(project.id, 'gb-conflict', 'Another readme', [{ action: 'update', filePath: 'README.md', content: 'one\ndeux\nthree\n' }], { startBranch: 'master' });
+
+    const description = `It adds a feature.\n\nCloses #${issue.iid}`;
+    const mr = await dev.api.MergeRequests.create(project.id, 'gb-feature', 'master', 'Add a feature', { description, labels: 'feature,ui', assigneeId: reporter.user.id });
+    expect(mr).toMatchObject({
+      iid: 1, project_id: project.id, source_project_id: project.id, target_project_id: project.id, title: 'Add a feature', description, state: 'opened',
+      source_branch: 'gb-feature', target_branch: 'master', labels: ['feature', 'ui'], author: { username: 'gb-mr-dev' }, assignee: { username: 'gb-mr-reporter' },
+      sha: head.id, merge_commit_sha: null, work_in_progress: false, draft: false, merge_when_pipeline_succeeds: false, subscribed: true, user_notes_count: 0,
+    });
+    const draft = await dev.api.MergeRequests.create(project.id, 'gb-draft', 'master', 'Draft: Second');
+    expect([draft.iid, draft.draft, draft.assignee]).toEqual([2, true, null]);
+    expect(await refusal(dev.api.MergeRequests.create(project.id, 'gb-feature', 'master', 'Again'))).toEqual([409, 'Another open merge request already exists for this source branch: !1']);
+
+    const iids = (items: { iid: number }[]) => items.map((item) => item.iid);
+    // gitbeaker follows every page's Link to the end.
+    expect(iids(await root.MergeRequests.all({ projectId: project.id, perPage: 1 }))).toEqual([2, 1]);
+    expect(iids(await root.MergeRequests.all({ projectId: project.id, state: 'opened' }))).toEqual([2, 1]);
+    expect(iids(await root.MergeRequests.all({ projectId: project.id, state: 'merged' }))).toEqual([]);
+    expect(iids(await root.MergeRequests.all({ projectId: project.id, labels: 'feature,ui' }))).toEqual([1]);
+    expect(iids(await root.MergeRequests.all({ projectId: project.id, search: 'second' }))).toEqual([2]);
+    expect(iids(await root.MergeRequests.all({ projectId: project.id, wip: 'yes' }))).toEqual([2]);
+    expect(iids(await root.MergeRequests.all({ projectId: project.id, iids: [1] }))).toEqual([1]);
+    expect(iids(await root.MergeRequests.all({ projectId: project.id, assigneeId: 'None' }))).toEqual([2]);
+    expect(iids(await reporter.api.MergeRequests.all({ projectId: project.id, scope: 'assigned_to_me' }))).toEqual([1]);
+    expect(iids(await dev.api.MergeRequests.all())).toEqual([2, 1]);
+    const simple = await root.MergeRequests.all({ projectId: project.id, view: 'simple', labels: 'ui' });
+    expect(simple.map((item) => Object.keys(item).sort())).toEqual([['created_at', 'description', 'id', 'iid', 'project_id', 'state', 'title', 'updated_at', 'web_url']]);
+
+    const shown = await reporter.api.MergeRequests.show(project.id, 1);
+    expect([shown.sha, shown.merge_status, shown.diff_refs, shown.user]).toEqual([head.id, 'can_be_merged', { base_sha: start, head_sha: head.id, start_sha: start }, { can_merge: false }]);
+    // gitbeaker types changes_count as a string, as the original writes it.
+    expect(shown.changes_count).toBe('2');
+    expect((await reporter.api.MergeRequests.allCommits(project.id, 1)).map((commit) => [commit.id, commit.title])).toEqual([[head.id, 'Change the readme'], [first.id, 'Add the feature']]);
+    // (gitbeaker warns that GET .../changes is deprecated since GitLab 15.7: it is the call of the era.)
+    const changes = await reporter.api.MergeRequests.showChanges(project.id, 1);
+    expect(changes.changes.map((change) => [change.new_path, change.new_file]).sort()).toEqual([['README.md', false], ['feature.txt', true]]);
+    expect(changes.changes.find((change) => change.new_path === 'README.md')?.diff).toBe('@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n');
+    expect([changes.changes_count, changes.overflow]).toEqual(['2', false]);
+    expect((await reporter.api.MergeRequests.allIssuesClosed(project.id, 1)).map((item) => item.iid)).toEqual([issue.iid]);
+
+    const closed = await root.MergeRequests.edit(project.id, 1, { title: 'Add a feature, ready', stateEvent: 'close' });
+    expect(closed).toMatchObject({ state: 'closed', title: 'Add a feature, ready', closed_by: { username: 'root' } });
+    const reopened = await root.MergeRequests.edit(project.id, 1, { stateEvent: 'reopen' });
+    expect([reopened.state, reopened.closed_by, reopened.closed_at]).toEqual(['opened', null, null]);
+    expect((await dev.api.MergeRequests.unsubscribe(project.id, 1)).subscribed).toBe(false);
+    expect(await refusal(dev.api.MergeRequests.unsubscribe(project.id, 1))).toEqual([304, expect.anything()]);
+    expect((await dev.api.MergeRequests.subscribe(project.id, 1)).subscribed).toBe(true);
+    expect((await root.MergeRequests.setTimeEstimate(project.id, 1, '1w')).human_time_estimate).toBe('1w');
+    expect((await root.MergeRequests.addSpentTime(project.id, 1, '1h30m')).total_time_spent).toBe(5400);
+    expect(await root.MergeRequests.showTimeStats(project.id, 1)).toEqual({ time_estimate: 144000, total_time_spent: 5400, human_time_estimate: '1w', human_total_time_spent: '1h 30m' });
+    expect((await root.MergeRequests.resetSpentTime(project.id, 1)).total_time_spent).toBe(0);
+    expect((await root.MergeRequests.resetTimeEstimate(project.id, 1)).time_estimate).toBe(0);
+
+    const award = await reporter.api.MergeRequestAwardEmojis.award(project.id, 1, 'thumbsup');
+    expect([award.name, award.awardable_type, award.awardable_id]).toEqual(['thumbsup', 'MergeRequest', mr.id]);
+    expect((await root.MergeRequests.show(project.id, 1)).upvotes).toBe(1);
+    expect((await root.MergeRequestAwardEmojis.all(project.id, 1)).map((item) => item.id)).toEqual([award.id]);
+    await reporter.api.MergeRequestAwardEmojis.remove(project.id, 1, award.id);
+    expect(await root.MergeRequestAwardEmojis.all(project.id, 1)).toEqual([]);
+    const note = await root.MergeRequestNotes.create(project.id, 1, 'Looks right');
+    expect([note.body, note.system, note.noteable_type, note.noteable_iid]).toEqual(['Looks right', false, 'MergeRequest', 1]);
+    const noteAward = await reporter.api.MergeRequestNoteAwardEmojis.award(project.id, 1, note.id, 'tada');
+    expect([noteAward.awardable_type, noteAward.awardable_id]).toEqual(['Note', note.id]);
+    expect((await root.MergeRequestNoteAwardEmojis.all(project.id, 1, note.id)).map((item) => item.name)).toEqual(['tada']);
+    expect((await root.MergeRequestNotes.edit(project.id, 1, note.id, { body: 'Looks right to me' })).body).toBe('Looks right to me');
+    const extra = await root.MergeRequestNotes.create(project.id, 1, 'Never mind');
+    await root.MergeRequestNotes.remove(project.id, 1, extra.id);
+    expect(await refusal(root.MergeRequestNotes.show(project.id, 1, extra.id))).toEqual([404, '404 Note Not Found']);
+    const notes = await root.MergeRequestNotes.all(project.id, 1, { sort: 'asc' });
+    expect(notes.map((item) => [item.system, item.body])).toEqual([
+      [true, 'changed title from **Add a feature** to **Add a feature{+, ready+}**'],
+      [true, 'closed'],
+      [true, 'reopened'],
+      [true, 'changed time estimate to 1w'],
+      [true, 'added 1h 30m of time spent'],
+      [true, 'removed time spent'],
+      [true, 'removed time estimate'],
+      [false, 'Looks right to me'],
+    ]);
+
+    expect(await refusal(dev.api.MergeRequests.merge(project.id, 1))).toEqual([401, '401 Unauthorized']);
+    expect(await refusal(root.MergeRequests.merge(project.id, 1, { sha: start }))).toEqual([409, 'SHA does not match HEAD of source branch']);
+    const merged = await root.MergeRequests.merge(project.id, 1, { sha: head.id, shouldRemoveSourceBranch: true });
+    expect(merged).toMatchObject({ state: 'merged', merged_by: { username: 'root' }, should_remove_source_branch: true });
+    const mergeCommit = await root.Commits.show(project.id, 'master');
+    expect([merged.merge_commit_sha, mergeCommit.parent_ids]).toEqual([mergeCommit.id, [start, head.id]]);
+    expect(await refusal(root.Branches.show(project.id, 'gb-feature'))).toEqual([404, '404 Branch Not Found']);
+    expect((await root.Issues.show(issue.iid, { projectId: project.id })).state).toBe('closed');
+    expect(await refusal(root.MergeRequests.merge(project.id, 1))).toEqual([406, 'Method Not Allowed']);
+    const conflict = await dev.api.MergeRequests.create(project.id, 'gb-conflict', 'master', 'Another readme');
+    expect((await root.MergeRequests.show(project.id, conflict.iid)).merge_status).toBe('cannot_be_merged');
+    expect(await refusal(root.MergeRequests.merge(project.id, conflict.iid))).toEqual([405, 'Branch cannot be merged']);
+
+    // From a fork into its upstream, merged by a maintainer of the upstream.
+    const forker = await client('gb-mr-forker');
+    const maintainer = await client('gb-mr-maintainer');
+    const upstream = await root.Projects.create({ name: 'gitbeaker-mr-upstream', visibility: 'public' });
+    await root.ProjectMembers.add(upstream.id, 40, { userId: maintainer.user.id });
+    await root.RepositoryFiles.create(upstream.id, 'README.md', 'master', 'Upstream\n', 'Initial commit');
+    const upstreamStart = (await root.Commits.show(upstream.id, 'master')).id;
+    const fork = await forker.api.Projects.fork(upstream.id);
+    expect([fork.path_with_namespace, (fork.forked_from_project as { id: number }).id]).toEqual(['gb-mr-forker/gitbeaker-mr-upstream', upstream.id]);
+    // The repository is copied in the background: import_status turns `finished`.
+    for (let waited = 0; (await forker.api.Projects.show(fork.id)).import_status !== 'finished'; waited += 100) {
+      expect(waited).toBeLessThan(10_000);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    const fix = await forker.api.Commits.create(fork.id, 'gb-fix', 'A fix from the fork', [{ action: 'create', filePath: 'fix.txt', content: 'fixed\n' }], { startBranch: 'master' });
+    const fromFork = await forker.api.MergeRequests.create(fork.id, 'gb-fix', 'master', 'A fix', { targetProjectId: upstream.id });
+    expect([fromFork.project_id, fromFork.source_project_id, fromFork.target_project_id, fromFork.sha]).toEqual([upstream.id, fork.id, upstream.id, fix.id]);
+    expect((await maintainer.api.MergeRequests.allCommits(upstream.id, fromFork.iid)).map((commit) => commit.id)).toEqual([fix.id]);
+    expect(await refusal(forker.api.MergeRequests.merge(upstream.id, fromFork.iid))).toEqual([401, '401 Unauthorized']);
+    const forkMerged = await maintainer.api.MergeRequests.merge(upstream.id, fromFork.iid);
+    expect(forkMerged).toMatchObject({ state: 'merged', merged_by: { username: 'gb-mr-maintainer' } });
+    expect((await root.Commits.show(upstream.id, forkMerged.merge_commit_sha as string)).parent_ids).toEqual([upstreamStart, fix.id]);
+
+    // Merge when the pipeline succeeds.
+    const autoHead = await root.Commits.create(project.id, 'gb-auto', 'Automatic', [{ action: 'create', filePath: 'auto.txt', content: 'auto\n' }], { startBranch: 'master' });
+    const auto = await root.MergeRequests.create(project.id, 'gb-auto', 'master', 'Merged automatically');
+    await root.Commits.editStatus(project.id, autoHead.id, 'pending', { name: 'gb-ci', ref: 'gb-auto' });
+    const waiting = await root.MergeRequests.merge(project.id, auto.iid, { mergeWhenPipelineSucceeds: true });
+    expect([waiting.state, waiting.merge_when_pipeline_succeeds, waiting.pipeline?.status]).toEqual(['opened', true, 'pending']);
+    expect((await root.MergeRequests.cancelOnPipelineSuccess(project.id, auto.iid)).merge_when_pipeline_succeeds).toBe(false);
+    expect(await refusal(root.MergeRequests.cancelOnPipelineSuccess(project.id, auto.iid))).toEqual([406, '406 Not Acceptable']);
+    expect((await root.MergeRequests.merge(project.id, auto.iid, { mergeWhenPipelineSucceeds: true })).merge_when_pipeline_succeeds).toBe(true);
+    await root.Commits.editStatus(project.id, autoHead.id, 'success', { name: 'gb-ci', ref: 'gb-auto' });
+    let automatic = await root.MergeRequests.show(project.id, auto.iid);
+    for (let waited = 0; automatic.state !== 'merged'; waited += 100) {
+      expect(waited).toBeLessThan(10_000);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+      automatic = await root.MergeRequests.show(project.id, auto.iid);
+    }
+    expect(automatic).toMatchObject({ merged_by: { username: 'root' }, merge_commit_sha: (await root.Commits.show(project.id, 'master')).id });
+    expect((await root.Commits.show(project.id, automatic.merge_commit_sha as string)).parent_ids).toEqual([mergeCommit.id, autoHead.id]);
+    expect(await refusal(root.MergeRequests.cancelOnPipelineSuccess(project.id, auto.iid))).toEqual([405, '405 Method Not Allowed']);
+  });
+
   it('surfaces errors with the status and body the original service gives', async () => {
     const error = await root.Users.show(424242).catch((failure: unknown) => failure);
     expect((error as { cause: { response: { status: number } } }).cause.response.status).toBe(404);

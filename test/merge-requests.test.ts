@@ -95,6 +95,12 @@ describe('POST /projects/:id/merge_requests', () => {
     });
     expect(res.body.diff_refs).toEqual({ base_sha: (await t.hosting.commits.get(p.id, 'master')).id, head_sha: head, start_sha: (await t.hosting.commits.get(p.id, 'master')).id });
     expect(res.body.created_at).toMatch(ISO);
+    expect(res.body.references).toEqual({ short: '!1', relative: '!1', full: `${p.path}!1` });
+    expect((await t.http.get('/api/v4/merge_requests').set(as(developer))).body[0].references.relative).toBe(`${p.path}!1`);
+    // Later clients ask for the target's commits the source lacks.
+    await t.hosting.as(owner.id).commits.create(p.id, { branch: 'master', commit_message: 'Ahead', actions: [{ action: 'create', file_path: 'ahead.txt', content: 'a\n' }] });
+    const diverged = await t.http.get(url(p.id, '/1')).query({ include_diverged_commits_count: true, include_rebase_in_progress: true }).set(as(developer));
+    expect([diverged.body.diverged_commits_count, diverged.body.rebase_in_progress]).toEqual([1, false]);
   });
 
   it('refuses the same branch (400), a branch that does not exist (400), and a second open request of the same branches (409)', async () => {

@@ -2,6 +2,7 @@ import { Type } from 'typebox';
 import { MergeRequestCommit } from '../schemas/merge-requests.js';
 import {
   CreateMergeRequestInput,
+  GetMergeRequestQuery,
   ListMergeRequestsQuery,
   MergeInput,
   MergeRequest,
@@ -56,8 +57,8 @@ export const mergeRequests = {
   }),
   get: projectRoute({
     method: 'GET', path: '/merge_requests/:merge_request_iid', scope: 'mergeRequest', summary: 'One merge request, with its merge status worked out for the branches’ heads', auth,
-    ability: 'read_merge_request', response: MergeRequest,
-    run: (ctx, { mergeRequest }) => ctx.mergeRequests.get(mergeRequest),
+    ability: 'read_merge_request', input: GetMergeRequestQuery, response: MergeRequest,
+    run: (ctx, { mergeRequest }, input) => ctx.mergeRequests.get(mergeRequest, input),
   }),
   commits: projectRoute({
     method: 'GET', path: '/merge_requests/:merge_request_iid/commits', scope: 'mergeRequest', summary: 'The commits of the source branch that the target branch lacks, newest first', auth,

@@ -161,6 +161,13 @@ export const ListMergeRequestsQuery = Type.Object({
 });
 export type ListMergeRequestsQuery = Static<typeof ListMergeRequestsQuery>;
 
+export const GetMergeRequestQuery = Type.Object({
+  include_diverged_commits_count: Type.Optional(Type.Boolean({ description: 'also `diverged_commits_count`: the target branch’s commits the source branch lacks' })),
+  include_rebase_in_progress: Type.Optional(Type.Boolean({ description: 'also `rebase_in_progress` (always false: forgekit rebases nothing)' })),
+  render_html: Type.Optional(Type.Boolean({ description: 'accepted as later clients send it; no HTML is rendered' })),
+});
+export type GetMergeRequestQuery = Static<typeof GetMergeRequestQuery>;
+
 const labelsInput = (description: string) => Type.Optional(Type.Array(BoundedText(), { maxItems: LIST_MAX, description }));
 
 const changeableFields = {

@@ -152,6 +152,8 @@ class Flows:
         # What the repository flows build on: the `py-repo` project, the history of its default branch and of its feature
         # branch's last three commits (newest first).
         self.repo, self.commit_ids, self.feature_history = None, [], []
+        # The `py-mr` project the merge requests flow leaves for the later merge request flows.
+        self.mr_project = None
 
     def client(self, token):
         return gitlab.Gitlab(self.url, private_token=token)
@@ -1607,6 +1609,280 @@ class Flows:
         check("group milestone.delete()", group.milestones.list(get_all=True), [])
         return "labels (both update and delete forms, subscriptions, counts), project and group milestones, their issues"
 
+    # --- merge requests (`py-mr`: master, protected for maintainers by default, and branches of a developer) -----
+
+    def merge_requests(self):
+        gl = self.gl
+        project = gl.projects.create({"name": "py-mr", "visibility": "private"})
+        dev, reporter = self.new_user("py-mr-dev"), self.new_user("py-mr-reporter")
+        project.members.create({"user_id": dev.id, "access_level": 30})
+        project.members.create({"user_id": reporter.id, "access_level": 20})
+        as_dev_client = self.as_user(dev, "py-mr-dev")
+        as_dev = as_dev_client.projects.get(project.id, lazy=True)
+        as_reporter_client = self.as_user(reporter, "py-mr-reporter")
+        as_reporter = as_reporter_client.projects.get(project.id, lazy=True)
+        project.files.create({"file_path": "README.md", "branch": "master", "content": "one\ntwo\nthree\n", "commit_message": "Initial commit"})
+        start = project.commits.get("master").id
+        issue = project.issues.create({"title": "To close"})
+        first = as_dev.commits.create({"branch": "py-feature", "start_branch": "master", "commit_message": "Add the feature",
+                                       "actions": [{"action": "create", "file_path": "feature.txt", "content": "feature\n"}]})
+        head = as_dev.commits.create({"branch": "py-feature", "commit_message": "Change the readme",
+                                      "actions": [{"action": "update", "file_path": "README.md", "content": "one\n2\nthree\n"}]})
+        as_dev.commits.create({"branch": "py-draft", "start_branch": "master", "commit_message": "Draft work",
+                               "actions": [{"action": "create", "file_path": "draft.txt", "content": "draft\n"}]})
+        as_dev.commits.create({"branch": "py-conflict", "start_branch": "master", "commit_message": "Another readme",
+                               "actions": [{"action": "update", "file_path": "README.md", "content": "one\ndeux\nthree\n"}]})
+
+        mr = as_dev.mergerequests.create({"source_branch": "py-feature", "target_branch": "master", "title": "Add a feature",
+                                          "description": f"It adds a feature.\n\nCloses #{issue.iid}", "labels": ["feature", "ui"],
+                                          "assignee_id": reporter.id})
+        check("mergerequests.create", (mr.iid, mr.project_id, mr.source_project_id, mr.target_project_id, mr.title, mr.description,
+                                       mr.state, mr.source_branch, mr.target_branch, mr.labels, mr.author["username"],
+                                       mr.assignee["username"], [a["username"] for a in mr.assignees], mr.sha, mr.merge_commit_sha,
+                                       mr.work_in_progress, mr.merge_when_pipeline_succeeds, mr.subscribed, mr.user_notes_count),
+              (1, project.id, project.id, project.id, "Add a feature", f"It adds a feature.\n\nCloses #{issue.iid}", "opened",
+               "py-feature", "master", ["feature", "ui"], "py-mr-dev", "py-mr-reporter", ["py-mr-reporter"], head.id, None,
+               False, False, True, 0))
+        check_datetime("mergerequests.create created_at", mr.created_at)
+        check("mergerequests.create web_url", mr.web_url, f"{self.url}/root/py-mr/merge_requests/1")
+        draft = as_dev.mergerequests.create({"source_branch": "py-draft", "target_branch": "master", "title": "Draft: Second"})
+        check("mergerequests.create the next iid, a draft", (draft.iid, draft.work_in_progress, draft.labels, draft.assignee), (2, True, [], None))
+        expect_error("mergerequests.create of the same branches again",
+                     lambda: as_dev.mergerequests.create({"source_branch": "py-feature", "target_branch": "master", "title": "Again"}),
+                     gitlab.exceptions.GitlabCreateError, 409, "Another open merge request already exists for this source branch: !1")
+        expect_error("mergerequests.create from a missing branch",
+                     lambda: as_dev.mergerequests.create({"source_branch": "py-nowhere", "target_branch": "master", "title": "No"}),
+                     gitlab.exceptions.GitlabCreateError, 400, {"source_branch": ["does not exist"]})
+        expect_error("mergerequests.create by a reporter",
+                     lambda: as_reporter.mergerequests.create({"source_branch": "py-draft", "target_branch": "master", "title": "No"}),
+                     gitlab.exceptions.GitlabCreateError, 403, "403 Forbidden")
+
+        def iids(**filters):
+            return [m.iid for m in project.mergerequests.list(get_all=True, **filters)]
+        check("mergerequests.list()", iids(), [2, 1])
+        check("mergerequests.list(state='opened')", iids(state="opened"), [2, 1])
+        check("mergerequests.list(state='merged')", iids(state="merged"), [])
+        check("mergerequests.list(labels=['feature'])", iids(labels=["feature"]), [1])
+        check("mergerequests.list(labels=['feature', 'ui'])", iids(labels=["feature", "ui"]), [1])
+        check("mergerequests.list(search='second')", iids(search="second"), [2])
+        check("mergerequests.list(wip='yes')", iids(wip="yes"), [2])
+        check("mergerequests.list(iids=[1])", iids(iids=[1]), [1])
+        check("mergerequests.list(source_branch=...)", iids(source_branch="py-draft"), [2])
+        check("mergerequests.list(assignee_id=...)", iids(assignee_id=reporter.id), [1])
+        check("mergerequests.list(sort='asc')", iids(sort="asc"), [1, 2])
+        check("mergerequests.list(scope='assigned_to_me') as the assignee",
+              [m.iid for m in as_reporter.mergerequests.list(scope="assigned_to_me", get_all=True)], [1])
+        check("gl.mergerequests.list() as the author (created by it)",
+              [(m.project_id, m.iid) for m in as_dev_client.mergerequests.list(get_all=True)], [(project.id, 2), (project.id, 1)])
+        check("gl.mergerequests.list() as the assignee (none created by it)", as_reporter_client.mergerequests.list(get_all=True), [])
+        check("gl.mergerequests.list(scope='all') as the assignee",
+              [m.iid for m in as_reporter_client.mergerequests.list(scope="all", get_all=True) if m.project_id == project.id], [2, 1])
+        simple = project.mergerequests.list(view="simple", labels=["ui"], get_all=True)
+        check("mergerequests.list(view='simple') fields", [sorted(m.attributes) for m in simple],
+              [["created_at", "description", "id", "iid", "project_id", "state", "title", "updated_at", "web_url"]])
+        pages = project.mergerequests.list(per_page=1, iterator=True)
+        check("mergerequests.list(iterator=True) across 2 pages", (pages.total, [m.iid for m in pages]), (2, [2, 1]))
+
+        shown = as_reporter.mergerequests.get(1)
+        check("mergerequests.get sha, merge_status", (shown.sha, shown.merge_status), (head.id, "can_be_merged"))
+        check("mergerequests.get diff_refs", shown.diff_refs, {"base_sha": start, "head_sha": head.id, "start_sha": start})
+        # The original writes changes_count as a string; python-gitlab reads it as it comes.
+        check("mergerequests.get changes_count", shown.changes_count, "2")
+        check("mergerequests.get user.can_merge (a reporter)", shown.user, {"can_merge": False})
+        check("mergerequests.get references (short, full)", (shown.references["short"], shown.references["full"]), ("!1", "root/py-mr!1"))
+        check("mergerequest.commits() (newest first)", [(c.id, c.title) for c in shown.commits()],
+              [(head.id, "Change the readme"), (first.id, "Add the feature")])
+        changes = shown.changes()
+        check("mergerequest.changes() files", sorted((c["new_path"], c["new_file"]) for c in changes["changes"]),
+              [("README.md", False), ("feature.txt", True)])
+        check("mergerequest.changes() README.md diff", [c["diff"] for c in changes["changes"] if c["new_path"] == "README.md"],
+              ["@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n"])
+        check("mergerequest.changes() changes_count, overflow", (changes["changes_count"], changes["overflow"]), ("2", False))
+        check("mergerequest.closes_issues()", [i.iid for i in shown.closes_issues()], [issue.iid])
+        expect_error("mergerequests.get of a missing iid", lambda: project.mergerequests.get(99),
+                     gitlab.exceptions.GitlabGetError, 404, "404 Merge Request Not Found")
+
+        # save(): the title and the state, each change a system note.
+        mr = project.mergerequests.get(1)
+        mr.title = "Add a feature, ready"
+        mr.state_event = "close"
+        mr.save()
+        check("mergerequest.save() closes", (mr.state, mr.title, mr.closed_by["username"]), ("closed", "Add a feature, ready", "root"))
+        check_datetime("mergerequest.save() closed_at", mr.closed_at)
+        check("mergerequests.list(state='closed')", iids(state="closed"), [1])
+        mr.state_event = "reopen"
+        mr.save()
+        check("mergerequest.save() reopens", (mr.state, mr.closed_by, mr.closed_at), ("opened", None, None))
+        expect_error("mergerequests.update by a reporter it is not assigned to", lambda: as_reporter.mergerequests.update(2, {"title": "No"}),
+                     gitlab.exceptions.GitlabUpdateError, 403, "403 Forbidden")
+
+        # Subscriptions, as its author.
+        dev_view = as_dev.mergerequests.get(1)
+        dev_view.unsubscribe()
+        check("mergerequest.unsubscribe()", (dev_view.subscribed, as_dev.mergerequests.get(1).subscribed), (False, False))
+        expect_error("mergerequest.unsubscribe() twice", dev_view.unsubscribe, gitlab.exceptions.GitlabUnsubscribeError, 304)
+        dev_view.subscribe()
+        check("mergerequest.subscribe()", (dev_view.subscribed, as_dev.mergerequests.get(1).subscribed), (True, True))
+        expect_error("mergerequest.subscribe() twice", dev_view.subscribe, gitlab.exceptions.GitlabSubscribeError, 304)
+
+        # Time tracking.
+        check("mergerequest.time_estimate('2h')", mr.time_estimate("2h")["human_time_estimate"], "2h")
+        check("mergerequest.add_spent_time('30m')", mr.add_spent_time("30m")["total_time_spent"], 1800)
+        # (time_stats() answers what the request read last: read it again.)
+        check("mergerequest.time_stats()", project.mergerequests.get(1).time_stats(),
+              {"time_estimate": 7200, "total_time_spent": 1800, "human_time_estimate": "2h", "human_total_time_spent": "30m"})
+        check("mergerequest.reset_spent_time()", mr.reset_spent_time()["total_time_spent"], 0)
+        check("mergerequest.reset_time_estimate()", mr.reset_time_estimate()["time_estimate"], 0)
+
+        # Award emoji, on the request and on a note; notes.
+        award = as_reporter.mergerequests.get(1).awardemojis.create({"name": "thumbsup"})
+        check("mergerequest awardemojis.create", (award.name, award.user["username"], award.awardable_type, award.awardable_id),
+              ("thumbsup", "py-mr-reporter", "MergeRequest", mr.id))
+        check("mergerequest upvotes", project.mergerequests.get(1).upvotes, 1)
+        check("mergerequest awardemojis.list", [(a.id, a.name) for a in mr.awardemojis.list(get_all=True)], [(award.id, "thumbsup")])
+        check("mergerequest awardemojis.get", mr.awardemojis.get(award.id).name, "thumbsup")
+        expect_error("mergerequest awardemojis.create on one's own request",
+                     lambda: dev_view.awardemojis.create({"name": "thumbsup"}), gitlab.exceptions.GitlabCreateError, 404,
+                     "404 Award Emoji Not Found")
+        award.delete()
+        check("mergerequest award.delete()", (mr.awardemojis.list(get_all=True), project.mergerequests.get(1).upvotes), ([], 0))
+        note = mr.notes.create({"body": "Looks right"})
+        check("mergerequest notes.create", (note.body, note.system, note.author["username"], note.noteable_type, note.noteable_iid),
+              ("Looks right", False, "root", "MergeRequest", 1))
+        note_award = note.awardemojis.create({"name": "tada"})
+        check("mergerequest note awardemojis.create", (note_award.name, note_award.awardable_type, note_award.awardable_id),
+              ("tada", "Note", note.id))
+        check("mergerequest note awardemojis.list", [a.name for a in note.awardemojis.list(get_all=True)], ["tada"])
+        note.body = "Looks right to me"
+        note.save()
+        check("mergerequest note.save()", mr.notes.get(note.id).body, "Looks right to me")
+        check("mergerequests.get user_notes_count", project.mergerequests.get(1).user_notes_count, 1)
+        notes = mr.notes.list(sort="asc", get_all=True)
+        check("mergerequest notes.list (oldest first)", [(n.body, n.system) for n in notes],
+              [("changed title from **Add a feature** to **Add a feature{+, ready+}**", True), ("closed", True), ("reopened", True),
+               ("changed time estimate to 2h", True), ("added 30m of time spent", True), ("removed time spent", True),
+               ("removed time estimate", True), ("Looks right to me", False)])
+        extra = mr.notes.create({"body": "Never mind"})
+        mr.notes.delete(extra.id)
+        expect_error("mergerequest notes.get of a deleted note", lambda: mr.notes.get(extra.id), gitlab.exceptions.GitlabGetError, 404,
+                     "404 Note Not Found")
+        check("mergerequest notes.list after delete", [n.body for n in mr.notes.list(get_all=True) if not n.system], ["Looks right to me"])
+
+        # Merge: the owner merges into the protected master; a developer may not.
+        check("mergerequests.get user.can_merge (a developer, master protected)", as_dev.mergerequests.get(1).user, {"can_merge": False})
+        expect_error("mergerequest.merge() by a developer", lambda: as_dev.mergerequests.get(1).merge(),
+                     gitlab.exceptions.GitlabAuthenticationError, 401, "401 Unauthorized")
+        # python-gitlab 3.12's merge() has no `sha` parameter: its other keyword arguments go in the query string.
+        expect_error("mergerequest.merge(sha=<not the head>)", lambda: mr.merge(sha=start),
+                     gitlab.exceptions.GitlabMRClosedError, 409, "SHA does not match HEAD of source branch")
+        mr.merge(should_remove_source_branch=True, sha=head.id)
+        check("mergerequest.merge()", (mr.state, mr.merged_by["username"], mr.should_remove_source_branch), ("merged", "root", True))
+        check_datetime("mergerequest.merge() merged_at", mr.merged_at)
+        merge = project.commits.get("master")
+        check("mergerequest.merge() merge_commit_sha", mr.merge_commit_sha, merge.id)
+        check("the merge commit", (merge.parent_ids, merge.message.rstrip("\n")),
+              ([start, head.id], f"Merge branch 'py-feature' into 'master'\n\nAdd a feature, ready\n\nCloses #{issue.iid}\n\n"
+                                 f"See merge request root/py-mr!1"))
+        expect_error("branches.get of the removed source branch", lambda: project.branches.get("py-feature"),
+                     gitlab.exceptions.GitlabGetError, 404, "404 Branch Not Found")
+        check("the issue it closes is closed", project.issues.get(issue.iid).state, "closed")
+        check_true("the issue's note names the request", "closed via merge request !1" in
+                   [n.body for n in project.issues.get(issue.iid).notes.list(get_all=True)])
+        check("mergerequests.list(state='merged')", iids(state="merged"), [1])
+        expect_error("mergerequest.merge() twice", mr.merge, gitlab.exceptions.GitlabMRClosedError, 406, "Method Not Allowed")
+        expect_error("mergerequest.merge() of a draft", project.mergerequests.get(2).merge, gitlab.exceptions.GitlabMRClosedError, 405,
+                     "Branch cannot be merged")
+        conflict = as_dev.mergerequests.create({"source_branch": "py-conflict", "target_branch": "master", "title": "Another readme"})
+        conflicting = project.mergerequests.get(conflict.iid)
+        check("mergerequests.get of a conflict: merge_status, has_conflicts", (conflicting.merge_status, conflicting.has_conflicts),
+              ("cannot_be_merged", True))
+        expect_error("mergerequest.merge() of a conflict", project.mergerequests.get(conflict.iid).merge,
+                     gitlab.exceptions.GitlabMRClosedError, 405, "Branch cannot be merged")
+        self.mr_project = project
+        return ("create, 409/400/403, list (state, labels, search, wip, iids, scope, view=simple, pages), get (sha, merge_status, "
+                "diff_refs, changes_count), commits, changes, closes_issues, save() close/reopen, subscriptions, time tracking, "
+                "award emoji (request and note), notes, merge (401, 409, removes the branch, closes the issue, 406, 405)")
+
+    def merge_request_from_fork(self):
+        gl = self.gl
+        upstream = gl.projects.create({"name": "py-mr-upstream", "visibility": "public"})
+        upstream.files.create({"file_path": "README.md", "branch": "master", "content": "Upstream\n", "commit_message": "Initial commit"})
+        start = upstream.commits.get("master").id
+        forker, maintainer = self.new_user("py-mr-forker"), self.new_user("py-mr-maintainer")
+        upstream.members.create({"user_id": maintainer.id, "access_level": 40})
+        as_forker = self.as_user(forker, "py-mr-forker")
+        fork = as_forker.projects.get(upstream.id, lazy=True).forks.create({})
+        check("forks.create", (fork.path_with_namespace, fork.forked_from_project["id"]), ("py-mr-forker/py-mr-upstream", upstream.id))
+        # The repository is copied in the background: import_status turns `finished`.
+        deadline = time.monotonic() + 10
+        while as_forker.projects.get(fork.id).import_status != "finished":
+            check_true("the fork's import_status is finished within 10 s", time.monotonic() < deadline)
+            time.sleep(0.1)
+        fork = as_forker.projects.get(fork.id)
+        check("the fork's master", fork.commits.get("master").id, start)
+        fix = fork.commits.create({"branch": "py-fix", "start_branch": "master", "commit_message": "A fix from the fork",
+                                   "actions": [{"action": "create", "file_path": "fix/deep/fix.txt", "content": "fixed\n"}]})
+        created = fork.mergerequests.create({"source_branch": "py-fix", "target_branch": "master", "title": "A fix",
+                                             "target_project_id": upstream.id})
+        check("mergerequests.create from a fork", (created.project_id, created.source_project_id, created.target_project_id, created.sha),
+              (upstream.id, fork.id, upstream.id, fix.id))
+        other = gl.projects.create({"name": "py-mr-other", "visibility": "public"})
+        expect_error("mergerequests.create into a project that is not the upstream",
+                     lambda: fork.mergerequests.create({"source_branch": "py-fix", "target_branch": "master", "title": "No",
+                                                        "target_project_id": other.id}),
+                     gitlab.exceptions.GitlabCreateError, 400, {"validate_fork": ["Source project is not a fork of the target project"]})
+        as_maintainer = self.as_user(maintainer, "py-mr-maintainer").projects.get(upstream.id, lazy=True)
+        mr = as_maintainer.mergerequests.get(created.iid)
+        check("mergerequests.get from a fork", (mr.merge_status, mr.changes_count, mr.diff_refs),
+              ("can_be_merged", "1", {"base_sha": start, "head_sha": fix.id, "start_sha": start}))
+        check("mergerequest.commits() from a fork", [c.id for c in mr.commits()], [fix.id])
+        check("upstream mergerequests.list()", [m.source_project_id for m in upstream.mergerequests.list(get_all=True)], [fork.id])
+        expect_error("mergerequest.merge() by the forker", as_forker.projects.get(upstream.id, lazy=True).mergerequests.get(mr.iid).merge,
+                     gitlab.exceptions.GitlabAuthenticationError, 401, "401 Unauthorized")
+        mr.merge()
+        check("mergerequest.merge() from a fork", (mr.state, mr.merged_by["username"]), ("merged", "py-mr-maintainer"))
+        merge = upstream.commits.get(mr.merge_commit_sha)
+        check("the merge commit's parents", merge.parent_ids, [start, fix.id])
+        check("the upstream's master", upstream.commits.get("master").id, merge.id)
+        check("the fork's file in the upstream", upstream.files.get("fix/deep/fix.txt", ref="master").decode(), b"fixed\n")
+        return "fork, import_status polled, commit on the fork, create with target_project_id, commits, merge by a maintainer, two parents"
+
+    def merge_when_pipeline_succeeds(self):
+        project = self.mr_project
+        head = project.commits.create({"branch": "py-auto", "start_branch": "master", "commit_message": "Automatic",
+                                       "actions": [{"action": "create", "file_path": "auto.txt", "content": "auto\n"}]})
+        mr = project.mergerequests.create({"source_branch": "py-auto", "target_branch": "master", "title": "Merged automatically",
+                                           "remove_source_branch": True})
+        check("mergerequests.create(remove_source_branch=True) force_remove_source_branch", mr.force_remove_source_branch, True)
+        statuses = project.commits.get(head.id, lazy=True).statuses
+        statuses.create({"state": "pending", "name": "py-ci", "ref": "py-auto"})
+        mr.merge(merge_when_pipeline_succeeds=True)
+        check("mergerequest.merge(merge_when_pipeline_succeeds=True)", (mr.state, mr.merge_when_pipeline_succeeds, mr.merge_commit_sha),
+              ("opened", True, None))
+        check("mergerequests.get pipeline", {k: project.mergerequests.get(mr.iid).pipeline[k] for k in ("sha", "ref", "status")},
+              {"sha": head.id, "ref": "py-auto", "status": "pending"})
+        # python-gitlab 3.12 hands the JSON answer back: the original of the era answers with the merge request.
+        cancelled = mr.cancel_merge_when_pipeline_succeeds()
+        check("mergerequest.cancel_merge_when_pipeline_succeeds()", (cancelled["state"], cancelled["merge_when_pipeline_succeeds"]),
+              ("opened", False))
+        expect_error("mergerequest.cancel_merge_when_pipeline_succeeds() twice", mr.cancel_merge_when_pipeline_succeeds,
+                     gitlab.exceptions.GitlabMROnBuildSuccessError, 406, "406 Not Acceptable")
+        mr.merge(merge_when_pipeline_succeeds=True)
+        check("mergerequest.merge(merge_when_pipeline_succeeds=True) again", mr.merge_when_pipeline_succeeds, True)
+        statuses.create({"state": "success", "name": "py-ci", "ref": "py-auto"})
+        deadline = time.monotonic() + 10
+        while (shown := project.mergerequests.get(mr.iid)).state != "merged":
+            check_true("the request is merged within 10 s of the pipeline's success", time.monotonic() < deadline, shown.state)
+            time.sleep(0.1)
+        check("the automatic merge", (shown.merged_by["username"], shown.merge_commit_sha, project.commits.get("master").parent_ids[1]),
+              ("root", project.commits.get("master").id, head.id))
+        expect_error("branches.get of the source branch the request asked to remove", lambda: project.branches.get("py-auto"),
+                     gitlab.exceptions.GitlabGetError, 404, "404 Branch Not Found")
+        expect_error("mergerequest.cancel_merge_when_pipeline_succeeds() once merged", mr.cancel_merge_when_pipeline_succeeds,
+                     gitlab.exceptions.GitlabMROnBuildSuccessError, 405, "405 Method Not Allowed")
+        return ("pending status, merge_when_pipeline_succeeds, cancel (and 406), set again, success merges it (polled) and removes the branch, "
+                "cancel 405")
+
     def metadata(self):
         check_true("python-gitlab 3.12 has no metadata call", not hasattr(self.gl, "metadata"))
         return "not offered by python-gitlab 3.12 (skipped)"
@@ -1632,7 +1908,8 @@ def main():
              ("repository files", flows.repository_files), ("commits", flows.commits), ("branches", flows.branches),
              ("tags", flows.tags), ("commit statuses", flows.commit_statuses), ("commit comments", flows.commit_comments),
              ("repository", flows.repository), ("issues", flows.issues), ("labels and milestones", flows.planning),
-             ("metadata", flows.metadata)]
+             ("merge requests", flows.merge_requests), ("merge request from a fork", flows.merge_request_from_fork),
+             ("merge when pipeline succeeds", flows.merge_when_pipeline_succeeds), ("metadata", flows.metadata)]
     try:
         for name, step in steps:
             try:

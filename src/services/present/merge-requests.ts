@@ -30,11 +30,24 @@ export function presentMergeRequestSimple(row: MergeRequestRow, view: View): Mer
   };
 }
 
+/**
+ * Where a merge request is shown from, for its `relative` reference: its own project (`!1`), a group (the path below
+ * the group: `sub/app!1`), or nowhere in particular (the full path).
+ */
+export type ReferenceBase = { projectId: number } | { groupPath: string } | null;
+
+function relativeReference(row: MergeRequestRow, from: ReferenceBase): string {
+  if (from && 'projectId' in from && from.projectId === row.project_id) return `!${row.iid}`;
+  if (from && 'groupPath' in from && row.project_path.toLowerCase().startsWith(`${from.groupPath.toLowerCase()}/`)) {
+    return `${row.project_path.slice(from.groupPath.length + 1)}!${row.iid}`;
+  }
+  return `${row.project_path}!${row.iid}`;
+}
+
 /** A merge request as lists show it. */
-export function presentMergeRequestBasic(row: MergeRequestRow, view: View): MergeRequestBasic {
+export function presentMergeRequestBasic(row: MergeRequestRow, view: View, from: ReferenceBase = { projectId: row.project_id }): MergeRequestBasic {
   const assignees = row.assignees.map((user) => presentUserWithEmail(user, view));
   const draft = DRAFT_TITLE.test(row.title);
-  const projectName = row.project_path.slice(row.namespace_path.length + 1);
   return {
     id: row.id,
     iid: row.iid,
@@ -76,7 +89,7 @@ export function presentMergeRequestBasic(row: MergeRequestRow, view: View): Merg
     allow_maintainer_to_push: false,
     web_url: mergeRequestWebUrl(row, view),
     reference: `!${row.iid}`,
-    references: { short: `!${row.iid}`, relative: `${projectName}!${row.iid}`, full: `${row.project_path}!${row.iid}` },
+    references: { short: `!${row.iid}`, relative: relativeReference(row, from), full: `${row.project_path}!${row.iid}` },
     time_stats: presentTimeStats(row.time_estimate, row.total_time_spent),
     squash: false,
     task_completion_status: taskCompletion(row.description),
@@ -93,6 +106,10 @@ export interface MergeRequestDetail {
   changesCount: number | null;
   /** Whether that count stopped at the limit. */
   changesOverflow: boolean;
+  /** Asked for: the commits of the target branch that the source branch lacks. */
+  divergedCommitsCount?: number;
+  /** Asked for: whether a rebase is under way (forgekit rebases nothing: false). */
+  rebaseInProgress?: boolean;
   /** The pipeline of the source branch's head, with the URL of its page. */
   pipeline: { id: number; sha: string; ref: string | null; status: string; web_url: string } | null;
 }
@@ -114,6 +131,8 @@ export function presentMergeRequest(row: MergeRequestRow, detail: MergeRequestDe
     first_contribution: false,
     user: { can_merge: detail.canMerge },
     approvals_before_merge: null,
+    ...(detail.divergedCommitsCount !== undefined ? { diverged_commits_count: detail.divergedCommitsCount } : {}),
+    ...(detail.rebaseInProgress !== undefined ? { rebase_in_progress: detail.rebaseInProgress } : {}),
   };
 }
 

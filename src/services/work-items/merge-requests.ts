@@ -12,6 +12,7 @@ import type { Commit } from '../../schemas/commits.js';
 import type { IssueBasic } from '../../schemas/issues.js';
 import type {
   CreateMergeRequestInput,
+  GetMergeRequestQuery,
   ListMergeRequestsQuery,
   MergeInput,
   MergeRequest,
@@ -23,7 +24,7 @@ import type {
 import { pageRequest, type Page, type PageQuery } from '../pagination.js';
 import { presentCommit } from '../present/commits.js';
 import { presentIssueBasic } from '../present/issues.js';
-import { presentMergeRequest, presentMergeRequestBasic, presentMergeRequestSimple } from '../present/merge-requests.js';
+import { presentMergeRequest, presentMergeRequestBasic, presentMergeRequestSimple, type ReferenceBase } from '../present/merge-requests.js';
 import { projectWebUrl } from '../present/projects.js';
 import { lastPipelineOf } from '../repository/status-store.js';
 import { writeRepository } from '../repository/writes.js';
@@ -56,7 +57,7 @@ import { existingUserIds } from './issue-store.js';
 export type MergeRequestTarget = MergeRequestInScope & { id: number; iid: number };
 
 /** Whose merge requests a list shows: one project's, the projects of a group and its subgroups, or every project's. */
-type MergeRequestsSource = { project: ProjectInScope } | { groupId: number } | { all: true };
+type MergeRequestsSource = { project: ProjectInScope } | { groupId: number; groupPath: string } | { all: true };
 
 /** `None`/`Any` as the original reads them in filters, whatever their case. */
 const noneOrAny = (value: string): 'none' | 'any' | undefined => {
@@ -98,7 +99,7 @@ export class MergeRequestsService extends Service {
 
   /** GET /groups/:id/merge_requests: of the group's projects and its subgroups'. */
   listForGroup(group: { group: Namespace }, query: ListMergeRequestsQuery & PageQuery): Promise<Page<MergeRequestBasic | MergeRequestSimple>> {
-    return this.list({ groupId: group.group.id }, query, 'all');
+    return this.list({ groupId: group.group.id, groupPath: group.group.fullPath }, query, 'all');
   }
 
   /** GET /projects/:id/merge_requests. */
@@ -112,8 +113,9 @@ export class MergeRequestsService extends Service {
     if ('project' in source && !can(this.ctx.caller, 'read_merge_requests', source.project)) return { items: [], total: 0, page: window.page, perPage: window.perPage };
     const filter = this.filterOf(source, query, defaultScope);
     const { total, rows } = await mergeRequestPage(view.rows, filter, { orderBy: query.order_by ?? 'created_at', sort: query.sort ?? 'desc' }, { limit: window.perPage, offset: window.offset });
-    const present = query.view === 'simple' ? presentMergeRequestSimple : presentMergeRequestBasic;
-    return { items: rows.map((row) => present(row, view)), total, page: window.page, perPage: window.perPage };
+    const from: ReferenceBase = 'project' in source ? { projectId: source.project.project.id } : 'groupId' in source ? { groupPath: source.groupPath } : null;
+    const items = rows.map((row) => (query.view === 'simple' ? presentMergeRequestSimple(row, view) : presentMergeRequestBasic(row, view, from)));
+    return { items, total, page: window.page, perPage: window.perPage };
   }
 
   /** The list's filters as conditions; visibility always, in SQL. */
@@ -151,13 +153,16 @@ export class MergeRequestsService extends Service {
     return filter;
   }
 
-  /** GET /projects/:id/merge_requests/:merge_request_iid: with its merge base and merge status worked out when the branches moved. */
-  async get(scoped: MergeRequestTarget): Promise<MergeRequest> {
-    return this.present(scoped);
+  /**
+   * GET /projects/:id/merge_requests/:merge_request_iid: with its merge base and merge status worked out when the
+   * branches moved; `diverged_commits_count` and `rebase_in_progress` when asked, as later clients ask.
+   */
+  async get(scoped: MergeRequestTarget, query: GetMergeRequestQuery = {}): Promise<MergeRequest> {
+    return this.present(scoped, query);
   }
 
   /** The merge request as single answers show it, for the caller. */
-  async present(scoped: MergeRequestTarget): Promise<MergeRequest> {
+  async present(scoped: MergeRequestTarget, query: GetMergeRequestQuery = {}): Promise<MergeRequest> {
     const view = await this.ctx.view();
     const row = await this.current(scoped);
     const changes = row.base_sha !== null && row.head_sha !== null ? await this.changedFiles(scoped, row) : null;
@@ -171,6 +176,8 @@ export class MergeRequestsService extends Service {
         changesCount: changes?.count ?? null,
         changesOverflow: changes?.overflow ?? false,
         pipeline: pipeline && source ? { ...pipeline, web_url: `${projectWebUrl(source.project, source.namespace, this.ctx.baseUrl)}/pipelines/${pipeline.id}` } : null,
+        divergedCommitsCount: query.include_diverged_commits_count ? await this.divergedCommits(scoped, row) : undefined,
+        rebaseInProgress: query.include_rebase_in_progress ? false : undefined,
       },
       view,
     );
@@ -208,11 +215,21 @@ export class MergeRequestsService extends Service {
     if (row.state !== 'opened' || !row.head_sha || !row.start_sha || (row.base_sha !== null && row.merge_status !== 'unchecked')) return row;
     const repo = this.ctx.repositoryOf(scoped.project.project);
     await this.sourceObjectsIn(row, repo);
+    // A fork deleted before its new commits were brought over: nothing to work out from.
+    if ((await repo.objectType(row.head_sha)) !== 'commit' || (await repo.objectType(row.start_sha)) !== 'commit') return row;
     const base = row.base_sha ?? (await mergeBase(repo, row.start_sha, row.head_sha));
     const mergeable = await mergesCleanly(repo, base, row.start_sha, row.head_sha);
     const worked = { base_sha: base, merge_status: mergeable ? ('can_be_merged' as const) : ('cannot_be_merged' as const) };
     await keepWorkedOut(this.ctx.em, row, worked);
     return { ...row, ...worked };
+  }
+
+  /** How many commits the target branch has that the source branch lacks. */
+  private async divergedCommits(scoped: MergeRequestTarget, row: MergeRequestRow): Promise<number> {
+    if (!row.head_sha || !row.start_sha) return 0;
+    const repo = this.ctx.repositoryOf(scoped.project.project);
+    if ((await repo.objectType(row.head_sha)) !== 'commit') return 0;
+    return (await commitsBetween(repo, row.head_sha, row.start_sha)).length;
   }
 
   /** How many files the request changes from its merge base (no more than the limit of its changes). */

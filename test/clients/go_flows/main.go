@@ -157,6 +157,8 @@ type flows struct {
 	// commits of its feature branch (newest first).
 	repo                      *gitlab.Project
 	commitIDs, featureHistory []string
+	// The "go-mr" project the merge requests flow leaves for the later merge request flows.
+	mrProject *gitlab.Project
 }
 
 func (f *flows) client(token string) *gitlab.Client {
@@ -2492,6 +2494,435 @@ func (f *flows) planning() string {
 	return "labels (create, get, update and delete by name, subscriptions, counts), project and group milestones, their issues"
 }
 
+// --- merge requests ("go-mr": master, protected for maintainers by default, and branches of a developer) ---------
+
+func mergeRequestIIDs(requests []*gitlab.MergeRequest) []int {
+	iids := []int{}
+	for _, request := range requests {
+		iids = append(iids, request.IID)
+	}
+	return iids
+}
+
+// commitOn commits one file action on a branch (made from startBranch when given) through client.
+func commitOn(client *gitlab.Client, pid int, branch, startBranch, message string, action gitlab.FileActionValue, path, content string) *gitlab.Commit {
+	opt := &gitlab.CreateCommitOptions{
+		Branch: gitlab.String(branch), CommitMessage: gitlab.String(message),
+		Actions: []*gitlab.CommitActionOptions{{Action: gitlab.FileAction(action), FilePath: gitlab.String(path), Content: gitlab.String(content)}},
+	}
+	if startBranch != "" {
+		opt.StartBranch = gitlab.String(startBranch)
+	}
+	commit, _, err := client.Commits.CreateCommit(pid, opt)
+	must("Commits.CreateCommit "+message, err)
+	return commit
+}
+
+func (f *flows) mergeRequests() string {
+	project, _, err := f.root.Projects.CreateProject(&gitlab.CreateProjectOptions{Name: gitlab.String("go-mr"), Visibility: gitlab.Visibility(gitlab.PrivateVisibility)})
+	must("CreateProject go-mr", err)
+	f.mrProject = project
+	dev, _, err := f.newUser("go-mr-dev")
+	must("Users.CreateUser go-mr-dev", err)
+	reporter, _, err := f.newUser("go-mr-reporter")
+	must("Users.CreateUser go-mr-reporter", err)
+	for _, member := range []struct {
+		user  *gitlab.User
+		level gitlab.AccessLevelValue
+	}{{dev, gitlab.DeveloperPermissions}, {reporter, gitlab.ReporterPermissions}} {
+		_, _, err = f.root.ProjectMembers.AddProjectMember(project.ID, &gitlab.AddProjectMemberOptions{UserID: member.user.ID, AccessLevel: gitlab.AccessLevel(member.level)})
+		must("ProjectMembers.AddProjectMember", err)
+	}
+	asDev, asReporter := f.asUser(dev, "go-mr-dev"), f.asUser(reporter, "go-mr-reporter")
+	mrs := f.root.MergeRequests
+	_, _, err = f.root.RepositoryFiles.CreateFile(project.ID, "README.md", &gitlab.CreateFileOptions{
+		Branch: gitlab.String("master"), Content: gitlab.String("one\ntwo\nthree\n"), CommitMessage: gitlab.String("Initial commit"),
+	})
+	must("RepositoryFiles.CreateFile", err)
+	headOf := func(ref string) string {
+		commit, _, err := f.root.Commits.GetCommit(project.ID, ref)
+		must("Commits.GetCommit "+ref, err)
+		return commit.ID
+	}
+	start := headOf("master")
+	issue, _, err := f.root.Issues.CreateIssue(project.ID, &gitlab.CreateIssueOptions{Title: gitlab.String("To close")})
+	must("Issues.CreateIssue", err)
+	first := commitOn(asDev, project.ID, "go-feature", "master", "Add the feature", gitlab.FileCreate, "feature.txt", "feature\n")
+	head := commitOn(asDev, project.ID, "go-feature", "", "Change the readme", gitlab.FileUpdate, "README.md", "one\n2\nthree\n")
+	commitOn(asDev, project.ID, "go-draft", "master", "Draft work", gitlab.FileCreate, "draft.txt", "draft\n")
+	commitOn(asDev, project.ID, "go-conflict", "master", "Another readme", gitlab.FileUpdate, "README.md", "one\ndeux\nthree\n")
+
+	description := fmt.Sprintf("It adds a feature.\n\nCloses #%d", issue.IID)
+	mr, resp, err := asDev.MergeRequests.CreateMergeRequest(project.ID, &gitlab.CreateMergeRequestOptions{
+		Title: gitlab.String("Add a feature"), Description: gitlab.String(description), SourceBranch: gitlab.String("go-feature"),
+		TargetBranch: gitlab.String("master"), Labels: &gitlab.Labels{"feature", "ui"}, AssigneeID: gitlab.Int(reporter.ID),
+	})
+	must("MergeRequests.CreateMergeRequest", err)
+	checkStatus("CreateMergeRequest", resp, 201)
+	check("CreateMergeRequest", []interface{}{mr.IID, mr.ProjectID, mr.SourceProjectID, mr.TargetProjectID, mr.Title, mr.Description, mr.State,
+		mr.SourceBranch, mr.TargetBranch, []string(mr.Labels), mr.Author.Username, mr.Assignee.Username, len(mr.Assignees), mr.SHA, mr.MergeCommitSHA,
+		mr.WorkInProgress, mr.Draft, mr.MergeWhenPipelineSucceeds, mr.Subscribed, mr.UserNotesCount},
+		[]interface{}{1, project.ID, project.ID, project.ID, "Add a feature", description, "opened", "go-feature", "master", []string{"feature", "ui"},
+			"go-mr-dev", "go-mr-reporter", 1, head.ID, "", false, false, false, true, 0})
+	checkTrue("CreateMergeRequest CreatedAt", mr.CreatedAt != nil && !mr.CreatedAt.IsZero())
+	check("CreateMergeRequest WebURL", mr.WebURL, f.url+"/root/go-mr/merge_requests/1")
+	draft, _, err := asDev.MergeRequests.CreateMergeRequest(project.ID, &gitlab.CreateMergeRequestOptions{
+		Title: gitlab.String("WIP: Second"), SourceBranch: gitlab.String("go-draft"), TargetBranch: gitlab.String("master"),
+	})
+	must("MergeRequests.CreateMergeRequest draft", err)
+	check("CreateMergeRequest the next iid, a draft", []interface{}{draft.IID, draft.WorkInProgress, draft.Draft, draft.Assignee == nil}, []interface{}{2, true, true, true})
+	_, _, err = asDev.MergeRequests.CreateMergeRequest(project.ID, &gitlab.CreateMergeRequestOptions{
+		Title: gitlab.String("Again"), SourceBranch: gitlab.String("go-feature"), TargetBranch: gitlab.String("master"),
+	})
+	expectError("CreateMergeRequest of the same branches again", err, 409, "{message: Another open merge request already exists for this source branch: !1}")
+	_, _, err = asDev.MergeRequests.CreateMergeRequest(project.ID, &gitlab.CreateMergeRequestOptions{
+		Title: gitlab.String("Same"), SourceBranch: gitlab.String("master"), TargetBranch: gitlab.String("master"),
+	})
+	expectError("CreateMergeRequest from a branch into itself", err, 400, "{message: {validate_branches: [You can't use same project/branch for source and target]}}")
+	_, _, err = asReporter.MergeRequests.CreateMergeRequest(project.ID, &gitlab.CreateMergeRequestOptions{
+		Title: gitlab.String("No"), SourceBranch: gitlab.String("go-draft"), TargetBranch: gitlab.String("master"),
+	})
+	expectError("CreateMergeRequest by a reporter", err, 403, "{message: 403 Forbidden}")
+
+	list := func(what string, client *gitlab.Client, opt *gitlab.ListProjectMergeRequestsOptions) []*gitlab.MergeRequest {
+		listed, _, err := client.MergeRequests.ListProjectMergeRequests(project.ID, opt)
+		must("MergeRequests.ListProjectMergeRequests "+what, err)
+		return listed
+	}
+	check("ListProjectMergeRequests", mergeRequestIIDs(list("", f.root, &gitlab.ListProjectMergeRequestsOptions{})), []int{2, 1})
+	check("ListProjectMergeRequests State opened", mergeRequestIIDs(list("State", f.root, &gitlab.ListProjectMergeRequestsOptions{State: gitlab.String("opened")})), []int{2, 1})
+	check("ListProjectMergeRequests State merged", mergeRequestIIDs(list("State", f.root, &gitlab.ListProjectMergeRequestsOptions{State: gitlab.String("merged")})), []int{})
+	check("ListProjectMergeRequests Labels", mergeRequestIIDs(list("Labels", f.root, &gitlab.ListProjectMergeRequestsOptions{Labels: &gitlab.Labels{"feature", "ui"}})), []int{1})
+	check("ListProjectMergeRequests Search", mergeRequestIIDs(list("Search", f.root, &gitlab.ListProjectMergeRequestsOptions{Search: gitlab.String("second")})), []int{2})
+	check("ListProjectMergeRequests WIP", mergeRequestIIDs(list("WIP", f.root, &gitlab.ListProjectMergeRequestsOptions{WIP: gitlab.String("no")})), []int{1})
+	check("ListProjectMergeRequests IIDs", mergeRequestIIDs(list("IIDs", f.root, &gitlab.ListProjectMergeRequestsOptions{IIDs: &[]int{2}})), []int{2})
+	check("ListProjectMergeRequests AssigneeID", mergeRequestIIDs(list("AssigneeID", f.root, &gitlab.ListProjectMergeRequestsOptions{AssigneeID: gitlab.AssigneeID(reporter.ID)})), []int{1})
+	check("ListProjectMergeRequests AssigneeID None", mergeRequestIIDs(list("AssigneeID None", f.root, &gitlab.ListProjectMergeRequestsOptions{AssigneeID: gitlab.AssigneeID(gitlab.UserIDNone)})), []int{2})
+	check("ListProjectMergeRequests AuthorID, Sort asc", mergeRequestIIDs(list("AuthorID", f.root, &gitlab.ListProjectMergeRequestsOptions{AuthorID: gitlab.Int(dev.ID), Sort: gitlab.String("asc")})), []int{1, 2})
+	check("ListProjectMergeRequests Scope assigned_to_me, as the assignee",
+		mergeRequestIIDs(list("Scope", asReporter, &gitlab.ListProjectMergeRequestsOptions{Scope: gitlab.String("assigned_to_me")})), []int{1})
+	simple := list("View simple", f.root, &gitlab.ListProjectMergeRequestsOptions{View: gitlab.String("simple"), Labels: &gitlab.Labels{"ui"}})
+	check("ListProjectMergeRequests View simple", len(simple), 1)
+	check("ListProjectMergeRequests View simple: the short form", []interface{}{simple[0].IID, simple[0].Title, simple[0].State, simple[0].WebURL, simple[0].Author == nil, simple[0].SHA, simple[0].SourceBranch},
+		[]interface{}{1, "Add a feature", "opened", mr.WebURL, true, "", ""})
+	opt := &gitlab.ListProjectMergeRequestsOptions{ListOptions: gitlab.ListOptions{PerPage: 1, Page: 1}}
+	var paged []*gitlab.MergeRequest
+	for {
+		page, resp, err := mrs.ListProjectMergeRequests(project.ID, opt)
+		must("MergeRequests.ListProjectMergeRequests pages", err)
+		check("ListProjectMergeRequests TotalItems", resp.TotalItems, 2)
+		paged = append(paged, page...)
+		if resp.NextPage == 0 {
+			break
+		}
+		opt.Page = resp.NextPage
+	}
+	check("ListProjectMergeRequests across 2 pages", mergeRequestIIDs(paged), []int{2, 1})
+	mine, _, err := asDev.MergeRequests.ListMergeRequests(&gitlab.ListMergeRequestsOptions{})
+	must("MergeRequests.ListMergeRequests as the author", err)
+	check("ListMergeRequests as the author (created by it)", mergeRequestIIDs(mine), []int{2, 1})
+	assigned, _, err := asReporter.MergeRequests.ListMergeRequests(&gitlab.ListMergeRequestsOptions{Scope: gitlab.String("assigned_to_me")})
+	must("MergeRequests.ListMergeRequests Scope assigned_to_me", err)
+	check("ListMergeRequests Scope assigned_to_me", mergeRequestIIDs(assigned), []int{1})
+
+	shown, _, err := asReporter.MergeRequests.GetMergeRequest(project.ID, 1, nil)
+	must("MergeRequests.GetMergeRequest", err)
+	check("GetMergeRequest SHA, MergeStatus, HasConflicts", []interface{}{shown.SHA, shown.MergeStatus, shown.HasConflicts}, []interface{}{head.ID, "can_be_merged", false})
+	check("GetMergeRequest DiffRefs", []string{shown.DiffRefs.BaseSha, shown.DiffRefs.HeadSha, shown.DiffRefs.StartSha}, []string{start, head.ID, start})
+	// go-gitlab types changes_count as a string, as the original writes it.
+	check("GetMergeRequest ChangesCount", shown.ChangesCount, "2")
+	check("GetMergeRequest User.CanMerge (a reporter)", shown.User.CanMerge, false)
+	check("GetMergeRequest References (short, full)", []string{shown.References.Short, shown.References.Full}, []string{"!1", "root/go-mr!1"})
+	commits, _, err := asReporter.MergeRequests.GetMergeRequestCommits(project.ID, 1, nil)
+	must("MergeRequests.GetMergeRequestCommits", err)
+	var commitTitles []string
+	for _, commit := range commits {
+		commitTitles = append(commitTitles, commit.ID+" "+commit.Title)
+	}
+	check("GetMergeRequestCommits (newest first)", commitTitles, []string{head.ID + " Change the readme", first.ID + " Add the feature"})
+	changes, _, err := asReporter.MergeRequests.GetMergeRequestChanges(project.ID, 1, nil)
+	must("MergeRequests.GetMergeRequestChanges", err)
+	var changed []string
+	readmeDiff := ""
+	for _, change := range changes.Changes {
+		changed = append(changed, fmt.Sprintf("%s %v", change.NewPath, change.NewFile))
+		if change.NewPath == "README.md" {
+			readmeDiff = change.Diff
+		}
+	}
+	sort.Strings(changed)
+	check("GetMergeRequestChanges files", changed, []string{"README.md false", "feature.txt true"})
+	check("GetMergeRequestChanges README.md diff", readmeDiff, "@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n")
+	check("GetMergeRequestChanges ChangesCount, Overflow", []interface{}{changes.ChangesCount, changes.Overflow}, []interface{}{"2", false})
+	closes, _, err := asReporter.MergeRequests.GetIssuesClosedOnMerge(project.ID, 1, nil)
+	must("MergeRequests.GetIssuesClosedOnMerge", err)
+	check("GetIssuesClosedOnMerge", issueIIDs(closes), []int{issue.IID})
+	_, _, err = mrs.GetMergeRequest(project.ID, 99, nil)
+	expectError("GetMergeRequest of a missing iid", err, 404, "{message: 404 Merge Request Not Found}")
+
+	closed, _, err := mrs.UpdateMergeRequest(project.ID, 1, &gitlab.UpdateMergeRequestOptions{
+		Title: gitlab.String("Add a feature, ready"), StateEvent: gitlab.String("close"), AddLabels: &gitlab.Labels{"triaged"},
+	})
+	must("MergeRequests.UpdateMergeRequest close", err)
+	check("UpdateMergeRequest close", []interface{}{closed.State, closed.Title, []string(closed.Labels), closed.ClosedBy.Username},
+		[]interface{}{"closed", "Add a feature, ready", []string{"feature", "triaged", "ui"}, "root"})
+	checkTrue("UpdateMergeRequest ClosedAt", closed.ClosedAt != nil)
+	reopened, _, err := mrs.UpdateMergeRequest(project.ID, 1, &gitlab.UpdateMergeRequestOptions{StateEvent: gitlab.String("reopen"), RemoveLabels: &gitlab.Labels{"triaged"}})
+	must("MergeRequests.UpdateMergeRequest reopen", err)
+	check("UpdateMergeRequest reopen", []interface{}{reopened.State, reopened.ClosedBy == nil, reopened.ClosedAt == nil, []string(reopened.Labels)},
+		[]interface{}{"opened", true, true, []string{"feature", "ui"}})
+	_, _, err = asReporter.MergeRequests.UpdateMergeRequest(project.ID, 2, &gitlab.UpdateMergeRequestOptions{Title: gitlab.String("No")})
+	expectError("UpdateMergeRequest by a reporter it is not assigned to", err, 403, "{message: 403 Forbidden}")
+
+	// Subscriptions, as its author.
+	unsubscribed, _, err := asDev.MergeRequests.UnsubscribeFromMergeRequest(project.ID, 1)
+	must("MergeRequests.UnsubscribeFromMergeRequest", err)
+	check("UnsubscribeFromMergeRequest", unsubscribed.Subscribed, false)
+	_, resp, _ = asDev.MergeRequests.UnsubscribeFromMergeRequest(project.ID, 1)
+	check("UnsubscribeFromMergeRequest twice: 304", resp.StatusCode, 304)
+	subscribed, resp, err := asDev.MergeRequests.SubscribeToMergeRequest(project.ID, 1)
+	must("MergeRequests.SubscribeToMergeRequest", err)
+	checkStatus("SubscribeToMergeRequest", resp, 201)
+	check("SubscribeToMergeRequest", subscribed.Subscribed, true)
+	_, resp, _ = asDev.MergeRequests.SubscribeToMergeRequest(project.ID, 1)
+	check("SubscribeToMergeRequest twice: 304", resp.StatusCode, 304)
+
+	// Time tracking.
+	stats, _, err := mrs.SetTimeEstimate(project.ID, 1, &gitlab.SetTimeEstimateOptions{Duration: gitlab.String("1d 4h")})
+	must("MergeRequests.SetTimeEstimate", err)
+	check("SetTimeEstimate", []interface{}{stats.TimeEstimate, stats.HumanTimeEstimate}, []interface{}{12 * 3600, "1d 4h"})
+	stats, _, err = mrs.AddSpentTime(project.ID, 1, &gitlab.AddSpentTimeOptions{Duration: gitlab.String("45m")})
+	must("MergeRequests.AddSpentTime", err)
+	check("AddSpentTime", []interface{}{stats.TotalTimeSpent, stats.HumanTotalTimeSpent}, []interface{}{2700, "45m"})
+	stats, _, err = mrs.GetTimeSpent(project.ID, 1)
+	must("MergeRequests.GetTimeSpent", err)
+	check("GetTimeSpent", []interface{}{stats.TimeEstimate, stats.TotalTimeSpent}, []interface{}{12 * 3600, 2700})
+	_, _, err = mrs.ResetSpentTime(project.ID, 1)
+	must("MergeRequests.ResetSpentTime", err)
+	stats, _, err = mrs.ResetTimeEstimate(project.ID, 1)
+	must("MergeRequests.ResetTimeEstimate", err)
+	check("ResetTimeEstimate", []interface{}{stats.TimeEstimate, stats.TotalTimeSpent}, []interface{}{0, 0})
+
+	// Award emoji, on the request and on a note; notes.
+	awards := f.root.AwardEmoji
+	award, resp, err := asReporter.AwardEmoji.CreateMergeRequestAwardEmoji(project.ID, 1, &gitlab.CreateAwardEmojiOptions{Name: "thumbsup"})
+	must("AwardEmoji.CreateMergeRequestAwardEmoji", err)
+	checkStatus("CreateMergeRequestAwardEmoji", resp, 201)
+	check("CreateMergeRequestAwardEmoji", []interface{}{award.Name, award.User.Username, award.AwardableType, award.AwardableID}, []interface{}{"thumbsup", "go-mr-reporter", "MergeRequest", mr.ID})
+	upvoted, _, err := mrs.GetMergeRequest(project.ID, 1, nil)
+	must("MergeRequests.GetMergeRequest", err)
+	check("GetMergeRequest Upvotes", upvoted.Upvotes, 1)
+	_, _, err = asDev.AwardEmoji.CreateMergeRequestAwardEmoji(project.ID, 1, &gitlab.CreateAwardEmojiOptions{Name: "thumbsup"})
+	expectError("CreateMergeRequestAwardEmoji on one's own request", err, 404, "{message: 404 Award Emoji Not Found}")
+	listedAwards, _, err := awards.ListMergeRequestAwardEmoji(project.ID, 1, &gitlab.ListAwardEmojiOptions{})
+	must("AwardEmoji.ListMergeRequestAwardEmoji", err)
+	checkTrue("ListMergeRequestAwardEmoji", len(listedAwards) == 1 && listedAwards[0].ID == award.ID, listedAwards)
+	gotAward, _, err := awards.GetMergeRequestAwardEmoji(project.ID, 1, award.ID)
+	must("AwardEmoji.GetMergeRequestAwardEmoji", err)
+	check("GetMergeRequestAwardEmoji", gotAward.Name, "thumbsup")
+	resp, err = asReporter.AwardEmoji.DeleteMergeRequestAwardEmoji(project.ID, 1, award.ID)
+	must("AwardEmoji.DeleteMergeRequestAwardEmoji", err)
+	checkStatus("DeleteMergeRequestAwardEmoji", resp, 204)
+	listedAwards, _, err = awards.ListMergeRequestAwardEmoji(project.ID, 1, &gitlab.ListAwardEmojiOptions{})
+	must("AwardEmoji.ListMergeRequestAwardEmoji", err)
+	check("ListMergeRequestAwardEmoji after the delete", len(listedAwards), 0)
+	notes := f.root.Notes
+	note, resp, err := notes.CreateMergeRequestNote(project.ID, 1, &gitlab.CreateMergeRequestNoteOptions{Body: gitlab.String("Looks right")})
+	must("Notes.CreateMergeRequestNote", err)
+	checkStatus("CreateMergeRequestNote", resp, 201)
+	check("CreateMergeRequestNote", []interface{}{note.Body, note.System, note.Author.Username, note.NoteableType, note.NoteableIID, note.NoteableID},
+		[]interface{}{"Looks right", false, "root", "MergeRequest", 1, mr.ID})
+	onNote, _, err := asReporter.AwardEmoji.CreateMergeRequestAwardEmojiOnNote(project.ID, 1, note.ID, &gitlab.CreateAwardEmojiOptions{Name: "tada"})
+	must("AwardEmoji.CreateMergeRequestAwardEmojiOnNote", err)
+	check("CreateMergeRequestAwardEmojiOnNote", []interface{}{onNote.Name, onNote.AwardableType, onNote.AwardableID}, []interface{}{"tada", "Note", note.ID})
+	noteAwards, _, err := awards.ListMergeRequestAwardEmojiOnNote(project.ID, 1, note.ID, &gitlab.ListAwardEmojiOptions{})
+	must("AwardEmoji.ListMergeRequestAwardEmojiOnNote", err)
+	checkTrue("ListMergeRequestAwardEmojiOnNote", len(noteAwards) == 1 && noteAwards[0].Name == "tada", noteAwards)
+	resp, err = asReporter.AwardEmoji.DeleteMergeRequestAwardEmojiOnNote(project.ID, 1, note.ID, onNote.ID)
+	must("AwardEmoji.DeleteMergeRequestAwardEmojiOnNote", err)
+	checkStatus("DeleteMergeRequestAwardEmojiOnNote", resp, 204)
+	note, _, err = notes.UpdateMergeRequestNote(project.ID, 1, note.ID, &gitlab.UpdateMergeRequestNoteOptions{Body: gitlab.String("Looks right to me")})
+	must("Notes.UpdateMergeRequestNote", err)
+	check("UpdateMergeRequestNote", note.Body, "Looks right to me")
+	extra, _, err := notes.CreateMergeRequestNote(project.ID, 1, &gitlab.CreateMergeRequestNoteOptions{Body: gitlab.String("Never mind")})
+	must("Notes.CreateMergeRequestNote", err)
+	resp, err = notes.DeleteMergeRequestNote(project.ID, 1, extra.ID)
+	must("Notes.DeleteMergeRequestNote", err)
+	checkStatus("DeleteMergeRequestNote", resp, 204)
+	_, _, err = notes.GetMergeRequestNote(project.ID, 1, extra.ID)
+	expectError("GetMergeRequestNote of a deleted note", err, 404, "{message: 404 Note Not Found}")
+	allNotes, _, err := notes.ListMergeRequestNotes(project.ID, 1, &gitlab.ListMergeRequestNotesOptions{Sort: gitlab.String("asc")})
+	must("Notes.ListMergeRequestNotes", err)
+	var bodies []string
+	for _, item := range allNotes {
+		bodies = append(bodies, fmt.Sprintf("%v %s", item.System, item.Body))
+	}
+	// Label notes name the label by its ID, as the original's do.
+	triaged, _, err := f.root.Labels.GetLabel(project.ID, "triaged")
+	must("Labels.GetLabel", err)
+	check("ListMergeRequestNotes (oldest first)", bodies, []string{
+		"true changed title from **Add a feature** to **Add a feature{+, ready+}**", "true closed", fmt.Sprintf("true added ~%d label", triaged.ID),
+		"true reopened", fmt.Sprintf("true removed ~%d label", triaged.ID), "true changed time estimate to 1d 4h", "true added 45m of time spent",
+		"true removed time spent", "true removed time estimate", "false Looks right to me",
+	})
+	counted, _, err := mrs.GetMergeRequest(project.ID, 1, nil)
+	must("MergeRequests.GetMergeRequest", err)
+	check("GetMergeRequest UserNotesCount", counted.UserNotesCount, 1)
+
+	// Merge: the owner merges into the protected master; a developer may not.
+	_, _, err = asDev.MergeRequests.AcceptMergeRequest(project.ID, 1, &gitlab.AcceptMergeRequestOptions{})
+	expectError("AcceptMergeRequest by a developer (master protected)", err, 401, "{message: 401 Unauthorized}")
+	_, _, err = mrs.AcceptMergeRequest(project.ID, 1, &gitlab.AcceptMergeRequestOptions{SHA: gitlab.String(start)})
+	expectError("AcceptMergeRequest SHA not the head", err, 409, "{message: SHA does not match HEAD of source branch}")
+	merged, _, err := mrs.AcceptMergeRequest(project.ID, 1, &gitlab.AcceptMergeRequestOptions{SHA: gitlab.String(head.ID), ShouldRemoveSourceBranch: gitlab.Bool(true)})
+	must("MergeRequests.AcceptMergeRequest", err)
+	check("AcceptMergeRequest", []interface{}{merged.State, merged.MergedBy.Username, merged.ShouldRemoveSourceBranch, merged.MergedAt != nil},
+		[]interface{}{"merged", "root", true, true})
+	mergeCommit, _, err := f.root.Commits.GetCommit(project.ID, "master")
+	must("Commits.GetCommit master", err)
+	check("AcceptMergeRequest MergeCommitSHA", merged.MergeCommitSHA, mergeCommit.ID)
+	check("the merge commit", []interface{}{mergeCommit.ParentIDs, strings.TrimSuffix(mergeCommit.Message, "\n")}, []interface{}{[]string{start, head.ID},
+		fmt.Sprintf("Merge branch 'go-feature' into 'master'\n\nAdd a feature, ready\n\nCloses #%d\n\nSee merge request root/go-mr!1", issue.IID)})
+	_, _, err = f.root.Branches.GetBranch(project.ID, "go-feature")
+	expectError("GetBranch of the removed source branch", err, 404, "{message: 404 Branch Not Found}")
+	closedIssue, _, err := f.root.Issues.GetIssue(project.ID, issue.IID)
+	must("Issues.GetIssue", err)
+	check("the issue it closes is closed", closedIssue.State, "closed")
+	check("ListProjectMergeRequests State merged", mergeRequestIIDs(list("State", f.root, &gitlab.ListProjectMergeRequestsOptions{State: gitlab.String("merged")})), []int{1})
+	_, _, err = mrs.AcceptMergeRequest(project.ID, 1, &gitlab.AcceptMergeRequestOptions{})
+	expectError("AcceptMergeRequest twice", err, 406, "{message: Method Not Allowed}")
+	_, _, err = mrs.AcceptMergeRequest(project.ID, 2, &gitlab.AcceptMergeRequestOptions{})
+	expectError("AcceptMergeRequest of a draft", err, 405, "{message: Branch cannot be merged}")
+	conflict, _, err := asDev.MergeRequests.CreateMergeRequest(project.ID, &gitlab.CreateMergeRequestOptions{
+		Title: gitlab.String("Another readme"), SourceBranch: gitlab.String("go-conflict"), TargetBranch: gitlab.String("master"),
+	})
+	must("MergeRequests.CreateMergeRequest conflict", err)
+	conflicting, _, err := mrs.GetMergeRequest(project.ID, conflict.IID, nil)
+	must("MergeRequests.GetMergeRequest conflict", err)
+	check("GetMergeRequest of a conflict: MergeStatus, HasConflicts", []interface{}{conflicting.MergeStatus, conflicting.HasConflicts}, []interface{}{"cannot_be_merged", true})
+	_, _, err = mrs.AcceptMergeRequest(project.ID, conflict.IID, &gitlab.AcceptMergeRequestOptions{})
+	expectError("AcceptMergeRequest of a conflict", err, 405, "{message: Branch cannot be merged}")
+	return "create, 409/400/403, list (state, labels, search, wip, iids, assignee, author, scope, view=simple, pages), get (sha, merge_status, " +
+		"diff_refs, changes_count), commits, changes, closes_issues, update close/reopen and labels, subscriptions, time tracking, " +
+		"award emoji (request and note), notes, merge (401, 409, removes the branch, closes the issue, 406, 405 draft and conflict)"
+}
+
+func (f *flows) mergeRequestFromFork() string {
+	upstream, _, err := f.root.Projects.CreateProject(&gitlab.CreateProjectOptions{Name: gitlab.String("go-mr-upstream"), Visibility: gitlab.Visibility(gitlab.InternalVisibility)})
+	must("CreateProject go-mr-upstream", err)
+	_, _, err = f.root.RepositoryFiles.CreateFile(upstream.ID, "README.md", &gitlab.CreateFileOptions{
+		Branch: gitlab.String("master"), Content: gitlab.String("Upstream\n"), CommitMessage: gitlab.String("Initial commit"),
+	})
+	must("RepositoryFiles.CreateFile", err)
+	startCommit, _, err := f.root.Commits.GetCommit(upstream.ID, "master")
+	must("Commits.GetCommit master", err)
+	start := startCommit.ID
+	forker, _, err := f.newUser("go-mr-forker")
+	must("Users.CreateUser go-mr-forker", err)
+	developer, _, err := f.newUser("go-mr-upstream-dev")
+	must("Users.CreateUser go-mr-upstream-dev", err)
+	_, _, err = f.root.ProjectMembers.AddProjectMember(upstream.ID, &gitlab.AddProjectMemberOptions{UserID: developer.ID, AccessLevel: gitlab.AccessLevel(gitlab.DeveloperPermissions)})
+	must("ProjectMembers.AddProjectMember", err)
+	asForker, asDeveloper := f.asUser(forker, "go-mr-forker"), f.asUser(developer, "go-mr-upstream-dev")
+	fork, resp, err := asForker.Projects.ForkProject(upstream.ID, &gitlab.ForkProjectOptions{})
+	must("Projects.ForkProject", err)
+	checkStatus("ForkProject", resp, 201)
+	check("ForkProject", []interface{}{fork.PathWithNamespace, fork.ForkedFromProject.ID}, []interface{}{"go-mr-forker/go-mr-upstream", upstream.ID})
+	// The repository is copied in the background: ImportStatus turns "finished".
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		polled, _, err := asForker.Projects.GetProject(fork.ID, nil)
+		must("Projects.GetProject of the fork", err)
+		if polled.ImportStatus == "finished" {
+			break
+		}
+		checkTrue("the fork's ImportStatus is finished within 10 s", time.Now().Before(deadline), polled.ImportStatus)
+	}
+	fix := commitOn(asForker, fork.ID, "go-fix", "master", "A fix from the fork", gitlab.FileCreate, "fix/deep/fix.txt", "fixed\n")
+	check("the fix's parent is the upstream's master", fix.ParentIDs, []string{start})
+	created, _, err := asForker.MergeRequests.CreateMergeRequest(fork.ID, &gitlab.CreateMergeRequestOptions{
+		Title: gitlab.String("A fix"), SourceBranch: gitlab.String("go-fix"), TargetBranch: gitlab.String("master"), TargetProjectID: gitlab.Int(upstream.ID),
+	})
+	must("MergeRequests.CreateMergeRequest from the fork", err)
+	check("CreateMergeRequest from a fork", []interface{}{created.ProjectID, created.SourceProjectID, created.TargetProjectID, created.SHA},
+		[]interface{}{upstream.ID, fork.ID, upstream.ID, fix.ID})
+	_, _, err = asForker.MergeRequests.CreateMergeRequest(fork.ID, &gitlab.CreateMergeRequestOptions{
+		Title: gitlab.String("No"), SourceBranch: gitlab.String("go-fix"), TargetBranch: gitlab.String("master"), TargetProjectID: gitlab.Int(f.mrProject.ID),
+	})
+	expectError("CreateMergeRequest into a private project the forker does not see", err, 404, "{message: 404 Project Not Found}")
+	mr, _, err := asDeveloper.MergeRequests.GetMergeRequest(upstream.ID, created.IID, nil)
+	must("MergeRequests.GetMergeRequest from the fork", err)
+	check("GetMergeRequest from a fork", []interface{}{mr.MergeStatus, mr.ChangesCount, mr.DiffRefs.BaseSha, mr.DiffRefs.HeadSha, mr.DiffRefs.StartSha},
+		[]interface{}{"can_be_merged", "1", start, fix.ID, start})
+	commits, _, err := asDeveloper.MergeRequests.GetMergeRequestCommits(upstream.ID, created.IID, nil)
+	must("MergeRequests.GetMergeRequestCommits from the fork", err)
+	check("GetMergeRequestCommits from a fork", commitIDs(commits), []string{fix.ID})
+	_, _, err = asForker.MergeRequests.AcceptMergeRequest(upstream.ID, created.IID, &gitlab.AcceptMergeRequestOptions{})
+	expectError("AcceptMergeRequest by the forker", err, 401, "{message: 401 Unauthorized}")
+	// master is protected for maintainers by default: unprotected, the upstream's developer merges.
+	_, _, err = asDeveloper.MergeRequests.AcceptMergeRequest(upstream.ID, created.IID, &gitlab.AcceptMergeRequestOptions{})
+	expectError("AcceptMergeRequest by a developer into the protected master", err, 401, "{message: 401 Unauthorized}")
+	_, err = f.root.ProtectedBranches.UnprotectRepositoryBranches(upstream.ID, "master")
+	must("ProtectedBranches.UnprotectRepositoryBranches master", err)
+	merged, _, err := asDeveloper.MergeRequests.AcceptMergeRequest(upstream.ID, created.IID, &gitlab.AcceptMergeRequestOptions{MergeCommitMessage: gitlab.String("Take the fork's fix")})
+	must("MergeRequests.AcceptMergeRequest by the upstream's developer", err)
+	check("AcceptMergeRequest from a fork", []interface{}{merged.State, merged.MergedBy.Username}, []interface{}{"merged", "go-mr-upstream-dev"})
+	mergeCommit, _, err := f.root.Commits.GetCommit(upstream.ID, merged.MergeCommitSHA)
+	must("Commits.GetCommit of the merge commit", err)
+	check("the merge commit's parents", mergeCommit.ParentIDs, []string{start, fix.ID})
+	check("the merge commit's message (MergeCommitMessage)", strings.TrimSuffix(mergeCommit.Message, "\n"), "Take the fork's fix")
+	check("the merge commit's author", []string{mergeCommit.AuthorName, mergeCommit.CommitterName}, []string{developer.Name, developer.Name})
+	master, _, err := f.root.Commits.GetCommit(upstream.ID, "master")
+	must("Commits.GetCommit master", err)
+	check("the upstream's master", master.ID, mergeCommit.ID)
+	file, _, err := f.root.RepositoryFiles.GetRawFile(upstream.ID, "fix/deep/fix.txt", &gitlab.GetRawFileOptions{Ref: gitlab.String("master")})
+	must("RepositoryFiles.GetRawFile", err)
+	check("the fork's file in the upstream", string(file), "fixed\n")
+	return "fork, ImportStatus polled, commit on the fork, create with TargetProjectID, commits, merge by a developer once unprotected, two parents"
+}
+
+func (f *flows) mergeWhenPipelineSucceeds() string {
+	project, mrs := f.mrProject, f.root.MergeRequests
+	head := commitOn(f.root, project.ID, "go-auto", "master", "Automatic", gitlab.FileCreate, "auto.txt", "auto\n")
+	mr, _, err := mrs.CreateMergeRequest(project.ID, &gitlab.CreateMergeRequestOptions{
+		Title: gitlab.String("Merged automatically"), SourceBranch: gitlab.String("go-auto"), TargetBranch: gitlab.String("master"),
+	})
+	must("MergeRequests.CreateMergeRequest", err)
+	status := func(state gitlab.BuildStateValue) {
+		_, _, err := f.root.Commits.SetCommitStatus(project.ID, head.ID, &gitlab.SetCommitStatusOptions{State: state, Name: gitlab.String("go-ci"), Ref: gitlab.String("go-auto")})
+		must("Commits.SetCommitStatus "+string(state), err)
+	}
+	status(gitlab.Pending)
+	set, _, err := mrs.AcceptMergeRequest(project.ID, mr.IID, &gitlab.AcceptMergeRequestOptions{MergeWhenPipelineSucceeds: gitlab.Bool(true)})
+	must("MergeRequests.AcceptMergeRequest MergeWhenPipelineSucceeds", err)
+	check("AcceptMergeRequest MergeWhenPipelineSucceeds", []interface{}{set.State, set.MergeWhenPipelineSucceeds, set.MergeCommitSHA}, []interface{}{"opened", true, ""})
+	checkTrue("AcceptMergeRequest Pipeline", set.Pipeline != nil && set.Pipeline.SHA == head.ID && set.Pipeline.Ref == "go-auto" && set.Pipeline.Status == "pending", set.Pipeline)
+	cancelled, resp, err := mrs.CancelMergeWhenPipelineSucceeds(project.ID, mr.IID)
+	must("MergeRequests.CancelMergeWhenPipelineSucceeds", err)
+	checkStatus("CancelMergeWhenPipelineSucceeds", resp, 200)
+	check("CancelMergeWhenPipelineSucceeds", []interface{}{cancelled.State, cancelled.MergeWhenPipelineSucceeds}, []interface{}{"opened", false})
+	_, _, err = mrs.CancelMergeWhenPipelineSucceeds(project.ID, mr.IID)
+	expectError("CancelMergeWhenPipelineSucceeds twice", err, 406, "{message: 406 Not Acceptable}")
+	set, _, err = mrs.AcceptMergeRequest(project.ID, mr.IID, &gitlab.AcceptMergeRequestOptions{MergeWhenPipelineSucceeds: gitlab.Bool(true)})
+	must("MergeRequests.AcceptMergeRequest MergeWhenPipelineSucceeds again", err)
+	check("AcceptMergeRequest MergeWhenPipelineSucceeds again", set.MergeWhenPipelineSucceeds, true)
+	status(gitlab.Success)
+	var merged *gitlab.MergeRequest
+	for deadline := time.Now().Add(10 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+		merged, _, err = mrs.GetMergeRequest(project.ID, mr.IID, nil)
+		must("MergeRequests.GetMergeRequest", err)
+		if merged.State == "merged" {
+			break
+		}
+		checkTrue("the request is merged within 10 s of the pipeline's success", time.Now().Before(deadline), merged.State)
+	}
+	master, _, err := f.root.Commits.GetCommit(project.ID, "master")
+	must("Commits.GetCommit master", err)
+	check("the automatic merge", []interface{}{merged.MergedBy.Username, merged.MergeCommitSHA, master.ParentIDs[1]}, []interface{}{"root", master.ID, head.ID})
+	_, _, err = mrs.CancelMergeWhenPipelineSucceeds(project.ID, mr.IID)
+	expectError("CancelMergeWhenPipelineSucceeds once merged", err, 405, "{message: 405 Method Not Allowed}")
+	return "pending status, MergeWhenPipelineSucceeds, cancel (and 406), set again, success merges it (polled), cancel 405"
+}
+
 func (f *flows) metadata() string {
 	// go-gitlab 0.73 has no call for GET /metadata.
 	return "not offered by go-gitlab 0.73 (skipped)"
@@ -2521,7 +2952,8 @@ func main() {
 		{"members", f.members}, {"namespaces", f.namespaces}, {"application settings", f.settings},
 		{"repository files", f.repositoryFiles}, {"commits", f.commits}, {"branches", f.branches},
 		{"tags", f.tags}, {"commit statuses", f.commitStatuses}, {"commit comments", f.commitComments}, {"repository", f.repository},
-		{"issues", f.issues}, {"labels and milestones", f.planning},
+		{"issues", f.issues}, {"labels and milestones", f.planning}, {"merge requests", f.mergeRequests},
+		{"merge request from a fork", f.mergeRequestFromFork}, {"merge when pipeline succeeds", f.mergeWhenPipelineSucceeds},
 		{"metadata", f.metadata},
 	}
 	for _, step := range steps {
