@@ -8,16 +8,25 @@
  * the drivers' query methods; job workers' statements left out): the statements must match one for one, text and
  * bound values, and so must status, headers and JSON.
  *
- * The requests run on one of three data sets, each written into a database of its own: 150 users (`users`),
- * 10,000 projects of which the user is a member of 1,000 (`projects`, bench/lib/projects-seed.ts), or a project of
- * 1,000 issues of which the user is a reporter (`issues`).
+ * The requests run on one of four data sets, each written into a database of its own: 150 users (`users`),
+ * 10,000 projects of which the user is a member of 1,000 (`projects`, bench/lib/projects-seed.ts), a project of
+ * 1,000 issues of which the user is a reporter (`issues`), or a project of 20,000 merge requests, each from a branch
+ * of its own in the project's repository, of which the user is a reporter (`merge requests`,
+ * bench/lib/merge-requests-seed.ts). The merge requests' requests run at 20 connections, the others at 10.
+ *
+ * GET /projects/:id/merge_requests/:iid reads the repository as well as the database: the changes count, from the
+ * merge base to the source branch's head (the merge base and merge status are kept in the row once worked out, so
+ * after the first GET no merge is tried). The bare handler (bench/lib/bare-merge-requests.ts) does the same reads
+ * with isomorphic-git and a cache of its own of the parsed commits and trees, as forgekit keeps them.
  *
  * FORGEKIT_BENCH_DATABASE_URL: the PostgreSQL server (postgres://postgres@127.0.0.1:5432/test); a new database
  *   is made on it for the run and dropped afterwards.
  * FORGEKIT_BENCH_SECONDS (2), FORGEKIT_BENCH_ROUNDS (3): length of a round, rounds per server.
  * FORGEKIT_BENCH_ONLY: a regular expression; only the requests whose "<database> <request>" it matches (to profile
  *   one: 'PostgreSQL GET /api/v4/user$'); a data set is written only when one of its requests is kept.
+ * FORGEKIT_BENCH_SHOW_SQL: set, every statement of both sides is printed as they are compared.
  */
+import { createHash } from 'node:crypto';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import { createRequire } from 'node:module';
@@ -33,6 +42,7 @@ import { benchDatabase } from './lib/database.ts';
 import { Loader, Tracker, type LoadRequest, type Round } from './lib/load.ts';
 import { SecretBox } from '../src/auth/secret-box.ts';
 import { sql } from '../src/db/sql.ts';
+import { MERGE_REQUESTS, ONE_MERGE_REQUEST, seedMergeRequests } from './lib/merge-requests-seed.ts';
 import { ONE_PROJECT, PROJECTS, seedProjects, seedReader } from './lib/projects-seed.ts';
 import { fingerprint, sshKey } from './lib/ssh-key.ts';
 
@@ -52,6 +62,11 @@ const VERSION = { version: API_VERSION, revision: `forgekit-${FORGEKIT_VERSION}`
 const ISSUES = 1_000;
 /** The issues' project: the first made in its database. */
 const ISSUES_PROJECT = 1;
+/** The merge requests' project: the first made in its database. */
+const MERGE_REQUESTS_PROJECT = 1;
+/** The merge requests' targets: p90 of the list, and CPU per request within this of the bare handler's. */
+const MERGE_REQUESTS_P90_MS = 100;
+const MERGE_REQUESTS_CPU_RATIO = 2.5;
 
 // ---- The SQL each side sends, recorded while `recording` is set: each statement's text and bound values.
 
@@ -104,6 +119,8 @@ interface Setup {
   driver: string;
   hosting: HostingService;
   bare: BareDatabase;
+  /** Where forgekit keeps its repositories. */
+  storage: string;
   close(): Promise<void>;
 }
 
@@ -133,6 +150,7 @@ async function postgresql(): Promise<Setup> {
   return {
     driver: 'pg',
     hosting,
+    storage,
     bare: {
       query: async (statement) => (await pool.query(statement.text, statement.values)).rows,
       async transaction(work) {
@@ -166,8 +184,12 @@ async function pglite(): Promise<Setup> {
   let instance: PGlite | undefined;
   PGlite.create = (async (...args: unknown[]) => (instance = await Reflect.apply(create, PGlite, args))) as typeof create;
   let hosting: HostingService;
+  const storage = mkdtempSync(join(tmpdir(), 'forgekit-bench-repositories-'));
   try {
-    hosting = await createHostingService({ rootToken: ROOT_TOKEN, baseUrl: BASE_URL, secretKey: SECRET_KEY });
+    hosting = await createHostingService({ rootToken: ROOT_TOKEN, baseUrl: BASE_URL, secretKey: SECRET_KEY, storage });
+  } catch (error) {
+    rmSync(storage, { recursive: true, force: true });
+    throw error;
   } finally {
     PGlite.create = create;
   }
@@ -175,11 +197,15 @@ async function pglite(): Promise<Setup> {
   return {
     driver: 'PGlite',
     hosting,
+    storage,
     bare: {
       query: async (statement) => (await db.query<Record<string, unknown>>(statement.text, statement.values)).rows,
       transaction: (work) => db.transaction((tx) => work({ query: async (statement) => (await tx.query<Record<string, unknown>>(statement.text, statement.values)).rows })),
     },
-    close: () => hosting.close(),
+    async close() {
+      await hosting.close();
+      rmSync(storage, { recursive: true, force: true });
+    },
   };
 }
 
@@ -196,6 +222,10 @@ interface Endpoint {
   body?: LoadRequest['body'];
   /** Also beside a bare Express app (GET /version only). */
   express?: boolean;
+  /** Concurrent connections of the load (CONNECTIONS unless said). */
+  connections?: number;
+  /** What its p90 (ms) and its CPU per request ÷ the bare handler's must stay under: said beside its rows. */
+  target?: { p90?: number; cpuRatio?: number };
 }
 
 const ENDPOINTS: Endpoint[] = [
@@ -207,6 +237,14 @@ const ENDPOINTS: Endpoint[] = [
   { name: 'GET /api/v4/projects?per_page=100', data: 'projects', method: 'GET', path: '/api/v4/projects?per_page=100', as: 'user' },
   { name: 'GET /api/v4/projects/:id', data: 'projects', method: 'GET', path: `/api/v4/projects/${ONE_PROJECT}`, as: 'user' },
   { name: 'GET /api/v4/projects/:id/issues?per_page=100', data: 'issues', method: 'GET', path: `/api/v4/projects/${ISSUES_PROJECT}/issues?per_page=100`, as: 'user' },
+  {
+    name: 'GET /api/v4/projects/:id/merge_requests?per_page=20', data: 'merge requests', method: 'GET', path: `/api/v4/projects/${MERGE_REQUESTS_PROJECT}/merge_requests?per_page=20`,
+    as: 'user', connections: 20, target: { p90: MERGE_REQUESTS_P90_MS, cpuRatio: MERGE_REQUESTS_CPU_RATIO },
+  },
+  {
+    name: 'GET /api/v4/projects/:id/merge_requests/:iid', data: 'merge requests', method: 'GET', path: `/api/v4/projects/${MERGE_REQUESTS_PROJECT}/merge_requests/${ONE_MERGE_REQUEST}`,
+    as: 'user', connections: 20, target: { cpuRatio: MERGE_REQUESTS_CPU_RATIO },
+  },
 ];
 
 /** An endpoint with the token it is called with. */
@@ -289,10 +327,11 @@ async function seedIssuesData(setup: Setup): Promise<string> {
      order by i."id", s`,
   );
   await db.query(
-    sql`insert into "notes" ("project_id", "target_kind", "target_id", "author_id", "body", "system", "created_at", "updated_at")
+    sql`insert into "notes" ("project_id", "target_kind", "target_id", "author_id", "body", "system", "discussion_id", "created_at", "updated_at")
      select ${ISSUES_PROJECT}::int, 'Issue', i."id", u[1 + (i."iid" + k) % 20],
        case when k = 1 and i."iid" % 2 = 0 then 'added ~' || (i."iid" % 10) || ' label' else 'Comment ' || k || ' on issue ' || i."iid" end,
-       k = 1 and i."iid" % 2 = 0, i."created_at" + k * interval '1 minute', i."created_at" + k * interval '1 minute'
+       k = 1 and i."iid" % 2 = 0, md5('issue ' || i."id" || ' note ' || k) || substr(md5('discussion ' || i."id" || ' ' || k), 1, 8),
+       i."created_at" + k * interval '1 minute', i."created_at" + k * interval '1 minute'
      from "issues" i, ${users}, generate_series(1, 4) as k where k <= 1 + i."iid" % 4`,
   );
   await db.query(
@@ -305,11 +344,25 @@ async function seedIssuesData(setup: Setup): Promise<string> {
   return (await setup.hosting.personalAccessTokens.create(reader.id, { name: 'bench', scopes: ['api'] })).token;
 }
 
+/** The merge requests' project, its repository and its MERGE_REQUESTS merge requests (bench/lib/merge-requests-seed.ts); the reader's token. */
+async function seedMergeRequestsData(setup: Setup): Promise<string> {
+  const reader = await setup.hosting.users.create({ username: 'reader', email: 'reader@example.com', name: 'Reader', password: 'bench-password-1', skip_confirmation: true });
+  await seedMergeRequests(setup.bare, setup.hosting, reader.id, MERGE_REQUESTS_PROJECT, (id) => repositoryPath(setup.storage, id));
+  return (await setup.hosting.personalAccessTokens.create(reader.id, { name: 'bench', scopes: ['api'] })).token;
+}
+
+/** Where forgekit keeps a project's repository under its storage root (RepositoryStore.relativePath). */
+const repositoryPath = (storage: string, projectId: number) => {
+  const hash = createHash('sha256').update(String(projectId)).digest('hex');
+  return join(storage, '@hashed', hash.slice(0, 2), hash.slice(2, 4), `${hash}.git`);
+};
+
 /** What the requests run on: each data set is written into a new database, and its requests measured there. */
 const DATA_SETS = {
   users: { describe: `${USERS} users`, seed: seedUsers },
   projects: { describe: `${PROJECTS} projects, the user a member of 1000`, seed: seedProjectsData },
   issues: { describe: `a project of ${ISSUES} issues, the user a reporter`, seed: seedIssuesData },
+  'merge requests': { describe: `a project of ${MERGE_REQUESTS} merge requests, the user a reporter`, seed: seedMergeRequestsData },
 };
 
 interface Answer {
@@ -365,6 +418,9 @@ async function checkAlike(endpoint: Call, forgekit: string, bare: string): Promi
   };
   const differs = (what: string, x: unknown, y: unknown) => fail(what, JSON.stringify(x), JSON.stringify(y));
   const [sa, sb] = [statementsOf(a), statementsOf(b)];
+  if (process.env.FORGEKIT_BENCH_SHOW_SQL) {
+    for (const [side, list] of [['forgekit', sa], ['bare', sb]] as const) console.log(`${endpoint.name}, ${side}:\n${list.map((statement, index) => `  ${index + 1}. ${statement}`).join('\n')}`);
+  }
   // The first statement that differs (or that one side has and the other not).
   const at = sa.findIndex((statement, index) => statement !== sb[index]);
   if (at !== -1 || sa.length !== sb.length) {
@@ -409,7 +465,7 @@ async function measure(loader: Loader, endpoint: Call, servers: Side[]): Promise
     method: endpoint.method,
     headers: { 'private-token': endpoint.token },
     body: endpoint.body,
-    connections: CONNECTIONS,
+    connections: endpoint.connections ?? CONNECTIONS,
     seconds,
   });
   for (const server of servers) await loader.round(request(server.origin, 1), server.tracker);
@@ -424,7 +480,7 @@ async function measure(loader: Loader, endpoint: Call, servers: Side[]): Promise
 }
 
 const columns = [
-  ['request', 45], ['server', 22], ['SQL', 4], ['req/s', 8], ['p50 ms', 8], ['p90 ms', 8], ['p99 ms', 8], ['CPU µs/req', 11], ['CPU ratio', 10], ['req/s ratio', 12],
+  ['request', 52], ['server', 22], ['SQL', 4], ['req/s', 8], ['p50 ms', 8], ['p90 ms', 8], ['p99 ms', 8], ['CPU µs/req', 11], ['CPU ratio', 10], ['req/s ratio', 12],
 ] as const;
 const line = (cells: (string | number)[]) =>
   cells.map((cell, index) => (index < 2 ? String(cell).padEnd(columns[index][1]) : String(cell).padStart(columns[index][1]))).join(' ');
@@ -437,6 +493,21 @@ function row(name: string, label: string, statements: number | string, rounds: R
     name, label, statements, m((r) => r.requestsPerSecond, 0), m((r) => r.p50, 1), m((r) => r.p90, 1), m((r) => r.p99, 1), m((r) => r.cpuPerRequest, 0),
     ratio((r) => r.cpuPerRequest), ratio((r) => r.requestsPerSecond),
   ]);
+}
+
+/** The target beside forgekit's medians: met or missed. */
+function verdict(target: NonNullable<Endpoint['target']>, forgekit: Round[], bare: Round[]): string {
+  const checks: string[] = [];
+  if (target.p90 !== undefined) {
+    const p90 = median(forgekit.map((round) => round.p90));
+    checks.push(`p90 ${p90.toFixed(1)} ms ${p90 < target.p90 ? '<' : '≥'} ${target.p90} ms`);
+  }
+  if (target.cpuRatio !== undefined) {
+    const ratio = median(forgekit.map((round, index) => round.cpuPerRequest / bare[index].cpuPerRequest));
+    checks.push(`CPU ${ratio.toFixed(2)}× ${ratio <= target.cpuRatio ? '≤' : '>'} ${target.cpuRatio}×`);
+  }
+  const met = checks.every((check) => check.includes('<') || check.includes('≤'));
+  return `${''.padEnd(columns[0][1])} target: ${checks.join(', ')}: ${met ? 'met' : 'MISSED'}`;
 }
 
 async function bench(loader: Loader, name: string, open: () => Promise<Setup>): Promise<void> {
@@ -454,11 +525,22 @@ async function benchData(loader: Loader, name: string, open: () => Promise<Setup
     const [settings] = await setup.bare.query(sql`select "values" from "application_settings"`);
     const app = express();
     app.use(setup.hosting.router());
-    servers.push(createServer(app), bareServer(setup.bare, { baseUrl: BASE_URL, version: VERSION, avatarService: settings.values.avatarsvc_enabled !== false, secrets: new SecretBox(SECRET_KEY) }), createServer(expressVersionApp(VERSION)));
+    servers.push(
+      createServer(app),
+      bareServer(setup.bare, {
+        baseUrl: BASE_URL,
+        version: VERSION,
+        avatarService: settings.values.avatarsvc_enabled !== false,
+        secrets: new SecretBox(SECRET_KEY),
+        repositoryPath: (projectId) => repositoryPath(setup.storage, projectId),
+      }),
+      createServer(expressVersionApp(VERSION)),
+    );
     const [forgekit, bare, expressOnly] = await Promise.all(servers.map(listen));
     const [forgekitTracker, bareTracker, expressTracker] = servers.map((server) => new Tracker(server));
 
-    console.log(`\n${name}: ${describe}; ${CONNECTIONS} connections; ${ROUNDS} rounds of ${SECONDS} s per server, medians.`);
+    const connections = [...new Set(endpoints.map((endpoint) => endpoint.connections ?? CONNECTIONS))].join(' or ');
+    console.log(`\n${name}: ${describe}; ${connections} connections; ${ROUNDS} rounds of ${SECONDS} s per server, medians.`);
     console.log('SQL: statements per request. CPU: of the server process (not of PostgreSQL\'s). Ratios: forgekit ÷ that server.');
     console.log(line(columns.map(([title]) => title)));
     for (const endpoint of endpoints.map((endpoint): Call => ({ ...endpoint, token: endpoint.as === 'root' ? ROOT_TOKEN : reader }))) {
@@ -472,6 +554,7 @@ async function benchData(loader: Loader, name: string, open: () => Promise<Setup
       console.log(row(endpoint.name, 'forgekit', statements, rounds[0]));
       console.log(row('', `bare node:http+${setup.driver}`, statements, rounds[1], rounds[0]));
       if (endpoint.express) console.log(row('', 'bare Express 5', 0, rounds[2], rounds[0]));
+      if (endpoint.target) console.log(verdict(endpoint.target, rounds[0], rounds[1]));
     }
   } finally {
     await Promise.all(servers.filter((server) => server.listening).map((server) => new Promise((resolve) => server.close(resolve))));

@@ -430,7 +430,7 @@ export interface CreateIssueInput {
   labels?: string[];
   due_date?: string | null;
   discussion_locked?: boolean;
-  title?: string;
+  title: string;
   created_at?: string;
   merge_request_to_resolve_discussions_of?: number;
   discussion_to_resolve?: string;
@@ -1716,7 +1716,7 @@ export interface Api {
     /** `/projects/:id/issues/:issue_iid` */
     get: (id: number | string, issue_iid: number) => Promise<Issue>;
     /** `/projects/:id/issues` */
-    create: (id: number | string, input?: CreateIssueInput) => Promise<Issue>;
+    create: (id: number | string, input: CreateIssueInput) => Promise<Issue>;
     /** `/projects/:id/issues/:issue_iid` */
     update: (id: number | string, issue_iid: number, input?: UpdateIssueInput) => Promise<Issue>;
     /** `/projects/:id/issues/:issue_iid` */

@@ -182,7 +182,7 @@ describe('@gitbeaker/rest against forgekit', () => {
     expect(await root.GroupMilestones.all(group.id)).toEqual([]);
   });
 
-  it('opens, lists, reviews and merges merge requests: from a branch, from a fork, and when the pipeline succeeds', async () => {
+  it('opens, lists, reviews, discusses and merges merge requests: from a branch, from a fork, when the pipeline succeeds, and once its threads are resolved', async () => {
     const client = async (username: string) => {
       const user = await root.Users.create({ email: `${username}@example.com`, username, name: username, password: 'long-enough-1', skipConfirmation: true });
       const pat = await root.Users.createPersonalAccessToken(user.id, username, ['api']);
@@ -340,6 +340,70 @@ describe('@gitbeaker/rest against forgekit', () => {
     expect(automatic).toMatchObject({ merged_by: { username: 'root' }, merge_commit_sha: (await root.Commits.show(project.id, 'master')).id });
     expect((await root.Commits.show(project.id, automatic.merge_commit_sha as string)).parent_ids).toEqual([mergeCommit.id, autoHead.id]);
     expect(await refusal(root.MergeRequests.cancelOnPipelineSuccess(project.id, auto.iid))).toEqual([405, '405 Method Not Allowed']);
+
+    // Discussions: a thread, a reply in it, and a note of its own, which is a discussion of its own.
+    await dev.api.Commits.create(project.id, 'gb-talk', 'Talk it over', [{ action: 'create', filePath: 'talk.txt', content: 'talk\n' }], { startBranch: 'master' });
+    const talk = await dev.api.MergeRequests.create(project.id, 'gb-talk', 'master', 'Talk it over');
+    const blocking = async () => (await root.MergeRequests.show(project.id, talk.iid)).blocking_discussions_resolved;
+    const thread = await reporter.api.MergeRequestDiscussions.create(project.id, talk.iid, 'Why this?');
+    expect(thread).toMatchObject({
+      id: expect.stringMatching(/^[0-9a-f]{40}$/),
+      individual_note: false,
+      notes: [{ body: 'Why this?', type: 'DiscussionNote', author: { username: 'gb-mr-reporter' }, noteable_type: 'MergeRequest', noteable_iid: talk.iid, resolvable: true, resolved: false, resolved_by: null, resolved_at: null }],
+    });
+    const opening = thread.notes![0];
+    const reply = await dev.api.MergeRequestDiscussions.addNote(project.id, talk.iid, thread.id, 'Because.');
+    expect([reply.body, reply.type, reply.author.username, reply.resolvable, reply.resolved]).toEqual(['Because.', 'DiscussionNote', 'gb-mr-dev', true, false]);
+    const plain = await root.MergeRequestNotes.create(project.id, talk.iid, 'Plain note');
+    const discussions = await root.MergeRequestDiscussions.all(project.id, talk.iid);
+    expect(discussions.map((discussion) => [discussion.id, discussion.individual_note, discussion.notes!.map((note) => [note.id, note.body, note.type, note.resolvable])])).toEqual([
+      [thread.id, false, [[opening.id, 'Why this?', 'DiscussionNote', true], [reply.id, 'Because.', 'DiscussionNote', true]]],
+      [discussions[1].id, true, [[plain.id, 'Plain note', null, false]]],
+    ]);
+    expect((await dev.api.MergeRequestDiscussions.editNote(project.id, talk.iid, thread.id, reply.id, { body: 'Because it is needed.' })).body).toBe('Because it is needed.');
+    const shownThread = await root.MergeRequestDiscussions.show(project.id, talk.iid, thread.id);
+    expect([shownThread.id, shownThread.individual_note, shownThread.notes!.map((note) => note.body)]).toEqual([thread.id, false, ['Why this?', 'Because it is needed.']]);
+    expect(await refusal(root.MergeRequestDiscussions.show(project.id, talk.iid, '0'.repeat(40)))).toEqual([404, '404 Discussion Not Found']);
+    // The original answers true for a project that does not ask for resolved discussions.
+    expect(await blocking()).toBe(true);
+    // The project asks for resolved discussions: the unresolved thread blocks the merge.
+    expect((await root.Projects.edit(project.id, { onlyAllowMergeIfAllDiscussionsAreResolved: true })).only_allow_merge_if_all_discussions_are_resolved).toBe(true);
+    expect(await blocking()).toBe(false);
+    expect(await refusal(root.MergeRequests.merge(project.id, talk.iid))).toEqual([405, 'Branch cannot be merged']);
+    // A reporter who is not the request's author may not resolve; its author (a developer) resolves the thread.
+    expect(await refusal(reporter.api.MergeRequestDiscussions.resolve(project.id, talk.iid, thread.id, true))).toEqual([403, '403 Forbidden']);
+    const resolved = await dev.api.MergeRequestDiscussions.resolve(project.id, talk.iid, thread.id, true);
+    expect(resolved.notes!.map((note) => [note.id, note.resolved, (note.resolved_by as { username: string } | null)?.username, typeof note.resolved_at])).toEqual([
+      [opening.id, true, 'gb-mr-dev', 'string'],
+      [reply.id, true, 'gb-mr-dev', 'string'],
+    ]);
+    expect(await blocking()).toBe(true);
+    const unresolved = await root.MergeRequestDiscussions.editNote(project.id, talk.iid, thread.id, opening.id, { resolved: false });
+    expect([unresolved.id, unresolved.resolved, unresolved.resolved_by, unresolved.resolved_at]).toEqual([opening.id, false, null, null]);
+    expect((await root.MergeRequestDiscussions.show(project.id, talk.iid, thread.id)).notes!.map((note) => note.resolved)).toEqual([false, true]);
+    expect(await blocking()).toBe(false);
+    await root.MergeRequestDiscussions.removeNote(project.id, talk.iid, discussions[1].id, plain.id);
+    expect((await root.MergeRequestDiscussions.all(project.id, talk.iid)).map((discussion) => discussion.id)).toEqual([thread.id]);
+    // A follow-up issue takes the unresolved thread over and resolves it (gitbeaker requires a title, as the original does).
+    const followUp = await dev.api.Issues.create(project.id, 'Follow it up', { mergeRequestToResolveDiscussionsOf: talk.iid });
+    expect([followUp.title, followUp.description]).toEqual([
+      'Follow it up',
+      `The following discussion from !${talk.iid} should be addressed:\n\n- [ ] @gb-mr-reporter started a [discussion](${talk.web_url}#note_${opening.id}):  (+1 comment)\n\n    > Why this?`,
+    ]);
+    const followedUp = await root.MergeRequestDiscussions.show(project.id, talk.iid, thread.id);
+    expect(followedUp.notes!.map((note) => [note.resolved, (note.resolved_by as { username: string } | null)?.username])).toEqual([[true, 'gb-mr-dev'], [true, 'gb-mr-dev']]);
+    expect(await blocking()).toBe(true);
+    expect((await root.MergeRequests.merge(project.id, talk.iid)).state).toBe('merged');
+    // Threads of issues are not resolvable.
+    const talkIssue = await root.Issues.create(project.id, 'Talk');
+    const issueThread = await reporter.api.IssueDiscussions.create(project.id, talkIssue.iid, 'Hello');
+    expect([issueThread.individual_note, issueThread.notes!.map((note) => [note.body, note.type, note.noteable_type, note.resolvable, 'resolved' in note])]).toEqual([
+      false,
+      [['Hello', 'DiscussionNote', 'Issue', false, false]],
+    ]);
+    const issueReply = await root.IssueDiscussions.addNote(project.id, talkIssue.iid, issueThread.id, 'Hi');
+    expect([issueReply.body, issueReply.type, issueReply.resolvable]).toEqual(['Hi', 'DiscussionNote', false]);
+    expect((await root.IssueDiscussions.show(project.id, talkIssue.iid, issueThread.id)).notes!.map((note) => note.body)).toEqual(['Hello', 'Hi']);
   });
 
   it('surfaces errors with the status and body the original service gives', async () => {

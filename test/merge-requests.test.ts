@@ -416,11 +416,24 @@ describe('discussions', () => {
     expect([unresolved.status, unresolved.body.resolved]).toEqual([200, false]);
     expect((await t.http.get(discussions('/0000000000000000000000000000000000000000')).set(as(reporter))).body).toEqual({ message: '404 Discussion Not Found' });
     // A follow-up issue takes the unresolved thread over and resolves it.
-    const issue = await t.http.post(`/api/v4/projects/${p.id}/issues`).set(as(developer)).send({ merge_request_to_resolve_discussions_of: iid });
+    // The original's API requires a title here too.
+    const untitled = await t.http.post(`/api/v4/projects/${p.id}/issues`).set(as(developer)).send({ merge_request_to_resolve_discussions_of: iid });
+    expect([untitled.status, untitled.body]).toEqual([400, { message: '400 (Bad request) "title" not given' }]);
+    // Each thread is quoted by its first unresolved note (here a reply, then a later thread's reply), oldest thread first.
+    const later = await t.http.post(discussions()).set(as(reporter)).send({ body: 'And this?' });
+    const laterReply = await t.http.post(discussions(`/${later.body.id}/notes`)).set(as(reporter)).send({ body: 'Line one\nLine two' });
+    await t.http.put(discussions(`/${later.body.id}/notes/${later.body.notes[0].id}`)).set(as(developer)).send({ resolved: true });
+    const issue = await t.http.post(`/api/v4/projects/${p.id}/issues`).set(as(developer)).send({ title: 'Follow it up', merge_request_to_resolve_discussions_of: iid });
     expect(issue.status).toBe(201);
-    expect(issue.body.title).toBe('Follow-up from "Discussed"');
-    expect(issue.body.description).toContain(`The following discussion from !${iid} should be addressed:`);
-    expect(issue.body.description).toContain(`@${reporter.username} started a [discussion]`);
+    const webUrl = `${BASE}/${p.path}/merge_requests/${iid}`;
+    expect([issue.body.title, issue.body.description]).toEqual([
+      'Follow it up',
+      `The following discussions from !${iid} should be addressed:\n\n` +
+        `- [ ] @${developer.username} commented on a [discussion](${webUrl}#note_${reply.body.id}):  (+1 comment)\n\n    > Because.\n\n` +
+        `- [ ] @${reporter.username} commented on a [discussion](${webUrl}#note_${laterReply.body.id}):  (+1 comment)\n\n    > Line one\n    > Line two`,
+    ]);
+    const none = await t.http.post(`/api/v4/projects/${p.id}/issues`).set(as(developer)).send({ title: 'Nothing left', merge_request_to_resolve_discussions_of: iid });
+    expect(none.body.description).toBe(`There are no unresolved discussions. Review the conversation in !${iid}`);
     expect((await t.http.get(url(p.id, `/${iid}`)).set(as(reporter))).body.blocking_discussions_resolved).toBe(true);
     expect((await t.http.put(url(p.id, `/${iid}/merge`)).set(as(developer))).status).toBe(200);
   });

@@ -2,7 +2,8 @@
  * What forgekit is measured against: a bare `node:http` handler that runs the very SQL statements forgekit
  * runs for each benchmarked request (bench/requests.ts checks that they match, statement by statement) and
  * answers the same status, headers and JSON (the projects' in bench/lib/bare-projects.ts, a project's issues in
- * bench/lib/bare-issues.ts); and, for GET /version, a bare Express 5 app.
+ * bench/lib/bare-issues.ts, its merge requests in bench/lib/bare-merge-requests.ts); and, for GET /version, a bare
+ * Express 5 app.
  * No framework, no validation library, no ORM: the floor of what the work costs in Node.js.
  */
 import { createHash } from 'node:crypto';
@@ -12,6 +13,7 @@ import { raw } from 'sql-template-tag';
 import type { SecretBox } from '../../src/auth/secret-box.ts';
 import { empty, fixedSql, sql } from '../../src/db/sql.ts';
 import { listIssues } from './bare-issues.ts';
+import { getMergeRequest, listMergeRequests } from './bare-merge-requests.ts';
 import { getProject, listProjects, type ProjectsCaller } from './bare-projects.ts';
 import { fingerprint as keyFingerprint } from './ssh-key.ts';
 import type { Row, SqlClient } from './sql.ts';
@@ -121,9 +123,12 @@ async function readJson(req: IncomingMessage): Promise<Row> {
 
 /**
  * The bare server. `avatarService` is the `avatarsvc_enabled` setting, read once: forgekit keeps the settings
- * in the process too.
+ * in the process too. `repositoryPath`: where a project's repository is (the merge requests' single GET reads it).
  */
-export function bareServer(db: BareDatabase, options: { baseUrl: string; version: Version; avatarService: boolean; secrets: SecretBox }): Server {
+export function bareServer(
+  db: BareDatabase,
+  options: { baseUrl: string; version: Version; avatarService: boolean; secrets: SecretBox; repositoryPath: (projectId: number) => string },
+): Server {
   const { baseUrl, avatarService } = options;
 
   // Tokens read are kept as forgekit keeps them (src/db/process-cache.ts, src/api/invoke.ts): by digest, forgotten
@@ -241,6 +246,23 @@ export function bareServer(db: BareDatabase, options: { baseUrl: string; version
     send(res, 200, list.items, pageHeaders(url, page, perPage, list.total));
   }
 
+  async function listMergeRequestsRoute(req: IncomingMessage, projectId: number, url: URL, res: ServerResponse): Promise<void> {
+    const caller = await projectsCaller(req);
+    const perPage = Math.min(Number(url.searchParams.get('per_page') ?? 20), 100);
+    const page = Number(url.searchParams.get('page') ?? 1);
+    const list = await listMergeRequests(db, caller, projectId, perPage, page, { baseUrl, avatarService, gravatar, repositoryPath: options.repositoryPath });
+    if (!list) throw new Refused(404, { message: '404 Project Not Found' });
+    send(res, 200, list.items, pageHeaders(url, page, perPage, list.total));
+  }
+
+  async function getMergeRequestRoute(req: IncomingMessage, projectId: number, iid: number, res: ServerResponse): Promise<void> {
+    const caller = await projectsCaller(req);
+    const found = await getMergeRequest(db, caller, projectId, iid, { baseUrl, avatarService, gravatar, repositoryPath: options.repositoryPath });
+    if (found === null) throw new Refused(404, { message: '404 Project Not Found' });
+    if (found === undefined) throw new Refused(404, { message: '404 Merge Request Not Found' });
+    send(res, 200, found);
+  }
+
   async function addKey(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const caller = await authenticate(req, ['api']);
     const input = await readJson(req);
@@ -277,6 +299,10 @@ export function bareServer(db: BareDatabase, options: { baseUrl: string; version
       if (project) return getProjectRoute(req, Number(project[1]), res);
       const issues = /^GET \/api\/v4\/projects\/(\d+)\/issues$/.exec(route);
       if (issues) return listIssuesRoute(req, Number(issues[1]), url, res);
+      const mergeRequests = /^GET \/api\/v4\/projects\/(\d+)\/merge_requests$/.exec(route);
+      if (mergeRequests) return listMergeRequestsRoute(req, Number(mergeRequests[1]), url, res);
+      const mergeRequest = /^GET \/api\/v4\/projects\/(\d+)\/merge_requests\/(\d+)$/.exec(route);
+      if (mergeRequest) return getMergeRequestRoute(req, Number(mergeRequest[1]), Number(mergeRequest[2]), res);
       send(res, 404, { error: '404 Not Found' });
     };
     handle().catch((error: unknown) => {

@@ -103,11 +103,11 @@ const issueFields = {
 };
 
 export const CreateIssueInput = Type.Object({
-  title: Type.Optional(BoundedText({ description: 'title (required unless `merge_request_to_resolve_discussions_of` gives one)' })),
+  title: BoundedText({ description: 'title' }),
   ...issueFields,
   created_at: Type.Optional(DateTimeInput),
   merge_request_to_resolve_discussions_of: Type.Optional(
-    Int32({ description: 'a merge request (iid) whose unresolved threads the issue takes over: a default title and description, the threads resolved' }),
+    Int32({ description: 'a merge request (iid) whose unresolved threads the issue takes over: a default description, the threads resolved' }),
   ),
   discussion_to_resolve: Type.Optional(Type.String({ pattern: '^[0-9a-f]{40}$', maxLength: 40, description: 'only this thread of that merge request' })),
 });

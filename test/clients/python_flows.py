@@ -1883,6 +1883,107 @@ class Flows:
         return ("pending status, merge_when_pipeline_succeeds, cancel (and 406), set again, success merges it (polled) and removes the branch, "
                 "cancel 405")
 
+    def discussions(self):
+        gl = self.gl
+        project = gl.projects.create({"name": "py-discussions", "visibility": "private"})
+        dev, reporter = self.new_user("py-disc-dev"), self.new_user("py-disc-reporter")
+        project.members.create({"user_id": dev.id, "access_level": 30})
+        project.members.create({"user_id": reporter.id, "access_level": 20})
+        as_dev = self.as_user(dev, "py-disc-dev").projects.get(project.id, lazy=True)
+        as_reporter = self.as_user(reporter, "py-disc-reporter").projects.get(project.id, lazy=True)
+        project.files.create({"file_path": "README.md", "branch": "master", "content": "one\n", "commit_message": "Initial commit"})
+        as_dev.commits.create({"branch": "py-talk", "start_branch": "master", "commit_message": "Talk it over",
+                               "actions": [{"action": "create", "file_path": "talk.txt", "content": "talk\n"}]})
+        mr = as_dev.mergerequests.create({"source_branch": "py-talk", "target_branch": "master", "title": "Talk it over"})
+
+        # A thread, a reply in it, and a note of its own, which is a discussion of its own.
+        thread = as_reporter.mergerequests.get(mr.iid, lazy=True).discussions.create({"body": "Why this?"})
+        check_true("discussions.create id (40 hex digits)", re.match(r"^[0-9a-f]{40}$", thread.id) is not None, repr(thread.id))
+        first = thread.attributes["notes"][0]
+        check("discussions.create", (thread.individual_note, len(thread.attributes["notes"]), first["body"], first["type"],
+                                     first["author"]["username"], first["noteable_type"], first["noteable_iid"], first["resolvable"],
+                                     first["resolved"], first["resolved_by"], first["resolved_at"]),
+              (False, 1, "Why this?", "DiscussionNote", "py-disc-reporter", "MergeRequest", mr.iid, True, False, None, None))
+        dev_thread = as_dev.mergerequests.get(mr.iid, lazy=True).discussions.get(thread.id, lazy=True)
+        reply = dev_thread.notes.create({"body": "Because."})
+        check("discussion notes.create", (reply.body, reply.type, reply.author["username"], reply.resolvable, reply.resolved),
+              ("Because.", "DiscussionNote", "py-disc-dev", True, False))
+        plain = project.mergerequests.get(mr.iid, lazy=True).notes.create({"body": "Plain note"})
+        shown = project.mergerequests.get(mr.iid)
+        listed = shown.discussions.list(get_all=True)
+        check("discussions.list", [(d.id, d.individual_note, [(n["id"], n["body"], n["type"]) for n in d.attributes["notes"]]) for d in listed],
+              [(thread.id, False, [(first["id"], "Why this?", "DiscussionNote"), (reply.id, "Because.", "DiscussionNote")]),
+               (listed[1].id, True, [(plain.id, "Plain note", None)])])
+        check("discussions.list a note of its own: resolvable", listed[1].attributes["notes"][0]["resolvable"], False)
+        reply.body = "Because it is needed."
+        reply.save()
+        check("discussion note.save() body", reply.body, "Because it is needed.")
+        got = shown.discussions.get(thread.id)
+        check("discussions.get", (got.id, got.individual_note, [n["body"] for n in got.attributes["notes"]]),
+              (thread.id, False, ["Why this?", "Because it is needed."]))
+        expect_error("discussions.get of an unknown discussion", lambda: shown.discussions.get("0" * 40),
+                     gitlab.exceptions.GitlabGetError, 404, "404 Discussion Not Found")
+        # The original answers true for a project that does not ask for resolved discussions.
+        check("mergerequests.get blocking_discussions_resolved (not asked for)", shown.blocking_discussions_resolved, True)
+
+        # The project asks for resolved discussions: the unresolved thread blocks the merge.
+        project.only_allow_merge_if_all_discussions_are_resolved = True
+        project.save()
+        check("project.save() only_allow_merge_if_all_discussions_are_resolved",
+              gl.projects.get(project.id).only_allow_merge_if_all_discussions_are_resolved, True)
+        check("mergerequests.get blocking_discussions_resolved (unresolved)", project.mergerequests.get(mr.iid).blocking_discussions_resolved, False)
+        expect_error("mergerequest.merge() with an unresolved thread", project.mergerequests.get(mr.iid).merge,
+                     gitlab.exceptions.GitlabMRClosedError, 405, "Branch cannot be merged")
+
+        # A reporter who is not the request's author may not resolve; its author (a developer) resolves the thread.
+        refused = as_reporter.mergerequests.get(mr.iid, lazy=True).discussions.get(thread.id, lazy=True)
+        refused.resolved = True
+        expect_error("discussion.save(resolved) by a reporter", refused.save, gitlab.exceptions.GitlabUpdateError, 403, "403 Forbidden")
+        dev_thread.resolved = True
+        dev_thread.save()
+        check("discussion.save(resolved) by the author", [(n["id"], n["resolved"], n["resolved_by"]["username"]) for n in dev_thread.attributes["notes"]],
+              [(first["id"], True, "py-disc-dev"), (reply.id, True, "py-disc-dev")])
+        for note in dev_thread.attributes["notes"]:
+            check_datetime("discussion.save(resolved) resolved_at", note["resolved_at"])
+        check("mergerequests.get blocking_discussions_resolved (resolved)", project.mergerequests.get(mr.iid).blocking_discussions_resolved, True)
+        # One note unresolved. (python-gitlab 3.12 requires `body` in a discussion note's update, and the original takes
+        # `body` or `resolved`, not both: a note is unresolved with gl.http_put.)
+        unresolved = gl.http_put(f"{shown.discussions.get(thread.id, lazy=True).notes.path}/{first['id']}", post_data={"resolved": False})
+        check("PUT .../discussions/:id/notes/:note_id resolved=false", (unresolved["id"], unresolved["resolved"], unresolved["resolved_by"],
+                                                                         unresolved["resolved_at"]), (first["id"], False, None, None))
+        check("discussions.get after a note is unresolved", [n["resolved"] for n in shown.discussions.get(thread.id).attributes["notes"]], [False, True])
+        check("mergerequests.get blocking_discussions_resolved (one note unresolved)",
+              project.mergerequests.get(mr.iid).blocking_discussions_resolved, False)
+        shown.discussions.get(listed[1].id, lazy=True).notes.delete(plain.id)
+        check("discussions.list after a note is deleted", [d.id for d in shown.discussions.list(get_all=True)], [thread.id])
+
+        # A follow-up issue takes the unresolved thread over and resolves it. (python-gitlab 3.12 requires a title, as the
+        # original does.)
+        follow_up = as_dev.issues.create({"title": "Follow it up", "merge_request_to_resolve_discussions_of": mr.iid})
+        check("issues.create(merge_request_to_resolve_discussions_of)", (follow_up.title, follow_up.description),
+              ("Follow it up", f"The following discussion from !{mr.iid} should be addressed:\n\n- [ ] @py-disc-reporter started a "
+                               f"[discussion]({mr.web_url}#note_{first['id']}):  (+1 comment)\n\n    > Why this?"))
+        check("the thread the follow-up resolves", [(n["resolved"], n["resolved_by"]["username"]) for n in
+                                                    shown.discussions.get(thread.id).attributes["notes"]], [(True, "py-disc-dev"), (True, "py-disc-dev")])
+        merging = project.mergerequests.get(mr.iid)
+        check("mergerequests.get blocking_discussions_resolved (followed up)", merging.blocking_discussions_resolved, True)
+        merging.merge()
+        check("mergerequest.merge() once resolved", merging.state, "merged")
+
+        # Threads of issues are not resolvable.
+        issue = project.issues.create({"title": "Talk"})
+        issue_thread = as_reporter.issues.get(issue.iid, lazy=True).discussions.create({"body": "Hello"})
+        issue_note = issue_thread.attributes["notes"][0]
+        check("issue discussions.create", (issue_thread.individual_note, issue_note["body"], issue_note["type"], issue_note["noteable_type"],
+                                           issue_note["resolvable"], "resolved" in issue_note), (False, "Hello", "DiscussionNote", "Issue", False, False))
+        issue_reply = issue.discussions.get(issue_thread.id, lazy=True).notes.create({"body": "Hi"})
+        check("issue discussion notes.create", (issue_reply.body, issue_reply.type, issue_reply.resolvable), ("Hi", "DiscussionNote", False))
+        check("issue discussions.get", [n["body"] for n in issue.discussions.get(issue_thread.id).attributes["notes"]], ["Hello", "Hi"])
+        check("issue discussions.list", [(d.id, d.individual_note) for d in issue.discussions.list(get_all=True)], [(issue_thread.id, False)])
+        return ("merge request: create, reply, list (thread and individual note), get (and 404), note body, resolve (403 for a reporter), "
+                "unresolve a note, delete a note, only_allow_merge_if_all_discussions_are_resolved (405, then merged), a follow-up issue; "
+                "issue: create, reply, not resolvable")
+
     def metadata(self):
         check_true("python-gitlab 3.12 has no metadata call", not hasattr(self.gl, "metadata"))
         return "not offered by python-gitlab 3.12 (skipped)"
@@ -1909,7 +2010,8 @@ def main():
              ("tags", flows.tags), ("commit statuses", flows.commit_statuses), ("commit comments", flows.commit_comments),
              ("repository", flows.repository), ("issues", flows.issues), ("labels and milestones", flows.planning),
              ("merge requests", flows.merge_requests), ("merge request from a fork", flows.merge_request_from_fork),
-             ("merge when pipeline succeeds", flows.merge_when_pipeline_succeeds), ("metadata", flows.metadata)]
+             ("merge when pipeline succeeds", flows.merge_when_pipeline_succeeds), ("discussions", flows.discussions),
+             ("metadata", flows.metadata)]
     try:
         for name, step in steps:
             try:

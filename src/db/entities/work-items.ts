@@ -138,6 +138,10 @@ export const Issue = defineEntity({
     // `search` matches the title and the description as one text (issue-store.ts): one index, whose statistics
     // let the planner see how few rows a pattern keeps.
     {
+      name: 'issues_live_project_id_index',
+      expression: `create index "issues_live_project_id_index" on "issues" ("project_id") where "deleted_at" is null`,
+    },
+    {
       name: 'issues_search_trgm_index',
       expression: `create index "issues_search_trgm_index" on "issues" using gin (("title" || ' ' || coalesce("description", '')) gin_trgm_ops)`,
     },
@@ -211,6 +215,10 @@ export const MergeRequest = defineEntity({
     {
       name: 'merge_requests_open_pair_index',
       expression: `create unique index "merge_requests_open_pair_index" on "merge_requests" ("source_project_id", "source_branch", "project_id", "target_branch") where "state" = 'opened' and "deleted_at" is null`,
+    },
+    {
+      name: 'merge_requests_live_project_id_index',
+      expression: `create index "merge_requests_live_project_id_index" on "merge_requests" ("project_id") where "deleted_at" is null`,
     },
     {
       name: 'merge_requests_search_trgm_index',

@@ -17,6 +17,7 @@ import { Migration20261126000003_issue_search } from './Migration20261126000003_
 import { Migration20261126000004_issue_order } from './Migration20261126000004_issue_order.js';
 import { Migration20261126000005_merge_requests } from './Migration20261126000005_merge_requests.js';
 import { Migration20261126000006_discussions } from './Migration20261126000006_discussions.js';
+import { Migration20261126000007_live_work_items } from './Migration20261126000007_live_work_items.js';
 
 /** Every migration, oldest first, under the name it declares. New ones come from `forgekit migration:create` (docs/development.md). */
 export const migrations: MigrationObject[] = [
@@ -38,6 +39,7 @@ export const migrations: MigrationObject[] = [
   Migration20261126000004_issue_order,
   Migration20261126000005_merge_requests,
   Migration20261126000006_discussions,
+  Migration20261126000007_live_work_items,
 ].map((migration) => ({ name: declaredName(migration), class: migration }));
 
 /**

@@ -94,7 +94,7 @@ export function presentMergeRequestBasic(row: MergeRequestRow, view: View, from:
     squash: false,
     task_completion_status: taskCompletion(row.description),
     has_conflicts: row.merge_status === 'cannot_be_merged',
-    blocking_discussions_resolved: row.discussions_resolved,
+    blocking_discussions_resolved: row.blocking_discussions_resolved,
   };
 }
 

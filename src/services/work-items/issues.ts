@@ -160,8 +160,7 @@ export class IssuesService extends Service {
    */
   async create(scoped: ProjectInScope, input: CreateIssueInput): Promise<Issue> {
     const followUp = input.merge_request_to_resolve_discussions_of !== undefined ? await this.followUpOf(scoped, input) : null;
-    const title = input.title ?? followUp?.title;
-    if (title === undefined) throw BadRequestError.missing('title');
+    const title = input.title;
     checkTitle(title);
     const em = this.ctx.em;
     const now = new Date();
@@ -194,7 +193,7 @@ export class IssuesService extends Service {
 
   /**
    * `merge_request_to_resolve_discussions_of` (and `discussion_to_resolve`): the original's follow-up issue of a merge
-   * request's unresolved threads (or of one): its default title and description (a given title or description wins),
+   * request's unresolved threads (or of one): its default description (a given description wins),
    * and the threads it resolves once made, when the caller may resolve them. A request the caller may not read is
    * not there (404).
    */
@@ -205,15 +204,18 @@ export class IssuesService extends Service {
     const threads = await unresolvedThreads((await this.ctx.view()).rows, request.id, input.discussion_to_resolve);
     const reference = `!${row.iid}`;
     const webUrl = `${this.ctx.baseUrl}/${row.project_path}/merge_requests/${row.iid}`;
+    // The original's words, spacing included: "): " then " (+N comments)" joined with a space.
     const items = threads.map((thread) => {
-      const replies = thread.replies ? ` (+${thread.replies} comment${thread.replies === 1 ? '' : 's'})` : '';
-      const quoted = thread.body.split('\n').map((line) => `    > ${line}`).join('\n');
-      return `- [ ] @${thread.username ?? 'ghost'} started a [discussion](${webUrl}#note_${thread.note_id}):${replies}\n\n${quoted}`;
+      const action = thread.first ? 'started' : 'commented on';
+      const others = thread.others ? ` (+${thread.others} comment${thread.others === 1 ? '' : 's'})` : '';
+      const quoted = (thread.body.match(/[^\n]*\n|[^\n]+$/g) ?? []).map((line) => `    > ${line}`).join('');
+      return `- [ ] @${thread.username ?? 'ghost'} ${action} a [discussion](${webUrl}#note_${thread.note_id}): ${others}\n\n${quoted}`;
     });
-    const lead = threads.length === 1 ? `The following discussion from ${reference} should be addressed:` : `The following discussions from ${reference} should be addressed:`;
+    const description = threads.length
+      ? [`The following discussion${threads.length === 1 ? '' : 's'} from ${reference} should be addressed:`, ...items].join('\n\n')
+      : `There are no unresolved discussions. Review the conversation in ${reference}`;
     return {
-      title: `Follow-up from "${row.title}"`,
-      description: [lead, ...items].join('\n\n'),
+      description,
       discussionIds: threads.map((thread) => thread.discussion_id),
       resolves: can(this.ctx.caller, 'resolve_merge_request_discussion', request),
     };

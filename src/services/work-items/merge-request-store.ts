@@ -54,11 +54,14 @@ export interface MergeRequestRow {
   user_notes_count: number;
   upvotes: number;
   downvotes: number;
-  /** Whether every resolvable thread is resolved. */
-  discussions_resolved: boolean;
+  /** False while a resolvable thread is unresolved in a project that asks for them resolved (as the original: true elsewhere). */
+  blocking_discussions_resolved: boolean;
 }
 
-/** The columns of a page of merge requests (aliased `i`, target projects `p`, namespaces `n`): the request and all it embeds. */
+/**
+ * The columns of a page of merge requests (aliased `i`, target projects `p`, namespaces `n`): the request and all it embeds.
+ * Unresolved threads are looked up with `limit 1`: `not exists` became a hashed subplan over every note.
+ */
 const MERGE_REQUEST_COLUMNS = sql`i."id", i."iid", i."project_id", i."source_project_id", i."source_branch", i."target_branch", i."title", i."description",
   i."state", i."discussion_locked", i."merge_status", i."head_sha", i."start_sha", i."base_sha", i."merge_commit_sha", i."merged_at", i."closed_at",
   i."merge_when_pipeline_succeeds", i."merge_commit_message", i."should_remove_source_branch", i."force_remove_source_branch",
@@ -76,8 +79,9 @@ const MERGE_REQUEST_COLUMNS = sql`i."id", i."iid", i."project_id", i."source_pro
   (select count(*)::int from "notes" nt where nt."target_kind" = 'MergeRequest' and nt."target_id" = i."id" and not nt."system") as "user_notes_count",
   (select count(*)::int from "award_emoji" ae where ae."target_kind" = 'MergeRequest' and ae."target_id" = i."id" and ae."name" = 'thumbsup') as "upvotes",
   (select count(*)::int from "award_emoji" ae where ae."target_kind" = 'MergeRequest' and ae."target_id" = i."id" and ae."name" = 'thumbsdown') as "downvotes",
-  not exists (select 1 from "notes" nt where nt."target_kind" = 'MergeRequest' and nt."target_id" = i."id" and nt."type" = 'DiscussionNote'
-    and not nt."system" and nt."resolved_at" is null) as "discussions_resolved"`;
+  case when p."only_allow_merge_if_all_discussions_are_resolved" then coalesce((select false from "notes" nt
+    where nt."target_kind" = 'MergeRequest' and nt."target_id" = i."id" and nt."type" = 'DiscussionNote' and not nt."system"
+    and nt."resolved_at" is null limit 1), true) else true end as "blocking_discussions_resolved"`;
 
 const MERGE_REQUESTS_FROM = sql`"merge_requests" i join "projects" p on p."id" = i."project_id" join "namespaces" n on n."id" = p."namespace_id"`;
 

@@ -490,7 +490,7 @@ export class MergeRequestsService extends Service {
     if (!(await this.mayMerge(scoped, row.target_branch))) throw new UnauthorizedError();
     if (row.state !== 'opened') throw new NotAcceptableError(MERGE_REFUSALS.notOpen);
     if (DRAFT_TITLE.test(row.title)) throw new MethodNotAllowedError(MERGE_REFUSALS.cannotBeMerged);
-    if (scoped.project.project.onlyAllowMergeIfAllDiscussionsAreResolved && !row.discussions_resolved) throw new MethodNotAllowedError(MERGE_REFUSALS.cannotBeMerged);
+    if (!row.blocking_discussions_resolved) throw new MethodNotAllowedError(MERGE_REFUSALS.cannotBeMerged);
   }
 
   /**

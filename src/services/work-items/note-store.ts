@@ -225,20 +225,26 @@ export async function insertTimelog(em: EntityManager, log: { kind: TargetKind; 
   );
 }
 
-/** A merge request's threads with a note unresolved (or the one given), each by its first note, with how many notes follow it. */
+/**
+ * A merge request's threads with a note unresolved (or the one given), oldest first, as the original quotes them in a
+ * follow-up issue: by the first unresolved note (`first`: whether it opens the thread), with how many other notes it has.
+ */
 export async function unresolvedThreads(
   em: EntityManager,
   mergeRequestId: number,
   discussionId?: string,
-): Promise<{ discussion_id: string; note_id: number; body: string; username: string | null; replies: number }[]> {
+): Promise<{ discussion_id: string; note_id: number; body: string; username: string | null; first: boolean; others: number }[]> {
   const one = discussionId === undefined ? sql`` : sql` and nt."discussion_id" = ${discussionId}`;
   return (await queryRows(
     em,
-    sql`select distinct on (nt."discussion_id") nt."discussion_id", nt."id" as "note_id", nt."body",
-        (select u."username" from "users" u where u."id" = nt."author_id") as "username",
-        (select count(*)::int - 1 from "notes" r where r."discussion_id" = nt."discussion_id") as "replies"
-      from "notes" nt where nt."target_kind" = 'MergeRequest' and nt."target_id" = ${mergeRequestId} and nt."type" = 'DiscussionNote' and not nt."system"${one}
-        and exists (select 1 from "notes" o where o."discussion_id" = nt."discussion_id" and o."type" = 'DiscussionNote' and not o."system" and o."resolved_at" is null)
-      order by nt."discussion_id", nt."id"`,
+    sql`select t."discussion_id", t."note_id", t."body", t."username", t."note_id" = t."first_id" as "first", t."others" from (
+        select distinct on (nt."discussion_id") nt."discussion_id", nt."id" as "note_id", nt."body",
+          (select u."username" from "users" u where u."id" = nt."author_id") as "username",
+          (select min(f."id") from "notes" f where f."discussion_id" = nt."discussion_id") as "first_id",
+          (select count(*)::int - 1 from "notes" r where r."discussion_id" = nt."discussion_id") as "others"
+        from "notes" nt where nt."target_kind" = 'MergeRequest' and nt."target_id" = ${mergeRequestId} and nt."type" = 'DiscussionNote'
+          and not nt."system" and nt."resolved_at" is null${one}
+        order by nt."discussion_id", nt."id") t
+      order by t."first_id"`,
   )) as never;
 }

@@ -2923,6 +2923,146 @@ func (f *flows) mergeWhenPipelineSucceeds() string {
 	return "pending status, MergeWhenPipelineSucceeds, cancel (and 406), set again, success merges it (polled), cancel 405"
 }
 
+func (f *flows) discussions() string {
+	project, _, err := f.root.Projects.CreateProject(&gitlab.CreateProjectOptions{Name: gitlab.String("go-discussions"), Visibility: gitlab.Visibility(gitlab.PrivateVisibility)})
+	must("CreateProject go-discussions", err)
+	dev, _, err := f.newUser("go-disc-dev")
+	must("Users.CreateUser go-disc-dev", err)
+	reporter, _, err := f.newUser("go-disc-reporter")
+	must("Users.CreateUser go-disc-reporter", err)
+	for _, member := range []struct {
+		user  *gitlab.User
+		level gitlab.AccessLevelValue
+	}{{dev, gitlab.DeveloperPermissions}, {reporter, gitlab.ReporterPermissions}} {
+		_, _, err = f.root.ProjectMembers.AddProjectMember(project.ID, &gitlab.AddProjectMemberOptions{UserID: member.user.ID, AccessLevel: gitlab.AccessLevel(member.level)})
+		must("ProjectMembers.AddProjectMember", err)
+	}
+	asDev, asReporter := f.asUser(dev, "go-disc-dev"), f.asUser(reporter, "go-disc-reporter")
+	_, _, err = f.root.RepositoryFiles.CreateFile(project.ID, "README.md", &gitlab.CreateFileOptions{
+		Branch: gitlab.String("master"), Content: gitlab.String("one\n"), CommitMessage: gitlab.String("Initial commit"),
+	})
+	must("RepositoryFiles.CreateFile", err)
+	commitOn(asDev, project.ID, "go-talk", "master", "Talk it over", gitlab.FileCreate, "talk.txt", "talk\n")
+	mr, _, err := asDev.MergeRequests.CreateMergeRequest(project.ID, &gitlab.CreateMergeRequestOptions{
+		Title: gitlab.String("Talk it over"), SourceBranch: gitlab.String("go-talk"), TargetBranch: gitlab.String("master"),
+	})
+	must("MergeRequests.CreateMergeRequest", err)
+	discussions := f.root.Discussions
+	blocking := func(what string, want bool) {
+		shown, _, err := f.root.MergeRequests.GetMergeRequest(project.ID, mr.IID, nil)
+		must("MergeRequests.GetMergeRequest", err)
+		check("GetMergeRequest BlockingDiscussionsResolved ("+what+")", shown.BlockingDiscussionsResolved, want)
+	}
+	resolvedBy := func(notes []*gitlab.Note) []string {
+		states := []string{}
+		for _, note := range notes {
+			states = append(states, fmt.Sprintf("%d %v %s %v", note.ID, note.Resolved, note.ResolvedBy.Username, note.ResolvedAt != nil))
+		}
+		return states
+	}
+
+	// A thread, a reply in it, and a note of its own, which is a discussion of its own.
+	thread, resp, err := asReporter.Discussions.CreateMergeRequestDiscussion(project.ID, mr.IID, &gitlab.CreateMergeRequestDiscussionOptions{Body: gitlab.String("Why this?")})
+	must("Discussions.CreateMergeRequestDiscussion", err)
+	checkStatus("CreateMergeRequestDiscussion", resp, 201)
+	checkTrue("CreateMergeRequestDiscussion ID (40 hex digits)", regexp.MustCompile(`^[0-9a-f]{40}$`).MatchString(thread.ID), thread.ID)
+	check("CreateMergeRequestDiscussion notes", len(thread.Notes), 1)
+	first := thread.Notes[0]
+	check("CreateMergeRequestDiscussion", []interface{}{thread.IndividualNote, first.Body, first.Type, first.Author.Username, first.NoteableType, first.NoteableIID,
+		first.NoteableID, first.Resolvable, first.Resolved, first.ResolvedBy.ID, first.ResolvedAt == nil},
+		[]interface{}{false, "Why this?", gitlab.DiscussionNote, "go-disc-reporter", "MergeRequest", mr.IID, mr.ID, true, false, 0, true})
+	reply, resp, err := asDev.Discussions.AddMergeRequestDiscussionNote(project.ID, mr.IID, thread.ID, &gitlab.AddMergeRequestDiscussionNoteOptions{Body: gitlab.String("Because.")})
+	must("Discussions.AddMergeRequestDiscussionNote", err)
+	checkStatus("AddMergeRequestDiscussionNote", resp, 201)
+	check("AddMergeRequestDiscussionNote", []interface{}{reply.Body, reply.Type, reply.Author.Username, reply.Resolvable, reply.Resolved},
+		[]interface{}{"Because.", gitlab.DiscussionNote, "go-disc-dev", true, false})
+	plain, _, err := f.root.Notes.CreateMergeRequestNote(project.ID, mr.IID, &gitlab.CreateMergeRequestNoteOptions{Body: gitlab.String("Plain note")})
+	must("Notes.CreateMergeRequestNote", err)
+	listed, _, err := discussions.ListMergeRequestDiscussions(project.ID, mr.IID, &gitlab.ListMergeRequestDiscussionsOptions{})
+	must("Discussions.ListMergeRequestDiscussions", err)
+	var shape []string
+	for _, discussion := range listed {
+		for _, note := range discussion.Notes {
+			shape = append(shape, fmt.Sprintf("%v %d %q %q %v", discussion.IndividualNote, note.ID, note.Body, note.Type, note.Resolvable))
+		}
+	}
+	check("ListMergeRequestDiscussions", []interface{}{len(listed), listed[0].ID, shape}, []interface{}{2, thread.ID, []string{
+		fmt.Sprintf("false %d \"Why this?\" \"DiscussionNote\" true", first.ID), fmt.Sprintf("false %d \"Because.\" \"DiscussionNote\" true", reply.ID),
+		fmt.Sprintf("true %d \"Plain note\" \"\" false", plain.ID),
+	}})
+	individual := listed[1].ID
+	updated, _, err := asDev.Discussions.UpdateMergeRequestDiscussionNote(project.ID, mr.IID, thread.ID, reply.ID, &gitlab.UpdateMergeRequestDiscussionNoteOptions{Body: gitlab.String("Because it is needed.")})
+	must("Discussions.UpdateMergeRequestDiscussionNote Body", err)
+	check("UpdateMergeRequestDiscussionNote Body", []interface{}{updated.ID, updated.Body}, []interface{}{reply.ID, "Because it is needed."})
+	got, _, err := discussions.GetMergeRequestDiscussion(project.ID, mr.IID, thread.ID)
+	must("Discussions.GetMergeRequestDiscussion", err)
+	check("GetMergeRequestDiscussion", []interface{}{got.ID, got.IndividualNote, len(got.Notes), got.Notes[1].Body}, []interface{}{thread.ID, false, 2, "Because it is needed."})
+	_, _, err = discussions.GetMergeRequestDiscussion(project.ID, mr.IID, strings.Repeat("0", 40))
+	expectError("GetMergeRequestDiscussion of an unknown discussion", err, 404, "{message: 404 Discussion Not Found}")
+	// The original answers true for a project that does not ask for resolved discussions.
+	blocking("not asked for", true)
+
+	// The project asks for resolved discussions: the unresolved thread blocks the merge.
+	edited, _, err := f.root.Projects.EditProject(project.ID, &gitlab.EditProjectOptions{OnlyAllowMergeIfAllDiscussionsAreResolved: gitlab.Bool(true)})
+	must("Projects.EditProject OnlyAllowMergeIfAllDiscussionsAreResolved", err)
+	check("EditProject OnlyAllowMergeIfAllDiscussionsAreResolved", edited.OnlyAllowMergeIfAllDiscussionsAreResolved, true)
+	blocking("unresolved", false)
+	_, _, err = f.root.MergeRequests.AcceptMergeRequest(project.ID, mr.IID, &gitlab.AcceptMergeRequestOptions{})
+	expectError("AcceptMergeRequest with an unresolved thread", err, 405, "{message: Branch cannot be merged}")
+
+	// A reporter who is not the request's author may not resolve; its author (a developer) resolves the thread.
+	_, _, err = asReporter.Discussions.ResolveMergeRequestDiscussion(project.ID, mr.IID, thread.ID, &gitlab.ResolveMergeRequestDiscussionOptions{Resolved: gitlab.Bool(true)})
+	expectError("ResolveMergeRequestDiscussion by a reporter", err, 403, "{message: 403 Forbidden}")
+	resolved, _, err := asDev.Discussions.ResolveMergeRequestDiscussion(project.ID, mr.IID, thread.ID, &gitlab.ResolveMergeRequestDiscussionOptions{Resolved: gitlab.Bool(true)})
+	must("Discussions.ResolveMergeRequestDiscussion", err)
+	check("ResolveMergeRequestDiscussion by the author", resolvedBy(resolved.Notes),
+		[]string{fmt.Sprintf("%d true go-disc-dev true", first.ID), fmt.Sprintf("%d true go-disc-dev true", reply.ID)})
+	blocking("resolved", true)
+	unresolved, _, err := f.root.Discussions.UpdateMergeRequestDiscussionNote(project.ID, mr.IID, thread.ID, first.ID, &gitlab.UpdateMergeRequestDiscussionNoteOptions{Resolved: gitlab.Bool(false)})
+	must("Discussions.UpdateMergeRequestDiscussionNote Resolved false", err)
+	check("UpdateMergeRequestDiscussionNote Resolved false", resolvedBy([]*gitlab.Note{unresolved}), []string{fmt.Sprintf("%d false  false", first.ID)})
+	got, _, err = discussions.GetMergeRequestDiscussion(project.ID, mr.IID, thread.ID)
+	must("Discussions.GetMergeRequestDiscussion", err)
+	check("GetMergeRequestDiscussion after a note is unresolved", resolvedBy(got.Notes),
+		[]string{fmt.Sprintf("%d false  false", first.ID), fmt.Sprintf("%d true go-disc-dev true", reply.ID)})
+	blocking("one note unresolved", false)
+	resp, err = discussions.DeleteMergeRequestDiscussionNote(project.ID, mr.IID, individual, plain.ID)
+	must("Discussions.DeleteMergeRequestDiscussionNote", err)
+	checkStatus("DeleteMergeRequestDiscussionNote", resp, 204)
+	_, _, err = discussions.GetMergeRequestDiscussion(project.ID, mr.IID, individual)
+	expectError("GetMergeRequestDiscussion of the deleted note's discussion", err, 404, "{message: 404 Discussion Not Found}")
+
+	// A follow-up issue takes the unresolved thread over and resolves it.
+	followUp, _, err := asDev.Issues.CreateIssue(project.ID, &gitlab.CreateIssueOptions{Title: gitlab.String("Follow it up"), MergeRequestToResolveDiscussionsOf: gitlab.Int(mr.IID)})
+	must("Issues.CreateIssue MergeRequestToResolveDiscussionsOf", err)
+	check("CreateIssue MergeRequestToResolveDiscussionsOf", []string{followUp.Title, followUp.Description}, []string{"Follow it up",
+		fmt.Sprintf("The following discussion from !%d should be addressed:\n\n- [ ] @go-disc-reporter started a [discussion](%s#note_%d):  (+1 comment)\n\n    > Why this?", mr.IID, mr.WebURL, first.ID)})
+	got, _, err = discussions.GetMergeRequestDiscussion(project.ID, mr.IID, thread.ID)
+	must("Discussions.GetMergeRequestDiscussion", err)
+	check("the thread the follow-up resolves", resolvedBy(got.Notes), []string{fmt.Sprintf("%d true go-disc-dev true", first.ID), fmt.Sprintf("%d true go-disc-dev true", reply.ID)})
+	blocking("followed up", true)
+	merged, _, err := f.root.MergeRequests.AcceptMergeRequest(project.ID, mr.IID, &gitlab.AcceptMergeRequestOptions{})
+	must("MergeRequests.AcceptMergeRequest once resolved", err)
+	check("AcceptMergeRequest once resolved", merged.State, "merged")
+
+	// Threads of issues are not resolvable.
+	issue, _, err := f.root.Issues.CreateIssue(project.ID, &gitlab.CreateIssueOptions{Title: gitlab.String("Talk")})
+	must("Issues.CreateIssue", err)
+	issueThread, resp, err := asReporter.Discussions.CreateIssueDiscussion(project.ID, issue.IID, &gitlab.CreateIssueDiscussionOptions{Body: gitlab.String("Hello")})
+	must("Discussions.CreateIssueDiscussion", err)
+	checkStatus("CreateIssueDiscussion", resp, 201)
+	check("CreateIssueDiscussion", []interface{}{issueThread.IndividualNote, len(issueThread.Notes), issueThread.Notes[0].Body, issueThread.Notes[0].Type,
+		issueThread.Notes[0].NoteableType, issueThread.Notes[0].Resolvable}, []interface{}{false, 1, "Hello", gitlab.DiscussionNote, "Issue", false})
+	issueReply, _, err := f.root.Discussions.AddIssueDiscussionNote(project.ID, issue.IID, issueThread.ID, &gitlab.AddIssueDiscussionNoteOptions{Body: gitlab.String("Hi")})
+	must("Discussions.AddIssueDiscussionNote", err)
+	check("AddIssueDiscussionNote", []interface{}{issueReply.Body, issueReply.Type, issueReply.Resolvable}, []interface{}{"Hi", gitlab.DiscussionNote, false})
+	gotIssue, _, err := discussions.GetIssueDiscussion(project.ID, issue.IID, issueThread.ID)
+	must("Discussions.GetIssueDiscussion", err)
+	check("GetIssueDiscussion", []interface{}{gotIssue.ID, len(gotIssue.Notes), gotIssue.Notes[1].Body}, []interface{}{issueThread.ID, 2, "Hi"})
+	return "merge request: create, reply, list (thread and individual note), get (and 404), note body, resolve (403 for a reporter), " +
+		"unresolve a note, delete a note, OnlyAllowMergeIfAllDiscussionsAreResolved (405, then merged), a follow-up issue; issue: create, reply, not resolvable"
+}
+
 func (f *flows) metadata() string {
 	// go-gitlab 0.73 has no call for GET /metadata.
 	return "not offered by go-gitlab 0.73 (skipped)"
@@ -2954,7 +3094,7 @@ func main() {
 		{"tags", f.tags}, {"commit statuses", f.commitStatuses}, {"commit comments", f.commitComments}, {"repository", f.repository},
 		{"issues", f.issues}, {"labels and milestones", f.planning}, {"merge requests", f.mergeRequests},
 		{"merge request from a fork", f.mergeRequestFromFork}, {"merge when pipeline succeeds", f.mergeWhenPipelineSucceeds},
-		{"metadata", f.metadata},
+		{"discussions", f.discussions}, {"metadata", f.metadata},
 	}
 	for _, step := range steps {
 		if !runStep(step.name, step.run) {
