@@ -14,6 +14,9 @@
  * of its own in the project's repository, of which the user is a reporter (`merge requests`,
  * bench/lib/merge-requests-seed.ts). The merge requests' requests run at 20 connections, the others at 10.
  *
+ * Once seeded, a data set's tables are analysed and vacuumed, as a server up for a minute has them (PostgreSQL's
+ * autovacuum, forgekit's own maintenance on PGlite: src/db/embedded-maintenance.ts).
+ *
  * GET /projects/:id/merge_requests/:iid reads the repository as well as the database: the changes count, from the
  * merge base to the source branch's head (the merge base and merge status are kept in the row once worked out, so
  * after the first GET no merge is tried). The bare handler (bench/lib/bare-merge-requests.ts) does the same reads
@@ -41,6 +44,7 @@ import { bareServer, expressVersionApp, type BareDatabase } from './lib/bare.ts'
 import { benchDatabase } from './lib/database.ts';
 import { Loader, Tracker, type LoadRequest, type Round } from './lib/load.ts';
 import { SecretBox } from '../src/auth/secret-box.ts';
+import { maintainTables } from '../src/db/embedded-maintenance.ts';
 import { sql } from '../src/db/sql.ts';
 import { MERGE_REQUESTS, ONE_MERGE_REQUEST, seedMergeRequests } from './lib/merge-requests-seed.ts';
 import { ONE_PROJECT, PROJECTS, seedProjects, seedReader } from './lib/projects-seed.ts';
@@ -121,6 +125,8 @@ interface Setup {
   bare: BareDatabase;
   /** Where forgekit keeps its repositories. */
   storage: string;
+  /** What a server up for a minute has done to the seeded tables: autovacuum's (PostgreSQL) or forgekit's own (PGlite) analyse and vacuum. */
+  settle(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -168,6 +174,9 @@ async function postgresql(): Promise<Setup> {
         }
       },
     },
+    async settle() {
+      await pool.query('vacuum analyze');
+    },
     async close() {
       await hosting.close();
       await pool.end();
@@ -202,6 +211,7 @@ async function pglite(): Promise<Setup> {
       query: async (statement) => (await db.query<Record<string, unknown>>(statement.text, statement.values)).rows,
       transaction: (work) => db.transaction((tx) => work({ query: async (statement) => (await tx.query<Record<string, unknown>>(statement.text, statement.values)).rows })),
     },
+    settle: async () => void (await maintainTables(db)),
     async close() {
       await hosting.close();
       rmSync(storage, { recursive: true, force: true });
@@ -522,6 +532,7 @@ async function benchData(loader: Loader, name: string, open: () => Promise<Setup
   const servers: Server[] = [];
   try {
     const reader = await seed(setup);
+    await setup.settle();
     const [settings] = await setup.bare.query(sql`select "values" from "application_settings"`);
     const app = express();
     app.use(setup.hosting.router());

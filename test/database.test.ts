@@ -3,6 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { raw } from '@mikro-orm/core';
+import { maintainTables, type EmbeddedClient, type TableMaintenance } from '../src/db/embedded-maintenance.js';
 import { openDatabase, type Database } from '../src/db/orm.js';
 import { PgliteThread } from '../src/db/pglite-thread.js';
 import { migrations } from '../src/db/migrations/index.js';
@@ -61,6 +62,35 @@ describe('the database', () => {
       await thread.close();
     } finally {
       rmSync(dataDir, { recursive: true, force: true });
+    }
+  });
+
+  // PGlite has no autovacuum workers: without forgekit's passes a table is never analysed nor vacuumed.
+  it('looks after an embedded database as autovacuum would: a table past its thresholds analysed and vacuumed, then left alone', async () => {
+    const probe = async (db: EmbeddedClient) => {
+      await db.query(`create table "maintenance_probe" ("id" serial primary key, "value" int not null)`);
+      await db.query(`insert into "maintenance_probe" ("value") select n from generate_series(1, 3000) as n`);
+      await db.query(`delete from "maintenance_probe" where "value" <= 1000`);
+      const probed = (done: TableMaintenance[]) => done.filter((row) => row.table === 'public.maintenance_probe');
+      expect(probed(await maintainTables(db))).toEqual([{ table: 'public.maintenance_probe', vacuumed: true, analyzed: true }]);
+      const state = `select c."reltuples", s."last_vacuum" is not null as "vacuumed", s."n_dead_tup" from "pg_class" c
+        join "pg_stat_user_tables" s on s."relid" = c."oid" where c."relname" = 'maintenance_probe'`;
+      expect((await db.query(state)).rows).toEqual([{ reltuples: 2000, vacuumed: true, n_dead_tup: 0 }]);
+      expect(probed(await maintainTables(db))).toEqual([]);
+    };
+    const dataDir = migratedDataDir();
+    const thread = await PgliteThread.open(join(dataDir, 'pgdata'));
+    try {
+      await probe(thread);
+    } finally {
+      await thread.close();
+      rmSync(dataDir, { recursive: true, force: true });
+    }
+    const memory = await openDatabase();
+    try {
+      await probe((await memory.orm.driver.getConnection().getNativeClient()) as EmbeddedClient);
+    } finally {
+      await memory.close();
     }
   });
 });

@@ -3,6 +3,7 @@ import { join, resolve } from 'node:path';
 import { raw } from '@mikro-orm/core';
 import type { SqlEntityManager, SqlMikroORM } from '@mikro-orm/sql';
 import { entities } from './entities/index.js';
+import { maintainEvery, type EmbeddedClient } from './embedded-maintenance.js';
 import { DataDirLock } from './lock.js';
 import { PgliteThread } from './pglite-thread.js';
 
@@ -110,13 +111,25 @@ async function openDataDir(dataDir: string): Promise<Database> {
     await release();
     throw error;
   }
-  return migrated(orm, () => orm.migrator.up(), release);
+  return maintained(await migrated(orm, () => orm.migrator.up(), release));
 }
 
 async function openInMemory(): Promise<Database> {
   const orm = await initPglite('memory://', { loadDataDir: await migratedMemoryDataDir() });
   // A copy of the migrated template: it has every migration.
-  return migrated(orm, async () => {});
+  return maintained(await migrated(orm, async () => {}));
+}
+
+/** An embedded database, looked after as autovacuum looks after a server's (src/db/embedded-maintenance.ts). */
+async function maintained(database: Database): Promise<Database> {
+  const maintenance = maintainEvery((await database.orm.driver.getConnection().getNativeClient()) as EmbeddedClient);
+  return {
+    ...database,
+    async close() {
+      await maintenance.stop();
+      await database.close();
+    },
+  };
 }
 
 async function initPglite(dbName: string, pglite: { loadDataDir?: Blob; initDbStartParams?: string[]; pglite?: PgliteThread } = {}) {
