@@ -100,7 +100,8 @@ export interface CommitComment {
   path: string | null;
   line: number | null;
   line_type: 'new' | 'old' | null;
-  author: UserBasic | null;
+  /** With its e-mail address and when it joined, as SPEC.md has a commit comment's author. */
+  author: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] } | null;
   created_at: string;
 }
 
@@ -261,6 +262,39 @@ export interface SetCustomAttributeInput {
   value: string;
 }
 
+// src/schemas/environments.ts
+
+export type EnvironmentState = 'available' | 'stopped';
+
+export interface Environment {
+  id: number;
+  name: string;
+  /** Made from the name when the environment is created; it stays when the environment is renamed. */
+  slug: string;
+  external_url: string | null;
+  state: EnvironmentState;
+  /** Always null: forgekit keeps no deployments (later clients read the field). */
+  last_deployment: null;
+}
+
+export interface ListEnvironmentsQuery {
+  name?: string;
+  search?: string;
+  states?: EnvironmentState;
+}
+
+export interface CreateEnvironmentInput {
+  name: string;
+  external_url?: string | null;
+  slug?: string;
+}
+
+export interface UpdateEnvironmentInput {
+  name?: string;
+  external_url?: string | null;
+  slug?: string;
+}
+
 // src/schemas/errors.ts
 
 /** Property name → its error messages. (SPEC.md nests a map for an embedded entity: no input embeds one yet.) */
@@ -308,13 +342,26 @@ export interface Group {
   statistics?: { storage_size: number; repository_size: number; lfs_objects_size: number; job_artifacts_size: number };
 }
 
+/** A group this group is shared with (POST /groups/:id/share), as the group's details list it. */
+export interface GroupShare {
+  group_id: number;
+  group_name: string;
+  group_full_path: string;
+  group_access_level: number;
+  expires_at: string | null;
+}
+
 /**
  * A group with the projects in it and the projects shared with it that the caller may see (the first 100 of
- * each, newest first: the original has no bound, forgekit's answers have one).
+ * each, newest first: the original has no bound, forgekit's answers have one), and the groups it is shared with
+ * that the caller may see (as later versions show them).
  */
 export interface GroupDetail extends Group {
+  /** The token that registers the group's runners (POST /runners): for those who administer the group, as the original shows it. */
+  runners_token?: string;
   projects: Project[];
   shared_projects: Project[];
+  shared_with_groups: GroupShare[];
 }
 
 export interface ListGroupsQuery {
@@ -351,6 +398,32 @@ export interface UpdateGroupInput {
   request_access_enabled?: boolean;
   name?: string;
   path?: string;
+}
+
+/** POST /groups/:id/share: the group to share with, the most its members get, and until when. */
+export interface ShareGroupInput {
+  group_id: number;
+  group_access: number;
+  expires_at?: string | null;
+}
+
+/** A group as a project's list of its groups shows it (the original's PublicGroupDetails). */
+export interface PublicGroup {
+  id: number;
+  web_url: string;
+  name: string;
+  avatar_url: string | null;
+  full_name: string;
+  full_path: string;
+}
+
+/** GET /projects/:id/groups: the filters later clients send. */
+export interface ListProjectGroupsQuery {
+  search?: string;
+  skip_groups?: number[];
+  with_shared?: boolean;
+  shared_visible_only?: boolean;
+  shared_min_access_level?: number;
 }
 
 // src/schemas/instance.ts
@@ -551,6 +624,17 @@ export interface ListNamespacesQuery {
   search?: string;
 }
 
+/** GET /namespaces/:id/exists: whether a namespace has the path, among the top level or a parent's subgroups. */
+export interface NamespaceExistsQuery {
+  parent_id?: number;
+}
+
+/** Whether the path is taken, and (when it is) a free one like it. */
+export interface NamespaceExists {
+  exists: boolean;
+  suggests: string[];
+}
+
 // src/schemas/projects.ts
 
 export type Visibility = 'internal' | 'private' | 'public';
@@ -570,7 +654,7 @@ export interface Project extends ProjectSimple {
   resolve_outdated_diff_discussions: boolean;
   container_registry_enabled: boolean;
   creator_id: number | null;
-  namespace: { id: number; name: string; path: string; kind: 'group' | 'user'; full_path: string };
+  namespace: { id: number; name: string; path: string; kind: 'group' | 'user'; full_path: string; parent_id: number | null };
   import_status: string;
   import_error: string | null;
   permissions: { project_access: { access_level: number; notification_level: number } | null; group_access: { access_level: number; notification_level: number } | null };
@@ -625,23 +709,19 @@ export interface CreateProjectInput extends ProjectSettingsInput {
   path?: string;
   namespace_id?: number;
   import_url?: string;
+  initialize_with_readme?: boolean;
   /** The request spelling; the answer spells it `printing_merge_requests_link_enabled`. */
   printing_merge_request_link_enabled?: boolean;
 }
 
 /** `simple=true`: the project's identity and URLs only. */
-export interface ProjectSimple {
-  id: number;
+export interface ProjectSimple extends RunnerProject {
   description: string | null;
   default_branch: string | null;
   tag_list: string[];
   ssh_url_to_repo: string;
   http_url_to_repo: string;
   web_url: string;
-  name: string;
-  name_with_namespace: string;
-  path: string;
-  path_with_namespace: string;
   star_count: number;
   forks_count: number;
   created_at: string;
@@ -679,6 +759,7 @@ export interface ListProjectUsersQuery {
 export interface CreateProjectForUserInput extends ProjectSettingsInput {
   name: string;
   import_url?: string;
+  initialize_with_readme?: boolean;
   path?: string;
   default_branch?: string;
   printing_merge_request_link_enabled?: boolean;
@@ -796,12 +877,15 @@ export interface CompareQuery {
   straight?: boolean;
 }
 
-/** The formats an archive comes in; `tgz` and `gz` are `tar.gz` by other names. */
-export type ArchiveFormat = 'gz' | 'tar' | 'tar.gz' | 'tgz' | 'zip';
+/**
+ * The format an archive comes in: `tar.gz` (also `tgz`, `gz`), `tar.bz2` (also `tbz`, `tbz2`, `tb2`, `bz2`), `tar` or
+ * `zip`; any other name is a `tar.gz`, as the original makes it.
+ */
+export type ArchiveFormat = string;
 
 export interface ArchiveQuery {
   sha?: string;
-  format?: ArchiveFormat;
+  format?: string;
 }
 
 /** The query of `archive.<format>`: the format is in the path. */
@@ -819,10 +903,168 @@ export interface ArchiveFile {
   data: Readable;
 }
 
+/**
+ * A contributor: an author e-mail address of the default branch's history, the name of its newest commit and how
+ * many commits it wrote. `additions` and `deletions` are 0, as the original of that era answers them.
+ */
+export interface Contributor {
+  name: string;
+  email: string;
+  commits: number;
+  additions: number;
+  deletions: number;
+}
+
+export interface ListContributorsQuery {
+  order_by?: 'commits' | 'email' | 'name';
+  sort?: 'asc' | 'desc';
+}
+
 export interface CherryPickInput {
   branch: string;
   message?: string;
   dry_run?: boolean;
+}
+
+// src/schemas/runners.ts
+
+/** What a runner is to the instance: shared by every project, a group's, or specific to the projects it is enabled in. */
+export type RunnerType = 'group_type' | 'instance_type' | 'project_type';
+
+/** Which refs' jobs a runner takes: any, or protected branches and tags only. */
+export type RunnerAccessLevel = 'not_protected' | 'ref_protected';
+
+/**
+ * `online` (contacted within the last hour, and active), `offline` (active, contacted longer ago), `paused` (not
+ * active), `not_connected` (never contacted since it registered), as the original says it.
+ */
+export type RunnerStatus = 'not_connected' | 'offline' | 'online' | 'paused';
+
+/** A runner in a list, and as enabling it in a project answers. */
+export interface Runner {
+  id: number;
+  description: string;
+  /** Where it last reached the instance from (registering or verifying); null before that. */
+  ip_address: string | null;
+  active: boolean;
+  is_shared: boolean;
+  /** The name the runner gave (`info[name]`), if it gave one. */
+  name: string | null;
+  /** Contacted within the last hour. */
+  online: boolean;
+  status: RunnerStatus;
+}
+
+/** A project a runner is enabled in, as its detail shows it. */
+export interface RunnerProject {
+  id: number;
+  name: string;
+  name_with_namespace: string;
+  path: string;
+  path_with_namespace: string;
+}
+
+/** A group runner's group, as its detail shows it. */
+export interface RunnerGroup {
+  id: number;
+  name: string;
+  web_url: string;
+}
+
+/**
+ * A runner with everything it said of itself, how it takes jobs, its projects and its group (those the caller is a
+ * member of; all of them for administrators), and its token for administrators and those who maintain everything it
+ * belongs to (not for a shared runner's other readers).
+ */
+export interface RunnerDetails extends Runner {
+  runner_type: RunnerType;
+  tag_list: string[];
+  run_untagged: boolean;
+  locked: boolean;
+  /** Seconds; null: the project's own timeout. */
+  maximum_timeout: number | null;
+  access_level: RunnerAccessLevel;
+  version: string | null;
+  revision: string | null;
+  platform: string | null;
+  architecture: string | null;
+  contacted_at: string | null;
+  token?: string;
+  projects: RunnerProject[];
+  groups: RunnerGroup[];
+}
+
+/** A new runner: its ID and the token it authenticates with, shown this once. */
+export interface RunnerRegistration {
+  id: number;
+  token: string;
+}
+
+/** The instance's new registration token (later clients' reset call); it does not expire. */
+export interface RegistrationTokenReset {
+  token: string;
+  token_expires_at: null;
+}
+
+/** POST /runners/verify answers 200 with the number 200 as its body, as the original does. */
+export type RunnerVerified = 200;
+
+/** GET /runners: the caller's own runners by `scope`, `type`, `status` and tags. */
+export interface ListRunnersQuery {
+  type?: RunnerType;
+  status?: 'active' | 'offline' | 'online' | 'paused';
+  tag_list?: string[];
+  scope?: 'active' | 'online' | 'paused';
+}
+
+/** GET /runners/all and GET /projects/:id/runners: `scope` may also pick specific or shared runners. */
+export interface ListAllRunnersQuery {
+  type?: RunnerType;
+  status?: 'active' | 'offline' | 'online' | 'paused';
+  tag_list?: string[];
+  scope?: 'active' | 'online' | 'paused' | 'shared' | 'specific';
+}
+
+/** PUT /runners/:id: at least one attribute; `tag_list` is the full set of tags that must end up assigned. */
+export interface UpdateRunnerInput {
+  description?: string;
+  active?: boolean;
+  tag_list?: string[];
+  run_untagged?: boolean;
+  locked?: boolean;
+  access_level?: RunnerAccessLevel;
+  maximum_timeout?: number;
+}
+
+/** What a runner says of itself when it registers or reaches the instance. */
+export interface RunnerInfo {
+  name?: string;
+  version?: string;
+  revision?: string;
+  platform?: string;
+  architecture?: string;
+}
+
+/** POST /runners: a registration token (the instance's, a project's or a group's) and how the runner takes jobs. */
+export interface RegisterRunnerInput extends UpdateRunnerInput {
+  token: string;
+  info?: RunnerInfo;
+}
+
+/** POST /runners/verify: the runner's own token, and what it says of itself. */
+export interface VerifyRunnerInput {
+  token: string;
+  info?: RunnerInfo;
+}
+
+/** DELETE /runners: the runner's own token. */
+export interface UnregisterRunnerInput {
+  token: string;
+}
+
+/** POST /projects/:id/runners. */
+export interface EnableRunnerInput {
+  runner_id: number;
 }
 
 // src/schemas/settings.ts
@@ -869,6 +1111,8 @@ export interface ApplicationSettings {
   password_authentication_enabled_for_web: boolean;
   id: number;
   polling_interval_multiplier: string;
+  /** The token that registers shared runners (POST /runners); POST /runners/reset_registration_token replaces it. */
+  runners_registration_token: string;
   created_at: string;
   updated_at: string;
 }
@@ -1541,6 +1785,8 @@ export interface Api {
   namespaces: {
     /** `/namespaces` */
     list: (input?: PageQuery & { search?: string }) => Promise<ListResult<Namespace>>;
+    /** `/namespaces/:namespace/exists` */
+    exists: (namespace: string, input?: NamespaceExistsQuery) => Promise<NamespaceExists>;
     /** `/namespaces/:id` */
     get: (id: number | string) => Promise<Namespace>;
   };
@@ -1549,6 +1795,8 @@ export interface Api {
     list: (input?: ListProjectsQuery & PageQuery) => Promise<ListResult<Project | ProjectSimple>>;
     /** `/projects/:id/users` */
     users: (id: number | string, input?: PageQuery & { search?: string }) => Promise<ListResult<UserBasic>>;
+    /** `/projects/:id/groups` */
+    groups: (id: number | string, input?: ListProjectGroupsQuery & PageQuery) => Promise<ListResult<PublicGroup>>;
     /** `/users/:user_id/projects` */
     listOfUser: (user_id: number | string, input?: ListProjectsQuery & PageQuery) => Promise<ListResult<Project | ProjectSimple>>;
     /** `/projects` */
@@ -1576,7 +1824,7 @@ export interface Api {
     /** `/projects/:id/transfer` */
     transfer: (id: number | string, input: TransferProjectInput) => Promise<Project>;
     /** `/projects/:id/share` */
-    share: (id: number | string, input: ShareProjectInput) => Promise<ProjectGroupLink>;
+    share: (id: number | string, input: { group_id: number; group_access: number; expires_at?: string | null }) => Promise<ProjectGroupLink>;
     /** `/projects/:id/share/:group_id` */
     unshare: (id: number | string, group_id: number) => Promise<void>;
     /** `/projects/:id` */
@@ -1590,8 +1838,16 @@ export interface Api {
     get: (id: number | string) => Promise<GroupDetail>;
     /** `/groups/:id/subgroups` */
     subgroups: (id: number | string, input?: ListGroupsQuery & PageQuery) => Promise<ListResult<Group>>;
+    /** `/groups/:id/descendant_groups` */
+    descendantGroups: (id: number | string, input?: ListGroupsQuery & PageQuery) => Promise<ListResult<Group>>;
     /** `/groups/:id/projects` */
     projects: (id: number | string, input?: ListGroupProjectsQuery & PageQuery) => Promise<ListResult<Project | ProjectSimple>>;
+    /** `/groups/:id/projects/shared` */
+    sharedProjects: (id: number | string, input?: ListProjectsQuery & PageQuery) => Promise<ListResult<Project | ProjectSimple>>;
+    /** `/groups/:id/share` */
+    share: (id: number | string, input: { group_id: number; group_access: number; expires_at?: string | null }) => Promise<GroupDetail>;
+    /** `/groups/:id/share/:group_id` */
+    unshare: (id: number | string, group_id: number) => Promise<void>;
     /** `/groups` */
     create: (input: CreateGroupInput) => Promise<GroupDetail>;
     /** `/groups/:id/projects/:project_id` */
@@ -1696,9 +1952,11 @@ export interface Api {
     /** `/projects/:id/repository/archive` */
     archive: (id: number | string, input?: ArchiveQuery) => Promise<ArchiveFile>;
     /** `/projects/:id/repository/archive.:format` */
-    archiveAs: (id: number | string, format: ArchiveFormat, input?: ArchiveWithFormatQuery) => Promise<ArchiveFile>;
+    archiveAs: (id: number | string, format: string, input?: ArchiveWithFormatQuery) => Promise<ArchiveFile>;
     /** `/projects/:id/repository/compare` */
     compare: (id: number | string, input: CompareQuery) => Promise<Compare>;
+    /** `/projects/:id/repository/contributors` */
+    contributors: (id: number | string, input?: ListContributorsQuery & PageQuery) => Promise<ListResult<Contributor>>;
     /** `/projects/:id/repository/commits/:sha/diff` */
     commitDiff: (id: number | string, sha: string, input?: PageQuery) => Promise<ListResult<Diff>>;
     /** `/projects/:id/repository/commits/:sha/cherry_pick` */
@@ -1892,6 +2150,50 @@ export interface Api {
   };
   milestones: sApi;
   groupMilestones: sApi;
+  runners: {
+    /** `/runners` */
+    list: (input?: ListRunnersQuery & PageQuery) => Promise<ListResult<Runner>>;
+    /** `/runners/all` */
+    all: (input?: ListAllRunnersQuery & PageQuery) => Promise<ListResult<Runner>>;
+    /** `/runners/:id` */
+    get: (id: number) => Promise<RunnerDetails>;
+    /** `/runners/:id` */
+    update: (id: number, input?: UpdateRunnerInput) => Promise<RunnerDetails>;
+    /** `/runners/:id` */
+    delete: (id: number) => Promise<void>;
+    /** `/runners` */
+    register: (input: RegisterRunnerInput) => Promise<RunnerRegistration>;
+    /** `/runners/verify` */
+    verify: (input: VerifyRunnerInput) => Promise<200>;
+    /** `/runners` */
+    unregister: (input: UnregisterRunnerInput) => Promise<void>;
+    /** `/runners/reset_registration_token` */
+    resetRegistrationToken: () => Promise<RegistrationTokenReset>;
+  };
+  projectRunners: {
+    /** `/projects/:id/runners` */
+    list: (id: number | string, input?: ListAllRunnersQuery & PageQuery) => Promise<ListResult<Runner>>;
+    /** `/projects/:id/runners` */
+    enable: (id: number | string, input: EnableRunnerInput) => Promise<Runner>;
+    /** `/projects/:id/runners/:runner_id` */
+    disable: (id: number | string, runner_id: number) => Promise<void>;
+  };
+  environments: {
+    /** `/projects/:id/environments` */
+    list: (id: number | string, input?: ListEnvironmentsQuery & PageQuery) => Promise<ListResult<Environment>>;
+    /** `/projects/:id/environments/:environment_id` */
+    get: (id: number | string, environment_id: number) => Promise<Environment>;
+    /** `/projects/:id/environments` */
+    create: (id: number | string, input: CreateEnvironmentInput) => Promise<Environment>;
+    /** `/projects/:id/environment` */
+    createSingular: (id: number | string, input: CreateEnvironmentInput) => Promise<Environment>;
+    /** `/projects/:id/environments/:environment_id` */
+    update: (id: number | string, environment_id: number, input?: UpdateEnvironmentInput) => Promise<Environment>;
+    /** `/projects/:id/environments/:environment_id` */
+    delete: (id: number | string, environment_id: number) => Promise<void>;
+    /** `/projects/:id/environments/:environment_id/stop` */
+    stop: (id: number | string, environment_id: number) => Promise<Environment>;
+  };
   instance: {
     /** `/openapi.json` */
     openapi: () => Promise<{ [key: string]: unknown }>;
@@ -1953,16 +2255,25 @@ export type SchemaName =
   | 'BooleanResult'
   | 'CustomAttribute'
   | 'SetCustomAttributeInput'
+  | 'EnvironmentState'
+  | 'Environment'
+  | 'ListEnvironmentsQuery'
+  | 'CreateEnvironmentInput'
+  | 'UpdateEnvironmentInput'
   | 'ValidationMessages'
   | 'ErrorMessage'
   | 'ValidationError'
   | 'OAuthError'
   | 'Group'
+  | 'GroupShare'
   | 'GroupDetail'
   | 'ListGroupsQuery'
   | 'ListGroupProjectsQuery'
   | 'CreateGroupInput'
   | 'UpdateGroupInput'
+  | 'ShareGroupInput'
+  | 'PublicGroup'
+  | 'ListProjectGroupsQuery'
   | 'Metadata'
   | 'IssueState'
   | 'IssueBasic'
@@ -1985,6 +2296,8 @@ export type SchemaName =
   | 'ShareProjectInput'
   | 'Namespace'
   | 'ListNamespacesQuery'
+  | 'NamespaceExistsQuery'
+  | 'NamespaceExists'
   | 'Visibility'
   | 'Project'
   | 'ProjectSettingsInput'
@@ -2012,7 +2325,27 @@ export type SchemaName =
   | 'ArchiveQuery'
   | 'ArchiveWithFormatQuery'
   | 'ArchiveFile'
+  | 'Contributor'
+  | 'ListContributorsQuery'
   | 'CherryPickInput'
+  | 'RunnerType'
+  | 'RunnerAccessLevel'
+  | 'RunnerStatus'
+  | 'Runner'
+  | 'RunnerProject'
+  | 'RunnerGroup'
+  | 'RunnerDetails'
+  | 'RunnerRegistration'
+  | 'RegistrationTokenReset'
+  | 'RunnerVerified'
+  | 'ListRunnersQuery'
+  | 'ListAllRunnersQuery'
+  | 'UpdateRunnerInput'
+  | 'RunnerInfo'
+  | 'RegisterRunnerInput'
+  | 'VerifyRunnerInput'
+  | 'UnregisterRunnerInput'
+  | 'EnableRunnerInput'
   | 'ApplicationSettings'
   | 'UpdateSettingsInput'
   | 'Release'

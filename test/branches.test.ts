@@ -166,6 +166,68 @@ describe('branches', () => {
   });
 });
 
+describe('a branch made in an empty repository', () => {
+  /** A project of the owner's without a commit, with a developer. */
+  async function empty(): Promise<{ id: number; path: string }> {
+    const api = t.hosting.as(owner.id);
+    const created = await api.projects.create({ name: `Empty ${Math.random().toString(36).slice(2)}` });
+    await api.projectMembers.add(created.id, { user_id: developer.id, access_level: 30 });
+    return { id: created.id, path: created.path_with_namespace };
+  }
+
+  it('first makes the default branch with an empty README.md, "Add README.md" by the caller, then the branch from it', async () => {
+    const { id, path } = await empty();
+    const res = await t.http.post(base(id)).set('PRIVATE-TOKEN', owner.token).send({ branch: 'feature', ref: 'master' });
+    expect(res.status).toBe(201);
+    expect(res.body).toEqual({
+      name: 'feature',
+      commit: expect.objectContaining({ title: 'Add README.md', message: 'Add README.md\n', author_email: owner.email, committer_email: owner.email, parent_ids: [] }),
+      merged: false,
+      protected: false,
+      developers_can_push: false,
+      developers_can_merge: false,
+      can_push: true,
+      default: false,
+      web_url: `http://forge.test/${path}/tree/feature`,
+    });
+    const branches = await t.hosting.as(owner.id).branches.list(id);
+    expect(branches.map((branch) => [branch.name, branch.commit.id, branch.default, branch.protected])).toEqual([
+      ['feature', res.body.commit.id, false, false],
+      ['master', res.body.commit.id, true, true],
+    ]);
+    expect((await t.hosting.repository.tree(id, { ref: 'master' })).map((entry) => [entry.mode, entry.type, entry.id, entry.path])).toEqual([
+      ['100644', 'blob', 'e69de29bb2d1d6434b8b29ae775ad8c2e48c5391', 'README.md'],
+    ]);
+    expect((await t.hosting.projects.get(id)).default_branch).toBe('master');
+  });
+
+  it('changes nothing when the ref still names nothing (400 Invalid reference name), and names the default branch as HEAD does', async () => {
+    const { id } = await empty();
+    const res = await t.http.post(base(id)).set('PRIVATE-TOKEN', owner.token).send({ branch: 'feature', ref: 'nope' });
+    expect([res.status, res.body]).toEqual([400, { message: REFUSALS.invalidReference }]);
+    // The refused call is undone whole, README and all.
+    expect(await t.hosting.branches.list(id)).toEqual([]);
+    expect((await t.hosting.projects.get(id)).default_branch).toBeNull();
+    // A project whose default branch is another: its README goes there.
+    const other = await t.hosting.projects.createForUser(owner.id, { name: `Main ${Math.random().toString(36).slice(2)}`, default_branch: 'main' });
+    const made = await t.hosting.as(owner.id).branches.create(other.id, { branch: 'topic', ref: 'main' });
+    expect(made.commit.title).toBe('Add README.md');
+    expect((await t.hosting.branches.list(other.id)).map((branch) => branch.name)).toEqual(['main', 'topic']);
+  });
+
+  it('is refused to a developer as a push to the protected default branch would be, leaving the repository empty', async () => {
+    const { id } = await empty();
+    const res = await t.http.post(base(id)).set('PRIVATE-TOKEN', developer.token).send({ branch: 'feature', ref: 'master' });
+    expect([res.status, res.body]).toEqual([400, { message: REFUSALS.pushNotAllowed }]);
+    expect(await t.hosting.branches.list(id)).toEqual([]);
+    // Two at once: one README, two branches.
+    const [a, b] = await Promise.all(['one', 'two'].map((branch) => t.http.post(base(id)).set('PRIVATE-TOKEN', owner.token).send({ branch, ref: 'master' })));
+    expect([a.status, b.status]).toEqual([201, 201]);
+    expect(a.body.commit.id).toBe(b.body.commit.id);
+    expect(await t.hosting.commits.list(id, { ref_name: 'master' })).toHaveLength(1);
+  });
+});
+
 describe('protected branches, as today’s clients protect them', () => {
   it('protect names and patterns with push and merge levels, answer 409 for one protected already, and are removed', async () => {
     const { id } = await project();

@@ -45,7 +45,11 @@ async function project(visibility: 'private' | 'public' = 'private'): Promise<{ 
 
 const post = (id: number, sha: string, body: Record<string, unknown>, user: User = reporter) => t.http.post(commentsUrl(id, sha)).set('PRIVATE-TOKEN', user.token).send(body);
 
-const reference = (user: User) => userReference(user, 'http://forge.test');
+/** A comment's author as answers embed it: the user reference with its e-mail address and when it joined (SPEC.md). */
+const reference = async (user: User) => {
+  const { created_at } = (await t.hosting.users.get(user.id)) as { created_at: string };
+  return { ...userReference(user, 'http://forge.test'), email: user.email, created_at };
+};
 
 const placement = (body: { path: unknown; line: unknown; line_type: unknown }) => [body.path, body.line, body.line_type];
 
@@ -54,7 +58,7 @@ describe('POST /projects/:id/repository/commits/:sha/comments', () => {
     const { id, second } = await project();
     const res = await post(id, second, { note: 'Why capitals?', path: 'README.md', line: 2, line_type: 'new' });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ note: 'Why capitals?', path: 'README.md', line: 2, line_type: 'new', author: reference(reporter), created_at: res.body.created_at });
+    expect(res.body).toEqual({ note: 'Why capitals?', path: 'README.md', line: 2, line_type: 'new', author: await reference(reporter), created_at: res.body.created_at });
     expect(res.body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
 

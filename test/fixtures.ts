@@ -36,6 +36,13 @@ export const exampleTools = (signIn: { login: string; password: string }, t?: Te
   newUser: async () => (t ? (await createUser(t.hosting)).id : 2),
   newGroup: async () => (t ? (await t.hosting.groups.create({ name: `Group ${unique()}`, path: `group-${unique()}`, visibility: 'public' })).id : 2),
   newProject: async () => (t ? (await t.hosting.projects.create({ name: `Project ${unique()}`, visibility: 'private' })).id : 2),
+  registrationToken: async () => (t ? (await t.hosting.applicationSettings.get()).runners_registration_token : 'aRegistrationToken01'),
+  newRunnerToken: async () => (t ? (await t.hosting.runners.register({ token: (await t.hosting.applicationSettings.get()).runners_registration_token })).token : 'aRunnerToken00000001'),
+  newRunner: async () => {
+    if (!t) return 2;
+    const project = await t.hosting.projects.create({ name: `Runners ${unique()}`, visibility: 'private' });
+    return (await t.hosting.runners.register({ token: project.runners_token!, description: 'To enable' })).id;
+  },
   signIn,
 });
 
@@ -119,6 +126,17 @@ export class FixtureSet {
         // Another of the fixture user's private projects, shared with the fixture group.
         const { id } = await root.as(await user()).projects.create({ name: `Shared ${unique()}`, visibility: 'private' });
         await root.projects.share(id, { group_id: Number(await this.value('group', owner)), group_access: 30 });
+        return id;
+      }
+      case 'namespacePath': {
+        // The fixture user's own namespace's path: its username.
+        return (await root.users.get(await user())).username;
+      }
+      case 'sharingGroup': {
+        // Another private group of the fixture user's, shared with the fixture group.
+        const name = `Sharing ${unique()}`;
+        const { id } = await root.as(await user()).groups.create({ name, path: name.replace(' ', '-').toLowerCase(), visibility: 'private' });
+        await root.groups.share(id, { group_id: Number(await this.value('group', owner)), group_access: 30 });
         return id;
       }
       case 'group': {
@@ -258,6 +276,20 @@ export class FixtureSet {
         return (await root.as(await user()).milestones.create(Number(await this.value('project', owner)), { title: `Fixture ${unique()}` })).id;
       case 'groupMilestone':
         return (await root.as(await user()).groupMilestones.create(Number(await this.value('group', owner)), { title: `Fixture ${unique()}` })).id;
+      case 'environment':
+        return (await root.as(await user()).environments.create(Number(await this.value('project', owner)), { name: `fixture/${unique()}` })).id;
+      case 'runner': {
+        // A specific runner of the fixture project, registered with its runners token (which root, an administrator, sees).
+        const { runners_token } = await root.projects.get(Number(await this.value('project', owner)));
+        return (await root.runners.register({ token: runners_token!, description: `Fixture ${unique()}`, tag_list: ['docker'] })).id;
+      }
+      case 'borrowedRunner': {
+        // A runner of another project of the fixture user's, enabled in the fixture project too (so it may leave it).
+        const other = await root.as(await user()).projects.create({ name: `Runners ${unique()}`, visibility: 'private' });
+        const { id } = await root.runners.register({ token: (await root.projects.get(other.id)).runners_token!, description: `Borrowed ${unique()}` });
+        await root.projectRunners.enable(Number(await this.value('project', owner)), { runner_id: id });
+        return id;
+      }
       case 'ownSshKey':
         return (await own.sshKeys.create({ title: 'own', key: newSshKey() })).id;
       case 'ownGpgKey':

@@ -6,6 +6,9 @@ import sshpk from 'sshpk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT_TOKEN, sharedHosting, type TestHosting } from './helpers.js';
 
+/** A discussion's notes: gitbeaker types them as a union whose camel-cased half has no `map`. */
+const notesOf = (discussion: { notes?: unknown }) => discussion.notes as Record<string, unknown>[];
+
 // A real client of the original service, unchanged, against forgekit over HTTP.
 let t: TestHosting;
 let server: Server;
@@ -107,6 +110,15 @@ describe('@gitbeaker/rest against forgekit', () => {
     expect((await root.Commits.show(project.id, 'main')).id).toBe(commit.id);
     await root.RepositoryFiles.remove(project.id, 'bin/run', 'main', 'Remove it');
     expect((await root.Commits.show(project.id, 'main')).title).toBe('Remove it');
+    // The default branch's authors by e-mail, by commits ascending.
+    const me = await root.Users.showCurrentUser();
+    expect(await root.Repositories.allContributors(project.id)).toEqual([
+      { name: 'Gitbeaker', email: 'gb@example.com', commits: 1, additions: 0, deletions: 0 },
+      { name: me.name, email: me.email, commits: 3, additions: 0, deletions: 0 },
+    ]);
+    expect((await root.Repositories.allContributors(project.id, { orderBy: 'email', sort: 'desc' })).map((contributor) => contributor.email)).toEqual(
+      ['gb@example.com', me.email as string].sort((a, b) => (a.toLowerCase() < b.toLowerCase() ? 1 : -1)),
+    );
 
     const branch = await root.Branches.create(project.id, 'feature/gb', 'main');
     expect([branch.name, branch.merged, branch.protected]).toEqual(['feature/gb', false, false]);
@@ -356,13 +368,13 @@ describe('@gitbeaker/rest against forgekit', () => {
     expect([reply.body, reply.type, reply.author.username, reply.resolvable, reply.resolved]).toEqual(['Because.', 'DiscussionNote', 'gb-mr-dev', true, false]);
     const plain = await root.MergeRequestNotes.create(project.id, talk.iid, 'Plain note');
     const discussions = await root.MergeRequestDiscussions.all(project.id, talk.iid);
-    expect(discussions.map((discussion) => [discussion.id, discussion.individual_note, discussion.notes!.map((note) => [note.id, note.body, note.type, note.resolvable])])).toEqual([
+    expect(discussions.map((discussion) => [discussion.id, discussion.individual_note, notesOf(discussion).map((note) => [note.id, note.body, note.type, note.resolvable])])).toEqual([
       [thread.id, false, [[opening.id, 'Why this?', 'DiscussionNote', true], [reply.id, 'Because.', 'DiscussionNote', true]]],
       [discussions[1].id, true, [[plain.id, 'Plain note', null, false]]],
     ]);
     expect((await dev.api.MergeRequestDiscussions.editNote(project.id, talk.iid, thread.id, reply.id, { body: 'Because it is needed.' })).body).toBe('Because it is needed.');
     const shownThread = await root.MergeRequestDiscussions.show(project.id, talk.iid, thread.id);
-    expect([shownThread.id, shownThread.individual_note, shownThread.notes!.map((note) => note.body)]).toEqual([thread.id, false, ['Why this?', 'Because it is needed.']]);
+    expect([shownThread.id, shownThread.individual_note, notesOf(shownThread).map((note) => note.body)]).toEqual([thread.id, false, ['Why this?', 'Because it is needed.']]);
     expect(await refusal(root.MergeRequestDiscussions.show(project.id, talk.iid, '0'.repeat(40)))).toEqual([404, '404 Discussion Not Found']);
     // The original answers true for a project that does not ask for resolved discussions.
     expect(await blocking()).toBe(true);
@@ -373,14 +385,14 @@ describe('@gitbeaker/rest against forgekit', () => {
     // A reporter who is not the request's author may not resolve; its author (a developer) resolves the thread.
     expect(await refusal(reporter.api.MergeRequestDiscussions.resolve(project.id, talk.iid, thread.id, true))).toEqual([403, '403 Forbidden']);
     const resolved = await dev.api.MergeRequestDiscussions.resolve(project.id, talk.iid, thread.id, true);
-    expect(resolved.notes!.map((note) => [note.id, note.resolved, (note.resolved_by as { username: string } | null)?.username, typeof note.resolved_at])).toEqual([
+    expect(notesOf(resolved).map((note) => [note.id, note.resolved, (note.resolved_by as { username: string } | null)?.username, typeof note.resolved_at])).toEqual([
       [opening.id, true, 'gb-mr-dev', 'string'],
       [reply.id, true, 'gb-mr-dev', 'string'],
     ]);
     expect(await blocking()).toBe(true);
     const unresolved = await root.MergeRequestDiscussions.editNote(project.id, talk.iid, thread.id, opening.id, { resolved: false });
     expect([unresolved.id, unresolved.resolved, unresolved.resolved_by, unresolved.resolved_at]).toEqual([opening.id, false, null, null]);
-    expect((await root.MergeRequestDiscussions.show(project.id, talk.iid, thread.id)).notes!.map((note) => note.resolved)).toEqual([false, true]);
+    expect(notesOf(await root.MergeRequestDiscussions.show(project.id, talk.iid, thread.id)).map((note) => note.resolved)).toEqual([false, true]);
     expect(await blocking()).toBe(false);
     await root.MergeRequestDiscussions.removeNote(project.id, talk.iid, discussions[1].id, plain.id);
     expect((await root.MergeRequestDiscussions.all(project.id, talk.iid)).map((discussion) => discussion.id)).toEqual([thread.id]);
@@ -391,19 +403,112 @@ describe('@gitbeaker/rest against forgekit', () => {
       `The following discussion from !${talk.iid} should be addressed:\n\n- [ ] @gb-mr-reporter started a [discussion](${talk.web_url}#note_${opening.id}):  (+1 comment)\n\n    > Why this?`,
     ]);
     const followedUp = await root.MergeRequestDiscussions.show(project.id, talk.iid, thread.id);
-    expect(followedUp.notes!.map((note) => [note.resolved, (note.resolved_by as { username: string } | null)?.username])).toEqual([[true, 'gb-mr-dev'], [true, 'gb-mr-dev']]);
+    expect(notesOf(followedUp).map((note) => [note.resolved, (note.resolved_by as { username: string } | null)?.username])).toEqual([[true, 'gb-mr-dev'], [true, 'gb-mr-dev']]);
     expect(await blocking()).toBe(true);
     expect((await root.MergeRequests.merge(project.id, talk.iid)).state).toBe('merged');
     // Threads of issues are not resolvable.
     const talkIssue = await root.Issues.create(project.id, 'Talk');
     const issueThread = await reporter.api.IssueDiscussions.create(project.id, talkIssue.iid, 'Hello');
-    expect([issueThread.individual_note, issueThread.notes!.map((note) => [note.body, note.type, note.noteable_type, note.resolvable, 'resolved' in note])]).toEqual([
+    expect([issueThread.individual_note, notesOf(issueThread).map((note) => [note.body, note.type, note.noteable_type, note.resolvable, 'resolved' in note])]).toEqual([
       false,
       [['Hello', 'DiscussionNote', 'Issue', false, false]],
     ]);
     const issueReply = await root.IssueDiscussions.addNote(project.id, talkIssue.iid, issueThread.id, 'Hi');
     expect([issueReply.body, issueReply.type, issueReply.resolvable]).toEqual(['Hi', 'DiscussionNote', false]);
-    expect((await root.IssueDiscussions.show(project.id, talkIssue.iid, issueThread.id)).notes!.map((note) => note.body)).toEqual(['Hello', 'Hi']);
+    expect(notesOf(await root.IssueDiscussions.show(project.id, talkIssue.iid, issueThread.id)).map((note) => note.body)).toEqual(['Hello', 'Hi']);
+  });
+
+  it('creates, lists, shows, edits, stops and removes environments', async () => {
+    const project = await root.Projects.create({ name: 'gitbeaker-environments' });
+    const production = await root.Environments.create(project.id, 'production', { externalUrl: 'https://prod.example.com' });
+    expect(production).toEqual({ id: production.id, name: 'production', slug: 'production', external_url: 'https://prod.example.com', state: 'available', last_deployment: null });
+    const review = await root.Environments.create(project.id, 'Review/gb-1');
+    expect(review.slug).toMatch(/^review-gb-1-[a-z0-9]{6}$/);
+    const taken = await root.Environments.create(project.id, 'Review/gb-1').catch((failure: unknown) => failure);
+    expect((taken as { cause: { response: { status: number } } }).cause.response.status).toBe(400);
+    expect((taken as { cause: { description: string } }).cause.description).toBe('{"name":["has already been taken"]}');
+
+    expect((await root.Environments.all(project.id)).map((item) => [item.name, item.state])).toEqual([
+      ['production', 'available'],
+      ['Review/gb-1', 'available'],
+    ]);
+    expect((await root.Environments.all(project.id, { search: 'review' })).map((item) => item.id)).toEqual([review.id]);
+    expect((await root.Environments.all(project.id, { name: 'production' })).map((item) => item.id)).toEqual([production.id]);
+    expect((await root.Environments.all(project.id, { perPage: 1, maxPages: 2 })).map((item) => item.name)).toEqual(['production', 'Review/gb-1']);
+    const shown = await root.Environments.show(project.id, review.id);
+    expect([shown.name, shown.slug, shown.external_url, shown.last_deployment]).toEqual(['Review/gb-1', review.slug, null, null]);
+
+    // gitbeaker 43 types `edit` without `name` (later versions stopped renaming); the service renames, keeping the slug.
+    const edited = await root.Environments.edit(project.id, review.id, { externalUrl: 'https://review.example.com', name: 'review/gb-renamed' } as { externalUrl: string });
+    expect([edited.name, edited.slug, edited.external_url]).toEqual(['review/gb-renamed', review.slug, 'https://review.example.com']);
+    const stopped = await root.Environments.stop(project.id, review.id);
+    expect([stopped.id, stopped.state]).toEqual([review.id, 'stopped']);
+    expect((await root.Environments.all(project.id, { states: 'stopped' })).map((item) => item.name)).toEqual(['review/gb-renamed']);
+    await root.Environments.remove(project.id, review.id);
+    await root.Environments.remove(project.id, production.id);
+    expect(await root.Environments.all(project.id)).toEqual([]);
+    const gone = await root.Environments.show(project.id, review.id).catch((failure: unknown) => failure);
+    expect((gone as { cause: { description: string } }).cause.description).toBe('404 Not found');
+  });
+
+  it('registers, verifies, lists, changes, enables, disables and removes runners', async () => {
+    const refusal = (call: Promise<unknown>) =>
+      call.then(
+        () => 'succeeded',
+        (failure: { cause: { response: { status: number }; description: string } }) => [failure.cause.response.status, failure.cause.description],
+      );
+    const user = await root.Users.create({ email: 'gb-runners@example.com', username: 'gb-runners', name: 'gb-runners', password: 'long-enough-1', skipConfirmation: true });
+    const pat = await root.Users.createPersonalAccessToken(user.id, 'gb-runners', ['api']);
+    const owner = new Gitlab({ host, token: pat.token as string });
+    const first = await owner.Projects.create({ name: 'gb-runners-one' });
+    const second = await owner.Projects.create({ name: 'gb-runners-two' });
+    const registration = (await root.ApplicationSettings.show()).runners_registration_token as string;
+
+    // Registered as gitlab-runner registers, with the project's runners token and the instance's.
+    const runner = await root.Runners.register(first.runners_token as string, {
+      description: 'gb-runner',
+      tagList: ['docker', 'linux'],
+      runUntagged: false,
+      info: { name: 'gitlab-runner', version: '11.4.2' },
+    });
+    expect(runner).toEqual({ id: expect.any(Number), token: expect.stringMatching(/^[A-Za-z0-9]{20}$/) });
+    const shared = await root.Runners.create(registration, { description: 'gb-shared' });
+    expect(await refusal(root.Runners.register('gb-unknown'))).toEqual([403, '403 Forbidden']);
+
+    // Its token verified (gitbeaker sends what it is given): that is its contact.
+    await root.Runners.verify({ token: runner.token } as Parameters<typeof root.Runners.verify>[0]);
+    const shown = await owner.Runners.show(runner.id);
+    expect(shown).toMatchObject({ description: 'gb-runner', is_shared: false, runner_type: 'project_type', tag_list: ['docker', 'linux'], run_untagged: false, name: 'gitlab-runner', version: '11.4.2', token: runner.token, online: true, status: 'online' });
+    expect(shown.projects.map((project) => project.id)).toEqual([first.id]);
+    expect(await refusal(root.Runners.verify({ token: 'gb-unknown' } as Parameters<typeof root.Runners.verify>[0]))).toEqual([403, '403 Forbidden']);
+
+    // Lists: the owner's own (by scope), every runner for root (by type).
+    expect((await owner.Runners.all({ owned: true })).map((listed) => listed.id)).toEqual([runner.id]);
+    expect((await owner.Runners.all({ owned: true, status: 'paused' })).map((listed) => listed.id)).toEqual([]);
+    expect((await root.Runners.all({ type: 'instance_type', perPage: 100 })).map((listed) => listed.id)).toContain(shared.id);
+    expect((await root.Runners.all({ tagList: ['docker', 'linux'], perPage: 100 })).map((listed) => listed.id)).toEqual([runner.id]);
+    expect(await refusal(owner.Runners.all())).toEqual([403, '403 Forbidden']);
+
+    // Changed: tag_list is the full set of its tags.
+    const edited = await owner.Runners.edit(runner.id, { description: 'gb-runner changed', tagList: ['ruby'], active: false, accessLevel: 'ref_protected', maximumTimeout: 3600 });
+    expect(edited).toMatchObject({ description: 'gb-runner changed', tag_list: ['ruby'], active: false, status: 'paused', access_level: 'ref_protected', maximum_timeout: 3600 });
+    expect(await refusal(owner.Runners.edit(shared.id, { active: false }))).toEqual([403, '403 Forbidden - No access granted']);
+
+    // Enabled in the owner's second project, listed there, disabled; never in its only project.
+    expect(await owner.Runners.enable(second.id, runner.id)).toMatchObject({ id: runner.id, is_shared: false });
+    expect(await refusal(owner.Runners.enable(second.id, runner.id))).toEqual([400, '{"assign_to":["Validation failed: Runner has already been taken"]}']);
+    expect(await refusal(owner.Runners.enable(second.id, shared.id))).toEqual([403, '403 Forbidden - No access granted']);
+    expect((await owner.Runners.all({ projectId: second.id })).map((listed) => listed.id)).toEqual(expect.arrayContaining([runner.id, shared.id]));
+    expect(await refusal(owner.Runners.remove({ runnerId: runner.id }))).toEqual([403, '403 Forbidden - Runner associated with more than one project']);
+    await owner.Runners.disable(second.id, runner.id);
+    expect((await owner.Runners.show(runner.id)).projects.map((project) => project.id)).toEqual([first.id]);
+    expect(await refusal(owner.Runners.disable(first.id, runner.id))).toEqual([403, '403 Forbidden - Only one project associated with the runner. Please remove the runner instead']);
+
+    // Removed by its owner, and by a runner with its own token.
+    await owner.Runners.remove({ runnerId: runner.id });
+    expect(await refusal(root.Runners.show(runner.id))).toEqual([404, '404 Runner Not Found']);
+    await root.Runners.remove({ token: shared.token });
+    expect(await refusal(root.Runners.show(shared.id))).toEqual([404, '404 Runner Not Found']);
   });
 
   it('surfaces errors with the status and body the original service gives', async () => {

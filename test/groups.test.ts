@@ -47,8 +47,11 @@ describe('POST /groups', () => {
       full_name: 'The Team',
       full_path: path,
       parent_id: null,
+      // Its owner sees the token that registers its runners (test/runners.test.ts).
+      runners_token: expect.stringMatching(/^[A-Za-z0-9]{20}$/),
       projects: [],
       shared_projects: [],
+      shared_with_groups: [],
     });
     const members = await t.http.get(`/api/v4/groups/${res.body.id}/members`).set('PRIVATE-TOKEN', alice.token);
     expect(members.body).toEqual([expect.objectContaining({ id: alice.id, username: alice.username, access_level: 50, expires_at: null })]);

@@ -15,7 +15,7 @@ import { ANONYMOUS, type Caller } from '../src/auth/caller.js';
 import type { Policy } from '../src/auth/policy.js';
 import type { IssueFacts } from '../src/auth/policies/issue.js';
 import type { MergeRequestFacts } from '../src/auth/policies/merge-request.js';
-import type { AccessToken, Namespace, Project, ProtectedBranch, User, Visibility } from '../src/db/entities/index.js';
+import type { AccessToken, Namespace, Project, ProtectedBranch, Runner, RunnerType, User, Visibility } from '../src/db/entities/index.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const TABLE = join(root, 'test', 'policies.table.md');
@@ -62,6 +62,11 @@ function projectRows(): Row[] {
       for (const name of ['anonymous', 'external', 'administrator']) rows.push([name, what, CALLERS[name], projectOf(visibility, 0, archived)]);
       for (const [level, value] of LEVELS) rows.push([level, what, CALLERS.user, projectOf(visibility, value, archived)]);
     }
+  }
+  // CI/CD (jobs) disabled: its environments refused, to its owner and administrators too.
+  for (const [who, caller, level] of [['owner', CALLERS.user, 50], ['administrator', CALLERS.administrator, 0]] as const) {
+    const scoped = projectOf('private', level);
+    rows.push([who, 'private, jobs disabled', caller, { ...scoped, project: { ...scoped.project, jobsEnabled: false } as Project }]);
   }
   return rows;
 }
@@ -151,6 +156,28 @@ const ROWS: Record<keyof typeof POLICIES, () => Row[]> = {
     rows.push(['administrator', "another's note", CALLERS.administrator, { noteable: issue(0), note: { authorId: 9, system: false } }]);
     for (const [who, level] of LEVELS) rows.push([who, "another's note on a private project's merge request", CALLERS.user, { noteable: mergeRequest('private', level), note: { authorId: 9, system: false } }]);
     return rows;
+  },
+  runner: () => {
+    const scopedRunner = (runnerType: RunnerType, facts: { owned?: boolean; administersAll?: boolean; projectCount?: number; locked?: boolean } = {}) => ({
+      runner: { id: 1, runnerType, locked: facts.locked ?? false } as Runner,
+      owned: facts.owned ?? false,
+      administersAll: facts.administersAll ?? false,
+      projectCount: facts.projectCount ?? (runnerType === 'project_type' ? 1 : 0),
+    });
+    const mine = { owned: true, administersAll: true };
+    return [
+      ['anonymous', 'a shared runner', ANONYMOUS, scopedRunner('instance_type')],
+      ['user', 'a shared runner', CALLERS.user, scopedRunner('instance_type')],
+      ['administrator', 'a shared runner', CALLERS.administrator, scopedRunner('instance_type')],
+      ['user', "another's specific runner", CALLERS.user, scopedRunner('project_type')],
+      ['owner', 'a specific runner of its project', CALLERS.user, scopedRunner('project_type', mine)],
+      ['owner', 'a locked specific runner of its project', CALLERS.user, scopedRunner('project_type', { ...mine, locked: true })],
+      ['owner', 'a specific runner of two projects, both its', CALLERS.user, scopedRunner('project_type', { ...mine, projectCount: 2 })],
+      ['owner', 'a specific runner of two projects, one its', CALLERS.user, scopedRunner('project_type', { owned: true, projectCount: 2 })],
+      ['owner', 'a group runner of its group', CALLERS.user, scopedRunner('group_type', mine)],
+      ['user', "another group's runner", CALLERS.user, scopedRunner('group_type')],
+      ['administrator', "another's locked runner of two projects", CALLERS.administrator, scopedRunner('project_type', { locked: true, projectCount: 2 })],
+    ];
   },
 };
 

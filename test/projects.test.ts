@@ -33,7 +33,7 @@ describe('POST /projects', () => {
       visibility: 'private',
       default_branch: null,
       tag_list: ['a', 'b'],
-      namespace: { name: alice.username, path: alice.username, kind: 'user', full_path: alice.username },
+      namespace: { name: alice.username, path: alice.username, kind: 'user', full_path: alice.username, parent_id: null },
       owner: { id: alice.id },
       creator_id: alice.id,
       web_url: `http://forge.test/${alice.username}/my-project.one`,
@@ -139,7 +139,7 @@ describe('GET /projects/:id', () => {
     expect(queries.filter((query) => /to_jsonb\(n\)/.test(query))).toHaveLength(1);
     expect(queries).toHaveLength(2);
     const one = (await get()).body;
-    expect(one.namespace).toEqual({ id: expect.any(Number), name: frank.username, path: frank.username, kind: 'user', full_path: frank.username });
+    expect(one.namespace).toEqual({ id: expect.any(Number), name: frank.username, path: frank.username, kind: 'user', full_path: frank.username, parent_id: null });
     expect(one.owner).toEqual({ id: frank.id, name: expect.stringMatching(/^User /), created_at: expect.any(String) });
     const listed = await t.http.get('/api/v4/projects').query({ owned: true }).set('PRIVATE-TOKEN', frank.token);
     expect(listed.body).toEqual([one]);
@@ -382,6 +382,41 @@ describe('POST /projects/user/:user_id', () => {
     expect(missing.body).toEqual({ message: '400 (Bad request) "name" not given' });
     expect((await t.http.post(`/api/v4/projects/user/${kim.id}`).set('PRIVATE-TOKEN', kim.token).send({ name: 'Self' })).status).toBe(403);
     expect((await t.http.post('/api/v4/projects/user/99999999').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ name: 'Nobody' })).status).toBe(404);
+  });
+});
+
+describe('initialize_with_readme', () => {
+  it('makes the default branch\'s first commit, "Initial commit" by the creator, adding README.md with its name and description', async () => {
+    const lee = await createUser(t.hosting);
+    const res = await t.http.post('/api/v4/projects').set('PRIVATE-TOKEN', lee.token).send({ name: 'Read Me', description: 'What it is.', initialize_with_readme: true });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ name: 'Read Me', default_branch: 'master', description: 'What it is.' });
+    const { id } = res.body;
+    const readme = await t.http.get(`/api/v4/projects/${id}/repository/files/README.md/raw`).query({ ref: 'master' }).set('PRIVATE-TOKEN', lee.token);
+    expect([readme.status, readme.text]).toEqual([200, '# Read Me\n\nWhat it is.']);
+    const commits = await t.hosting.as(lee.id).commits.list(id);
+    expect(commits.map((commit) => [commit.title, commit.author_name, commit.author_email, commit.committer_email, commit.parent_ids])).toEqual([
+      ['Initial commit', `User ${lee.username.slice(4)}`, lee.email, lee.email, []],
+    ]);
+    // Protected as default_branch_protection says, as any first branch.
+    expect((await t.hosting.branches.get(id, 'master')).protected).toBe(true);
+    // Without a description, the heading and a blank line; false or absent, an empty repository.
+    const bare = await t.hosting.as(lee.id).projects.create({ name: 'Bare Readme', initialize_with_readme: true });
+    const raw = await t.hosting.as(lee.id).repositoryFiles.raw(bare.id, 'README.md', { ref: 'master' });
+    expect(Buffer.concat(await raw.data.toArray()).toString()).toBe('# Bare Readme\n\n');
+    for (const initialize_with_readme of [false, undefined]) {
+      const empty = await t.hosting.as(lee.id).projects.create({ name: `Empty ${String(initialize_with_readme)}`, initialize_with_readme });
+      expect([empty.default_branch, await t.hosting.branches.list(empty.id)]).toEqual([null, []]);
+    }
+  });
+
+  it('is the user\'s on POST /projects/user/:user_id, on the default branch asked for', async () => {
+    const kim = await createUser(t.hosting);
+    const res = await t.http.post(`/api/v4/projects/user/${kim.id}`).set('PRIVATE-TOKEN', ROOT_TOKEN).send({ name: 'For Kim', default_branch: 'main', initialize_with_readme: true });
+    expect(res.status).toBe(201);
+    expect(res.body).toMatchObject({ default_branch: 'main', creator_id: kim.id });
+    const [first] = await t.hosting.commits.list(res.body.id, { ref_name: 'main' });
+    expect([first.title, first.author_email, first.committer_email]).toEqual(['Initial commit', kim.email, kim.email]);
   });
 });
 

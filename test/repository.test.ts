@@ -15,10 +15,12 @@ import { extract } from 'tar-stream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ArchiveLimitError, checkArchiveSize } from '../src/git/archive.js';
 import { ArchiveTooLargeError, makeArchive } from '../src/git/archive-pool.js';
+import { authorsOf } from '../src/git/history.js';
 import { ObjectReader } from '../src/git/object-reader.js';
 import { BRANCH_PREFIX } from '../src/git/repository.js';
 import { RepositoryStore } from '../src/git/store.js';
 import { REFUSALS } from '../src/services/repository/refusals.js';
+import { CONTRIBUTOR_COMMITS } from '../src/services/repository/repository.js';
 import { createUser, hasGit, pageHeaders, sharedHosting, type SharedHosting, type TestHosting } from './helpers.js';
 
 let t: SharedHosting;
@@ -47,6 +49,9 @@ const bytesOf = async (stream: Readable) => Buffer.concat(await stream.toArray()
 const installed = (command: string, ...args: string[]) => spawnSync(command, args).status === 0;
 const hasTar = installed('tar', '--version');
 const hasUnzip = installed('unzip', '-v');
+const hasBzip2 = installed('bzip2', '--help');
+/** A bzip2 stream decompressed by the bzip2 program. */
+const bunzip2 = (data: Buffer) => execFileSync('bzip2', ['-dc'], { input: data, maxBuffer: 256 * 1024 * 1024 });
 
 const git = (projectId: number, ...args: string[]) => execFileSync('git', ['--git-dir', join(storage, RepositoryStore.relativePath(projectId)), ...args], { encoding: 'utf8' });
 const api = (path: string) => `/api/v4/projects/${path}`;
@@ -511,14 +516,17 @@ describe('GET /projects/:id/repository/archive[.format]', () => {
     inProcess.data.destroy();
   });
 
-  it('answers 404 File Not Found for a ref that names no commit, 400 for a format it does not make, 403 to a guest', async () => {
-    const { id } = await withFiles();
+  it('answers 404 File Not Found for a ref that names no commit, a tar.gz for a format it does not know, 403 to a guest', async () => {
+    const { id, path } = await withFiles();
     const missing = await t.http.get(api(`${id}/repository/archive.zip`)).query({ sha: 'nope' }).set('PRIVATE-TOKEN', owner.token);
     expect([missing.status, missing.body]).toEqual([404, { message: '404 File Not Found' }]);
-    const format = await t.http.get(api(`${id}/repository/archive.rar`)).set('PRIVATE-TOKEN', owner.token);
-    expect([format.status, format.body]).toEqual([400, { message: { format: ['does not have a valid value'] } }]);
-    const query = await t.http.get(api(`${id}/repository/archive`)).query({ format: 'tar.bz2' }).set('PRIVATE-TOKEN', owner.token);
-    expect([query.status, query.body]).toEqual([400, { message: { format: ['does not have a valid value'] } }]);
+    // As the original: an unknown format is a tar.gz.
+    for (const [suffix, query] of [['.rar', {}], ['', { format: 'xyz' }], ['', { format: 'TAR' }]] as const) {
+      const res = await archive(id, suffix, query, owner);
+      expect([res.status, res.headers['content-disposition']?.endsWith('.tar.gz"'), (await readTar(gunzipSync(res.body as Buffer))).entries[0]]).toEqual([200, true, expect.stringMatching(new RegExp(`^directory 775 ${path}-master-`))]);
+    }
+    const tooLong = await t.http.get(api(`${id}/repository/archive`)).query({ format: 'x'.repeat(17) }).set('PRIVATE-TOKEN', owner.token);
+    expect([tooLong.status, tooLong.body]).toEqual([400, { message: { format: ['is too long (maximum is 16 characters)'] } }]);
     const asGuest = await t.http.get(api(`${id}/repository/archive.zip`)).set('PRIVATE-TOKEN', guest.token);
     expect([asGuest.status, asGuest.body]).toEqual([403, { message: '403 Forbidden' }]);
   });
@@ -571,6 +579,12 @@ describe('GET /projects/:id/repository/archive[.format]', () => {
       expect([stored, Buffer.compare(gunzipSync(tgz.body as Buffer), expected)]).toEqual([stored, 0]);
       const zip = await archive(id, '.zip', {});
       expect(unzipped(new Uint8Array(zip.body as Buffer))).toEqual(unzipped(new Uint8Array(gitArchive('zip'))));
+      // tar.bz2 by any of its names, in the path or the query: the same tar, bzip2ed.
+      for (const [suffix, query] of [['.tar.bz2', {}], ['.tbz', {}], ['.tbz2', {}], ['.tb2', {}], ['.bz2', {}], ['', { format: 'tar.bz2' }], ['', { format: 'tbz2' }]] as const) {
+        const tbz = await archive(id, suffix, query);
+        expect([stored, suffix, tbz.status, tbz.headers['content-disposition'], (tbz.body as Buffer).subarray(0, 4).toString()]).toEqual([stored, suffix, 200, `attachment; filename="${prefix}.tar.bz2"`, 'BZh9']);
+        if (hasBzip2) expect([stored, suffix, Buffer.compare(bunzip2(tbz.body as Buffer), expected)]).toEqual([stored, suffix, 0]);
+      }
       const inProcess = await t.hosting.as(reporter.id).repository.archiveAs(id, 'tar', {});
       expect(Buffer.compare(await bytesOf(inProcess.data), expected)).toBe(0);
     }
@@ -675,5 +689,68 @@ describe('GET /projects/:id/repository/compare', () => {
     }
     const missing = await compare(id, { from: 'master' });
     expect([missing.status, missing.body]).toEqual([400, { message: '400 (Bad request) "to" not given' }]);
+  });
+});
+
+describe('GET /projects/:id/repository/contributors', () => {
+  /**
+   * A project whose master has: the owner's first commit, two of Ada's (named differently), one of Bob's, and a
+   * merge (by Merger, left out) of a side commit of Side's that is the newest of all.
+   */
+  async function withAuthors(): Promise<Project> {
+    const made = await project();
+    const write = (name: string, email: string, file: string) =>
+      t.hosting.as(owner.id).commits.create(made.id, { branch: 'master', commit_message: file, author_name: name, author_email: email, actions: [{ action: 'create', file_path: file, content: `${file}\n` }] });
+    await write('Ada', 'ada@example.com', 'a1');
+    await write('Ada Lovelace', 'ada@example.com', 'a2');
+    await write('bob', 'Bob@example.com', 'b1');
+    const repo = store.open('default', made.id);
+    const head = await repo.readCommit((await repo.branch('master'))!);
+    const at = (name: string, email: string, offset: number) => ({ name, email, timestamp: head.committer.timestamp + offset, offsetMinutes: 0 });
+    const side = await repo.writeCommit({ tree: head.tree, parents: [head.oid], message: 'Side\n', author: at('Side', 'side@example.com', 100), committer: at('Side', 'side@example.com', 100) });
+    const merge = await repo.writeCommit({ tree: head.tree, parents: [head.oid, side], message: 'Merge\n', author: at('Merger', 'merger@example.com', 200), committer: at('Merger', 'merger@example.com', 200) });
+    await repo.updateReference(`${BRANCH_PREFIX}master`, head.oid, merge);
+    return made;
+  }
+  const contributor = (name: string, email: string, commits: number) => ({ name, email, commits, additions: 0, deletions: 0 });
+
+  it('counts the default branch’s authors by e-mail (merges left out), by commits ascending, then as their newest commits come', async () => {
+    const { id } = await withAuthors();
+    const ownerOf = contributor(nameOf(owner), owner.email, 1);
+    const res = await t.http.get(api(`${id}/repository/contributors`)).set('PRIVATE-TOKEN', reporter.token);
+    expect(res.status).toBe(200);
+    expect(res.body).toEqual([contributor('Side', 'side@example.com', 1), contributor('bob', 'Bob@example.com', 1), ownerOf, contributor('Ada Lovelace', 'ada@example.com', 2)]);
+    expect(pageHeaders(res.headers)).toMatchObject({ total: 4, page: 1 });
+    const ordered = async (query: Record<string, string>) => (await t.http.get(api(`${id}/repository/contributors`)).query(query).set('PRIVATE-TOKEN', reporter.token)).body.map((one: { email: string }) => one.email);
+    expect(await ordered({ sort: 'desc' })).toEqual(['ada@example.com', 'side@example.com', 'Bob@example.com', owner.email]);
+    // Names and e-mail addresses compare regardless of case.
+    expect(await ordered({ order_by: 'email' })).toEqual(['ada@example.com', 'Bob@example.com', 'side@example.com', owner.email]);
+    expect(await ordered({ order_by: 'name', sort: 'desc' })).toEqual([owner.email, 'side@example.com', 'Bob@example.com', 'ada@example.com']);
+    const page = await t.http.get(api(`${id}/repository/contributors`)).query({ order_by: 'email', per_page: 3, page: 2 }).set('PRIVATE-TOKEN', reporter.token);
+    expect([page.body, pageHeaders(page.headers)]).toEqual([[ownerOf], expect.objectContaining({ total: 4, totalPages: 2, page: 2, prevPage: 1 })]);
+    expect(await t.hosting.as(reporter.id).repository.contributors(id, { order_by: 'commits', sort: 'desc', per_page: 1 })).toEqual([contributor('Ada Lovelace', 'ada@example.com', 2)]);
+    const invalid = await t.http.get(api(`${id}/repository/contributors`)).query({ order_by: 'additions' }).set('PRIVATE-TOKEN', reporter.token);
+    expect([invalid.status, invalid.body]).toEqual([400, { message: { order_by: ['does not have a valid value'] } }]);
+  });
+
+  it('counts the newest 2,000 commits that are not merges, as the original; kept per head', async () => {
+    const { id } = await withAuthors();
+    const repo = store.open('default', id);
+    const head = (await repo.branch('master'))!;
+    expect(await authorsOf(repo, head, 2)).toEqual([{ name: 'Side', email: 'side@example.com', commits: 1 }, { name: 'bob', email: 'Bob@example.com', commits: 1 }]);
+    expect(await authorsOf(repo, head, 2)).toBe(await authorsOf(repo, head, 2));
+    expect(CONTRIBUTOR_COMMITS).toBe(2000);
+  });
+
+  it('answers [] for an empty repository, 403 to a guest of a private project and 404 to a stranger; anyone reads a public one', async () => {
+    const empty = await t.hosting.as(owner.id).projects.create({ name: `Empty ${Math.random().toString(36).slice(2)}` });
+    const none = await t.http.get(api(`${empty.id}/repository/contributors`)).set('PRIVATE-TOKEN', owner.token);
+    expect([none.status, none.body, pageHeaders(none.headers).total]).toEqual([200, [], 0]);
+    const { id } = await project();
+    expect([(await t.http.get(api(`${id}/repository/contributors`)).set('PRIVATE-TOKEN', guest.token)).status]).toEqual([403]);
+    const hidden = await t.http.get(api(`${id}/repository/contributors`)).set('PRIVATE-TOKEN', stranger.token);
+    expect([hidden.status, hidden.body]).toEqual([404, { message: '404 Project Not Found' }]);
+    const open = await project('public');
+    expect((await t.http.get(api(`${open.id}/repository/contributors`))).body).toEqual([contributor(nameOf(owner), owner.email, 1)]);
   });
 });

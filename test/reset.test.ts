@@ -9,9 +9,12 @@ import { createUser, ROOT_PASSWORD, ROOT_TOKEN, startHosting, type TestHosting }
 let t: TestHosting;
 let fresh: Awaited<ReturnType<typeof look>>;
 
-/** What an instance shows of itself: its users, namespaces and settings (as the process keeps them), but when they were made. */
+/**
+ * What an instance shows of itself: its users, namespaces and settings (as the process keeps them), but when they were
+ * made and its runners registration token (a new random one for each instance).
+ */
 async function look(hosting: TestHosting['hosting']) {
-  const { created_at: _created, updated_at: _updated, ...settings } = await hosting.applicationSettings.get();
+  const { created_at: _created, updated_at: _updated, runners_registration_token: _token, ...settings } = await hosting.applicationSettings.get();
   const users = (await hosting.users.list({})).map(({ id, username, state }) => ({ id, username, state }));
   const namespaces = (await hosting.namespaces.list({})).map(({ id, kind, full_path }) => ({ id, kind, full_path }));
   return { users, namespaces, settings };

@@ -13,8 +13,8 @@ import type { AnyRoute, RouteSpec } from '../src/api/route.js';
  * `user` is a user other than the caller; `sshKey`, `gpgKey`, `email`, `personalToken`, `impersonationToken`,
  * `customAttributeKey` (the key of one of its custom attributes) and `avatarFilename` (the file name of its
  * uploaded avatar) are that user's; `ownSshKey`, `ownGpgKey` and `ownEmail` are the caller's own. `namespace` is
- * that user's namespace, `project`, `starredProject` and `sharedProject` private projects of its (the last one
- * shared with `group`), `group` a private group it owns, and `member` a developer member of `project` and `group`.
+ * that user's namespace (`namespacePath` its path), `project`, `starredProject` and `sharedProject` private projects of its (the last one
+ * shared with `group`), `group` a private group it owns, `sharingGroup` another one shared with `group`, and `member` a developer member of `project` and `group`.
  * `repository` is another private project of its, with a first commit (`README.md` on `master`, and a branch `develop` there); in it, `commit`
  * is the head of `master`, `branch` a new branch there, `protectedBranch` the name of master's protection, `filePath` its `README.md`, `newFilePath` a path no file has.
  * `tag` is an annotated tag of `master` with a release there, `tagWithoutRelease` a lightweight tag of it without one.
@@ -30,6 +30,9 @@ import type { AnyRoute, RouteSpec } from '../src/api/route.js';
  * `issueDiscussionNote` and `mergeRequestDiscussionNote` their first notes.
  * `labelledProject` is another private project of its with a label named `fixture` (`label`, by ID) and one named
  * `followed` that root subscribed to (`subscribedLabel`); `milestone` is a milestone of `project`, `groupMilestone` one of `group`.
+ * `environment` is an environment of `project`, available.
+ * `runner` is a specific runner of `project` (registered with its runners token); `borrowedRunner` one of another
+ * project of the fixture user's, enabled in `project` too.
  */
 export type ExampleFixture =
   | 'user'
@@ -45,10 +48,12 @@ export type ExampleFixture =
   | 'ownGpgKey'
   | 'ownEmail'
   | 'namespace'
+  | 'namespacePath'
   | 'project'
   | 'starredProject'
   | 'sharedProject'
   | 'group'
+  | 'sharingGroup'
   | 'member'
   | 'repository'
   | 'commit'
@@ -81,7 +86,10 @@ export type ExampleFixture =
   | 'label'
   | 'subscribedLabel'
   | 'milestone'
-  | 'groupMilestone';
+  | 'groupMilestone'
+  | 'environment'
+  | 'runner'
+  | 'borrowedRunner';
 
 /** What an example's input can ask the test for: values that must be new at each call, and credentials. */
 export interface ExampleTools {
@@ -97,6 +105,12 @@ export interface ExampleTools {
   newGroup(): Promise<number>;
   /** A new private project's ID, made by root, for the routes that move something into a project. */
   newProject(): Promise<number>;
+  /** The instance's runners registration token, as it is now (a reset changes it). */
+  registrationToken(): Promise<string>;
+  /** The token of a new shared runner, for the calls runners make with their own. */
+  newRunnerToken(): Promise<string>;
+  /** A new specific runner's ID, of a new project of root's, for the route that enables one in another project. */
+  newRunner(): Promise<number>;
   /** A user that exists throughout the test, for the routes that sign in. */
   signIn: { login: string; password: string };
 }
@@ -169,7 +183,11 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
     list: { input: { all_available: true, search: 'ex', order_by: 'path', sort: 'desc' } },
     get: { params: { id: 'group' } },
     subgroups: { params: { id: 'group' }, input: { order_by: 'path' } },
+    descendantGroups: { params: { id: 'group' }, input: { order_by: 'path', search: 'ex' } },
     projects: { params: { id: 'group' }, input: { include_subgroups: true, order_by: 'name', sort: 'asc' } },
+    sharedProjects: { params: { id: 'group' }, input: { order_by: 'name', sort: 'asc', archived: false } },
+    share: { params: { id: 'group' }, input: async (tools) => ({ group_id: await tools.newGroup(), group_access: 30, expires_at: '2099-12-31' }) },
+    unshare: { params: { id: 'sharingGroup', group_id: 'group' } },
     create: { input: (tools) => ({ name: `Group ${tools.unique()}`, path: `group-${tools.unique()}`, visibility: 'internal', description: 'An example' }) },
     transferProject: { params: { id: 'group', project_id: 'starredProject' } },
     update: { params: { id: 'group' }, input: { description: 'Changed', request_access_enabled: true } },
@@ -230,11 +248,13 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
   },
   namespaces: {
     list: { input: { search: 'ex' } },
+    exists: { params: { namespace: 'namespacePath' } },
     get: { params: { id: 'namespace' } },
   },
   projects: {
     list: { input: { search: 'example', order_by: 'name', sort: 'asc', membership: true } },
     users: { params: { id: 'project' }, input: { search: 'user' } },
+    groups: { params: { id: 'sharedProject' }, input: { with_shared: true, shared_min_access_level: 20, search: 'group' } },
     listOfUser: { params: { user_id: 'user' }, input: { order_by: 'path', sort: 'asc' } },
     create: { input: (tools) => ({ name: `Example ${tools.unique()}`, description: 'An example', visibility: 'internal', tag_list: ['example'] }) },
     createForUser: { params: { user_id: 'user' }, input: (tools) => ({ name: `For ${tools.unique()}`, default_branch: 'main' }) },
@@ -266,6 +286,7 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
     archive: { params: { id: 'repository' }, input: { sha: 'master' } },
     archiveAs: { params: { id: 'repository', format: 'archiveFormat' } },
     compare: { params: { id: 'repository' }, input: { from: 'master', to: 'master' } },
+    contributors: { params: { id: 'repository' }, input: { order_by: 'email', sort: 'desc' } },
     commitDiff: { params: { id: 'repository', sha: 'commit' } },
     cherryPick: { params: { id: 'repository', sha: 'pickableCommit' }, input: { branch: 'master' } },
   },
@@ -343,6 +364,15 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
     delete: { params: { id: 'project', milestone_id: 'milestone' } },
     issues: { params: { id: 'project', milestone_id: 'milestone' } },
     mergeRequests: { params: { id: 'project', milestone_id: 'milestone' } },
+  },
+  environments: {
+    list: { params: { id: 'project' }, input: { search: 'fix', states: 'available' } },
+    get: { params: { id: 'project', environment_id: 'environment' } },
+    create: { params: { id: 'project' }, input: (tools) => ({ name: `review/${tools.unique()}`, external_url: `https://${tools.unique()}.example.com` }) },
+    createSingular: { params: { id: 'project' }, input: (tools) => ({ name: `staging ${tools.unique()}`, external_url: `https://${tools.unique()}.example.com/` }) },
+    update: { params: { id: 'project', environment_id: 'environment' }, input: (tools) => ({ name: `renamed-${tools.unique()}`, external_url: `https://${tools.unique()}.example.com` }) },
+    delete: { params: { id: 'project', environment_id: 'environment' } },
+    stop: { params: { id: 'project', environment_id: 'environment' } },
   },
   groupMilestones: {
     list: { params: { id: 'group' }, input: { state: 'all', title: 'fixture' } },
@@ -425,6 +455,24 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
     getForNote: { params: { id: 'project', issue_iid: 'issue', note_id: 'issueNote', award_id: 'issueNoteAward' } },
     createForNote: { params: { id: 'project', issue_iid: 'issue', note_id: 'issueNote' }, input: { name: 'rocket' } },
     deleteForNote: { params: { id: 'project', issue_iid: 'issue', note_id: 'issueNote', award_id: 'issueNoteAward' } },
+  },
+  runners: {
+    list: { input: { scope: 'active', type: 'project_type', status: 'active', tag_list: ['docker'] } },
+    all: { input: { scope: 'specific', status: 'active' } },
+    get: { params: { id: 'runner' } },
+    update: { params: { id: 'runner' }, input: { description: 'Changed by the example', active: false, tag_list: ['docker', 'linux'], access_level: 'ref_protected', maximum_timeout: 3600 } },
+    delete: { params: { id: 'runner' } },
+    register: {
+      input: async (tools) => ({ token: await tools.registrationToken(), description: 'Registered by the example', tag_list: ['docker'], info: { name: 'gitlab-runner', version: '11.4.0' } }),
+    },
+    verify: { input: async (tools) => ({ token: await tools.newRunnerToken(), info: { version: '11.4.2' } }) },
+    unregister: { input: async (tools) => ({ token: await tools.newRunnerToken() }) },
+    resetRegistrationToken: {},
+  },
+  projectRunners: {
+    list: { params: { id: 'project' }, input: { scope: 'specific' } },
+    enable: { params: { id: 'project' }, input: async (tools) => ({ runner_id: await tools.newRunner() }) },
+    disable: { params: { id: 'project', runner_id: 'borrowedRunner' } },
   },
   users: {
     list: { input: { search: 'user', order_by: 'username', sort: 'asc' } },

@@ -119,12 +119,29 @@ const ADMITS_OTHERS: Record<Ability, boolean> = {
   award_merge_request_emoji: false,
   resolve_merge_request_discussion: false,
   admin_note: false,
+  admin_runner: false,
+  read_runner: false,
+  update_runner: false,
+  delete_runner: false,
+  assign_runner: false,
+  read_runner_token: false,
+  read_environment: false,
+  create_environment: false,
+  update_environment: false,
+  stop_environment: false,
+  destroy_environment: false,
 };
 
 /** What a route of the scope answers when the resource its path's first parameter names is missing or hidden: a nested scope's outer one. */
 function firstNotFound(name: ScopeName): unknown {
   const scope = SCOPES[name];
   return ('parent' in scope ? SCOPES[scope.parent] : scope).notFound().body();
+}
+
+/** What a route of the scope answers when its ability is refused and the resource is not hidden: the scope's reason, if it has one. */
+function scopeForbidden(name: ScopeName): Answer {
+  const forbidden = (SCOPES[name] as { forbidden?: () => { body(): unknown } }).forbidden;
+  return forbidden ? { status: 403, body: forbidden().body() } : FORBIDDEN;
 }
 
 interface Answer {
@@ -155,7 +172,7 @@ function expectedAnswer(route: AnyRoute, caller: CallerKind, input: Record<strin
   if (Object.keys(input).some((name) => adminOnly(name) === 'forbidden')) return FORBIDDEN;
   if (route.scope && route.ability && !ADMITS_OTHERS[route.ability]) {
     // An ability that hides by caller hides from one that may not see the resource: the fixture projects are private.
-    return abilityMayHide(route.ability) ? { status: 404, body: firstNotFound(route.scope) } : FORBIDDEN;
+    return abilityMayHide(route.ability) ? { status: 404, body: firstNotFound(route.scope) } : scopeForbidden(route.scope);
   }
   return success;
 }

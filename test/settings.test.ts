@@ -77,7 +77,7 @@ describe('GET /application/settings', () => {
   it('answers every setting with its default, plus id, created_at and updated_at', async () => {
     const res = await get();
     expect(res.status).toBe(200);
-    const { id, created_at, updated_at, ...settings } = res.body;
+    const { id, created_at, updated_at, runners_registration_token, ...settings } = res.body;
     // The newer spellings clients read, beside the settings they name.
     const newer = {
       gravatar_enabled: DEFAULTS.avatarsvc_enabled,
@@ -89,6 +89,8 @@ describe('GET /application/settings', () => {
       password_authentication_enabled_for_web: DEFAULTS.password_authentication_enabled,
     };
     expect(settings).toEqual({ ...DEFAULTS, ...newer });
+    // The token that registers shared runners (test/runners.test.ts), which no setting changes.
+    expect(runners_registration_token).toMatch(/^[A-Za-z0-9]{20}$/);
     expect(Number.isInteger(id)).toBe(true);
     expect(new Date(created_at).toISOString()).toBe(created_at);
     expect(new Date(updated_at).toISOString()).toBe(updated_at);

@@ -464,6 +464,22 @@ describe('POST /users/:id/block and /unblock', () => {
     expect(missing.status).toBe(404);
     expect(await t.hosting.users.block(frank.id)).toBe(true);
   });
+
+  it('answers false for a user blocked already and for unblocking an active user, as the original does', async () => {
+    const grace = await createUser(t.hosting);
+    const unblockActive = await t.http.post(`/api/v4/users/${grace.id}/unblock`).set('PRIVATE-TOKEN', ROOT_TOKEN);
+    expect([unblockActive.status, unblockActive.body]).toEqual([201, false]);
+    expect((await t.http.get('/api/v4/user').set('PRIVATE-TOKEN', grace.token)).status).toBe(200);
+    expect(await t.hosting.users.block(grace.id)).toBe(true);
+    const again = await t.http.post(`/api/v4/users/${grace.id}/block`).set('PRIVATE-TOKEN', ROOT_TOKEN);
+    expect([again.status, again.body]).toEqual([201, false]);
+    expect((await t.hosting.users.get(grace.id)).state).toBe('blocked');
+    // Two blocks at once: one of them blocks.
+    expect(await t.hosting.users.unblock(grace.id)).toBe(true);
+    expect((await Promise.all([t.hosting.users.block(grace.id), t.hosting.users.block(grace.id)])).sort()).toEqual([false, true]);
+    expect(await t.hosting.users.unblock(grace.id)).toBe(true);
+    expect(await t.hosting.users.unblock(grace.id)).toBe(false);
+  });
 });
 
 describe('GET /version', () => {

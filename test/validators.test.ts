@@ -33,10 +33,12 @@ const PLACEHOLDERS: Record<ExampleFixture, string> = {
   ownGpgKey: '9',
   ownEmail: '10',
   namespace: 'group%2Fsubgroup',
+  namespacePath: 'alice',
   project: 'group%2Fproject',
   starredProject: '12',
   sharedProject: '13',
   group: '15',
+  sharingGroup: '31',
   member: '14',
   repository: '16',
   commit: 'a3f5c2b9e0d14f6a8b7c9d0e1f2a3b4c5d6e7f80',
@@ -70,6 +72,9 @@ const PLACEHOLDERS: Record<ExampleFixture, string> = {
   subscribedLabel: '22',
   milestone: '23',
   groupMilestone: '24',
+  runner: '25',
+  borrowedRunner: '26',
+  environment: '30',
 };
 
 /** Path parameters as HTTP hands them over: text. */

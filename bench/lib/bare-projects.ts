@@ -141,7 +141,7 @@ function present(project: Row, relations: Relations, baseUrl: string, host: stri
     created_at: iso(project.created_at),
     last_activity_at: iso(project.last_activity_at),
     creator_id: project.creator_id,
-    namespace: { id: namespace.id, name: namespace.name, path: namespace.path, kind: namespace.kind, full_path: namespace.full_path },
+    namespace: { id: namespace.id, name: namespace.name, path: namespace.path, kind: namespace.kind, full_path: namespace.full_path, parent_id: namespace.parent_id ?? null },
     import_status: project.import_status,
     import_error: project.import_error,
     permissions: { project_access: memberAccess(access?.project_access), group_access: memberAccess(access?.group_access) },

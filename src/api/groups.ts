@@ -1,6 +1,6 @@
 import { Type } from 'typebox';
-import { CreateGroupInput, Group, GroupDetail, ListGroupProjectsQuery, ListGroupsQuery, UpdateGroupInput } from '../schemas/groups.js';
-import { Project, ProjectSimple } from '../schemas/projects.js';
+import { CreateGroupInput, Group, GroupDetail, ListGroupProjectsQuery, ListGroupsQuery, ShareGroupInput, UpdateGroupInput } from '../schemas/groups.js';
+import { ListProjectsQuery, Project, ProjectSimple } from '../schemas/projects.js';
 import { Accepted, accepted } from './projects.js';
 import { defineRoute } from './route.js';
 import { groupRoute } from './scoped.js';
@@ -14,17 +14,37 @@ export const groups = {
   get: groupRoute({
     method: 'GET', path: '', summary: 'A group, by ID or URL-encoded full path, with the projects in it and those shared with it',
     ability: 'read_group', response: GroupDetail,
-    run: (ctx, { group }) => ctx.groups.detail(group.group),
+    run: (ctx, { group }) => ctx.groups.detail(group.group, group),
   }),
   subgroups: groupRoute({
     method: 'GET', path: '/subgroups', summary: "A group's subgroups that the caller may see, with the group list's filters (as later clients ask for them)",
     ability: 'read_group', input: ListGroupsQuery, list: Group,
     run: (ctx, { group }, input) => ctx.groups.list(input, group.group),
   }),
+  descendantGroups: groupRoute({
+    method: 'GET', path: '/descendant_groups', summary: "Every group below a group (subgroups, theirs, ...) that the caller may see, with the group list's filters (as later clients ask for them)",
+    ability: 'read_group', input: ListGroupsQuery, list: Group,
+    run: (ctx, { group }, input) => ctx.groups.list(input, group.group, { descendants: true }),
+  }),
   projects: groupRoute({
     method: 'GET', path: '/projects', summary: "A group's projects and those shared with it that the caller may see, with the project list's filters",
     ability: 'read_group', input: ListGroupProjectsQuery, list: Type.Union([Project, ProjectSimple]),
     run: (ctx, { group }, input) => ctx.groups.projects(group.group, input),
+  }),
+  sharedProjects: groupRoute({
+    method: 'GET', path: '/projects/shared', summary: "The projects shared with a group that the caller may see, with the project list's filters (as later clients ask for them)",
+    ability: 'read_group', input: ListProjectsQuery, list: Type.Union([Project, ProjectSimple]),
+    run: (ctx, { group }, input) => ctx.groupShares.sharedProjects(group.group, input),
+  }),
+  share: groupRoute({
+    method: 'POST', path: '/share', summary: "Share a group with another group: the other's members reach it, its subgroups and their projects up to group_access (its owners; as later clients ask)",
+    ability: 'read_group', input: ShareGroupInput, response: GroupDetail,
+    run: (ctx, { group }, input) => ctx.groupShares.share(group, input),
+  }),
+  unshare: groupRoute({
+    method: 'DELETE', path: '/share/:group_id', summary: 'Stop sharing a group with another group (its owners)',
+    ability: 'admin_group_member',
+    run: (ctx, { group, group_id }) => ctx.groupShares.unshare(group, group_id),
   }),
   create: defineRoute({
     method: 'POST', path: '/groups', summary: 'Create a group (users who may create groups) or a subgroup (owners of its parent); the caller is its owner', auth: 'user',

@@ -3,6 +3,7 @@ import { applicationSettings, customAttributes } from './administration.js';
 import { branches, protectedBranches } from './branches.js';
 import { commitComments, commitStatuses } from './commit-statuses.js';
 import { commits } from './commits.js';
+import { environments } from './environments.js';
 import { emails, gpgKeys, sshKeys } from './keys.js';
 import { instance } from './meta.js';
 import { labels } from './labels.js';
@@ -16,6 +17,7 @@ import { projects } from './projects.js';
 import { repositoryFiles } from './repository-files.js';
 import { repository } from './repository.js';
 import { releases, tags } from './tags.js';
+import { projectRunners, runners } from './runners.js';
 import { buildOpenApiDocument } from './openapi.js';
 import { defineRoute, type AnyRoute, type NamedRoute, type RouteCall } from './route.js';
 import { impersonationTokens, oauth, personalAccessTokens, session } from './tokens.js';
@@ -57,6 +59,9 @@ const groups = {
   labels,
   milestones,
   groupMilestones,
+  runners,
+  projectRunners,
+  environments,
   instance,
 };
 
@@ -97,6 +102,9 @@ const groupDescriptions: Record<keyof typeof groups, string> = {
   labels: 'Labels of projects: listed with the counts of the issues that carry them, created, changed, deleted and subscribed to',
   milestones: 'Milestones of projects: listed, created with the project’s next iid, changed, closed and activated, deleted; the issues that have one',
   groupMilestones: 'Milestones of groups, which the projects of the group and of its subgroups may use: as a project’s',
+  runners: 'CI runners: registered with the instance’s, a group’s or a project’s token; listed (the caller’s own, or all for administrators), read, changed, paused and removed; runners check their token and remove themselves',
+  projectRunners: 'The runners of a project: those it may use, listed; specific runners enabled in it and disabled (its maintainers)',
+  environments: 'Deployment environments of projects: named, with a slug made from the name once and an external URL; stopped, renamed and deleted',
   instance: 'What the service is: its version and this document',
 };
 

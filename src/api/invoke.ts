@@ -47,6 +47,7 @@ interface LoadableScope {
   reads?: Ability;
   load(ctx: Context, ...ids: unknown[]): Promise<object | null>;
   notFound(): NotFoundError;
+  forbidden?(): ForbiddenError;
 }
 
 /**
@@ -70,7 +71,7 @@ async function loadScope(route: AnyRoute, ctx: Context, params: Record<string, u
   }
   if (!resource) throw scope.notFound();
   if (route.ability && !can(ctx.caller, route.ability, resource as never)) {
-    throw refusalHides(ctx.caller, route.ability, resource as never) ? scope.notFound() : new ForbiddenError();
+    throw refusalHides(ctx.caller, route.ability, resource as never) ? scope.notFound() : (scope.forbidden?.() ?? new ForbiddenError());
   }
   params[scope.key] = resource;
 }
@@ -122,7 +123,7 @@ export async function invoke(env: Environment, route: AnyRoute, call: Call): Pro
     await env.throttle.check(signInKeys);
     const baseUrl = env.baseUrl ?? call.baseUrl ?? 'http://localhost';
     const execute = async (txEm?: EntityManager) => {
-      const ctx = (called = new Context(caller, env, baseUrl, txEm));
+      const ctx = (called = new Context(caller, env, baseUrl, txEm, call.clientAddress));
       await loadScope(route, ctx, params);
       const result = await route.run(ctx, params, input);
       // A write that changed a user or a token: the callers kept in this process are forgotten now, and again

@@ -41,6 +41,10 @@ export const PATH_PARAMETERS = {
   /** A label by ID or, as later clients name it, by its (URL-encoded) name. */
   label_id: Type.Union([Int32(), BoundedText()], { description: 'label ID or name' }),
   milestone_id: Int32({ description: 'milestone ID' }),
+  runner_id: Int32({ description: 'runner ID' }),
+  environment_id: Int32({ description: 'environment ID' }),
+  /** A namespace's path (one part of a full path), as GET /namespaces/:namespace/exists asks of it. */
+  namespace: BoundedText({ description: 'namespace path' }),
   /** An archive's format, the suffix of `archive.:format`. */
   format: ArchiveFormat,
 };
@@ -60,6 +64,7 @@ export const SCOPE_PARAMETERS = {
   group: Type.Union([Int32(), BoundedText({ maxLength: FULL_PATH_MAX })], { description: 'group ID or URL-encoded full path' }),
   /** By ID or by full path (`group/project`, URL-encoded in a path). */
   project: Type.Union([Int32(), BoundedText({ maxLength: FULL_PATH_MAX + 256 })], { description: 'project ID or URL-encoded full path' }),
+  runner: Int32({ description: 'runner ID' }),
 };
 
 /**

@@ -1,4 +1,5 @@
 import { Type } from 'typebox';
+import { ListProjectGroupsQuery, PublicGroup } from '../schemas/groups.js';
 import { ProjectGroupLink, ShareProjectInput } from '../schemas/members.js';
 import {
   CreateProjectForUserInput,
@@ -36,6 +37,11 @@ export const projects = {
     method: 'GET', path: '/users', summary: 'The users with access to a project (members, its groups’ and its shares’ members)',
     ability: 'read_project', input: ListProjectUsersQuery, list: UserBasic,
     run: (ctx, { project }, input) => ctx.projects.users(project, input),
+  }),
+  groups: projectRoute({
+    method: 'GET', path: '/groups', summary: 'The project’s group and the groups above it, newest first; with `with_shared`, the groups it is shared with (as later clients ask)',
+    ability: 'read_project', input: ListProjectGroupsQuery, list: PublicGroup,
+    run: (ctx, { project }, input) => ctx.groupShares.ofProject(project, input),
   }),
   listOfUser: defineRoute({
     method: 'GET', path: '/users/:user_id/projects', summary: "The projects in a user's namespace (by ID or username) that the caller may see, with the list's filters", auth: 'public',

@@ -7,7 +7,9 @@ import {
   CherryPickInput,
   Compare,
   CompareQuery,
+  Contributor,
   Diff,
+  ListContributorsQuery,
   ListTreeQuery,
   RepositoryBlob,
   TreeObject,
@@ -41,7 +43,7 @@ export const repository = {
     run: (ctx, { project, sha }) => ctx.repository.rawBlob(project, sha),
   }),
   archive: projectRoute({
-    method: 'GET', path: '/repository/archive', summary: 'The files of a ref in a tar.gz archive (`format`: tar, zip), under `<project>-<ref>-<sha>/`',
+    method: 'GET', path: '/repository/archive', summary: 'The files of a ref in a tar.gz archive (`format`: tar, zip, tar.bz2; any other a tar.gz), under `<project>-<ref>-<sha>/`',
     ability: 'download_code', input: ArchiveQuery, response: ArchiveFile, raw: true,
     run: (ctx, { project }, { format, ...query }) => ctx.repository.archive(project, format, query),
     headers: archiveHeaders,
@@ -56,6 +58,11 @@ export const repository = {
     method: 'GET', path: '/repository/compare', summary: 'The commits and the file changes from one ref to another (from their merge base, unless `straight`)',
     ability: 'download_code', input: CompareQuery, response: Compare,
     run: (ctx, { project }, input) => ctx.diffs.compare(project, input),
+  }),
+  contributors: projectRoute({
+    method: 'GET', path: '/repository/contributors', summary: 'The authors of the default branch’s newest 2,000 commits that are not merges, by e-mail address, with their commit counts (by `commits` ascending by default)',
+    ability: 'download_code', input: ListContributorsQuery, list: Contributor,
+    run: (ctx, { project }, input) => ctx.repository.contributors(project, input),
   }),
   commitDiff: projectRoute({
     method: 'GET', path: '/repository/commits/:sha/diff', summary: 'The files a commit changed against its first parent, with their diffs',

@@ -1,5 +1,6 @@
 import type { Ability, AbilityResource } from '../auth/abilities.js';
-import { NotFoundError } from '../errors.js';
+import { ForbiddenError, NotFoundError } from '../errors.js';
+import { NO_ACCESS } from '../services/ci/runners.js';
 import type { Context } from '../services/context.js';
 import type { NestedScopeName, ScopeId, ScopeName } from './params.js';
 
@@ -10,6 +11,8 @@ interface RootScope<S extends ScopeName, Key extends string, Resource> {
   load(ctx: Context, id: ScopeId<S>): Promise<Resource | null>;
   /** The answer when the resource is missing, or hidden from the caller. */
   notFound(): NotFoundError;
+  /** The answer when the route's ability is refused and the resource is not hidden: 403 with the scope's reason, if it has one. */
+  forbidden?(): ForbiddenError;
 }
 
 /**
@@ -43,6 +46,13 @@ const ROOT_SCOPES = {
   project: scope('project', { key: 'project', load: (ctx, id) => ctx.projects.findInScope(id), notFound: () => new NotFoundError('Project') }),
   group: scope('group', { key: 'group', load: (ctx, id) => ctx.groups.findInScope(id), notFound: () => new NotFoundError('Group') }),
   namespace: scope('namespace', { key: 'namespace', load: (ctx, id) => ctx.namespaces.findInScope(id), notFound: () => new NotFoundError('Namespace') }),
+  // As the original's runners API refuses (`authenticate_show_runner!` and the others): 403 `No access granted`.
+  runner: scope('runner', {
+    key: 'runner',
+    load: (ctx, id) => ctx.runners.findInScope(id),
+    notFound: () => new NotFoundError('Runner'),
+    forbidden: () => new ForbiddenError(NO_ACCESS),
+  }),
 };
 
 type RootResource<S extends keyof typeof ROOT_SCOPES> = NonNullable<Awaited<ReturnType<(typeof ROOT_SCOPES)[S]['load']>>>;

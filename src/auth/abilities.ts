@@ -7,6 +7,7 @@ import { notePolicy } from './policies/note.js';
 import { namespacePolicy } from './policies/namespace.js';
 import { projectPolicy } from './policies/project.js';
 import { protectedBranchPolicy } from './policies/protected-branch.js';
+import { runnerPolicy } from './policies/runner.js';
 import { globalPolicy, personalAccessTokenPolicy, userPolicy } from './policies/user.js';
 
 export { mergesToBranch, pushesToBranch, type BranchProtection, type ProjectInScope } from './policies/project.js';
@@ -16,6 +17,7 @@ export type { NoteableInScope, NoteInScope } from './policies/note.js';
 export type { MergeRequestFacts, MergeRequestInScope } from './policies/merge-request.js';
 export type { NamespaceInScope } from './policies/namespace.js';
 export type { ProtectedBranchInScope } from './policies/protected-branch.js';
+export type { RunnerInScope } from './policies/runner.js';
 
 /**
  * Every policy, by the kind of subject it answers for. Services and routes ask for an ability by name (`can`),
@@ -33,6 +35,7 @@ export const POLICIES = {
   issue: issuePolicy,
   mergeRequest: mergeRequestPolicy,
   note: notePolicy,
+  runner: runnerPolicy,
 };
 
 type Policies = typeof POLICIES;

@@ -7,7 +7,8 @@ import type { Caller } from './caller.js';
  * Who may see and do what on projects and groups, decided here only. A caller's access level on a project is the
  * highest of: its own membership of the project; its membership of the project's group or of any group above
  * it (inherited); its membership of a group the project is shared with, or of a group above that one, capped
- * at the share's `group_access`; owner (50) in its own namespace. Expired memberships and shares count for
+ * at the share's `group_access`; likewise its membership of a group that the project's group (or a group above it)
+ * is shared with (POST /groups/:id/share); owner (50) in its own namespace. Expired memberships and shares count for
  * nothing. Administrators may do everything; blocked users never get this far (they cannot authenticate).
  *
  * The level comes from one SQL expression (`accessLevelSql`), computed with the project itself; lists filter
@@ -41,11 +42,27 @@ const projectMemberLevel = (user: number, p: string) =>
 const inheritedGroupLevel = (user: number, n: string) =>
   sql`(select max(gm."access_level") from "group_members" gm where gm."user_id" = ${user} and gm."group_id" = any(${alias(n)}."traversal_ids") and ${current('gm')})`;
 
+/**
+ * The level of the user's membership of a group that a group in the namespace aliased `n`'s chain is shared with
+ * (or of a group above that one), capped at the share's `group_access`; null without one.
+ */
+const sharedGroupLevel = (user: number, n: string) =>
+  sql`(select max(least(gm."access_level", gl."group_access")) from "group_group_links" gl
+    join "namespaces" w on w."id" = gl."shared_with_group_id"
+    join "group_members" gm on gm."group_id" = any(w."traversal_ids") and gm."user_id" = ${user} and ${current('gm')}
+    where gl."shared_group_id" = any(${alias(n)}."traversal_ids") and ${current('gl')})`;
+
+/** The groups shared with a group the user is a member of (or with a group below one), as an array of IDs: what traversal IDs are matched against. */
+const sharedGroups = (user: number) =>
+  sql`(select coalesce(array_agg(gl."shared_group_id"), '{}') from "group_group_links" gl join "namespaces" w on w."id" = gl."shared_with_group_id"
+    where w."traversal_ids" && ${memberGroups(user)} and ${current('gl')})`;
+
 /** The access level (0 for none) of the user `userId` on the project aliased `p`, whose namespace is aliased `n`. */
 export function accessLevelSql(userId: number, p = 'p', n = 'n'): Sql {
   return sql`greatest(
     coalesce(${projectMemberLevel(userId, p)}, 0),
     coalesce(${inheritedGroupLevel(userId, n)}, 0),
+    coalesce(${sharedGroupLevel(userId, n)}, 0),
     coalesce((select max(least(gm."access_level", l."group_access")) from "project_group_links" l
       join "namespaces" g on g."id" = l."group_id"
       join "group_members" gm on gm."group_id" = any(g."traversal_ids") and gm."user_id" = ${userId} and ${current('gm')}
@@ -55,13 +72,13 @@ export function accessLevelSql(userId: number, p = 'p', n = 'n'): Sql {
 
 /**
  * The projects (aliased `p`) whose IDs the user reaches by any membership, as a condition: its own
- * memberships, its namespace's projects, its groups' (and their subgroups') projects, and projects shared
- * with its groups (or their subgroups).
+ * memberships, its namespace's projects, its groups' (and their subgroups') projects, the projects of groups
+ * shared with its groups (and of their subgroups), and projects shared with its groups (or their subgroups).
  */
 function memberOfSql(user: number, p: string): Sql {
   const groups = memberGroups(user);
   return sql`(${alias(p)}."id" in (select pm."project_id" from "project_members" pm where pm."user_id" = ${user} and ${current('pm')})
-    or ${alias(p)}."namespace_id" in (select n."id" from "namespaces" n where n."owner_id" = ${user} or n."traversal_ids" && ${groups})
+    or ${alias(p)}."namespace_id" in (select n."id" from "namespaces" n where n."owner_id" = ${user} or n."traversal_ids" && ${groups} or n."traversal_ids" && ${sharedGroups(user)})
     or ${alias(p)}."id" in (select l."project_id" from "project_group_links" l join "namespaces" g on g."id" = l."group_id" where g."traversal_ids" && ${groups} and ${current('l')}))`;
 }
 
@@ -76,6 +93,9 @@ export function projectUserIdsSql(projectId: number): Sql {
     union select gm."user_id" from "group_members" gm where gm."group_id" in (${groups}) and ${current('gm')}
     union select gm."user_id" from "project_group_links" l join "namespaces" g on g."id" = l."group_id"
       join "group_members" gm on gm."group_id" = any(g."traversal_ids") and ${current('gm')} where l."project_id" = ${projectId} and ${current('l')}
+    union select gm."user_id" from "group_group_links" gl join "namespaces" w on w."id" = gl."shared_with_group_id"
+      join "group_members" gm on gm."group_id" = any(w."traversal_ids") and ${current('gm')}
+      where gl."shared_group_id" in (${groups}) and ${current('gl')}
     union select n."owner_id" from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" = ${projectId} and n."owner_id" is not null`;
 }
 
@@ -107,9 +127,12 @@ function visibleSql(caller: Caller, table: string, reached: (user: number, table
   return caller.user ? sql`(${open} or ${reached(caller.user.id, table)})` : open;
 }
 
-/** The access level (0 for none) of the user `userId` on the group aliased `g`: its own membership or one of a group above it. */
+/**
+ * The access level (0 for none) of the user `userId` on the group aliased `g`: its own membership or one of a group
+ * above it, or its membership of a group that it or a group above it is shared with (capped at the share's level).
+ */
 export function groupAccessLevelSql(userId: number, g = 'g'): Sql {
-  return sql`coalesce(${inheritedGroupLevel(userId, g)}, 0)`;
+  return sql`greatest(coalesce(${inheritedGroupLevel(userId, g)}, 0), coalesce(${sharedGroupLevel(userId, g)}, 0))`;
 }
 
 /** The number of current members of the group aliased `g` and of its subgroups, each user once. */
@@ -154,11 +177,12 @@ export function projectAccessColumnsSql(caller: Caller, p = 'p', n = 'n'): Sql {
 
 /**
  * The groups (aliased `g`) the user reaches by membership, as a condition: the groups it is a member of and
- * their subgroups (inherited), the groups above those, and the groups (and the groups above them) holding a
- * project it is a member of, as the original lets those see the way down to what they may see.
+ * their subgroups (inherited), the groups shared with those (and their subgroups), the groups above those, and
+ * the groups (and the groups above them) holding a project it is a member of, as the original lets those see
+ * the way down to what they may see.
  */
 function groupsReachedSql(user: number, g: string): Sql {
-  return sql`(${alias(g)}."traversal_ids" && ${memberGroups(user)}
+  return sql`(${alias(g)}."traversal_ids" && ${memberGroups(user)} or ${alias(g)}."traversal_ids" && ${sharedGroups(user)}
     or ${alias(g)}."id" in (select unnest(d."traversal_ids") from "namespaces" d join "group_members" gm on gm."group_id" = d."id" where gm."user_id" = ${user} and ${current('gm')})
     or ${alias(g)}."id" in (select unnest(n."traversal_ids") from "project_members" pm join "projects" p on p."id" = pm."project_id"
       join "namespaces" n on n."id" = p."namespace_id" where pm."user_id" = ${user} and ${current('pm')}))`;
@@ -187,6 +211,15 @@ export function ownedGroupsSql(caller: Caller, g = 'g'): Sql {
 export function groupAccessColumnsSql(caller: Caller, g = 'g'): Sql {
   const level = caller.user ? groupAccessLevelSql(caller.user.id, g) : sql`0`;
   return sql`${level} as "access_level", ${visibleGroupsSql(caller, g)} as "visible"`;
+}
+
+/**
+ * The IDs of the groups the project `projectId` is shared with (shares that have not expired; with `minimum`, those
+ * giving at least that level), as a subquery.
+ */
+export function projectShareGroupIdsSql(projectId: number, minimum?: number): Sql {
+  const least = minimum === undefined ? sql`` : sql` and l."group_access" >= ${minimum}`;
+  return sql`select l."group_id" from "project_group_links" l where l."project_id" = ${projectId} and ${current('l')}${least}`;
 }
 
 /** The IDs of the projects shared with the group `groupId` (shares that have not expired), as a subquery. */
@@ -260,4 +293,48 @@ export function visibleMergeRequestsSql(caller: Caller, options: { inProject?: b
   if (caller.user?.admin || options.inProject) return enabled;
   const code = caller.user ? sql`(p."visibility" <> 'private' or ${accessLevelSql(caller.user.id, 'p', 'n')} >= ${ACCESS_LEVELS.reporter})` : sql`p."visibility" <> 'private'`;
   return sql`${visibleProjectsSql(caller, 'p')} and ${enabled} and ${code}`;
+}
+
+/** The groups the user is itself a maintainer or an owner of, as an array of IDs (what traversal IDs are matched against). */
+const maintainedGroups = (user: number) =>
+  sql`(select coalesce(array_agg(gm."group_id"), '{}') from "group_members" gm where gm."user_id" = ${user} and gm."access_level" >= ${ACCESS_LEVELS.maintainer} and ${current('gm')})`;
+
+/**
+ * The IDs of the projects the user maintains (maintainer or above, by any membership: its own, a group's above the
+ * project, a share's capped at its level, or its own namespace), as a subquery: the original's
+ * `authorized_projects(MAINTAINER)`.
+ */
+function maintainedProjectIdsSql(user: number): Sql {
+  return sql`select pm."project_id" from "project_members" pm where pm."user_id" = ${user} and pm."access_level" >= ${ACCESS_LEVELS.maintainer} and ${current('pm')}
+    union select p."id" from "projects" p where p."namespace_id" in (select n."id" from "namespaces" n where n."owner_id" = ${user} or n."traversal_ids" && ${maintainedGroups(user)})
+    union select l."project_id" from "project_group_links" l join "namespaces" g on g."id" = l."group_id"
+      join "group_members" gm on gm."group_id" = any(g."traversal_ids") and gm."user_id" = ${user} and ${current('gm')}
+      where ${current('l')} and least(gm."access_level", l."group_access") >= ${ACCESS_LEVELS.maintainer}`;
+}
+
+/** The IDs of the groups the user maintains: those it is a maintainer or an owner of, and the groups below them. */
+const maintainedGroupIdsSql = (user: number) => sql`select g."id" from "namespaces" g where g."kind" = 'group' and g."traversal_ids" && ${maintainedGroups(user)}`;
+
+/**
+ * The runners (aliased `r`) the caller owns, as a condition: those enabled in a project it maintains, and the group
+ * runners of a group it maintains (or of one below such a group), as the original's `ci_owned_runners`. Whatever
+ * their kind, administrators own none they do not maintain so: they reach every runner through GET /runners/all.
+ */
+export function ownedRunnersSql(caller: Caller, r = 'r'): Sql {
+  if (!caller.user) return sql`false`;
+  const user = caller.user.id;
+  return sql`(${alias(r)}."id" in (select rp."runner_id" from "runner_projects" rp where rp."project_id" in (${maintainedProjectIdsSql(user)}))
+    or ${alias(r)}."id" in (select rg."runner_id" from "runner_groups" rg where rg."group_id" in (${maintainedGroupIdsSql(user)})))`;
+}
+
+/**
+ * What the caller is to the runner aliased `r`, as select columns: `owned` (ownedRunnersSql), and `administers_all`:
+ * it maintains every project the runner is enabled in and its group (who may see its token besides administrators).
+ */
+export function runnerAccessColumnsSql(caller: Caller, r = 'r'): Sql {
+  if (!caller.user) return sql`false as "owned", false as "administers_all"`;
+  const user = caller.user.id;
+  return sql`${ownedRunnersSql(caller, r)} as "owned",
+    (not exists (select 1 from "runner_projects" rp where rp."runner_id" = ${alias(r)}."id" and rp."project_id" not in (${maintainedProjectIdsSql(user)}))
+      and not exists (select 1 from "runner_groups" rg where rg."runner_id" = ${alias(r)}."id" and rg."group_id" not in (${maintainedGroupIdsSql(user)}))) as "administers_all"`;
 }

@@ -18,6 +18,11 @@ export type FromWorker =
 
 /** Gathered into one message per pull: big enough that messages cost little, small enough to bound memory. */
 const MESSAGE_BYTES = 256 * 1024;
+/**
+ * What has been gathered goes after this long, however little: a format that makes few bytes slowly (bzip2 of a
+ * repetitive tree) keeps the answer moving, so that it is never taken for a reader that stopped (archive-pool.ts).
+ */
+const MESSAGE_WAIT_MS = 1000;
 
 const port = parentPort;
 if (!port) throw new Error('forgekit: the archive worker runs only as a worker thread');
@@ -95,7 +100,8 @@ async function run(current: Job, gitdir: string, spec: ArchiveSpec): Promise<voi
       const gathered: Uint8Array[] = [];
       let size = 0;
       let finished = false;
-      while (size < MESSAGE_BYTES && !current.cancelled) {
+      const since = Date.now();
+      while (size < MESSAGE_BYTES && !current.cancelled && !(size > 0 && Date.now() - since > MESSAGE_WAIT_MS)) {
         const next = await chunks.next();
         if (next.done) {
           finished = true;

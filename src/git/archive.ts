@@ -3,9 +3,10 @@
 import { Readable } from 'node:stream';
 import { createGzip } from 'node:zlib';
 import { Zip, ZipDeflate } from 'fflate';
+import { bzip2ed } from './bzip2.js';
 import type { ObjectReader } from './object-reader.js';
 
-export type ArchiveFormat = 'tar' | 'tar.gz' | 'zip';
+export type ArchiveFormat = 'tar' | 'tar.gz' | 'tar.bz2' | 'zip';
 
 /**
  * What one archive may hold, in bytes of file content and a tar header per entry. Archives are streamed, so this
@@ -276,11 +277,13 @@ async function* zipChunks(reader: ObjectReader, spec: ArchiveSpec): AsyncGenerat
  * The files of a commit's tree as an archive, made as it is read, as `git archive --prefix=<prefix>/` writes
  * one: every file under the top directory `prefix`, directories before what they hold, executable files and
  * symbolic links kept, dated at the commit. A tar is byte for byte git's; a tar.gz is that tar gzipped (by
- * Node's zlib, whose deflate differs from git's in its bytes); a zip holds the same entries. Files are read in
+ * Node's zlib, whose deflate differs from git's in its bytes), a tar.bz2 that tar bzip2ed (src/git/bzip2.ts);
+ * a zip holds the same entries. Files are read in
  * pieces, so memory stays bounded whatever the archive's size. Call checkArchiveSize first for the limit.
  */
 export function archiveChunks(reader: ObjectReader, spec: ArchiveSpec): AsyncGenerator<Uint8Array> {
   if (spec.format === 'zip') return zipChunks(reader, spec);
   const tar = tarChunks(reader, spec);
+  if (spec.format === 'tar.bz2') return bzip2ed(tar);
   return spec.format === 'tar' ? tar : gzipped(tar);
 }

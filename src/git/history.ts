@@ -205,3 +205,45 @@ export async function lastCommitChanging(repo: Repository, start: string, path: 
   kept.set(`${start}:${path}`, last);
   return last;
 }
+
+/** An author of a history, by e-mail address: the name of its newest commit, and how many commits it wrote. */
+export interface HistoryAuthor {
+  name: string;
+  email: string;
+  commits: number;
+}
+
+const authorsKept = new WeakMap<Repository, LruMap<string, readonly HistoryAuthor[]>>();
+
+/**
+ * The authors of the newest `limit` commits of `start`'s history that are not merges, by e-mail address (as
+ * written, case and all), in the order their newest commit is met: what the original counts as a repository's
+ * contributors. The walk reads the commit-graph's records where it lists the commits, so a merge is skipped
+ * without reading its object; each commit counted is read once, and the answer is kept per start and limit.
+ */
+export async function authorsOf(repo: Repository, start: string, limit: number): Promise<readonly HistoryAuthor[]> {
+  const kept = keptFor(authorsKept, repo, 16);
+  const key = `${start}:${limit}`;
+  const found = kept.get(key);
+  if (found) return found;
+  const authors = new Map<string, HistoryAuthor>();
+  let counted = 0;
+  if (limit > 0) {
+    for await (const { commit } of walk(repo, start, {})) {
+      if (commit.parents.length > 1) continue;
+      const { author } = await repo.readCommit(commit.oid);
+      const known = authors.get(author.email);
+      if (known) {
+        known.commits += 1;
+        // The newest commit's name, unless it had none.
+        if (!known.name.trim()) known.name = author.name;
+      } else {
+        authors.set(author.email, { name: author.name, email: author.email, commits: 1 });
+      }
+      if (++counted >= limit) break;
+    }
+  }
+  const result = Object.freeze([...authors.values()].map((author) => Object.freeze(author)));
+  kept.set(key, result);
+  return result;
+}

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { BoundedText, DateTime, FILE_PATH_MAX, Int32, Nullable, REF_MAX } from './common.js';
+import { UserWithEmail } from './merge-requests.js';
 import { UserBasic } from './users.js';
 
 const closed = { additionalProperties: false } as const;
@@ -67,7 +68,8 @@ export const CommitComment = Type.Object(
     path: Nullable(Type.String()),
     line: Nullable(Type.Integer()),
     line_type: Nullable(Type.Union([Type.Literal('new'), Type.Literal('old')])),
-    author: Nullable(UserBasic),
+    /** With its e-mail address and when it joined, as SPEC.md has a commit comment's author. */
+    author: Nullable(UserWithEmail),
     created_at: DateTime,
   },
   { ...closed, title: 'CommitComment' },

@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { AdminOnly, BoundedText, Int32, LIST_MAX, Nullable } from './common.js';
+import { AdminOnly, BoundedText, DateOnly, ExpiryDate, Int32, LIST_MAX, Nullable } from './common.js';
 import { ListProjectsQuery, Project, Visibility } from './projects.js';
 
 const closed = { additionalProperties: false } as const;
@@ -31,11 +31,29 @@ const groupFields = {
 export const Group = Type.Object(groupFields, { ...closed, title: 'Group' });
 export type Group = Static<typeof Group>;
 
+/** A group this group is shared with (POST /groups/:id/share), as the group's details list it. */
+export const GroupShare = Type.Object(
+  { group_id: Type.Integer(), group_name: Type.String(), group_full_path: Type.String(), group_access_level: Type.Integer(), expires_at: Nullable(DateOnly) },
+  { ...closed, title: 'GroupShare' },
+);
+export type GroupShare = Static<typeof GroupShare>;
+
 /**
  * A group with the projects in it and the projects shared with it that the caller may see (the first 100 of
- * each, newest first: the original has no bound, forgekit's answers have one).
+ * each, newest first: the original has no bound, forgekit's answers have one), and the groups it is shared with
+ * that the caller may see (as later versions show them).
  */
-export const GroupDetail = Type.Object({ ...groupFields, projects: Type.Array(Project), shared_projects: Type.Array(Project) }, { ...closed, title: 'GroupDetail' });
+export const GroupDetail = Type.Object(
+  {
+    ...groupFields,
+    /** The token that registers the group's runners (POST /runners): for those who administer the group, as the original shows it. */
+    runners_token: Type.Optional(Type.String()),
+    projects: Type.Array(Project),
+    shared_projects: Type.Array(Project),
+    shared_with_groups: Type.Array(GroupShare),
+  },
+  { ...closed, title: 'GroupDetail' },
+);
 export type GroupDetail = Static<typeof GroupDetail>;
 
 const flag = (description: string) => Type.Optional(Type.Boolean({ description }));
@@ -77,3 +95,28 @@ export type CreateGroupInput = Static<typeof CreateGroupInput>;
 /** At least one parameter. */
 export const UpdateGroupInput = Type.Object({ name: Type.Optional(BoundedText()), path: Type.Optional(BoundedText()), ...groupSettings });
 export type UpdateGroupInput = Static<typeof UpdateGroupInput>;
+
+/** POST /groups/:id/share: the group to share with, the most its members get, and until when. */
+export const ShareGroupInput = Type.Object({
+  group_id: Int32({ description: 'the group to share the group with' }),
+  group_access: Int32({ description: 'the most its members get: guest 10 to owner 50' }),
+  expires_at: Type.Optional(Nullable(ExpiryDate)),
+});
+export type ShareGroupInput = Static<typeof ShareGroupInput>;
+
+/** A group as a project's list of its groups shows it (the original's PublicGroupDetails). */
+export const PublicGroup = Type.Object(
+  { id: Type.Integer(), web_url: Type.String(), name: Type.String(), avatar_url: Nullable(Type.String()), full_name: Type.String(), full_path: Type.String() },
+  { ...closed, title: 'PublicGroup' },
+);
+export type PublicGroup = Static<typeof PublicGroup>;
+
+/** GET /projects/:id/groups: the filters later clients send. */
+export const ListProjectGroupsQuery = Type.Object({
+  search: Type.Optional(BoundedText({ description: 'part of the name or the path' })),
+  skip_groups: Type.Optional(Type.Array(Int32(), { maxItems: LIST_MAX, description: 'IDs of groups to leave out' })),
+  with_shared: flag('with the groups the project is shared with'),
+  shared_visible_only: flag('of the groups the project is shared with, only those the caller may see'),
+  shared_min_access_level: Type.Optional(Int32({ description: 'only the shares that give at least this level' })),
+});
+export type ListProjectGroupsQuery = Static<typeof ListProjectGroupsQuery>;

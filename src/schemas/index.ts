@@ -18,3 +18,5 @@ export * from './repository.js';
 export * from './tags.js';
 export * from './work-items.js';
 export * from './issues.js';
+export * from './runners.js';
+export * from './environments.js';

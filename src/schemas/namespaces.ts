@@ -1,5 +1,5 @@
 import { Type, type Static } from 'typebox';
-import { BoundedText } from './common.js';
+import { BoundedText, Int32 } from './common.js';
 
 /**
  * A namespace: a user's own, or a group's. Groups add `parent_id`, and `members_count_with_descendants` for
@@ -21,3 +21,13 @@ export type Namespace = Static<typeof Namespace>;
 
 export const ListNamespacesQuery = Type.Object({ search: Type.Optional(BoundedText({ description: 'part of the name or the path' })) });
 export type ListNamespacesQuery = Static<typeof ListNamespacesQuery>;
+
+/** GET /namespaces/:id/exists: whether a namespace has the path, among the top level or a parent's subgroups. */
+export const NamespaceExistsQuery = Type.Object({
+  parent_id: Type.Optional(Int32({ description: 'the parent group whose subgroups are looked at (the top level when omitted)' })),
+});
+export type NamespaceExistsQuery = Static<typeof NamespaceExistsQuery>;
+
+/** Whether the path is taken, and (when it is) a free one like it. */
+export const NamespaceExists = Type.Object({ exists: Type.Boolean(), suggests: Type.Array(Type.String()) }, { additionalProperties: false, title: 'NamespaceExists' });
+export type NamespaceExists = Static<typeof NamespaceExists>;

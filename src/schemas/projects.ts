@@ -5,9 +5,16 @@ const closed = { additionalProperties: false } as const;
 
 export const Visibility = Type.Union([Type.Literal('private'), Type.Literal('internal'), Type.Literal('public')]);
 
-/** The namespace a project sits in, as the project shows it. */
+/** The namespace a project sits in, as the project shows it; `parent_id` null for a user's namespace and a top-level group. */
 const ProjectNamespace = Type.Object(
-  { id: Type.Integer(), name: Type.String(), path: Type.String(), kind: Type.Union([Type.Literal('user'), Type.Literal('group')]), full_path: Type.String() },
+  {
+    id: Type.Integer(),
+    name: Type.String(),
+    path: Type.String(),
+    kind: Type.Union([Type.Literal('user'), Type.Literal('group')]),
+    full_path: Type.String(),
+    parent_id: Nullable(Type.Integer()),
+  },
   { ...closed, title: 'ProjectNamespace' },
 );
 
@@ -142,11 +149,15 @@ export type ProjectSettingsInput = Static<typeof ProjectSettingsInput>;
 /** A repository to clone into a new project, by a job (credentials in it stay sealed: docs/jobs.md). */
 const importUrl = Type.Optional(Type.String({ maxLength: 2048, description: 'an HTTP(S) URL of a git repository to import' }));
 
+/** A first commit adding README.md on the default branch (not with `import_url`, whose repository is the import's). */
+const initializeWithReadme = flag('a first commit on the default branch adding README.md (its name and description)');
+
 export const CreateProjectInput = Type.Object({
   name: Type.Optional(BoundedText({ description: 'required without `path`' })),
   path: Type.Optional(BoundedText({ description: 'required without `name`; made from the name when omitted' })),
   namespace_id: Type.Optional(Int32({ description: "the namespace (the caller's own by default)" })),
   import_url: importUrl,
+  initialize_with_readme: initializeWithReadme,
   /** The request spelling; the answer spells it `printing_merge_requests_link_enabled`. */
   printing_merge_request_link_enabled: flag('show the link to create or view a merge request after a push'),
   ...settingsFields,
@@ -213,6 +224,7 @@ export type ListProjectUsersQuery = Static<typeof ListProjectUsersQuery>;
 export const CreateProjectForUserInput = Type.Object({
   name: BoundedText(),
   import_url: importUrl,
+  initialize_with_readme: initializeWithReadme,
   path: Type.Optional(BoundedText()),
   default_branch: Type.Optional(BoundedText()),
   printing_merge_request_link_enabled: flag('show the link to create or view a merge request after a push'),

@@ -69,9 +69,13 @@ export const CompareQuery = Type.Object({
 });
 export type CompareQuery = Static<typeof CompareQuery>;
 
-/** The formats an archive comes in; `tgz` and `gz` are `tar.gz` by other names. */
-export const ArchiveFormat = Type.Union([Type.Literal('tar.gz'), Type.Literal('tgz'), Type.Literal('gz'), Type.Literal('tar'), Type.Literal('zip')], {
-  description: '`tar.gz` (also `tgz`, `gz`), `tar` or `zip`',
+/**
+ * The format an archive comes in: `tar.gz` (also `tgz`, `gz`), `tar.bz2` (also `tbz`, `tbz2`, `tb2`, `bz2`), `tar` or
+ * `zip`; any other name is a `tar.gz`, as the original makes it.
+ */
+export const ArchiveFormat = BoundedText({
+  maxLength: 16,
+  description: '`tar.gz` (also `tgz`, `gz`), `tar.bz2` (also `tbz`, `tbz2`, `tb2`, `bz2`), `tar` or `zip`; any other: `tar.gz`',
 });
 export type ArchiveFormat = Static<typeof ArchiveFormat>;
 
@@ -93,6 +97,22 @@ export type ArchiveWithFormatQuery = Static<typeof ArchiveWithFormatQuery>;
  */
 export const ArchiveFile = Type.Object({ content_type: Type.String(), file_name: Type.String(), data: ByteStream }, { title: 'ArchiveFile' });
 export type ArchiveFile = Static<typeof ArchiveFile>;
+
+/**
+ * A contributor: an author e-mail address of the default branch's history, the name of its newest commit and how
+ * many commits it wrote. `additions` and `deletions` are 0, as the original of that era answers them.
+ */
+export const Contributor = Type.Object(
+  { name: Type.String(), email: Type.String(), commits: Type.Integer(), additions: Type.Integer(), deletions: Type.Integer() },
+  { ...closed, title: 'Contributor' },
+);
+export type Contributor = Static<typeof Contributor>;
+
+export const ListContributorsQuery = Type.Object({
+  order_by: Type.Optional(Type.Union([Type.Literal('name'), Type.Literal('email'), Type.Literal('commits')], { description: '`name`, `email` or `commits` (the default)' })),
+  sort: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { description: '`asc` (the default) or `desc`' })),
+});
+export type ListContributorsQuery = Static<typeof ListContributorsQuery>;
 
 export const CherryPickInput = Type.Object({
   branch: ref('the branch to pick the commit onto'),

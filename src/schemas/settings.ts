@@ -121,6 +121,8 @@ export const ApplicationSettings = Type.Object(
     polling_interval_multiplier: Type.String({ pattern: '^[0-9]+\\.[0-9]+$', description: 'a decimal, as text: "1.0"' }),
     // The newer spellings too, with the same values: today's clients read those.
     ...aliasFields,
+    /** The token that registers shared runners (POST /runners); POST /runners/reset_registration_token replaces it. */
+    runners_registration_token: Type.String(),
     created_at: DateTime,
     updated_at: DateTime,
   },

@@ -14,10 +14,12 @@ import { BranchesService } from './repository/branches.js';
 import { CommitCommentsService } from './repository/commit-comments.js';
 import { CommitStatusesService } from './repository/commit-statuses.js';
 import { CommitsService } from './repository/commits.js';
+import { EnvironmentsService } from './ci/environments.js';
 import { CustomAttributesService } from './identity/custom-attributes.js';
 import { EmailsService } from './identity/emails.js';
 import { GpgKeysService } from './identity/gpg-keys.js';
 import { GroupsService } from './projects/groups.js';
+import { GroupSharesService } from './projects/group-shares.js';
 import { MembersService } from './projects/members.js';
 import { NamespacesService } from './projects/namespaces.js';
 import { ProjectCreationService } from './projects/project-creation.js';
@@ -41,6 +43,7 @@ import { MergeRequestsService } from './work-items/merge-requests.js';
 import { MilestonesService } from './work-items/milestones.js';
 import { NotesService } from './work-items/notes.js';
 import { TimeTrackingService } from './work-items/time-tracking.js';
+import { RunnersService } from './ci/runners.js';
 
 /** What every call shares for the life of a hosting instance. */
 export interface Environment {
@@ -92,6 +95,8 @@ export class Context {
     readonly baseUrl: string,
     /** A write's transaction; a read forks its own EntityManager when it first needs one (many need none). */
     private callEm?: EntityManager,
+    /** The client's network address, over HTTP (a runner's `ip_address`). */
+    readonly clientAddress?: string,
   ) {}
 
   /**
@@ -205,6 +210,9 @@ export class Context {
   get groups() {
     return new GroupsService(this);
   }
+  get groupShares() {
+    return new GroupSharesService(this);
+  }
   get members() {
     return new MembersService(this);
   }
@@ -267,5 +275,11 @@ export class Context {
   }
   get timeTracking() {
     return new TimeTrackingService(this);
+  }
+  get runners() {
+    return new RunnersService(this);
+  }
+  get environments() {
+    return new EnvironmentsService(this);
   }
 }

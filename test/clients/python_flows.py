@@ -710,9 +710,24 @@ class Flows:
                      gitlab.exceptions.GitlabCreateError, 409, "Group already shared with this group")
         expect_error("project.share() with a wrong level", lambda: app.share(core.id, 50),
                      gitlab.exceptions.GitlabCreateError, 400)
+        check("group.shared_projects.list() (later clients)", [p.id for p in site.shared_projects.list(get_all=True)], [app.id])
         app.unshare(site.id)
         check("project.unshare() shared_with_groups", gl.projects.get(app.id).shared_with_groups, [])
         expect_error("project.unshare() twice", lambda: app.unshare(site.id), gitlab.exceptions.GitlabDeleteError, 404)
+
+        # What later clients call: a group shared with a group, a group's descendants, a project's groups.
+        group.share(site.id, 30, expires_at=expires)
+        check("group.share() shared_with_groups", [(g["group_id"], g["group_name"], g["group_access_level"], g["expires_at"])
+                                                   for g in gl.groups.get(group.id).attributes["shared_with_groups"]],
+              [(site.id, "Py Team Site", 30, expires)])
+        expect_error("group.share() twice", lambda: group.share(site.id, 20), gitlab.exceptions.GitlabCreateError, 409,
+                     "Shared group The group has already been shared with this group")
+        group.unshare(site.id)
+        check("group.unshare() shared_with_groups", gl.groups.get(group.id).attributes["shared_with_groups"], [])
+        expect_error("group.unshare() twice", lambda: group.unshare(site.id), gitlab.exceptions.GitlabDeleteError, 404)
+        check("group.descendant_groups.list()", [g.full_path for g in group.descendant_groups.list(get_all=True)], ["py-team/py-team-core"])
+        check("project.groups.list() (its group and those above, newest first)", [g.full_path for g in mover.groups.list(get_all=True)],
+              ["py-team/py-team-core", "py-team"])
 
         # Deleting a group deletes the projects in it.
         page = gl.projects.create({"name": "Py Site Page", "namespace_id": site.id})
@@ -720,7 +735,7 @@ class Flows:
         self.wait_gone("groups.get of a deleted group", lambda: gl.groups.get(site.id))
         self.wait_gone("projects.get of a project of a deleted group", lambda: gl.projects.get(page.id))
         self.group, self.subgroup, self.group_project, self.private_project = group, core, app, mover
-        return "create with a subgroup, list 2 pages with filters, get by path, save, projects, transfer both ways, share, delete"
+        return "create with a subgroup, list 2 pages with filters, get by path, save, projects, transfer both ways, share, group share, descendants, delete"
 
     def members(self):
         gl = self.gl
@@ -1485,9 +1500,27 @@ class Flows:
             files = sorted(member.name for member in archive.getmembers() if member.isfile())
             check("repository_archive() (tar.gz) at a commit", files,
                   [f"py-repo-{before.id}-{before.id}/{path}" for path in ("README.md", "assets/logo.bin")])
+        with tarfile.open(fileobj=io.BytesIO(project.repository_archive(sha="main", format="tar.bz2")), mode="r:bz2") as archive:
+            check("repository_archive(format='tar.bz2') files", sorted(m.name for m in archive.getmembers() if m.isfile()),
+                  sorted(prefix + path for path in every[5:]))
         expect_error("repository_archive of a missing ref", lambda: project.repository_archive(sha="py-nowhere"),
                      gitlab.exceptions.GitlabListError, 404, "404 File Not Found")
-        return "commit diff (update, new, deleted, mode, rename, pages), cherry-pick, tree (recursive, pages), blobs, compare, archives"
+
+        # repository_contributors(): the default branch's authors by e-mail (merges left out), by commits ascending.
+        expected = {}
+        for commit in project.commits.list(ref_name="main", get_all=True):
+            if len(commit.parent_ids) < 2:
+                # Newest first: an author is named as in its newest commit.
+                name, count = expected.get(commit.author_email, (commit.author_name, 0))
+                expected[commit.author_email] = (name, count + 1)
+        contributors = project.repository_contributors(get_all=True)
+        check("repository_contributors", sorted((c["email"], c["name"], c["commits"], c["additions"], c["deletions"]) for c in contributors),
+              sorted((email, name, count, 0, 0) for email, (name, count) in expected.items()))
+        check("repository_contributors by commits, ascending", [c["commits"] for c in contributors], sorted(c["commits"] for c in contributors))
+        check("repository_contributors(order_by='email', sort='desc')",
+              [c["email"] for c in project.repository_contributors(order_by="email", sort="desc", get_all=True)],
+              sorted(expected, key=str.lower, reverse=True))
+        return "commit diff (update, new, deleted, mode, rename, pages), cherry-pick, tree (recursive, pages), blobs, compare, archives, contributors"
 
     def issues(self):
         project = self.gl.projects.create({"name": "py-issues", "visibility": "private"})
@@ -1984,6 +2017,147 @@ class Flows:
                 "unresolve a note, delete a note, only_allow_merge_if_all_discussions_are_resolved (405, then merged), a follow-up issue; "
                 "issue: create, reply, not resolvable")
 
+    def environments(self):
+        gl = self.gl
+        project = gl.projects.create({"name": "py-environments", "visibility": "private"})
+        dev, reporter = self.new_user("py-env-dev"), self.new_user("py-env-reporter")
+        project.members.create({"user_id": dev.id, "access_level": 30})
+        project.members.create({"user_id": reporter.id, "access_level": 20})
+        as_dev = self.as_user(dev, "py-env-dev").projects.get(project.id, lazy=True)
+        as_reporter = self.as_user(reporter, "py-env-reporter").projects.get(project.id, lazy=True)
+
+        # Developers create environments; the slug is the name, or made from it with a random suffix.
+        production = as_dev.environments.create({"name": "production", "external_url": "https://prod.example.com"})
+        check("environments.create", (production.name, production.slug, production.external_url, production.state, production.last_deployment),
+              ("production", "production", "https://prod.example.com", "available", None))
+        review = as_dev.environments.create({"name": "Review/py-1"})
+        check_true("environments.create slug", re.match(r"^review-py-1-[a-z0-9]{6}$", review.slug) is not None, repr(review.slug))
+        check("environments.create external_url", review.external_url, None)
+        expect_error("environments.create a taken name", lambda: project.environments.create({"name": "Review/py-1"}),
+                     gitlab.exceptions.GitlabCreateError, 400, {"name": ["has already been taken"]})
+        expect_error("environments.create a name ending in /", lambda: project.environments.create({"name": "review/"}),
+                     gitlab.exceptions.GitlabCreateError, 400,
+                     {"name": ["can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', and spaces, but it cannot start or end with '/'"]})
+        expect_error("environments.create an ftp external_url", lambda: project.environments.create({"name": "qa", "external_url": "ftp://qa.example.com"}),
+                     gitlab.exceptions.GitlabCreateError, 400, {"external_url": ["must be a valid URL"]})
+        expect_error("environments.create by a reporter", lambda: as_reporter.environments.create({"name": "qa"}),
+                     gitlab.exceptions.GitlabCreateError, 403, "403 Forbidden")
+
+        # Reporters read them: lists (oldest first; by name, search and state) and one by ID.
+        check("environments.list", [(e.name, e.state) for e in as_reporter.environments.list(get_all=True)],
+              [("production", "available"), ("Review/py-1", "available")])
+        check("environments.list(search=)", [e.name for e in as_reporter.environments.list(search="review/", get_all=True)], ["Review/py-1"])
+        check("environments.list(name=)", [e.id for e in as_reporter.environments.list(name="production", get_all=True)], [production.id])
+        check("environments.list(per_page=1) pages", [e.name for e in as_reporter.environments.list(per_page=1, iterator=True)],
+              ["production", "Review/py-1"])
+        got = as_reporter.environments.get(review.id)
+        check("environments.get", (got.id, got.name, got.slug, got.state), (review.id, "Review/py-1", review.slug, "available"))
+        expect_error("environments.get of an unknown environment", lambda: project.environments.get(review.id + 1000),
+                     gitlab.exceptions.GitlabGetError, 404, "404 Not found")
+
+        # Developers rename them (the slug stays), stop and delete them; reporters may not.
+        refused = as_reporter.environments.get(review.id)
+        refused.name = "review/py-refused"
+        expect_error("environment.save() by a reporter", refused.save, gitlab.exceptions.GitlabUpdateError, 403, "403 Forbidden")
+        review.name = "review/py-renamed"
+        review.external_url = "https://review.example.com"
+        review.save()
+        check("environment.save()", (review.name, review.slug, review.external_url), ("review/py-renamed", got.slug, "https://review.example.com"))
+        check("environments.get after save()", project.environments.get(review.id).name, "review/py-renamed")
+        expect_error("environment.stop() by a reporter", as_reporter.environments.get(production.id, lazy=True).stop,
+                     gitlab.exceptions.GitlabStopError, 403, "403 Forbidden")
+        stopped = review.stop()
+        check("environment.stop()", (stopped["id"], stopped["state"], stopped["slug"]), (review.id, "stopped", got.slug))
+        check("environments.list(states=stopped)", [e.name for e in project.environments.list(states="stopped", get_all=True)], ["review/py-renamed"])
+        expect_error("environments.delete by a reporter", lambda: as_reporter.environments.delete(production.id),
+                     gitlab.exceptions.GitlabDeleteError, 403, "403 Forbidden")
+        review.delete()
+        check("environment.delete()", [e.name for e in project.environments.list(get_all=True)], ["production"])
+        as_dev.environments.delete(production.id)
+        check("environments.delete()", project.environments.list(get_all=True), [])
+        expect_error("environments.delete once gone", lambda: project.environments.delete(production.id),
+                     gitlab.exceptions.GitlabDeleteError, 404, "404 Not found")
+        return ("create (slug, 400 taken, name format, external_url; 403 for a reporter), list (search, name, states, pages), get (and 404), "
+                "save (renamed, slug kept), stop, delete by a developer (each 403 for a reporter)")
+
+    def runners(self):
+        gl = self.gl
+        registration = gl.settings.get().runners_registration_token
+        check_true("settings runners_registration_token", re.match(r"^[A-Za-z0-9]{20}$", registration or "") is not None, repr(registration))
+        owner = self.new_user("py-runner-owner")
+        as_owner = self.as_user(owner, "py-runners")
+        first = as_owner.projects.create({"name": "py-runners-one"})
+        second = as_owner.projects.create({"name": "py-runners-two"})
+        check_true("project runners_token for its owner", re.match(r"^[A-Za-z0-9]{20}$", first.runners_token or "") is not None, repr(first.runners_token))
+
+        # Registered as gitlab-runner registers (runners.create: POST /runners), with the project's runners token and the instance's.
+        runner = gl.runners.create({"token": first.runners_token, "description": "py-runner", "tag_list": ["docker", "linux"], "run_untagged": False,
+                                    "info": {"name": "gitlab-runner", "version": "11.4.2", "platform": "linux", "architecture": "amd64"}})
+        check_true("runners.create token", re.match(r"^[A-Za-z0-9]{20}$", runner.token) is not None, repr(runner.token))
+        shared = gl.runners.create({"token": registration, "description": "py-shared"})
+        expect_error("runners.create with an unknown token", lambda: gl.runners.create({"token": "py-unknown"}),
+                     gitlab.exceptions.GitlabCreateError, 403, "403 Forbidden")
+
+        # The runner verifies its token: that is its contact.
+        detail = as_owner.runners.get(runner.id)
+        check("runners.get before contact", (detail.status, detail.online, detail.contacted_at), ("not_connected", False, None))
+        gl.runners.verify(runner.token)
+        detail = as_owner.runners.get(runner.id)
+        check("runners.get", (detail.description, detail.is_shared, detail.runner_type, detail.tag_list, detail.run_untagged, detail.name,
+                              detail.version, detail.platform, detail.token, detail.online, detail.status, [p["id"] for p in detail.projects]),
+              ("py-runner", False, "project_type", ["docker", "linux"], False, "gitlab-runner", "11.4.2", "linux", runner.token, True, "online", [first.id]))
+        check_datetime("runners.get contacted_at", detail.contacted_at)
+        expect_error("runners.verify with an unknown token", lambda: gl.runners.verify("py-unknown"), gitlab.exceptions.GitlabVerifyError, 403)
+        check("runners.get of a shared runner by its reader", ("token" in as_owner.runners.get(shared.id).attributes, as_owner.runners.get(shared.id).is_shared), (False, True))
+
+        # Lists: the owner's own, every one for root, by scope.
+        check("runners.list (owned)", [r.id for r in as_owner.runners.list(get_all=True)], [runner.id])
+        check("runners.list(scope=online)", [r.id for r in as_owner.runners.list(scope="online", get_all=True)], [runner.id])
+        check("runners.list(scope=paused)", as_owner.runners.list(scope="paused", get_all=True), [])
+        check("runners.list(type=project_type, tag_list)", [r.id for r in as_owner.runners.list(type="project_type", tag_list=["docker"], get_all=True)], [runner.id])
+        every = gl.runners.all(get_all=True)
+        check_true("runners.all has both", {runner.id, shared.id} <= {r.id for r in every}, repr([r.id for r in every]))
+        shared_only = gl.runners.all(scope="shared", get_all=True)
+        check_true("runners.all(scope=shared)", shared.id in [r.id for r in shared_only] and all(r.is_shared for r in shared_only))
+        expect_error("runners.all as a user", lambda: as_owner.runners.all(), gitlab.exceptions.GitlabListError, 403, "403 Forbidden")
+        expect_error("runners.list(scope=shared)", lambda: as_owner.runners.list(scope="shared"), gitlab.exceptions.GitlabListError, 400)
+
+        # Changed with save(): tag_list is the full set of its tags.
+        detail.description = "py-runner changed"
+        detail.tag_list = ["ruby"]
+        detail.active = False
+        detail.save()
+        back = as_owner.runners.get(runner.id)
+        check("runner.save()", (back.description, back.tag_list, back.active, back.status), ("py-runner changed", ["ruby"], False, "paused"))
+        back.active = True
+        back.save()
+
+        # Enabled in the owner's second project, listed there, then disabled; never in its only project.
+        as_second = as_owner.projects.get(second.id, lazy=True)
+        enabled = as_second.runners.create({"runner_id": runner.id})
+        check("project.runners.create", (enabled.id, enabled.is_shared, enabled.description), (runner.id, False, "py-runner changed"))
+        expect_error("project.runners.create twice", lambda: as_second.runners.create({"runner_id": runner.id}), gitlab.exceptions.GitlabCreateError, 400)
+        expect_error("project.runners.create of a shared runner", lambda: as_second.runners.create({"runner_id": shared.id}),
+                     gitlab.exceptions.GitlabCreateError, 403, "403 Forbidden - No access granted")
+        check("project.runners.list(scope=specific)", [r.id for r in as_second.runners.list(scope="specific", get_all=True)], [runner.id])
+        check_true("project.runners.list has the shared ones", shared.id in [r.id for r in as_second.runners.list(scope="shared", get_all=True)])
+        check("runners.get projects", [p["id"] for p in as_owner.runners.get(runner.id).projects], [first.id, second.id])
+        expect_error("runners.delete of a runner of two projects", lambda: as_owner.runners.delete(runner.id),
+                     gitlab.exceptions.GitlabDeleteError, 403, "403 Forbidden - Runner associated with more than one project")
+        as_second.runners.delete(runner.id)
+        check("project.runners.delete", as_second.runners.list(scope="specific", get_all=True), [])
+        expect_error("project.runners.delete in its only project", lambda: as_owner.projects.get(first.id, lazy=True).runners.delete(runner.id),
+                     gitlab.exceptions.GitlabDeleteError, 403, "403 Forbidden - Only one project associated with the runner. Please remove the runner instead")
+
+        # Removed: by its owner, and a shared runner by itself (python-gitlab 3.12 has no call for DELETE /runners).
+        as_owner.runners.get(runner.id).delete()
+        expect_error("runners.get once deleted", lambda: gl.runners.get(runner.id), gitlab.exceptions.GitlabGetError, 404, "404 Runner Not Found")
+        gl.http_delete("/runners", query_data={"token": shared.token})
+        expect_error("runners.get of a runner that removed itself", lambda: gl.runners.get(shared.id), gitlab.exceptions.GitlabGetError, 404)
+        return ("register (project and instance tokens; 403), verify (403), get (before and after contact; a shared one), list (owned, scopes, "
+                "type, tags; 400), all (scope; 403), save, enable in a project (twice 400; shared 403), project list, disable (only project 403), "
+                "delete (two projects 403), a runner removing itself")
+
     def metadata(self):
         check_true("python-gitlab 3.12 has no metadata call", not hasattr(self.gl, "metadata"))
         return "not offered by python-gitlab 3.12 (skipped)"
@@ -2011,7 +2185,7 @@ def main():
              ("repository", flows.repository), ("issues", flows.issues), ("labels and milestones", flows.planning),
              ("merge requests", flows.merge_requests), ("merge request from a fork", flows.merge_request_from_fork),
              ("merge when pipeline succeeds", flows.merge_when_pipeline_succeeds), ("discussions", flows.discussions),
-             ("metadata", flows.metadata)]
+             ("environments", flows.environments), ("runners", flows.runners), ("metadata", flows.metadata)]
     try:
         for name, step in steps:
             try:

@@ -32,6 +32,10 @@ const WRITES = [
   'create_merge_request_in',
   'create_merge_request_from',
   'admin_merge_request',
+  'create_environment',
+  'update_environment',
+  'stop_environment',
+  'destroy_environment',
 ] as const;
 
 /**
@@ -70,6 +74,12 @@ export const projectPolicy = definePolicy({
     'create_merge_request_from',
     'admin_merge_request',
     'destroy_merge_request',
+    'read_environment',
+    'create_environment',
+    'update_environment',
+    'stop_environment',
+    'destroy_environment',
+    'admin_runner',
   ],
   conditions: {
     admin,
@@ -80,6 +90,8 @@ export const projectPolicy = definePolicy({
     archived: (_caller, scoped: ProjectInScope) => scoped.project.archived === true,
     issues_enabled: (_caller, scoped: ProjectInScope) => scoped.project.issuesEnabled !== false,
     merge_requests_enabled: (_caller, scoped: ProjectInScope) => scoped.project.mergeRequestsEnabled !== false,
+    // CI/CD (`jobs_enabled`, the original's builds feature), which environments belong to.
+    jobs_enabled: (_caller, scoped: ProjectInScope) => scoped.project.jobsEnabled !== false,
     external: (caller) => caller.user?.external === true,
     guest: atLeast(ACCESS_LEVELS.guest),
     reporter: atLeast(ACCESS_LEVELS.reporter),
@@ -115,6 +127,12 @@ export const projectPolicy = definePolicy({
     },
     { when: (is) => is.merge_requests_enabled && (is.developer || is.admin), enable: ['create_merge_request_from', 'admin_merge_request'] },
     { when: (is) => is.merge_requests_enabled && (is.owner || is.admin), enable: ['destroy_merge_request'] },
+    // Environments, while CI/CD is enabled: read by reporters, managed by developers, as the original of 11.x has it
+    // (developers `create_environment` and `update_environment`, which stopping and deleting one without deployments take).
+    { when: (is) => is.jobs_enabled && (is.reporter || is.admin), enable: ['read_environment'] },
+    { when: (is) => is.jobs_enabled && (is.developer || is.admin), enable: ['create_environment', 'update_environment', 'stop_environment', 'destroy_environment'] },
+    // Its runners: listed, enabled and disabled by its maintainers (the original's `admin_project` on those routes).
+    { when: (is) => is.maintainer || is.admin, enable: ['admin_runner'] },
     // Read-only to everyone, administrators too, until unarchived.
     { when: (is) => is.archived, prevent: WRITES },
   ],

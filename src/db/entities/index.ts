@@ -4,11 +4,14 @@ import { AccessToken } from './tokens.js';
 import { Email, GpgKey, SshKey } from './keys.js';
 import { Job } from './jobs.js';
 import { GroupMember, Namespace } from './namespaces.js';
+import { GroupGroupLink } from './group-links.js';
 import { Project, ProjectAvatar, ProjectGroupLink, ProjectMember, ProjectStar } from './projects.js';
 import { CommitNote, CommitStatus, Pipeline, ProtectedBranch, Release } from './repositories.js';
+import { Runner, RunnerGroup, RunnerProject } from './runners.js';
 import { ApplicationSettingsRow, InstanceSecret } from './settings.js';
 import { AwardEmoji, InternalId, Issue, IssueAssignee, Label, LabelLink, MergeRequest, MergeRequestAssignee, Milestone, Note, Subscription, Timelog } from './work-items.js';
 import { CALLERS_CHANGED_CHANNEL, CustomAttribute, Identity, User, UserAvatar } from './user.js';
+import { ENVIRONMENT_STATES, ProjectEnvironment, type EnvironmentState } from './environments.js';
 
 export { CALLERS_CHANGED_CHANNEL };
 export { AccessToken, ApplicationSettingsRow, AuthFailure, CommitNote, CommitStatus, InstanceSecret, CustomAttribute, Email, GpgKey, GroupMember, Identity, Job, Namespace, Pipeline, Project, ProjectAvatar, ProjectGroupLink, ProjectMember, ProjectStar, ProtectedBranch, Release, SshKey, User, UserAvatar };
@@ -18,6 +21,10 @@ export { PIPELINE_STATUSES, type PipelineStatus } from './repositories.js';
 export { VISIBILITIES, visibilityRank, type Visibility } from './namespaces.js';
 export { IMPORT_STATUSES } from './projects.js';
 export { JOB_STATUSES, type JobStatus } from './jobs.js';
+export { Runner, RunnerGroup, RunnerProject };
+export { GroupGroupLink };
+export { RUNNER_ACCESS_LEVELS, RUNNER_TYPES, type RunnerAccessLevel, type RunnerType } from './runners.js';
+export { ENVIRONMENT_STATES, ProjectEnvironment, type EnvironmentState };
 
 /** Every entity (typed loosely: the list's inferred type is too long for declaration files). */
 export const entities: EntitySchema<any, any>[] = [
@@ -34,6 +41,7 @@ export const entities: EntitySchema<any, any>[] = [
   AuthFailure,
   Namespace,
   GroupMember,
+  GroupGroupLink,
   Project,
   ProjectAvatar,
   ProjectMember,
@@ -57,4 +65,8 @@ export const entities: EntitySchema<any, any>[] = [
   AwardEmoji,
   Subscription,
   Timelog,
+  Runner,
+  RunnerProject,
+  RunnerGroup,
+  ProjectEnvironment,
 ];

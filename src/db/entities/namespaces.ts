@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { belongsTo, createdAt, day, timestamps } from './columns.js';
+import { belongsTo, createdAt, day, digest, timestamps } from './columns.js';
 import { User } from './user.js';
 
 /** Who may see a group or a project: anyone, any signed-in user who is not external, or members only. */
@@ -51,6 +51,10 @@ export const Namespace = defineEntity({
     lfsEnabled: p.boolean().default(true),
     requestAccessEnabled: p.boolean().default(false),
     avatarFilename: p.string().length(255).nullable(),
+    /** A group's token for registering its runners, sealed (src/auth/secret-box.ts): its owners see it. */
+    runnersTokenSealed: p.text().nullable(),
+    /** Its digest, by which a registering runner's token finds the group. */
+    runnersTokenDigest: digest().nullable().unique(),
     ...timestamps(),
   },
 });

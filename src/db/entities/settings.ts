@@ -1,5 +1,5 @@
 import { defineEntity, p, type InferEntity } from '@mikro-orm/core';
-import { timestamps } from './columns.js';
+import { digest, timestamps } from './columns.js';
 
 /**
  * The instance-wide application settings: one row. The values live in one JSON document whose shape is
@@ -11,6 +11,10 @@ export const ApplicationSettingsRow = defineEntity({
   properties: {
     id: p.integer().primary(),
     values: p.json<Record<string, unknown>>(),
+    /** The instance's token for registering shared runners, sealed (src/auth/secret-box.ts): administrators see it. */
+    runnersRegistrationTokenSealed: p.text().nullable(),
+    /** Its digest, by which a registering runner's token is recognised. */
+    runnersRegistrationTokenDigest: digest().nullable(),
     ...timestamps(),
   },
 });

@@ -18,6 +18,9 @@ import { Migration20261126000004_issue_order } from './Migration20261126000004_i
 import { Migration20261126000005_merge_requests } from './Migration20261126000005_merge_requests.js';
 import { Migration20261126000006_discussions } from './Migration20261126000006_discussions.js';
 import { Migration20261126000007_live_work_items } from './Migration20261126000007_live_work_items.js';
+import { Migration20261127000000_runners } from './Migration20261127000000_runners.js';
+import { Migration20261127000001_environments } from './Migration20261127000001_environments.js';
+import { Migration20261127000002_group_links } from './Migration20261127000002_group_links.js';
 
 /** Every migration, oldest first, under the name it declares. New ones come from `forgekit migration:create` (docs/development.md). */
 export const migrations: MigrationObject[] = [
@@ -40,6 +43,9 @@ export const migrations: MigrationObject[] = [
   Migration20261126000005_merge_requests,
   Migration20261126000006_discussions,
   Migration20261126000007_live_work_items,
+  Migration20261127000000_runners,
+  Migration20261127000001_environments,
+  Migration20261127000002_group_links,
 ].map((migration) => ({ name: declaredName(migration), class: migration }));
 
 /**

@@ -220,16 +220,28 @@ export class UsersService extends Service {
     for (const project of projects) this.ctx.afterCommit(() => this.ctx.env.repositories.remove(project.repositoryStorage, project.id));
   }
 
+  /**
+   * POST /users/:id/block: true once blocked; false for a user blocked already, as the original's state machine
+   * refuses the transition. One conditional update decides, so of two blocks at once only one answers true.
+   */
   async block(user: User): Promise<boolean> {
-    user.state = 'blocked';
+    if (!(await this.changeState(user, 'active', 'blocked'))) return false;
     await this.ctx.accessTokens.revokeSessions(user);
     await this.em.flush();
     return true;
   }
 
-  async unblock(user: User): Promise<boolean> {
-    user.state = 'active';
-    await this.em.flush();
+  /** POST /users/:id/unblock: true once active again; false for a user who is not blocked, as the original answers. */
+  unblock(user: User): Promise<boolean> {
+    return this.changeState(user, 'blocked', 'active');
+  }
+
+  /** Moves the user from state `from` to `to` when it is in `from`; whether it was. */
+  private async changeState(user: User, from: string, to: string): Promise<boolean> {
+    const changed = await this.em.nativeUpdate(User, { id: user.id, state: from }, { state: to });
+    if (!changed) return false;
+    // The entity loaded for the request says what the row now says (a later flush writes the same value).
+    user.state = to;
     return true;
   }
 

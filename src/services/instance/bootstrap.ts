@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { newRunnersToken, type SecretBox } from '../../auth/secret-box.js';
 import { hashGeneratedPassword, hashPassword, tokenDigest } from '../../auth/secrets.js';
-import { AccessToken, ApplicationSettingsRow, InstanceSecret, Project, User } from '../../db/entities/index.js';
+import { AccessToken, ApplicationSettingsRow, InstanceSecret, Namespace, Project, User } from '../../db/entities/index.js';
 import type { Database } from '../../db/orm.js';
 import { queryRows } from '../../db/rows.js';
 import { sql } from '../../db/sql.js';
@@ -70,10 +70,12 @@ export async function bootstrap(
   });
 }
 
-/** Projects made before runners tokens were (none after): each gets one. */
+/** Projects and groups made before their runners tokens were (none after): each gets one. */
 export async function fillRunnersTokens(db: Database, secrets: SecretBox): Promise<void> {
   const em = db.fork();
   const projects = await em.find(Project, { runnersTokenSealed: null }, { fields: ['id'] });
   for (const project of projects) Object.assign(project, newRunnersToken(secrets));
+  const groups = await em.find(Namespace, { kind: 'group', runnersTokenSealed: null }, { fields: ['id'] });
+  for (const group of groups) Object.assign(group, newRunnersToken(secrets));
   await em.flush();
 }

@@ -69,7 +69,7 @@ export class SettingsService extends Service {
 
   async get(): Promise<ApplicationSettings> {
     const row = await this.row();
-    return this.present(row, this.valuesOf(row));
+    return this.present(row, this.valuesOf(row), await this.ctx.runners.registrationToken());
   }
 
   async update(input: UpdateSettingsInput): Promise<ApplicationSettings> {
@@ -113,15 +113,17 @@ export class SettingsService extends Service {
     await this.ctx.em.flush();
     // Delivered to every listening process when the transaction commits, and never if it rolls back.
     await queryRows(this.ctx.em, sql`select pg_notify(${CHANGED_CHANNEL}, '')`);
-    return this.present(row, next);
+    return this.present(row, next, await this.ctx.runners.registrationToken());
   }
 
-  private present(row: ApplicationSettingsRow, values: SettingsValues): ApplicationSettings {
+  /** The settings with the instance's runners registration token, which is no setting one changes (services/ci/runners.ts). */
+  private present(row: ApplicationSettingsRow, values: SettingsValues, runnersRegistrationToken: string): ApplicationSettings {
     return {
       id: row.id,
       ...values,
       polling_interval_multiplier: decimalText(values.polling_interval_multiplier),
       ...(Object.fromEntries(Object.entries(settingAliases).map(([alias, name]) => [alias, values[name]])) as AliasValues),
+      runners_registration_token: runnersRegistrationToken,
       created_at: row.createdAt.toISOString(),
       updated_at: row.updatedAt.toISOString(),
     };

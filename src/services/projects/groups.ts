@@ -2,6 +2,7 @@ import type { FilterQuery } from '@mikro-orm/core';
 import { can, type GroupInScope, type ProjectInScope } from '../../auth/abilities.js';
 import { memberGroupsSql, ownedGroupsSql, visibleGroupsSql } from '../../auth/access-levels.js';
 import { CREATOR_LEVELS } from '../../auth/levels.js';
+import { newRunnersToken } from '../../auth/secret-box.js';
 import { GroupMember, Namespace, Project, VISIBILITIES, visibilityRank, type Visibility } from '../../db/entities/index.js';
 import { keyOf } from '../../db/rows.js';
 import { takenAttribute } from '../../db/unique.js';
@@ -9,7 +10,7 @@ import { BadRequestError, ForbiddenError, NotFoundError } from '../../errors.js'
 import type { CreateGroupInput, Group as GroupShape, GroupDetail, ListGroupProjectsQuery, ListGroupsQuery, UpdateGroupInput } from '../../schemas/groups.js';
 import type { Project as ProjectShape, ProjectSimple } from '../../schemas/projects.js';
 import { setTraversalIds } from './namespaces.js';
-import { findGroupInScope, groupsWhere, inGroupOrBelow, moreOpenContents, projectsBelow, projectsOfGroups, renameDescendants, sharedWith, siblingTaken } from './namespace-store.js';
+import { descendantsOf, findGroupInScope, groupsWhere, inGroupOrBelow, moreOpenContents, projectsBelow, projectsOfGroups, renameDescendants, sharedWith, siblingTaken } from './namespace-store.js';
 import { findPage, type Page, type PageQuery } from '../pagination.js';
 import { presentGroups } from '../present/groups.js';
 import { likePattern } from '../search.js';
@@ -38,12 +39,13 @@ export class GroupsService extends Service {
    * with `all_available` every group it may see, which is what administrators and anonymous callers get by default,
    * and what GET /groups/:id/subgroups (with `parent`) gives of the group's subgroups.
    */
-  async list(query: ListGroupsQuery & PageQuery, parent?: Namespace): Promise<Page<GroupShape>> {
+  async list(query: ListGroupsQuery & PageQuery, parent?: Namespace, options: { descendants?: boolean } = {}): Promise<Page<GroupShape>> {
     const caller = this.ctx.caller;
     const where: FilterQuery<Namespace>[] = [{ kind: 'group' }];
-    // A group's subgroups: every one the caller may see, unless it asks for its own only.
+    // A group's subgroups (or, GET /groups/:id/descendant_groups, every group below it): every one the caller may see, unless it asks for its own only.
     const allByDefault = can(caller, 'read_all_resources') || parent !== undefined;
-    if (parent) where.push({ parent: parent.id });
+    if (parent && options.descendants) where.push(descendantsOf(parent.id));
+    else if (parent) where.push({ parent: parent.id });
     if (query.owned) where.push(groupsWhere(ownedGroupsSql(caller)));
     else if (!caller.user || query.all_available || (allByDefault && query.all_available === undefined)) where.push(groupsWhere(visibleGroupsSql(caller)));
     else where.push(groupsWhere(memberGroupsSql(caller)));
@@ -74,13 +76,35 @@ export class GroupsService extends Service {
     return presentGroups(groups, view, statistics);
   }
 
-  /** GET /groups/:id: the group with the projects in it and those shared with it that the caller may see. */
-  async detail(group: Namespace): Promise<GroupDetail> {
+  /**
+   * GET /groups/:id: the group with the projects in it and those shared with it that the caller may see, and its
+   * runners token for those who administer it (`scoped`: the caller's levels on it, read again when not given).
+   */
+  async detail(group: Namespace, scoped?: GroupInScope): Promise<GroupDetail> {
     const newest = { per_page: DETAIL_PROJECTS, order_by: 'created_at', sort: 'desc' } as const;
     const [shape] = await this.present([group]);
     const projects = await this.ctx.projects.list(newest, { namespace: group.id });
     const shared = await this.ctx.projects.list(newest, sharedWith(group.id));
-    return { ...shape, projects: projects.items as ProjectShape[], shared_projects: shared.items as ProjectShape[] };
+    const runnersToken = await this.runnersToken(scoped ?? (await this.findInScope(group.id)));
+    return {
+      ...shape,
+      ...(runnersToken === undefined ? {} : { runners_token: runnersToken }),
+      projects: projects.items as ProjectShape[],
+      shared_projects: shared.items as ProjectShape[],
+      shared_with_groups: await this.ctx.groupShares.sharedWith(group.id),
+    };
+  }
+
+  /** The group's runners token, for those who administer it. */
+  private async runnersToken(scoped: GroupInScope | null): Promise<string | undefined> {
+    const sealed = scoped?.group.runnersTokenSealed;
+    if (!sealed || !can(this.ctx.caller, 'admin_group', scoped)) return undefined;
+    try {
+      return this.ctx.env.secrets.open(sealed);
+    } catch {
+      this.ctx.env.logger.error('forgekit: a runners token could not be opened: is the secret key the one it was sealed with?', { group: scoped.group.id });
+      return undefined;
+    }
   }
 
   /** GET /groups/:id/projects: its projects and (unless `with_shared=false`) those shared with it, with the project list's filters. */
@@ -121,6 +145,8 @@ export class GroupsService extends Service {
       visibility,
       lfsEnabled: input.lfs_enabled ?? true,
       requestAccessEnabled: input.request_access_enabled ?? false,
+      // Its token for registering runners, as a project's: sealed, with its digest.
+      ...newRunnersToken(this.ctx.env.secrets),
     });
     this.em.create(GroupMember, { group, user: this.ctx.user, accessLevel: CREATOR_LEVELS.group });
     await this.flush();
@@ -175,7 +201,7 @@ export class GroupsService extends Service {
   /** POST /groups/:id/projects/:project_id (administrators): the project moved into the group. */
   async transferProject(scoped: GroupInScope, project: ProjectInScope): Promise<GroupDetail> {
     await this.ctx.projectTransfers.moveTo(project, scoped.group);
-    return this.detail(scoped.group);
+    return this.detail(scoped.group, scoped);
   }
 
   /**

@@ -98,6 +98,19 @@ export const ownOrMemberNamespaces = (caller: Caller): FilterQuery<Namespace> =>
 /** Groups (aliased `g` in `condition`) as a condition on namespaces. */
 export const groupsWhere = (condition: Sql): FilterQuery<Namespace> => ({ id: { $in: ormRaw(sql`(select g."id" from "namespaces" g where ${condition})`) } });
 
+/** The groups below the group (its subgroups, theirs, ...), not the group itself, as a condition on namespaces. */
+export const descendantsOf = (groupId: number): FilterQuery<Namespace> => groupsWhere(sql`g."traversal_ids" @> array[${groupId}]::int[] and g."id" <> ${groupId}`);
+
+/**
+ * Which of the paths (lowercased) namespaces have among the children of `parentId` (0: the top level, where users'
+ * namespaces and top-level groups meet), by the siblings' unique index on (coalesce(parent_id, 0), lower(path)).
+ */
+export async function takenPaths(em: EntityManager, parentId: number, paths: string[]): Promise<Set<string>> {
+  const lowered = paths.map((path) => path.toLowerCase());
+  const rows = await queryRows(em, sql`select lower(n."path") as "path" from "namespaces" n where coalesce(n."parent_id", 0) = ${parentId} and lower(n."path") = any(${lowered}::text[])`);
+  return new Set(rows.map((row) => String(row.path)));
+}
+
 /** The group and its subgroups, as a condition on projects' namespace. */
 export const inGroupOrBelow = (groupId: number): FilterQuery<Project> => ({
   namespace: { $in: ormRaw(sql`(select d."id" from "namespaces" d where d."traversal_ids" @> array[${groupId}]::int[])`) },

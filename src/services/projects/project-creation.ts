@@ -111,10 +111,24 @@ export class ProjectCreationService extends Service {
       throw takenAttribute(error) === 'path' ? BadRequestError.invalid('path', TAKEN) : error;
     });
     // The repository once the row has its ID, inside the transaction: should it fail, the project is not made.
-    await this.ctx.env.repositories.create(project.repositoryStorage, project.id, input.default_branch ?? DEFAULT_BRANCH);
+    const defaultBranch = input.default_branch ?? DEFAULT_BRANCH;
+    await this.ctx.env.repositories.create(project.repositoryStorage, project.id, defaultBranch);
     if (origin.forkedFrom) await this.ctx.env.jobs.enqueue(this.em, FORK_REPOSITORY, { projectId: project.id, sourceProjectId: origin.forkedFrom.id });
     else if (input.import_url) await this.ctx.env.jobs.enqueue(this.em, IMPORT_REPOSITORY, { projectId: project.id });
+    else if (input.initialize_with_readme) return this.initializeWithReadme(project, user, defaultBranch);
     return (await this.ctx.projects.present([project]))[0];
+  }
+
+  /**
+   * `initialize_with_readme`: the default branch's first commit, "Initial commit" by the project's creator, adds
+   * README.md as the original writes it (its name as a heading, then its description); the project as it is then.
+   */
+  private async initializeWithReadme(project: Project, user: User, branch: string): Promise<ProjectShape> {
+    const scoped = await this.ctx.projects.findInScopeOrFail(project.id);
+    const content = `# ${project.name}\n\n${project.description ?? ''}`;
+    await this.ctx.commits.firstCommit(scoped, { branch, message: 'Initial commit', path: 'README.md', content, committer: user });
+    // The first branch set the default branch and the last activity (src/services/repository/events.ts).
+    return (await this.ctx.projects.present([await this.em.refreshOrFail(project)]))[0];
   }
 
   /** The namespace asked for (the caller's own by default): its own, or a group it maintains or owns (any, for administrators). */

@@ -4,6 +4,7 @@ import { ProtectedBranch } from '../../db/entities/index.js';
 import { BadRequestError, ConflictError } from '../../errors.js';
 import { historySetOf } from '../../git/history.js';
 import { isValidReferenceName } from '../../git/refs.js';
+import { DEFAULT_BRANCH } from '../../git/store.js';
 import { BRANCH_PREFIX, type Reference, type Repository } from '../../git/repository.js';
 import type { Branch, CreateBranchInput, ListBranchesQuery, ProtectBranchesInput, ProtectBranchInput, ProtectedBranch as ProtectedBranchShape } from '../../schemas/branches.js';
 import { findPage, type Page, type PageQuery } from '../pagination.js';
@@ -61,9 +62,18 @@ export class BranchesService extends RefsService<Branch> {
     return this.presentPage(scoped, repo, branches, query);
   }
 
-  /** POST /projects/:id/repository/branches: a new branch at a ref. */
+  /**
+   * POST /projects/:id/repository/branches: a new branch at a ref. In an empty repository the default branch is
+   * made first, with an empty README.md committed by the caller ("Add README.md"), as the original does: the
+   * new branch can then start from it. A refused call is undone whole, the README with it (the original keeps it).
+   */
   async create(scoped: ProjectInScope, input: CreateBranchInput): Promise<Branch> {
     if (!isValidBranchName(input.branch)) throw new BadRequestError(REFUSALS.branchNameInvalid);
+    const repository = this.ctx.repositoryOf(scoped.project);
+    if ((await repository.branches()).length === 0) {
+      const branch = (await repository.headBranch()) ?? DEFAULT_BRANCH;
+      await this.ctx.commits.firstCommit(scoped, { branch, message: 'Add README.md', path: 'README.md', content: '' });
+    }
     await this.checkPush(scoped, input.branch);
     const created = await writeRepository(this.ctx, scoped, async (repo) => {
       const oid = await repo.resolveCommit(input.ref);

@@ -18,7 +18,7 @@ export function presentCommitComment(note: CommitNote, author: User | null, view
     path: note.path ?? null,
     line: note.line ?? null,
     line_type: note.lineType ?? null,
-    author: author ? presentUserBasic(author, view) : null,
+    author: author ? { ...presentUserBasic(author, view), email: author.email, created_at: new Date(author.createdAt).toISOString() } : null,
     created_at: new Date(note.createdAt).toISOString(),
   };
 }

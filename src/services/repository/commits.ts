@@ -22,8 +22,10 @@ export interface CommitRequest {
   /** The commit to start from when `branch` is new. */
   startSha?: string;
   message: string;
-  /** The author: the caller when not given (the committer always is). */
+  /** The author: the committer when not given. */
   author?: { name?: string; email?: string } | Signature;
+  /** The committer: the caller when not given (a project made for a user by an administrator is the user's). */
+  committer?: { name: string; email: string };
   /** The new tree, from the commit the branch is at (null in an empty repository); EditError refuses it. */
   tree(repo: Repository, base: Commit | null): Promise<string>;
 }
@@ -56,6 +58,9 @@ export function decodeContent(content: string, encoding: 'text' | 'base64' | und
   if (compact.length % 4 !== 0 || !BASE64.test(compact)) throw BadRequestError.invalid(name, 'is not valid Base64');
   return Buffer.from(compact, 'base64');
 }
+
+/** A first commit's repository holds one already. */
+class NotEmptyError extends Error {}
 
 export class CommitsService extends Service {
   private projectUrl(scoped: ProjectInScope): string {
@@ -159,6 +164,28 @@ export class CommitsService extends Service {
   }
 
   /**
+   * The first commit of an empty repository, adding one file on `branch`: what the original writes when a project
+   * is made `initialize_with_readme`, and before a branch made in an empty repository. Null when the repository
+   * holds a commit by the time its lock is taken (another write came first): there is nothing to start.
+   */
+  async firstCommit(scoped: ProjectInScope, request: { branch: string; message: string; path: string; content: string; committer?: { name: string; email: string } }): Promise<Commit | null> {
+    const file: FileAction[] = [{ action: 'create', path: request.path, content: Buffer.from(request.content, 'utf8') }];
+    return this.commit(scoped, {
+      branch: request.branch,
+      message: request.message,
+      committer: request.committer,
+      tree: async (repo, base) => {
+        if (base || (await repo.branches()).length) throw new NotEmptyError();
+        return applyActions(repo, null, file);
+      },
+    }).catch(async (error: unknown) => {
+      // Another write's first commit came first (on this branch or, refused as not the branch's, on another one).
+      if (error instanceof NotEmptyError || (error instanceof BadRequestError && (await this.ctx.repositoryOf(scoped.project).branches()).length)) return null;
+      throw error;
+    });
+  }
+
+  /**
    * A new commit on a branch, as every write of files makes one (the file endpoints, batch commits,
    * cherry-picks): the branch (or, for a new one, `startBranch` or `startSha`) gives the commit it starts from,
    * the caller must be allowed to push to the branch, the tree must differ from the start's. Under the
@@ -167,7 +194,7 @@ export class CommitsService extends Service {
   async commit(scoped: ProjectInScope, request: CommitRequest): Promise<Commit> {
     if (!isValidBranchName(request.branch)) throw new BadRequestError(REFUSALS.branchNameInvalid);
     await this.ctx.branches.checkPush(scoped, request.branch);
-    const user = this.ctx.currentUser;
+    const user = request.committer ?? this.ctx.currentUser;
     const now = Math.floor(Date.now() / 1000);
     const committer: Signature = { name: user.name, email: user.email, timestamp: now, offsetMinutes: 0 };
     const given = request.author;

@@ -4,6 +4,7 @@ import { MAX_ARCHIVE_BYTES, type ArchiveFormat as FileFormat } from '../../git/a
 import { ARCHIVE_RETRY_AFTER, ArchivesBusyError, ArchiveTooLargeError, makeArchive } from '../../git/archive-pool.js';
 import type { BlobStream } from '../../git/blob-stream.js';
 import { MergeConflictError } from '../../git/errors.js';
+import { authorsOf, type HistoryAuthor } from '../../git/history.js';
 import { mergeTrees } from '../../git/merge.js';
 import { withoutFinalNewlines } from '../../git/objects.js';
 import type { TreeEntry } from '../../git/repository.js';
@@ -14,6 +15,8 @@ import type {
   ArchiveFormat,
   ArchiveWithFormatQuery,
   CherryPickInput,
+  Contributor,
+  ListContributorsQuery,
   ListTreeQuery,
   RepositoryBlob,
   TreeObject,
@@ -36,8 +39,27 @@ export const streamedFile = (blob: BlobStream): StreamedFile => ({
   data: blob.stream,
 });
 
-/** The file name an archive is downloaded as: its extension by format (`tgz` and `gz` are `tar.gz`), as the original names it. */
-const FILE_FORMATS: Record<ArchiveFormat, FileFormat> = { 'tar.gz': 'tar.gz', tgz: 'tar.gz', gz: 'tar.gz', tar: 'tar', zip: 'zip' };
+/**
+ * The archive a format names, and the extension it is downloaded with, as the original names them: `tgz` and `gz`
+ * are `tar.gz`; `tbz`, `tbz2`, `tb2` and `bz2` are `tar.bz2`; any other name a `tar.gz`.
+ */
+const FILE_FORMATS: Record<string, FileFormat> = { 'tar.gz': 'tar.gz', tgz: 'tar.gz', gz: 'tar.gz', 'tar.bz2': 'tar.bz2', tbz: 'tar.bz2', tbz2: 'tar.bz2', tb2: 'tar.bz2', bz2: 'tar.bz2', tar: 'tar', zip: 'zip' };
+const fileFormatOf = (format: ArchiveFormat | undefined): FileFormat => (format !== undefined && Object.hasOwn(FILE_FORMATS, format) ? FILE_FORMATS[format] : 'tar.gz');
+
+/** The commits the original counts contributors in: the newest 2,000 of the default branch that are not merges. */
+export const CONTRIBUTOR_COMMITS = 2000;
+
+/** Two names or e-mail addresses as the original compares them: ignoring the case of ASCII letters. */
+const caseInsensitive = (a: string, b: string) => {
+  const [x, y] = [a.replace(/[A-Z]/g, (c) => c.toLowerCase()), b.replace(/[A-Z]/g, (c) => c.toLowerCase())];
+  return x < y ? -1 : x > y ? 1 : 0;
+};
+
+const CONTRIBUTOR_ORDERS: Record<NonNullable<ListContributorsQuery['order_by']>, (a: HistoryAuthor, b: HistoryAuthor) => number> = {
+  commits: (a, b) => a.commits - b.commits,
+  name: (a, b) => caseInsensitive(a.name, b.name),
+  email: (a, b) => caseInsensitive(a.email, b.email),
+};
 
 export class RepositoryService extends Service {
   private projectUrl(scoped: ProjectInScope): string {
@@ -123,8 +145,30 @@ export class RepositoryService extends Service {
   }
 
   /**
+   * GET /projects/:id/repository/contributors: the authors of the default branch's newest CONTRIBUTOR_COMMITS
+   * commits that are not merges, by e-mail address, each with the name of its newest commit and its count
+   * (`additions` and `deletions` 0, as the original answers them), ordered by `order_by` (`commits` by default)
+   * and `sort` (`asc` by default); authors that compare equal keep the order their newest commits have. An empty
+   * repository has none. The authors are kept per head (src/git/history.ts): a page reads no commit again.
+   */
+  async contributors(scoped: ProjectInScope, query: ListContributorsQuery & PageQuery): Promise<Page<Contributor>> {
+    const repo = this.ctx.repositoryOf(scoped.project);
+    const branch = await repo.headBranch();
+    const head = branch ? await repo.branch(branch) : null;
+    if (!head) return pageOf([], query);
+    const order = CONTRIBUTOR_ORDERS[query.order_by ?? 'commits'];
+    const direction = query.sort === 'desc' ? -1 : 1;
+    // Array.prototype.sort is stable: equal authors stay in the order of their newest commits.
+    const authors = [...(await authorsOf(repo, head, CONTRIBUTOR_COMMITS))].sort((a, b) => direction * order(a, b));
+    return pageOf(
+      authors.map((author) => ({ name: author.name, email: author.email, commits: author.commits, additions: 0, deletions: 0 })),
+      query,
+    );
+  }
+
+  /**
    * GET /projects/:id/repository/archive[.format]: the files of a ref (the default branch by default) in a
-   * tar.gz, tar or zip archive whose top directory, and file name, is `<project path>-<ref>-<commit>`; 404
+   * tar.gz, tar.bz2, tar or zip archive (a format it does not know: tar.gz) whose top directory, and file name, is `<project path>-<ref>-<commit>`; 404
    * `File Not Found` for a ref that names no commit, as the original answers any failure. The archive is made
    * by a worker thread as it is read (src/git/archive-pool.ts): past the workers and the requests that may wait
    * for one, 429 with Retry-After; past MAX_ARCHIVE_BYTES of content, 400 before a byte is made.
@@ -135,7 +179,7 @@ export class RepositoryService extends Service {
     const oid = ref ? await repo.resolveCommit(ref) : null;
     if (!ref || !oid) throw new NotFoundError('File');
     const commit = await repo.readCommit(oid);
-    const fileFormat = FILE_FORMATS[format ?? 'tar.gz'];
+    const fileFormat = fileFormatOf(format);
     const prefix = `${scoped.project.path}-${ref.replace(/\//g, '-')}-${oid}`;
     const data = await makeArchive(repo.gitdir, { commit: oid, tree: commit.tree, time: commit.committer.timestamp, prefix, format: fileFormat }).catch((error: unknown) => {
       if (error instanceof ArchiveTooLargeError) {

@@ -1024,6 +1024,28 @@ func (f *flows) groups() string {
 	_, err = f.root.Projects.DeleteSharedProjectFromGroup(app.ID, site.ID)
 	expectError("DeleteSharedProjectFromGroup twice", err, 404, "")
 
+	// What later clients call: a group shared with a group, and a group's descendants.
+	sharedGroup, resp, err := f.root.Groups.ShareGroupWithGroup(group.ID, &gitlab.ShareGroupWithGroupOptions{GroupID: gitlab.Int(site.ID), GroupAccess: gitlab.AccessLevel(gitlab.DeveloperPermissions)})
+	must("Groups.ShareGroupWithGroup", err)
+	checkStatus("ShareGroupWithGroup", resp, 201)
+	check("ShareGroupWithGroup SharedWithGroups", [1]interface{}{len(sharedGroup.SharedWithGroups)}, [1]interface{}{1})
+	check("ShareGroupWithGroup the share", [3]interface{}{sharedGroup.SharedWithGroups[0].GroupID, sharedGroup.SharedWithGroups[0].GroupFullPath, sharedGroup.SharedWithGroups[0].GroupAccessLevel},
+		[3]interface{}{site.ID, site.FullPath, 30})
+	_, _, err = f.root.Groups.ShareGroupWithGroup(group.ID, &gitlab.ShareGroupWithGroupOptions{GroupID: gitlab.Int(site.ID), GroupAccess: gitlab.AccessLevel(gitlab.ReporterPermissions)})
+	expectError("ShareGroupWithGroup twice", err, 409, "{message: Shared group The group has already been shared with this group}")
+	resp, err = f.root.Groups.UnshareGroupFromGroup(group.ID, site.ID)
+	must("Groups.UnshareGroupFromGroup", err)
+	checkStatus("UnshareGroupFromGroup", resp, 204)
+	_, err = f.root.Groups.UnshareGroupFromGroup(group.ID, site.ID)
+	expectError("UnshareGroupFromGroup twice", err, 404, "")
+	descendants, _, err := f.root.Groups.ListDescendantGroups(group.ID, &gitlab.ListDescendantGroupsOptions{})
+	must("Groups.ListDescendantGroups", err)
+	descendantPaths := []string{}
+	for _, descendant := range descendants {
+		descendantPaths = append(descendantPaths, descendant.FullPath)
+	}
+	check("ListDescendantGroups", descendantPaths, []string{core.FullPath})
+
 	// Deleting a group deletes the projects in it.
 	page, _, err := f.root.Projects.CreateProject(&gitlab.CreateProjectOptions{Name: gitlab.String("Go Site Page"), NamespaceID: gitlab.Int(site.ID)})
 	must("Projects.CreateProject in the group to delete", err)
@@ -1033,7 +1055,7 @@ func (f *flows) groups() string {
 	waitGone("GetGroup of a deleted group", func() error { _, _, err := f.root.Groups.GetGroup(site.ID, nil); return err })
 	waitGone("GetProject of a project of a deleted group", func() error { _, _, err := f.root.Projects.GetProject(page.ID, nil); return err })
 	f.group, f.subgroup, f.groupProject, f.privateProject = group, core, app, mover
-	return "create with a subgroup, list 2 pages with filters, search, get by path, update, projects, transfer both ways, share, delete"
+	return "create with a subgroup, list 2 pages with filters, search, get by path, update, projects, transfer both ways, share, group share, descendants, delete"
 }
 
 type memberLevel struct {
@@ -2292,7 +2314,40 @@ func (f *flows) repository() string {
 	check("Archive tar.gz at a commit: bin/tool", files[prefix+"bin/tool"], []byte("#!/bin/sh\necho tool\n"))
 	_, _, err = repositories.Archive(project.ID, &gitlab.ArchiveOptions{SHA: gitlab.String("go-nowhere")})
 	expectError("Archive of a missing ref", err, 404, "{message: 404 File Not Found}")
-	return "commit diff (update, new, deleted, mode, rename, pages), cherry-pick, tree (recursive, pages), blobs, compare (straight), archives"
+
+	// Contributors: the default branch's authors by e-mail (merges left out), by commits ascending.
+	history, _, err := commits.ListCommits(project.ID, &gitlab.ListCommitsOptions{RefName: gitlab.String("main"), ListOptions: gitlab.ListOptions{PerPage: 100}})
+	must("Commits.ListCommits main", err)
+	authorCommits, authorNames := map[string]int{}, map[string]string{}
+	for _, commit := range history {
+		if len(commit.ParentIDs) > 1 {
+			continue
+		}
+		// Newest first: an author is named as in its newest commit.
+		if _, seen := authorNames[commit.AuthorEmail]; !seen {
+			authorNames[commit.AuthorEmail] = commit.AuthorName
+		}
+		authorCommits[commit.AuthorEmail]++
+	}
+	contributors, _, err := repositories.Contributors(project.ID, &gitlab.ListContributorsOptions{})
+	must("Repositories.Contributors", err)
+	gotCommits, gotNames, counts, changes := map[string]int{}, map[string]string{}, []int{}, 0
+	for _, contributor := range contributors {
+		gotCommits[contributor.Email], gotNames[contributor.Email] = contributor.Commits, contributor.Name
+		counts = append(counts, contributor.Commits)
+		changes += contributor.Additions + contributor.Deletions
+	}
+	check("Contributors: commits by e-mail", gotCommits, authorCommits)
+	check("Contributors: names", gotNames, authorNames)
+	check("Contributors: by commits ascending, no additions or deletions", [2]interface{}{sort.IntsAreSorted(counts), changes}, [2]interface{}{true, 0})
+	byEmail, _, err := repositories.Contributors(project.ID, &gitlab.ListContributorsOptions{OrderBy: gitlab.String("email"), Sort: gitlab.String("desc")})
+	must("Repositories.Contributors by e-mail", err)
+	emails := []string{}
+	for _, contributor := range byEmail {
+		emails = append(emails, strings.ToLower(contributor.Email))
+	}
+	check("Contributors(order_by=email, sort=desc)", sort.IsSorted(sort.Reverse(sort.StringSlice(emails))) && len(emails) == len(authorCommits), true)
+	return "commit diff (update, new, deleted, mode, rename, pages), cherry-pick, tree (recursive, pages), blobs, compare (straight), archives, contributors"
 }
 
 func issueIIDs(issues []*gitlab.Issue) []int {
@@ -3063,6 +3118,243 @@ func (f *flows) discussions() string {
 		"unresolve a note, delete a note, OnlyAllowMergeIfAllDiscussionsAreResolved (405, then merged), a follow-up issue; issue: create, reply, not resolvable"
 }
 
+func environmentNames(environments []*gitlab.Environment) []string {
+	names := []string{}
+	for _, environment := range environments {
+		names = append(names, environment.Name+" "+environment.State)
+	}
+	return names
+}
+
+func (f *flows) environments() string {
+	project, _, err := f.root.Projects.CreateProject(&gitlab.CreateProjectOptions{Name: gitlab.String("go-environments"), Visibility: gitlab.Visibility(gitlab.PrivateVisibility)})
+	must("CreateProject go-environments", err)
+	dev, _, err := f.newUser("go-env-dev")
+	must("Users.CreateUser go-env-dev", err)
+	reporter, _, err := f.newUser("go-env-reporter")
+	must("Users.CreateUser go-env-reporter", err)
+	for _, member := range []struct {
+		user  *gitlab.User
+		level gitlab.AccessLevelValue
+	}{{dev, gitlab.DeveloperPermissions}, {reporter, gitlab.ReporterPermissions}} {
+		_, _, err = f.root.ProjectMembers.AddProjectMember(project.ID, &gitlab.AddProjectMemberOptions{UserID: member.user.ID, AccessLevel: gitlab.AccessLevel(member.level)})
+		must("ProjectMembers.AddProjectMember", err)
+	}
+	asDev, asReporter := f.asUser(dev, "go-env-dev").Environments, f.asUser(reporter, "go-env-reporter").Environments
+	environments := f.root.Environments
+
+	// Developers create environments; the slug is the name, or made from it with a random suffix.
+	production, resp, err := asDev.CreateEnvironment(project.ID, &gitlab.CreateEnvironmentOptions{Name: gitlab.String("production"), ExternalURL: gitlab.String("https://prod.example.com")})
+	must("Environments.CreateEnvironment", err)
+	checkStatus("CreateEnvironment", resp, 201)
+	check("CreateEnvironment", []interface{}{production.Name, production.Slug, production.ExternalURL, production.State, production.LastDeployment == nil},
+		[]interface{}{"production", "production", "https://prod.example.com", "available", true})
+	review, _, err := asDev.CreateEnvironment(project.ID, &gitlab.CreateEnvironmentOptions{Name: gitlab.String("Review/go-1")})
+	must("Environments.CreateEnvironment Review/go-1", err)
+	checkTrue("CreateEnvironment slug", regexp.MustCompile(`^review-go-1-[a-z0-9]{6}$`).MatchString(review.Slug), review.Slug)
+	_, _, err = environments.CreateEnvironment(project.ID, &gitlab.CreateEnvironmentOptions{Name: gitlab.String("Review/go-1")})
+	expectError("CreateEnvironment with a taken name", err, 400, "{message: {name: [has already been taken]}}")
+	_, _, err = environments.CreateEnvironment(project.ID, &gitlab.CreateEnvironmentOptions{Name: gitlab.String("qa"), ExternalURL: gitlab.String("qa.example.com")})
+	expectError("CreateEnvironment with a bad external URL", err, 400, "{message: {external_url: [must be a valid URL]}}")
+	_, _, err = asReporter.CreateEnvironment(project.ID, &gitlab.CreateEnvironmentOptions{Name: gitlab.String("qa")})
+	expectError("CreateEnvironment by a reporter", err, 403, "{message: 403 Forbidden}")
+
+	// Reporters read them: lists (oldest first; by name, search and state, across pages) and one by ID.
+	listed, _, err := asReporter.ListEnvironments(project.ID, &gitlab.ListEnvironmentsOptions{})
+	must("Environments.ListEnvironments", err)
+	check("ListEnvironments", environmentNames(listed), []string{"production available", "Review/go-1 available"})
+	listed, _, err = asReporter.ListEnvironments(project.ID, &gitlab.ListEnvironmentsOptions{Search: gitlab.String("REVIEW")})
+	must("Environments.ListEnvironments Search", err)
+	check("ListEnvironments Search", environmentNames(listed), []string{"Review/go-1 available"})
+	listed, _, err = asReporter.ListEnvironments(project.ID, &gitlab.ListEnvironmentsOptions{Name: gitlab.String("production")})
+	must("Environments.ListEnvironments Name", err)
+	check("ListEnvironments Name", environmentNames(listed), []string{"production available"})
+	page, resp, err := asReporter.ListEnvironments(project.ID, &gitlab.ListEnvironmentsOptions{ListOptions: gitlab.ListOptions{PerPage: 1, Page: 2}})
+	must("Environments.ListEnvironments page 2", err)
+	check("ListEnvironments page 2", []interface{}{environmentNames(page), resp.TotalItems, resp.TotalPages, resp.PreviousPage, resp.NextPage},
+		[]interface{}{[]string{"Review/go-1 available"}, 2, 2, 1, 0})
+	got, _, err := asReporter.GetEnvironment(project.ID, review.ID)
+	must("Environments.GetEnvironment", err)
+	check("GetEnvironment", []interface{}{got.ID, got.Name, got.Slug, got.ExternalURL}, []interface{}{review.ID, "Review/go-1", review.Slug, ""})
+	_, _, err = environments.GetEnvironment(project.ID, review.ID+1000)
+	expectError("GetEnvironment of an unknown environment", err, 404, "{message: 404 Not found}")
+
+	// Developers rename them (the slug stays), stop and delete them; reporters may not.
+	_, _, err = asReporter.EditEnvironment(project.ID, review.ID, &gitlab.EditEnvironmentOptions{Name: gitlab.String("review/go-renamed")})
+	expectError("EditEnvironment by a reporter", err, 403, "{message: 403 Forbidden}")
+	edited, _, err := asDev.EditEnvironment(project.ID, review.ID, &gitlab.EditEnvironmentOptions{Name: gitlab.String("review/go-renamed"), ExternalURL: gitlab.String("https://review.example.com")})
+	must("Environments.EditEnvironment", err)
+	check("EditEnvironment", []string{edited.Name, edited.Slug, edited.ExternalURL}, []string{"review/go-renamed", review.Slug, "https://review.example.com"})
+	_, err = asReporter.StopEnvironment(project.ID, production.ID)
+	expectError("StopEnvironment by a reporter", err, 403, "{message: 403 Forbidden}")
+	resp, err = asDev.StopEnvironment(project.ID, review.ID)
+	must("Environments.StopEnvironment", err)
+	checkStatus("StopEnvironment", resp, 200)
+	listed, _, err = environments.ListEnvironments(project.ID, &gitlab.ListEnvironmentsOptions{States: gitlab.String("stopped")})
+	must("Environments.ListEnvironments States", err)
+	check("ListEnvironments States stopped", environmentNames(listed), []string{"review/go-renamed stopped"})
+	_, err = asReporter.DeleteEnvironment(project.ID, production.ID)
+	expectError("DeleteEnvironment by a reporter", err, 403, "{message: 403 Forbidden}")
+	for _, environment := range []*gitlab.Environment{review, production} {
+		resp, err = asDev.DeleteEnvironment(project.ID, environment.ID)
+		must("Environments.DeleteEnvironment", err)
+		checkStatus("DeleteEnvironment", resp, 204)
+	}
+	listed, _, err = environments.ListEnvironments(project.ID, nil)
+	must("Environments.ListEnvironments after deleting", err)
+	check("ListEnvironments after deleting", environmentNames(listed), []string{})
+	_, err = environments.DeleteEnvironment(project.ID, production.ID)
+	expectError("DeleteEnvironment once gone", err, 404, "{message: 404 Not found}")
+	return "create (slug, 400 taken, external URL; 403 for a reporter), list (search, name, states, pages), get (and 404), " +
+		"edit (renamed, slug kept), stop, delete (and 404) by a developer, each 403 for a reporter"
+}
+
+func runnerIDs(runners []*gitlab.Runner) []int {
+	ids := []int{}
+	for _, runner := range runners {
+		ids = append(ids, runner.ID)
+	}
+	return ids
+}
+
+func (f *flows) runners() string {
+	runners := f.root.Runners
+	token := regexp.MustCompile(`^[A-Za-z0-9]{20}$`)
+	// The instance's registration token, as later clients reset it (administrators).
+	reset, resp, err := runners.ResetInstanceRunnerRegistrationToken()
+	must("ResetInstanceRunnerRegistrationToken", err)
+	checkStatus("ResetInstanceRunnerRegistrationToken", resp, 201)
+	checkTrue("ResetInstanceRunnerRegistrationToken token", reset.Token != nil && token.MatchString(*reset.Token))
+	check("ResetInstanceRunnerRegistrationToken token_expires_at", reset.TokenExpiresAt == nil, true)
+
+	owner, _, err := f.newUser("go-runner-owner")
+	must("CreateUser go-runner-owner", err)
+	asOwner := f.asUser(owner, "go-runners")
+	first, _, err := asOwner.Projects.CreateProject(&gitlab.CreateProjectOptions{Name: gitlab.String("go-runners-one")})
+	must("CreateProject go-runners-one", err)
+	second, _, err := asOwner.Projects.CreateProject(&gitlab.CreateProjectOptions{Name: gitlab.String("go-runners-two")})
+	must("CreateProject go-runners-two", err)
+	checkTrue("Project.RunnersToken for its owner", token.MatchString(first.RunnersToken), first.RunnersToken)
+	group, _, err := asOwner.Groups.CreateGroup(&gitlab.CreateGroupOptions{Name: gitlab.String("go-runners"), Path: gitlab.String("go-runners")})
+	must("CreateGroup go-runners", err)
+	shownGroup, _, err := asOwner.Groups.GetGroup(group.ID, nil)
+	must("GetGroup go-runners", err)
+	checkTrue("Group.RunnersToken for its owner", token.MatchString(shownGroup.RunnersToken), shownGroup.RunnersToken)
+
+	// Registered as gitlab-runner registers: with a project's, the instance's and a group's token.
+	runner, resp, err := runners.RegisterNewRunner(&gitlab.RegisterNewRunnerOptions{
+		Token: gitlab.String(first.RunnersToken), Description: gitlab.String("go-runner"), TagList: &[]string{"docker", "linux"}, RunUntagged: gitlab.Bool(false),
+		Info: &gitlab.RegisterNewRunnerInfoOptions{Name: gitlab.String("gitlab-runner"), Version: gitlab.String("11.4.2"), Platform: gitlab.String("linux")},
+	})
+	must("RegisterNewRunner (project)", err)
+	checkStatus("RegisterNewRunner", resp, 201)
+	checkTrue("RegisterNewRunner token", token.MatchString(runner.Token), runner.Token)
+	shared, _, err := runners.RegisterNewRunner(&gitlab.RegisterNewRunnerOptions{Token: reset.Token, Description: gitlab.String("go-shared")})
+	must("RegisterNewRunner (instance)", err)
+	groupRunner, _, err := runners.RegisterNewRunner(&gitlab.RegisterNewRunnerOptions{Token: gitlab.String(shownGroup.RunnersToken), Description: gitlab.String("go-group")})
+	must("RegisterNewRunner (group)", err)
+	_, _, err = runners.RegisterNewRunner(&gitlab.RegisterNewRunnerOptions{Token: gitlab.String("go-unknown")})
+	expectError("RegisterNewRunner with an unknown token", err, 403, "{message: 403 Forbidden}")
+
+	// The runner verifies its token: that is its contact.
+	resp, err = runners.VerifyRegisteredRunner(&gitlab.VerifyRegisteredRunnerOptions{Token: gitlab.String(runner.Token)})
+	must("VerifyRegisteredRunner", err)
+	checkStatus("VerifyRegisteredRunner", resp, 200)
+	_, err = runners.VerifyRegisteredRunner(&gitlab.VerifyRegisteredRunnerOptions{Token: gitlab.String("go-unknown")})
+	expectError("VerifyRegisteredRunner with an unknown token", err, 403, "{message: 403 Forbidden}")
+	detail, _, err := asOwner.Runners.GetRunnerDetails(runner.ID)
+	must("GetRunnerDetails", err)
+	check("GetRunnerDetails", []interface{}{detail.Description, detail.IsShared, detail.RunnerType, detail.TagList, detail.RunUntagged, detail.Name, detail.Version,
+		detail.Platform, detail.Token, detail.Online, detail.Status, detail.AccessLevel, len(detail.Projects)},
+		[]interface{}{"go-runner", false, "project_type", []string{"docker", "linux"}, false, "gitlab-runner", "11.4.2", "linux", runner.Token, true, "online", "not_protected", 1})
+	check("GetRunnerDetails projects", detail.Projects[0].ID, first.ID)
+	checkTrue("GetRunnerDetails contacted_at", detail.ContactedAt != nil && time.Since(*detail.ContactedAt) < time.Minute)
+	groupDetail, _, err := asOwner.Runners.GetRunnerDetails(groupRunner.ID)
+	must("GetRunnerDetails (group)", err)
+	check("GetRunnerDetails (group)", []interface{}{groupDetail.RunnerType, groupDetail.Status, len(groupDetail.Groups), groupDetail.Groups[0].ID}, []interface{}{"group_type", "not_connected", 1, group.ID})
+	sharedDetail, _, err := asOwner.Runners.GetRunnerDetails(shared.ID)
+	must("GetRunnerDetails (shared, by a user)", err)
+	check("GetRunnerDetails (shared, by a user)", []interface{}{sharedDetail.IsShared, sharedDetail.Token}, []interface{}{true, ""})
+
+	// Lists: the owner's own by scope, type and tags; every runner for root.
+	owned, _, err := asOwner.Runners.ListRunners(&gitlab.ListRunnersOptions{})
+	must("ListRunners", err)
+	check("ListRunners", runnerIDs(owned), []int{groupRunner.ID, runner.ID})
+	byType, _, err := asOwner.Runners.ListRunners(&gitlab.ListRunnersOptions{Type: gitlab.String("group_type")})
+	must("ListRunners (type)", err)
+	check("ListRunners (type)", runnerIDs(byType), []int{groupRunner.ID})
+	online, _, err := asOwner.Runners.ListRunners(&gitlab.ListRunnersOptions{Scope: gitlab.String("online"), TagList: &[]string{"docker"}})
+	must("ListRunners (scope, tags)", err)
+	check("ListRunners (scope, tags)", runnerIDs(online), []int{runner.ID})
+	_, _, err = asOwner.Runners.ListRunners(&gitlab.ListRunnersOptions{Scope: gitlab.String("shared")})
+	expectError("ListRunners (scope shared)", err, 400, "")
+	all, _, err := runners.ListAllRunners(&gitlab.ListRunnersOptions{ListOptions: gitlab.ListOptions{PerPage: 100}})
+	must("ListAllRunners", err)
+	seen := map[int]bool{}
+	for _, id := range runnerIDs(all) {
+		seen[id] = true
+	}
+	checkTrue("ListAllRunners has all three", seen[runner.ID] && seen[shared.ID] && seen[groupRunner.ID])
+	sharedOnly, _, err := runners.ListAllRunners(&gitlab.ListRunnersOptions{Scope: gitlab.String("shared"), ListOptions: gitlab.ListOptions{PerPage: 100}})
+	must("ListAllRunners (shared)", err)
+	for _, listed := range sharedOnly {
+		checkTrue("ListAllRunners (shared) is_shared", listed.IsShared, listed.ID)
+	}
+	_, _, err = asOwner.Runners.ListAllRunners(nil)
+	expectError("ListAllRunners as a user", err, 403, "{message: 403 Forbidden}")
+
+	// Changed: tag_list is the full set of its tags.
+	updated, _, err := asOwner.Runners.UpdateRunnerDetails(runner.ID, &gitlab.UpdateRunnerDetailsOptions{
+		Description: gitlab.String("go-runner changed"), TagList: &[]string{"ruby"}, Active: gitlab.Bool(false), AccessLevel: gitlab.String("ref_protected"), MaximumTimeout: gitlab.Int(3600),
+	})
+	must("UpdateRunnerDetails", err)
+	check("UpdateRunnerDetails", []interface{}{updated.Description, updated.TagList, updated.Active, updated.Status, updated.AccessLevel, updated.MaximumTimeout},
+		[]interface{}{"go-runner changed", []string{"ruby"}, false, "paused", "ref_protected", 3600})
+	_, _, err = asOwner.Runners.UpdateRunnerDetails(runner.ID, &gitlab.UpdateRunnerDetailsOptions{AccessLevel: gitlab.String("everything")})
+	expectError("UpdateRunnerDetails with a wrong access level", err, 400, "")
+	_, _, err = asOwner.Runners.UpdateRunnerDetails(shared.ID, &gitlab.UpdateRunnerDetailsOptions{Active: gitlab.Bool(false)})
+	expectError("UpdateRunnerDetails of a shared runner", err, 403, "{message: 403 Forbidden - No access granted}")
+
+	// Enabled in the owner's second project, listed there, then disabled; never in its only project.
+	enabled, resp, err := asOwner.Runners.EnableProjectRunner(second.ID, &gitlab.EnableProjectRunnerOptions{RunnerID: runner.ID})
+	must("EnableProjectRunner", err)
+	checkStatus("EnableProjectRunner", resp, 201)
+	check("EnableProjectRunner", []interface{}{enabled.ID, enabled.IsShared}, []interface{}{runner.ID, false})
+	_, _, err = asOwner.Runners.EnableProjectRunner(second.ID, &gitlab.EnableProjectRunnerOptions{RunnerID: runner.ID})
+	expectError("EnableProjectRunner twice", err, 400, "")
+	_, _, err = asOwner.Runners.EnableProjectRunner(second.ID, &gitlab.EnableProjectRunnerOptions{RunnerID: shared.ID})
+	expectError("EnableProjectRunner (shared)", err, 403, "{message: 403 Forbidden - No access granted}")
+	_, _, err = asOwner.Runners.EnableProjectRunner(second.ID, &gitlab.EnableProjectRunnerOptions{RunnerID: groupRunner.ID})
+	expectError("EnableProjectRunner (group)", err, 403, "{message: 403 Forbidden - Runner is a group runner}")
+	specific, _, err := asOwner.Runners.ListProjectRunners(second.ID, &gitlab.ListProjectRunnersOptions{Scope: gitlab.String("specific")})
+	must("ListProjectRunners", err)
+	check("ListProjectRunners", runnerIDs(specific), []int{runner.ID})
+	_, err = asOwner.Runners.RemoveRunner(runner.ID)
+	expectError("RemoveRunner of a runner of two projects", err, 403, "{message: 403 Forbidden - Runner associated with more than one project}")
+	resp, err = asOwner.Runners.DisableProjectRunner(second.ID, runner.ID)
+	must("DisableProjectRunner", err)
+	checkStatus("DisableProjectRunner", resp, 204)
+	_, err = asOwner.Runners.DisableProjectRunner(first.ID, runner.ID)
+	expectError("DisableProjectRunner in its only project", err, 403, "{message: 403 Forbidden - Only one project associated with the runner. Please remove the runner instead}")
+
+	// Removed: by its owner, by itself, and by an administrator.
+	resp, err = asOwner.Runners.RemoveRunner(runner.ID)
+	must("RemoveRunner", err)
+	checkStatus("RemoveRunner", resp, 204)
+	_, _, err = runners.GetRunnerDetails(runner.ID)
+	expectError("GetRunnerDetails once removed", err, 404, "{message: 404 Runner Not Found}")
+	resp, err = runners.DeleteRegisteredRunner(&gitlab.DeleteRegisteredRunnerOptions{Token: gitlab.String(shared.Token)})
+	must("DeleteRegisteredRunner", err)
+	checkStatus("DeleteRegisteredRunner", resp, 204)
+	_, err = runners.DeleteRegisteredRunner(&gitlab.DeleteRegisteredRunnerOptions{Token: gitlab.String(shared.Token)})
+	expectError("DeleteRegisteredRunner once gone", err, 403, "{message: 403 Forbidden}")
+	_, err = runners.RemoveRunner(groupRunner.ID)
+	must("RemoveRunner (group, administrator)", err)
+	return "reset the registration token, register (project, instance, group; 403), verify (403), details (project, group, shared), " +
+		"list (type, scope, tags; 400), list all (shared; 403), update (400, 403), enable in a project (twice 400, shared and group 403), " +
+		"project list, disable (only project 403), remove (two projects 403), a runner removing itself"
+}
+
 func (f *flows) metadata() string {
 	// go-gitlab 0.73 has no call for GET /metadata.
 	return "not offered by go-gitlab 0.73 (skipped)"
@@ -3094,7 +3386,7 @@ func main() {
 		{"tags", f.tags}, {"commit statuses", f.commitStatuses}, {"commit comments", f.commitComments}, {"repository", f.repository},
 		{"issues", f.issues}, {"labels and milestones", f.planning}, {"merge requests", f.mergeRequests},
 		{"merge request from a fork", f.mergeRequestFromFork}, {"merge when pipeline succeeds", f.mergeWhenPipelineSucceeds},
-		{"discussions", f.discussions}, {"metadata", f.metadata},
+		{"discussions", f.discussions}, {"environments", f.environments}, {"runners", f.runners}, {"metadata", f.metadata},
 	}
 	for _, step := range steps {
 		if !runStep(step.name, step.run) {
