@@ -25,11 +25,24 @@ const projectMemberLevel = (user: number) =>
 const inheritedGroupLevel = (user: number) =>
   sql`(select max(gm."access_level") from "group_members" gm where gm."user_id" = ${user} and gm."group_id" = any(n."traversal_ids") and ${current('gm')})`;
 
+/** Its membership of a group that a group above the project `p`'s namespace `n` is shared with, capped at the share. */
+const sharedGroupLevel = (user: number) =>
+  sql`(select max(least(gm."access_level", gl."group_access")) from "group_group_links" gl
+    join "namespaces" w on w."id" = gl."shared_with_group_id"
+    join "group_members" gm on gm."group_id" = any(w."traversal_ids") and gm."user_id" = ${user} and ${current('gm')}
+    where gl."shared_group_id" = any(n."traversal_ids") and ${current('gl')})`;
+
+/** The groups shared with the caller's groups (or with groups below them). */
+const sharedGroups = (user: number) =>
+  sql`(select coalesce(array_agg(gl."shared_group_id"), '{}') from "group_group_links" gl join "namespaces" w on w."id" = gl."shared_with_group_id"
+    where w."traversal_ids" && ${memberGroups(user)} and ${current('gl')})`;
+
 /** The caller's levels on the project `p` in the namespace `n`: its highest, its own membership's, its groups'. */
 function accessColumns(user: number): Sql {
   const level = sql`greatest(
     coalesce(${projectMemberLevel(user)}, 0),
     coalesce(${inheritedGroupLevel(user)}, 0),
+    coalesce(${sharedGroupLevel(user)}, 0),
     coalesce((select max(least(gm."access_level", l."group_access")) from "project_group_links" l
       join "namespaces" g on g."id" = l."group_id"
       join "group_members" gm on gm."group_id" = any(g."traversal_ids") and gm."user_id" = ${user} and ${current('gm')}
@@ -44,7 +57,7 @@ function visible(user: number, external: boolean): Sql {
   const groups = memberGroups(user);
   const open = external ? sql`p."visibility" = 'public'` : sql`p."visibility" in ('public', 'internal')`;
   return sql`(${open} or (p."id" in (select pm."project_id" from "project_members" pm where pm."user_id" = ${user} and ${current('pm')})
-    or p."namespace_id" in (select n."id" from "namespaces" n where n."owner_id" = ${user} or n."traversal_ids" && ${groups})
+    or p."namespace_id" in (select n."id" from "namespaces" n where n."owner_id" = ${user} or n."traversal_ids" && ${groups} or n."traversal_ids" && ${sharedGroups(user)})
     or p."id" in (select l."project_id" from "project_group_links" l join "namespaces" g on g."id" = l."group_id" where g."traversal_ids" && ${groups} and ${current('l')})))`;
 }
 
