@@ -947,6 +947,8 @@ export interface Runner {
   /** Where it last reached the instance from (registering or verifying); null before that. */
   ip_address: string | null;
   active: boolean;
+  /** Later clients' spelling: not active. */
+  paused: boolean;
   is_shared: boolean;
   /** The name the runner gave (`info[name]`), if it gave one. */
   name: string | null;
@@ -1014,6 +1016,7 @@ export interface ListRunnersQuery {
   type?: RunnerType;
   status?: 'active' | 'offline' | 'online' | 'paused';
   tag_list?: string[];
+  paused?: boolean;
   scope?: 'active' | 'online' | 'paused';
 }
 
@@ -1022,6 +1025,7 @@ export interface ListAllRunnersQuery {
   type?: RunnerType;
   status?: 'active' | 'offline' | 'online' | 'paused';
   tag_list?: string[];
+  paused?: boolean;
   scope?: 'active' | 'online' | 'paused' | 'shared' | 'specific';
 }
 
@@ -1029,6 +1033,7 @@ export interface ListAllRunnersQuery {
 export interface UpdateRunnerInput {
   description?: string;
   active?: boolean;
+  paused?: boolean;
   tag_list?: string[];
   run_untagged?: boolean;
   locked?: boolean;

@@ -85,6 +85,7 @@ describe('POST /runners: registration', () => {
       description: 'Shared one',
       ip_address: expect.stringMatching(/127\.0\.0\.1$/),
       active: false,
+      paused: true,
       is_shared: true,
       name: 'gitlab-runner',
       online: false,
@@ -291,6 +292,7 @@ describe('GET /runners: the runners the caller owns', () => {
       description: expect.any(String),
       ip_address: expect.stringMatching(/127\.0\.0\.1$/),
       active: true,
+      paused: false,
       is_shared: false,
       name: null,
       online: false,
@@ -437,6 +439,27 @@ describe('PUT /runners/:id', () => {
     expect(inProcess).toMatchObject({ description: 'In process', run_untagged: true, tag_list: [] });
   });
 
+  it("takes later clients' `paused` (the opposite of `active`, not both) in registration, update and the lists, and answers it", async () => {
+    const owner = await createUser(t.hosting);
+    const p = await project(owner);
+    const runner = await register(p.token, { paused: true });
+    const shown = await t.http.get(`/api/v4/runners/${runner.id}`).set(as(owner));
+    expect([shown.body.active, shown.body.paused]).toEqual([false, true]);
+    const other = await register(p.token);
+    const listed = async (query: string) => (await t.http.get(`/api/v4/projects/${p.id}/runners?type=project_type&${query}`).set(as(owner))).body.map((item: { id: number; paused: boolean }) => [item.id, item.paused]);
+    expect(await listed('paused=true')).toEqual([[runner.id, true]]);
+    expect(await listed('paused=false')).toEqual([[other.id, false]]);
+    expect(await listed('paused=true&scope=active')).toEqual([]);
+    const resumed = await t.http.put(`/api/v4/runners/${runner.id}`).set(as(owner)).send({ paused: false });
+    expect([resumed.status, resumed.body.active, resumed.body.paused]).toEqual([200, true, false]);
+    expect((await t.hosting.as(owner.id).runners.update(runner.id, { paused: true })).active).toBe(false);
+    const both = await t.http.put(`/api/v4/runners/${runner.id}`).set(as(owner)).send({ paused: true, active: true });
+    expect([both.status, both.body]).toEqual([400, { message: '400 (Bad request) "active, paused" are mutually exclusive' }]);
+    const refused = await t.http.post('/api/v4/runners').send({ token: p.token, paused: false, active: false });
+    expect(refused.status).toBe(400);
+    expect((await t.http.get(`/api/v4/runners/${runner.id}`).set(as(owner))).body.active).toBe(false);
+  });
+
   it('answers 400 without an attribute or with an invalid one, 403 to whoever does not own it, 404 for none', async () => {
     const owner = await createUser(t.hosting);
     const developer = await createUser(t.hosting);
@@ -446,7 +469,7 @@ describe('PUT /runners/:id', () => {
     const put = (body: Record<string, unknown>, user = owner) => t.http.put(`/api/v4/runners/${runner.id}`).set(as(user)).send(body);
     expect(await put({})).toMatchObject({
       status: 400,
-      body: { message: '400 (Bad request) "description, active, tag_list, run_untagged, locked, access_level, maximum_timeout" are missing, at least one parameter must be provided' },
+      body: { message: '400 (Bad request) "description, active, paused, tag_list, run_untagged, locked, access_level, maximum_timeout" are missing, at least one parameter must be provided' },
     });
     expect(await put({ access_level: 'protected' })).toMatchObject({ status: 400, body: { message: { access_level: ['does not have a valid value'] } } });
     expect(await put({ run_untagged: false })).toMatchObject({ status: 400, body: { message: { tags_list: ['can not be empty when runner is not allowed to pick untagged jobs'] } } });
@@ -552,6 +575,7 @@ describe('the runners of a project', () => {
       description: expect.any(String),
       ip_address: expect.stringMatching(/127\.0\.0\.1$/),
       active: true,
+      paused: false,
       is_shared: false,
       name: null,
       online: false,

@@ -21,6 +21,8 @@ const runnerFields = {
   /** Where it last reached the instance from (registering or verifying); null before that. */
   ip_address: Nullable(Type.String()),
   active: Type.Boolean(),
+  /** Later clients' spelling: not active. */
+  paused: Type.Boolean(),
   is_shared: Type.Boolean(),
   /** The name the runner gave (`info[name]`), if it gave one. */
   name: Nullable(Type.String()),
@@ -91,6 +93,7 @@ const listFilters = {
   type: Type.Optional(RunnerType),
   status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('paused'), Type.Literal('online'), Type.Literal('offline')])),
   tag_list: tagList('runners that have all these tags (an array, or comma-separated)'),
+  paused: Type.Optional(Type.Boolean({ description: 'paused runners (true) or active ones (false), as later clients ask' })),
 };
 
 /** GET /runners: the caller's own runners by `scope`, `type`, `status` and tags. */
@@ -115,6 +118,7 @@ export type ListAllRunnersQuery = Static<typeof ListAllRunnersQuery>;
 const runnerSettings = {
   description: Type.Optional(BoundedText()),
   active: Type.Optional(Type.Boolean()),
+  paused: Type.Optional(Type.Boolean({ description: 'later clients\' spelling of not `active` (not both)' })),
   tag_list: tagList('the full set of its tags (an array, or comma-separated)'),
   run_untagged: Type.Optional(Type.Boolean({ description: 'takes jobs without tags too' })),
   locked: Type.Optional(Type.Boolean({ description: 'may not be enabled in other projects' })),

@@ -53,7 +53,13 @@ const MINIMUM_TIMEOUT = 600;
 const TIMEOUT_TOO_SHORT = 'needs to be at least 10 minutes';
 
 /** The settings a runner's update may change, as the original names them in its "at least one" refusal. */
-const UPDATABLE = ['description', 'active', 'tag_list', 'run_untagged', 'locked', 'access_level', 'maximum_timeout'] as const;
+const UPDATABLE = ['description', 'active', 'paused', 'tag_list', 'run_untagged', 'locked', 'access_level', 'maximum_timeout'] as const;
+
+/** Whether the runner is to take jobs: `active`, or later clients' `paused` (its opposite); not both. */
+function activeOf(input: { active?: boolean; paused?: boolean }): boolean | undefined {
+  if (input.active !== undefined && input.paused !== undefined) throw new BadRequestError('400 (Bad request) "active, paused" are mutually exclusive');
+  return input.paused === undefined ? input.active : !input.paused;
+}
 
 /** Tags as the original keeps them (acts_as_taggable): trimmed, without blanks, each once, in the order given. */
 const tagsOf = (given: readonly string[]) => [...new Set(given.map((tag) => tag.trim()).filter((tag) => tag !== ''))];
@@ -120,7 +126,7 @@ export class RunnersService extends Service {
       runner.id,
       {
         description: input.description,
-        active: input.active,
+        active: activeOf(input),
         tagList,
         runUntagged: input.run_untagged,
         locked: input.locked,
@@ -163,7 +169,7 @@ export class RunnersService extends Service {
         tokenSealed: secret.sealed,
         runnerType,
         description: input.description ?? '',
-        active: input.active ?? true,
+        active: activeOf(input) ?? true,
         locked: input.locked ?? false,
         runUntagged,
         accessLevel: input.access_level ?? 'not_protected',
@@ -250,8 +256,8 @@ export class RunnersService extends Service {
     const window = pageRequest(query);
     const now = new Date();
     const filter: RunnerFilter = {};
-    // `scope` and `status` name the same conditions (`scope` also a kind); given both, both hold.
-    for (const name of [query.scope, query.status]) {
+    // `scope`, `status` and `paused` name the same conditions (`scope` also a kind); given several, all hold.
+    for (const name of [query.scope, query.status, query.paused === undefined ? undefined : query.paused ? 'paused' : 'active']) {
       if (name === 'active' || name === 'paused') {
         if (filter.active !== undefined && filter.active !== (name === 'active')) return { items: [], total: 0, page: window.page, perPage: window.perPage };
         filter.active = name === 'active';

@@ -23,6 +23,7 @@ export function presentRunner(runner: Runner, now: Date): RunnerShape {
     description: runner.description,
     ip_address: runner.ipAddress ?? null,
     active: runner.active,
+    paused: !runner.active,
     is_shared: runner.runnerType === 'instance_type',
     name: runner.name ?? null,
     online: isOnline(runner, now),
