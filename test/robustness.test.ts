@@ -123,12 +123,16 @@ function send(method: string, caller: Caller, c: Case): Test {
 
 /**
  * The original's answers whose message does not start with the status: a taken username or address (POST /users),
- * a member or a share that exists, a share with the project's own group, a transfer that failed, a merge refused.
+ * a member, a share or a label that exists, a share with the project's own group, a transfer that failed, a second
+ * open merge request of a branch, a merge refused.
  */
 const UNNUMBERED_MESSAGES = [
   /^(Email|Username) has already been taken$/,
   /^Member already exists$/,
   /^Group already shared with this group$/,
+  /^Shared group The group has already been shared with this group$/,
+  /^Label already exists$/,
+  /^Another open merge request already exists for this source branch: !\d+$/,
   /^Project cannot be shared with the group it is in or one of its ancestors\.$/,
   /^Failed to transfer project \{:new_namespace=>\["[^"]+"\]\}$/,
   // Accepting a merge request, as SPEC.md "Errors" 7 words its refusals.
