@@ -1014,7 +1014,7 @@ export type RunnerVerified = 200;
 /** GET /runners: the caller's own runners by `scope`, `type`, `status` and tags. */
 export interface ListRunnersQuery {
   type?: RunnerType;
-  status?: 'active' | 'offline' | 'online' | 'paused';
+  status?: 'active' | 'never_contacted' | 'offline' | 'online' | 'paused' | 'stale';
   tag_list?: string[];
   paused?: boolean;
   scope?: 'active' | 'online' | 'paused';
@@ -1023,7 +1023,7 @@ export interface ListRunnersQuery {
 /** GET /runners/all and GET /projects/:id/runners: `scope` may also pick specific or shared runners. */
 export interface ListAllRunnersQuery {
   type?: RunnerType;
-  status?: 'active' | 'offline' | 'online' | 'paused';
+  status?: 'active' | 'never_contacted' | 'offline' | 'online' | 'paused' | 'stale';
   tag_list?: string[];
   paused?: boolean;
   scope?: 'active' | 'online' | 'paused' | 'shared' | 'specific';

@@ -309,7 +309,7 @@ describe('GET /runners: the runners the caller owns', () => {
     expect(await t.http.get('/api/v4/runners')).toMatchObject({ status: 401 });
   });
 
-  it('filters by scope (active, paused, online), type, status and tags; 400 for another scope', async () => {
+  it('filters by scope (active, paused, online), type, status (later clients\' never_contacted and stale too) and tags; 400 for another scope', async () => {
     const owner = await createUser(t.hosting);
     const p = await project(owner);
     const g = await group(owner);
@@ -332,7 +332,15 @@ describe('GET /runners: the runners the caller owns', () => {
     expect(await list({ tag_list: 'docker' })).toEqual([paused.id, online.id]);
     expect(await list({ tag_list: 'docker,linux' })).toEqual([online.id]);
     expect(ids(await t.hosting.as(owner.id).runners.list({ tag_list: ['linux'], scope: 'online' }))).toEqual([online.id]);
-    for (const [name, value] of [['scope', 'specific'], ['scope', 'shared'], ['scope', 'offline'], ['type', 'shared'], ['status', 'stale']]) {
+    // Later clients' statuses: never contacted; stale, made and not contacted for three months.
+    const silent = await register(p.token);
+    expect(await list({ status: 'never_contacted' })).toEqual([silent.id]);
+    expect(await list({ status: 'stale' })).toEqual([]);
+    const months = (count: number) => new Date(Date.now() - count * 31 * 24 * 60 * 60 * 1000);
+    await queryRows(t.db.rows, sql`update "runners" set "created_at" = ${months(4)} where "id" = any(${[silent.id, offline.id, online.id]}::int[])`);
+    await queryRows(t.db.rows, sql`update "runners" set "contacted_at" = ${months(3.5)} where "id" = ${offline.id}`);
+    expect(await list({ status: 'stale' })).toEqual([silent.id, offline.id]);
+    for (const [name, value] of [['scope', 'specific'], ['scope', 'shared'], ['scope', 'offline'], ['type', 'shared'], ['status', 'lost']]) {
       const res = await t.http.get('/api/v4/runners').query({ [name]: value }).set(as(owner));
       expect([res.status, res.body], `${name}=${value}`).toEqual([400, { message: { [name]: ['does not have a valid value'] } }]);
     }

@@ -91,7 +91,12 @@ const tagList = (description: string) => Type.Optional(Type.Array(BoundedText(),
 /** The filters later clients send beside `scope`. */
 const listFilters = {
   type: Type.Optional(RunnerType),
-  status: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('paused'), Type.Literal('online'), Type.Literal('offline')])),
+  status: Type.Optional(
+    Type.Union(
+      [Type.Literal('active'), Type.Literal('paused'), Type.Literal('online'), Type.Literal('offline'), Type.Literal('never_contacted'), Type.Literal('stale')],
+      { description: 'later clients also ask for never_contacted and stale (made or last contacted over three months ago) runners' },
+    ),
+  ),
   tag_list: tagList('runners that have all these tags (an array, or comma-separated)'),
   paused: Type.Optional(Type.Boolean({ description: 'paused runners (true) or active ones (false), as later clients ask' })),
 };

@@ -39,6 +39,10 @@ export interface RunnerFilter {
   active?: boolean;
   /** `online`: contacted after `since`; `offline`: contacted, but not since. */
   contact?: { online: boolean; since: Date };
+  /** Never contacted since it registered. */
+  neverContacted?: boolean;
+  /** Made before this, and not contacted since (later clients' `stale`). */
+  staleBefore?: Date;
   types?: RunnerType[];
   tags?: string[];
 }
@@ -47,6 +51,10 @@ function filterSql(filter: RunnerFilter): Sql {
   const conditions: Sql[] = [];
   if (filter.active !== undefined) conditions.push(sql` and r."active" = ${filter.active}`);
   if (filter.contact) conditions.push(filter.contact.online ? sql` and r."contacted_at" > ${filter.contact.since}` : sql` and r."contacted_at" <= ${filter.contact.since}`);
+  if (filter.neverContacted) conditions.push(sql` and r."contacted_at" is null`);
+  if (filter.staleBefore) {
+    conditions.push(sql` and r."created_at" <= ${filter.staleBefore} and (r."contacted_at" is null or r."contacted_at" <= ${filter.staleBefore})`);
+  }
   if (filter.types) conditions.push(sql` and r."runner_type" = any(${filter.types}::text[])`);
   if (filter.tags?.length) conditions.push(sql` and r."tag_list" @> ${filter.tags}::text[]`);
   return concat(conditions);

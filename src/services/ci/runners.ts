@@ -46,6 +46,9 @@ import {
 /** The original's refusal of an ability on a runner (`authenticate_*_runner!`). */
 export const NO_ACCESS = 'No access granted';
 
+/** Later versions' `stale`: made, and not contacted, for three months. */
+const STALE_AFTER_MS = 90 * 24 * 60 * 60 * 1000;
+
 /** The original's validation of a runner that takes no untagged jobs and has no tag (Ci::Runner#tag_constraints). */
 const TAGS_REQUIRED = 'can not be empty when runner is not allowed to pick untagged jobs';
 /** The shortest `maximum_timeout` the original takes, in seconds, with its message. */
@@ -264,6 +267,10 @@ export class RunnersService extends Service {
       } else if (name === 'online' || name === 'offline') {
         if (filter.contact && filter.contact.online !== (name === 'online')) return { items: [], total: 0, page: window.page, perPage: window.perPage };
         filter.contact = { online: name === 'online', since: onlineSince(now) };
+      } else if (name === 'never_contacted') {
+        filter.neverContacted = true;
+      } else if (name === 'stale') {
+        filter.staleBefore = new Date(now.getTime() - STALE_AFTER_MS);
       } else if (name === 'shared') {
         filter.types = ['instance_type'];
       } else if (name === 'specific') {
