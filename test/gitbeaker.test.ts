@@ -451,6 +451,38 @@ describe('@gitbeaker/rest against forgekit', () => {
     expect((gone as { cause: { description: string } }).cause.description).toBe('404 Not found');
   });
 
+  it("shares groups with groups, and lists descendant groups, a project's groups and a group's shared projects", async () => {
+    const status = (call: Promise<unknown>) => call.then(() => 200, (failure: { cause: { response: { status: number } } }) => failure.cause.response.status);
+    const user = await root.Users.create({ email: 'gb-shares@example.com', username: 'gb-shares', name: 'gb-shares', password: 'long-enough-1', skipConfirmation: true });
+    const pat = await root.Users.createPersonalAccessToken(user.id, 'gb-shares', ['api']);
+    const member = new Gitlab({ host, token: pat.token as string });
+    const parent = await root.Groups.create('gb-share-parent', 'gb-share-parent', { visibility: 'private' });
+    const child = await root.Groups.create('gb-share-child', 'gb-share-child', { parentId: parent.id, visibility: 'private' });
+    const grandchild = await root.Groups.create('gb-share-grandchild', 'gb-share-grandchild', { parentId: child.id, visibility: 'private' });
+    const team = await root.Groups.create('gb-share-team', 'gb-share-team', { visibility: 'private' });
+    await root.GroupMembers.add(team.id, 30, { userId: user.id });
+    const project = await root.Projects.create({ name: 'gb-shared-project', namespaceId: child.id, visibility: 'private' });
+    expect(await status(member.Projects.show(project.id))).toBe(404);
+
+    // The team's members reach the parent group's projects, up to the share's level.
+    const shared = await root.Groups.share(parent.id, team.id, 20, {});
+    expect((shared.shared_with_groups as { group_id: number; group_access_level: number }[]).map((link) => [link.group_id, link.group_access_level])).toEqual([[team.id, 20]]);
+    const seen = await member.Projects.show(project.id);
+    expect([seen.id, (seen.permissions as { group_access: unknown }).group_access]).toEqual([project.id, null]);
+    expect(await status(root.Groups.share(parent.id, team.id, 20, {}))).toBe(409);
+
+    expect((await root.Groups.allDescendantGroups(parent.id, {})).map((group) => group.id).sort()).toEqual([child.id, grandchild.id].sort());
+    expect((await root.Projects.allGroups(project.id)).map((group) => group.id).sort()).toEqual([parent.id, child.id].sort());
+    await root.Projects.share(project.id, team.id, 30);
+    expect((await root.Projects.allGroups(project.id, { withShared: true })).map((group) => group.id).sort()).toEqual([parent.id, child.id, team.id].sort());
+    expect((await root.Groups.allSharedProjects(team.id)).map((item) => item.id)).toEqual([project.id]);
+
+    await root.Projects.unshare(project.id, team.id);
+    await root.Groups.unshare(parent.id, team.id, {});
+    expect(await status(member.Projects.show(project.id))).toBe(404);
+    expect(await status(root.Groups.unshare(parent.id, team.id, {}))).toBe(404);
+  });
+
   it('registers, verifies, lists, changes, enables, disables and removes runners', async () => {
     const refusal = (call: Promise<unknown>) =>
       call.then(
