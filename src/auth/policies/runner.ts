@@ -28,8 +28,9 @@ export interface RunnerInScope {
 export const runnerPolicy = definePolicy({
   abilities: ['read_runner', 'update_runner', 'delete_runner', 'assign_runner', 'read_runner_token'],
   conditions: {
-    signed_in: (caller: Caller, _scoped: RunnerInScope) => caller.user !== null,
-    admin: (caller: Caller) => caller.user?.admin === true,
+    admin: (caller: Caller, _scoped: RunnerInScope) => caller.user?.admin === true,
+    /** Its owners and administrators; a shared runner, any signed-in user. */
+    reads: (caller: Caller, scoped: RunnerInScope) => caller.user !== null && (caller.user.admin || scoped.owned || scoped.runner.runnerType === 'instance_type'),
     owned: (caller: Caller, scoped: RunnerInScope) => caller.user !== null && scoped.owned,
     administers_all: (caller: Caller, scoped: RunnerInScope) => caller.user !== null && scoped.owned && scoped.administersAll,
     shared: (_caller: Caller, scoped: RunnerInScope) => scoped.runner.runnerType === 'instance_type',
@@ -37,11 +38,11 @@ export const runnerPolicy = definePolicy({
     several_projects: (_caller: Caller, scoped: RunnerInScope) => scoped.projectCount > 1,
   },
   rules: [
-    { when: (is) => is.signed_in && (is.admin || is.owned || is.shared), enable: ['read_runner'] },
+    { when: (is) => is.reads, enable: ['read_runner'] },
     { when: (is) => is.admin || is.owned, enable: ['update_runner', 'delete_runner', 'assign_runner'] },
     { when: (is) => !is.admin && is.several_projects, prevent: ['delete_runner'] },
     { when: (is) => !is.admin && (is.shared || is.locked), prevent: ['assign_runner'] },
     { when: (is) => is.admin || (is.administers_all && !is.shared), enable: ['read_runner_token'] },
   ],
-  hidden: { abilities: 'all', when: (is) => !(is.signed_in && (is.admin || is.owned || is.shared)) },
+  hidden: { abilities: 'all', when: (is) => !is.reads },
 });

@@ -72,8 +72,8 @@ const notFound = () => new NotFoundError('404 Not found', { verbatim: true });
 
 /**
  * A project's deployment environments (the original's Environments API): listed, read, created, renamed (the slug
- * stays), stopped and deleted. Reading takes `read_environment` (reporters), creating `create_environment`
- * (developers), the rest `update_environment`, `stop_environment` and `destroy_environment` (maintainers).
+ * stays), stopped and deleted. Reading takes `read_environment` (reporters), the rest `create_environment`,
+ * `update_environment`, `stop_environment` and `destroy_environment` (developers).
  */
 export class EnvironmentsService extends Service {
   /**

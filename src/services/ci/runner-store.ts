@@ -6,6 +6,7 @@ import type { EntityManager } from '../../db/orm.js';
 import { queryRows, readRows, rowAs } from '../../db/rows.js';
 import { concat, empty, identifier, sql, type Sql } from '../../db/sql.js';
 import type { RunnerGroup, RunnerProject } from '../../schemas/runners.js';
+import { SETTINGS_ID } from '../instance/settings.js';
 
 /**
  * Runners' hand-written statements: a runner with what the caller is to it, pages of runners under a condition,
@@ -13,8 +14,6 @@ import type { RunnerGroup, RunnerProject } from '../../schemas/runners.js';
  * the visibility rule of src/auth/access-levels.ts (`ownedRunnersSql`).
  */
 
-/** The one row of application settings (services/instance/settings.ts SETTINGS_ID). */
-const SETTINGS_ID = 1;
 
 /** A runner by ID with what the caller is to it (src/auth/policies/runner.ts), in one statement; null when there is none. */
 export async function findRunnerInScope(em: EntityManager, caller: Caller, id: number): Promise<RunnerInScope | null> {
@@ -236,21 +235,10 @@ export async function disableRunner(em: EntityManager, runnerId: number, project
   await queryRows(em, sql`delete from "runner_projects" where "runner_id" = ${runnerId} and "project_id" = ${projectId}`);
 }
 
-/**
- * The instance's registration token, sealed: the one it has, or a `fresh` one (sealed, with its digest) kept as its
- * first when it has none yet (by one statement that keeps whichever came first, so that two first readers agree).
- */
-export async function instanceRegistrationToken(em: EntityManager, fresh: () => { sealed: string; digest: string }): Promise<string> {
+/** The instance's runners registration token, sealed (made at start-up: src/services/instance/bootstrap.ts). */
+export async function instanceRegistrationToken(em: EntityManager): Promise<string> {
   const [kept] = await queryRows(em, sql`select "runners_registration_token_sealed" as "sealed" from "application_settings" where "id" = ${SETTINGS_ID}`);
-  if (kept?.sealed) return String(kept.sealed);
-  const token = fresh();
-  const [row] = await queryRows(
-    em,
-    sql`update "application_settings" set "runners_registration_token_sealed" = coalesce("runners_registration_token_sealed", ${token.sealed}),
-       "runners_registration_token_digest" = coalesce("runners_registration_token_digest", ${token.digest})
-     where "id" = ${SETTINGS_ID} returning "runners_registration_token_sealed" as "sealed"`,
-  );
-  return String(row.sealed);
+  return String(kept.sealed);
 }
 
 /** A new registration token for the instance: the old one registers nothing any more. */

@@ -213,7 +213,7 @@ export class RunnersService extends Service {
   async registrationToken(): Promise<string> {
     const secrets = this.ctx.env.secrets;
     const rows = (await this.ctx.view()).rows;
-    const sealed = await instanceRegistrationToken(rows, () => newSecret(secrets));
+    const sealed = await instanceRegistrationToken(rows);
     const token = this.opened(sealed);
     if (token !== undefined) return token;
     // Sealed under another secret key: it can be shown no more, so a new one takes its place.

@@ -6,6 +6,7 @@ import type { Database } from '../../db/orm.js';
 import { queryRows } from '../../db/rows.js';
 import { sql } from '../../db/sql.js';
 import { createUserNamespace, setTraversalIds } from '../projects/namespaces.js';
+import { SETTINGS_ID } from './settings.js';
 
 /** Any number, the same in every process: the advisory lock that serialises first starts. */
 const BOOTSTRAP_LOCK = 774201;
@@ -70,7 +71,10 @@ export async function bootstrap(
   });
 }
 
-/** Projects and groups made before their runners tokens were (none after): each gets one. */
+/**
+ * Projects and groups made before their runners tokens were (none after): each gets one; and the instance its runners
+ * registration token, once (another process starting at the same time keeps the first one written).
+ */
 export async function fillRunnersTokens(db: Database, secrets: SecretBox): Promise<void> {
   const em = db.fork();
   const projects = await em.find(Project, { runnersTokenSealed: null }, { fields: ['id'] });
@@ -78,4 +82,10 @@ export async function fillRunnersTokens(db: Database, secrets: SecretBox): Promi
   const groups = await em.find(Namespace, { kind: 'group', runnersTokenSealed: null }, { fields: ['id'] });
   for (const group of groups) Object.assign(group, newRunnersToken(secrets));
   await em.flush();
+  const instance = newRunnersToken(secrets);
+  await queryRows(
+    db.rows,
+    sql`update "application_settings" set "runners_registration_token_sealed" = ${instance.runnersTokenSealed}, "runners_registration_token_digest" = ${instance.runnersTokenDigest}
+     where "id" = ${SETTINGS_ID} and "runners_registration_token_sealed" is null`,
+  );
 }
