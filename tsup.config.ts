@@ -13,7 +13,11 @@ export default defineConfig([
   },
   {
     // The workers: files of their own beside index.js and index.cjs, which start them (src/workers.ts).
-    entry: { 'archive-worker': 'src/git/archive-worker.ts', 'index-pack-worker': 'src/git/index-pack-worker.ts', 'pglite-worker': 'src/db/pglite-worker.ts' },
+    entry: {
+      'archive-worker': 'src/git/archive-worker.ts',
+      'index-pack-worker': 'src/git/index-pack-worker.ts',
+      'pglite-worker': 'src/db/pglite-worker.ts',
+    },
     format: ['esm'],
     sourcemap: true,
     target: 'node22',

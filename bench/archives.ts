@@ -40,7 +40,8 @@ const LOAD_ARCHIVES = ['zip', 'tar.gz', 'zip', 'tar.gz', 'tar'];
 const FORKS = 50;
 const MiB = 1024 * 1024;
 
-const percentile = (values: number[], share: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.max(0, Math.ceil(share * values.length) - 1))];
+const percentile = (values: number[], share: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.max(0, Math.ceil(share * values.length) - 1))];
 const median = (values: number[]) => percentile(values, 0.5);
 const cpuMs = (since: NodeJS.CpuUsage) => {
   const used = process.cpuUsage(since);
@@ -55,18 +56,33 @@ function run(command: string, args: string[]): Promise<{ out: string; ms: number
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
     child.on('error', reject);
-    child.on('close', (status) => (status === 0 ? resolve({ out, ms: performance.now() - start }) : reject(new Error(`${command} ${args.join(' ')} exited with ${status}`))));
+    child.on('close', (status) =>
+      status === 0
+        ? resolve({ out, ms: performance.now() - start })
+        : reject(new Error(`${command} ${args.join(' ')} exited with ${status}`)),
+    );
   });
 }
 
 /** curl fetching every URL at once (to /dev/null): each answer's status and size, in the order they finish. */
 async function curl(urls: string[]): Promise<{ status: number; bytes: number }[]> {
-  const args = ['-sS', '--no-progress-meter', '--parallel', '--parallel-immediate', '--parallel-max', '100', '-w', '%{http_code} %{size_download}\\n'];
+  const args = [
+    '-sS',
+    '--no-progress-meter',
+    '--parallel',
+    '--parallel-immediate',
+    '--parallel-max',
+    '100',
+    '-w',
+    '%{http_code} %{size_download}\\n',
+  ];
   for (const url of urls) args.push('-o', '/dev/null', url);
   const { out } = await run('curl', args);
-  return out.trim().split('\n').map((line) => ({ status: Number(line.split(' ')[0]), bytes: Number(line.split(' ')[1]) }));
+  return out
+    .trim()
+    .split('\n')
+    .map((line) => ({ status: Number(line.split(' ')[0]), bytes: Number(line.split(' ')[1]) }));
 }
-
 
 const repositoryPath = (storage: string, projectId: number) => {
   const hash = createHash('sha256').update(String(projectId)).digest('hex');
@@ -96,16 +112,30 @@ async function instance(database: { url: string } | undefined, closing: (() => P
     await hosting.close();
   };
   closing.push(close);
-  return { hosting, server, origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, storage, big: { id: project.id, path: project.path, commit, gitdir }, close };
+  return {
+    hosting,
+    server,
+    origin: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    storage,
+    big: { id: project.id, path: project.path, commit, gitdir },
+    close,
+  };
 }
 
-const archiveUrl = (origin: string, id: number, format: string) => `${origin}/api/v4/projects/${id}/repository/archive.${format}?sha=master`;
+const archiveUrl = (origin: string, id: number, format: string) =>
+  `${origin}/api/v4/projects/${id}/repository/archive.${format}?sha=master`;
 
 async function throughput(target: Instance): Promise<void> {
   const { origin, big } = target;
   const prefix = `${big.path}-master-${big.commit}`;
-  console.log(`\nThroughput: one archive at a time of ${REPOSITORY_MB} MiB (${(await run('du', ['-sm', big.gitdir])).out.split('\t')[0]} MB on disk, packed), ${ROUNDS} rounds, medians.`);
-  console.log(`${'format'.padEnd(8)}${'bytes'.padStart(12)}${'forgekit s'.padStart(12)}${'MB/s'.padStart(8)}${'CPU s'.padStart(8)}${'git s'.padStart(8)}${'MB/s'.padStart(8)}${'ratio'.padStart(8)}`);
+  console.log(
+    `\nThroughput: one archive at a time of ${REPOSITORY_MB} MiB (${(await run('du', ['-sm', big.gitdir])).out.split('\t')[0]} MB on ` +
+      `disk, packed), ${ROUNDS} rounds, medians.`,
+  );
+  console.log(
+    `${'format'.padEnd(8)}${'bytes'.padStart(12)}${'forgekit s'.padStart(12)}${'MB/s'.padStart(8)}${'CPU s'.padStart(8)}` +
+      `${'git s'.padStart(8)}${'MB/s'.padStart(8)}${'ratio'.padStart(8)}`,
+  );
   for (const format of ['tar', 'tar.gz', 'zip', 'tar.bz2']) {
     await curl([archiveUrl(origin, big.id, format)]);
     const ours: number[] = [];
@@ -122,14 +152,18 @@ async function throughput(target: Instance): Promise<void> {
       if (answer.status !== 200) throw new Error(`archive.${format} answered ${answer.status}`);
       bytes = answer.bytes;
       // git has no tar.bz2 of its own: the original pipes its tar through bzip2 (-9, its default).
-      const native = format === 'tar.bz2' ? `archive --format=tar --prefix='${prefix}/' ${big.commit} | bzip2` : `archive --format=${format} --prefix='${prefix}/' ${big.commit}`;
+      const native =
+        format === 'tar.bz2'
+          ? `archive --format=tar --prefix='${prefix}/' ${big.commit} | bzip2`
+          : `archive --format=${format} --prefix='${prefix}/' ${big.commit}`;
       const { ms } = await run('sh', ['-c', `git --git-dir '${big.gitdir}' ${native} >/dev/null`]);
       gits.push(ms);
       ratios.push(ours[round] / ms);
     }
     const rate = (ms: number) => (bytes / MiB / (ms / 1000)).toFixed(0);
     console.log(
-      `${format.padEnd(8)}${String(bytes).padStart(12)}${(median(ours) / 1000).toFixed(2).padStart(12)}${rate(median(ours)).padStart(8)}${(median(cpu) / 1000).toFixed(2).padStart(8)}` +
+      `${format.padEnd(8)}${String(bytes).padStart(12)}${(median(ours) / 1000).toFixed(2).padStart(12)}${rate(median(ours)).padStart(8)}` +
+        `${(median(cpu) / 1000).toFixed(2).padStart(8)}` +
         `${(median(gits) / 1000).toFixed(2).padStart(8)}${rate(median(gits)).padStart(8)}${`${median(ratios).toFixed(2)}×`.padStart(8)}`,
     );
   }
@@ -176,21 +210,42 @@ async function load(label: string, target: Instance): Promise<void> {
   }
   const during = (sample: { sent: number; ms: number }) => sample.sent + sample.ms >= forksSent && sample.sent <= forksAnswered;
   const line = (values: number[]) =>
-    values.length ? `${String(values.length).padStart(6)}${median(values).toFixed(1).padStart(9)}${percentile(values, 0.99).toFixed(1).padStart(9)}${Math.max(...values).toFixed(1).padStart(9)}` : '     none';
-  console.log(`\nLoad on ${label}: ${LOAD_ARCHIVES.length} archives (${LOAD_ARCHIVES.join(', ')}) and ${FORKS} forks at once, /version asked meanwhile.`);
+    values.length
+      ? `${String(values.length).padStart(6)}${median(values).toFixed(1).padStart(9)}${percentile(values, 0.99).toFixed(1).padStart(9)}` +
+        `${Math.max(...values)
+          .toFixed(1)
+          .padStart(9)}`
+      : '     none';
+  console.log(
+    `\nLoad on ${label}: ${LOAD_ARCHIVES.length} archives (${LOAD_ARCHIVES.join(', ')}) and ${FORKS} forks at once, ` +
+      `/version asked meanwhile.`,
+  );
   console.log(`${'GET /version'.padEnd(50)}${'count'.padStart(6)}${'p50 ms'.padStart(9)}${'p99 ms'.padStart(9)}${'max ms'.padStart(9)}`);
   console.log(`${'  the whole run'.padEnd(50)}${line(samples.map((sample) => sample.ms))}`);
-  console.log(`${'  but while the fork requests are answered'.padEnd(50)}${line(samples.filter((sample) => !during(sample)).map((sample) => sample.ms))}`);
-  console.log(`${`  while the fork requests are answered (${((forksAnswered - forksSent) / 1000).toFixed(1)} s)`.padEnd(50)}${line(samples.filter(during).map((sample) => sample.ms))}`);
   console.log(
-    `archives done in ${((archivesDone - start) / 1000).toFixed(1)} s (${(archived.reduce((sum, answer) => sum + answer.bytes, 0) / MiB).toFixed(0)} MiB), forks' jobs done in ${(elapsed / 1000).toFixed(1)} s; ` +
-      `RSS growth ${((peak - baseline) / MiB).toFixed(0)} MiB (peak ${(peak / MiB).toFixed(0)} MiB); CPU ${(cpu / 1000).toFixed(1)} s (${(cpu / 1000 / (elapsed / 1000)).toFixed(2)} cores)`,
+    `${'  but while the fork requests are answered'.padEnd(50)}` +
+      `${line(samples.filter((sample) => !during(sample)).map((sample) => sample.ms))}`,
+  );
+  console.log(
+    `${`  while the fork requests are answered (${((forksAnswered - forksSent) / 1000).toFixed(1)} s)`.padEnd(50)}` +
+      `${line(samples.filter(during).map((sample) => sample.ms))}`,
+  );
+  console.log(
+    `archives done in ${((archivesDone - start) / 1000).toFixed(1)} s ` +
+      `(${(archived.reduce((sum, answer) => sum + answer.bytes, 0) / MiB).toFixed(0)} MiB), ` +
+      `forks' jobs done in ${(elapsed / 1000).toFixed(1)} s; ` +
+      `RSS growth ${((peak - baseline) / MiB).toFixed(0)} MiB (peak ${(peak / MiB).toFixed(0)} MiB); ` +
+      `CPU ${(cpu / 1000).toFixed(1)} s (${(cpu / 1000 / (elapsed / 1000)).toFixed(2)} cores)`,
   );
 }
 
 const closing: (() => Promise<void>)[] = [];
 try {
-  console.log(`Node.js ${process.version}, ${availableParallelism()} cores, load average ${loadavg().map((value) => value.toFixed(1)).join(' ')}`);
+  console.log(
+    `Node.js ${process.version}, ${availableParallelism()} cores, load average ${loadavg()
+      .map((value) => value.toFixed(1))
+      .join(' ')}`,
+  );
   const embedded = await instance(undefined, closing);
   await throughput(embedded);
   await load('the embedded database (PGlite, in memory)', embedded);
@@ -199,7 +254,11 @@ try {
   const { url, drop } = await benchDatabase();
   closing.push(drop);
   await load('PostgreSQL', await instance({ url }, closing));
-  console.log(`\nload average at the end ${loadavg().map((value) => value.toFixed(1)).join(' ')}`);
+  console.log(
+    `\nload average at the end ${loadavg()
+      .map((value) => value.toFixed(1))
+      .join(' ')}`,
+  );
 } finally {
   for (const close of closing.reverse()) await close().catch((error: unknown) => console.error(error));
 }

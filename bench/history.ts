@@ -102,7 +102,8 @@ async function request(origin: string, token: string, method: string, path: stri
   if (res.status !== 200 && res.status !== 201) throw new Error(`${method} ${path}: ${res.status} ${bytes.toString().slice(0, 500)}`);
   return bytes;
 }
-const json = async (origin: string, token: string, method: string, path: string, body?: object) => JSON.parse((await request(origin, token, method, path, body)).toString());
+const json = async (origin: string, token: string, method: string, path: string, body?: object) =>
+  JSON.parse((await request(origin, token, method, path, body)).toString());
 
 /** Where forgekit keeps a project's repository under its storage root (RepositoryStore.relativePath). */
 const repositoryPath = (storage: string, projectId: number) => {
@@ -113,10 +114,19 @@ const repositoryPath = (storage: string, projectId: number) => {
 /** The first request of a new service in a process of its own (bench/lib/first-request.ts). */
 function firstRequest(input: { databaseUrl: string; storage: string; token: string; path: string }): Promise<{ ms: number; body: Buffer }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['--import', `${ROOT}bench/lib/source-hooks.mjs`, `${ROOT}bench/lib/first-request.ts`, JSON.stringify({ ...input, baseUrl: BASE_URL })], {
-      cwd: ROOT,
-      stdio: ['ignore', 'pipe', 'inherit'],
-    });
+    const child = spawn(
+      process.execPath,
+      [
+        '--import',
+        `${ROOT}bench/lib/source-hooks.mjs`,
+        `${ROOT}bench/lib/first-request.ts`,
+        JSON.stringify({ ...input, baseUrl: BASE_URL }),
+      ],
+      {
+        cwd: ROOT,
+        stdio: ['ignore', 'pipe', 'inherit'],
+      },
+    );
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
     child.on('error', reject);
@@ -124,7 +134,8 @@ function firstRequest(input: { databaseUrl: string; storage: string; token: stri
       if (status !== 0) return reject(new Error(`first request of ${input.path}: exited with ${status}`));
       const answer = JSON.parse(out) as { ms: number; status: number; body: string };
       const body = Buffer.from(answer.body, 'base64');
-      if (answer.status !== 200) return reject(new Error(`first request of ${input.path}: ${answer.status} ${body.toString().slice(0, 500)}`));
+      if (answer.status !== 200)
+        return reject(new Error(`first request of ${input.path}: ${answer.status} ${body.toString().slice(0, 500)}`));
       resolve({ ms: answer.ms, body });
     });
   });
@@ -139,7 +150,8 @@ async function tarFiles(data: Buffer): Promise<string> {
       const hash = createHash('sha1');
       for await (const chunk of entry) hash.update(chunk as Buffer);
       const { type, mode, name } = entry.header;
-      if (type === 'file' || type === 'symlink') files.push(`${type} ${mode?.toString(8)} ${name.split('/').slice(1).join('/')} ${hash.digest('hex')}`);
+      if (type === 'file' || type === 'symlink')
+        files.push(`${type} ${mode?.toString(8)} ${name.split('/').slice(1).join('/')} ${hash.digest('hex')}`);
     }
   })();
   reader.end(gunzipSync(data));
@@ -157,7 +169,8 @@ interface Read {
   check(body: Buffer, gitOutput: Buffer): Promise<void>;
 }
 
-const time = (ms: number) => (ms >= 1000 ? `${(ms / 1000).toFixed(ms >= 10_000 ? 1 : 2)} s` : `${ms.toFixed(ms < 10 ? 2 : ms < 100 ? 1 : 0)} ms`);
+const time = (ms: number) =>
+  ms >= 1000 ? `${(ms / 1000).toFixed(ms >= 10_000 ? 1 : 2)} s` : `${ms.toFixed(ms < 10 ? 2 : ms < 100 ? 1 : 0)} ms`;
 const ratio = (x: number) => `${x >= 100 ? Math.round(x).toLocaleString('en-US') : x.toFixed(x < 10 ? 2 : 1)}x`;
 
 const work = mkdtempSync(join(tmpdir(), 'forgekit-bench-history-'));
@@ -183,16 +196,28 @@ try {
   closing.unshift(() => new Promise((resolve) => server.close(resolve)));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const owner = await hosting.users.create({ username: 'owner', email: 'owner@example.com', name: 'Owner', password: 'bench-password-1', skip_confirmation: true });
+  const owner = await hosting.users.create({
+    username: 'owner',
+    email: 'owner@example.com',
+    name: 'Owner',
+    password: 'bench-password-1',
+    skip_confirmation: true,
+  });
   const token = (await hosting.personalAccessTokens.create(owner.id, { name: 'bench', scopes: ['api'] })).token;
   const api = hosting.as(owner.id);
   const refsOf = (gitdir: string) => gitText(gitdir, ['for-each-ref', '--format=%(objectname) %(refname)']);
   const generatedRefs = await refsOf(generated);
 
-  console.log(`\nNode.js ${process.version}, ${availableParallelism()} cores, ${(await gitText(served, ['--version'])).trim()}, PostgreSQL; load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}.`);
+  console.log(
+    `\nNode.js ${process.version}, ${availableParallelism()} cores, ${(await gitText(served, ['--version'])).trim()}, PostgreSQL; ` +
+      `load average ${loadavg()
+        .map((load) => load.toFixed(2))
+        .join(' ')}.`,
+  );
   console.log(
     `A repository of ${COMMITS} commits, written by git fast-import and packed by git gc --aggressive in ${made.seconds.toFixed(1)} s: ` +
-      `${(made.packBytes / 2 ** 20).toFixed(1)} MiB, ${/in-pack: (\d+)/.exec(packed)?.[1]} objects in ${/packs: (\d+)/.exec(packed)?.[1]} pack(s).`,
+      `${(made.packBytes / 2 ** 20).toFixed(1)} MiB, ${/in-pack: (\d+)/.exec(packed)?.[1]} objects in ${/packs: (\d+)/.exec(packed)?.[1]}` +
+      ` pack(s).`,
   );
 
   // ---- Import over HTTP, beside git clone --mirror of the same URL.
@@ -252,7 +277,13 @@ try {
       git: ['log', '-20', LOG_FORMAT, 'main'],
       async check(body, log) {
         const ids = (JSON.parse(body.toString()) as { id: string }[]).map((commit) => commit.id).join(' ');
-        const gits = log.toString().split('\0').filter((_, index) => index % 10 === 0).map((field) => field.trim()).filter(Boolean).join(' ');
+        const gits = log
+          .toString()
+          .split('\0')
+          .filter((_, index) => index % 10 === 0)
+          .map((field) => field.trim())
+          .filter(Boolean)
+          .join(' ');
         if (ids !== gits) throw new Error(`the commit list differs from git log's:\n${ids}\n${gits}`);
       },
     },
@@ -263,7 +294,8 @@ try {
       git: ['log', '-1', '--format=%H', 'main', '--', COLD_FILE],
       async check(body, log) {
         const { last_commit_id: last } = JSON.parse(body.toString());
-        if (last !== log.toString().trim() || last !== root) throw new Error(`last_commit_id ${last}, git says ${log.toString().trim()}, the first commit is ${root}`);
+        if (last !== log.toString().trim() || last !== root)
+          throw new Error(`last_commit_id ${last}, git says ${log.toString().trim()}, the first commit is ${root}`);
       },
     },
     {
@@ -282,8 +314,14 @@ try {
       git: ['ls-tree', 'main'],
       async check(body, listing) {
         const ours = (JSON.parse(body.toString()) as { id: string; path: string }[]).map((entry) => `${entry.id} ${entry.path}`).sort();
-        const gits = listing.toString().trim().split('\n').map((line) => `${line.split(/\s+/)[2]} ${line.split('\t')[1]}`).sort();
-        if (ours.join('\n') !== gits.join('\n')) throw new Error(`the tree differs from git ls-tree's:\n${ours.join(' ')}\n${gits.join(' ')}`);
+        const gits = listing
+          .toString()
+          .trim()
+          .split('\n')
+          .map((line) => `${line.split(/\s+/)[2]} ${line.split('\t')[1]}`)
+          .sort();
+        if (ours.join('\n') !== gits.join('\n'))
+          throw new Error(`the tree differs from git ls-tree's:\n${ours.join(' ')}\n${gits.join(' ')}`);
       },
     },
     {
@@ -292,9 +330,19 @@ try {
       path: `${base}/compare?from=${from}&to=main`,
       git: ['diff', from, 'main'],
       async check(body) {
-        const compare = JSON.parse(body.toString()) as { commits: { id: string }[]; diffs: { new_path: string }[]; compare_timeout: boolean };
+        const compare = JSON.parse(body.toString()) as {
+          commits: { id: string }[];
+          diffs: { new_path: string }[];
+          compare_timeout: boolean;
+        };
         const commits = (await gitText(gitdir, ['rev-list', `${from}..main`])).split('\n').sort().join(' ');
-        if (compare.commits.map((commit) => commit.id).sort().join(' ') !== commits) throw new Error(`compare's ${compare.commits.length} commits differ from git rev-list's ${across}`);
+        if (
+          compare.commits
+            .map((commit) => commit.id)
+            .sort()
+            .join(' ') !== commits
+        )
+          throw new Error(`compare's ${compare.commits.length} commits differ from git rev-list's ${across}`);
         const paths = (await gitText(gitdir, ['diff', '--name-only', from, 'main'])).split('\n');
         const ours = compare.diffs.map((diff) => diff.new_path);
         if (compare.compare_timeout ? ours.some((path) => !paths.includes(path)) : ours.sort().join(' ') !== paths.sort().join(' ')) {
@@ -341,21 +389,37 @@ try {
   }
 
   // ---- The table.
-  console.log(`\nforgekit first: a new service in a new process; warm and git: medians of ${ITERATIONS} (git: a process per request, started from the benchmark).\n`);
+  console.log(
+    `\nforgekit first: a new service in a new process; warm and git: medians of ${ITERATIONS} (git: a process per request, ` +
+      `started from the benchmark).\n`,
+  );
   console.log('| operation | forgekit first | forgekit warm | git | first ÷ git | warm ÷ git |');
   console.log('| --- | --- | --- | --- | --- | --- |');
   const clone = median(clones);
   const spread = CLONES > 1 ? ` (${time(Math.min(...clones))}–${time(Math.max(...clones))})` : '';
-  console.log(`| import over HTTP (\`import_url\`) | ${time(importMs)} | — | \`git clone --mirror\` ${time(clone)}${spread} | ${ratio(importMs / clone)} | — |`);
+  console.log(
+    `| import over HTTP (\`import_url\`) | ${time(importMs)} | — | \`git clone --mirror\` ${time(clone)}${spread} ` +
+      `| ${ratio(importMs / clone)} | — |`,
+  );
   for (const { read, first, warm, git } of rows) {
-    console.log(`| ${read.name} | ${time(first)} | ${time(warm)} | ${read.gitLabel} ${time(git)} | ${ratio(first / git)} | ${ratio(warm / git)} |`);
+    console.log(
+      `| ${read.name} | ${time(first)} | ${time(warm)} | ${read.gitLabel} ${time(git)} | ${ratio(first / git)} | ${ratio(warm / git)} |`,
+    );
   }
   console.log(
-    `\nDuring the import GET /version, asked one request after another, answered ${versions.length} times: the slowest in ${time(Math.max(...versions))}, ` +
-      `${versions.filter((ms) => ms > 100).length} over 100 ms; the event loop of the process serving it (the git server's and the poller's too) was held ` +
-      `at most ${time(loopDelay.max / 1e6)} at a time (monitorEventLoopDelay, 10 ms resolution). The import left ${/count: (\d+)/.exec(left)?.[1]} loose objects and ${/packs: (\d+)/.exec(left)?.[1]} pack(s).`,
+    `\nDuring the import GET /version, asked one request after another, answered ${versions.length} times: ` +
+      `the slowest in ${time(Math.max(...versions))}, ` +
+      `${versions.filter((ms) => ms > 100).length} over 100 ms; the event loop of the process serving it (the git server's and the ` +
+      `poller's too) was held ` +
+      `at most ${time(loopDelay.max / 1e6)} at a time (monitorEventLoopDelay, ` +
+      `10 ms resolution). The import left ${/count: (\d+)/.exec(left)?.[1]} loose objects and ${/packs: (\d+)/.exec(left)?.[1]} pack(s).`,
   );
-  console.log(`Reads on ${READ_FROM === 'generated' ? 'a copy of the generated repository' : 'the imported repository'}; \`git fsck --full\` and \`git commit-graph verify\` passed on both; load average ${loadavg().map((load) => load.toFixed(2)).join(' ')} at the end.`);
+  console.log(
+    `Reads on ${READ_FROM === 'generated' ? 'a copy of the generated repository' : 'the imported repository'}; ` +
+      `\`git fsck --full\` and \`git commit-graph verify\` passed on both; load average ${loadavg()
+        .map((load) => load.toFixed(2))
+        .join(' ')} at the end.`,
+  );
 } finally {
   for (const close of closing) await close().catch((error: unknown) => console.error(error));
   rmSync(work, { recursive: true, force: true });

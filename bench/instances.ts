@@ -82,7 +82,10 @@ async function inMemory(): Promise<void> {
   console.log('in-memory instance');
   row('first in the process', both(first));
   row(`later ones (median of ${LATER})`, both(later));
-  row('PGlite alone, from a data directory', `${both(floor)}  the floor: later instances are ${ratio(medianOf(later, 'cpu'), medianOf(floor, 'cpu'))} of its CPU`);
+  row(
+    'PGlite alone, from a data directory',
+    `${both(floor)}  the floor: later instances are ${ratio(medianOf(later, 'cpu'), medianOf(floor, 'cpu'))} of its CPU`,
+  );
 }
 
 async function postgreSql(): Promise<void> {
@@ -121,7 +124,10 @@ async function postgreSql(): Promise<void> {
   row('SELECT 1 on an open connection', ms(select));
   row('connect + SELECT 1', ms(connect));
   row('first in the process', ms(first));
-  row(`later ones (median of ${LATER})`, `${ms(instance)}  = ${ratio(instance, select)} SELECT 1, ${ratio(instance, connect)} connect + SELECT 1`);
+  row(
+    `later ones (median of ${LATER})`,
+    `${ms(instance)}  = ${ratio(instance, select)} SELECT 1, ${ratio(instance, connect)} connect + SELECT 1`,
+  );
   row('close(), dropping its database', ms(medianOf(closes, 'wall')));
 }
 

@@ -80,6 +80,7 @@ function git(gitdir: string, args: string[]): Promise<{ out: string; ms: number 
 const gitText = async (gitdir: string, args: string[]) => (await git(gitdir, args)).out;
 
 /** forgekit over HTTP: the JSON answer, or it throws on an unexpected status. */
+// biome-ignore lint/suspicious/noExplicitAny: the JSON answer of whichever endpoint is called, read as the caller expects
 async function call(origin: string, token: string, method: string, path: string, body?: object): Promise<any> {
   const res = await fetch(origin + path, {
     method,
@@ -123,7 +124,13 @@ try {
   closing.unshift(() => new Promise((resolve) => server.close(resolve)));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const owner = await hosting.users.create({ username: 'owner', email: 'owner@example.com', name: 'Owner', password: 'bench-password-1', skip_confirmation: true });
+  const owner = await hosting.users.create({
+    username: 'owner',
+    email: 'owner@example.com',
+    name: 'Owner',
+    password: 'bench-password-1',
+    skip_confirmation: true,
+  });
   const token = (await hosting.personalAccessTokens.create(owner.id, { name: 'bench', scopes: ['api'] })).token;
 
   // ---- The import over HTTP.
@@ -146,10 +153,16 @@ try {
   const step = [7, 11, 13, 17, 19].find((candidate) => files.length % candidate !== 0)!;
 
   const pack = await gitText(native, ['count-objects', '-v']);
-  console.log(`\nNode.js ${process.version}, ${availableParallelism()} cores, ${await gitText(native, ['--version'])}, PostgreSQL; load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}.`);
+  console.log(
+    `\nNode.js ${process.version}, ${availableParallelism()} cores, ${await gitText(native, ['--version'])}, PostgreSQL; ` +
+      `load average ${loadavg()
+        .map((load) => load.toFixed(2))
+        .join(' ')}.`,
+  );
   console.log(
     `A repository of ${COMMITS} commits, written by git fast-import and packed by git gc --aggressive in ${made.seconds.toFixed(1)} s ` +
-      `(${(made.packBytes / 2 ** 20).toFixed(1)} MiB, ${/in-pack: (\d+)/.exec(pack)?.[1]} objects), imported into forgekit over HTTP in ${time(importMs)}.`,
+      `(${(made.packBytes / 2 ** 20).toFixed(1)} MiB, ${/in-pack: (\d+)/.exec(pack)?.[1]} objects), imported into forgekit over HTTP ` +
+      `in ${time(importMs)}.`,
   );
 
   const rounds: { create: number; forgekit: number; git: number }[] = [];
@@ -171,7 +184,11 @@ try {
     await git(native, ['fetch', '--quiet', gitdir, `refs/heads/${branch}:refs/heads/${branch}`]);
 
     const createStart = performance.now();
-    const request = await call(origin, token, 'POST', `${api}/merge_requests`, { source_branch: branch, target_branch: 'main', title: `Change ${path}` });
+    const request = await call(origin, token, 'POST', `${api}/merge_requests`, {
+      source_branch: branch,
+      target_branch: 'main',
+      title: `Change ${path}`,
+    });
     const create = performance.now() - createStart;
 
     const mergeForgekit = async () => {
@@ -184,7 +201,16 @@ try {
     const mergeGit = async () => {
       const start = performance.now();
       const tree = await gitText(native, ['merge-tree', '--write-tree', nativeMain, branch]);
-      const commit = await gitText(native, ['commit-tree', '-p', nativeMain, '-p', branch, '-m', `Merge branch '${branch}' into 'main'\n\nChange ${path}`, tree]);
+      const commit = await gitText(native, [
+        'commit-tree',
+        '-p',
+        nativeMain,
+        '-p',
+        branch,
+        '-m',
+        `Merge branch '${branch}' into 'main'\n\nChange ${path}`,
+        tree,
+      ]);
       // Moved from the head it was made on, as forgekit moves it.
       await git(native, ['update-ref', 'refs/heads/main', commit, nativeMain]);
       nativeMain = commit;
@@ -199,10 +225,14 @@ try {
       forgekitMs = await mergeForgekit();
       gitMs = await mergeGit();
     }
-    const [ours, theirs] = await Promise.all([gitText(gitdir, ['rev-parse', 'main^{tree}']), gitText(native, ['rev-parse', 'main^{tree}'])]);
+    const [ours, theirs] = await Promise.all([
+      gitText(gitdir, ['rev-parse', 'main^{tree}']),
+      gitText(native, ['rev-parse', 'main^{tree}']),
+    ]);
     if (ours !== theirs) throw new Error(`round ${round + 1}: forgekit's main has the tree ${ours}, git's ${theirs}`);
     const parents = await gitText(gitdir, ['rev-list', '--parents', '-1', 'main']);
-    if (parents.split(' ').length !== 3) throw new Error(`round ${round + 1}: forgekit's main is no merge commit of two parents: ${parents}`);
+    if (parents.split(' ').length !== 3)
+      throw new Error(`round ${round + 1}: forgekit's main is no merge commit of two parents: ${parents}`);
     if (round === 0) cold = { create, forgekit: forgekitMs, git: gitMs };
     if (round >= WARM_UP) rounds.push({ create, forgekit: forgekitMs, git: gitMs });
   }
@@ -215,18 +245,35 @@ try {
     const pick = (values: number[]) => (share === 'median' ? median(values) : percentile(values, share));
     return pick(forgekit) / pick(gits);
   };
-  console.log(`\n${MERGES} merges after ${WARM_UP} warm-up rounds; forgekit over HTTP (fetch to an in-process Express app), git as processes from this process.\n`);
+  console.log(
+    `\n${MERGES} merges after ${WARM_UP} warm-up rounds; forgekit over HTTP (fetch to an in-process Express app), ` +
+      `git as processes from this process.\n`,
+  );
   console.log('| operation | median | p90 | median ÷ git | p90 ÷ git |');
   console.log('| --- | --- | --- | --- | --- |');
-  console.log(`| forgekit \`PUT .../merge_requests/:iid/merge\` | ${time(median(forgekit))} | ${time(percentile(forgekit, 0.9))} | ${ratio('median').toFixed(2)}x | ${ratio(0.9).toFixed(2)}x |`);
-  console.log(`| git \`merge-tree --write-tree\` + \`commit-tree\` + \`update-ref\` | ${time(median(gits))} | ${time(percentile(gits, 0.9))} | 1x | 1x |`);
-  console.log(`| (forgekit \`POST .../merge_requests\`, for scale) | ${time(median(creates))} | ${time(percentile(creates, 0.9))} | — | — |`);
   console.log(
-    `\nThe first round, after the import (not counted above): forgekit's merge ${time(cold!.forgekit)}, git's ${time(cold!.git)} (${(cold!.forgekit / cold!.git).toFixed(2)}x); ` +
+    `| forgekit \`PUT .../merge_requests/:iid/merge\` | ${time(median(forgekit))} | ${time(percentile(forgekit, 0.9))} ` +
+      `| ${ratio('median').toFixed(2)}x | ${ratio(0.9).toFixed(2)}x |`,
+  );
+  console.log(
+    `| git \`merge-tree --write-tree\` + \`commit-tree\` + \`update-ref\` ` +
+      `| ${time(median(gits))} | ${time(percentile(gits, 0.9))} | 1x | 1x |`,
+  );
+  console.log(
+    `| (forgekit \`POST .../merge_requests\`, for scale) | ${time(median(creates))} | ${time(percentile(creates, 0.9))} | — | — |`,
+  );
+  console.log(
+    `\nThe first round, after the import (not counted above): forgekit's merge ${time(cold!.forgekit)}, ` +
+      `git's ${time(cold!.git)} (${(cold!.forgekit / cold!.git).toFixed(2)}x); ` +
       `its merge request made in ${time(cold!.create)}.`,
   );
   const met = ratio('median') <= TARGET_RATIO;
-  console.log(`\nTarget: forgekit's median merge within ${TARGET_RATIO}x of git's: ${ratio('median').toFixed(2)}x, ${met ? 'met' : 'MISSED'}. Every merge left both mains with the same tree; \`git fsck --full\` passed on forgekit's repository. Load average ${loadavg().map((load) => load.toFixed(2)).join(' ')} at the end.`);
+  console.log(
+    `\nTarget: forgekit's median merge within ${TARGET_RATIO}x of git's: ${ratio('median').toFixed(2)}x, ${met ? 'met' : 'MISSED'}. ` +
+      `Every merge left both mains with the same tree; \`git fsck --full\` passed on forgekit's repository. Load average ${loadavg()
+        .map((load) => load.toFixed(2))
+        .join(' ')} at the end.`,
+  );
 } finally {
   for (const close of closing) await close().catch((error: unknown) => console.error(error));
   rmSync(work, { recursive: true, force: true });

@@ -19,8 +19,8 @@
  * the requests per second of all; the CPU the server used meanwhile (utime and stime of its processes, from
  * /proc/<pid>/stat, its children's included), as cores.
  *
- * The server: this checkout's dist/cli.js with FORGEKIT_BENCH_SERVE_ARGS appended (`--workers 2`; left out on PGlite, which one process opens);
- * and, when FORGEKIT_BENCH_BASELINE_CLI names another checkout's dist/cli.js, that one too in the same run (with
+ * The server: this checkout's dist/cli.js with FORGEKIT_BENCH_SERVE_ARGS appended (`--workers 2`; left out on PGlite, which one process
+ * opens); and, when FORGEKIT_BENCH_BASELINE_CLI names another checkout's dist/cli.js, that one too in the same run (with
  * FORGEKIT_BENCH_BASELINE_SERVE_ARGS), each on a new database and storage, so that two versions are compared on the
  * same machine at the same time. FORGEKIT_BENCH_MIXED_DATABASES (`postgresql`; `postgresql,pglite` for both):
  * PostgreSQL (`--database-url`, a database made on FORGEKIT_BENCH_DATABASE_URL's server and dropped afterwards,
@@ -44,15 +44,25 @@ const COMMITS = Number(process.env.FORGEKIT_BENCH_COMMITS ?? 20_000);
 const SECONDS = Number(process.env.FORGEKIT_BENCH_MIXED_SECONDS ?? 60);
 const WARMUP_SECONDS = Number(process.env.FORGEKIT_BENCH_MIXED_WARMUP ?? 5);
 const CONNECTIONS = Number(process.env.FORGEKIT_BENCH_CONNECTIONS ?? 50);
-const DATABASES = (process.env.FORGEKIT_BENCH_MIXED_DATABASES ?? 'postgresql').split(',').map((name) => name.trim()).filter(Boolean);
+const DATABASES = (process.env.FORGEKIT_BENCH_MIXED_DATABASES ?? 'postgresql')
+  .split(',')
+  .map((name) => name.trim())
+  .filter(Boolean);
 const args = (value: string | undefined) => (value ?? '').split(/\s+/).filter(Boolean);
 /** Serve's flags without `--workers N` (or `--workers=N`). */
-const withoutWorkers = (flags: string[]) => flags.filter((flag, index) => !flag.startsWith('--workers') && flags[index - 1] !== '--workers');
+const withoutWorkers = (flags: string[]) =>
+  flags.filter((flag, index) => !flag.startsWith('--workers') && flags[index - 1] !== '--workers');
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const TARGETS = [
   { label: 'this checkout', cli: `${ROOT}dist/cli.js`, extra: args(process.env.FORGEKIT_BENCH_SERVE_ARGS) },
   ...(process.env.FORGEKIT_BENCH_BASELINE_CLI
-    ? [{ label: `baseline ${process.env.FORGEKIT_BENCH_BASELINE_CLI}`, cli: resolve(process.env.FORGEKIT_BENCH_BASELINE_CLI), extra: args(process.env.FORGEKIT_BENCH_BASELINE_SERVE_ARGS) }]
+    ? [
+        {
+          label: `baseline ${process.env.FORGEKIT_BENCH_BASELINE_CLI}`,
+          cli: resolve(process.env.FORGEKIT_BENCH_BASELINE_CLI),
+          extra: args(process.env.FORGEKIT_BENCH_BASELINE_SERVE_ARGS),
+        },
+      ]
     : []),
 ];
 const ROOT_TOKEN = 'bench-root-token-mixed-load';
@@ -61,7 +71,9 @@ const GPT_P90_MS = 200;
 /** How far before main `v1.0.0` is: the compare of the mix spans at least this many commits. */
 const COMPARE_COMMITS = Math.min(200, Math.floor(COMMITS / 2));
 
-for (const database of DATABASES) if (!['postgresql', 'pglite'].includes(database)) throw new Error(`FORGEKIT_BENCH_MIXED_DATABASES: postgresql or pglite, not ${database}`);
+for (const database of DATABASES)
+  if (!['postgresql', 'pglite'].includes(database))
+    throw new Error(`FORGEKIT_BENCH_MIXED_DATABASES: postgresql or pglite, not ${database}`);
 
 const percentile = (values: number[], share: number) => {
   const sorted = Float64Array.from(values).sort();
@@ -82,7 +94,10 @@ function treeCpuSeconds(pid: number): number {
       const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
       // After the command's name (in parentheses, which may hold spaces): state, ppid, ... (fields 3 on).
       const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-      stats.set(Number(name), { parent: Number(fields[1]), ticks: Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]) });
+      stats.set(Number(name), {
+        parent: Number(fields[1]),
+        ticks: Number(fields[11]) + Number(fields[12]) + Number(fields[13]) + Number(fields[14]),
+      });
     } catch {
       // Gone meanwhile.
     }
@@ -120,10 +135,14 @@ async function freePort(): Promise<number> {
 
 async function serve(cli: string, databaseArgs: string[], extra: string[]): Promise<Serving> {
   const port = await freePort();
-  const child: ChildProcess = spawn(process.execPath, [cli, 'serve', '--host', '127.0.0.1', '--port', String(port), ...databaseArgs, ...extra], {
-    env: { ...process.env, FORGEKIT_ROOT_TOKEN: ROOT_TOKEN, FORGEKIT_ROOT_PASSWORD: 'bench-root-password-1' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const child: ChildProcess = spawn(
+    process.execPath,
+    [cli, 'serve', '--host', '127.0.0.1', '--port', String(port), ...databaseArgs, ...extra],
+    {
+      env: { ...process.env, FORGEKIT_ROOT_TOKEN: ROOT_TOKEN, FORGEKIT_ROOT_PASSWORD: 'bench-root-password-1' },
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
   let output = '';
   const keep = (chunk: Buffer) => (output = (output + chunk.toString()).slice(-20_000));
   child.stdout!.on('data', keep);
@@ -146,7 +165,10 @@ async function serve(cli: string, databaseArgs: string[], extra: string[]): Prom
       throw new Error(`forgekit serve did not answer within 2 minutes:\n${output}`);
     }
     const ok = await fetch(`${origin}/api/v4/version`, { headers: { 'private-token': ROOT_TOKEN } }).then(
-      async (res) => (await res.arrayBuffer(), res.status === 200),
+      async (res) => {
+        await res.arrayBuffer();
+        return res.status === 200;
+      },
       () => false,
     );
     if (ok) break;
@@ -155,6 +177,7 @@ async function serve(cli: string, databaseArgs: string[], extra: string[]): Prom
 }
 
 /** An API call: its JSON answer (or its text, when it is not JSON), or it throws on a status other than 2xx. */
+// biome-ignore lint/suspicious/noExplicitAny: the JSON answer of whichever endpoint is called, read as the caller expects
 async function call(origin: string, token: string, method: string, path: string, body?: object): Promise<any> {
   const res = await fetch(origin + path, {
     method,
@@ -173,10 +196,23 @@ interface Endpoint {
   path: string;
 }
 
-async function seed(origin: string, importUrl: string, generated: string): Promise<{ token: string; endpoints: Endpoint[]; importSeconds: number }> {
+async function seed(
+  origin: string,
+  importUrl: string,
+  generated: string,
+): Promise<{ token: string; endpoints: Endpoint[]; importSeconds: number }> {
   await call(origin, ROOT_TOKEN, 'PUT', '/api/v4/application/settings', { allow_local_requests_from_web_hooks_and_services: true });
-  const user = await call(origin, ROOT_TOKEN, 'POST', '/api/v4/users', { username: 'gpt', email: 'gpt@example.com', name: 'GPT', password: 'bench-password-1', skip_confirmation: true });
-  const { token } = await call(origin, ROOT_TOKEN, 'POST', `/api/v4/users/${user.id}/personal_access_tokens`, { name: 'bench', scopes: ['api'] });
+  const user = await call(origin, ROOT_TOKEN, 'POST', '/api/v4/users', {
+    username: 'gpt',
+    email: 'gpt@example.com',
+    name: 'GPT',
+    password: 'bench-password-1',
+    skip_confirmation: true,
+  });
+  const { token } = await call(origin, ROOT_TOKEN, 'POST', `/api/v4/users/${user.id}/personal_access_tokens`, {
+    name: 'bench',
+    scopes: ['api'],
+  });
   const started = performance.now();
   let project = await call(origin, token, 'POST', '/api/v4/projects', { name: 'history', import_url: importUrl });
   let resets = 0;
@@ -202,9 +238,17 @@ async function seed(origin: string, importUrl: string, generated: string): Promi
   for (const [index, ref] of [back(10), back(100), back(500), back(1000), 'main'].entries()) {
     await call(origin, token, 'POST', `${repository}/branches`, { branch: `feature-${index + 1}`, ref });
   }
-  const tags: [string, string][] = [['v0.1.0', back(3000)], ['v0.2.0', back(2000)], ['v0.9.0', back(1000)], ['v1.0.0', from], ['v1.1.0', gitText(generated, ['rev-parse', 'main'])]];
-  for (const [name, ref] of tags) await call(origin, token, 'POST', `${repository}/tags`, { tag_name: name, ref, message: `Release ${name}` });
-  for (let index = 1; index <= 10; index++) await call(origin, token, 'POST', '/api/v4/projects', { name: `project-${index}`, visibility: index % 2 ? 'public' : 'private' });
+  const tags: [string, string][] = [
+    ['v0.1.0', back(3000)],
+    ['v0.2.0', back(2000)],
+    ['v0.9.0', back(1000)],
+    ['v1.0.0', from],
+    ['v1.1.0', gitText(generated, ['rev-parse', 'main'])],
+  ];
+  for (const [name, ref] of tags)
+    await call(origin, token, 'POST', `${repository}/tags`, { tag_name: name, ref, message: `Release ${name}` });
+  for (let index = 1; index <= 10; index++)
+    await call(origin, token, 'POST', '/api/v4/projects', { name: `project-${index}`, visibility: index % 2 ? 'public' : 'private' });
   const file = `${repository}/files/${encodeURIComponent(HOT_FILE)}`;
   const endpoints: Endpoint[] = [
     { name: 'GET /user', path: '/api/v4/user' },
@@ -239,7 +283,13 @@ async function load(origin: string, token: string, endpoints: Endpoint[], second
   return Promise.all(
     endpoints.map(async (endpoint) => {
       const latencies: number[] = [];
-      const instance = autocannon({ url: origin + endpoint.path, connections, duration: seconds, timeout: 60, headers: { 'private-token': token } });
+      const instance = autocannon({
+        url: origin + endpoint.path,
+        connections,
+        duration: seconds,
+        timeout: 60,
+        headers: { 'private-token': token },
+      });
       instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
         if (status >= 200 && status < 300) latencies.push(ms);
       });
@@ -264,31 +314,49 @@ const fixed = (value: number) => (Number.isNaN(value) ? '—' : value.toFixed(va
 function report(run: Run): void {
   const total = run.results.reduce((sum, result) => sum + result.latencies.length, 0);
   const all = run.results.flatMap((result) => result.latencies);
-  console.log(`\n${run.label}, ${run.database}: ${CONNECTIONS} connections, ${run.seconds.toFixed(0)} s (the import of the seed took ${run.importSeconds.toFixed(1)} s).\n`);
+  console.log(
+    `\n${run.label}, ${run.database}: ${CONNECTIONS} connections, ${run.seconds.toFixed(0)} s (the import of the seed ` +
+      `took ${run.importSeconds.toFixed(1)} s).\n`,
+  );
   console.log(`| endpoint | requests | share | failures | p50 ms | p90 ms | p99 ms | p90 ≤ ${GPT_P90_MS} ms |`);
   console.log('| --- | --- | --- | --- | --- | --- | --- | --- |');
   for (const { name, latencies, failures } of run.results) {
     const p90 = percentile(latencies, 0.9);
     console.log(
-      `| ${name} | ${latencies.length} | ${((latencies.length / total) * 100).toFixed(1)} % | ${failures} | ${fixed(percentile(latencies, 0.5))} | ${fixed(p90)} | ${fixed(percentile(latencies, 0.99))} | ${p90 <= GPT_P90_MS ? 'yes' : 'no'} |`,
+      `| ${name} | ${latencies.length} | ${((latencies.length / total) * 100).toFixed(1)} % | ${failures} ` +
+        `| ${fixed(percentile(latencies, 0.5))} | ${fixed(p90)} | ${fixed(percentile(latencies, 0.99))} ` +
+        `| ${p90 <= GPT_P90_MS ? 'yes' : 'no'} |`,
     );
   }
-  console.log(`| all | ${total} | 100 % | ${run.results.reduce((sum, result) => sum + result.failures, 0)} | ${fixed(percentile(all, 0.5))} | ${fixed(percentile(all, 0.9))} | ${fixed(percentile(all, 0.99))} | |`);
   console.log(
-    `\n${(total / run.seconds).toFixed(1)} requests per second; the server used ${run.serverCores.toFixed(2)} of ${availableParallelism()} cores ` +
-      `(the load generator ${run.clientCores.toFixed(2)}); load average ${loadavg().map((value) => value.toFixed(2)).join(' ')}.`,
+    `| all | ${total} | 100 % | ${run.results.reduce((sum, result) => sum + result.failures, 0)} | ${fixed(percentile(all, 0.5))} ` +
+      `| ${fixed(percentile(all, 0.9))} | ${fixed(percentile(all, 0.99))} | |`,
+  );
+  console.log(
+    `\n${(total / run.seconds).toFixed(1)} requests per second; the server used ${run.serverCores.toFixed(2)} ` +
+      `of ${availableParallelism()} cores ` +
+      `(the load generator ${run.clientCores.toFixed(2)}); load average ${loadavg()
+        .map((value) => value.toFixed(2))
+        .join(' ')}.`,
   );
 }
 
 const work = mkdtempSync(join(tmpdir(), 'forgekit-bench-mixed-'));
 const closing: (() => Promise<unknown>)[] = [];
 try {
-  console.log(`\nNode.js ${process.version}, ${availableParallelism()} cores; load average ${loadavg().map((value) => value.toFixed(2)).join(' ')}.`);
+  console.log(
+    `\nNode.js ${process.version}, ${availableParallelism()} cores; load average ${loadavg()
+      .map((value) => value.toFixed(2))
+      .join(' ')}.`,
+  );
   const served = join(work, 'served');
   mkdirSync(served);
   const generated = join(served, 'history.git');
   const made = await writeHistoryRepository(generated, COMMITS, { aggressive: true });
-  console.log(`A repository of ${COMMITS} commits (${(made.packBytes / 2 ** 20).toFixed(1)} MiB packed by git gc --aggressive, in ${made.seconds.toFixed(1)} s).`);
+  console.log(
+    `A repository of ${COMMITS} commits (${(made.packBytes / 2 ** 20).toFixed(1)} MiB packed by git gc --aggressive, ` +
+      `in ${made.seconds.toFixed(1)} s).`,
+  );
   const remote = await gitHttpServer(served);
   closing.push(() => remote.close());
 
@@ -338,7 +406,11 @@ try {
     for (const database of new Set(runs.map((run) => run.database))) {
       const [ours, baseline] = runs.filter((run) => run.database === database);
       const rate = (run: Run) => run.results.reduce((sum, result) => sum + result.latencies.length, 0) / run.seconds;
-      if (ours && baseline) console.log(`${database}: this checkout ${rate(ours).toFixed(1)} requests per second, the baseline ${rate(baseline).toFixed(1)}: ${(rate(ours) / rate(baseline)).toFixed(2)}x.`);
+      if (ours && baseline)
+        console.log(
+          `${database}: this checkout ${rate(ours).toFixed(1)} requests per second, the baseline ${rate(baseline).toFixed(1)}: ` +
+            `${(rate(ours) / rate(baseline)).toFixed(2)}x.`,
+        );
     }
   }
 } finally {

@@ -71,7 +71,11 @@ class Samples {
 }
 
 /** A git command in the repository, as a server would run one (or a shell script): its standard output, or it throws. */
-function git(gitdir: string, args: string[], options: { input?: string; env?: Record<string, string>; shell?: string } = {}): Promise<string> {
+function git(
+  gitdir: string,
+  args: string[],
+  options: { input?: string; env?: Record<string, string>; shell?: string } = {},
+): Promise<string> {
   return new Promise((resolve, reject) => {
     const [command, argv] = options.shell === undefined ? ['git', args] : ['sh', ['-c', options.shell]];
     const child = spawn(command, argv, { cwd: gitdir, env: { ...process.env, ...options.env }, stdio: ['pipe', 'pipe', 'pipe'] });
@@ -80,7 +84,11 @@ function git(gitdir: string, args: string[], options: { input?: string; env?: Re
     child.stdout.on('data', (chunk: Buffer) => out.push(chunk));
     child.stderr.on('data', (chunk: Buffer) => err.push(chunk));
     child.on('error', reject);
-    child.on('close', (status) => (status === 0 ? resolve(Buffer.concat(out).toString('latin1')) : reject(new Error(`git ${args.join(' ')}: ${Buffer.concat(err).toString()}`))));
+    child.on('close', (status) =>
+      status === 0
+        ? resolve(Buffer.concat(out).toString('latin1'))
+        : reject(new Error(`git ${args.join(' ')}: ${Buffer.concat(err).toString()}`)),
+    );
     child.stdin.end(options.input);
   });
 }
@@ -166,7 +174,13 @@ function readOperations({ origin, api, token, id }: { origin: string; api: Api; 
     inProcess: () => api.repositoryFiles.get(id, path, { ref: 'main' }),
     git: [
       { label: 'git cat-file -p main:<path>', commands: [['cat-file', '-p', `main:${path}`]] },
-      { label: '+ git log -1 main -- <path>', commands: [['cat-file', '-p', `main:${path}`], ['log', '-1', '--format=%H', 'main', '--', path]] },
+      {
+        label: '+ git log -1 main -- <path>',
+        commands: [
+          ['cat-file', '-p', `main:${path}`],
+          ['log', '-1', '--format=%H', 'main', '--', path],
+        ],
+      },
     ],
     check(http, [content, both]) {
       const file = JSON.parse(http);
@@ -179,10 +193,20 @@ function readOperations({ origin, api, token, id }: { origin: string; api: Api; 
     name: `GET commits?per_page=20${page > 1 ? `&page=${page}` : ''}`,
     http: () => request(origin, token, 'GET', `/api/v4/projects/${id}/repository/commits?ref_name=main&per_page=20&page=${page}`),
     inProcess: () => api.commits.list(id, { ref_name: 'main', per_page: 20, page }),
-    git: [{ label: `git log${page > 1 ? ` --skip=${(page - 1) * 20}` : ''} -20 main`, commands: [['log', `--skip=${(page - 1) * 20}`, '-20', LOG_FORMAT, 'main']] }],
+    git: [
+      {
+        label: `git log${page > 1 ? ` --skip=${(page - 1) * 20}` : ''} -20 main`,
+        commands: [['log', `--skip=${(page - 1) * 20}`, '-20', LOG_FORMAT, 'main']],
+      },
+    ],
     check(http, [log]) {
       const ids = (JSON.parse(http) as { id: string }[]).map((commit) => commit.id).join(' ');
-      const gits = log.split('\0').filter((_, index) => index % 10 === 0).map((field) => field.trim()).filter(Boolean).join(' ');
+      const gits = log
+        .split('\0')
+        .filter((_, index) => index % 10 === 0)
+        .map((field) => field.trim())
+        .filter(Boolean)
+        .join(' ');
       if (ids !== gits) throw new Error(`commit list page ${page} differs from git log's:\n${ids}\n${gits}`);
     },
   });
@@ -203,7 +227,15 @@ function readOperations({ origin, api, token, id }: { origin: string; api: Api; 
   ];
 }
 
-const columns = [['operation', 70], ['side', 34], ['first ms', 9], ['p50 ms', 8], ['p90 ms', 8], ['CPU ms', 7], ['forgekit p50 ÷', 15]] as const;
+const columns = [
+  ['operation', 70],
+  ['side', 34],
+  ['first ms', 9],
+  ['p50 ms', 8],
+  ['p90 ms', 8],
+  ['CPU ms', 7],
+  ['forgekit p50 ÷', 15],
+] as const;
 const line = (cells: (string | number)[]) =>
   cells.map((cell, index) => (index < 2 ? String(cell).padEnd(columns[index][1]) : String(cell).padStart(columns[index][1]))).join(' ');
 const ms = (value: number | undefined) => (value === undefined ? '' : value.toFixed(value < 100 ? 2 : 0));
@@ -217,13 +249,43 @@ interface GitTimes {
 
 function printRows(name: string, forgekitHttp: Samples, forgekitInProcess: Samples | undefined, gitRows: GitTimes[]): void {
   const reference = median(forgekitHttp.times);
-  console.log(line([name, 'forgekit HTTP', ms(forgekitHttp.first), ms(reference), ms(percentile(forgekitHttp.times, 0.9)), ms(forgekitHttp.cpu / forgekitHttp.times.length), '']));
+  console.log(
+    line([
+      name,
+      'forgekit HTTP',
+      ms(forgekitHttp.first),
+      ms(reference),
+      ms(percentile(forgekitHttp.times, 0.9)),
+      ms(forgekitHttp.cpu / forgekitHttp.times.length),
+      '',
+    ]),
+  );
   if (forgekitInProcess) {
     const times = forgekitInProcess.times;
-    console.log(line(['', 'forgekit in process', ms(forgekitInProcess.first), ms(median(times)), ms(percentile(times, 0.9)), ms(forgekitInProcess.cpu / times.length), '']));
+    console.log(
+      line([
+        '',
+        'forgekit in process',
+        ms(forgekitInProcess.first),
+        ms(median(times)),
+        ms(percentile(times, 0.9)),
+        ms(forgekitInProcess.cpu / times.length),
+        '',
+      ]),
+    );
   }
   for (const { label, samples, shell } of gitRows) {
-    console.log(line(['', label, '', ms(median(samples.times)), ms(percentile(samples.times, 0.9)), '', `${(reference / median(samples.times)).toFixed(2)}×`]));
+    console.log(
+      line([
+        '',
+        label,
+        '',
+        ms(median(samples.times)),
+        ms(percentile(samples.times, 0.9)),
+        '',
+        `${(reference / median(samples.times)).toFixed(2)}×`,
+      ]),
+    );
     console.log(line(['', '  the same in a shell loop (mean)', '', ms(shell), '', '', `${(reference / shell).toFixed(2)}×`]));
   }
 }
@@ -240,7 +302,13 @@ try {
   const hosting = await open();
   closing.push(() => hosting.close());
 
-  const owner = await hosting.users.create({ username: 'owner', email: 'owner@example.com', name: 'Owner', password: 'bench-password-1', skip_confirmation: true });
+  const owner = await hosting.users.create({
+    username: 'owner',
+    email: 'owner@example.com',
+    name: 'Owner',
+    password: 'bench-password-1',
+    skip_confirmation: true,
+  });
   const token = (await hosting.personalAccessTokens.create(owner.id, { name: 'bench', scopes: ['api'] })).token;
   const api = hosting.as(owner.id);
   const project = await api.projects.create({ name: 'history' });
@@ -258,13 +326,23 @@ try {
   const reads = (origin: string, api: Api) => readOperations({ origin, api, token, id });
   const operations = reads(origin, api);
 
-  console.log(`\nA repository of ${COMMITS} commits (${made.packBytes >> 20} MiB packed), written by git fast-import and git gc in ${made.seconds.toFixed(1)} s.`);
-  console.log(`PostgreSQL; load average ${loadavg().map((load) => load.toFixed(2)).join(' ')}; ${ITERATIONS} rounds after ${WARM_UP}, one request at a time.`);
-  console.log('first: the first request to a new service. CPU: of this process per request. Ratio: forgekit over HTTP ÷ that git row, medians.');
+  console.log(
+    `\nA repository of ${COMMITS} commits (${made.packBytes >> 20} MiB packed), written by git fast-import and git gc ` +
+      `in ${made.seconds.toFixed(1)} s.`,
+  );
+  console.log(
+    `PostgreSQL; load average ${loadavg()
+      .map((load) => load.toFixed(2))
+      .join(' ')}; ${ITERATIONS} rounds after ${WARM_UP}, one request at a time.`,
+  );
+  console.log(
+    'first: the first request to a new service. CPU: of this process per request. Ratio: forgekit over HTTP ÷ that git row, medians.',
+  );
   console.log(line(columns.map(([title]) => title)));
 
   // Checked against git once each, before anything is timed.
-  const check = async (operation: Operation) => operation.check(await operation.http(), await Promise.all(operation.git.map((row) => runRow(gitdir, row))));
+  const check = async (operation: Operation) =>
+    operation.check(await operation.http(), await Promise.all(operation.git.map((row) => runRow(gitdir, row))));
   for (const operation of operations) await check(operation);
 
   // First requests: each to a service of its own, which has read nothing of the repository yet.
@@ -305,9 +383,30 @@ try {
 
   // What starting a git process costs this process at all: git's rows include it.
   const spawnFloor = new Samples();
-  for (let round = 0; round < WARM_UP + ITERATIONS; round++) await (round < WARM_UP ? git(gitdir, ['--version']) : spawnFloor.time(() => git(gitdir, ['--version'])));
-  console.log(line(['git --version (starting git)', 'from this process', '', ms(median(spawnFloor.times)), ms(percentile(spawnFloor.times, 0.9)), '', '']));
-  console.log(line(['', '  in a shell loop (mean)', '', ms(await shellMean(gitdir, shellOf({ label: '', commands: [['--version']] }), SHELL_RUNS)), '', '', '']));
+  for (let round = 0; round < WARM_UP + ITERATIONS; round++)
+    await (round < WARM_UP ? git(gitdir, ['--version']) : spawnFloor.time(() => git(gitdir, ['--version'])));
+  console.log(
+    line([
+      'git --version (starting git)',
+      'from this process',
+      '',
+      ms(median(spawnFloor.times)),
+      ms(percentile(spawnFloor.times, 0.9)),
+      '',
+      '',
+    ]),
+  );
+  console.log(
+    line([
+      '',
+      '  in a shell loop (mean)',
+      '',
+      ms(await shellMean(gitdir, shellOf({ label: '', commands: [['--version']] }), SHELL_RUNS)),
+      '',
+      '',
+      '',
+    ]),
+  );
 
   // One-file commits: forgekit's on main, git's plumbing on a branch of its own from the same commit; after
   // each of forgekit's, the reads whose answers start from the new head.
@@ -320,16 +419,29 @@ try {
   const gitCommit = new Samples();
   const after = { file: new Samples(), list: new Samples() };
   const afterGit = { file: new Samples(), list: new Samples() };
-  const author = { GIT_AUTHOR_NAME: 'Owner', GIT_AUTHOR_EMAIL: 'owner@example.com', GIT_COMMITTER_NAME: 'Owner', GIT_COMMITTER_EMAIL: 'owner@example.com' };
+  const author = {
+    GIT_AUTHOR_NAME: 'Owner',
+    GIT_AUTHOR_EMAIL: 'owner@example.com',
+    GIT_COMMITTER_NAME: 'Owner',
+    GIT_COMMITTER_EMAIL: 'owner@example.com',
+  };
   const env = { ...author, GIT_INDEX_FILE: join(storage, 'bench.index') };
   let writes = 0;
   for (let round = 0; round < WARM_UP + WRITES; round++) {
     const measure = <T>(samples: Samples, work: () => Promise<T>) => (round < WARM_UP ? work() : samples.time(work));
     const message = `Change ${file} (${++writes})`;
-    await measure(commitHttp, () => request(origin, token, 'PUT', `/api/v4/projects/${id}/repository/files/${encodeURIComponent(file)}`, { branch: 'main', content: content(writes), commit_message: message }));
+    await measure(commitHttp, () =>
+      request(origin, token, 'PUT', `/api/v4/projects/${id}/repository/files/${encodeURIComponent(file)}`, {
+        branch: 'main',
+        content: content(writes),
+        commit_message: message,
+      }),
+    );
     await measure(after.file, operations[1].http);
     await measure(after.list, operations[3].http);
-    await measure(commitInProcess, () => api.repositoryFiles.update(id, file, { branch: 'main', content: content(++writes), commit_message: message }));
+    await measure(commitInProcess, () =>
+      api.repositoryFiles.update(id, file, { branch: 'main', content: content(++writes), commit_message: message }),
+    );
     // git: the blob, the tree through a temporary index read from the branch's commit, the commit, the branch
     // moved from that commit.
     await measure(gitCommit, async () => {
@@ -359,15 +471,32 @@ try {
   ].join(' && ');
   const gitCommitShell = await shellMean(gitdir, plumbing, SHELL_RUNS, { ...author, GIT_INDEX_FILE: join(storage, 'shell.index') });
   // Both lines of commits are there, one commit per write.
-  const counts = await Promise.all(['main', 'git-bench', 'git-shell'].map(async (branch) => Number(await git(gitdir, ['rev-list', '--count', branch]))));
-  if (counts.join() !== [COMMITS + writes, COMMITS + WARM_UP + WRITES, COMMITS + writes + 3 * SHELL_RUNS].join()) throw new Error(`unexpected commit counts: ${counts.join(', ')}`);
+  const counts = await Promise.all(
+    ['main', 'git-bench', 'git-shell'].map(async (branch) => Number(await git(gitdir, ['rev-list', '--count', branch]))),
+  );
+  if (counts.join() !== [COMMITS + writes, COMMITS + WARM_UP + WRITES, COMMITS + writes + 3 * SHELL_RUNS].join())
+    throw new Error(`unexpected commit counts: ${counts.join(', ')}`);
   // forgekit's answers from the new head still match git's.
   for (const operation of operations) await check(operation);
 
-  printRows(`PUT files/${file} (a one-file commit)`, commitHttp, commitInProcess, [{ label: 'git plumbing, 7 commands', samples: gitCommit, shell: gitCommitShell }]);
-  printRows(`${operations[1].name}, after a commit`, after.file, undefined, [{ label: '+ git log -1 main -- <path>', samples: afterGit.file, shell: await shellMean(gitdir, shellOf(operations[1].git[1]), SHELL_RUNS) }]);
-  printRows(`${operations[3].name}, after a commit`, after.list, undefined, [{ label: 'git log -20 main', samples: afterGit.list, shell: await shellMean(gitdir, shellOf(operations[3].git[0]), SHELL_RUNS) }]);
-  console.log(`load average ${loadavg().map((load) => load.toFixed(2)).join(' ')} at the end`);
+  printRows(`PUT files/${file} (a one-file commit)`, commitHttp, commitInProcess, [
+    { label: 'git plumbing, 7 commands', samples: gitCommit, shell: gitCommitShell },
+  ]);
+  printRows(`${operations[1].name}, after a commit`, after.file, undefined, [
+    {
+      label: '+ git log -1 main -- <path>',
+      samples: afterGit.file,
+      shell: await shellMean(gitdir, shellOf(operations[1].git[1]), SHELL_RUNS),
+    },
+  ]);
+  printRows(`${operations[3].name}, after a commit`, after.list, undefined, [
+    { label: 'git log -20 main', samples: afterGit.list, shell: await shellMean(gitdir, shellOf(operations[3].git[0]), SHELL_RUNS) },
+  ]);
+  console.log(
+    `load average ${loadavg()
+      .map((load) => load.toFixed(2))
+      .join(' ')} at the end`,
+  );
 } finally {
   for (const close of closing) await close().catch((error: unknown) => console.error(error));
   rmSync(storage, { recursive: true, force: true });

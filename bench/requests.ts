@@ -97,11 +97,11 @@ function record(statement: unknown, values: unknown): void {
   recording.push({ text, values: (Array.isArray(values) ? values : (statement as { values?: unknown[] }).values) ?? [] });
 }
 
-function hookQuery(prototype: { query: (...args: any[]) => any }): void {
+function hookQuery(prototype: { query: (...args: never[]) => unknown }): void {
   const query = prototype.query;
   prototype.query = function (this: unknown, ...args: unknown[]) {
     record(args[0], args[1]);
-    return query.apply(this, args);
+    return Reflect.apply(query, this, args);
   };
 }
 // forgekit's ORM reaches PostgreSQL through its own copy of `pg`.
@@ -125,14 +125,15 @@ interface Setup {
   bare: BareDatabase;
   /** Where forgekit keeps its repositories. */
   storage: string;
-  /** What a server up for a minute has done to the seeded tables: autovacuum's (PostgreSQL) or forgekit's own (PGlite) analyse and vacuum. */
+  /**
+   * What a server up for a minute has done to the seeded tables: autovacuum's (PostgreSQL) or forgekit's own (PGlite) analyse and vacuum.
+   */
   settle(): Promise<void>;
   close(): Promise<void>;
 }
 
 /** Timestamps stay PostgreSQL's text, as forgekit's ORM has them. */
 const RAW_TEXT_TYPES = new Set([1082, 1114, 1184, 1186]);
-
 
 async function postgresql(): Promise<Setup> {
   const { url, drop } = await benchDatabase();
@@ -149,7 +150,10 @@ async function postgresql(): Promise<Setup> {
   const pool = new pg.Pool({
     connectionString: url,
     max: 10,
-    types: { getTypeParser: ((oid: number, format?: 'text' | 'binary') => (RAW_TEXT_TYPES.has(oid) ? String : pg.types.getTypeParser(oid, format))) as typeof pg.types.getTypeParser },
+    types: {
+      getTypeParser: ((oid: number, format?: 'text' | 'binary') =>
+        RAW_TEXT_TYPES.has(oid) ? String : pg.types.getTypeParser(oid, format)) as typeof pg.types.getTypeParser,
+    },
   });
   // pg's pool.end() resolves before its connections have closed: the drop below may cut one short.
   pool.on('error', () => {});
@@ -209,7 +213,10 @@ async function pglite(): Promise<Setup> {
     storage,
     bare: {
       query: async (statement) => (await db.query<Record<string, unknown>>(statement.text, statement.values)).rows,
-      transaction: (work) => db.transaction((tx) => work({ query: async (statement) => (await tx.query<Record<string, unknown>>(statement.text, statement.values)).rows })),
+      transaction: (work) =>
+        db.transaction((tx) =>
+          work({ query: async (statement) => (await tx.query<Record<string, unknown>>(statement.text, statement.values)).rows }),
+        ),
     },
     settle: async () => void (await maintainTables(db)),
     async close() {
@@ -246,14 +253,30 @@ const ENDPOINTS: Endpoint[] = [
   { name: 'POST /api/v4/user/keys', method: 'POST', path: '/api/v4/user/keys', as: 'user', body: 'sshKey' },
   { name: 'GET /api/v4/projects?per_page=100', data: 'projects', method: 'GET', path: '/api/v4/projects?per_page=100', as: 'user' },
   { name: 'GET /api/v4/projects/:id', data: 'projects', method: 'GET', path: `/api/v4/projects/${ONE_PROJECT}`, as: 'user' },
-  { name: 'GET /api/v4/projects/:id/issues?per_page=100', data: 'issues', method: 'GET', path: `/api/v4/projects/${ISSUES_PROJECT}/issues?per_page=100`, as: 'user' },
   {
-    name: 'GET /api/v4/projects/:id/merge_requests?per_page=20', data: 'merge requests', method: 'GET', path: `/api/v4/projects/${MERGE_REQUESTS_PROJECT}/merge_requests?per_page=20`,
-    as: 'user', connections: 20, target: { p90: MERGE_REQUESTS_P90_MS, cpuRatio: MERGE_REQUESTS_CPU_RATIO },
+    name: 'GET /api/v4/projects/:id/issues?per_page=100',
+    data: 'issues',
+    method: 'GET',
+    path: `/api/v4/projects/${ISSUES_PROJECT}/issues?per_page=100`,
+    as: 'user',
   },
   {
-    name: 'GET /api/v4/projects/:id/merge_requests/:iid', data: 'merge requests', method: 'GET', path: `/api/v4/projects/${MERGE_REQUESTS_PROJECT}/merge_requests/${ONE_MERGE_REQUEST}`,
-    as: 'user', connections: 20, target: { cpuRatio: MERGE_REQUESTS_CPU_RATIO },
+    name: 'GET /api/v4/projects/:id/merge_requests?per_page=20',
+    data: 'merge requests',
+    method: 'GET',
+    path: `/api/v4/projects/${MERGE_REQUESTS_PROJECT}/merge_requests?per_page=20`,
+    as: 'user',
+    connections: 20,
+    target: { p90: MERGE_REQUESTS_P90_MS, cpuRatio: MERGE_REQUESTS_CPU_RATIO },
+  },
+  {
+    name: 'GET /api/v4/projects/:id/merge_requests/:iid',
+    data: 'merge requests',
+    method: 'GET',
+    path: `/api/v4/projects/${MERGE_REQUESTS_PROJECT}/merge_requests/${ONE_MERGE_REQUEST}`,
+    as: 'user',
+    connections: 20,
+    target: { cpuRatio: MERGE_REQUESTS_CPU_RATIO },
   },
 ];
 
@@ -267,15 +290,30 @@ async function seedUsers(setup: Setup): Promise<string> {
      select 'bench' || n, 'bench' || n, 'Bench User ' || n, 'bench' || n || '@example.com', 100000, now(), now(), now()
      from generate_series(1, ${USERS - 2}) as n`,
   );
-  await setup.bare.query(sql`insert into "identities" ("user_id", "provider", "extern_uid") select "id", 'ldap', 'uid=' || "username" from "users" where "id" % 10 = 0`);
-  const reader = await setup.hosting.users.create({ username: 'reader', email: 'reader@example.com', name: 'Reader', password: 'bench-password-1', skip_confirmation: true });
+  await setup.bare.query(
+    sql`insert into "identities" ("user_id", "provider", "extern_uid") select "id", 'ldap', 'uid=' || "username" from "users"
+      where "id" % 10 = 0`,
+  );
+  const reader = await setup.hosting.users.create({
+    username: 'reader',
+    email: 'reader@example.com',
+    name: 'Reader',
+    password: 'bench-password-1',
+    skip_confirmation: true,
+  });
   return (await setup.hosting.personalAccessTokens.create(reader.id, { name: 'bench', scopes: ['api'] })).token;
 }
 
 /** 10,000 projects, the reader a member of 1,000 (bench/lib/projects-seed.ts), and the reader's token. */
 async function seedProjectsData(setup: Setup): Promise<string> {
   await seedProjects(setup.bare, new SecretBox(SECRET_KEY));
-  const reader = await setup.hosting.users.create({ username: 'reader', email: 'reader@example.com', name: 'Reader', password: 'bench-password-1', skip_confirmation: true });
+  const reader = await setup.hosting.users.create({
+    username: 'reader',
+    email: 'reader@example.com',
+    name: 'Reader',
+    password: 'bench-password-1',
+    skip_confirmation: true,
+  });
   await seedReader(setup.bare, reader.id);
   return (await setup.hosting.personalAccessTokens.create(reader.id, { name: 'bench', scopes: ['api'] })).token;
 }
@@ -290,14 +328,21 @@ async function seedProjectsData(setup: Setup): Promise<string> {
  */
 async function seedIssuesData(setup: Setup): Promise<string> {
   const db = setup.bare;
-  const reader = await setup.hosting.users.create({ username: 'reader', email: 'reader@example.com', name: 'Reader', password: 'bench-password-1', skip_confirmation: true });
+  const reader = await setup.hosting.users.create({
+    username: 'reader',
+    email: 'reader@example.com',
+    name: 'Reader',
+    password: 'bench-password-1',
+    skip_confirmation: true,
+  });
   const project = await setup.hosting.projects.create({ name: 'Issues', visibility: 'private' });
   if (project.id !== ISSUES_PROJECT) throw new Error(`the issues' project is ${project.id}, not ${ISSUES_PROJECT}`);
   await setup.hosting.projectMembers.add(project.id, { user_id: reader.id, access_level: 20 });
   const stamp = sql`timestamptz '2026-01-01 00:00:00+00'`;
   await db.query(
     sql`insert into "users" ("username", "username_lower", "name", "email", "projects_limit", "confirmed_at", "created_at", "updated_at")
-     select 'issuer' || n, 'issuer' || n, 'Issuer ' || n, 'issuer' || n || '@example.com', 100000, ${stamp}, ${stamp}, ${stamp} from generate_series(1, 20) as n`,
+     select 'issuer' || n, 'issuer' || n, 'Issuer ' || n, 'issuer' || n || '@example.com', 100000, ${stamp}, ${stamp}, ${stamp}
+       from generate_series(1, 20) as n`,
   );
   await db.query(
     sql`insert into "labels" ("project_id", "title", "color", "created_at", "updated_at")
@@ -305,18 +350,24 @@ async function seedIssuesData(setup: Setup): Promise<string> {
      from unnest(array['bug', 'feature', 'documentation', 'performance', 'security', 'ui', 'backend', 'database', 'api', 'tests']) as t`,
   );
   await db.query(
-    sql`insert into "milestones" ("iid", "project_id", "title", "description", "state", "due_date", "start_date", "created_at", "updated_at")
-     select k, ${ISSUES_PROJECT}::int, 'v1.' || k, 'Release 1.' || k, case when k = 1 then 'closed' else 'active' end, '2026-0' || k || '-28',
+    sql`insert into "milestones" ("iid", "project_id", "title", "description", "state", "due_date", "start_date", "created_at",
+      "updated_at")
+     select k, ${ISSUES_PROJECT}::int, 'v1.' || k, 'Release 1.' || k, case when k = 1 then 'closed'
+       else 'active' end, '2026-0' || k || '-28',
        case when k % 2 = 0 then '2026-0' || k || '-01' end, ${stamp}, ${stamp}
      from generate_series(1, 5) as k`,
   );
-  await db.query(sql`insert into "internal_ids" ("usage", "project_id", "last_value") values ('issues', ${ISSUES_PROJECT}::int, ${ISSUES}::int), ('milestones', ${ISSUES_PROJECT}::int, 5)`);
+  await db.query(
+    sql`insert into "internal_ids" ("usage", "project_id", "last_value")
+      values ('issues', ${ISSUES_PROJECT}::int, ${ISSUES}::int), ('milestones', ${ISSUES_PROJECT}::int, 5)`,
+  );
   // `u`: the 20 users' IDs; `m`: the milestones'; `l`: the labels'.
   const users = sql`(select array_agg("id" order by "id") as u from "users" where "username" like 'issuer%') as us`;
   await db.query(
     sql`insert into "issues" ("project_id", "iid", "title", "description", "state", "author_id", "confidential", "due_date", "milestone_id",
        "closed_at", "closed_by_id", "time_estimate", "total_time_spent", "created_at", "updated_at")
-     select ${ISSUES_PROJECT}::int, n, 'Issue ' || n, case when n % 5 = 0 then null else 'What issue ' || n || ' is about, in a sentence or two.' end,
+     select ${ISSUES_PROJECT}::int, n, 'Issue ' || n, case when n % 5 = 0 then null
+       else 'What issue ' || n || ' is about, in a sentence or two.' end,
        case when n % 4 = 0 then 'closed' else 'opened' end, case when n % 250 = 0 then null else u[1 + n % 20] end, n % 100 = 7,
        case when n % 6 = 0 then '2026-12-' || lpad((1 + n % 28)::text, 2, '0') end, case when n % 3 = 0 then m[1 + n % 5] end,
        case when n % 4 = 0 then ${stamp} + n * interval '1 hour' + interval '1 day' end, case when n % 4 = 0 then u[1 + (n + 3) % 20] end,
@@ -337,7 +388,8 @@ async function seedIssuesData(setup: Setup): Promise<string> {
      order by i."id", s`,
   );
   await db.query(
-    sql`insert into "notes" ("project_id", "target_kind", "target_id", "author_id", "body", "system", "discussion_id", "created_at", "updated_at")
+    sql`insert into "notes" ("project_id", "target_kind", "target_id", "author_id", "body", "system", "discussion_id", "created_at",
+      "updated_at")
      select ${ISSUES_PROJECT}::int, 'Issue', i."id", u[1 + (i."iid" + k) % 20],
        case when k = 1 and i."iid" % 2 = 0 then 'added ~' || (i."iid" % 10) || ' label' else 'Comment ' || k || ' on issue ' || i."iid" end,
        k = 1 and i."iid" % 2 = 0, md5('issue ' || i."id" || ' note ' || k) || substr(md5('discussion ' || i."id" || ' ' || k), 1, 8),
@@ -346,7 +398,8 @@ async function seedIssuesData(setup: Setup): Promise<string> {
   );
   await db.query(
     sql`insert into "award_emoji" ("name", "user_id", "target_kind", "target_id", "created_at", "updated_at")
-     select 'thumbsup', u[k], 'Issue', i."id", ${stamp}, ${stamp} from "issues" i, ${users}, generate_series(1, 4) as k where k <= i."iid" % 5
+     select 'thumbsup', u[k], 'Issue', i."id", ${stamp}, ${stamp} from "issues" i, ${users}, generate_series(1, 4) as k
+       where k <= i."iid" % 5
      union all select 'thumbsdown', u[20], 'Issue', i."id", ${stamp}, ${stamp} from "issues" i, ${users} where i."iid" % 7 = 0
      union all select 'heart', u[19], 'Issue', i."id", ${stamp}, ${stamp} from "issues" i, ${users} where i."iid" % 10 = 0`,
   );
@@ -354,9 +407,17 @@ async function seedIssuesData(setup: Setup): Promise<string> {
   return (await setup.hosting.personalAccessTokens.create(reader.id, { name: 'bench', scopes: ['api'] })).token;
 }
 
-/** The merge requests' project, its repository and its MERGE_REQUESTS merge requests (bench/lib/merge-requests-seed.ts); the reader's token. */
+/**
+ * The merge requests' project, its repository and its MERGE_REQUESTS merge requests (bench/lib/merge-requests-seed.ts); the reader's token.
+ */
 async function seedMergeRequestsData(setup: Setup): Promise<string> {
-  const reader = await setup.hosting.users.create({ username: 'reader', email: 'reader@example.com', name: 'Reader', password: 'bench-password-1', skip_confirmation: true });
+  const reader = await setup.hosting.users.create({
+    username: 'reader',
+    email: 'reader@example.com',
+    name: 'Reader',
+    password: 'bench-password-1',
+    skip_confirmation: true,
+  });
   await seedMergeRequests(setup.bare, setup.hosting, reader.id, MERGE_REQUESTS_PROJECT, (id) => repositoryPath(setup.storage, id));
   return (await setup.hosting.personalAccessTokens.create(reader.id, { name: 'bench', scopes: ['api'] })).token;
 }
@@ -384,7 +445,17 @@ interface Answer {
   own: Record<string, string | undefined>;
 }
 
-const COMPARED_HEADERS = ['content-type', 'x-powered-by', 'link', 'x-total', 'x-total-pages', 'x-per-page', 'x-page', 'x-next-page', 'x-prev-page'];
+const COMPARED_HEADERS = [
+  'content-type',
+  'x-powered-by',
+  'link',
+  'x-total',
+  'x-total-pages',
+  'x-per-page',
+  'x-page',
+  'x-next-page',
+  'x-prev-page',
+];
 
 async function answerOf(origin: string, endpoint: Call): Promise<Answer> {
   const key = endpoint.body ? sshKey() : undefined;
@@ -397,7 +468,13 @@ async function answerOf(origin: string, endpoint: Call): Promise<Answer> {
     });
     const text = await res.text();
     const own = key ? { key, fingerprint: fingerprint(key), created_at: res.ok ? JSON.parse(text).created_at : undefined } : {};
-    return { status: res.status, headers: Object.fromEntries(COMPARED_HEADERS.map((name) => [name, res.headers.get(name) ?? undefined])), text, statements: recording, own };
+    return {
+      status: res.status,
+      headers: Object.fromEntries(COMPARED_HEADERS.map((name) => [name, res.headers.get(name) ?? undefined])),
+      text,
+      statements: recording,
+      own,
+    };
   } finally {
     recording = undefined;
   }
@@ -416,7 +493,9 @@ function statementsOf(answer: Answer): string[] {
     .map((statement) => own.reduce((named, [name, value]) => named.replaceAll(value, `<${name}>`), statement));
 }
 
-/** The same statements (text and values), status, headers and JSON from both sides (a new key's own values aside); the number of statements. */
+/**
+ * The same statements (text and values), status, headers and JSON from both sides (a new key's own values aside); the number of statements.
+ */
 async function checkAlike(endpoint: Call, forgekit: string, bare: string): Promise<number> {
   // The second answer of each: as under load, with what the servers keep (the caller's token) kept.
   await answerOf(forgekit, endpoint);
@@ -429,7 +508,11 @@ async function checkAlike(endpoint: Call, forgekit: string, bare: string): Promi
   const differs = (what: string, x: unknown, y: unknown) => fail(what, JSON.stringify(x), JSON.stringify(y));
   const [sa, sb] = [statementsOf(a), statementsOf(b)];
   if (process.env.FORGEKIT_BENCH_SHOW_SQL) {
-    for (const [side, list] of [['forgekit', sa], ['bare', sb]] as const) console.log(`${endpoint.name}, ${side}:\n${list.map((statement, index) => `  ${index + 1}. ${statement}`).join('\n')}`);
+    for (const [side, list] of [
+      ['forgekit', sa],
+      ['bare', sb],
+    ] as const)
+      console.log(`${endpoint.name}, ${side}:\n${list.map((statement, index) => `  ${index + 1}. ${statement}`).join('\n')}`);
   }
   // The first statement that differs (or that one side has and the other not).
   const at = sa.findIndex((statement, index) => statement !== sb[index]);
@@ -490,7 +573,16 @@ async function measure(loader: Loader, endpoint: Call, servers: Side[]): Promise
 }
 
 const columns = [
-  ['request', 52], ['server', 22], ['SQL', 4], ['req/s', 8], ['p50 ms', 8], ['p90 ms', 8], ['p99 ms', 8], ['CPU µs/req', 11], ['CPU ratio', 10], ['req/s ratio', 12],
+  ['request', 52],
+  ['server', 22],
+  ['SQL', 4],
+  ['req/s', 8],
+  ['p50 ms', 8],
+  ['p90 ms', 8],
+  ['p99 ms', 8],
+  ['CPU µs/req', 11],
+  ['CPU ratio', 10],
+  ['req/s ratio', 12],
 ] as const;
 const line = (cells: (string | number)[]) =>
   cells.map((cell, index) => (index < 2 ? String(cell).padEnd(columns[index][1]) : String(cell).padStart(columns[index][1]))).join(' ');
@@ -498,10 +590,19 @@ const line = (cells: (string | number)[]) =>
 /** A server's medians; beside forgekit's rounds, the ratios forgekit ÷ this server, taken round by round. */
 function row(name: string, label: string, statements: number | string, rounds: Round[], forgekit?: Round[]): string {
   const m = (pick: (round: Round) => number, digits: number) => median(rounds.map(pick)).toFixed(digits);
-  const ratio = (pick: (round: Round) => number) => (forgekit ? `${median(rounds.map((round, index) => pick(forgekit[index]) / pick(round))).toFixed(2)}×` : '');
+  const ratio = (pick: (round: Round) => number) =>
+    forgekit ? `${median(rounds.map((round, index) => pick(forgekit[index]) / pick(round))).toFixed(2)}×` : '';
   return line([
-    name, label, statements, m((r) => r.requestsPerSecond, 0), m((r) => r.p50, 1), m((r) => r.p90, 1), m((r) => r.p99, 1), m((r) => r.cpuPerRequest, 0),
-    ratio((r) => r.cpuPerRequest), ratio((r) => r.requestsPerSecond),
+    name,
+    label,
+    statements,
+    m((r) => r.requestsPerSecond, 0),
+    m((r) => r.p50, 1),
+    m((r) => r.p90, 1),
+    m((r) => r.p99, 1),
+    m((r) => r.cpuPerRequest, 0),
+    ratio((r) => r.cpuPerRequest),
+    ratio((r) => r.requestsPerSecond),
   ]);
 }
 
@@ -527,7 +628,14 @@ async function bench(loader: Loader, name: string, open: () => Promise<Setup>): 
   }
 }
 
-async function benchData(loader: Loader, name: string, open: () => Promise<Setup>, describe: string, seed: (setup: Setup) => Promise<string>, endpoints: Endpoint[]): Promise<void> {
+async function benchData(
+  loader: Loader,
+  name: string,
+  open: () => Promise<Setup>,
+  describe: string,
+  seed: (setup: Setup) => Promise<string>,
+  endpoints: Endpoint[],
+): Promise<void> {
   const setup = await open();
   const servers: Server[] = [];
   try {
@@ -552,7 +660,7 @@ async function benchData(loader: Loader, name: string, open: () => Promise<Setup
 
     const connections = [...new Set(endpoints.map((endpoint) => endpoint.connections ?? CONNECTIONS))].join(' or ');
     console.log(`\n${name}: ${describe}; ${connections} connections; ${ROUNDS} rounds of ${SECONDS} s per server, medians.`);
-    console.log('SQL: statements per request. CPU: of the server process (not of PostgreSQL\'s). Ratios: forgekit ÷ that server.');
+    console.log("SQL: statements per request. CPU: of the server process (not of PostgreSQL's). Ratios: forgekit ÷ that server.");
     console.log(line(columns.map(([title]) => title)));
     for (const endpoint of endpoints.map((endpoint): Call => ({ ...endpoint, token: endpoint.as === 'root' ? ROOT_TOKEN : reader }))) {
       const statements = await checkAlike(endpoint, forgekit, bare);

@@ -15,7 +15,10 @@ try {
   // `hosting.as(caller)` binds the API to a user (id, username or token).
   const asAlice = hosting.as('alice');
   await asAlice.emails.create({ email: 'alice@work.example.com' });
-  console.log('alice has', (await asAlice.emails.list()).map((email) => email.email));
+  console.log(
+    'alice has',
+    (await asAlice.emails.list()).map((email) => email.email),
+  );
 
   // Errors are typed, with the HTTP status and body they would have had.
   try {
@@ -34,7 +37,12 @@ try {
     actions: [{ action: 'create', file_path: 'src/app.js', content: 'console.log(1);\n' }],
   });
   const history = await asAlice.commits.list(project.id);
-  console.log('main has', history.map((commit) => commit.title), 'default branch', (await asAlice.projects.get(project.id)).default_branch);
+  console.log(
+    'main has',
+    history.map((commit) => commit.title),
+    'default branch',
+    (await asAlice.projects.get(project.id)).default_branch,
+  );
 
   // Tokens work too: this is what a client would send as PRIVATE-TOKEN.
   const { token } = await hosting.personalAccessTokens.create(alice.id, { name: 'ci', scopes: ['read_user'] });

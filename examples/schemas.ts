@@ -5,7 +5,14 @@ import { openApiDocument, schemas, type UserBasic } from 'forgekit';
 const ajv = new Ajv({ strict: false });
 const isUserBasic = ajv.compile<UserBasic>(schemas.UserBasic);
 
-const fromTheWire: unknown = { id: 1, name: 'Administrator', username: 'root', state: 'active', avatar_url: null, web_url: 'http://localhost/root' };
+const fromTheWire: unknown = {
+  id: 1,
+  name: 'Administrator',
+  username: 'root',
+  state: 'active',
+  avatar_url: null,
+  web_url: 'http://localhost/root',
+};
 if (isUserBasic(fromTheWire)) console.log('a valid user reference:', fromTheWire.username);
 console.log('invalid without web_url:', !isUserBasic({ ...(fromTheWire as object), web_url: undefined }));
 

@@ -7,6 +7,6 @@ var needed = /(\d+)\.(\d+)\.(\d+)/.exec(manifest.engines.node).slice(1).map(Numb
 var running = process.versions.node.split('.').map(Number);
 var older = running[0] !== needed[0] ? running[0] < needed[0] : running[1] !== needed[1] ? running[1] < needed[1] : running[2] < needed[2];
 if (older) {
-  console.error('forgekit needs Node.js ' + needed.join('.') + ' or newer; this is ' + process.versions.node + ' (' + process.execPath + ').');
+  console.error(`forgekit needs Node.js ${needed.join('.')} or newer; this is ${process.versions.node} (${process.execPath}).`);
   process.exit(1);
 }

@@ -12,7 +12,8 @@ import { FORGEKIT_VERSION } from './version.js';
 
 // The service, its database drivers and the route table load only in the commands that use them, so that
 // `--help` and usage errors answer at once.
-const settingsFrom = async (values: Record<string, string | string[] | boolean | undefined>) => (await import('./config.js')).serveSettings(values, process.env);
+const settingsFrom = async (values: Record<string, string | string[] | boolean | undefined>) =>
+  (await import('./config.js')).serveSettings(values, process.env);
 
 const DATABASE_FLAGS = `      --data-dir DIR        the embedded database's directory, and the repositories' unless --storage
                             says otherwise (default ./.forgekit)
@@ -160,7 +161,12 @@ function announceRootPassword(hosting: HostingService): void {
 function listen(server: Server, port: number, host: string): Promise<void> {
   return new Promise((done, fail) => {
     server.once('error', (error: NodeJS.ErrnoException) => {
-      const reason = error.code === 'EADDRINUSE' ? 'the port is in use; choose another with --port' : error.code === 'EACCES' ? 'permission denied' : error.message;
+      const reason =
+        error.code === 'EADDRINUSE'
+          ? 'the port is in use; choose another with --port'
+          : error.code === 'EACCES'
+            ? 'permission denied'
+            : error.message;
       fail(new Error(`cannot listen on ${host}:${port}: ${reason}`));
     });
     server.listen(port, host, done);
@@ -278,12 +284,18 @@ async function main(argv: string[]): Promise<void> {
   if (!command) throw new UsageError(`unknown command ${name}`);
   let parsed: ReturnType<typeof parseArgs>;
   try {
-    parsed = parseArgs({ args, options: { ...command.options, help: { type: 'boolean', short: 'h' } }, allowPositionals: true, strict: true });
+    parsed = parseArgs({
+      args,
+      options: { ...command.options, help: { type: 'boolean', short: 'h' } },
+      allowPositionals: true,
+      strict: true,
+    });
   } catch (error) {
     throw new UsageError(`${(error as Error).message}\n\n${command.usage}`);
   }
   if (parsed.values.help) return void console.log(command.usage);
-  if (parsed.positionals.length > (command.positionals ?? 0)) throw new UsageError(`unexpected argument ${parsed.positionals.at(-1)}\n\n${command.usage}`);
+  if (parsed.positionals.length > (command.positionals ?? 0))
+    throw new UsageError(`unexpected argument ${parsed.positionals.at(-1)}\n\n${command.usage}`);
   await command.run(parsed.values as Record<string, string | string[] | boolean | undefined>, parsed.positionals);
 }
 

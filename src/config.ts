@@ -10,16 +10,22 @@ export const STORAGE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
 /** The options of `createHostingService`, as a schema: checked at start, documented from one place. */
 export const HostingOptionsSchema = Type.Object({
   database: Type.Optional(
-    Type.Object({
-      url: Type.Optional(Type.String({ maxLength: 4096, pattern: '^postgres(ql)?://', description: 'postgres:// URL of a PostgreSQL server' })),
-      dataDir: Type.Optional(Type.String({ description: 'directory of the embedded PGlite database' })),
-      isolated: Type.Optional(
-        Type.Boolean({
-          description:
-            'with `url`: a new database of its own on that server, copied from a migrated template (made once per server and set of migrations) and dropped on `close()`; for tests. In memory a database is always new',
-        }),
-      ),
-    }, { description: 'PostgreSQL (`url`), PGlite on disk (`dataDir`), or PGlite in memory when omitted' }),
+    Type.Object(
+      {
+        url: Type.Optional(
+          Type.String({ maxLength: 4096, pattern: '^postgres(ql)?://', description: 'postgres:// URL of a PostgreSQL server' }),
+        ),
+        dataDir: Type.Optional(Type.String({ description: 'directory of the embedded PGlite database' })),
+        isolated: Type.Optional(
+          Type.Boolean({
+            description:
+              'with `url`: a new database of its own on that server, copied from a migrated template (made once per server ' +
+              'and set of migrations) and dropped on `close()`; for tests. In memory a database is always new',
+          }),
+        ),
+      },
+      { description: 'PostgreSQL (`url`), PGlite on disk (`dataDir`), or PGlite in memory when omitted' },
+    ),
   ),
   storage: Type.Optional(
     Type.Union(
@@ -29,14 +35,16 @@ export const HostingOptionsSchema = Type.Object({
       ],
       {
         description:
-          'repository storage root: a directory, or named directories (`{ default: "/srv/repos" }`). Default: `<dataDir>/repositories`; a temporary directory for an in-memory or `isolated` database; required with a PostgreSQL `url`',
+          'repository storage root: a directory, or named directories (`{ default: "/srv/repos" }`). Default: `<dataDir>/repositories`; ' +
+          'a temporary directory for an in-memory or `isolated` database; required with a PostgreSQL `url`',
       },
     ),
   ),
   allowLocalRequests: Type.Optional(
     Type.Boolean({
       description:
-        'let imports reach loopback, link-local, private and unspecified addresses whatever the application setting `allow_local_requests_from_web_hooks_and_services` says (off by default)',
+        'let imports reach loopback, link-local, private and unspecified addresses whatever the application setting ' +
+        '`allow_local_requests_from_web_hooks_and_services` says (off by default)',
     }),
   ),
   baseUrl: Type.Optional(Type.String({ format: 'uri', description: 'external URL, used in `web_url` and `Link` headers' })),
@@ -45,8 +53,16 @@ export const HostingOptionsSchema = Type.Object({
   throttle: Type.Optional(
     Type.Object(
       {
-        maxFailures: Type.Integer({ minimum: 1, maximum: 1_000_000, description: 'failed authentications allowed per client address, and per login, in one period' }),
-        periodSeconds: Type.Integer({ minimum: 1, maximum: 7 * 24 * 3600, description: 'the period in seconds, counted from the first failure' }),
+        maxFailures: Type.Integer({
+          minimum: 1,
+          maximum: 1_000_000,
+          description: 'failed authentications allowed per client address, and per login, in one period',
+        }),
+        periodSeconds: Type.Integer({
+          minimum: 1,
+          maximum: 7 * 24 * 3600,
+          description: 'the period in seconds, counted from the first failure',
+        }),
       },
       { description: 'throttle failed sign-ins and invalid tokens (429 with Retry-After); off when omitted' },
     ),
@@ -56,7 +72,8 @@ export const HostingOptionsSchema = Type.Object({
       minLength: 32,
       maxLength: 4096,
       description:
-        'the key that seals the secrets forgekit shows again (runners tokens); generated when omitted: kept in the data directory, or in the PostgreSQL database (give one so that the database alone does not reveal them)',
+        'the key that seals the secrets forgekit shows again (runners tokens); generated when omitted: kept in the data directory, ' +
+        'or in the PostgreSQL database (give one so that the database alone does not reveal them)',
     }),
   ),
   checkResponses: Type.Optional(Type.Boolean({ description: 'check every answer against its schema (tests)' })),
@@ -88,7 +105,10 @@ const OPTION_SOURCES: Record<string, { source: string; takes?: string }> = {
   'database[dataDir]': { source: '--data-dir', takes: 'a directory' },
   storage: { source: '--storage (or FORGEKIT_STORAGE)', takes: 'a directory, or NAME=DIR once per storage' },
   baseUrl: { source: '--base-url', takes: 'an absolute URL such as https://forge.example.com' },
-  'throttle[maxFailures]': { source: '--max-auth-failures (or FORGEKIT_MAX_AUTH_FAILURES)', takes: 'a whole number, 0 to turn throttling off' },
+  'throttle[maxFailures]': {
+    source: '--max-auth-failures (or FORGEKIT_MAX_AUTH_FAILURES)',
+    takes: 'a whole number, 0 to turn throttling off',
+  },
   'throttle[periodSeconds]': { source: '--auth-failure-period (or FORGEKIT_AUTH_FAILURE_PERIOD)', takes: 'a number of seconds' },
   rootPassword: { source: 'FORGEKIT_ROOT_PASSWORD' },
   rootToken: { source: 'FORGEKIT_ROOT_TOKEN' },
@@ -105,7 +125,8 @@ function storageOption(values: string[], dataDir: string): HostingOptions['stora
   for (const value of values) {
     const match = /^([^=/\\]+)=(.*)$/.exec(value);
     const [name, directory] = match ? [match[1], match[2]] : ['default', value];
-    if (!STORAGE_NAME.test(name)) throw new Error(`--storage names a storage with letters, digits, '_', '.' and '-', not ${JSON.stringify(name)}`);
+    if (!STORAGE_NAME.test(name))
+      throw new Error(`--storage names a storage with letters, digits, '_', '.' and '-', not ${JSON.stringify(name)}`);
     if (!directory) throw new Error(`--storage ${name}= needs a directory`);
     if (named[name] !== undefined) throw new Error(`--storage names the storage ${name} twice`);
     named[name] = resolve(directory);
@@ -116,22 +137,31 @@ function storageOption(values: string[], dataDir: string): HostingOptions['stora
 export function serveSettings(flags: Record<string, string | string[] | boolean | undefined>, env: NodeJS.ProcessEnv): ServeSettings {
   const text = (value: string | string[] | boolean | undefined) => (typeof value === 'string' && value !== '' ? value : undefined);
   const port = Number(text(flags.port) ?? text(env.PORT) ?? 8080);
-  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new Error(`--port must be a port number (0-65535), not ${flags.port ?? env.PORT}`);
+  if (!Number.isInteger(port) || port < 0 || port > 65535)
+    throw new Error(`--port must be a port number (0-65535), not ${flags.port ?? env.PORT}`);
   const databaseUrl = text(flags['database-url']) ?? text(env.DATABASE_URL);
   const workers = Number(text(flags.workers) ?? text(env.FORGEKIT_WORKERS) ?? 1);
-  if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS) throw new Error(`--workers (or FORGEKIT_WORKERS) takes a whole number from 1 to ${MAX_WORKERS}, not ${flags.workers ?? env.FORGEKIT_WORKERS}`);
-  if (workers > 1 && !databaseUrl) throw new Error('--workers needs --database-url: the embedded database (PGlite) is opened by one process');
+  if (!Number.isInteger(workers) || workers < 1 || workers > MAX_WORKERS)
+    throw new Error(
+      `--workers (or FORGEKIT_WORKERS) takes a whole number from 1 to ${MAX_WORKERS}, not ${flags.workers ?? env.FORGEKIT_WORKERS}`,
+    );
+  if (workers > 1 && !databaseUrl)
+    throw new Error('--workers needs --database-url: the embedded database (PGlite) is opened by one process');
   // The data directory holds the embedded database, and the repositories in either mode unless --storage says otherwise.
   const dataDir = resolve(text(flags['data-dir']) ?? './.forgekit');
   const storageFlags = Array.isArray(flags.storage) ? flags.storage : typeof flags.storage === 'string' ? [flags.storage] : [];
   const storageValues = storageFlags.length ? storageFlags : (text(env.FORGEKIT_STORAGE)?.split(',') ?? []);
-  const flag = (value: string | string[] | boolean | undefined) => value === true || (typeof value === 'string' && /^(1|true|yes)$/i.test(value));
+  const flag = (value: string | string[] | boolean | undefined) =>
+    value === true || (typeof value === 'string' && /^(1|true|yes)$/i.test(value));
   // Throttling is on by default for a server that faces a network; 0 failures turns it off.
   const maxFailures = Number(text(flags['max-auth-failures']) ?? text(env.FORGEKIT_MAX_AUTH_FAILURES) ?? 10);
   const periodSeconds = Number(text(flags['auth-failure-period']) ?? text(env.FORGEKIT_AUTH_FAILURE_PERIOD) ?? 600);
   const options: HostingOptions = {
     database: databaseUrl ? { url: databaseUrl } : { dataDir },
-    storage: storageOption(storageValues.filter((value) => value !== ''), dataDir),
+    storage: storageOption(
+      storageValues.filter((value) => value !== ''),
+      dataDir,
+    ),
     allowLocalRequests: flag(flags['allow-local-requests']) || flag(env.FORGEKIT_ALLOW_LOCAL_REQUESTS) || undefined,
     throttle: maxFailures === 0 ? undefined : { maxFailures, periodSeconds },
     baseUrl: text(flags['base-url']),

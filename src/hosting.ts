@@ -77,7 +77,9 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
     const storages = storageRoots(options, () => (temporaryStorage = mkdtempSync(join(tmpdir(), 'forgekit-repositories-'))));
     for (const directory of Object.values(storages)) mkdirSync(directory, { recursive: true });
     const { generatedRootPassword, storedSecretKey } = await bootstrap(db, options);
-    const secrets = new SecretBox(options.secretKey ?? dataDirSecretKey(options.database?.dataDir) ?? storedSecretKey ?? randomBytes(32).toString('hex'));
+    const secrets = new SecretBox(
+      options.secretKey ?? dataDirSecretKey(options.database?.dataDir) ?? storedSecretKey ?? randomBytes(32).toString('hex'),
+    );
     await fillRunnersTokens(db, secrets);
     // The HTTP adapter (Express, the body parsers) loads with the first service, not with `import('forgekit')`.
     const { createRouter } = await import('./http/router.js');
@@ -178,7 +180,8 @@ begin
     if found then filled := filled || quote_ident(name); end if;
   end loop;
   if cardinality(filled) > 0 then execute 'truncate table ' || array_to_string(filled, ', ') || ' cascade'; end if;
-  for name in select sequencename from pg_sequences where schemaname = current_schema() and last_value is not null and sequencename not like 'mikro_orm%' loop
+  for name in select sequencename from pg_sequences where schemaname = current_schema() and last_value is not null
+    and sequencename not like 'mikro_orm%' loop
     execute format('alter sequence %I restart', name);
   end loop;
 end $$`;
@@ -198,10 +201,13 @@ async function reportMissingRepositories(db: Database, repositories: RepositoryS
   )) as { id: number; storage: string; fullPath: string }[];
   const missing = await repositories.missing(projects);
   if (!missing.length) return;
-  const named = missing.slice(0, MISSING_SHOWN).map((project) => `project ${project.id} (${project.fullPath}) in storage ${project.storage}: ${project.path}`);
+  const named = missing
+    .slice(0, MISSING_SHOWN)
+    .map((project) => `project ${project.id} (${project.fullPath}) in storage ${project.storage}: ${project.path}`);
   const more = missing.length > MISSING_SHOWN ? `; and ${missing.length - MISSING_SHOWN} more` : '';
   logger.error(
-    `forgekit: the database names ${missing.length} repositor${missing.length === 1 ? 'y' : 'ies'} that the storages lack; their reads and writes answer 503 until they are restored: ${named.join('; ')}${more}`,
+    `forgekit: the database names ${missing.length} repositor${missing.length === 1 ? 'y' : 'ies'} that the storages lack; ` +
+      `their reads and writes answer 503 until they are restored: ${named.join('; ')}${more}`,
   );
 }
 
@@ -226,7 +232,11 @@ function storageRoots(options: HostingOptions, temporary: () => string): Record<
   if (typeof options.storage === 'string') return { default: resolve(options.storage) };
   if (options.storage) {
     for (const name of Object.keys(options.storage)) {
-      if (!STORAGE_NAME.test(name)) throw BadRequestError.invalid('storage', `names a storage with letters, digits, '_', '.' and '-' (at most 64), not ${JSON.stringify(name.slice(0, 100))}`);
+      if (!STORAGE_NAME.test(name))
+        throw BadRequestError.invalid(
+          'storage',
+          `names a storage with letters, digits, '_', '.' and '-' (at most 64), not ${JSON.stringify(name.slice(0, 100))}`,
+        );
     }
     return Object.fromEntries(Object.entries(options.storage).map(([name, directory]) => [name, resolve(directory)]));
   }
@@ -241,7 +251,8 @@ function requireStorage(options: HostingOptions): void {
   if (url && !isolated && options.storage === undefined) {
     throw BadRequestError.invalid(
       'storage',
-      'is required with a PostgreSQL database: give the directory its repositories live in (`storage`, `forgekit serve --storage DIR`), which must outlive the process as the database does',
+      'is required with a PostgreSQL database: give the directory its repositories live in (`storage`, `forgekit serve --storage DIR`), ' +
+        'which must outlive the process as the database does',
     );
   }
 }

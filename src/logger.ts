@@ -47,6 +47,7 @@ export function batchedConsoleLogger(): Logger {
 export function describeFailure(error: unknown): string {
   if (!(error instanceof Error)) return `a thrown ${typeof error}`;
   const frames = (error.stack ?? '').split('\n').filter((line) => /^\s+at /.test(line));
-  const summary = error instanceof DriverException ? `${error.name} (SQLSTATE ${error.code ?? 'unknown'})` : `${error.name}: ${error.message}`;
+  const summary =
+    error instanceof DriverException ? `${error.name} (SQLSTATE ${error.code ?? 'unknown'})` : `${error.name}: ${error.message}`;
   return [summary, ...frames].join('\n');
 }

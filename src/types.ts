@@ -567,7 +567,10 @@ export interface CreateEmailInput {
 
 // src/schemas/members.ts
 
-/** A member of a project or a group: the user (UserBasic, as the original's Member entity extends it), its level there and the last day of its membership. */
+/**
+ * A member of a project or a group: the user (UserBasic, as the original's Member entity extends it), its level there and the last day of
+ * its membership.
+ */
 export interface Member extends UserBasic {
   access_level: number;
   expires_at: string | null;
@@ -799,7 +802,10 @@ export interface RepositoryFile {
   execute_filemode: boolean;
 }
 
-/** What a file write answers: the file and the branch the commit went to (`file_name` as the specification says, `file_path` as clients read it). */
+/**
+ * What a file write answers: the file and the branch the commit went to (`file_name` as the specification says, `file_path` as clients read
+ * it).
+ */
 export interface FileWriteResult {
   file_name: string;
   file_path: string;

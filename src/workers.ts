@@ -6,7 +6,11 @@ import { Worker, type WorkerOptions } from 'node:worker_threads';
 const here = typeof __filename === 'string' ? pathToFileURL(__filename) : new URL(import.meta.url);
 
 /** Each worker file's source, from src/. */
-const SOURCES = { 'archive-worker': 'git/archive-worker', 'index-pack-worker': 'git/index-pack-worker', 'pglite-worker': 'db/pglite-worker' };
+const SOURCES = {
+  'archive-worker': 'git/archive-worker',
+  'index-pack-worker': 'git/index-pack-worker',
+  'pglite-worker': 'db/pglite-worker',
+};
 
 /**
  * A worker thread running one of forgekit's worker files: the built file beside the bundle (tsup.config.ts builds

@@ -24,7 +24,8 @@ const withRule = async <Row>(statement: Sql) => (await queryRows(t.db.rows, stat
 async function group(path: string, parent?: { id: number; traversal: number[]; fullPath: string }, visibility: Visibility = 'private') {
   const fullPath = parent ? `${parent.fullPath}/${path}` : path;
   const [{ id }] = await run<{ id: number }>(
-    `insert into "namespaces" ("kind", "name", "path", "full_path", "full_name", "parent_id", "traversal_ids", "visibility", "created_at", "updated_at")
+    `insert into "namespaces" ("kind", "name", "path", "full_path", "full_name", "parent_id", "traversal_ids", "visibility", ` +
+      `"created_at", "updated_at")
      values ('group', ?, ?, ?, ?, ?, '{}', ?, now(), now()) returning "id"`,
     [path, path, fullPath, fullPath, parent?.id ?? null, visibility],
   );
@@ -35,15 +36,28 @@ async function group(path: string, parent?: { id: number; traversal: number[]; f
 
 async function project(namespaceId: number, path: string, visibility: Visibility): Promise<number> {
   const [{ id }] = await run<{ id: number }>(
-    `insert into "projects" ("name", "path", "namespace_id", "visibility", "repository_storage", "created_at", "updated_at", "last_activity_at")
+    `insert into "projects" ("name", "path", "namespace_id", "visibility", "repository_storage", "created_at", "updated_at", ` +
+      `"last_activity_at")
      values (?, ?, ?, ?, 'default', now(), now(), now()) returning "id"`,
     [path, path, namespaceId, visibility],
   );
   return id;
 }
 
-const member = (table: 'project_members' | 'group_members', column: 'project_id' | 'group_id', sourceId: number, userId: number, level: number, expiresAt: string | null = null) =>
-  run(`insert into "${table}" ("${column}", "user_id", "access_level", "expires_at", "created_at") values (?, ?, ?, ?, now())`, [sourceId, userId, level, expiresAt]);
+const member = (
+  table: 'project_members' | 'group_members',
+  column: 'project_id' | 'group_id',
+  sourceId: number,
+  userId: number,
+  level: number,
+  expiresAt: string | null = null,
+) =>
+  run(`insert into "${table}" ("${column}", "user_id", "access_level", "expires_at", "created_at") values (?, ?, ?, ?, now())`, [
+    sourceId,
+    userId,
+    level,
+    expiresAt,
+  ]);
 
 async function callerOf(overrides: Record<string, unknown> = {}): Promise<Caller> {
   const { id } = await createUser(t.hosting, overrides);
@@ -54,13 +68,16 @@ async function callerOf(overrides: Record<string, unknown> = {}): Promise<Caller
 async function levelOf(caller: Caller, projectId: number): Promise<number> {
   if (!caller.user) return 0;
   const [{ level }] = await withRule<{ level: number }>(
-    sql`select ${accessLevelSql(caller.user.id)} as "level" from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" = ${projectId}`,
+    sql`select ${accessLevelSql(caller.user.id)} as "level" from "projects" p join "namespaces" n on n."id" = p."namespace_id"
+      where p."id" = ${projectId}`,
   );
   return level;
 }
 
 async function visibleTo(caller: Caller, ids: number[]): Promise<number[]> {
-  const rows = await withRule<{ id: number }>(sql`select p."id" from "projects" p where p."id" = any(${ids}) and ${visibleProjectsSql(caller)} order by p."id"`);
+  const rows = await withRule<{ id: number }>(
+    sql`select p."id" from "projects" p where p."id" = any(${ids}) and ${visibleProjectsSql(caller)} order by p."id"`,
+  );
   return rows.map((row) => row.id);
 }
 
@@ -81,15 +98,25 @@ describe('the access level and visibility of projects', () => {
     for (const visibility of VISIBILITIES) {
       inSub[visibility] = await project(sub.id, `in-sub-${visibility}`, visibility);
       sharedWithTeam[visibility] = await project(elsewhere.id, `shared-${visibility}`, visibility);
-      await run(`insert into "project_group_links" ("project_id", "group_id", "group_access", "created_at") values (?, ?, 20, now())`, [sharedWithTeam[visibility], team.id]);
+      await run(`insert into "project_group_links" ("project_id", "group_id", "group_access", "created_at") values (?, ?, 20, now())`, [
+        sharedWithTeam[visibility],
+        team.id,
+      ]);
     }
     callers.anonymous = ANONYMOUS;
     callers.nonMember = await callerOf();
     callers.external = await callerOf({ external: true });
     callers.admin = await callerOf({ admin: true });
-    for (const [name, level] of [['guest', 10], ['reporter', 20], ['developer', 30], ['maintainer', 40], ['owner', 50]] as const) {
+    for (const [name, level] of [
+      ['guest', 10],
+      ['reporter', 20],
+      ['developer', 30],
+      ['maintainer', 40],
+      ['owner', 50],
+    ] as const) {
       callers[name] = await callerOf();
-      for (const visibility of VISIBILITIES) await member('project_members', 'project_id', inSub[visibility], callers[name].user!.id, level);
+      for (const visibility of VISIBILITIES)
+        await member('project_members', 'project_id', inSub[visibility], callers[name].user!.id, level);
     }
     // Through the top group: inherited by sub and its projects.
     callers.topDeveloper = await callerOf();
@@ -102,10 +129,12 @@ describe('the access level and visibility of projects', () => {
     await member('group_members', 'group_id', teamChild.id, callers.teamChildMember.user!.id, 50);
     // Expired memberships count for nothing.
     callers.expired = await callerOf();
-    for (const visibility of VISIBILITIES) await member('project_members', 'project_id', inSub[visibility], callers.expired.user!.id, 40, '2000-01-01');
+    for (const visibility of VISIBILITIES)
+      await member('project_members', 'project_id', inSub[visibility], callers.expired.user!.id, 40, '2000-01-01');
     // An external user who is a member sees what it is a member of.
     callers.externalReporter = await callerOf({ external: true });
-    for (const visibility of VISIBILITIES) await member('project_members', 'project_id', inSub[visibility], callers.externalReporter.user!.id, 20);
+    for (const visibility of VISIBILITIES)
+      await member('project_members', 'project_id', inSub[visibility], callers.externalReporter.user!.id, 20);
   });
 
   // [caller, level on the projects of top/sub, level on the projects shared with team]
@@ -145,20 +174,29 @@ describe('the access level and visibility of projects', () => {
     ['externalReporter', true, true, true],
   ];
 
-  it.each(seen)('%s sees private %s, internal %s, public %s (in a list, and one by one)', async (name, privateSeen, internalSeen, publicSeen) => {
-    const caller = callers[name];
-    const expected = { private: privateSeen, internal: internalSeen, public: publicSeen };
-    const listed = await visibleTo(caller, VISIBILITIES.map((visibility) => inSub[visibility]));
-    for (const visibility of VISIBILITIES) {
-      expect(listed.includes(inSub[visibility])).toBe(expected[visibility]);
-      expect(canReadProject(caller, visibility, await levelOf(caller, inSub[visibility]))).toBe(expected[visibility]);
-    }
-  });
+  it.each(seen)(
+    '%s sees private %s, internal %s, public %s (in a list, and one by one)',
+    async (name, privateSeen, internalSeen, publicSeen) => {
+      const caller = callers[name];
+      const expected = { private: privateSeen, internal: internalSeen, public: publicSeen };
+      const listed = await visibleTo(
+        caller,
+        VISIBILITIES.map((visibility) => inSub[visibility]),
+      );
+      for (const visibility of VISIBILITIES) {
+        expect(listed.includes(inSub[visibility])).toBe(expected[visibility]);
+        expect(canReadProject(caller, visibility, await levelOf(caller, inSub[visibility]))).toBe(expected[visibility]);
+      }
+    },
+  );
 
-  it('lets a share reach its group’s members: the team maintainer sees the shared private project, the subgroup member does not', async () => {
-    expect(await visibleTo(callers.teamMaintainer, [sharedWithTeam.private])).toEqual([sharedWithTeam.private]);
-    expect(await visibleTo(callers.teamChildMember, [sharedWithTeam.private])).toEqual([]);
-  });
+  it(
+    'lets a share reach its group’s members: ' + 'the team maintainer sees the shared private project, the subgroup member does not',
+    async () => {
+      expect(await visibleTo(callers.teamMaintainer, [sharedWithTeam.private])).toEqual([sharedWithTeam.private]);
+      expect(await visibleTo(callers.teamChildMember, [sharedWithTeam.private])).toEqual([]);
+    },
+  );
 
   // The project abilities each caller has, by the levels above: [caller, through the groups, through the share], each
   // a string of the abilities allowed on the private, internal and public project in turn (r read, a admin_project
@@ -192,16 +230,28 @@ describe('the access level and visibility of projects', () => {
   /** The project as a scope loads it, with the caller's levels (what src/services/projects/projects.ts findInScope reads). */
   async function scoped(caller: Caller, projectId: number): Promise<ProjectInScope> {
     const [row] = await run<{ visibility: Visibility }>('select "visibility" from "projects" where "id" = ?', [projectId]);
-    return { project: { id: projectId, visibility: row.visibility } as Project, namespace: {} as Namespace, accessLevel: await levelOf(caller, projectId), projectAccess: null, groupAccess: null };
+    return {
+      project: { id: projectId, visibility: row.visibility } as Project,
+      namespace: {} as Namespace,
+      accessLevel: await levelOf(caller, projectId),
+      projectAccess: null,
+      groupAccess: null,
+    };
   }
 
   it.each(abilities)('%s may: through the groups %s; through the share %s', async (name, throughGroups, throughShare) => {
-    for (const [projects, expected] of [[inSub, throughGroups], [sharedWithTeam, throughShare]] as const) {
+    for (const [projects, expected] of [
+      [inSub, throughGroups],
+      [sharedWithTeam, throughShare],
+    ] as const) {
       const letters = expected.split(' ');
       for (const [index, visibility] of VISIBILITIES.entries()) {
         const resource = await scoped(callers[name], projects[visibility]);
         for (const [letter, names] of LETTERS) {
-          for (const ability of names) expect(`${ability} on ${visibility}: ${can(callers[name], ability, resource as never)}`).toBe(`${ability} on ${visibility}: ${letters[index].includes(letter)}`);
+          for (const ability of names)
+            expect(`${ability} on ${visibility}: ${can(callers[name], ability, resource as never)}`).toBe(
+              `${ability} on ${visibility}: ${letters[index].includes(letter)}`,
+            );
         }
       }
     }
@@ -253,7 +303,9 @@ describe('the access level and visibility of groups', () => {
   });
 
   async function scoped(caller: Caller, groupId: number): Promise<GroupInScope> {
-    const [row] = await withRule<{ access_level: number; visible: boolean }>(sql`select ${groupAccessColumnsSql(caller, 'g')} from "namespaces" g where g."id" = ${groupId}`);
+    const [row] = await withRule<{ access_level: number; visible: boolean }>(
+      sql`select ${groupAccessColumnsSql(caller, 'g')} from "namespaces" g where g."id" = ${groupId}`,
+    );
     return { group: { id: groupId } as Namespace, accessLevel: Number(row.access_level), visible: row.visible };
   }
 
@@ -271,15 +323,26 @@ describe('the access level and visibility of groups', () => {
   ];
 
   it.each(table)('%s may: on the top groups %s; on the subgroups %s', async (name, onTop, onSub) => {
-    for (const [groups, expected] of [[tops, onTop], [subs, onSub]] as const) {
+    for (const [groups, expected] of [
+      [tops, onTop],
+      [subs, onSub],
+    ] as const) {
       const letters = expected.split(' ');
       for (const [index, visibility] of VISIBILITIES.entries()) {
         const resource = await scoped(callers[name], groups[visibility]);
-        const answers = (['read_group', 'admin_group', 'admin_group_member'] as const).map((ability) => `${ability} ${can(callers[name], ability, resource)}`);
-        const wanted = [`read_group ${letters[index].includes('r')}`, `admin_group ${letters[index].includes('a')}`, `admin_group_member ${letters[index].includes('a')}`];
+        const answers = (['read_group', 'admin_group', 'admin_group_member'] as const).map(
+          (ability) => `${ability} ${can(callers[name], ability, resource)}`,
+        );
+        const wanted = [
+          `read_group ${letters[index].includes('r')}`,
+          `admin_group ${letters[index].includes('a')}`,
+          `admin_group_member ${letters[index].includes('a')}`,
+        ];
         expect(`${visibility}: ${answers.join(', ')}`).toBe(`${visibility}: ${wanted.join(', ')}`);
         // The list's condition agrees with the one-group answer.
-        const [{ visible }] = await withRule<{ visible: boolean }>(sql`select ${visibleGroupsSql(callers[name], 'g')} as "visible" from "namespaces" g where g."id" = ${groups[visibility]}`);
+        const [{ visible }] = await withRule<{ visible: boolean }>(
+          sql`select ${visibleGroupsSql(callers[name], 'g')} as "visible" from "namespaces" g where g."id" = ${groups[visibility]}`,
+        );
         expect(visible).toBe(letters[index].includes('r'));
       }
     }

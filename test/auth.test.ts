@@ -144,7 +144,9 @@ describe('sending a token', () => {
   it('answers 401 to a revoked token', async () => {
     const created = await createPat(user.id, { name: 'soon revoked', scopes: ['api'] });
     await expectWorks(created.body.token, user.username);
-    const revoked = await t.http.delete(`/api/v4/users/${user.id}/personal_access_tokens/${created.body.id}`).set('PRIVATE-TOKEN', ROOT_TOKEN);
+    const revoked = await t.http
+      .delete(`/api/v4/users/${user.id}/personal_access_tokens/${created.body.id}`)
+      .set('PRIVATE-TOKEN', ROOT_TOKEN);
     expect(revoked.status).toBe(204);
     await expectRefused(created.body.token);
   });
@@ -248,7 +250,9 @@ describe('POST /session', () => {
     expect(res.body).toEqual({ message: '401 Unauthorized. You have 2FA enabled. Please use a personal access token to access the API' });
     // A wrong password says nothing about two-factor authentication.
     expect((await signIn(guarded.username, 'wrong-password')).body).toEqual(UNAUTHORIZED);
-    await expect(t.hosting.as(null).session.create({ login: guarded.username, password: guarded.password })).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(t.hosting.as(null).session.create({ login: guarded.username, password: guarded.password })).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
     const grant = await oauthToken({ grant_type: 'password', username: guarded.username, password: guarded.password });
     expect(grant.status).toBe(400);
     expect(grant.body.error).toBe('invalid_grant');
@@ -284,7 +288,10 @@ describe('sign-in sessions', () => {
     const user = await newUser();
     const session = (await signIn(user.username, user.password)).body.private_token as string;
     const grant = await oauthToken({ grant_type: 'password', username: user.username, password: user.password });
-    const changed = await t.http.put(`/api/v4/users/${user.id}`).set('PRIVATE-TOKEN', ROOT_TOKEN).send({ password: 'a-brand-new-password' });
+    const changed = await t.http
+      .put(`/api/v4/users/${user.id}`)
+      .set('PRIVATE-TOKEN', ROOT_TOKEN)
+      .send({ password: 'a-brand-new-password' });
     expect(changed.status).toBe(200);
     await expectRefused(session);
     await expectRefused(grant.body.access_token);
@@ -319,7 +326,15 @@ describe('expires_at', () => {
       const res = await createPat(user.id, { name: 'timestamped', scopes: ['api'], expires_at: '2027-01-05T03:00:00Z' }, kind);
       expect([res.status, res.body.expires_at]).toEqual([201, '2027-01-05']);
     }
-    expect((await t.hosting.personalAccessTokens.create(user.id, { name: 'in process', scopes: ['api'], expires_at: '2027-01-05T23:59:59+05:00' })).expires_at).toBe('2027-01-05');
+    expect(
+      (
+        await t.hosting.personalAccessTokens.create(user.id, {
+          name: 'in process',
+          scopes: ['api'],
+          expires_at: '2027-01-05T23:59:59+05:00',
+        })
+      ).expires_at,
+    ).toBe('2027-01-05');
   });
 });
 
@@ -327,13 +342,20 @@ describe('a token that creates a token', () => {
   it('never gives the new one a later expiry than its own', async () => {
     const admin = await newUser({ admin: true });
     const user = await newUser();
-    const until2030 = (await createPat(admin.id, { name: 'admin until 2030', scopes: ['api'], expires_at: '2030-06-30' })).body.token as string;
+    const until2030 = (await createPat(admin.id, { name: 'admin until 2030', scopes: ['api'], expires_at: '2030-06-30' })).body
+      .token as string;
     const mint = (token: string, body: Record<string, unknown>) =>
-      t.http.post(`/api/v4/users/${user.id}/personal_access_tokens`).set('PRIVATE-TOKEN', token).send({ name: 'minted', scopes: ['api'], ...body });
+      t.http
+        .post(`/api/v4/users/${user.id}/personal_access_tokens`)
+        .set('PRIVATE-TOKEN', token)
+        .send({ name: 'minted', scopes: ['api'], ...body });
     expect((await mint(until2030, {})).body.expires_at).toBe('2030-06-30');
     expect((await mint(until2030, { expires_at: '2031-01-01' })).body.expires_at).toBe('2030-06-30');
     expect((await mint(until2030, { expires_at: '2029-01-01' })).body.expires_at).toBe('2029-01-01');
-    const impersonation = await t.http.post(`/api/v4/users/${user.id}/impersonation_tokens`).set('PRIVATE-TOKEN', until2030).send({ name: 'minted', scopes: ['api'] });
+    const impersonation = await t.http
+      .post(`/api/v4/users/${user.id}/impersonation_tokens`)
+      .set('PRIVATE-TOKEN', until2030)
+      .send({ name: 'minted', scopes: ['api'] });
     expect(impersonation.body.expires_at).toBe('2030-06-30');
     // An OAuth token lasts two hours: what it creates stops working when it does.
     const grant = await oauthToken({ grant_type: 'password', username: admin.username, password: admin.password });
@@ -431,7 +453,9 @@ for (const kind of ['personal_access_tokens', 'impersonation_tokens'] as const) 
     });
 
     it('accepts scopes as a form array and as a comma-separated list', async () => {
-      const form = await asRoot(t.http.post(url(user.id))).type('form').send('name=form&scopes[]=read_user&scopes[]=api');
+      const form = await asRoot(t.http.post(url(user.id)))
+        .type('form')
+        .send('name=form&scopes[]=read_user&scopes[]=api');
       expect(form.status).toBe(201);
       expect(form.body.scopes).toEqual(['read_user', 'api']);
       issued.add(form.body.token);
@@ -484,7 +508,9 @@ for (const kind of ['personal_access_tokens', 'impersonation_tokens'] as const) 
     it(`answers {"message":"${notFound}"} for a token that is not there`, async () => {
       const other = await newUser();
       const othersToken = (await createPat(other.id, { name: 'other', scopes: ['api'] }, kind)).body;
-      const wrongKind = (await createPat(user.id, { name: 'wrong kind', scopes: ['api'] }, impersonation ? 'personal_access_tokens' : 'impersonation_tokens')).body;
+      const wrongKind = (
+        await createPat(user.id, { name: 'wrong kind', scopes: ['api'] }, impersonation ? 'personal_access_tokens' : 'impersonation_tokens')
+      ).body;
       for (const id of [999999, othersToken.id, wrongKind.id]) {
         for (const method of ['get', 'delete'] as const) {
           const res = await asRoot(t.http[method](url(user.id, id)));
@@ -529,13 +555,18 @@ for (const kind of ['personal_access_tokens', 'impersonation_tokens'] as const) 
       expect(long.status).toBe(400);
       expect(long.body).toEqual({ message: { name: ['is too long (maximum is 255 characters)'] } });
       const api = impersonation ? t.hosting.impersonationTokens : t.hosting.personalAccessTokens;
-      await expect(api.create(user.id, { name: 'x', scopes: ['api'], expires_at: daysFromNow(-1) })).rejects.toBeInstanceOf(BadRequestError);
+      await expect(api.create(user.id, { name: 'x', scopes: ['api'], expires_at: daysFromNow(-1) })).rejects.toBeInstanceOf(
+        BadRequestError,
+      );
       const listed = await asRoot(t.http.get(url(user.id))).query({ per_page: 100 });
       expect(listed.body.some((token: { name: string }) => token.name === 'x')).toBe(false);
     });
 
     it('is for administrators only', async () => {
-      const res = await t.http.post(url(user.id)).set('PRIVATE-TOKEN', user.token).send({ name: 'mine', scopes: ['api'] });
+      const res = await t.http
+        .post(url(user.id))
+        .set('PRIVATE-TOKEN', user.token)
+        .send({ name: 'mine', scopes: ['api'] });
       expect(res.status).toBe(403);
       expect(res.body).toEqual({ message: '403 Forbidden' });
       expect((await t.http.get(url(user.id)).set('PRIVATE-TOKEN', user.token)).status).toBe(403);
@@ -685,10 +716,17 @@ describe('sudo', () => {
     expect(byParam.body.username).toBe(user.username);
     const idHeader = await t.http.get('/api/v4/user').set('PRIVATE-TOKEN', ROOT_TOKEN).set('SUDO', String(user.id));
     expect(idHeader.body.username).toBe(user.username);
-    const upper = await t.http.get('/api/v4/user').set('Authorization', `Bearer ${ROOT_TOKEN}`).query({ sudo: user.username.toUpperCase() });
+    const upper = await t.http
+      .get('/api/v4/user')
+      .set('Authorization', `Bearer ${ROOT_TOKEN}`)
+      .query({ sudo: user.username.toUpperCase() });
     expect(upper.body.username).toBe(user.username);
     // What is done under sudo is done as that user.
-    const key = await t.http.post('/api/v4/user/keys').set('PRIVATE-TOKEN', ROOT_TOKEN).set('SUDO', user.username).send({ title: 'sudo', key: sudoSshKey });
+    const key = await t.http
+      .post('/api/v4/user/keys')
+      .set('PRIVATE-TOKEN', ROOT_TOKEN)
+      .set('SUDO', user.username)
+      .send({ title: 'sudo', key: sudoSshKey });
     expect(key.status).toBe(201);
     expect((await t.hosting.as(user.id).sshKeys.list()).map((k) => k.title)).toEqual(['sudo']);
 
@@ -800,7 +838,10 @@ describe('POST /oauth/token', () => {
     expect(res.body.refresh_token).not.toBe(res.body.access_token);
     await expectWorks(res.body.access_token, user.username);
     // Writes too: the default scope is api.
-    const write = await t.http.post('/api/v4/user/emails').set('Authorization', `Bearer ${res.body.access_token}`).send({ email: `oauth${user.id}@example.com` });
+    const write = await t.http
+      .post('/api/v4/user/emails')
+      .set('Authorization', `Bearer ${res.body.access_token}`)
+      .send({ email: `oauth${user.id}@example.com` });
     expect(write.status).toBe(201);
   });
 
@@ -860,7 +901,10 @@ describe('POST /oauth/token', () => {
     expect(res.status).toBe(200);
     expect(res.body.scope).toBe('read_user');
     await expectWorks(res.body.access_token, user.username);
-    const write = await t.http.post('/api/v4/user/keys').set('Authorization', `Bearer ${res.body.access_token}`).send({ title: 'k', key: sshKey });
+    const write = await t.http
+      .post('/api/v4/user/keys')
+      .set('Authorization', `Bearer ${res.body.access_token}`)
+      .send({ title: 'k', key: sshKey });
     expect(write.status).toBe(403);
     expect(write.body.error).toBe('insufficient_scope');
     const unknown = await oauthToken({ grant_type: 'password', username: user.username, password: user.password, scope: 'everything' });

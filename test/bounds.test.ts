@@ -44,32 +44,55 @@ describe('text past its maximum length', () => {
   it('a million-character login to POST /session answers 400 at once (413 over HTTP: past the body limit)', async () => {
     const res = await quickly(() => t.http.post('/api/v4/session').send({ login: MILLION, password: 'whatever-password' }));
     expect([res.status, res.body]).toEqual([413, { message: '413 Payload Too Large' }]);
-    const withinBody = await quickly(() => t.http.post('/api/v4/session').send({ login: WITHIN_BODY_LIMIT, password: 'whatever-password' }));
+    const withinBody = await quickly(() =>
+      t.http.post('/api/v4/session').send({ login: WITHIN_BODY_LIMIT, password: 'whatever-password' }),
+    );
     expect([withinBody.status, withinBody.body]).toEqual([400, { message: { login: tooLong(255) } }]);
     const inProcess = await quickly(() => failure(t.hosting.as(null).session.create({ login: MILLION, password: 'whatever-password' })));
     expect(inProcess).toEqual([400, { message: { login: tooLong(255) } }]);
   });
 
-  it('a million-character username or search to GET /users answers 400 at once in process; over HTTP, 413 past the body limit, 400 within it', async () => {
-    const api = t.hosting.as({ token: user.token });
-    for (const name of ['username', 'search'] as const) {
-      expect(await quickly(() => failure(api.users.list({ [name]: MILLION })))).toEqual([400, { message: { [name]: tooLong(255) } }]);
-      const res = await quickly(() => t.http.get('/api/v4/users').set('PRIVATE-TOKEN', user.token).send({ [name]: MILLION }));
-      expect([res.status, res.body]).toEqual([413, { message: '413 Payload Too Large' }]);
-      const withinBody = await quickly(() => t.http.get('/api/v4/users').set('PRIVATE-TOKEN', user.token).send({ [name]: WITHIN_BODY_LIMIT }));
-      expect([withinBody.status, withinBody.body]).toEqual([400, { message: { [name]: tooLong(255) } }]);
-    }
-  });
+  it(
+    'a million-character username or search to GET /users answers 400 at once in process; over HTTP, 413 past the body limit, ' +
+      '400 within it',
+    async () => {
+      const api = t.hosting.as({ token: user.token });
+      for (const name of ['username', 'search'] as const) {
+        expect(await quickly(() => failure(api.users.list({ [name]: MILLION })))).toEqual([400, { message: { [name]: tooLong(255) } }]);
+        const res = await quickly(() =>
+          t.http
+            .get('/api/v4/users')
+            .set('PRIVATE-TOKEN', user.token)
+            .send({ [name]: MILLION }),
+        );
+        expect([res.status, res.body]).toEqual([413, { message: '413 Payload Too Large' }]);
+        const withinBody = await quickly(() =>
+          t.http
+            .get('/api/v4/users')
+            .set('PRIVATE-TOKEN', user.token)
+            .send({ [name]: WITHIN_BODY_LIMIT }),
+        );
+        expect([withinBody.status, withinBody.body]).toEqual([400, { message: { [name]: tooLong(255) } }]);
+      }
+    },
+  );
 
   it('names each parameter with the original service limit', async () => {
     const valid = { email: 'bounded@example.com', username: 'bounded', name: 'Bounded', password: 'long-enough-password' };
-    const create = (input: Record<string, unknown>) => t.http.post('/api/v4/users').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ ...valid, ...input });
+    const create = (input: Record<string, unknown>) =>
+      t.http
+        .post('/api/v4/users')
+        .set('PRIVATE-TOKEN', ROOT_TOKEN)
+        .send({ ...valid, ...input });
     for (const [input, messages] of [
       [{ name: 'n'.repeat(129) }, { name: tooLong(128) }],
       [{ username: 'u'.repeat(256) }, { username: tooLong(255) }],
       [{ password: 'p'.repeat(129) }, { password: tooLong(128) }],
       [{ email: `${'e'.repeat(250)}@example.com` }, { email: tooLong(255) }],
-      [{ bio: 'b'.repeat(256), website_url: 'w'.repeat(256) }, { bio: tooLong(255), website_url: tooLong(255) }],
+      [
+        { bio: 'b'.repeat(256), website_url: 'w'.repeat(256) },
+        { bio: tooLong(255), website_url: tooLong(255) },
+      ],
     ] as const) {
       const res = await create(input);
       expect([res.status, res.body], JSON.stringify(Object.keys(input))).toEqual([400, { message: messages }]);
@@ -79,8 +102,14 @@ describe('text past its maximum length', () => {
     expect([fits.status, fits.body.name, fits.body.bio]).toEqual([201, '😀'.repeat(128), '😀'.repeat(255)]);
     await t.hosting.users.delete(fits.body.id);
 
-    expect(await failure(t.hosting.customAttributes.set(user.id, 'k'.repeat(256), { value: 'v' }))).toEqual([400, { message: { key: tooLong(255) } }]);
-    expect(await failure(t.hosting.customAttributes.set(user.id, 'k', { value: 'v'.repeat(256) }))).toEqual([400, { message: { value: tooLong(255) } }]);
+    expect(await failure(t.hosting.customAttributes.set(user.id, 'k'.repeat(256), { value: 'v' }))).toEqual([
+      400,
+      { message: { key: tooLong(255) } },
+    ]);
+    expect(await failure(t.hosting.customAttributes.set(user.id, 'k', { value: 'v'.repeat(256) }))).toEqual([
+      400,
+      { message: { value: tooLong(255) } },
+    ]);
     expect(await failure(t.hosting.sshKeys.create({ title: 't'.repeat(256), key: 'k'.repeat(5001) }))).toEqual([
       400,
       { message: { title: tooLong(255), key: tooLong(5000) } },
@@ -131,7 +160,10 @@ describe('whole numbers stay within PostgreSQL integer columns', () => {
       const res = await t.http.get(`/api/v4/users/${id}`).set('PRIVATE-TOKEN', ROOT_TOKEN);
       expect([res.status, res.body], id).toEqual([status, body]);
     }
-    expect(await failure(t.hosting.sshKeys.get(2147483648))).toEqual([400, { message: { key_id: ['must be less than or equal to 2147483647'] } }]);
+    expect(await failure(t.hosting.sshKeys.get(2147483648))).toEqual([
+      400,
+      { message: { key_id: ['must be less than or equal to 2147483647'] } },
+    ]);
     const perPage = await t.http.get('/api/v4/users?per_page=99999999999').set('PRIVATE-TOKEN', ROOT_TOKEN);
     expect([perPage.status, perPage.body]).toEqual([400, { message: { per_page: ['must be less than or equal to 2147483647'] } }]);
   });
@@ -155,7 +187,10 @@ describe('dates: years 0001 to 9999', () => {
     ] as const) {
       const res = await list(`${name}=${encodeURIComponent(value)}`);
       expect([res.status, res.body], value).toEqual(INVALID(name));
-      const body = await t.http.get('/api/v4/users').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ [name]: value });
+      const body = await t.http
+        .get('/api/v4/users')
+        .set('PRIVATE-TOKEN', ROOT_TOKEN)
+        .send({ [name]: value });
       expect([body.status, body.body], value).toEqual(INVALID(name));
       expect(await failure(t.hosting.users.list({ [name]: value })), value).toEqual(INVALID(name));
     }
@@ -168,18 +203,20 @@ describe('dates: years 0001 to 9999', () => {
 
   it("a token's last day is at most 9999-12-30: it stops working as the next day starts", async () => {
     const create = (expires_at: string) =>
-      t.http.post(`/api/v4/users/${user.id}/personal_access_tokens`).set('PRIVATE-TOKEN', ROOT_TOKEN).send({ name: 'far', scopes: ['api'], expires_at });
+      t.http
+        .post(`/api/v4/users/${user.id}/personal_access_tokens`)
+        .set('PRIVATE-TOKEN', ROOT_TOKEN)
+        .send({ name: 'far', scopes: ['api'], expires_at });
     const last = await create('9999-12-31');
     expect([last.status, last.body]).toEqual([400, { message: { expires_at: ['must be on or before 9999-12-30'] } }]);
     const past = await create('10000-01-01');
     expect([past.status, past.body]).toEqual(INVALID('expires_at'));
-    expect(await failure(t.hosting.impersonationTokens.create(user.id, { name: 'far', scopes: ['api'], expires_at: '9999-12-31' }))).toEqual([
-      400,
-      { message: { expires_at: ['must be on or before 9999-12-30'] } },
-    ]);
-    expect(await failure(t.hosting.impersonationTokens.create(user.id, { name: 'far', scopes: ['api'], expires_at: '0000-12-31' }))).toEqual(
-      INVALID('expires_at'),
-    );
+    expect(
+      await failure(t.hosting.impersonationTokens.create(user.id, { name: 'far', scopes: ['api'], expires_at: '9999-12-31' })),
+    ).toEqual([400, { message: { expires_at: ['must be on or before 9999-12-30'] } }]);
+    expect(
+      await failure(t.hosting.impersonationTokens.create(user.id, { name: 'far', scopes: ['api'], expires_at: '0000-12-31' })),
+    ).toEqual(INVALID('expires_at'));
     const fits = await create('9999-12-30');
     expect([fits.status, fits.body.expires_at]).toEqual([201, '9999-12-30']);
     const inProcess = await t.hosting.impersonationTokens.create(user.id, { name: 'far', scopes: ['api'], expires_at: '9999-12-30' });
@@ -203,12 +240,19 @@ describe('a file parameter given something other than a file', () => {
   it('answers 400 naming the parameter, over HTTP as JSON and as a form field', async () => {
     const valid = { email: 'posing@example.com', username: 'posing', name: 'Posing', password: 'long-enough-password' };
     for (const avatar of ['me.png', posing, { filename: 'me.png' }, ['me.png'], 5]) {
-      const created = await t.http.post('/api/v4/users').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ ...valid, avatar });
+      const created = await t.http
+        .post('/api/v4/users')
+        .set('PRIVATE-TOKEN', ROOT_TOKEN)
+        .send({ ...valid, avatar });
       expect([created.status, created.body], JSON.stringify(avatar)).toEqual([400, NOT_A_FILE]);
       const updated = await t.http.put(`/api/v4/users/${user.id}`).set('PRIVATE-TOKEN', ROOT_TOKEN).send({ avatar });
       expect([updated.status, updated.body], JSON.stringify(avatar)).toEqual([400, NOT_A_FILE]);
     }
-    const form = await t.http.post('/api/v4/users').set('PRIVATE-TOKEN', ROOT_TOKEN).type('form').send({ ...valid, avatar: 'me.png' });
+    const form = await t.http
+      .post('/api/v4/users')
+      .set('PRIVATE-TOKEN', ROOT_TOKEN)
+      .type('form')
+      .send({ ...valid, avatar: 'me.png' });
     expect([form.status, form.body]).toEqual([400, NOT_A_FILE]);
     const fields = await t.http
       .put(`/api/v4/users/${user.id}`)

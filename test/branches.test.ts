@@ -21,7 +21,8 @@ afterAll(async () => {
   await t.close();
 });
 
-const git = (projectId: number, ...args: string[]) => execFileSync('git', ['--git-dir', join(storage, RepositoryStore.relativePath(projectId)), ...args], { encoding: 'utf8' });
+const git = (projectId: number, ...args: string[]) =>
+  execFileSync('git', ['--git-dir', join(storage, RepositoryStore.relativePath(projectId)), ...args], { encoding: 'utf8' });
 const base = (id: number) => `/api/v4/projects/${id}/repository/branches`;
 
 /** A project of the owner's with a developer and a reporter, README.md on master. */
@@ -30,7 +31,11 @@ async function project(visibility: 'private' | 'public' = 'private'): Promise<{ 
   const created = await api.projects.create({ name: `Branches ${Math.random().toString(36).slice(2)}`, visibility });
   await api.projectMembers.add(created.id, { user_id: developer.id, access_level: 30 });
   await api.projectMembers.add(created.id, { user_id: reporter.id, access_level: 20 });
-  const head = await api.commits.create(created.id, { branch: 'master', commit_message: 'Initial', actions: [{ action: 'create', file_path: 'README.md', content: 'x\n' }] });
+  const head = await api.commits.create(created.id, {
+    branch: 'master',
+    commit_message: 'Initial',
+    actions: [{ action: 'create', file_path: 'README.md', content: 'x\n' }],
+  });
   return { id: created.id, path: created.path_with_namespace, head: head.id };
 }
 
@@ -51,13 +56,23 @@ describe('branches', () => {
       default: false,
       web_url: `http://forge.test/${path}/tree/feature/one`,
     });
-    await t.hosting.as(developer.id).repositoryFiles.create(id, 'one.txt', { branch: 'feature/one', content: 'one\n', commit_message: 'One' });
+    await t.hosting
+      .as(developer.id)
+      .repositoryFiles.create(id, 'one.txt', { branch: 'feature/one', content: 'one\n', commit_message: 'One' });
     await t.hosting.branches.create(id, { branch: 'alpha', ref: head.slice(0, 8) });
     // master moves on: alpha is now behind it, merged.
     await t.hosting.repositoryFiles.create(id, 'two.txt', { branch: 'master', content: 'two\n', commit_message: 'Two' });
     const list = await t.http.get(base(id)).set('PRIVATE-TOKEN', reporter.token);
     expect(list.status).toBe(200);
-    expect(list.body.map((branch: { name: string; merged: boolean; default: boolean; protected: boolean; can_push: boolean }) => [branch.name, branch.merged, branch.default, branch.protected, branch.can_push])).toEqual([
+    expect(
+      list.body.map((branch: { name: string; merged: boolean; default: boolean; protected: boolean; can_push: boolean }) => [
+        branch.name,
+        branch.merged,
+        branch.default,
+        branch.protected,
+        branch.can_push,
+      ]),
+    ).toEqual([
       ['alpha', true, false, false, false],
       ['feature/one', false, false, false, false],
       ['master', false, true, true, false],
@@ -65,9 +80,21 @@ describe('branches', () => {
     const one = await t.http.get(`${base(id)}/${encodeURIComponent('feature/one')}`).set('PRIVATE-TOKEN', reporter.token);
     expect(one.body.merged).toBe(false);
     expect([one.status, one.body.commit.title]).toEqual([200, 'One']);
-    expect((await t.http.get(base(id)).query({ search: 'ALP' }).set('PRIVATE-TOKEN', reporter.token)).body.map((branch: { name: string }) => branch.name)).toEqual(['alpha']);
-    expect((await t.http.get(base(id)).query({ search: '^feat' }).set('PRIVATE-TOKEN', reporter.token)).body.map((branch: { name: string }) => branch.name)).toEqual(['feature/one']);
-    expect((await t.http.get(base(id)).query({ search: 'er$' }).set('PRIVATE-TOKEN', reporter.token)).body.map((branch: { name: string }) => branch.name)).toEqual(['master']);
+    expect(
+      (await t.http.get(base(id)).query({ search: 'ALP' }).set('PRIVATE-TOKEN', reporter.token)).body.map(
+        (branch: { name: string }) => branch.name,
+      ),
+    ).toEqual(['alpha']);
+    expect(
+      (await t.http.get(base(id)).query({ search: '^feat' }).set('PRIVATE-TOKEN', reporter.token)).body.map(
+        (branch: { name: string }) => branch.name,
+      ),
+    ).toEqual(['feature/one']);
+    expect(
+      (await t.http.get(base(id)).query({ search: 'er$' }).set('PRIVATE-TOKEN', reporter.token)).body.map(
+        (branch: { name: string }) => branch.name,
+      ),
+    ).toEqual(['master']);
     if (hasGit) expect(git(id, 'for-each-ref', '--format=%(refname:short)', 'refs/heads')).toBe('alpha\nfeature/one\nmaster\n');
   });
 
@@ -96,7 +123,11 @@ describe('branches', () => {
     }
     const missing = await post({ ref: 'master' });
     expect([missing.status, missing.body]).toEqual([400, { message: '400 (Bad request) "branch" not given' }]);
-    for (const request of [t.http.get(`${base(id)}/nowhere`), t.http.delete(`${base(id)}/nowhere`), t.http.put(`${base(id)}/nowhere/protect`)]) {
+    for (const request of [
+      t.http.get(`${base(id)}/nowhere`),
+      t.http.delete(`${base(id)}/nowhere`),
+      t.http.put(`${base(id)}/nowhere/protect`),
+    ]) {
       const res = await request.set('PRIVATE-TOKEN', owner.token);
       expect([res.status, res.body]).toEqual([404, { message: '404 Branch Not Found' }]);
     }
@@ -111,8 +142,14 @@ describe('branches', () => {
     expect([(await del('topic', reporter)).status, (await del('topic', reporter)).body]).toEqual([403, { message: '403 Forbidden' }]);
     // Even a protection that lets developers push keeps them from deleting the branch: maintainers only.
     await t.hosting.branches.protect(id, 'guarded', { developers_can_push: true });
-    expect([(await del('guarded', developer)).status, (await del('guarded', developer)).body]).toEqual([400, { message: REFUSALS.deleteProtectedBranch }]);
-    expect([(await del('master', owner)).status, (await del('master', owner)).body]).toEqual([400, { message: REFUSALS.removeDefaultBranch }]);
+    expect([(await del('guarded', developer)).status, (await del('guarded', developer)).body]).toEqual([
+      400,
+      { message: REFUSALS.deleteProtectedBranch },
+    ]);
+    expect([(await del('master', owner)).status, (await del('master', owner)).body]).toEqual([
+      400,
+      { message: REFUSALS.removeDefaultBranch },
+    ]);
     const deleted = await del('topic', developer);
     expect([deleted.status, deleted.text]).toEqual([204, '']);
     expect((await del('guarded', owner)).status).toBe(204);
@@ -122,10 +159,20 @@ describe('branches', () => {
   it('are protected and unprotected by maintainers, developers let push or merge as asked', async () => {
     const { id } = await project();
     await t.hosting.branches.create(id, { branch: 'release', ref: 'master' });
-    const protect = (user: User, body: object = {}) => t.http.put(`${base(id)}/release/protect`).set('PRIVATE-TOKEN', user.token).send(body);
+    const protect = (user: User, body: object = {}) =>
+      t.http
+        .put(`${base(id)}/release/protect`)
+        .set('PRIVATE-TOKEN', user.token)
+        .send(body);
     expect([(await protect(developer)).status, (await protect(developer)).body]).toEqual([403, { message: '403 Forbidden' }]);
     const strict = await protect(owner);
-    expect([strict.status, strict.body.protected, strict.body.developers_can_push, strict.body.developers_can_merge, strict.body.can_push]).toEqual([200, true, false, false, true]);
+    expect([
+      strict.status,
+      strict.body.protected,
+      strict.body.developers_can_push,
+      strict.body.developers_can_merge,
+      strict.body.can_push,
+    ]).toEqual([200, true, false, false, true]);
     const asDeveloper = await t.http.get(`${base(id)}/release`).set('PRIVATE-TOKEN', developer.token);
     expect(asDeveloper.body.can_push).toBe(false);
     const loose = await protect(owner, { developers_can_push: true, developers_can_merge: true });
@@ -162,7 +209,10 @@ describe('branches', () => {
     const open = await project('public');
     expect((await t.http.get(base(open.id))).status).toBe(200);
     const closed = await project('private');
-    expect([(await t.http.get(base(closed.id))).status, (await t.http.get(base(closed.id))).body]).toEqual([404, { message: '404 Project Not Found' }]);
+    expect([(await t.http.get(base(closed.id))).status, (await t.http.get(base(closed.id))).body]).toEqual([
+      404,
+      { message: '404 Project Not Found' },
+    ]);
   });
 });
 
@@ -181,7 +231,13 @@ describe('a branch made in an empty repository', () => {
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       name: 'feature',
-      commit: expect.objectContaining({ title: 'Add README.md', message: 'Add README.md\n', author_email: owner.email, committer_email: owner.email, parent_ids: [] }),
+      commit: expect.objectContaining({
+        title: 'Add README.md',
+        message: 'Add README.md\n',
+        author_email: owner.email,
+        committer_email: owner.email,
+        parent_ids: [],
+      }),
       merged: false,
       protected: false,
       developers_can_push: false,
@@ -195,25 +251,31 @@ describe('a branch made in an empty repository', () => {
       ['feature', res.body.commit.id, false, false],
       ['master', res.body.commit.id, true, true],
     ]);
-    expect((await t.hosting.repository.tree(id, { ref: 'master' })).map((entry) => [entry.mode, entry.type, entry.id, entry.path])).toEqual([
-      ['100644', 'blob', 'e69de29bb2d1d6434b8b29ae775ad8c2e48c5391', 'README.md'],
-    ]);
+    expect((await t.hosting.repository.tree(id, { ref: 'master' })).map((entry) => [entry.mode, entry.type, entry.id, entry.path])).toEqual(
+      [['100644', 'blob', 'e69de29bb2d1d6434b8b29ae775ad8c2e48c5391', 'README.md']],
+    );
     expect((await t.hosting.projects.get(id)).default_branch).toBe('master');
   });
 
-  it('changes nothing when the ref still names nothing (400 Invalid reference name), and names the default branch as HEAD does', async () => {
-    const { id } = await empty();
-    const res = await t.http.post(base(id)).set('PRIVATE-TOKEN', owner.token).send({ branch: 'feature', ref: 'nope' });
-    expect([res.status, res.body]).toEqual([400, { message: REFUSALS.invalidReference }]);
-    // The refused call is undone whole, README and all.
-    expect(await t.hosting.branches.list(id)).toEqual([]);
-    expect((await t.hosting.projects.get(id)).default_branch).toBeNull();
-    // A project whose default branch is another: its README goes there.
-    const other = await t.hosting.projects.createForUser(owner.id, { name: `Main ${Math.random().toString(36).slice(2)}`, default_branch: 'main' });
-    const made = await t.hosting.as(owner.id).branches.create(other.id, { branch: 'topic', ref: 'main' });
-    expect(made.commit.title).toBe('Add README.md');
-    expect((await t.hosting.branches.list(other.id)).map((branch) => branch.name)).toEqual(['main', 'topic']);
-  });
+  it(
+    'changes nothing when the ref still names nothing (400 Invalid reference name), ' + 'and names the default branch as HEAD does',
+    async () => {
+      const { id } = await empty();
+      const res = await t.http.post(base(id)).set('PRIVATE-TOKEN', owner.token).send({ branch: 'feature', ref: 'nope' });
+      expect([res.status, res.body]).toEqual([400, { message: REFUSALS.invalidReference }]);
+      // The refused call is undone whole, README and all.
+      expect(await t.hosting.branches.list(id)).toEqual([]);
+      expect((await t.hosting.projects.get(id)).default_branch).toBeNull();
+      // A project whose default branch is another: its README goes there.
+      const other = await t.hosting.projects.createForUser(owner.id, {
+        name: `Main ${Math.random().toString(36).slice(2)}`,
+        default_branch: 'main',
+      });
+      const made = await t.hosting.as(owner.id).branches.create(other.id, { branch: 'topic', ref: 'main' });
+      expect(made.commit.title).toBe('Add README.md');
+      expect((await t.hosting.branches.list(other.id)).map((branch) => branch.name)).toEqual(['main', 'topic']);
+    },
+  );
 
   it('is refused to a developer as a push to the protected default branch would be, leaving the repository empty', async () => {
     const { id } = await empty();
@@ -221,7 +283,9 @@ describe('a branch made in an empty repository', () => {
     expect([res.status, res.body]).toEqual([400, { message: REFUSALS.pushNotAllowed }]);
     expect(await t.hosting.branches.list(id)).toEqual([]);
     // Two at once: one README, two branches.
-    const [a, b] = await Promise.all(['one', 'two'].map((branch) => t.http.post(base(id)).set('PRIVATE-TOKEN', owner.token).send({ branch, ref: 'master' })));
+    const [a, b] = await Promise.all(
+      ['one', 'two'].map((branch) => t.http.post(base(id)).set('PRIVATE-TOKEN', owner.token).send({ branch, ref: 'master' })),
+    );
     expect([a.status, b.status]).toEqual([201, 201]);
     expect(a.body.commit.id).toBe(b.body.commit.id);
     expect(await t.hosting.commits.list(id, { ref_name: 'master' })).toHaveLength(1);
@@ -232,7 +296,10 @@ describe('protected branches, as today’s clients protect them', () => {
   it('protect names and patterns with push and merge levels, answer 409 for one protected already, and are removed', async () => {
     const { id } = await project();
     const url = `/api/v4/projects/${id}/protected_branches`;
-    const created = await t.http.post(url).set('PRIVATE-TOKEN', owner.token).send({ name: 'release/*', push_access_level: 30, merge_access_level: 40 });
+    const created = await t.http
+      .post(url)
+      .set('PRIVATE-TOKEN', owner.token)
+      .send({ name: 'release/*', push_access_level: 30, merge_access_level: 40 });
     expect([created.status, created.body]).toEqual([
       201,
       {
@@ -249,7 +316,11 @@ describe('protected branches, as today’s clients protect them', () => {
     const frozen = await t.http.post(url).set('PRIVATE-TOKEN', owner.token).send({ name: 'frozen', push_access_level: 0 });
     expect(frozen.body.push_access_levels).toEqual([{ access_level: 0, access_level_description: 'No one' }]);
     const list = await t.http.get(url).set('PRIVATE-TOKEN', owner.token);
-    expect([list.status, list.body.map((protection: { name: string }) => protection.name), list.headers['x-total']]).toEqual([200, ['frozen', 'master', 'release/*'], '3']);
+    expect([list.status, list.body.map((protection: { name: string }) => protection.name), list.headers['x-total']]).toEqual([
+      200,
+      ['frozen', 'master', 'release/*'],
+      '3',
+    ]);
     expect((await t.http.get(`${url}/${encodeURIComponent('release/*')}`).set('PRIVATE-TOKEN', owner.token)).body.name).toBe('release/*');
     // The pattern protects the branches it matches; "no one" leaves only administrators.
     await t.hosting.branches.create(id, { branch: 'release/1.0', ref: 'master' });
@@ -257,7 +328,9 @@ describe('protected branches, as today’s clients protect them', () => {
     const asDeveloper = t.hosting.as(developer.id);
     expect((await asDeveloper.branches.get(id, 'release/1.0')).protected).toBe(true);
     await asDeveloper.repositoryFiles.create(id, 'r.txt', { branch: 'release/1.0', content: 'r', commit_message: 'Release' });
-    await expect(t.hosting.as(owner.id).repositoryFiles.create(id, 'f.txt', { branch: 'frozen', content: 'f', commit_message: 'Frozen' })).rejects.toMatchObject({ status: 400, messages: REFUSALS.pushNotAllowed });
+    await expect(
+      t.hosting.as(owner.id).repositoryFiles.create(id, 'f.txt', { branch: 'frozen', content: 'f', commit_message: 'Frozen' }),
+    ).rejects.toMatchObject({ status: 400, messages: REFUSALS.pushNotAllowed });
     await t.hosting.repositoryFiles.create(id, 'f.txt', { branch: 'frozen', content: 'f', commit_message: 'Frozen, by an administrator' });
     expect((await t.http.delete(`${url}/frozen`).set('PRIVATE-TOKEN', owner.token)).status).toBe(204);
     expect((await t.http.delete(`${url}/frozen`).set('PRIVATE-TOKEN', owner.token)).body).toEqual({ message: '404 Not found' });
@@ -266,7 +339,8 @@ describe('protected branches, as today’s clients protect them', () => {
 
   it('DELETE /repository/merged_branches deletes the merged branches, not the default, unmerged or protected ones', async () => {
     const { id } = await project();
-    for (const branch of ['merged-one', 'merged-two', 'kept-protected', 'unmerged']) await t.hosting.branches.create(id, { branch, ref: 'master' });
+    for (const branch of ['merged-one', 'merged-two', 'kept-protected', 'unmerged'])
+      await t.hosting.branches.create(id, { branch, ref: 'master' });
     await t.hosting.branches.protect(id, 'kept-protected', {});
     await t.hosting.repositoryFiles.create(id, 'u.txt', { branch: 'unmerged', content: 'u', commit_message: 'Unmerged' });
     const res = await t.http.delete(`/api/v4/projects/${id}/repository/merged_branches`).set('PRIVATE-TOKEN', owner.token);
@@ -280,7 +354,10 @@ describe('the default branch', () => {
     const { id } = await project();
     await t.hosting.branches.create(id, { branch: 'develop', ref: 'master' });
     const missing = await t.http.put(`/api/v4/projects/${id}`).set('PRIVATE-TOKEN', owner.token).send({ default_branch: 'nowhere' });
-    expect([missing.status, missing.body]).toEqual([400, { message: { base: ["Could not change HEAD: branch 'nowhere' does not exist"] } }]);
+    expect([missing.status, missing.body]).toEqual([
+      400,
+      { message: { base: ["Could not change HEAD: branch 'nowhere' does not exist"] } },
+    ]);
     const changed = await t.http.put(`/api/v4/projects/${id}`).set('PRIVATE-TOKEN', owner.token).send({ default_branch: 'develop' });
     expect([changed.status, changed.body.default_branch]).toEqual([200, 'develop']);
     expect((await t.hosting.branches.get(id, 'develop')).default).toBe(true);

@@ -24,12 +24,17 @@ async function compress(input: Uint8Array, piece = 65536): Promise<Buffer[]> {
 }
 
 const bunzip2 = (data: Buffer) => execFileSync('bzip2', ['-dc'], { input: data, maxBuffer: 256 * 1024 * 1024 });
-const pythonBunzip2 = (data: Buffer) => execFileSync('python3', ['-c', 'import bz2, sys; sys.stdout.buffer.write(bz2.decompress(sys.stdin.buffer.read()))'], { input: data, maxBuffer: 256 * 1024 * 1024 });
+const pythonBunzip2 = (data: Buffer) =>
+  execFileSync('python3', ['-c', 'import bz2, sys; sys.stdout.buffer.write(bz2.decompress(sys.stdin.buffer.read()))'], {
+    input: data,
+    maxBuffer: 256 * 1024 * 1024,
+  });
 
 /** Runs of every length about the limits of bzip2's run-length encoding (4 and 255), of every byte value. */
 function runs(): Buffer {
   const parts: Buffer[] = [];
-  for (let value = 0; value < 256; value++) for (const length of [1, 3, 4, 5, 254, 255, 256, 259, 600]) parts.push(Buffer.alloc(length, value));
+  for (let value = 0; value < 256; value++)
+    for (const length of [1, 3, 4, 5, 254, 255, 256, 259, 600]) parts.push(Buffer.alloc(length, value));
   return Buffer.concat(parts);
 }
 
@@ -41,7 +46,11 @@ const INPUTS: [string, () => Buffer, number][] = [
   ['runs about the limits', runs, 1],
   ['source text', source, 1],
   ['2 MB of random bytes (larger once compressed)', () => randomBytes(2_000_000), 1],
-  ['16 MB of text and random bytes, in three streams', () => Buffer.concat([source(), randomBytes(8_000_000), Buffer.alloc(5_000_000, 'forgekit ')]), 3],
+  [
+    '16 MB of text and random bytes, in three streams',
+    () => Buffer.concat([source(), randomBytes(8_000_000), Buffer.alloc(5_000_000, 'forgekit ')]),
+    3,
+  ],
 ];
 
 describe('bzip2ed', () => {

@@ -60,46 +60,55 @@ const freshDir = () => mkdtempSync(join(tmpdir(), 'forgekit-cli-'));
 // Servers start on a copy of a migrated data directory (test/helpers.ts), unless the test is about a first start.
 
 describe('forgekit serve', PROCESSES_TIMEOUT, () => {
-  onEmbedded('starts on the embedded database, refuses a second process on the same data directory, stops on SIGTERM, and keeps its data', async () => {
-    const first = run(['serve', '--port', String(port()), '--data-dir', dataDir], { FORGEKIT_ROOT_PASSWORD: 'serve-root-password' });
-    const url = await listening(first);
-    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-    expect(first.output()).not.toMatch(/created the administrator root/);
+  onEmbedded(
+    'starts on the embedded database, refuses a second process on the same data directory, stops on SIGTERM, and keeps its data',
+    async () => {
+      const first = run(['serve', '--port', String(port()), '--data-dir', dataDir], { FORGEKIT_ROOT_PASSWORD: 'serve-root-password' });
+      const url = await listening(first);
+      expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+      expect(first.output()).not.toMatch(/created the administrator root/);
 
-    const session = await fetch(`${url}/api/v4/session`, {
-      method: 'POST',
-      headers: { 'content-type': 'application/json' },
-      body: JSON.stringify({ login: 'root', password: 'serve-root-password' }),
-    });
-    expect(session.status).toBe(201);
-    const { private_token: token } = (await session.json()) as { private_token: string };
-    expect(first.output()).toContain(`forgekit 0.1.0: database: the embedded database (PGlite) in ${dataDir}; repositories: default=${join(dataDir, 'repositories')}\n`);
+      const session = await fetch(`${url}/api/v4/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ login: 'root', password: 'serve-root-password' }),
+      });
+      expect(session.status).toBe(201);
+      const { private_token: token } = (await session.json()) as { private_token: string };
+      expect(first.output()).toContain(
+        `forgekit 0.1.0: database: the embedded database (PGlite) in ${dataDir}; repositories: default=${join(dataDir, 'repositories')}\n`,
+      );
 
-    // Every path answers JSON, and each request is logged on one line, without the credentials it carried.
-    const elsewhere = await fetch(`${url}/no/such/page?private_token=${token}`);
-    expect([elsewhere.status, elsewhere.headers.get('content-type'), await elsewhere.json()]).toEqual([404, 'application/json', { error: '404 Not Found' }]);
-    expect((await fetch(`${url}/api/v4/user?private_token=${token}&sudo=root`)).status).toBe(200);
-    await waitFor(() => /GET \/api\/v4\/user 200 [\d.]+ ms/.test(first.output()));
-    expect(first.output()).toMatch(/^POST \/api\/v4\/session 201 [\d.]+ ms$/m);
-    expect(first.output()).toMatch(/^GET \/no\/such\/page 404 [\d.]+ ms$/m);
-    expect(first.output()).not.toContain(token);
+      // Every path answers JSON, and each request is logged on one line, without the credentials it carried.
+      const elsewhere = await fetch(`${url}/no/such/page?private_token=${token}`);
+      expect([elsewhere.status, elsewhere.headers.get('content-type'), await elsewhere.json()]).toEqual([
+        404,
+        'application/json',
+        { error: '404 Not Found' },
+      ]);
+      expect((await fetch(`${url}/api/v4/user?private_token=${token}&sudo=root`)).status).toBe(200);
+      await waitFor(() => /GET \/api\/v4\/user 200 [\d.]+ ms/.test(first.output()));
+      expect(first.output()).toMatch(/^POST \/api\/v4\/session 201 [\d.]+ ms$/m);
+      expect(first.output()).toMatch(/^GET \/no\/such\/page 404 [\d.]+ ms$/m);
+      expect(first.output()).not.toContain(token);
 
-    const second = run(['serve', '--port', String(port()), '--data-dir', dataDir]);
-    expect(await second.exited).toBe(1);
-    expect(second.output()).toMatch(/in use by another forgekit process/);
+      const second = run(['serve', '--port', String(port()), '--data-dir', dataDir]);
+      expect(await second.exited).toBe(1);
+      expect(second.output()).toMatch(/in use by another forgekit process/);
 
-    first.child.kill('SIGTERM');
-    expect(await first.exited).toBe(0);
-    expect(first.output()).toMatch(/SIGTERM received, finishing the requests in flight\nforgekit: stopped\n$/);
+      first.child.kill('SIGTERM');
+      expect(await first.exited).toBe(0);
+      expect(first.output()).toMatch(/SIGTERM received, finishing the requests in flight\nforgekit: stopped\n$/);
 
-    const again = run(['serve', '--port', String(port()), '--data-dir', dataDir]);
-    const againUrl = await listening(again);
-    const user = await fetch(`${againUrl}/api/v4/user`, { headers: { 'PRIVATE-TOKEN': token } });
-    expect(user.status).toBe(200);
-    expect(again.output()).not.toMatch(/created the administrator root/);
-    again.child.kill('SIGINT');
-    expect(await again.exited).toBe(0);
-  });
+      const again = run(['serve', '--port', String(port()), '--data-dir', dataDir]);
+      const againUrl = await listening(again);
+      const user = await fetch(`${againUrl}/api/v4/user`, { headers: { 'PRIVATE-TOKEN': token } });
+      expect(user.status).toBe(200);
+      expect(again.output()).not.toMatch(/created the administrator root/);
+      again.child.kill('SIGINT');
+      expect(await again.exited).toBe(0);
+    },
+  );
 
   onEmbedded('generates and prints root’s password once when none is given', async () => {
     const fresh = mkdtempSync(join(tmpdir(), 'forgekit-cli-'));
@@ -111,7 +120,12 @@ describe('forgekit serve', PROCESSES_TIMEOUT, () => {
       expect(password).toEqual(expect.any(String));
       expect(server.output()).toMatch(/forgekit listening on https:\/\/forge\.example\.com/);
       // Throttling is on by default: 10 failed sign-ins per client address, then 429.
-      const signIn = () => fetch(`http://127.0.0.1:${serverPort}/api/v4/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'root', password: 'wrong-password' }) });
+      const signIn = () =>
+        fetch(`http://127.0.0.1:${serverPort}/api/v4/session`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json' },
+          body: JSON.stringify({ login: 'root', password: 'wrong-password' }),
+        });
       for (let attempt = 0; attempt < 10; attempt += 1) expect((await signIn()).status).toBe(401);
       const throttled = await signIn();
       expect([throttled.status, Number(throttled.headers.get('retry-after')) > 0]).toEqual([429, true]);
@@ -126,7 +140,9 @@ describe('forgekit serve', PROCESSES_TIMEOUT, () => {
     const database = await freshDatabase();
     const url = database.url;
     try {
-      const flag = run(['serve', '--port', String(port()), '--database-url', url, '--data-dir', dataDir], { FORGEKIT_ROOT_TOKEN: 'cli-pg-root-token' });
+      const flag = run(['serve', '--port', String(port()), '--database-url', url, '--data-dir', dataDir], {
+        FORGEKIT_ROOT_TOKEN: 'cli-pg-root-token',
+      });
       const flagUrl = await listening(flag);
       expect((await fetch(`${flagUrl}/api/v4/user`, { headers: { 'PRIVATE-TOKEN': 'cli-pg-root-token' } })).status).toBe(200);
       flag.child.kill('SIGTERM');
@@ -143,43 +159,76 @@ describe('forgekit serve', PROCESSES_TIMEOUT, () => {
     }
   });
 
-  it.runIf(process.env.FORGEKIT_TEST_DATABASE_URL)('serves from --workers processes on one PostgreSQL database (issue iids race-free across them), and stops them all on SIGTERM', async () => {
-    const database = await freshDatabase();
-    const storage = freshDir();
-    try {
-      const server = run(['serve', '--port', '0', '--database-url', database.url, '--storage', storage, '--workers', '2'], { FORGEKIT_ROOT_TOKEN: 'cli-workers-token' });
-      const url = await listening(server);
-      expect(server.output()).toMatch(/forgekit listening on \S+ \(2 workers\)\n/);
-      const workers = () => execFileSync('ps', ['-o', 'pid=', '--ppid', String(server.child.pid)], { encoding: 'utf8' }).trim().split(/\s+/).filter(Boolean);
-      expect(workers()).toHaveLength(2);
-      const api = (method: string, path: string, body?: unknown) =>
-        fetch(`${url}/api/v4${path}`, { method, headers: { 'PRIVATE-TOKEN': 'cli-workers-token', 'content-type': 'application/json' }, body: body === undefined ? undefined : JSON.stringify(body) });
-      const project = (await (await api('POST', '/projects', { name: 'shared' })).json()) as { id: number };
-      expect((await api('POST', `/projects/${project.id}/repository/files/a.txt`, { branch: 'main', content: 'a\n', commit_message: 'A' })).status).toBe(201);
-      // Whichever worker answers, it reads what the other wrote.
-      const reads = await Promise.all(Array.from({ length: 20 }, () => api('GET', `/projects/${project.id}/repository/files/a.txt/raw?ref=main`).then(async (res) => [res.status, await res.text()])));
-      expect(reads).toEqual(Array.from({ length: 20 }, () => [200, 'a\n']));
-      // Issues opened at once through both workers take the iids 1 to 50, each once: the counter row orders them.
-      const opened = await Promise.all(Array.from({ length: 50 }, (_, n) => api('POST', `/projects/${project.id}/issues`, { title: `Race ${n}` }).then((res) => res.json())));
-      expect((opened as { iid: number }[]).map((issue) => issue.iid).sort((a, b) => a - b)).toEqual(Array.from({ length: 50 }, (_, n) => n + 1));
-      server.child.kill('SIGTERM');
-      expect(await server.exited).toBe(0);
-      expect(server.output()).toMatch(/SIGTERM received, stopping 2 workers/);
-    } finally {
-      await database.drop();
-      rmSync(storage, { recursive: true, force: true });
-    }
-  });
+  it.runIf(process.env.FORGEKIT_TEST_DATABASE_URL)(
+    'serves from --workers processes on one PostgreSQL database (issue iids race-free across them), and stops them all on SIGTERM',
+    async () => {
+      const database = await freshDatabase();
+      const storage = freshDir();
+      try {
+        const server = run(['serve', '--port', '0', '--database-url', database.url, '--storage', storage, '--workers', '2'], {
+          FORGEKIT_ROOT_TOKEN: 'cli-workers-token',
+        });
+        const url = await listening(server);
+        expect(server.output()).toMatch(/forgekit listening on \S+ \(2 workers\)\n/);
+        const workers = () =>
+          execFileSync('ps', ['-o', 'pid=', '--ppid', String(server.child.pid)], { encoding: 'utf8' })
+            .trim()
+            .split(/\s+/)
+            .filter(Boolean);
+        expect(workers()).toHaveLength(2);
+        const api = (method: string, path: string, body?: unknown) =>
+          fetch(`${url}/api/v4${path}`, {
+            method,
+            headers: { 'PRIVATE-TOKEN': 'cli-workers-token', 'content-type': 'application/json' },
+            body: body === undefined ? undefined : JSON.stringify(body),
+          });
+        const project = (await (await api('POST', '/projects', { name: 'shared' })).json()) as { id: number };
+        expect(
+          (await api('POST', `/projects/${project.id}/repository/files/a.txt`, { branch: 'main', content: 'a\n', commit_message: 'A' }))
+            .status,
+        ).toBe(201);
+        // Whichever worker answers, it reads what the other wrote.
+        const reads = await Promise.all(
+          Array.from({ length: 20 }, () =>
+            api('GET', `/projects/${project.id}/repository/files/a.txt/raw?ref=main`).then(async (res) => [res.status, await res.text()]),
+          ),
+        );
+        expect(reads).toEqual(Array.from({ length: 20 }, () => [200, 'a\n']));
+        // Issues opened at once through both workers take the iids 1 to 50, each once: the counter row orders them.
+        const opened = await Promise.all(
+          Array.from({ length: 50 }, (_, n) =>
+            api('POST', `/projects/${project.id}/issues`, { title: `Race ${n}` }).then((res) => res.json()),
+          ),
+        );
+        expect((opened as { iid: number }[]).map((issue) => issue.iid).sort((a, b) => a - b)).toEqual(
+          Array.from({ length: 50 }, (_, n) => n + 1),
+        );
+        server.child.kill('SIGTERM');
+        expect(await server.exited).toBe(0);
+        expect(server.output()).toMatch(/SIGTERM received, stopping 2 workers/);
+      } finally {
+        await database.drop();
+        rmSync(storage, { recursive: true, force: true });
+      }
+    },
+  );
 
   onEmbedded('keeps repositories in the storages --storage or FORGEKIT_STORAGE names', async () => {
     const fresh = freshDir();
     try {
       const [main, fast] = [join(fresh, 'main'), join(fresh, 'fast')];
-      const server = run(['serve', '--port', '0', '--data-dir', migratedDataDir(join(fresh, 'data'))], { FORGEKIT_STORAGE: `default=${main},fast=${fast}`, FORGEKIT_ROOT_TOKEN: 'cli-storage-token' });
+      const server = run(['serve', '--port', '0', '--data-dir', migratedDataDir(join(fresh, 'data'))], {
+        FORGEKIT_STORAGE: `default=${main},fast=${fast}`,
+        FORGEKIT_ROOT_TOKEN: 'cli-storage-token',
+      });
       const url = await listening(server);
       expect(server.output()).toContain(`; repositories: default=${main}, fast=${fast}\n`);
       const api = (method: string, path: string, body: unknown) =>
-        fetch(`${url}/api/v4${path}`, { method, headers: { 'PRIVATE-TOKEN': 'cli-storage-token', 'content-type': 'application/json' }, body: JSON.stringify(body) });
+        fetch(`${url}/api/v4${path}`, {
+          method,
+          headers: { 'PRIVATE-TOKEN': 'cli-storage-token', 'content-type': 'application/json' },
+          body: JSON.stringify(body),
+        });
       expect((await api('PUT', '/application/settings', { repository_storages: ['fast'] })).status).toBe(200);
       const project = (await (await api('POST', '/projects', { name: 'fast-one' })).json()) as { id: number };
       expect(existsSync(join(fast, RepositoryStore.relativePath(project.id), 'HEAD'))).toBe(true);
@@ -197,24 +246,52 @@ describe('forgekit serve', PROCESSES_TIMEOUT, () => {
     expect(unknown.output()).toMatch(/unknown command frobnicate/);
     const unknownFlag = run(['serve', '--prot', '80']);
     expect(await unknownFlag.exited).toBe(2);
-    expect(unknownFlag.output()).toMatch(/Unknown option '--prot'[^]*forgekit serve \[options\]/);
+    expect(unknownFlag.output()).toMatch(/Unknown option '--prot'[\s\S]*forgekit serve \[options\]/);
     const extra = run(['openapi', 'a.json', 'b.json']);
     expect(await extra.exited).toBe(2);
     expect(extra.output()).toMatch(/unexpected argument b\.json/);
     const bad: [string[], Record<string, string>, string][] = [
       [['serve', '--port', 'eighty'], {}, 'forgekit: --port must be a port number (0-65535), not eighty\n'],
-      [['serve', '--base-url', 'forge.example.com'], {}, 'forgekit: --base-url is invalid: it takes an absolute URL such as https://forge.example.com\n'],
-      [['serve', '--database-url', 'mysql://db/forge'], {}, 'forgekit: --database-url (or DATABASE_URL) is invalid: it takes a postgres:// URL\n'],
-      [['migrate'], { DATABASE_URL: 'db.example.com' }, 'forgekit: --database-url (or DATABASE_URL) is invalid: it takes a postgres:// URL\n'],
+      [
+        ['serve', '--base-url', 'forge.example.com'],
+        {},
+        'forgekit: --base-url is invalid: it takes an absolute URL such as https://forge.example.com\n',
+      ],
+      [
+        ['serve', '--database-url', 'mysql://db/forge'],
+        {},
+        'forgekit: --database-url (or DATABASE_URL) is invalid: it takes a postgres:// URL\n',
+      ],
+      [
+        ['migrate'],
+        { DATABASE_URL: 'db.example.com' },
+        'forgekit: --database-url (or DATABASE_URL) is invalid: it takes a postgres:// URL\n',
+      ],
       [['serve'], { FORGEKIT_ROOT_PASSWORD: 'short' }, 'forgekit: FORGEKIT_ROOT_PASSWORD is too short (minimum is 8 characters)\n'],
-      [['serve', '--max-auth-failures', 'lots'], {}, 'forgekit: --max-auth-failures (or FORGEKIT_MAX_AUTH_FAILURES) is invalid: it takes a whole number, 0 to turn throttling off\n'],
-      [['serve'], { FORGEKIT_AUTH_FAILURE_PERIOD: '0' }, 'forgekit: --auth-failure-period (or FORGEKIT_AUTH_FAILURE_PERIOD) must be greater than or equal to 1\n'],
+      [
+        ['serve', '--max-auth-failures', 'lots'],
+        {},
+        'forgekit: --max-auth-failures (or FORGEKIT_MAX_AUTH_FAILURES) is invalid: it takes a whole number, 0 to turn throttling off\n',
+      ],
+      [
+        ['serve'],
+        { FORGEKIT_AUTH_FAILURE_PERIOD: '0' },
+        'forgekit: --auth-failure-period (or FORGEKIT_AUTH_FAILURE_PERIOD) must be greater than or equal to 1\n',
+      ],
       [['migrate'], { FORGEKIT_ROOT_TOKEN: 'short' }, 'forgekit: FORGEKIT_ROOT_TOKEN is too short (minimum is 8 characters)\n'],
       [['serve', '--storage', 'fast='], {}, 'forgekit: --storage fast= needs a directory\n'],
-      [['serve', '--workers', '2'], {}, 'forgekit: --workers needs --database-url: the embedded database (PGlite) is opened by one process\n'],
+      [
+        ['serve', '--workers', '2'],
+        {},
+        'forgekit: --workers needs --database-url: the embedded database (PGlite) is opened by one process\n',
+      ],
       [['serve'], { FORGEKIT_WORKERS: '0' }, 'forgekit: --workers (or FORGEKIT_WORKERS) takes a whole number from 1 to 64, not 0\n'],
       [['serve', '--storage', 'a=/srv/a', '--storage', 'a=/srv/b'], {}, 'forgekit: --storage names the storage a twice\n'],
-      [['serve'], { FORGEKIT_STORAGE: 'not ok=/srv/a' }, `forgekit: --storage names a storage with letters, digits, '_', '.' and '-', not "not ok"\n`],
+      [
+        ['serve'],
+        { FORGEKIT_STORAGE: 'not ok=/srv/a' },
+        `forgekit: --storage names a storage with letters, digits, '_', '.' and '-', not "not ok"\n`,
+      ],
     ];
     const refusals = bad.map(([args, env, message]) => ({ args, message, refused: run(args, env) }));
     for (const { args, message, refused } of refusals) expect([args, await refused.exited, refused.output()]).toEqual([args, 1, message]);
@@ -230,7 +307,10 @@ describe('forgekit serve', PROCESSES_TIMEOUT, () => {
         }
       }
       const usage = spawnSync(process.execPath, [cli, '--help'], { cwd, encoding: 'utf8', timeout: SYNC_LIMIT });
-      expect([usage.status, usage.stdout]).toEqual([0, expect.stringMatching(/^forgekit 0\.1\.0: [^]*forgekit serve [^]*forgekit migrate [^]*forgekit openapi /)]);
+      expect([usage.status, usage.stdout]).toEqual([
+        0,
+        expect.stringMatching(/^forgekit 0\.1\.0: [\s\S]*forgekit serve [\s\S]*forgekit migrate [\s\S]*forgekit openapi /),
+      ]);
       expect(spawnSync(process.execPath, [cli, '--version'], { cwd, encoding: 'utf8', timeout: SYNC_LIMIT }).stdout).toBe('0.1.0\n');
       expect(readdirSync(cwd)).toEqual([]);
     } finally {
@@ -266,7 +346,11 @@ describe('forgekit serve', PROCESSES_TIMEOUT, () => {
       expect(again.output()).toBe('forgekit: the database is up to date\n');
       const server = run(['serve', '--port', '0', '--data-dir', fresh]);
       const url = await listening(server);
-      const session = await fetch(`${url}/api/v4/session`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ login: 'root', password }) });
+      const session = await fetch(`${url}/api/v4/session`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ login: 'root', password }),
+      });
       expect(session.status).toBe(201);
     } finally {
       rmSync(fresh, { recursive: true, force: true });
@@ -314,7 +398,9 @@ describe('forgekit serve', PROCESSES_TIMEOUT, () => {
       // A 500 as a logged status: the output also holds the port and durations, which may contain those digits.
       expect(server.output()).not.toMatch(/destroyed|^GET \S+ 500 |Error/m);
       // The requests in flight are answered (and logged) after the signal, then the server stops.
-      expect(server.output()).toMatch(/SIGTERM received, finishing the requests in flight\n(GET \S+ \d{3} [\d.]+ ms\n)*forgekit: stopped\n$/);
+      expect(server.output()).toMatch(
+        /SIGTERM received, finishing the requests in flight\n(GET \S+ \d{3} [\d.]+ ms\n)*forgekit: stopped\n$/,
+      );
     } finally {
       rmSync(fresh, { recursive: true, force: true });
     }

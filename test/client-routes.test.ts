@@ -9,7 +9,8 @@ let t: TestHosting;
 let alice: Awaited<ReturnType<typeof createUser>>;
 let bob: Awaited<ReturnType<typeof createUser>>;
 
-const sshKey = () => sshpk.parseKey(generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }) as string, 'pem').toString('ssh');
+const sshKey = () =>
+  sshpk.parseKey(generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }) as string, 'pem').toString('ssh');
 
 beforeAll(async () => {
   t = await sharedHosting();
@@ -18,7 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => t.close());
 
-describe("GET /users/:id/keys/:key_id and /users/:id/emails/:email_id", () => {
+describe('GET /users/:id/keys/:key_id and /users/:id/emails/:email_id', () => {
   it("answer one of a user's keys or addresses to administrators, 404 for another user's, 403 to others", async () => {
     const key = await t.hosting.sshKeys.createForUser(alice.id, { title: 'laptop', key: sshKey() });
     const email = await t.hosting.emails.createForUser(alice.id, { email: 'alice-second@example.com' });
@@ -51,7 +52,10 @@ describe('GET /users/:id/keys', () => {
 
 describe('token scopes for repositories and registries', () => {
   it('are accepted and admit no API route', async () => {
-    const created = await t.hosting.personalAccessTokens.create(alice.id, { name: 'git', scopes: ['read_repository', 'write_repository', 'read_registry', 'write_registry'] });
+    const created = await t.hosting.personalAccessTokens.create(alice.id, {
+      name: 'git',
+      scopes: ['read_repository', 'write_repository', 'read_registry', 'write_registry'],
+    });
     expect(created.scopes).toEqual(['read_repository', 'write_repository', 'read_registry', 'write_registry']);
     const res = await t.http.get('/api/v4/user').set('PRIVATE-TOKEN', created.token);
     expect([res.status, res.body.error]).toEqual([403, 'insufficient_scope']);
@@ -87,7 +91,10 @@ describe('GET /metadata', () => {
   it('answers the version, revision, and that no agent server or enterprise edition runs', async () => {
     const res = await t.http.get('/api/v4/metadata').set('PRIVATE-TOKEN', alice.token);
     const version = await t.hosting.instance.version();
-    expect([res.status, res.body]).toEqual([200, { ...version, kas: { enabled: false, externalUrl: null, version: null }, enterprise: false }]);
+    expect([res.status, res.body]).toEqual([
+      200,
+      { ...version, kas: { enabled: false, externalUrl: null, version: null }, enterprise: false },
+    ]);
     expect((await t.http.get('/api/v4/metadata')).status).toBe(401);
   });
 });

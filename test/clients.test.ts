@@ -49,10 +49,13 @@ const python = ['/usr/bin/python3', 'python3'].find((candidate) =>
 const hasGpg = succeeds('gpg', ['--version']);
 const hasGo = succeeds('go', ['version']) && existsSync(join(GOPATH, 'src/github.com/xanzy/go-gitlab'));
 
-const missingPython = [!python && 'python-gitlab 3 (apt-get install python3-gitlab)', !hasGpg && 'gpg (apt-get install gnupg)'].filter(Boolean);
-const missingGo = [!hasGo && 'go and go-gitlab (apt-get install golang-go golang-github-xanzy-go-gitlab-dev)', !hasGpg && 'gpg (apt-get install gnupg)'].filter(
+const missingPython = [!python && 'python-gitlab 3 (apt-get install python3-gitlab)', !hasGpg && 'gpg (apt-get install gnupg)'].filter(
   Boolean,
 );
+const missingGo = [
+  !hasGo && 'go and go-gitlab (apt-get install golang-go golang-github-xanzy-go-gitlab-dev)',
+  !hasGpg && 'gpg (apt-get install gnupg)',
+].filter(Boolean);
 const runPython = !off && (required || missingPython.length === 0);
 const runGo = !off && (required || missingGo.length === 0);
 
@@ -146,7 +149,11 @@ afterEach(() => {
   programs.stopAll();
   if (!programsTmp) return;
   for (const home of readdirSync(programsTmp)) {
-    spawnSync('gpgconf', ['--kill', 'gpg-agent'], { env: { ...process.env, GNUPGHOME: join(programsTmp, home) }, stdio: 'ignore', timeout: 20_000 });
+    spawnSync('gpgconf', ['--kill', 'gpg-agent'], {
+      env: { ...process.env, GNUPGHOME: join(programsTmp, home) },
+      stdio: 'ignore',
+      timeout: 20_000,
+    });
   }
   rmSync(programsTmp, { recursive: true, force: true });
   programsTmp = '';
@@ -171,17 +178,25 @@ function programEnv(): Record<string, string> {
 
 // Tests of one file run one after the other: both programs change application settings and read them back.
 describe('real clients against forgekit serve', () => {
-  it.runIf(runPython)('python-gitlab 3.12 runs every flow', async () => {
-    if (missingPython.length) throw new Error(`FORGEKIT_CLIENT_TESTS=required, but missing: ${missingPython.join(', ')}`);
-    const result = await run(programs, python!, [pythonFlows, url, ROOT_TOKEN], { env: programEnv(), timeout: 120_000 });
-    expectSuccess('python_flows.py', result);
-  }, 150_000);
+  it.runIf(runPython)(
+    'python-gitlab 3.12 runs every flow',
+    async () => {
+      if (missingPython.length) throw new Error(`FORGEKIT_CLIENT_TESTS=required, but missing: ${missingPython.join(', ')}`);
+      const result = await run(programs, python!, [pythonFlows, url, ROOT_TOKEN], { env: programEnv(), timeout: 120_000 });
+      expectSuccess('python_flows.py', result);
+    },
+    150_000,
+  );
 
-  it.runIf(runGo)('go-gitlab 0.73 runs every flow', async () => {
-    if (missingGo.length) throw new Error(`FORGEKIT_CLIENT_TESTS=required, but missing: ${missingGo.join(', ')}`);
-    const built = await goBuild!;
-    if (built.code !== 0) throw new Error(`go build of test/clients/go_flows failed:\n${built.output}`);
-    const result = await run(programs, goProgram, [url, ROOT_TOKEN], { env: programEnv(), timeout: 120_000 });
-    expectSuccess('go_flows', result);
-  }, 300_000);
+  it.runIf(runGo)(
+    'go-gitlab 0.73 runs every flow',
+    async () => {
+      if (missingGo.length) throw new Error(`FORGEKIT_CLIENT_TESTS=required, but missing: ${missingGo.join(', ')}`);
+      const built = await goBuild!;
+      if (built.code !== 0) throw new Error(`go build of test/clients/go_flows failed:\n${built.output}`);
+      const result = await run(programs, goProgram, [url, ROOT_TOKEN], { env: programEnv(), timeout: 120_000 });
+      expectSuccess('go_flows', result);
+    },
+    300_000,
+  );
 });

@@ -31,7 +31,11 @@ async function project(visibility: 'private' | 'public' = 'private'): Promise<{ 
   const { id } = await api.projects.create({ name: `Comments ${Math.random().toString(36).slice(2)}`, visibility });
   await api.projectMembers.add(id, { user_id: reporter.id, access_level: 20 });
   await api.projectMembers.add(id, { user_id: guest.id, access_level: 10 });
-  const first = await api.commits.create(id, { branch: 'master', commit_message: 'First', actions: [{ action: 'create', file_path: 'README.md', content: 'one\ntwo\nthree\n' }] });
+  const first = await api.commits.create(id, {
+    branch: 'master',
+    commit_message: 'First',
+    actions: [{ action: 'create', file_path: 'README.md', content: 'one\ntwo\nthree\n' }],
+  });
   const second = await api.commits.create(id, {
     branch: 'master',
     commit_message: 'Second',
@@ -43,7 +47,8 @@ async function project(visibility: 'private' | 'public' = 'private'): Promise<{ 
   return { id, first: first.id, second: second.id };
 }
 
-const post = (id: number, sha: string, body: Record<string, unknown>, user: User = reporter) => t.http.post(commentsUrl(id, sha)).set('PRIVATE-TOKEN', user.token).send(body);
+const post = (id: number, sha: string, body: Record<string, unknown>, user: User = reporter) =>
+  t.http.post(commentsUrl(id, sha)).set('PRIVATE-TOKEN', user.token).send(body);
 
 /** A comment's author as answers embed it: the user reference with its e-mail address and when it joined (SPEC.md). */
 const reference = async (user: User) => {
@@ -58,42 +63,54 @@ describe('POST /projects/:id/repository/commits/:sha/comments', () => {
     const { id, second } = await project();
     const res = await post(id, second, { note: 'Why capitals?', path: 'README.md', line: 2, line_type: 'new' });
     expect(res.status).toBe(201);
-    expect(res.body).toEqual({ note: 'Why capitals?', path: 'README.md', line: 2, line_type: 'new', author: await reference(reporter), created_at: res.body.created_at });
+    expect(res.body).toEqual({
+      note: 'Why capitals?',
+      path: 'README.md',
+      line: 2,
+      line_type: 'new',
+      author: await reference(reporter),
+      created_at: res.body.created_at,
+    });
     expect(res.body.created_at).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
   });
 
-  it('places a comment on an added line (`new`, the default) or a removed one (`old`, by its old number); otherwise on the commit', async () => {
-    const { id, first, second } = await project();
-    const cases: [string, Record<string, unknown>, unknown[]][] = [
-      [second, { path: 'README.md', line: 4 }, ['README.md', 4, 'new']],
-      [second, { path: 'README.md', line: 2, line_type: 'old' }, ['README.md', 2, 'old']],
-      [second, { path: 'b.txt', line: 1, line_type: 'new' }, ['b.txt', 1, 'new']],
-      [first, { path: 'README.md', line: 3, line_type: 'new' }, ['README.md', 3, 'new']],
-      // A line the commit leaves as it was (context), one past the diff, one of the other side: on the commit.
-      [second, { path: 'README.md', line: 3, line_type: 'new' }, [null, null, null]],
-      [second, { path: 'README.md', line: 99, line_type: 'new' }, [null, null, null]],
-      [second, { path: 'README.md', line: 4, line_type: 'old' }, [null, null, null]],
-      [second, { path: 'README.md', line: 0 }, [null, null, null]],
-      [second, { path: 'README.md', line: null }, [null, null, null]],
-      // A path the commit does not change, or no file has.
-      [first, { path: 'b.txt', line: 1, line_type: 'new' }, [null, null, null]],
-      [second, { path: 'nope.txt', line: 1, line_type: 'new' }, [null, null, null]],
-      // By branch name, or an abbreviated SHA: the same rules.
-      ['master', { path: 'README.md', line: 2, line_type: 'new' }, ['README.md', 2, 'new']],
-      ['master', { path: 'nope.txt', line: 1, line_type: 'new' }, [null, null, null]],
-      ['master', { path: 'README.md', line: 1000, line_type: 'new' }, [null, null, null]],
-      [second.slice(0, 8), { path: 'README.md', line: 4 }, ['README.md', 4, 'new']],
-      // A line without a path, and go-gitlab's explicit nulls: on the commit.
-      [second, { line: 2, line_type: 'new' }, [null, null, null]],
-      [second, { path: null, line: null, line_type: null }, [null, null, null]],
-    ];
-    for (const [sha, body, expected] of cases) {
-      const res = await post(id, sha, { note: 'n', ...body });
-      expect([sha, JSON.stringify(body), res.status, placement(res.body)]).toEqual([sha, JSON.stringify(body), 201, expected]);
-    }
-    const inProcess = await t.hosting.as(reporter.id).commitComments.create(id, second, { note: 'In process', path: 'README.md', line: 2, line_type: 'old' });
-    expect(placement(inProcess)).toEqual(['README.md', 2, 'old']);
-  });
+  it(
+    'places a comment on an added line (`new`, the default) ' + 'or a removed one (`old`, by its old number); otherwise on the commit',
+    async () => {
+      const { id, first, second } = await project();
+      const cases: [string, Record<string, unknown>, unknown[]][] = [
+        [second, { path: 'README.md', line: 4 }, ['README.md', 4, 'new']],
+        [second, { path: 'README.md', line: 2, line_type: 'old' }, ['README.md', 2, 'old']],
+        [second, { path: 'b.txt', line: 1, line_type: 'new' }, ['b.txt', 1, 'new']],
+        [first, { path: 'README.md', line: 3, line_type: 'new' }, ['README.md', 3, 'new']],
+        // A line the commit leaves as it was (context), one past the diff, one of the other side: on the commit.
+        [second, { path: 'README.md', line: 3, line_type: 'new' }, [null, null, null]],
+        [second, { path: 'README.md', line: 99, line_type: 'new' }, [null, null, null]],
+        [second, { path: 'README.md', line: 4, line_type: 'old' }, [null, null, null]],
+        [second, { path: 'README.md', line: 0 }, [null, null, null]],
+        [second, { path: 'README.md', line: null }, [null, null, null]],
+        // A path the commit does not change, or no file has.
+        [first, { path: 'b.txt', line: 1, line_type: 'new' }, [null, null, null]],
+        [second, { path: 'nope.txt', line: 1, line_type: 'new' }, [null, null, null]],
+        // By branch name, or an abbreviated SHA: the same rules.
+        ['master', { path: 'README.md', line: 2, line_type: 'new' }, ['README.md', 2, 'new']],
+        ['master', { path: 'nope.txt', line: 1, line_type: 'new' }, [null, null, null]],
+        ['master', { path: 'README.md', line: 1000, line_type: 'new' }, [null, null, null]],
+        [second.slice(0, 8), { path: 'README.md', line: 4 }, ['README.md', 4, 'new']],
+        // A line without a path, and go-gitlab's explicit nulls: on the commit.
+        [second, { line: 2, line_type: 'new' }, [null, null, null]],
+        [second, { path: null, line: null, line_type: null }, [null, null, null]],
+      ];
+      for (const [sha, body, expected] of cases) {
+        const res = await post(id, sha, { note: 'n', ...body });
+        expect([sha, JSON.stringify(body), res.status, placement(res.body)]).toEqual([sha, JSON.stringify(body), 201, expected]);
+      }
+      const inProcess = await t.hosting
+        .as(reporter.id)
+        .commitComments.create(id, second, { note: 'In process', path: 'README.md', line: 2, line_type: 'old' });
+      expect(placement(inProcess)).toEqual(['README.md', 2, 'old']);
+    },
+  );
 
   it('answers 400 for a missing or blank note, a path without a line, a bad line type or line; 404 for an unknown commit', async () => {
     const { id, second } = await project();
@@ -163,7 +180,10 @@ describe('GET /projects/:id/repository/commits/:sha/comments', () => {
     };
     expect((await get(id, second, reporter)).body).toHaveLength(1);
     expect((await get(id, second, guest)).status).toBe(403);
-    expect([(await get(id, second, stranger)).status, (await get(id, second, stranger)).body]).toEqual([404, { message: '404 Project Not Found' }]);
+    expect([(await get(id, second, stranger)).status, (await get(id, second, stranger)).body]).toEqual([
+      404,
+      { message: '404 Project Not Found' },
+    ]);
     const open = await project('public');
     await post(open.id, open.second, { note: 'n' });
     const anonymous = await get(open.id, open.second);
@@ -188,6 +208,9 @@ describe('changedLines', () => {
   it('numbers added lines in the new file and removed ones in the old file', () => {
     const diff = '@@ -1,3 +1,4 @@\n one\n-two\n+TWO\n three\n+four\n@@ -10,2 +11 @@ heading\n-ten\n eleven\n\\ No newline at end of file\n';
     const lines = changedLines(diff);
-    expect([[...lines.new], [...lines.old]]).toEqual([[2, 4], [2, 10]]);
+    expect([[...lines.new], [...lines.old]]).toEqual([
+      [2, 4],
+      [2, 10],
+    ]);
   });
 });

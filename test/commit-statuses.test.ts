@@ -30,11 +30,16 @@ async function project(visibility: 'private' | 'public' = 'private'): Promise<{ 
   const { id } = await api.projects.create({ name: `Statuses ${Math.random().toString(36).slice(2)}`, visibility });
   await api.projectMembers.add(id, { user_id: developer.id, access_level: 30 });
   await api.projectMembers.add(id, { user_id: reporter.id, access_level: 20 });
-  const commit = await api.commits.create(id, { branch: 'master', commit_message: 'First', actions: [{ action: 'create', file_path: 'README.md', content: 'hello\n' }] });
+  const commit = await api.commits.create(id, {
+    branch: 'master',
+    commit_message: 'First',
+    actions: [{ action: 'create', file_path: 'README.md', content: 'hello\n' }],
+  });
   return { id, sha: commit.id };
 }
 
-const post = (id: number, sha: string, body: Record<string, unknown>, user: User = developer) => t.http.post(statusUrl(id, sha)).set('PRIVATE-TOKEN', user.token).send(body);
+const post = (id: number, sha: string, body: Record<string, unknown>, user: User = developer) =>
+  t.http.post(statusUrl(id, sha)).set('PRIVATE-TOKEN', user.token).send(body);
 
 const reference = (user: User) => userReference(user, 'http://forge.test');
 
@@ -43,7 +48,14 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 describe('POST /projects/:id/statuses/:sha', () => {
   it('answers 201 with the status, on the ref given, in the commit’s pipeline for that ref', async () => {
     const { id, sha } = await project();
-    const res = await post(id, sha, { state: 'success', ref: 'master', name: 'ci/build', target_url: 'https://ci.example.com/1', description: 'Passed', coverage: 87.5 });
+    const res = await post(id, sha, {
+      state: 'success',
+      ref: 'master',
+      name: 'ci/build',
+      target_url: 'https://ci.example.com/1',
+      description: 'Passed',
+      coverage: 87.5,
+    });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       id: res.body.id,
@@ -63,13 +75,17 @@ describe('POST /projects/:id/statuses/:sha', () => {
     });
     expect([res.body.created_at, res.body.finished_at]).toEqual([expect.stringMatching(ISO), expect.stringMatching(ISO)]);
     const commit = await t.http.get(`/api/v4/projects/${id}/repository/commits/${sha}`).set('PRIVATE-TOKEN', reporter.token);
-    expect([commit.body.status, commit.body.last_pipeline]).toEqual(['success', { id: res.body.pipeline_id, ref: 'master', sha, status: 'success' }]);
+    expect([commit.body.status, commit.body.last_pipeline]).toEqual([
+      'success',
+      { id: res.body.pipeline_id, ref: 'master', sha, status: 'success' },
+    ]);
   });
 
   it('names the status by `name`, else `context`, else `default`; takes a branch name or an abbreviated SHA for the commit', async () => {
     const { id, sha } = await project();
     const names = [];
-    for (const body of [{ name: 'n', context: 'c' }, { context: 'c' }, {}]) names.push((await post(id, sha, { state: 'success', ...body })).body.name);
+    for (const body of [{ name: 'n', context: 'c' }, { context: 'c' }, {}])
+      names.push((await post(id, sha, { state: 'success', ...body })).body.name);
     expect(names).toEqual(['n', 'c', 'default']);
     const byBranch = await post(id, 'master', { state: 'pending', name: 'by-branch' });
     const byPrefix = await post(id, sha.slice(0, 8), { state: 'pending', name: 'by-prefix' });
@@ -81,11 +97,21 @@ describe('POST /projects/:id/statuses/:sha', () => {
     const api = t.hosting.as(owner.id);
     await api.branches.create(id, { branch: 'zeta', ref: 'master' });
     await api.branches.create(id, { branch: 'alpha', ref: 'master' });
-    const onFeature = await api.commits.create(id, { branch: 'feature', start_branch: 'master', commit_message: 'F', actions: [{ action: 'create', file_path: 'f.txt', content: 'f' }] });
+    const onFeature = await api.commits.create(id, {
+      branch: 'feature',
+      start_branch: 'master',
+      commit_message: 'F',
+      actions: [{ action: 'create', file_path: 'f.txt', content: 'f' }],
+    });
     expect((await post(id, sha, { state: 'success' })).body.ref).toBe('alpha');
     expect((await post(id, onFeature.id, { state: 'success' })).body.ref).toBe('feature');
     // A commit no branch has (its branch deleted): only a ref given files it.
-    const lost = await api.commits.create(id, { branch: 'lost', start_branch: 'master', commit_message: 'L', actions: [{ action: 'create', file_path: 'l.txt', content: 'l' }] });
+    const lost = await api.commits.create(id, {
+      branch: 'lost',
+      start_branch: 'master',
+      commit_message: 'L',
+      actions: [{ action: 'create', file_path: 'l.txt', content: 'l' }],
+    });
     await api.branches.delete(id, 'lost');
     const none = await post(id, lost.id, { state: 'success' });
     expect([none.status, none.body]).toEqual([404, { message: '404 References for commit Not Found' }]);
@@ -94,10 +120,22 @@ describe('POST /projects/:id/statuses/:sha', () => {
 
   it('updates the caller’s pending or running status of that name; a finished one is followed by a new status', async () => {
     const { id, sha } = await project();
-    const pending = await post(id, sha, { state: 'pending', name: 'ci', ref: 'master', description: 'Queued', target_url: 'https://ci.example.com/7', coverage: 10 });
+    const pending = await post(id, sha, {
+      state: 'pending',
+      name: 'ci',
+      ref: 'master',
+      description: 'Queued',
+      target_url: 'https://ci.example.com/7',
+      coverage: 10,
+    });
     expect([pending.body.status, pending.body.started_at, pending.body.finished_at]).toEqual(['pending', null, null]);
     const running = await post(id, sha, { state: 'running', name: 'ci', ref: 'master', description: 'Running' });
-    expect([running.body.id, running.body.status, running.body.started_at, running.body.finished_at]).toEqual([pending.body.id, 'running', expect.stringMatching(ISO), null]);
+    expect([running.body.id, running.body.status, running.body.started_at, running.body.finished_at]).toEqual([
+      pending.body.id,
+      'running',
+      expect.stringMatching(ISO),
+      null,
+    ]);
     const success = await post(id, sha, { state: 'success', name: 'ci', ref: 'master', coverage: 90.25 });
     expect(success.body).toEqual({
       ...running.body,
@@ -109,7 +147,12 @@ describe('POST /projects/:id/statuses/:sha', () => {
     });
     // Finished: the next post of the name is a new status, the latest of its name.
     const again = await post(id, sha, { state: 'pending', name: 'ci', ref: 'master' });
-    expect([again.status, again.body.id > success.body.id, again.body.pipeline_id, again.body.description]).toEqual([201, true, success.body.pipeline_id, null]);
+    expect([again.status, again.body.id > success.body.id, again.body.pipeline_id, again.body.description]).toEqual([
+      201,
+      true,
+      success.body.pipeline_id,
+      null,
+    ]);
     const latest = await t.http.get(statusesUrl(id, sha)).set('PRIVATE-TOKEN', reporter.token);
     expect(latest.body.map((status: { id: number }) => status.id)).toEqual([again.body.id]);
     // Another user's status of the same name is its own.
@@ -119,17 +162,23 @@ describe('POST /projects/:id/statuses/:sha', () => {
 
   it('refuses the transitions the original refuses, with its words, and changes nothing', async () => {
     const { id, sha } = await project();
-    const at = (state: string, description?: string) => post(id, sha, { state, name: 'ci', ref: 'master', ...(description ? { description } : {}) });
+    const at = (state: string, description?: string) =>
+      post(id, sha, { state, name: 'ci', ref: 'master', ...(description ? { description } : {}) });
     expect((await at('pending', 'first')).status).toBe(201);
     expect([(await at('pending')).status, (await at('pending')).body]).toEqual([400, { message: REFUSALS.enqueueFromPending }]);
     expect((await at('running')).status).toBe(201);
-    for (const [state, message] of [['running', REFUSALS.runFromRunning], ['pending', REFUSALS.enqueueFromRunning]]) {
+    for (const [state, message] of [
+      ['running', REFUSALS.runFromRunning],
+      ['pending', REFUSALS.enqueueFromRunning],
+    ]) {
       const res = await at(state, 'changed');
       expect([state, res.status, res.body]).toEqual([state, 400, { message }]);
     }
     const [status] = (await t.http.get(statusesUrl(id, sha)).set('PRIVATE-TOKEN', reporter.token)).body;
     expect([status.status, status.description]).toEqual(['running', 'first']);
-    await expect(t.hosting.as(developer.id).commitStatuses.create(id, sha, { state: 'running', name: 'ci', ref: 'master' })).rejects.toThrow(BadRequestError);
+    await expect(
+      t.hosting.as(developer.id).commitStatuses.create(id, sha, { state: 'running', name: 'ci', ref: 'master' }),
+    ).rejects.toThrow(BadRequestError);
     for (const state of ['success', 'failed', 'canceled']) {
       // A finished status takes anything: it is followed by a new one.
       expect((await at(state)).status).toBe(201);
@@ -147,7 +196,10 @@ describe('POST /projects/:id/statuses/:sha', () => {
       [{ state: 'success', coverage: 'most' }, { coverage: ['is invalid'] }],
       [{ state: 'success', target_url: 'not a url' }, { target_url: ['must be a valid URL'] }],
       [{ state: 'success', target_url: 'ftp://ci.example.com/1' }, { target_url: ['must be a valid URL'] }],
-      [{ state: 'success', target_url: `https://ci.example.com/${'x'.repeat(250)}` }, { target_url: ['is too long (maximum is 255 characters)'] }],
+      [
+        { state: 'success', target_url: `https://ci.example.com/${'x'.repeat(250)}` },
+        { target_url: ['is too long (maximum is 255 characters)'] },
+      ],
       [{ state: 'success', name: ' ' }, { name: ["can't be blank"] }],
     ];
     for (const [body, message] of cases) {
@@ -162,14 +214,17 @@ describe('POST /projects/:id/statuses/:sha', () => {
     expect(await t.hosting.commitStatuses.list(id, sha, { all: true })).toEqual([]);
   });
 
-  it('takes `pipeline_id` (later clients): that pipeline of the commit, whose ref is the default; another ID makes a new pipeline', async () => {
-    const { id, sha } = await project();
-    const first = await post(id, sha, { state: 'success', ref: 'master', name: 'a' });
-    const named = await post(id, sha, { state: 'failed', name: 'b', pipeline_id: first.body.pipeline_id });
-    expect([named.body.pipeline_id, named.body.ref]).toEqual([first.body.pipeline_id, 'master']);
-    const other = await post(id, sha, { state: 'success', name: 'c', ref: 'master', pipeline_id: first.body.pipeline_id + 1000 });
-    expect(other.body.pipeline_id).not.toBe(first.body.pipeline_id);
-  });
+  it(
+    'takes `pipeline_id` (later clients): that pipeline of the commit, ' + 'whose ref is the default; another ID makes a new pipeline',
+    async () => {
+      const { id, sha } = await project();
+      const first = await post(id, sha, { state: 'success', ref: 'master', name: 'a' });
+      const named = await post(id, sha, { state: 'failed', name: 'b', pipeline_id: first.body.pipeline_id });
+      expect([named.body.pipeline_id, named.body.ref]).toEqual([first.body.pipeline_id, 'master']);
+      const other = await post(id, sha, { state: 'success', name: 'c', ref: 'master', pipeline_id: first.body.pipeline_id + 1000 });
+      expect(other.body.pipeline_id).not.toBe(first.body.pipeline_id);
+    },
+  );
 
   it('lets developers post, not reporters; a private project is 404 to a stranger; anonymous callers must sign in', async () => {
     const { id, sha } = await project();
@@ -185,9 +240,14 @@ describe('POST /projects/:id/statuses/:sha', () => {
 });
 
 describe('the pipeline a commit’s statuses make', () => {
-  const commitOf = async (id: number, sha: string) => (await t.http.get(`/api/v4/projects/${id}/repository/commits/${sha}`).set('PRIVATE-TOKEN', reporter.token)).body;
+  const commitOf = async (id: number, sha: string) =>
+    (await t.http.get(`/api/v4/projects/${id}/repository/commits/${sha}`).set('PRIVATE-TOKEN', reporter.token)).body;
   const pipelineRow = async (pipelineId: number) =>
-    (await queryRows(t.db.rows, sql`select "status", "started_at", "finished_at" from "pipelines" where "id" = ${pipelineId}`))[0] as { status: string; started_at: string | null; finished_at: string | null };
+    (await queryRows(t.db.rows, sql`select "status", "started_at", "finished_at" from "pipelines" where "id" = ${pipelineId}`))[0] as {
+      status: string;
+      started_at: string | null;
+      finished_at: string | null;
+    };
 
   it('is the composite of its latest statuses, kept in the commit’s `status` and `last_pipeline`', async () => {
     const { id, sha } = await project();
@@ -209,7 +269,12 @@ describe('the pipeline a commit’s statuses make', () => {
       const res = await post(id, sha, { ref: 'master', ...body });
       pipelineId = res.body.pipeline_id;
       const commit = await commitOf(id, sha);
-      expect([JSON.stringify(body), res.status, commit.status, commit.last_pipeline]).toEqual([JSON.stringify(body), 201, expected, { id: pipelineId, ref: 'master', sha, status: expected }]);
+      expect([JSON.stringify(body), res.status, commit.status, commit.last_pipeline]).toEqual([
+        JSON.stringify(body),
+        201,
+        expected,
+        { id: pipelineId, ref: 'master', sha, status: expected },
+      ]);
     }
     const row = await pipelineRow(pipelineId);
     expect([row.status, row.started_at !== null, row.finished_at !== null]).toEqual(['success', true, true]);
@@ -254,7 +319,9 @@ describe('the pipeline a commit’s statuses make', () => {
     const { id, sha } = await project();
     const api = t.hosting.as(developer.id);
     const states = ['success', 'success', 'failed', 'success', 'running', 'success', 'success', 'success', 'pending', 'success'] as const;
-    const posted = await Promise.all(states.map((state, index) => api.commitStatuses.create(id, sha, { state, ref: 'master', name: `job-${index}` })));
+    const posted = await Promise.all(
+      states.map((state, index) => api.commitStatuses.create(id, sha, { state, ref: 'master', name: `job-${index}` })),
+    );
     expect(new Set(posted.map((status) => status.pipeline_id)).size).toBe(1);
     const pipelines = await queryRows(t.db.rows, sql`select "status" from "pipelines" where "project_id" = ${id}`);
     expect(pipelines).toEqual([{ status: 'running' }]);
@@ -262,7 +329,10 @@ describe('the pipeline a commit’s statuses make', () => {
 
   it('composes as the original does', () => {
     const of = (...states: (string | [string, boolean])[]): LatestStatus[] =>
-      states.map((state) => (Array.isArray(state) ? { status: state[0], allowFailure: state[1] } : { status: state, allowFailure: false }) as LatestStatus);
+      states.map(
+        (state) =>
+          (Array.isArray(state) ? { status: state[0], allowFailure: state[1] } : { status: state, allowFailure: false }) as LatestStatus,
+      );
     const cases: [LatestStatus[], string][] = [
       [of('success', 'success'), 'success'],
       [of('success', 'failed'), 'failed'],
@@ -282,7 +352,8 @@ describe('the pipeline a commit’s statuses make', () => {
       [of('manual', 'success'), 'manual'],
       [of(), 'skipped'],
     ];
-    for (const [statuses, expected] of cases) expect([JSON.stringify(statuses), compositeStatus(statuses)]).toEqual([JSON.stringify(statuses), expected]);
+    for (const [statuses, expected] of cases)
+      expect([JSON.stringify(statuses), compositeStatus(statuses)]).toEqual([JSON.stringify(statuses), expected]);
     const now = new Date(0);
     expect(pipelineTransition('created', 'running', now)).toEqual({ status: 'running', startedAt: now });
     expect(pipelineTransition('success', 'pending', now)).toEqual({ status: 'running' });
@@ -301,7 +372,9 @@ describe('GET /projects/:id/repository/commits/:sha/statuses', () => {
     const a2 = await post(id, sha, { ref: 'master', name: 'a', state: 'success' });
     const f = await post(id, sha, { ref: 'feature', name: 'a', state: 'running' });
     const ids = async (query: Record<string, unknown>, revision = sha) =>
-      (await t.http.get(statusesUrl(id, revision)).query(query).set('PRIVATE-TOKEN', reporter.token)).body.map((status: { id: number }) => status.id);
+      (await t.http.get(statusesUrl(id, revision)).query(query).set('PRIVATE-TOKEN', reporter.token)).body.map(
+        (status: { id: number }) => status.id,
+      );
     expect(await ids({})).toEqual([b.body.id, a2.body.id, f.body.id]);
     expect(await ids({ all: true })).toEqual([a1.body.id, b.body.id, a2.body.id, f.body.id]);
     expect(await ids({ all: 'True' })).toEqual([a1.body.id, b.body.id, a2.body.id, f.body.id]);
@@ -314,7 +387,9 @@ describe('GET /projects/:id/repository/commits/:sha/statuses', () => {
     expect(await ids({ name: '' })).toEqual([b.body.id, a2.body.id, f.body.id]);
     // The commit by branch name lists the same; another commit has none.
     expect(await ids({}, 'master')).toEqual([b.body.id, a2.body.id, f.body.id]);
-    const later = await t.hosting.as(owner.id).commits.create(id, { branch: 'master', commit_message: 'Later', actions: [{ action: 'create', file_path: 'x.txt', content: 'x' }] });
+    const later = await t.hosting
+      .as(owner.id)
+      .commits.create(id, { branch: 'master', commit_message: 'Later', actions: [{ action: 'create', file_path: 'x.txt', content: 'x' }] });
     expect(await ids({}, later.id)).toEqual([]);
     const shown = await t.http.get(statusesUrl(id, sha)).query({ name: 'b' }).set('PRIVATE-TOKEN', reporter.token);
     expect(shown.body).toEqual([b.body]);
@@ -325,7 +400,8 @@ describe('GET /projects/:id/repository/commits/:sha/statuses', () => {
   it('is paginated, and a page costs the same statements whatever its size', async () => {
     const { id, sha } = await project();
     const api = t.hosting.as(developer.id);
-    for (let index = 0; index < 32; index++) await api.commitStatuses.create(id, sha, { state: 'success', ref: 'master', name: `job-${String(index).padStart(2, '0')}` });
+    for (let index = 0; index < 32; index++)
+      await api.commitStatuses.create(id, sha, { state: 'success', ref: 'master', name: `job-${String(index).padStart(2, '0')}` });
     const page = await t.http.get(statusesUrl(id, sha)).query({ per_page: 5, page: 2 }).set('PRIVATE-TOKEN', reporter.token);
     expect(page.body.map((status: { name: string }) => status.name)).toEqual(['job-05', 'job-06', 'job-07', 'job-08', 'job-09']);
     expect(pageHeaders(page.headers)).toEqual({ total: 32, totalPages: 7, perPage: 5, page: 2, nextPage: 3, prevPage: 1 });

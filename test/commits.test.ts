@@ -20,7 +20,8 @@ afterAll(async () => {
   await t.close();
 });
 
-const git = (projectId: number, ...args: string[]) => execFileSync('git', ['--git-dir', join(storage, RepositoryStore.relativePath(projectId)), ...args], { encoding: 'utf8' });
+const git = (projectId: number, ...args: string[]) =>
+  execFileSync('git', ['--git-dir', join(storage, RepositoryStore.relativePath(projectId)), ...args], { encoding: 'utf8' });
 const commitsUrl = (id: number) => `/api/v4/projects/${id}/repository/commits`;
 
 async function emptyProject(visibility: 'private' | 'public' = 'private'): Promise<{ id: number; path: string }> {
@@ -80,7 +81,9 @@ describe('POST /projects/:id/repository/commits', () => {
     const files = await t.hosting.repositoryFiles.get(id, 'run.sh', { ref: 'master' });
     expect(files.execute_filemode).toBe(true);
     if (hasGit) {
-      expect(git(id, 'ls-tree', '-r', 'master')).toMatch(/^100644 blob \w+\tREADME.md\n100644 blob \w+\tnew\/name.txt\n100755 blob \w+\trun.sh\n$/);
+      expect(git(id, 'ls-tree', '-r', 'master')).toMatch(
+        /^100644 blob \w+\tREADME.md\n100644 blob \w+\tnew\/name.txt\n100755 blob \w+\trun.sh\n$/,
+      );
       expect(git(id, 'fsck', '--full', '--strict')).toBe('');
     }
   });
@@ -88,13 +91,34 @@ describe('POST /projects/:id/repository/commits', () => {
   it('makes a branch from start_branch or start_sha', async () => {
     const { id } = await emptyProject();
     const api = t.hosting.as(owner.id);
-    const base = await api.commits.create(id, { branch: 'master', commit_message: 'Base', actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }] });
-    const later = await api.commits.create(id, { branch: 'master', commit_message: 'Later', actions: [{ action: 'create', file_path: 'b.txt', content: 'b' }] });
-    const fromBranch = await api.commits.create(id, { branch: 'from-branch', start_branch: 'master', commit_message: 'F', actions: [{ action: 'create', file_path: 'f.txt', content: 'f' }] });
-    const fromSha = await api.commits.create(id, { branch: 'from-sha', start_sha: base.id, commit_message: 'S', actions: [{ action: 'create', file_path: 's.txt', content: 's' }] });
+    const base = await api.commits.create(id, {
+      branch: 'master',
+      commit_message: 'Base',
+      actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }],
+    });
+    const later = await api.commits.create(id, {
+      branch: 'master',
+      commit_message: 'Later',
+      actions: [{ action: 'create', file_path: 'b.txt', content: 'b' }],
+    });
+    const fromBranch = await api.commits.create(id, {
+      branch: 'from-branch',
+      start_branch: 'master',
+      commit_message: 'F',
+      actions: [{ action: 'create', file_path: 'f.txt', content: 'f' }],
+    });
+    const fromSha = await api.commits.create(id, {
+      branch: 'from-sha',
+      start_sha: base.id,
+      commit_message: 'S',
+      actions: [{ action: 'create', file_path: 's.txt', content: 's' }],
+    });
     expect(fromBranch.parent_ids).toEqual([later.id]);
     expect(fromSha.parent_ids).toEqual([base.id]);
-    const badSha = await t.http.post(commitsUrl(id)).set('PRIVATE-TOKEN', owner.token).send({ branch: 'x', start_sha: '0'.repeat(40), commit_message: 'm', actions: [{ action: 'create', file_path: 'x', content: 'x' }] });
+    const badSha = await t.http
+      .post(commitsUrl(id))
+      .set('PRIVATE-TOKEN', owner.token)
+      .send({ branch: 'x', start_sha: '0'.repeat(40), commit_message: 'm', actions: [{ action: 'create', file_path: 'x', content: 'x' }] });
     expect([badSha.status, badSha.body]).toEqual([400, { message: REFUSALS.invalidStartSha }]);
   });
 
@@ -115,7 +139,11 @@ describe('POST /projects/:id/repository/commits', () => {
     const read = await t.hosting.commits.get(id, res.body.id);
     expect([read.author_name, read.author_email, read.committer_email]).toEqual([res.body.author_name, res.body.author_email, owner.email]);
     if (hasGit) {
-      expect(git(id, 'cat-file', '-p', res.body.id).split('\n').filter((line) => /^(author|committer) /.test(line))).toEqual([
+      expect(
+        git(id, 'cat-file', '-p', res.body.id)
+          .split('\n')
+          .filter((line) => /^(author|committer) /.test(line)),
+      ).toEqual([
         expect.stringMatching(/^author Evecommitter Mallory m@example.com 0 \+0000 <eve@example.com> \d+ \+0000$/),
         expect.stringMatching(/^committer /),
       ]);
@@ -126,14 +154,22 @@ describe('POST /projects/:id/repository/commits', () => {
   it('takes a message of a mebibyte of line ends (trimmed in linear time: a quadratic trim outlasts the test)', async () => {
     const { id } = await emptyProject();
     const message = `x${'\n'.repeat(1024 * 1024 - 2)}y`;
-    const made = await t.hosting.as(owner.id).commits.create(id, { branch: 'master', commit_message: message, actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }] });
+    const made = await t.hosting
+      .as(owner.id)
+      .commits.create(id, { branch: 'master', commit_message: message, actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }] });
     expect([made.title, made.message === `${message}\n`]).toEqual(['x', true]);
   });
 
   it('answers 400 for what cannot be committed, and changes nothing', async () => {
     const { id } = await emptyProject();
-    await t.hosting.as(owner.id).commits.create(id, { branch: 'master', commit_message: 'Base', actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }] });
-    const post = (body: Record<string, unknown>) => t.http.post(commitsUrl(id)).set('PRIVATE-TOKEN', owner.token).send({ branch: 'master', commit_message: 'm', ...body });
+    await t.hosting
+      .as(owner.id)
+      .commits.create(id, { branch: 'master', commit_message: 'Base', actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }] });
+    const post = (body: Record<string, unknown>) =>
+      t.http
+        .post(commitsUrl(id))
+        .set('PRIVATE-TOKEN', owner.token)
+        .send({ branch: 'master', commit_message: 'm', ...body });
     const cases: [Record<string, unknown>, unknown][] = [
       [{ actions: [] }, '400 (Bad request) "actions" not given'],
       [{ actions: [{ action: 'create', file_path: 'c.txt' }] }, '400 (Bad request) "actions[0][content]" not given'],
@@ -141,7 +177,10 @@ describe('POST /projects/:id/repository/commits', () => {
       [{ actions: [{ action: 'create', file_path: 'a.txt', content: 'x' }] }, REFUSALS.fileExists],
       [{ actions: [{ action: 'update', file_path: 'a.txt', content: 'a' }] }, REFUSALS.unchanged],
       [{ actions: [{ action: 'move', file_path: 'b.txt', previous_path: 'nope.txt' }] }, REFUSALS.fileMissing],
-      [{ actions: [{ action: 'update', file_path: 'a.txt', content: 'z', last_commit_id: '0'.repeat(40) }] }, REFUSALS.actionFileChanged('a.txt')],
+      [
+        { actions: [{ action: 'update', file_path: 'a.txt', content: 'z', last_commit_id: '0'.repeat(40) }] },
+        REFUSALS.actionFileChanged('a.txt'),
+      ],
       [{ actions: [{ action: 'create', file_path: '../x', content: 'x' }] }, REFUSALS.pathTraversal],
       [{ actions: [{ action: 'create', file_path: 'a/./x', content: 'x' }] }, REFUSALS.invalidPath],
     ];
@@ -160,15 +199,31 @@ describe('GET /projects/:id/repository/commits', () => {
     const made: string[] = [];
     for (let index = 0; index < 5; index++) {
       const path = index % 2 ? 'odd.txt' : 'even.txt';
-      made.push((await api.commits.create(id, { branch: 'master', commit_message: `C${index}`, actions: [{ action: index < 2 ? 'create' : 'update', file_path: path, content: `${index}` }] })).id);
+      made.push(
+        (
+          await api.commits.create(id, {
+            branch: 'master',
+            commit_message: `C${index}`,
+            actions: [{ action: index < 2 ? 'create' : 'update', file_path: path, content: `${index}` }],
+          })
+        ).id,
+      );
     }
-    await api.commits.create(id, { branch: 'side', start_branch: 'master', commit_message: 'Side', actions: [{ action: 'create', file_path: 'side.txt', content: 's' }] });
+    await api.commits.create(id, {
+      branch: 'side',
+      start_branch: 'master',
+      commit_message: 'Side',
+      actions: [{ action: 'create', file_path: 'side.txt', content: 's' }],
+    });
     const list = await t.http.get(commitsUrl(id)).query({ per_page: 2 }).set('PRIVATE-TOKEN', reporter.token);
     expect(list.status).toBe(200);
     expect(list.body.map((commit: { title: string }) => commit.title)).toEqual(['C4', 'C3']);
     expect(pageHeaders(list.headers)).toEqual({ total: 5, totalPages: 3, perPage: 2, page: 1, nextPage: 2, prevPage: null });
     expect(list.body[0]).not.toHaveProperty('stats');
-    const titles = async (query: Record<string, unknown>) => (await t.http.get(commitsUrl(id)).query(query).set('PRIVATE-TOKEN', reporter.token)).body.map((commit: { title: string }) => commit.title);
+    const titles = async (query: Record<string, unknown>) =>
+      (await t.http.get(commitsUrl(id)).query(query).set('PRIVATE-TOKEN', reporter.token)).body.map(
+        (commit: { title: string }) => commit.title,
+      );
     expect(await titles({ ref_name: 'side' })).toEqual(['Side', 'C4', 'C3', 'C2', 'C1', 'C0']);
     expect(await titles({ path: 'odd.txt' })).toEqual(['C3', 'C1']);
     // Every branch's commits, each once, newest first (commits of one second in the order git's walk meets them).
@@ -196,7 +251,11 @@ describe('GET /projects/:id/repository/commits', () => {
 describe('GET /projects/:id/repository/commits/:sha', () => {
   it('answers a commit by hash, abbreviated hash, branch or tag, with stats, status and last pipeline', async () => {
     const { id } = await emptyProject();
-    const made = await t.hosting.as(owner.id).commits.create(id, { branch: 'master', commit_message: 'Only', actions: [{ action: 'create', file_path: 'a.txt', content: 'a\nb\n' }] });
+    const made = await t.hosting.as(owner.id).commits.create(id, {
+      branch: 'master',
+      commit_message: 'Only',
+      actions: [{ action: 'create', file_path: 'a.txt', content: 'a\nb\n' }],
+    });
     for (const revision of [made.id, made.id.slice(0, 7), 'master']) {
       const res = await t.http.get(`${commitsUrl(id)}/${revision}`).set('PRIVATE-TOKEN', reporter.token);
       expect([revision, res.status, res.body.id, res.body.stats, res.body.status, res.body.last_pipeline, res.body.project_id]).toEqual([
@@ -216,7 +275,11 @@ describe('GET /projects/:id/repository/commits/:sha', () => {
   it('titles a long first line as the original does', async () => {
     const { id } = await emptyProject();
     const line = 'x'.repeat(120);
-    const made = await t.hosting.as(owner.id).commits.create(id, { branch: 'master', commit_message: `${line}\nbody`, actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }] });
+    const made = await t.hosting.as(owner.id).commits.create(id, {
+      branch: 'master',
+      commit_message: `${line}\nbody`,
+      actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }],
+    });
     expect(made.title).toBe(`${'x'.repeat(80)}…`);
   });
 });

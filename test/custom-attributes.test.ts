@@ -20,7 +20,9 @@ const ids = (users: { id: number }[]) => users.map((item) => item.id).sort((a, b
 describe('PUT /users/:id/custom_attributes/:key', () => {
   it('creates an attribute (200 with key and value), then updates it in place', async () => {
     const target = await createUser(t.hosting);
-    const created = await asRoot(t.http.put(attributesUrl(target.id, 'colour'))).type('form').send({ value: 'blue' });
+    const created = await asRoot(t.http.put(attributesUrl(target.id, 'colour')))
+      .type('form')
+      .send({ value: 'blue' });
     expect(created.status).toBe(200);
     expect(created.body).toEqual({ key: 'colour', value: 'blue' });
 
@@ -75,7 +77,11 @@ describe('GET /users/:id/custom_attributes[/:key]', () => {
   let target: Awaited<ReturnType<typeof createUser>>;
   beforeAll(async () => {
     target = await createUser(t.hosting);
-    for (const [key, value] of [['gamma', '3'], ['alpha', '1'], ['beta', '2']]) {
+    for (const [key, value] of [
+      ['gamma', '3'],
+      ['alpha', '1'],
+      ['beta', '2'],
+    ]) {
       await t.hosting.customAttributes.set(target.id, key, { value });
     }
   });
@@ -283,7 +289,9 @@ describe('GET /users with custom attributes', () => {
   });
 
   it('ignores the filter for normal users, who see neither attributes nor their effect', async () => {
-    const res = await t.http.get('/api/v4/users?custom_attributes[dept]=eng&with_custom_attributes=true&per_page=100').set('PRIVATE-TOKEN', user.token);
+    const res = await t.http
+      .get('/api/v4/users?custom_attributes[dept]=eng&with_custom_attributes=true&per_page=100')
+      .set('PRIVATE-TOKEN', user.token);
     expect(res.status).toBe(200);
     expect(ids(res.body)).toEqual(expect.arrayContaining([berlin.id, paris.id, ops.id, user.id]));
     for (const item of res.body) expect(item).not.toHaveProperty('custom_attributes');

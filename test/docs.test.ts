@@ -16,7 +16,10 @@ function rows(): { endpoint: string; status?: string }[] {
     const methodIndex = cells.findIndex((cell) => /^(GET|POST|PUT|DELETE)$/.test(cell));
     if (methodIndex < 0) continue;
     // `...` abbreviates /projects/:id/merge_requests, as the specification writes it.
-    const path = cells[methodIndex + 1].replace(/`/g, '').replace(/\?.*$/, '').replace(/^\.\.\./, '/projects/:id/merge_requests');
+    const path = cells[methodIndex + 1]
+      .replace(/`/g, '')
+      .replace(/\?.*$/, '')
+      .replace(/^\.\.\./, '/projects/:id/merge_requests');
     const status = cells[methodIndex + 2];
     result.push({ endpoint: `${cells[methodIndex]} ${path}`, status: status === 'done' || status === 'not yet' ? status : undefined });
   }
@@ -54,7 +57,12 @@ describe('docs/openapi.json', () => {
 
 describe('README.md and docs/', () => {
   const root = fileURLToPath(new URL('..', import.meta.url));
-  const pages = ['README.md', ...readdirSync(join(root, 'docs')).filter((name) => name.endsWith('.md')).map((name) => `docs/${name}`)];
+  const pages = [
+    'README.md',
+    ...readdirSync(join(root, 'docs'))
+      .filter((name) => name.endsWith('.md'))
+      .map((name) => `docs/${name}`),
+  ];
 
   it('link only files that are in the repository, and cite no document that is not', () => {
     for (const page of pages) {

@@ -29,7 +29,12 @@ async function project(options: { visibility?: 'private' | 'public' } = {}): Pro
   const api = t.hosting.as(owner.id);
   const name = `environments-${unique()}`;
   const created = await api.projects.create({ name, path: name, visibility: options.visibility ?? 'private' });
-  for (const [user, level] of [[maintainer, 40], [developer, 30], [reporter, 20], [guest, 10]] as const) {
+  for (const [user, level] of [
+    [maintainer, 40],
+    [developer, 30],
+    [reporter, 20],
+    [guest, 10],
+  ] as const) {
     await api.projectMembers.add(created.id, { user_id: user.id, access_level: level });
   }
   return created.id;
@@ -63,6 +68,7 @@ describe('the slug', () => {
       ['9-staging-123456789012345', 'env-9-staging-123-q517sa'],
       ['staging-12345678-', 'staging-12345678-q517sa'],
       ['staging-12345678-01234567', 'staging-12345678-q517sa'],
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a name with a CI variable written literally, as users write them
       ['review/${CI_COMMIT_REF_NAME}', 'review-ci-commit-q517sa'],
       ['', 'env-q517sa'],
     ];
@@ -95,14 +101,20 @@ describe('the slug', () => {
     const given = await t.http.post(environmentsUrl(id)).set(as(developer)).send({ name: 'qa', slug: 'qa' });
     expect([given.status, given.body]).toEqual([400, { message: { slug: ['is automatically generated and cannot be changed'] } }]);
     const givenOnUpdate = await t.http.put(environmentUrl(id, long.id)).set(as(maintainer)).send({ slug: 'mine' });
-    expect([givenOnUpdate.status, givenOnUpdate.body]).toEqual([400, { message: { slug: ['is automatically generated and cannot be changed'] } }]);
+    expect([givenOnUpdate.status, givenOnUpdate.body]).toEqual([
+      400,
+      { message: { slug: ['is automatically generated and cannot be changed'] } },
+    ]);
   });
 });
 
 describe('POST /projects/:id/environments and /projects/:id/environment', () => {
   it('answer 201 with the environment, available; both spellings, and in process', async () => {
     const id = await project();
-    const res = await t.http.post(environmentsUrl(id)).set(as(developer)).send({ name: 'review/app', external_url: 'https://review.example.com' });
+    const res = await t.http
+      .post(environmentsUrl(id))
+      .set(as(developer))
+      .send({ name: 'review/app', external_url: 'https://review.example.com' });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       id: res.body.id,
@@ -117,13 +129,25 @@ describe('POST /projects/:id/environments and /projects/:id/environment', () => 
       201,
       { id: singular.body.id, name: 'staging', slug: 'staging', external_url: null, state: 'available', last_deployment: null },
     ]);
-    const inProcess = await t.hosting.as(developer.id).environments.createSingular(id, { name: 'qa', external_url: ' http://qa.example.com:8080/path?x=1 ' });
-    expect(inProcess).toEqual({ id: inProcess.id, name: 'qa', slug: 'qa', external_url: 'http://qa.example.com:8080/path?x=1', state: 'available', last_deployment: null });
+    const inProcess = await t.hosting
+      .as(developer.id)
+      .environments.createSingular(id, { name: 'qa', external_url: ' http://qa.example.com:8080/path?x=1 ' });
+    expect(inProcess).toEqual({
+      id: inProcess.id,
+      name: 'qa',
+      slug: 'qa',
+      external_url: 'http://qa.example.com:8080/path?x=1',
+      state: 'available',
+      last_deployment: null,
+    });
     const blankUrl = await t.hosting.as(developer.id).environments.create(id, { name: 'dev', external_url: '  ' });
     expect(blankUrl.external_url).toBeNull();
     // By the full path too.
     const { path_with_namespace } = await t.hosting.projects.get(id, {});
-    const byPath = await t.http.post(`/api/v4/projects/${encodeURIComponent(path_with_namespace)}/environments`).set(as(developer)).send({ name: 'by path' });
+    const byPath = await t.http
+      .post(`/api/v4/projects/${encodeURIComponent(path_with_namespace)}/environments`)
+      .set(as(developer))
+      .send({ name: 'by path' });
     expect([byPath.status, byPath.body.slug]).toEqual([201, expect.stringMatching(/^by-path-[a-z0-9]{6}$/)]);
     expect(names(await t.hosting.environments.list(id))).toEqual(['review/app', 'staging', 'qa', 'dev', 'by path']);
   });
@@ -150,8 +174,14 @@ describe('POST /projects/:id/environments and /projects/:id/environment', () => 
       [{ name: 'other', external_url: 'javascript:alert(1)' }, { message: { external_url: ['must be a valid URL'] } }],
       [{ name: 'other', external_url: 'https://exa mple.com' }, { message: { external_url: ['must be a valid URL'] } }],
       [{ name: 'other', external_url: 'https://' }, { message: { external_url: ['must be a valid URL'] } }],
-      [{ name: 'other', external_url: `https://example.com/${'x'.repeat(240)}` }, { message: { external_url: ['is too long (maximum is 255 characters)'] } }],
-      [{ name: 'Review/App', external_url: 'nope' }, { message: { name: ['has already been taken'], external_url: ['must be a valid URL'] } }],
+      [
+        { name: 'other', external_url: `https://example.com/${'x'.repeat(240)}` },
+        { message: { external_url: ['is too long (maximum is 255 characters)'] } },
+      ],
+      [
+        { name: 'Review/App', external_url: 'nope' },
+        { message: { name: ['has already been taken'], external_url: ['must be a valid URL'] } },
+      ],
       [{ external_url: 'https://example.org' }, { message: '400 (Bad request) "name" not given' }],
     ];
     for (const [body, expected] of cases) {
@@ -159,11 +189,15 @@ describe('POST /projects/:id/environments and /projects/:id/environment', () => 
       expect([res.status, res.body], JSON.stringify(body)).toEqual([400, expected]);
     }
     await expect(t.hosting.as(developer.id).environments.create(id, { name: 'production' })).rejects.toThrow(BadRequestError);
-    await expect(t.hosting.as(developer.id).environments.create(id, { name: 'production' })).rejects.toMatchObject({ messages: { name: ['has already been taken'] } });
+    await expect(t.hosting.as(developer.id).environments.create(id, { name: 'production' })).rejects.toMatchObject({
+      messages: { name: ['has already been taken'] },
+    });
     expect(names(await t.hosting.environments.list(id))).toEqual(['production', 'Review/App']);
     // Unique per project only; the name's case counts.
     const other = await project();
-    expect((await t.hosting.environments.create(other, { name: 'production', external_url: 'https://example.com' })).slug).toBe('production');
+    expect((await t.hosting.environments.create(other, { name: 'production', external_url: 'https://example.com' })).slug).toBe(
+      'production',
+    );
     expect((await t.hosting.environments.create(id, { name: 'Production' })).slug).toMatch(/^production-[a-z0-9]{6}$/);
   });
 
@@ -173,7 +207,8 @@ describe('POST /projects/:id/environments and /projects/:id/environment', () => 
       Array.from({ length: 4 }, () => t.http.post(environmentsUrl(id)).set(as(developer)).send({ name: 'Race/1' })),
     );
     expect(results.map((res) => res.status).sort()).toEqual([201, 400, 400, 400]);
-    for (const res of results.filter((res) => res.status === 400)) expect(res.body).toEqual({ message: { name: ['has already been taken'] } });
+    for (const res of results.filter((res) => res.status === 400))
+      expect(res.body).toEqual({ message: { name: ['has already been taken'] } });
     expect(names(await t.hosting.environments.list(id))).toEqual(['Race/1']);
   });
 });
@@ -203,7 +238,12 @@ describe('GET /projects/:id/environments', () => {
     expect(await list({ search: '%' })).toEqual([]);
     expect(await list({ states: 'stopped' })).toEqual(['production']);
     expect(await list({ states: 'available', search: 'review/' })).toEqual(['review/fix-1', 'Review/fix-2']);
-    expect(names(await t.hosting.as(reporter.id).environments.list(id, { states: 'available', search: 'rev' }))).toEqual(['review/fix-1', 'Review/fix-2', 'review_1', 'reviewx1']);
+    expect(names(await t.hosting.as(reporter.id).environments.list(id, { states: 'available', search: 'rev' }))).toEqual([
+      'review/fix-1',
+      'Review/fix-2',
+      'review_1',
+      'reviewx1',
+    ]);
 
     const both = await t.http.get(environmentsUrl(id)).query({ name: 'production', search: 'prod' }).set(as(reporter));
     expect([both.status, both.body]).toEqual([400, { message: '400 (Bad request) "name, search" cannot be used together' }]);
@@ -253,7 +293,8 @@ describe('PUT /projects/:id/environments/:environment_id', () => {
     const id = await project();
     const production = await t.hosting.environments.create(id, { name: 'production', external_url: 'https://example.com' });
     await t.hosting.environments.create(id, { name: 'staging', external_url: 'https://staging.example.com' });
-    const put = (environmentId: number, body: Record<string, unknown>) => t.http.put(environmentUrl(id, environmentId)).set(as(maintainer)).send(body);
+    const put = (environmentId: number, body: Record<string, unknown>) =>
+      t.http.put(environmentUrl(id, environmentId)).set(as(maintainer)).send(body);
 
     const changed = await put(production.id, { name: 'live', external_url: 'https://live.example.com' });
     expect([changed.status, changed.body]).toEqual([200, { ...production, name: 'live', external_url: 'https://live.example.com' }]);
@@ -344,16 +385,36 @@ describe('who may do what', () => {
     const calls = {
       list: (user: User) => t.http.get(environmentsUrl(id)).set(as(user)),
       get: (user: User) => t.http.get(environmentUrl(id, env.id)).set(as(user)),
-      create: (user: User) => t.http.post(environmentsUrl(id)).set(as(user)).send({ name: `by-${user.username}` }),
-      update: (user: User) => t.http.put(environmentUrl(id, env.id)).set(as(user)).send({ external_url: `https://${user.username}.example.com` }),
+      create: (user: User) =>
+        t.http
+          .post(environmentsUrl(id))
+          .set(as(user))
+          .send({ name: `by-${user.username}` }),
+      update: (user: User) =>
+        t.http
+          .put(environmentUrl(id, env.id))
+          .set(as(user))
+          .send({ external_url: `https://${user.username}.example.com` }),
       stop: (user: User) => t.http.post(`${environmentUrl(id, env.id)}/stop`).set(as(user)),
     };
-    const allowed = { guest: [], reporter: ['list', 'get'], developer: ['list', 'get', 'create', 'update', 'stop'], maintainer: ['list', 'get', 'create', 'update', 'stop'] };
-    for (const [level, user] of [['guest', guest], ['reporter', reporter], ['developer', developer], ['maintainer', maintainer]] as const) {
+    const allowed = {
+      guest: [],
+      reporter: ['list', 'get'],
+      developer: ['list', 'get', 'create', 'update', 'stop'],
+      maintainer: ['list', 'get', 'create', 'update', 'stop'],
+    };
+    for (const [level, user] of [
+      ['guest', guest],
+      ['reporter', reporter],
+      ['developer', developer],
+      ['maintainer', maintainer],
+    ] as const) {
       for (const [name, call] of Object.entries(calls)) {
         const res = await call(user);
         const may = (allowed[level] as string[]).includes(name);
-        expect(may ? res.status : [res.status, res.body], `${level} ${name}`).toEqual(may ? (name === 'create' ? 201 : 200) : [403, FORBIDDEN]);
+        expect(may ? res.status : [res.status, res.body], `${level} ${name}`).toEqual(
+          may ? (name === 'create' ? 201 : 200) : [403, FORBIDDEN],
+        );
       }
     }
     for (const user of [guest, reporter]) {
@@ -372,35 +433,38 @@ describe('who may do what', () => {
     expect((await t.http.delete(environmentUrl(id, env.id)).set(as(developer))).status).toBe(204);
   });
 
-  it('hides a private project’s from non-members (404), refuses a public project’s to them (403), and asks for a sign-in (401)', async () => {
-    const hidden = await project();
-    const open = await project({ visibility: 'public' });
-    const env = await t.hosting.environments.create(hidden, { name: 'production' });
-    const openEnv = await t.hosting.environments.create(open, { name: 'production' });
-    for (const res of [
-      await t.http.get(environmentsUrl(hidden)).set(as(stranger)),
-      await t.http.get(environmentUrl(hidden, env.id)).set(as(stranger)),
-      await t.http.post(environmentsUrl(hidden)).set(as(stranger)).send({ name: 'x' }),
-      await t.http.put(environmentUrl(hidden, env.id)).set(as(stranger)).send({ name: 'x' }),
-      await t.http.post(`${environmentUrl(hidden, env.id)}/stop`).set(as(stranger)),
-      await t.http.delete(environmentUrl(hidden, env.id)).set(as(stranger)),
-    ]) {
-      expect([res.status, res.body]).toEqual([404, { message: '404 Project Not Found' }]);
-    }
-    await expect(t.hosting.as(stranger.id).environments.list(hidden)).rejects.toThrow(NotFoundError);
-    for (const res of [
-      await t.http.get(environmentsUrl(open)).set(as(stranger)),
-      await t.http.get(environmentUrl(open, openEnv.id)).set(as(stranger)),
-      await t.http.post(environmentsUrl(open)).set(as(stranger)).send({ name: 'x' }),
-    ]) {
-      expect([res.status, res.body]).toEqual([403, FORBIDDEN]);
-    }
-    const anonymous = await t.http.get(environmentsUrl(open));
-    expect([anonymous.status, anonymous.body]).toEqual([401, { message: '401 Unauthorized' }]);
-    await expect(t.hosting.as(null).environments.list(open)).rejects.toThrow(UnauthorizedError);
-    // Administrators may do everything.
-    expect((await t.hosting.environments.update(hidden, env.id, { name: 'by root' })).name).toBe('by root');
-  });
+  it(
+    'hides a private project’s from non-members (404), ' + 'refuses a public project’s to them (403), and asks for a sign-in (401)',
+    async () => {
+      const hidden = await project();
+      const open = await project({ visibility: 'public' });
+      const env = await t.hosting.environments.create(hidden, { name: 'production' });
+      const openEnv = await t.hosting.environments.create(open, { name: 'production' });
+      for (const res of [
+        await t.http.get(environmentsUrl(hidden)).set(as(stranger)),
+        await t.http.get(environmentUrl(hidden, env.id)).set(as(stranger)),
+        await t.http.post(environmentsUrl(hidden)).set(as(stranger)).send({ name: 'x' }),
+        await t.http.put(environmentUrl(hidden, env.id)).set(as(stranger)).send({ name: 'x' }),
+        await t.http.post(`${environmentUrl(hidden, env.id)}/stop`).set(as(stranger)),
+        await t.http.delete(environmentUrl(hidden, env.id)).set(as(stranger)),
+      ]) {
+        expect([res.status, res.body]).toEqual([404, { message: '404 Project Not Found' }]);
+      }
+      await expect(t.hosting.as(stranger.id).environments.list(hidden)).rejects.toThrow(NotFoundError);
+      for (const res of [
+        await t.http.get(environmentsUrl(open)).set(as(stranger)),
+        await t.http.get(environmentUrl(open, openEnv.id)).set(as(stranger)),
+        await t.http.post(environmentsUrl(open)).set(as(stranger)).send({ name: 'x' }),
+      ]) {
+        expect([res.status, res.body]).toEqual([403, FORBIDDEN]);
+      }
+      const anonymous = await t.http.get(environmentsUrl(open));
+      expect([anonymous.status, anonymous.body]).toEqual([401, { message: '401 Unauthorized' }]);
+      await expect(t.hosting.as(null).environments.list(open)).rejects.toThrow(UnauthorizedError);
+      // Administrators may do everything.
+      expect((await t.hosting.environments.update(hidden, env.id, { name: 'by root' })).name).toBe('by root');
+    },
+  );
 
   it('refuses every change in an archived project, to its owner and administrators too, and reads still', async () => {
     const id = await project();

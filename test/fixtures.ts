@@ -19,7 +19,8 @@ export type Owner = 'admin' | 'normal';
 export const newSshKey = () =>
   sshpk.parseKey(generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }) as string, 'pem').toString('ssh');
 
-export const newGpgKey = async () => (await openpgp.generateKey({ userIDs: [{ name: 'Example', email: 'example@example.com' }], format: 'armored' })).publicKey;
+export const newGpgKey = async () =>
+  (await openpgp.generateKey({ userIDs: [{ name: 'Example', email: 'example@example.com' }], format: 'armored' })).publicKey;
 
 /** A one-pixel PNG: the avatar of the fixture user. */
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
@@ -34,10 +35,14 @@ export const exampleTools = (signIn: { login: string; password: string }, t?: Te
   newGpgKey,
   unique,
   newUser: async () => (t ? (await createUser(t.hosting)).id : 2),
-  newGroup: async () => (t ? (await t.hosting.groups.create({ name: `Group ${unique()}`, path: `group-${unique()}`, visibility: 'public' })).id : 2),
+  newGroup: async () =>
+    t ? (await t.hosting.groups.create({ name: `Group ${unique()}`, path: `group-${unique()}`, visibility: 'public' })).id : 2,
   newProject: async () => (t ? (await t.hosting.projects.create({ name: `Project ${unique()}`, visibility: 'private' })).id : 2),
   registrationToken: async () => (t ? (await t.hosting.applicationSettings.get()).runners_registration_token : 'aRegistrationToken01'),
-  newRunnerToken: async () => (t ? (await t.hosting.runners.register({ token: (await t.hosting.applicationSettings.get()).runners_registration_token })).token : 'aRunnerToken00000001'),
+  newRunnerToken: async () =>
+    t
+      ? (await t.hosting.runners.register({ token: (await t.hosting.applicationSettings.get()).runners_registration_token })).token
+      : 'aRunnerToken00000001',
   newRunner: async () => {
     if (!t) return 2;
     const project = await t.hosting.projects.create({ name: `Runners ${unique()}`, visibility: 'private' });
@@ -76,9 +81,16 @@ export class FixtureSet {
     const root = this.t.hosting;
     const project = Number(await this.value('repository', owner));
     const branch = `topic-${unique()}`;
-    await root.commits.create(project, { branch, start_branch: 'master', commit_message: 'A change to merge', actions: [{ action: 'create', file_path: `${branch}.txt`, content: 'Merged\n' }] });
+    await root.commits.create(project, {
+      branch,
+      start_branch: 'master',
+      commit_message: 'A change to merge',
+      actions: [{ action: 'create', file_path: `${branch}.txt`, content: 'Merged\n' }],
+    });
     const user = Number(await this.value('user', owner));
-    const { iid } = await root.as(user).mergeRequests.create(project, { source_branch: branch, target_branch: 'master', title: `${title} ${unique()}` });
+    const { iid } = await root
+      .as(user)
+      .mergeRequests.create(project, { source_branch: branch, target_branch: 'master', title: `${title} ${unique()}` });
     return { project, iid };
   }
 
@@ -120,7 +132,9 @@ export class FixtureSet {
         return id;
       }
       case 'projectAvatarFilename':
-        await root.projects.update(Number(await this.value('project', owner)), { avatar: { filename: 'logo.png', content_type: 'image/png', data: PNG } });
+        await root.projects.update(Number(await this.value('project', owner)), {
+          avatar: { filename: 'logo.png', content_type: 'image/png', data: PNG },
+        });
         return 'logo.png';
       case 'sharedProject': {
         // Another of the fixture user's private projects, shared with the fixture group.
@@ -135,7 +149,9 @@ export class FixtureSet {
       case 'sharingGroup': {
         // Another private group of the fixture user's, shared with the fixture group.
         const name = `Sharing ${unique()}`;
-        const { id } = await root.as(await user()).groups.create({ name, path: name.replace(' ', '-').toLowerCase(), visibility: 'private' });
+        const { id } = await root
+          .as(await user())
+          .groups.create({ name, path: name.replace(' ', '-').toLowerCase(), visibility: 'private' });
         await root.groups.share(id, { group_id: Number(await this.value('group', owner)), group_access: 30 });
         return id;
       }
@@ -154,7 +170,11 @@ export class FixtureSet {
       case 'repository': {
         // A private project of the fixture user's, whose repository has a first commit: README.md on master.
         const { id } = await root.as(await user()).projects.create({ name: `Repository ${unique()}`, visibility: 'private' });
-        await root.commits.create(id, { branch: 'master', commit_message: 'Initial commit', actions: [{ action: 'create', file_path: 'README.md', content: '# Fixture\n' }] });
+        await root.commits.create(id, {
+          branch: 'master',
+          commit_message: 'Initial commit',
+          actions: [{ action: 'create', file_path: 'README.md', content: '# Fixture\n' }],
+        });
         // A second branch, for a merge request into master.
         await root.branches.create(id, { branch: 'develop', ref: 'master' });
         return id;
@@ -172,7 +192,12 @@ export class FixtureSet {
         return 'master';
       case 'tag': {
         const name = `v-${unique()}`;
-        await root.tags.create(Number(await this.value('repository', owner)), { tag_name: name, ref: 'master', message: 'Fixture release', release_description: 'Fixture notes' });
+        await root.tags.create(Number(await this.value('repository', owner)), {
+          tag_name: name,
+          ref: 'master',
+          message: 'Fixture release',
+          release_description: 'Fixture notes',
+        });
         return name;
       }
       case 'tagWithoutRelease': {
@@ -200,7 +225,8 @@ export class FixtureSet {
       case 'archiveFormat':
         return 'zip';
       case 'issue':
-        return (await root.as(await user()).issues.create(Number(await this.value('project', owner)), { title: `Fixture ${unique()}` })).iid;
+        return (await root.as(await user()).issues.create(Number(await this.value('project', owner)), { title: `Fixture ${unique()}` }))
+          .iid;
       case 'issueId':
         return (await root.issues.get(Number(await this.value('project', owner)), Number(await this.value('issue', owner)))).id;
       case 'subscribedIssue': {
@@ -210,11 +236,25 @@ export class FixtureSet {
         return iid;
       }
       case 'issueNote':
-        return (await root.as(await user()).issueNotes.create(Number(await this.value('project', owner)), Number(await this.value('issue', owner)), { body: 'Fixture comment' })).id;
+        return (
+          await root
+            .as(await user())
+            .issueNotes.create(Number(await this.value('project', owner)), Number(await this.value('issue', owner)), {
+              body: 'Fixture comment',
+            })
+        ).id;
       case 'issueAward':
-        return (await root.as(await user()).awardEmoji.create(Number(await this.value('project', owner)), Number(await this.value('issue', owner)), { name: 'tada' })).id;
+        return (
+          await root
+            .as(await user())
+            .awardEmoji.create(Number(await this.value('project', owner)), Number(await this.value('issue', owner)), { name: 'tada' })
+        ).id;
       case 'issueNoteAward': {
-        const [project, issue, note] = await Promise.all([this.value('project', owner), this.value('issue', owner), this.value('issueNote', owner)]);
+        const [project, issue, note] = await Promise.all([
+          this.value('project', owner),
+          this.value('issue', owner),
+          this.value('issueNote', owner),
+        ]);
         return (await root.as(await user()).awardEmoji.createForNote(Number(project), Number(issue), Number(note), { name: 'tada' })).id;
       }
       case 'mergeRequest':
@@ -240,15 +280,25 @@ export class FixtureSet {
         return (await root.as(await user()).mergeRequestAwardEmoji.create(Number(project), Number(iid), { name: 'tada' })).id;
       }
       case 'mergeRequestNoteAward': {
-        const [project, iid, note] = await Promise.all([this.value('repository', owner), this.value('mergeRequest', owner), this.value('mergeRequestNote', owner)]);
-        return (await root.as(await user()).mergeRequestAwardEmoji.createForNote(Number(project), Number(iid), Number(note), { name: 'tada' })).id;
+        const [project, iid, note] = await Promise.all([
+          this.value('repository', owner),
+          this.value('mergeRequest', owner),
+          this.value('mergeRequestNote', owner),
+        ]);
+        return (
+          await root.as(await user()).mergeRequestAwardEmoji.createForNote(Number(project), Number(iid), Number(note), { name: 'tada' })
+        ).id;
       }
       case 'issueDiscussion': {
         const [project, iid] = await Promise.all([this.value('project', owner), this.value('issue', owner)]);
         return (await root.as(await user()).issueDiscussions.create(Number(project), Number(iid), { body: 'Fixture thread' })).id;
       }
       case 'issueDiscussionNote': {
-        const [project, iid, discussion] = await Promise.all([this.value('project', owner), this.value('issue', owner), this.value('issueDiscussion', owner)]);
+        const [project, iid, discussion] = await Promise.all([
+          this.value('project', owner),
+          this.value('issue', owner),
+          this.value('issueDiscussion', owner),
+        ]);
         return (await root.issueDiscussions.get(Number(project), Number(iid), String(discussion))).notes[0].id;
       }
       case 'mergeRequestDiscussion': {
@@ -256,7 +306,11 @@ export class FixtureSet {
         return (await root.as(await user()).mergeRequestDiscussions.create(Number(project), Number(iid), { body: 'Fixture thread' })).id;
       }
       case 'mergeRequestDiscussionNote': {
-        const [project, iid, discussion] = await Promise.all([this.value('repository', owner), this.value('mergeRequest', owner), this.value('mergeRequestDiscussion', owner)]);
+        const [project, iid, discussion] = await Promise.all([
+          this.value('repository', owner),
+          this.value('mergeRequest', owner),
+          this.value('mergeRequestDiscussion', owner),
+        ]);
         return (await root.mergeRequestDiscussions.get(Number(project), Number(iid), String(discussion))).notes[0].id;
       }
       case 'labelledProject': {
@@ -273,11 +327,16 @@ export class FixtureSet {
         return id;
       }
       case 'milestone':
-        return (await root.as(await user()).milestones.create(Number(await this.value('project', owner)), { title: `Fixture ${unique()}` })).id;
+        return (await root.as(await user()).milestones.create(Number(await this.value('project', owner)), { title: `Fixture ${unique()}` }))
+          .id;
       case 'groupMilestone':
-        return (await root.as(await user()).groupMilestones.create(Number(await this.value('group', owner)), { title: `Fixture ${unique()}` })).id;
+        return (
+          await root.as(await user()).groupMilestones.create(Number(await this.value('group', owner)), { title: `Fixture ${unique()}` })
+        ).id;
       case 'environment':
-        return (await root.as(await user()).environments.create(Number(await this.value('project', owner)), { name: `fixture/${unique()}` })).id;
+        return (
+          await root.as(await user()).environments.create(Number(await this.value('project', owner)), { name: `fixture/${unique()}` })
+        ).id;
       case 'runner': {
         // A specific runner of the fixture project, registered with its runners token (which root, an administrator, sees).
         const { runners_token } = await root.projects.get(Number(await this.value('project', owner)));
@@ -286,7 +345,10 @@ export class FixtureSet {
       case 'borrowedRunner': {
         // A runner of another project of the fixture user's, enabled in the fixture project too (so it may leave it).
         const other = await root.as(await user()).projects.create({ name: `Runners ${unique()}`, visibility: 'private' });
-        const { id } = await root.runners.register({ token: (await root.projects.get(other.id)).runners_token!, description: `Borrowed ${unique()}` });
+        const { id } = await root.runners.register({
+          token: (await root.projects.get(other.id)).runners_token!,
+          description: `Borrowed ${unique()}`,
+        });
         await root.projectRunners.enable(Number(await this.value('project', owner)), { runner_id: id });
         return id;
       }

@@ -23,7 +23,13 @@ const unique = (stem: string) => `${stem}-${process.pid}-${(counter += 1)}`;
 const git = (args: string[], cwd?: string) =>
   execFileSync('git', args, {
     cwd,
-    env: { ...process.env, GIT_AUTHOR_NAME: 'Ada', GIT_AUTHOR_EMAIL: 'ada@example.com', GIT_COMMITTER_NAME: 'Ada', GIT_COMMITTER_EMAIL: 'ada@example.com' },
+    env: {
+      ...process.env,
+      GIT_AUTHOR_NAME: 'Ada',
+      GIT_AUTHOR_EMAIL: 'ada@example.com',
+      GIT_COMMITTER_NAME: 'Ada',
+      GIT_COMMITTER_EMAIL: 'ada@example.com',
+    },
   }).toString();
 
 /** Two commits pushed with the native git into the bare repository at `gitdir`, on its `master`. */
@@ -46,42 +52,56 @@ function pushCommits(gitdir: string): void {
 const log = (gitdir: string) => git(['--git-dir', gitdir, 'log', '--format=%H %s', 'master']);
 
 describe('POST /projects/:id/fork', () => {
-  it('answers at once (import_status scheduled); a job copies the repository, commits and tags alike, and the fork is counted', async () => {
-    const owner = await createUser(t.hosting);
-    const forker = await createUser(t.hosting);
-    const source = await t.hosting.as(owner.id).projects.create({ name: unique('source'), visibility: 'internal', description: 'Original', tag_list: ['x'] });
-    const sourceDir = join(storage, RepositoryStore.relativePath(source.id));
-    pushCommits(sourceDir);
+  it(
+    'answers at once (import_status scheduled); a job copies the repository, ' + 'commits and tags alike, and the fork is counted',
+    async () => {
+      const owner = await createUser(t.hosting);
+      const forker = await createUser(t.hosting);
+      const source = await t.hosting
+        .as(owner.id)
+        .projects.create({ name: unique('source'), visibility: 'internal', description: 'Original', tag_list: ['x'] });
+      const sourceDir = join(storage, RepositoryStore.relativePath(source.id));
+      pushCommits(sourceDir);
 
-    const res = await t.http.post(`/api/v4/projects/${source.id}/fork`).set('PRIVATE-TOKEN', forker.token).send({ namespace: forker.username });
-    expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({
-      name: source.name,
-      path: source.path,
-      path_with_namespace: `${forker.username}/${source.path}`,
-      description: 'Original',
-      visibility: 'internal',
-      tag_list: ['x'],
-      import_status: 'scheduled',
-      forked_from_project: { id: source.id, path_with_namespace: source.path_with_namespace, web_url: `http://forge.test/${source.path_with_namespace}` },
-    });
-    await t.hosting.backgroundJobs.drain();
-    const fork = await t.hosting.projects.get(res.body.id);
-    // The source's repository was pushed to with native git: the fork's default branch is the one its HEAD names.
-    expect([fork.import_status, fork.import_error, fork.default_branch]).toEqual(['finished', null, 'master']);
-    const forkDir = join(storage, RepositoryStore.relativePath(fork.id));
-    expect(log(forkDir)).toBe(log(sourceDir));
-    expect(git(['--git-dir', forkDir, 'tag'])).toBe('v1\n');
-    git(['--git-dir', forkDir, 'fsck', '--strict']);
-    // Its commits indexed for walks, as git verifies a commit-graph.
-    expect(existsSync(join(forkDir, 'objects', 'info', 'commit-graph'))).toBe(true);
-    git(['--git-dir', forkDir, 'commit-graph', 'verify']);
+      const res = await t.http
+        .post(`/api/v4/projects/${source.id}/fork`)
+        .set('PRIVATE-TOKEN', forker.token)
+        .send({ namespace: forker.username });
+      expect(res.status).toBe(201);
+      expect(res.body).toMatchObject({
+        name: source.name,
+        path: source.path,
+        path_with_namespace: `${forker.username}/${source.path}`,
+        description: 'Original',
+        visibility: 'internal',
+        tag_list: ['x'],
+        import_status: 'scheduled',
+        forked_from_project: {
+          id: source.id,
+          path_with_namespace: source.path_with_namespace,
+          web_url: `http://forge.test/${source.path_with_namespace}`,
+        },
+      });
+      await t.hosting.backgroundJobs.drain();
+      const fork = await t.hosting.projects.get(res.body.id);
+      // The source's repository was pushed to with native git: the fork's default branch is the one its HEAD names.
+      expect([fork.import_status, fork.import_error, fork.default_branch]).toEqual(['finished', null, 'master']);
+      const forkDir = join(storage, RepositoryStore.relativePath(fork.id));
+      expect(log(forkDir)).toBe(log(sourceDir));
+      expect(git(['--git-dir', forkDir, 'tag'])).toBe('v1\n');
+      git(['--git-dir', forkDir, 'fsck', '--strict']);
+      // Its commits indexed for walks, as git verifies a commit-graph.
+      expect(existsSync(join(forkDir, 'objects', 'info', 'commit-graph'))).toBe(true);
+      git(['--git-dir', forkDir, 'commit-graph', 'verify']);
 
-    expect((await t.hosting.projects.get(source.id)).forks_count).toBe(1);
-    const forks = await t.http.get(`/api/v4/projects/${source.id}/forks`).set('PRIVATE-TOKEN', owner.token);
-    expect([forks.status, forks.body.map((item: { id: number }) => item.id), forks.headers['x-total']]).toEqual([200, [fork.id], '1']);
-    expect((await t.http.get(`/api/v4/projects/${source.id}/forks`).query({ owned: true }).set('PRIVATE-TOKEN', owner.token)).body).toEqual([]);
-  });
+      expect((await t.hosting.projects.get(source.id)).forks_count).toBe(1);
+      const forks = await t.http.get(`/api/v4/projects/${source.id}/forks`).set('PRIVATE-TOKEN', owner.token);
+      expect([forks.status, forks.body.map((item: { id: number }) => item.id), forks.headers['x-total']]).toEqual([200, [fork.id], '1']);
+      expect(
+        (await t.http.get(`/api/v4/projects/${source.id}/forks`).query({ owned: true }).set('PRIVATE-TOKEN', owner.token)).body,
+      ).toEqual([]);
+    },
+  );
 
   it("forks into the caller's namespace by default, into groups it may create projects in by ID or path, and nowhere else", async () => {
     const owner = await createUser(t.hosting);
@@ -92,7 +112,10 @@ describe('POST /projects/:id/fork', () => {
     const fork = (body: object) => t.http.post(`/api/v4/projects/${source.id}/fork`).set('PRIVATE-TOKEN', forker.token).send(body);
 
     const own = await fork({});
-    expect([own.status, own.body.namespace.id]).toEqual([201, (await t.hosting.as(forker.id).namespaces.list({ search: forker.username }))[0].id]);
+    expect([own.status, own.body.namespace.id]).toEqual([
+      201,
+      (await t.hosting.as(forker.id).namespaces.list({ search: forker.username }))[0].id,
+    ]);
     const again = await fork({});
     expect([again.status, again.body]).toEqual([409, { message: { name: ['has already been taken'], path: ['has already been taken'] } }]);
     const intoGroup = await fork({ namespace: group.path });
@@ -111,7 +134,9 @@ describe('POST /projects/:id/fork', () => {
     const stranger = await createUser(t.hosting);
     const source = await t.hosting.as(owner.id).projects.create({ name: unique('closed') });
     await t.hosting.projectMembers.add(source.id, { user_id: guest.id, access_level: 10 });
-    expect((await t.http.post(`/api/v4/projects/${source.id}/fork`).set('PRIVATE-TOKEN', stranger.token)).body).toEqual({ message: '404 Project Not Found' });
+    expect((await t.http.post(`/api/v4/projects/${source.id}/fork`).set('PRIVATE-TOKEN', stranger.token)).body).toEqual({
+      message: '404 Project Not Found',
+    });
     expect((await t.http.post(`/api/v4/projects/${source.id}/fork`).set('PRIVATE-TOKEN', guest.token)).status).toBe(403);
     expect((await t.http.post(`/api/v4/projects/${source.id}/fork`).set('PRIVATE-TOKEN', ROOT_TOKEN)).status).toBe(201);
     await t.hosting.backgroundJobs.drain();
@@ -133,7 +158,9 @@ describe('a fork interrupted by a restart', () => {
       // As a crash mid-copy leaves it: the job running under a lease that no process renews, the fork started
       // and its repository half there.
       const db = await openDatabase({ dataDir });
-      await db.rows.execute(`update "jobs" set "status" = 'running', "locked_by" = 'crashed', "locked_until" = now() + interval '1 hour', "finished_at" = null`);
+      await db.rows.execute(
+        `update "jobs" set "status" = 'running', "locked_by" = 'crashed', "locked_until" = now() + interval '1 hour', "finished_at" = null`,
+      );
       await db.rows.execute(`update "projects" set "import_status" = 'started' where "id" = ?`, [fork.id]);
       await db.close();
       const forkDir = join(repositories, RepositoryStore.relativePath(fork.id));

@@ -49,7 +49,8 @@ export async function gitHttpServer(
     }
     if (area === 'held' && request.method === 'GET' && !releasing) return void held.push(() => serve(request, response, true));
     if (area === 'private') {
-      const [, user, password] = /^([^:]*):(.*)$/s.exec(Buffer.from((request.headers.authorization ?? '').replace(/^Basic /, ''), 'base64').toString()) ?? [];
+      const [, user, password] =
+        /^([^:]*):(.*)$/s.exec(Buffer.from((request.headers.authorization ?? '').replace(/^Basic /, ''), 'base64').toString()) ?? [];
       if (!user || users[user] !== password) {
         response.writeHead(401, { 'WWW-Authenticate': 'Basic realm="git"' }).end();
         return;
@@ -80,7 +81,13 @@ export async function gitHttpServer(
       const end = head.indexOf('\r\n\r\n');
       if (end < 0) return;
       headed = true;
-      const headers = Object.fromEntries(head.subarray(0, end).toString().split('\r\n').map((line) => line.split(/:\s*/, 2)));
+      const headers = Object.fromEntries(
+        head
+          .subarray(0, end)
+          .toString()
+          .split('\r\n')
+          .map((line) => line.split(/:\s*/, 2)),
+      );
       const status = Number((headers.Status ?? '200').split(' ')[0]);
       delete headers.Status;
       response.writeHead(status, headers);
@@ -97,7 +104,9 @@ export async function gitHttpServer(
     url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
     answered,
     holding: () => held.length,
-    release: () => held.splice(0).forEach((answer) => answer()),
+    release: () => {
+      for (const answer of held.splice(0)) answer();
+    },
     async close() {
       server.closeAllConnections();
       await new Promise((resolve) => server.close(resolve));

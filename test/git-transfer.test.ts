@@ -18,8 +18,16 @@ afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const env = { ...process.env, GIT_AUTHOR_NAME: 'A', GIT_AUTHOR_EMAIL: 'a@example.com', GIT_COMMITTER_NAME: 'A', GIT_COMMITTER_EMAIL: 'a@example.com', GIT_CONFIG_NOSYSTEM: '1' };
-const run = (args: string[], cwd?: string) => execFileSync('git', args, { cwd, env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 }).trim();
+const env = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 'A',
+  GIT_AUTHOR_EMAIL: 'a@example.com',
+  GIT_COMMITTER_NAME: 'A',
+  GIT_COMMITTER_EMAIL: 'a@example.com',
+  GIT_CONFIG_NOSYSTEM: '1',
+};
+const run = (args: string[], cwd?: string) =>
+  execFileSync('git', args, { cwd, env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 }).trim();
 /** git on a bare repository. */
 const git = (gitdir: string, ...args: string[]) => run(['--git-dir', gitdir, ...args]);
 
@@ -59,13 +67,17 @@ function expectComplete(to: string, tip: string) {
 }
 
 /** How many objects `tip` reaches in `gitdir` that `not` do not. */
-const newObjects = (gitdir: string, tip: string, ...not: string[]) => git(gitdir, 'rev-list', '--objects', tip, ...(not.length ? ['--not', ...not] : [])).split('\n').length;
+const newObjects = (gitdir: string, tip: string, ...not: string[]) =>
+  git(gitdir, 'rev-list', '--objects', tip, ...(not.length ? ['--not', ...not] : [])).split('\n').length;
 
 /** A project with a little history, its fork, and the project's new commits since: a changed nested file, a new one, a deleted one. */
 async function forkedPair(options: { pack?: 'source' | 'both' } = {}) {
   const upstream = await newRepository();
   const commit = committer(upstream.repository.gitdir);
-  commit({ 'README.md': '# Project\n', 'src/lib/deep/nested.txt': 'one\n', 'src/lib/other.txt': 'other\n', 'docs/old.md': 'old\n' }, 'first');
+  commit(
+    { 'README.md': '# Project\n', 'src/lib/deep/nested.txt': 'one\n', 'src/lib/other.txt': 'other\n', 'docs/old.md': 'old\n' },
+    'first',
+  );
   const forkedAt = commit({ 'src/lib/deep/nested.txt': 'one\ntwo\n', 'src/main.ts': 'main();\n' }, 'second');
   const fork = await newRepository();
   await store.copy('default', upstream.id, 'default', fork.id);
@@ -130,7 +142,7 @@ describe.runIf(hasGit)('copyMissingObjects', () => {
     };
     commit({ 'a.txt': 'a\n', 'dir/b.txt': 'b\n', 'same/b.txt': 'b\n' }, 'one');
     // A submodule's commit: an object of another repository, named by the tree only.
-    commit({ 'big.bin': Buffer.alloc(3 * 1024 * 1024, 'x').toString() + 'end\n' }, 'two', 'ab'.repeat(20));
+    commit({ 'big.bin': `${Buffer.alloc(3 * 1024 * 1024, 'x').toString()}end\n` }, 'two', 'ab'.repeat(20));
     run(['checkout', '--quiet', '-b', 'topic', 'HEAD~1'], work);
     commit({ 'dir/c.txt': 'c\n' }, 'topic');
     run(['checkout', '--quiet', 'main'], work);
@@ -160,7 +172,8 @@ describe.runIf(hasGit)('copyMissingObjects', () => {
     const blob = await from.writeBlob(Buffer.from('changed\n'));
     const src = (await from.entryAt(parent.tree, 'src'))!.oid;
     const core = (await from.entryAt(parent.tree, 'src/core'))!.oid;
-    const replace = async (tree: string, name: string, oid: string) => from.writeTree((await from.readTree(tree)).map((entry) => (entry.name === name ? { ...entry, oid } : entry)));
+    const replace = async (tree: string, name: string, oid: string) =>
+      from.writeTree((await from.readTree(tree)).map((entry) => (entry.name === name ? { ...entry, oid } : entry)));
     const tree = await replace(parent.tree, 'src', await replace(src, 'core', await replace(core, 'engine.ts', blob)));
     const signature = { name: 'A', email: 'a@example.com', timestamp: 1_700_000_000, offsetMinutes: 0 };
     const tip = await from.writeCommit({ tree, parents: [head], message: 'one file\n', author: signature, committer: signature });
@@ -181,8 +194,14 @@ describe.runIf(hasGit)('copyMissingObjects', () => {
       const crash = () => {
         if (left-- <= 0) throw new Error('crash');
       };
-      failing.readRawObject = async (oid) => (crash(), from.readRawObject(oid));
-      failing.openBlob = async (oid) => (crash(), from.openBlob(oid));
+      failing.readRawObject = async (oid) => {
+        crash();
+        return from.readRawObject(oid);
+      };
+      failing.openBlob = async (oid) => {
+        crash();
+        return from.openBlob(oid);
+      };
       await expect(copyMissingObjects(failing, target.repository, tip)).rejects.toThrow('crash');
       const written = git(target.repository.gitdir, 'count-objects').match(/^(\d+) objects/)![1];
       expect(Number(written)).toBeLessThanOrEqual(newObjects(from.gitdir, forkedAt) + reads);

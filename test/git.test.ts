@@ -40,7 +40,13 @@ async function commit(branch: string, actions: FileAction[], message = 'change')
   const base = parent ? await repo.readCommit(parent) : null;
   const tree = await applyActions(repo, base?.tree ?? null, actions);
   const signature = person();
-  const oid = await repo.writeCommit({ tree, parents: base ? [base.oid] : [], message: `${message}\n`, author: signature, committer: signature });
+  const oid = await repo.writeCommit({
+    tree,
+    parents: base ? [base.oid] : [],
+    message: `${message}\n`,
+    author: signature,
+    committer: signature,
+  });
   await repo.updateReference(BRANCH_PREFIX + branch, parent, oid);
   return oid;
 }
@@ -93,7 +99,28 @@ describe('references', () => {
 
   it('names follow git check-ref-format', () => {
     for (const name of ['main', 'feature/one', 'v1.0', 'a-b_c', 'ünï']) expect(isValidReferenceName(name), name).toBe(true);
-    for (const name of ['', '@', 'a..b', 'a b', 'a~1', 'a^', 'a:b', 'a?', 'a*', 'a[', 'a\\b', '/a', 'a/', 'a//b', 'a.', '.a', 'a/.b', 'a.lock', 'a@{1}', 'x'.repeat(251)]) {
+    for (const name of [
+      '',
+      '@',
+      'a..b',
+      'a b',
+      'a~1',
+      'a^',
+      'a:b',
+      'a?',
+      'a*',
+      'a[',
+      'a\\b',
+      '/a',
+      'a/',
+      'a//b',
+      'a.',
+      '.a',
+      'a/.b',
+      'a.lock',
+      'a@{1}',
+      'x'.repeat(251),
+    ]) {
       expect(isValidReferenceName(name), name).toBe(false);
     }
   });
@@ -114,13 +141,19 @@ describe('resolving a revision', () => {
     expect(await repo.resolveCommit('refs/heads/v2')).toBe(first);
     expect(await repo.resolveCommit('heads/v2')).toBe(first);
     expect(await repo.readAnnotatedTag(tag)).toMatchObject({ name: 'v2', object: second, message: 'Second\n' });
-    for (const missing of ['nope', '0'.repeat(40), 'abcd', 'a..b', (await repo.readCommit(second)).tree]) expect(await repo.resolveCommit(missing), missing).toBeNull();
+    for (const missing of ['nope', '0'.repeat(40), 'abcd', 'a..b', (await repo.readCommit(second)).tree])
+      expect(await repo.resolveCommit(missing), missing).toBeNull();
   });
 });
 
 describe('tree edits', () => {
   it('apply actions in order, make and remove directories, and keep modes', async () => {
-    await commit('main', [create('a.txt', 'a\n'), create('dir/sub/b.txt', 'b\n'), create('dir/c.txt', 'c\n'), { action: 'chmod', path: 'dir/c.txt', executable: true }]);
+    await commit('main', [
+      create('a.txt', 'a\n'),
+      create('dir/sub/b.txt', 'b\n'),
+      create('dir/c.txt', 'c\n'),
+      { action: 'chmod', path: 'dir/c.txt', executable: true },
+    ]);
     await commit('main', [
       { action: 'move', path: 'moved/b.txt', previousPath: 'dir/sub/b.txt' },
       { action: 'delete', path: 'dir/c.txt' },
@@ -129,7 +162,15 @@ describe('tree edits', () => {
     ]);
     const head = await repo.readCommit((await repo.branch('main'))!);
     const paths = async (tree: string, prefix = ''): Promise<string[]> =>
-      (await Promise.all((await repo.readTree(tree)).map(async (entry) => (entry.type === 'tree' ? paths(entry.oid, `${prefix}${entry.name}/`) : [`${prefix}${entry.name} ${entry.mode}`])))).flat();
+      (
+        await Promise.all(
+          (
+            await repo.readTree(tree)
+          ).map(async (entry) =>
+            entry.type === 'tree' ? paths(entry.oid, `${prefix}${entry.name}/`) : [`${prefix}${entry.name} ${entry.mode}`],
+          ),
+        )
+      ).flat();
     expect(await paths(head.tree)).toEqual(['a.txt 100644', 'dir/new.txt 100644', 'moved/b.txt 100644']);
     if (hasGit) {
       expect(git('fsck', '--full', '--strict')).toBe('');
@@ -151,7 +192,14 @@ describe('tree edits', () => {
       [[create('dir/./x', 'x')], 'invalid_path', 'dir/./x'],
       [[create('.git/config', 'x')], 'invalid_path', '.git/config'],
       [[create('a//b', 'x')], 'invalid_path', 'a//b'],
-      [[{ action: 'delete', path: 'a.txt' }, { action: 'delete', path: 'a.txt' }], 'missing', 'a.txt'],
+      [
+        [
+          { action: 'delete', path: 'a.txt' },
+          { action: 'delete', path: 'a.txt' },
+        ],
+        'missing',
+        'a.txt',
+      ],
     ];
     for (const [actions, problem, path] of refusals) {
       const error = await applyActions(repo, tree, actions).catch((caught: unknown) => caught);
@@ -180,7 +228,13 @@ describe('history', () => {
     const sideHead = await repo.readCommit(d);
     const mergedTree = await applyActions(repo, mainHead.tree, [update('a.txt', '3\n'), create('side.txt', 'x\n')]);
     const signature = person();
-    const merge = await repo.writeCommit({ tree: mergedTree, parents: [c, d], message: 'merge\n', author: signature, committer: signature });
+    const merge = await repo.writeCommit({
+      tree: mergedTree,
+      parents: [c, d],
+      message: 'merge\n',
+      author: signature,
+      committer: signature,
+    });
     await repo.updateReference('refs/heads/main', c, merge);
     expect(sideHead.parents).toEqual([b]);
 
@@ -220,7 +274,13 @@ describe('history', () => {
     const side = await commit('side', [create('side.txt', 'x\n')], 'side');
     const signature = person();
     const mergedTree = await applyActions(repo, (await repo.readCommit(d)).tree, [create('side.txt', 'x\n')]);
-    const merge = await repo.writeCommit({ tree: mergedTree, parents: [d, side], message: 'merge\n', author: signature, committer: signature });
+    const merge = await repo.writeCommit({
+      tree: mergedTree,
+      parents: [d, side],
+      message: 'merge\n',
+      author: signature,
+      committer: signature,
+    });
     expect(await historyOf(repo, merge)).toEqual([merge, side, d, c, b, a]);
     if (hasGit) {
       await repo.updateReference('refs/heads/main', d, merge);
@@ -232,7 +292,12 @@ describe('history', () => {
 
 describe('objects', () => {
   it('are written as git writes them, and a commit kept as written reads back the same from disk', async () => {
-    const tree = await applyActions(repo, null, [create('b.txt', 'b\n'), create('a-dir/x.txt', 'x\n'), create('a.txt', 'a\n'), create('a-dir.txt', 'y\n')]);
+    const tree = await applyActions(repo, null, [
+      create('b.txt', 'b\n'),
+      create('a-dir/x.txt', 'x\n'),
+      create('a.txt', 'a\n'),
+      create('a-dir.txt', 'y\n'),
+    ]);
     const author = { name: ' Ada . ', email: 'ada@example.com', timestamp: 1_700_000_000, offsetMinutes: -90 };
     const committer = { name: 'Grace', email: 'grace@example.com', timestamp: 1_700_000_060, offsetMinutes: 330 };
     const oid = await repo.writeCommit({ tree, parents: [], message: '\nSubject\r\n\nBody\n\n\n', author, committer });
@@ -242,7 +307,10 @@ describe('objects', () => {
     expect(kept).toMatchObject({ message: 'Subject\n\nBody\n', author: { ...author, name: 'Ada' }, committer });
     expect(await new RepositoryStore({ default: root }).open('default', nextId).readTree(tree)).toEqual(await repo.readTree(tree));
     if (hasGit) {
-      expect(git('cat-file', '-p', oid)).toBe(`tree ${tree}\nauthor Ada <ada@example.com> 1700000000 -0130\ncommitter Grace <grace@example.com> 1700000060 +0530\n\nSubject\n\nBody\n`);
+      expect(git('cat-file', '-p', oid)).toBe(
+        `tree ${tree}\nauthor Ada <ada@example.com> 1700000000 -0130\n` +
+          'committer Grace <grace@example.com> 1700000060 +0530\n\nSubject\n\nBody\n',
+      );
       // git's order: a directory's name as if it ended in a slash.
       expect(git('ls-tree', '--name-only', tree)).toBe('a-dir.txt\na-dir\na.txt\nb.txt\n');
       expect(git('fsck', '--full', '--strict', '--no-dangling')).toBe('');
@@ -252,7 +320,8 @@ describe('objects', () => {
 
 describe('diffs', () => {
   it.runIf(hasGit)('are the hunks native git writes, with exact renames and binary files told apart', async () => {
-    const lines = (count: number, changed: number[] = []) => Array.from({ length: count }, (_, index) => (changed.includes(index) ? `changed ${index}` : `line ${index}`)).join('\n') + '\n';
+    const lines = (count: number, changed: number[] = []) =>
+      `${Array.from({ length: count }, (_, index) => (changed.includes(index) ? `changed ${index}` : `line ${index}`)).join('\n')}\n`;
     // Blocks whose first and last lines repeat: git slides an added or deleted block to its last possible place.
     const blocks = (names: string[]) => names.map((name) => `function ${name}() {\n  return ${name === 'b' ? 1 : 0};\n}\n\n`).join('');
     const first = await commit('main', [
@@ -297,11 +366,18 @@ describe('diffs', () => {
         expect(diff.diff, change.newPath).toBe(native.includes('@@') ? native.slice(native.indexOf('@@')) : '');
       }
     }
-    const numstat = git('diff', '--numstat', '--no-renames', first, second).trim().split('\n').map((line) => line.split('\t'));
+    const numstat = git('diff', '--numstat', '--no-renames', first, second)
+      .trim()
+      .split('\n')
+      .map((line) => line.split('\t'));
     const additions = numstat.reduce((sum, [added]) => sum + (added === '-' ? 0 : Number(added)), 0);
     const deletions = numstat.reduce((sum, [, deleted]) => sum + (deleted === '-' ? 0 : Number(deleted)), 0);
     // The rename moved a file unchanged: git counts its lines without rename detection, forgekit does not.
-    expect(await statsOf(repo, after.tree, before.tree)).toEqual({ additions: additions - 1, deletions: deletions - 1, total: additions + deletions - 2 });
+    expect(await statsOf(repo, after.tree, before.tree)).toEqual({
+      additions: additions - 1,
+      deletions: deletions - 1,
+      total: additions + deletions - 2,
+    });
   });
 });
 
@@ -327,7 +403,10 @@ describe.runIf(hasGit)('a damaged pack', () => {
       writeFileSync(packPath, bytes);
       const reader = new ObjectReader(gitdir);
       try {
-        return await reader.read(oid).then((object) => object.content.length, (error: unknown) => error);
+        return await reader.read(oid).then(
+          (object) => object.content.length,
+          (error: unknown) => error,
+        );
       } finally {
         await reader.close();
       }

@@ -27,11 +27,18 @@ afterAll(async () => {
   await t.close();
 });
 
-const sshKey = () => sshpk.parseKey(generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }), 'pem').toString('ssh');
+const sshKey = () =>
+  sshpk.parseKey(generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'pem' }), 'pem').toString('ssh');
 
 describe('@gitbeaker/rest against forgekit', () => {
   it('manages users', async () => {
-    const created = await root.Users.create({ email: 'gb@example.com', username: 'gitbeaker', name: 'Gitbeaker', password: 'long-enough-1', skipConfirmation: true });
+    const created = await root.Users.create({
+      email: 'gb@example.com',
+      username: 'gitbeaker',
+      name: 'Gitbeaker',
+      password: 'long-enough-1',
+      skipConfirmation: true,
+    });
     expect(created).toMatchObject({ username: 'gitbeaker', email: 'gb@example.com', is_admin: false });
     expect(created.confirmed_at).toEqual(expect.any(String));
     const shown = await root.Users.show(created.id);
@@ -89,13 +96,21 @@ describe('@gitbeaker/rest against forgekit', () => {
 
   it('writes and reads a repository: files, batch commits, branches and their protection', async () => {
     const project = await root.Projects.create({ name: 'gitbeaker-repo' });
-    const created = await root.RepositoryFiles.create(project.id, 'docs/read me.md', 'main', 'IyBIZWxsbwo=', 'Add the readme', { encoding: 'base64', authorName: 'Gitbeaker', authorEmail: 'gb@example.com' });
+    const created = await root.RepositoryFiles.create(project.id, 'docs/read me.md', 'main', 'IyBIZWxsbwo=', 'Add the readme', {
+      encoding: 'base64',
+      authorName: 'Gitbeaker',
+      authorEmail: 'gb@example.com',
+    });
     expect(created).toMatchObject({ file_path: 'docs/read me.md', branch: 'main' });
     const file = await root.RepositoryFiles.show(project.id, 'docs/read me.md', 'main');
     expect([Buffer.from(file.content as string, 'base64').toString(), file.last_commit_id]).toEqual(['# Hello\n', file.commit_id]);
     expect(await root.RepositoryFiles.showRaw(project.id, 'docs/read me.md', 'main')).toBe('# Hello\n');
-    await root.RepositoryFiles.edit(project.id, 'docs/read me.md', 'main', '# Changed\n', 'Change it', { lastCommitId: file.last_commit_id as string });
-    const stale = await root.RepositoryFiles.edit(project.id, 'docs/read me.md', 'main', '# Again\n', 'Stale', { lastCommitId: file.last_commit_id as string }).catch((failure: unknown) => failure);
+    await root.RepositoryFiles.edit(project.id, 'docs/read me.md', 'main', '# Changed\n', 'Change it', {
+      lastCommitId: file.last_commit_id as string,
+    });
+    const stale = await root.RepositoryFiles.edit(project.id, 'docs/read me.md', 'main', '# Again\n', 'Stale', {
+      lastCommitId: file.last_commit_id as string,
+    }).catch((failure: unknown) => failure);
     expect((stale as { cause: { response: { status: number } } }).cause.response.status).toBe(400);
     const commit = await root.Commits.create(project.id, 'main', 'Batch', [
       { action: 'create', filePath: 'bin/run', content: '#!/bin/sh\n' },
@@ -116,9 +131,9 @@ describe('@gitbeaker/rest against forgekit', () => {
       { name: 'Gitbeaker', email: 'gb@example.com', commits: 1, additions: 0, deletions: 0 },
       { name: me.name, email: me.email, commits: 3, additions: 0, deletions: 0 },
     ]);
-    expect((await root.Repositories.allContributors(project.id, { orderBy: 'email', sort: 'desc' })).map((contributor) => contributor.email)).toEqual(
-      ['gb@example.com', me.email as string].sort((a, b) => (a.toLowerCase() < b.toLowerCase() ? 1 : -1)),
-    );
+    expect(
+      (await root.Repositories.allContributors(project.id, { orderBy: 'email', sort: 'desc' })).map((contributor) => contributor.email),
+    ).toEqual(['gb@example.com', me.email as string].sort((a, b) => (a.toLowerCase() < b.toLowerCase() ? 1 : -1)));
 
     const branch = await root.Branches.create(project.id, 'feature/gb', 'main');
     expect([branch.name, branch.merged, branch.protected]).toEqual(['feature/gb', false, false]);
@@ -137,7 +152,13 @@ describe('@gitbeaker/rest against forgekit', () => {
     const project = await root.Projects.create({ name: 'gitbeaker-issues' });
     const target = await root.Projects.create({ name: 'gitbeaker-issues-target' });
     const issue = await root.Issues.create(project.id, 'Crash', { description: 'It crashes', labels: 'bug,ui', dueDate: '2030-01-31' });
-    expect([issue.iid, issue.state, issue.labels, issue.due_date, issue.subscribed]).toEqual([1, 'opened', ['bug', 'ui'], '2030-01-31', true]);
+    expect([issue.iid, issue.state, issue.labels, issue.due_date, issue.subscribed]).toEqual([
+      1,
+      'opened',
+      ['bug', 'ui'],
+      '2030-01-31',
+      true,
+    ]);
     await root.Issues.create(project.id, 'Feature', { confidential: true });
     // gitbeaker follows every page's Link to the end.
     expect((await root.Issues.all({ projectId: project.id, perPage: 1 })).map((item) => item.iid)).toEqual([2, 1]);
@@ -194,234 +215,410 @@ describe('@gitbeaker/rest against forgekit', () => {
     expect(await root.GroupMilestones.all(group.id)).toEqual([]);
   });
 
-  it('opens, lists, reviews, discusses and merges merge requests: from a branch, from a fork, when the pipeline succeeds, and once its threads are resolved', async () => {
-    const client = async (username: string) => {
-      const user = await root.Users.create({ email: `${username}@example.com`, username, name: username, password: 'long-enough-1', skipConfirmation: true });
-      const pat = await root.Users.createPersonalAccessToken(user.id, username, ['api']);
-      return { user, api: new Gitlab({ host, token: pat.token as string }) };
-    };
-    const refusal = (call: Promise<unknown>) =>
-      call.then(
-        () => 'succeeded',
-        (failure: { cause: { response: { status: number }; description: string } }) => [failure.cause.response.status, failure.cause.description],
+  it(
+    'opens, lists, reviews, discusses and merges merge requests: from a branch, from a fork, when the pipeline succeeds, ' +
+      'and once its threads are resolved',
+    async () => {
+      const client = async (username: string) => {
+        const user = await root.Users.create({
+          email: `${username}@example.com`,
+          username,
+          name: username,
+          password: 'long-enough-1',
+          skipConfirmation: true,
+        });
+        const pat = await root.Users.createPersonalAccessToken(user.id, username, ['api']);
+        return { user, api: new Gitlab({ host, token: pat.token as string }) };
+      };
+      const refusal = (call: Promise<unknown>) =>
+        call.then(
+          () => 'succeeded',
+          (failure: { cause: { response: { status: number }; description: string } }) => [
+            failure.cause.response.status,
+            failure.cause.description,
+          ],
+        );
+      const dev = await client('gb-mr-dev');
+      const reporter = await client('gb-mr-reporter');
+      const project = await root.Projects.create({ name: 'gitbeaker-mr' });
+      await root.ProjectMembers.add(project.id, 30, { userId: dev.user.id });
+      await root.ProjectMembers.add(project.id, 20, { userId: reporter.user.id });
+      // master, the first branch, is protected for maintainers (default_branch_protection): root merges.
+      await root.RepositoryFiles.create(project.id, 'README.md', 'master', 'one\ntwo\nthree\n', 'Initial commit');
+      const start = (await root.Commits.show(project.id, 'master')).id;
+      const issue = await root.Issues.create(project.id, 'To close');
+      const first = await dev.api.Commits.create(
+        project.id,
+        'gb-feature',
+        'Add the feature',
+        [{ action: 'create', filePath: 'feature.txt', content: 'feature\n' }],
+        { startBranch: 'master' },
       );
-    const dev = await client('gb-mr-dev');
-    const reporter = await client('gb-mr-reporter');
-    const project = await root.Projects.create({ name: 'gitbeaker-mr' });
-    await root.ProjectMembers.add(project.id, 30, { userId: dev.user.id });
-    await root.ProjectMembers.add(project.id, 20, { userId: reporter.user.id });
-    // master, the first branch, is protected for maintainers (default_branch_protection): root merges.
-    await root.RepositoryFiles.create(project.id, 'README.md', 'master', 'one\ntwo\nthree\n', 'Initial commit');
-    const start = (await root.Commits.show(project.id, 'master')).id;
-    const issue = await root.Issues.create(project.id, 'To close');
-    const first = await dev.api.Commits.create(project.id, 'gb-feature', 'Add the feature', [{ action: 'create', filePath: 'feature.txt', content: 'feature\n' }], { startBranch: 'master' });
-    const head = await dev.api.Commits.create(project.id, 'gb-feature', 'Change the readme', [{ action: 'update', filePath: 'README.md', content: 'one\n2\nthree\n' }]);
-    await dev.api.Commits.create(project.id, 'gb-draft', 'Draft work', [{ action: 'create', filePath: 'draft.txt', content: 'draft\n' }], { startBranch: 'master' });
-    await dev.api.Commits.create(project.id, 'gb-conflict', 'Another readme', [{ action: 'update', filePath: 'README.md', content: 'one\ndeux\nthree\n' }], { startBranch: 'master' });
+      const head = await dev.api.Commits.create(project.id, 'gb-feature', 'Change the readme', [
+        { action: 'update', filePath: 'README.md', content: 'one\n2\nthree\n' },
+      ]);
+      await dev.api.Commits.create(
+        project.id,
+        'gb-draft',
+        'Draft work',
+        [{ action: 'create', filePath: 'draft.txt', content: 'draft\n' }],
+        {
+          startBranch: 'master',
+        },
+      );
+      await dev.api.Commits.create(
+        project.id,
+        'gb-conflict',
+        'Another readme',
+        [{ action: 'update', filePath: 'README.md', content: 'one\ndeux\nthree\n' }],
+        { startBranch: 'master' },
+      );
 
-    const description = `It adds a feature.\n\nCloses #${issue.iid}`;
-    const mr = await dev.api.MergeRequests.create(project.id, 'gb-feature', 'master', 'Add a feature', { description, labels: 'feature,ui', assigneeId: reporter.user.id });
-    expect(mr).toMatchObject({
-      iid: 1, project_id: project.id, source_project_id: project.id, target_project_id: project.id, title: 'Add a feature', description, state: 'opened',
-      source_branch: 'gb-feature', target_branch: 'master', labels: ['feature', 'ui'], author: { username: 'gb-mr-dev' }, assignee: { username: 'gb-mr-reporter' },
-      sha: head.id, merge_commit_sha: null, work_in_progress: false, draft: false, merge_when_pipeline_succeeds: false, subscribed: true, user_notes_count: 0,
-    });
-    const draft = await dev.api.MergeRequests.create(project.id, 'gb-draft', 'master', 'Draft: Second');
-    expect([draft.iid, draft.draft, draft.assignee]).toEqual([2, true, null]);
-    expect(await refusal(dev.api.MergeRequests.create(project.id, 'gb-feature', 'master', 'Again'))).toEqual([409, 'Another open merge request already exists for this source branch: !1']);
+      const description = `It adds a feature.\n\nCloses #${issue.iid}`;
+      const mr = await dev.api.MergeRequests.create(project.id, 'gb-feature', 'master', 'Add a feature', {
+        description,
+        labels: 'feature,ui',
+        assigneeId: reporter.user.id,
+      });
+      expect(mr).toMatchObject({
+        iid: 1,
+        project_id: project.id,
+        source_project_id: project.id,
+        target_project_id: project.id,
+        title: 'Add a feature',
+        description,
+        state: 'opened',
+        source_branch: 'gb-feature',
+        target_branch: 'master',
+        labels: ['feature', 'ui'],
+        author: { username: 'gb-mr-dev' },
+        assignee: { username: 'gb-mr-reporter' },
+        sha: head.id,
+        merge_commit_sha: null,
+        work_in_progress: false,
+        draft: false,
+        merge_when_pipeline_succeeds: false,
+        subscribed: true,
+        user_notes_count: 0,
+      });
+      const draft = await dev.api.MergeRequests.create(project.id, 'gb-draft', 'master', 'Draft: Second');
+      expect([draft.iid, draft.draft, draft.assignee]).toEqual([2, true, null]);
+      expect(await refusal(dev.api.MergeRequests.create(project.id, 'gb-feature', 'master', 'Again'))).toEqual([
+        409,
+        'Another open merge request already exists for this source branch: !1',
+      ]);
 
-    const iids = (items: { iid: number }[]) => items.map((item) => item.iid);
-    // gitbeaker follows every page's Link to the end.
-    expect(iids(await root.MergeRequests.all({ projectId: project.id, perPage: 1 }))).toEqual([2, 1]);
-    expect(iids(await root.MergeRequests.all({ projectId: project.id, state: 'opened' }))).toEqual([2, 1]);
-    expect(iids(await root.MergeRequests.all({ projectId: project.id, state: 'merged' }))).toEqual([]);
-    expect(iids(await root.MergeRequests.all({ projectId: project.id, labels: 'feature,ui' }))).toEqual([1]);
-    expect(iids(await root.MergeRequests.all({ projectId: project.id, search: 'second' }))).toEqual([2]);
-    expect(iids(await root.MergeRequests.all({ projectId: project.id, wip: 'yes' }))).toEqual([2]);
-    expect(iids(await root.MergeRequests.all({ projectId: project.id, iids: [1] }))).toEqual([1]);
-    expect(iids(await root.MergeRequests.all({ projectId: project.id, assigneeId: 'None' }))).toEqual([2]);
-    expect(iids(await reporter.api.MergeRequests.all({ projectId: project.id, scope: 'assigned_to_me' }))).toEqual([1]);
-    expect(iids(await dev.api.MergeRequests.all())).toEqual([2, 1]);
-    const simple = await root.MergeRequests.all({ projectId: project.id, view: 'simple', labels: 'ui' });
-    expect(simple.map((item) => Object.keys(item).sort())).toEqual([['created_at', 'description', 'id', 'iid', 'project_id', 'state', 'title', 'updated_at', 'web_url']]);
+      const iids = (items: { iid: number }[]) => items.map((item) => item.iid);
+      // gitbeaker follows every page's Link to the end.
+      expect(iids(await root.MergeRequests.all({ projectId: project.id, perPage: 1 }))).toEqual([2, 1]);
+      expect(iids(await root.MergeRequests.all({ projectId: project.id, state: 'opened' }))).toEqual([2, 1]);
+      expect(iids(await root.MergeRequests.all({ projectId: project.id, state: 'merged' }))).toEqual([]);
+      expect(iids(await root.MergeRequests.all({ projectId: project.id, labels: 'feature,ui' }))).toEqual([1]);
+      expect(iids(await root.MergeRequests.all({ projectId: project.id, search: 'second' }))).toEqual([2]);
+      expect(iids(await root.MergeRequests.all({ projectId: project.id, wip: 'yes' }))).toEqual([2]);
+      expect(iids(await root.MergeRequests.all({ projectId: project.id, iids: [1] }))).toEqual([1]);
+      expect(iids(await root.MergeRequests.all({ projectId: project.id, assigneeId: 'None' }))).toEqual([2]);
+      expect(iids(await reporter.api.MergeRequests.all({ projectId: project.id, scope: 'assigned_to_me' }))).toEqual([1]);
+      expect(iids(await dev.api.MergeRequests.all())).toEqual([2, 1]);
+      const simple = await root.MergeRequests.all({ projectId: project.id, view: 'simple', labels: 'ui' });
+      expect(simple.map((item) => Object.keys(item).sort())).toEqual([
+        ['created_at', 'description', 'id', 'iid', 'project_id', 'state', 'title', 'updated_at', 'web_url'],
+      ]);
 
-    const shown = await reporter.api.MergeRequests.show(project.id, 1);
-    expect([shown.sha, shown.merge_status, shown.diff_refs, shown.user]).toEqual([head.id, 'can_be_merged', { base_sha: start, head_sha: head.id, start_sha: start }, { can_merge: false }]);
-    // gitbeaker types changes_count as a string, as the original writes it.
-    expect(shown.changes_count).toBe('2');
-    expect((await reporter.api.MergeRequests.allCommits(project.id, 1)).map((commit) => [commit.id, commit.title])).toEqual([[head.id, 'Change the readme'], [first.id, 'Add the feature']]);
-    // (gitbeaker warns that GET .../changes is deprecated since GitLab 15.7: it is the call of the era.)
-    const changes = await reporter.api.MergeRequests.showChanges(project.id, 1);
-    expect(changes.changes.map((change) => [change.new_path, change.new_file]).sort()).toEqual([['README.md', false], ['feature.txt', true]]);
-    expect(changes.changes.find((change) => change.new_path === 'README.md')?.diff).toBe('@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n');
-    expect([changes.changes_count, changes.overflow]).toEqual(['2', false]);
-    expect((await reporter.api.MergeRequests.allIssuesClosed(project.id, 1)).map((item) => item.iid)).toEqual([issue.iid]);
+      const shown = await reporter.api.MergeRequests.show(project.id, 1);
+      expect([shown.sha, shown.merge_status, shown.diff_refs, shown.user]).toEqual([
+        head.id,
+        'can_be_merged',
+        { base_sha: start, head_sha: head.id, start_sha: start },
+        { can_merge: false },
+      ]);
+      // gitbeaker types changes_count as a string, as the original writes it.
+      expect(shown.changes_count).toBe('2');
+      expect((await reporter.api.MergeRequests.allCommits(project.id, 1)).map((commit) => [commit.id, commit.title])).toEqual([
+        [head.id, 'Change the readme'],
+        [first.id, 'Add the feature'],
+      ]);
+      // (gitbeaker warns that GET .../changes is deprecated since GitLab 15.7: it is the call of the era.)
+      const changes = await reporter.api.MergeRequests.showChanges(project.id, 1);
+      expect(changes.changes.map((change) => [change.new_path, change.new_file]).sort()).toEqual([
+        ['README.md', false],
+        ['feature.txt', true],
+      ]);
+      expect(changes.changes.find((change) => change.new_path === 'README.md')?.diff).toBe('@@ -1,3 +1,3 @@\n one\n-two\n+2\n three\n');
+      expect([changes.changes_count, changes.overflow]).toEqual(['2', false]);
+      expect((await reporter.api.MergeRequests.allIssuesClosed(project.id, 1)).map((item) => item.iid)).toEqual([issue.iid]);
 
-    const closed = await root.MergeRequests.edit(project.id, 1, { title: 'Add a feature, ready', stateEvent: 'close' });
-    expect(closed).toMatchObject({ state: 'closed', title: 'Add a feature, ready', closed_by: { username: 'root' } });
-    const reopened = await root.MergeRequests.edit(project.id, 1, { stateEvent: 'reopen' });
-    expect([reopened.state, reopened.closed_by, reopened.closed_at]).toEqual(['opened', null, null]);
-    expect((await dev.api.MergeRequests.unsubscribe(project.id, 1)).subscribed).toBe(false);
-    expect(await refusal(dev.api.MergeRequests.unsubscribe(project.id, 1))).toEqual([304, expect.anything()]);
-    expect((await dev.api.MergeRequests.subscribe(project.id, 1)).subscribed).toBe(true);
-    expect((await root.MergeRequests.setTimeEstimate(project.id, 1, '1w')).human_time_estimate).toBe('1w');
-    expect((await root.MergeRequests.addSpentTime(project.id, 1, '1h30m')).total_time_spent).toBe(5400);
-    expect(await root.MergeRequests.showTimeStats(project.id, 1)).toEqual({ time_estimate: 144000, total_time_spent: 5400, human_time_estimate: '1w', human_total_time_spent: '1h 30m' });
-    expect((await root.MergeRequests.resetSpentTime(project.id, 1)).total_time_spent).toBe(0);
-    expect((await root.MergeRequests.resetTimeEstimate(project.id, 1)).time_estimate).toBe(0);
+      const closed = await root.MergeRequests.edit(project.id, 1, { title: 'Add a feature, ready', stateEvent: 'close' });
+      expect(closed).toMatchObject({ state: 'closed', title: 'Add a feature, ready', closed_by: { username: 'root' } });
+      const reopened = await root.MergeRequests.edit(project.id, 1, { stateEvent: 'reopen' });
+      expect([reopened.state, reopened.closed_by, reopened.closed_at]).toEqual(['opened', null, null]);
+      expect((await dev.api.MergeRequests.unsubscribe(project.id, 1)).subscribed).toBe(false);
+      expect(await refusal(dev.api.MergeRequests.unsubscribe(project.id, 1))).toEqual([304, expect.anything()]);
+      expect((await dev.api.MergeRequests.subscribe(project.id, 1)).subscribed).toBe(true);
+      expect((await root.MergeRequests.setTimeEstimate(project.id, 1, '1w')).human_time_estimate).toBe('1w');
+      expect((await root.MergeRequests.addSpentTime(project.id, 1, '1h30m')).total_time_spent).toBe(5400);
+      expect(await root.MergeRequests.showTimeStats(project.id, 1)).toEqual({
+        time_estimate: 144000,
+        total_time_spent: 5400,
+        human_time_estimate: '1w',
+        human_total_time_spent: '1h 30m',
+      });
+      expect((await root.MergeRequests.resetSpentTime(project.id, 1)).total_time_spent).toBe(0);
+      expect((await root.MergeRequests.resetTimeEstimate(project.id, 1)).time_estimate).toBe(0);
 
-    const award = await reporter.api.MergeRequestAwardEmojis.award(project.id, 1, 'thumbsup');
-    expect([award.name, award.awardable_type, award.awardable_id]).toEqual(['thumbsup', 'MergeRequest', mr.id]);
-    expect((await root.MergeRequests.show(project.id, 1)).upvotes).toBe(1);
-    expect((await root.MergeRequestAwardEmojis.all(project.id, 1)).map((item) => item.id)).toEqual([award.id]);
-    await reporter.api.MergeRequestAwardEmojis.remove(project.id, 1, award.id);
-    expect(await root.MergeRequestAwardEmojis.all(project.id, 1)).toEqual([]);
-    const note = await root.MergeRequestNotes.create(project.id, 1, 'Looks right');
-    expect([note.body, note.system, note.noteable_type, note.noteable_iid]).toEqual(['Looks right', false, 'MergeRequest', 1]);
-    const noteAward = await reporter.api.MergeRequestNoteAwardEmojis.award(project.id, 1, note.id, 'tada');
-    expect([noteAward.awardable_type, noteAward.awardable_id]).toEqual(['Note', note.id]);
-    expect((await root.MergeRequestNoteAwardEmojis.all(project.id, 1, note.id)).map((item) => item.name)).toEqual(['tada']);
-    expect((await root.MergeRequestNotes.edit(project.id, 1, note.id, { body: 'Looks right to me' })).body).toBe('Looks right to me');
-    const extra = await root.MergeRequestNotes.create(project.id, 1, 'Never mind');
-    await root.MergeRequestNotes.remove(project.id, 1, extra.id);
-    expect(await refusal(root.MergeRequestNotes.show(project.id, 1, extra.id))).toEqual([404, '404 Note Not Found']);
-    const notes = await root.MergeRequestNotes.all(project.id, 1, { sort: 'asc' });
-    expect(notes.map((item) => [item.system, item.body])).toEqual([
-      [true, 'changed title from **Add a feature** to **Add a feature{+, ready+}**'],
-      [true, 'closed'],
-      [true, 'reopened'],
-      [true, 'changed time estimate to 1w'],
-      [true, 'added 1h 30m of time spent'],
-      [true, 'removed time spent'],
-      [true, 'removed time estimate'],
-      [false, 'Looks right to me'],
-    ]);
+      const award = await reporter.api.MergeRequestAwardEmojis.award(project.id, 1, 'thumbsup');
+      expect([award.name, award.awardable_type, award.awardable_id]).toEqual(['thumbsup', 'MergeRequest', mr.id]);
+      expect((await root.MergeRequests.show(project.id, 1)).upvotes).toBe(1);
+      expect((await root.MergeRequestAwardEmojis.all(project.id, 1)).map((item) => item.id)).toEqual([award.id]);
+      await reporter.api.MergeRequestAwardEmojis.remove(project.id, 1, award.id);
+      expect(await root.MergeRequestAwardEmojis.all(project.id, 1)).toEqual([]);
+      const note = await root.MergeRequestNotes.create(project.id, 1, 'Looks right');
+      expect([note.body, note.system, note.noteable_type, note.noteable_iid]).toEqual(['Looks right', false, 'MergeRequest', 1]);
+      const noteAward = await reporter.api.MergeRequestNoteAwardEmojis.award(project.id, 1, note.id, 'tada');
+      expect([noteAward.awardable_type, noteAward.awardable_id]).toEqual(['Note', note.id]);
+      expect((await root.MergeRequestNoteAwardEmojis.all(project.id, 1, note.id)).map((item) => item.name)).toEqual(['tada']);
+      expect((await root.MergeRequestNotes.edit(project.id, 1, note.id, { body: 'Looks right to me' })).body).toBe('Looks right to me');
+      const extra = await root.MergeRequestNotes.create(project.id, 1, 'Never mind');
+      await root.MergeRequestNotes.remove(project.id, 1, extra.id);
+      expect(await refusal(root.MergeRequestNotes.show(project.id, 1, extra.id))).toEqual([404, '404 Note Not Found']);
+      const notes = await root.MergeRequestNotes.all(project.id, 1, { sort: 'asc' });
+      expect(notes.map((item) => [item.system, item.body])).toEqual([
+        [true, 'changed title from **Add a feature** to **Add a feature{+, ready+}**'],
+        [true, 'closed'],
+        [true, 'reopened'],
+        [true, 'changed time estimate to 1w'],
+        [true, 'added 1h 30m of time spent'],
+        [true, 'removed time spent'],
+        [true, 'removed time estimate'],
+        [false, 'Looks right to me'],
+      ]);
 
-    expect(await refusal(dev.api.MergeRequests.merge(project.id, 1))).toEqual([401, '401 Unauthorized']);
-    expect(await refusal(root.MergeRequests.merge(project.id, 1, { sha: start }))).toEqual([409, 'SHA does not match HEAD of source branch']);
-    const merged = await root.MergeRequests.merge(project.id, 1, { sha: head.id, shouldRemoveSourceBranch: true });
-    expect(merged).toMatchObject({ state: 'merged', merged_by: { username: 'root' }, should_remove_source_branch: true });
-    const mergeCommit = await root.Commits.show(project.id, 'master');
-    expect([merged.merge_commit_sha, mergeCommit.parent_ids]).toEqual([mergeCommit.id, [start, head.id]]);
-    expect(await refusal(root.Branches.show(project.id, 'gb-feature'))).toEqual([404, '404 Branch Not Found']);
-    expect((await root.Issues.show(issue.iid, { projectId: project.id })).state).toBe('closed');
-    expect(await refusal(root.MergeRequests.merge(project.id, 1))).toEqual([406, 'Method Not Allowed']);
-    const conflict = await dev.api.MergeRequests.create(project.id, 'gb-conflict', 'master', 'Another readme');
-    expect((await root.MergeRequests.show(project.id, conflict.iid)).merge_status).toBe('cannot_be_merged');
-    expect(await refusal(root.MergeRequests.merge(project.id, conflict.iid))).toEqual([405, 'Branch cannot be merged']);
+      expect(await refusal(dev.api.MergeRequests.merge(project.id, 1))).toEqual([401, '401 Unauthorized']);
+      expect(await refusal(root.MergeRequests.merge(project.id, 1, { sha: start }))).toEqual([
+        409,
+        'SHA does not match HEAD of source branch',
+      ]);
+      const merged = await root.MergeRequests.merge(project.id, 1, { sha: head.id, shouldRemoveSourceBranch: true });
+      expect(merged).toMatchObject({ state: 'merged', merged_by: { username: 'root' }, should_remove_source_branch: true });
+      const mergeCommit = await root.Commits.show(project.id, 'master');
+      expect([merged.merge_commit_sha, mergeCommit.parent_ids]).toEqual([mergeCommit.id, [start, head.id]]);
+      expect(await refusal(root.Branches.show(project.id, 'gb-feature'))).toEqual([404, '404 Branch Not Found']);
+      expect((await root.Issues.show(issue.iid, { projectId: project.id })).state).toBe('closed');
+      expect(await refusal(root.MergeRequests.merge(project.id, 1))).toEqual([406, 'Method Not Allowed']);
+      const conflict = await dev.api.MergeRequests.create(project.id, 'gb-conflict', 'master', 'Another readme');
+      expect((await root.MergeRequests.show(project.id, conflict.iid)).merge_status).toBe('cannot_be_merged');
+      expect(await refusal(root.MergeRequests.merge(project.id, conflict.iid))).toEqual([405, 'Branch cannot be merged']);
 
-    // From a fork into its upstream, merged by a maintainer of the upstream.
-    const forker = await client('gb-mr-forker');
-    const maintainer = await client('gb-mr-maintainer');
-    const upstream = await root.Projects.create({ name: 'gitbeaker-mr-upstream', visibility: 'public' });
-    await root.ProjectMembers.add(upstream.id, 40, { userId: maintainer.user.id });
-    await root.RepositoryFiles.create(upstream.id, 'README.md', 'master', 'Upstream\n', 'Initial commit');
-    const upstreamStart = (await root.Commits.show(upstream.id, 'master')).id;
-    const fork = await forker.api.Projects.fork(upstream.id);
-    expect([fork.path_with_namespace, (fork.forked_from_project as { id: number }).id]).toEqual(['gb-mr-forker/gitbeaker-mr-upstream', upstream.id]);
-    // The repository is copied in the background: import_status turns `finished`.
-    for (let waited = 0; (await forker.api.Projects.show(fork.id)).import_status !== 'finished'; waited += 100) {
-      expect(waited).toBeLessThan(10_000);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-    }
-    const fix = await forker.api.Commits.create(fork.id, 'gb-fix', 'A fix from the fork', [{ action: 'create', filePath: 'fix.txt', content: 'fixed\n' }], { startBranch: 'master' });
-    const fromFork = await forker.api.MergeRequests.create(fork.id, 'gb-fix', 'master', 'A fix', { targetProjectId: upstream.id });
-    expect([fromFork.project_id, fromFork.source_project_id, fromFork.target_project_id, fromFork.sha]).toEqual([upstream.id, fork.id, upstream.id, fix.id]);
-    expect((await maintainer.api.MergeRequests.allCommits(upstream.id, fromFork.iid)).map((commit) => commit.id)).toEqual([fix.id]);
-    expect(await refusal(forker.api.MergeRequests.merge(upstream.id, fromFork.iid))).toEqual([401, '401 Unauthorized']);
-    const forkMerged = await maintainer.api.MergeRequests.merge(upstream.id, fromFork.iid);
-    expect(forkMerged).toMatchObject({ state: 'merged', merged_by: { username: 'gb-mr-maintainer' } });
-    expect((await root.Commits.show(upstream.id, forkMerged.merge_commit_sha as string)).parent_ids).toEqual([upstreamStart, fix.id]);
+      // From a fork into its upstream, merged by a maintainer of the upstream.
+      const forker = await client('gb-mr-forker');
+      const maintainer = await client('gb-mr-maintainer');
+      const upstream = await root.Projects.create({ name: 'gitbeaker-mr-upstream', visibility: 'public' });
+      await root.ProjectMembers.add(upstream.id, 40, { userId: maintainer.user.id });
+      await root.RepositoryFiles.create(upstream.id, 'README.md', 'master', 'Upstream\n', 'Initial commit');
+      const upstreamStart = (await root.Commits.show(upstream.id, 'master')).id;
+      const fork = await forker.api.Projects.fork(upstream.id);
+      expect([fork.path_with_namespace, (fork.forked_from_project as { id: number }).id]).toEqual([
+        'gb-mr-forker/gitbeaker-mr-upstream',
+        upstream.id,
+      ]);
+      // The repository is copied in the background: import_status turns `finished`.
+      for (let waited = 0; (await forker.api.Projects.show(fork.id)).import_status !== 'finished'; waited += 100) {
+        expect(waited).toBeLessThan(10_000);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+      const fix = await forker.api.Commits.create(
+        fork.id,
+        'gb-fix',
+        'A fix from the fork',
+        [{ action: 'create', filePath: 'fix.txt', content: 'fixed\n' }],
+        { startBranch: 'master' },
+      );
+      const fromFork = await forker.api.MergeRequests.create(fork.id, 'gb-fix', 'master', 'A fix', { targetProjectId: upstream.id });
+      expect([fromFork.project_id, fromFork.source_project_id, fromFork.target_project_id, fromFork.sha]).toEqual([
+        upstream.id,
+        fork.id,
+        upstream.id,
+        fix.id,
+      ]);
+      expect((await maintainer.api.MergeRequests.allCommits(upstream.id, fromFork.iid)).map((commit) => commit.id)).toEqual([fix.id]);
+      expect(await refusal(forker.api.MergeRequests.merge(upstream.id, fromFork.iid))).toEqual([401, '401 Unauthorized']);
+      const forkMerged = await maintainer.api.MergeRequests.merge(upstream.id, fromFork.iid);
+      expect(forkMerged).toMatchObject({ state: 'merged', merged_by: { username: 'gb-mr-maintainer' } });
+      expect((await root.Commits.show(upstream.id, forkMerged.merge_commit_sha as string)).parent_ids).toEqual([upstreamStart, fix.id]);
 
-    // Merge when the pipeline succeeds.
-    const autoHead = await root.Commits.create(project.id, 'gb-auto', 'Automatic', [{ action: 'create', filePath: 'auto.txt', content: 'auto\n' }], { startBranch: 'master' });
-    const auto = await root.MergeRequests.create(project.id, 'gb-auto', 'master', 'Merged automatically');
-    await root.Commits.editStatus(project.id, autoHead.id, 'pending', { name: 'gb-ci', ref: 'gb-auto' });
-    const waiting = await root.MergeRequests.merge(project.id, auto.iid, { mergeWhenPipelineSucceeds: true });
-    expect([waiting.state, waiting.merge_when_pipeline_succeeds, waiting.pipeline?.status]).toEqual(['opened', true, 'pending']);
-    expect((await root.MergeRequests.cancelOnPipelineSuccess(project.id, auto.iid)).merge_when_pipeline_succeeds).toBe(false);
-    expect(await refusal(root.MergeRequests.cancelOnPipelineSuccess(project.id, auto.iid))).toEqual([406, '406 Not Acceptable']);
-    expect((await root.MergeRequests.merge(project.id, auto.iid, { mergeWhenPipelineSucceeds: true })).merge_when_pipeline_succeeds).toBe(true);
-    await root.Commits.editStatus(project.id, autoHead.id, 'success', { name: 'gb-ci', ref: 'gb-auto' });
-    let automatic = await root.MergeRequests.show(project.id, auto.iid);
-    for (let waited = 0; automatic.state !== 'merged'; waited += 100) {
-      expect(waited).toBeLessThan(10_000);
-      await new Promise((resolve) => setTimeout(resolve, 100));
-      automatic = await root.MergeRequests.show(project.id, auto.iid);
-    }
-    expect(automatic).toMatchObject({ merged_by: { username: 'root' }, merge_commit_sha: (await root.Commits.show(project.id, 'master')).id });
-    expect((await root.Commits.show(project.id, automatic.merge_commit_sha as string)).parent_ids).toEqual([mergeCommit.id, autoHead.id]);
-    expect(await refusal(root.MergeRequests.cancelOnPipelineSuccess(project.id, auto.iid))).toEqual([405, '405 Method Not Allowed']);
+      // Merge when the pipeline succeeds.
+      const autoHead = await root.Commits.create(
+        project.id,
+        'gb-auto',
+        'Automatic',
+        [{ action: 'create', filePath: 'auto.txt', content: 'auto\n' }],
+        { startBranch: 'master' },
+      );
+      const auto = await root.MergeRequests.create(project.id, 'gb-auto', 'master', 'Merged automatically');
+      await root.Commits.editStatus(project.id, autoHead.id, 'pending', { name: 'gb-ci', ref: 'gb-auto' });
+      const waiting = await root.MergeRequests.merge(project.id, auto.iid, { mergeWhenPipelineSucceeds: true });
+      expect([waiting.state, waiting.merge_when_pipeline_succeeds, waiting.pipeline?.status]).toEqual(['opened', true, 'pending']);
+      expect((await root.MergeRequests.cancelOnPipelineSuccess(project.id, auto.iid)).merge_when_pipeline_succeeds).toBe(false);
+      expect(await refusal(root.MergeRequests.cancelOnPipelineSuccess(project.id, auto.iid))).toEqual([406, '406 Not Acceptable']);
+      expect((await root.MergeRequests.merge(project.id, auto.iid, { mergeWhenPipelineSucceeds: true })).merge_when_pipeline_succeeds).toBe(
+        true,
+      );
+      await root.Commits.editStatus(project.id, autoHead.id, 'success', { name: 'gb-ci', ref: 'gb-auto' });
+      let automatic = await root.MergeRequests.show(project.id, auto.iid);
+      for (let waited = 0; automatic.state !== 'merged'; waited += 100) {
+        expect(waited).toBeLessThan(10_000);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+        automatic = await root.MergeRequests.show(project.id, auto.iid);
+      }
+      expect(automatic).toMatchObject({
+        merged_by: { username: 'root' },
+        merge_commit_sha: (await root.Commits.show(project.id, 'master')).id,
+      });
+      expect((await root.Commits.show(project.id, automatic.merge_commit_sha as string)).parent_ids).toEqual([mergeCommit.id, autoHead.id]);
+      expect(await refusal(root.MergeRequests.cancelOnPipelineSuccess(project.id, auto.iid))).toEqual([405, '405 Method Not Allowed']);
 
-    // Discussions: a thread, a reply in it, and a note of its own, which is a discussion of its own.
-    await dev.api.Commits.create(project.id, 'gb-talk', 'Talk it over', [{ action: 'create', filePath: 'talk.txt', content: 'talk\n' }], { startBranch: 'master' });
-    const talk = await dev.api.MergeRequests.create(project.id, 'gb-talk', 'master', 'Talk it over');
-    const blocking = async () => (await root.MergeRequests.show(project.id, talk.iid)).blocking_discussions_resolved;
-    const thread = await reporter.api.MergeRequestDiscussions.create(project.id, talk.iid, 'Why this?');
-    expect(thread).toMatchObject({
-      id: expect.stringMatching(/^[0-9a-f]{40}$/),
-      individual_note: false,
-      notes: [{ body: 'Why this?', type: 'DiscussionNote', author: { username: 'gb-mr-reporter' }, noteable_type: 'MergeRequest', noteable_iid: talk.iid, resolvable: true, resolved: false, resolved_by: null, resolved_at: null }],
-    });
-    const opening = thread.notes![0];
-    const reply = await dev.api.MergeRequestDiscussions.addNote(project.id, talk.iid, thread.id, 'Because.');
-    expect([reply.body, reply.type, reply.author.username, reply.resolvable, reply.resolved]).toEqual(['Because.', 'DiscussionNote', 'gb-mr-dev', true, false]);
-    const plain = await root.MergeRequestNotes.create(project.id, talk.iid, 'Plain note');
-    const discussions = await root.MergeRequestDiscussions.all(project.id, talk.iid);
-    expect(discussions.map((discussion) => [discussion.id, discussion.individual_note, notesOf(discussion).map((note) => [note.id, note.body, note.type, note.resolvable])])).toEqual([
-      [thread.id, false, [[opening.id, 'Why this?', 'DiscussionNote', true], [reply.id, 'Because.', 'DiscussionNote', true]]],
-      [discussions[1].id, true, [[plain.id, 'Plain note', null, false]]],
-    ]);
-    expect((await dev.api.MergeRequestDiscussions.editNote(project.id, talk.iid, thread.id, reply.id, { body: 'Because it is needed.' })).body).toBe('Because it is needed.');
-    const shownThread = await root.MergeRequestDiscussions.show(project.id, talk.iid, thread.id);
-    expect([shownThread.id, shownThread.individual_note, notesOf(shownThread).map((note) => note.body)]).toEqual([thread.id, false, ['Why this?', 'Because it is needed.']]);
-    expect(await refusal(root.MergeRequestDiscussions.show(project.id, talk.iid, '0'.repeat(40)))).toEqual([404, '404 Discussion Not Found']);
-    // The original answers true for a project that does not ask for resolved discussions.
-    expect(await blocking()).toBe(true);
-    // The project asks for resolved discussions: the unresolved thread blocks the merge.
-    expect((await root.Projects.edit(project.id, { onlyAllowMergeIfAllDiscussionsAreResolved: true })).only_allow_merge_if_all_discussions_are_resolved).toBe(true);
-    expect(await blocking()).toBe(false);
-    expect(await refusal(root.MergeRequests.merge(project.id, talk.iid))).toEqual([405, 'Branch cannot be merged']);
-    // A reporter who is not the request's author may not resolve; its author (a developer) resolves the thread.
-    expect(await refusal(reporter.api.MergeRequestDiscussions.resolve(project.id, talk.iid, thread.id, true))).toEqual([403, '403 Forbidden']);
-    const resolved = await dev.api.MergeRequestDiscussions.resolve(project.id, talk.iid, thread.id, true);
-    expect(notesOf(resolved).map((note) => [note.id, note.resolved, (note.resolved_by as { username: string } | null)?.username, typeof note.resolved_at])).toEqual([
-      [opening.id, true, 'gb-mr-dev', 'string'],
-      [reply.id, true, 'gb-mr-dev', 'string'],
-    ]);
-    expect(await blocking()).toBe(true);
-    const unresolved = await root.MergeRequestDiscussions.editNote(project.id, talk.iid, thread.id, opening.id, { resolved: false });
-    expect([unresolved.id, unresolved.resolved, unresolved.resolved_by, unresolved.resolved_at]).toEqual([opening.id, false, null, null]);
-    expect(notesOf(await root.MergeRequestDiscussions.show(project.id, talk.iid, thread.id)).map((note) => note.resolved)).toEqual([false, true]);
-    expect(await blocking()).toBe(false);
-    await root.MergeRequestDiscussions.removeNote(project.id, talk.iid, discussions[1].id, plain.id);
-    expect((await root.MergeRequestDiscussions.all(project.id, talk.iid)).map((discussion) => discussion.id)).toEqual([thread.id]);
-    // A follow-up issue takes the unresolved thread over and resolves it (gitbeaker requires a title, as the original does).
-    const followUp = await dev.api.Issues.create(project.id, 'Follow it up', { mergeRequestToResolveDiscussionsOf: talk.iid });
-    expect([followUp.title, followUp.description]).toEqual([
-      'Follow it up',
-      `The following discussion from !${talk.iid} should be addressed:\n\n- [ ] @gb-mr-reporter started a [discussion](${talk.web_url}#note_${opening.id}):  (+1 comment)\n\n    > Why this?`,
-    ]);
-    const followedUp = await root.MergeRequestDiscussions.show(project.id, talk.iid, thread.id);
-    expect(notesOf(followedUp).map((note) => [note.resolved, (note.resolved_by as { username: string } | null)?.username])).toEqual([[true, 'gb-mr-dev'], [true, 'gb-mr-dev']]);
-    expect(await blocking()).toBe(true);
-    expect((await root.MergeRequests.merge(project.id, talk.iid)).state).toBe('merged');
-    // Threads of issues are not resolvable.
-    const talkIssue = await root.Issues.create(project.id, 'Talk');
-    const issueThread = await reporter.api.IssueDiscussions.create(project.id, talkIssue.iid, 'Hello');
-    expect([issueThread.individual_note, notesOf(issueThread).map((note) => [note.body, note.type, note.noteable_type, note.resolvable, 'resolved' in note])]).toEqual([
-      false,
-      [['Hello', 'DiscussionNote', 'Issue', false, false]],
-    ]);
-    const issueReply = await root.IssueDiscussions.addNote(project.id, talkIssue.iid, issueThread.id, 'Hi');
-    expect([issueReply.body, issueReply.type, issueReply.resolvable]).toEqual(['Hi', 'DiscussionNote', false]);
-    expect(notesOf(await root.IssueDiscussions.show(project.id, talkIssue.iid, issueThread.id)).map((note) => note.body)).toEqual(['Hello', 'Hi']);
-  });
+      // Discussions: a thread, a reply in it, and a note of its own, which is a discussion of its own.
+      await dev.api.Commits.create(project.id, 'gb-talk', 'Talk it over', [{ action: 'create', filePath: 'talk.txt', content: 'talk\n' }], {
+        startBranch: 'master',
+      });
+      const talk = await dev.api.MergeRequests.create(project.id, 'gb-talk', 'master', 'Talk it over');
+      const blocking = async () => (await root.MergeRequests.show(project.id, talk.iid)).blocking_discussions_resolved;
+      const thread = await reporter.api.MergeRequestDiscussions.create(project.id, talk.iid, 'Why this?');
+      expect(thread).toMatchObject({
+        id: expect.stringMatching(/^[0-9a-f]{40}$/),
+        individual_note: false,
+        notes: [
+          {
+            body: 'Why this?',
+            type: 'DiscussionNote',
+            author: { username: 'gb-mr-reporter' },
+            noteable_type: 'MergeRequest',
+            noteable_iid: talk.iid,
+            resolvable: true,
+            resolved: false,
+            resolved_by: null,
+            resolved_at: null,
+          },
+        ],
+      });
+      const opening = thread.notes![0];
+      const reply = await dev.api.MergeRequestDiscussions.addNote(project.id, talk.iid, thread.id, 'Because.');
+      expect([reply.body, reply.type, reply.author.username, reply.resolvable, reply.resolved]).toEqual([
+        'Because.',
+        'DiscussionNote',
+        'gb-mr-dev',
+        true,
+        false,
+      ]);
+      const plain = await root.MergeRequestNotes.create(project.id, talk.iid, 'Plain note');
+      const discussions = await root.MergeRequestDiscussions.all(project.id, talk.iid);
+      expect(
+        discussions.map((discussion) => [
+          discussion.id,
+          discussion.individual_note,
+          notesOf(discussion).map((note) => [note.id, note.body, note.type, note.resolvable]),
+        ]),
+      ).toEqual([
+        [
+          thread.id,
+          false,
+          [
+            [opening.id, 'Why this?', 'DiscussionNote', true],
+            [reply.id, 'Because.', 'DiscussionNote', true],
+          ],
+        ],
+        [discussions[1].id, true, [[plain.id, 'Plain note', null, false]]],
+      ]);
+      expect(
+        (await dev.api.MergeRequestDiscussions.editNote(project.id, talk.iid, thread.id, reply.id, { body: 'Because it is needed.' })).body,
+      ).toBe('Because it is needed.');
+      const shownThread = await root.MergeRequestDiscussions.show(project.id, talk.iid, thread.id);
+      expect([shownThread.id, shownThread.individual_note, notesOf(shownThread).map((note) => note.body)]).toEqual([
+        thread.id,
+        false,
+        ['Why this?', 'Because it is needed.'],
+      ]);
+      expect(await refusal(root.MergeRequestDiscussions.show(project.id, talk.iid, '0'.repeat(40)))).toEqual([
+        404,
+        '404 Discussion Not Found',
+      ]);
+      // The original answers true for a project that does not ask for resolved discussions.
+      expect(await blocking()).toBe(true);
+      // The project asks for resolved discussions: the unresolved thread blocks the merge.
+      expect(
+        (await root.Projects.edit(project.id, { onlyAllowMergeIfAllDiscussionsAreResolved: true }))
+          .only_allow_merge_if_all_discussions_are_resolved,
+      ).toBe(true);
+      expect(await blocking()).toBe(false);
+      expect(await refusal(root.MergeRequests.merge(project.id, talk.iid))).toEqual([405, 'Branch cannot be merged']);
+      // A reporter who is not the request's author may not resolve; its author (a developer) resolves the thread.
+      expect(await refusal(reporter.api.MergeRequestDiscussions.resolve(project.id, talk.iid, thread.id, true))).toEqual([
+        403,
+        '403 Forbidden',
+      ]);
+      const resolved = await dev.api.MergeRequestDiscussions.resolve(project.id, talk.iid, thread.id, true);
+      expect(
+        notesOf(resolved).map((note) => [
+          note.id,
+          note.resolved,
+          (note.resolved_by as { username: string } | null)?.username,
+          typeof note.resolved_at,
+        ]),
+      ).toEqual([
+        [opening.id, true, 'gb-mr-dev', 'string'],
+        [reply.id, true, 'gb-mr-dev', 'string'],
+      ]);
+      expect(await blocking()).toBe(true);
+      const unresolved = await root.MergeRequestDiscussions.editNote(project.id, talk.iid, thread.id, opening.id, { resolved: false });
+      expect([unresolved.id, unresolved.resolved, unresolved.resolved_by, unresolved.resolved_at]).toEqual([opening.id, false, null, null]);
+      expect(notesOf(await root.MergeRequestDiscussions.show(project.id, talk.iid, thread.id)).map((note) => note.resolved)).toEqual([
+        false,
+        true,
+      ]);
+      expect(await blocking()).toBe(false);
+      await root.MergeRequestDiscussions.removeNote(project.id, talk.iid, discussions[1].id, plain.id);
+      expect((await root.MergeRequestDiscussions.all(project.id, talk.iid)).map((discussion) => discussion.id)).toEqual([thread.id]);
+      // A follow-up issue takes the unresolved thread over and resolves it (gitbeaker requires a title, as the original does).
+      const followUp = await dev.api.Issues.create(project.id, 'Follow it up', { mergeRequestToResolveDiscussionsOf: talk.iid });
+      expect([followUp.title, followUp.description]).toEqual([
+        'Follow it up',
+        `The following discussion from !${talk.iid} should be addressed:\n\n- [ ] @gb-mr-reporter started a [discussion](${talk.web_url}` +
+          `#note_${opening.id}):  (+1 comment)\n\n    > Why this?`,
+      ]);
+      const followedUp = await root.MergeRequestDiscussions.show(project.id, talk.iid, thread.id);
+      expect(notesOf(followedUp).map((note) => [note.resolved, (note.resolved_by as { username: string } | null)?.username])).toEqual([
+        [true, 'gb-mr-dev'],
+        [true, 'gb-mr-dev'],
+      ]);
+      expect(await blocking()).toBe(true);
+      expect((await root.MergeRequests.merge(project.id, talk.iid)).state).toBe('merged');
+      // Threads of issues are not resolvable.
+      const talkIssue = await root.Issues.create(project.id, 'Talk');
+      const issueThread = await reporter.api.IssueDiscussions.create(project.id, talkIssue.iid, 'Hello');
+      expect([
+        issueThread.individual_note,
+        notesOf(issueThread).map((note) => [note.body, note.type, note.noteable_type, note.resolvable, 'resolved' in note]),
+      ]).toEqual([false, [['Hello', 'DiscussionNote', 'Issue', false, false]]]);
+      const issueReply = await root.IssueDiscussions.addNote(project.id, talkIssue.iid, issueThread.id, 'Hi');
+      expect([issueReply.body, issueReply.type, issueReply.resolvable]).toEqual(['Hi', 'DiscussionNote', false]);
+      expect(notesOf(await root.IssueDiscussions.show(project.id, talkIssue.iid, issueThread.id)).map((note) => note.body)).toEqual([
+        'Hello',
+        'Hi',
+      ]);
+    },
+  );
 
   it('creates, lists, shows, edits, stops and removes environments', async () => {
     const project = await root.Projects.create({ name: 'gitbeaker-environments' });
     const production = await root.Environments.create(project.id, 'production', { externalUrl: 'https://prod.example.com' });
-    expect(production).toEqual({ id: production.id, name: 'production', slug: 'production', external_url: 'https://prod.example.com', state: 'available', last_deployment: null });
+    expect(production).toEqual({
+      id: production.id,
+      name: 'production',
+      slug: 'production',
+      external_url: 'https://prod.example.com',
+      state: 'available',
+      last_deployment: null,
+    });
     const review = await root.Environments.create(project.id, 'Review/gb-1');
     expect(review.slug).toMatch(/^review-gb-1-[a-z0-9]{6}$/);
     const taken = await root.Environments.create(project.id, 'Review/gb-1').catch((failure: unknown) => failure);
@@ -434,12 +631,18 @@ describe('@gitbeaker/rest against forgekit', () => {
     ]);
     expect((await root.Environments.all(project.id, { search: 'review' })).map((item) => item.id)).toEqual([review.id]);
     expect((await root.Environments.all(project.id, { name: 'production' })).map((item) => item.id)).toEqual([production.id]);
-    expect((await root.Environments.all(project.id, { perPage: 1, maxPages: 2 })).map((item) => item.name)).toEqual(['production', 'Review/gb-1']);
+    expect((await root.Environments.all(project.id, { perPage: 1, maxPages: 2 })).map((item) => item.name)).toEqual([
+      'production',
+      'Review/gb-1',
+    ]);
     const shown = await root.Environments.show(project.id, review.id);
     expect([shown.name, shown.slug, shown.external_url, shown.last_deployment]).toEqual(['Review/gb-1', review.slug, null, null]);
 
     // gitbeaker 43 types `edit` without `name` (later versions stopped renaming); the service renames, keeping the slug.
-    const edited = await root.Environments.edit(project.id, review.id, { externalUrl: 'https://review.example.com', name: 'review/gb-renamed' } as { externalUrl: string });
+    const edited = await root.Environments.edit(project.id, review.id, {
+      externalUrl: 'https://review.example.com',
+      name: 'review/gb-renamed',
+    } as { externalUrl: string });
     expect([edited.name, edited.slug, edited.external_url]).toEqual(['review/gb-renamed', review.slug, 'https://review.example.com']);
     const stopped = await root.Environments.stop(project.id, review.id);
     expect([stopped.id, stopped.state]).toEqual([review.id, 'stopped']);
@@ -452,13 +655,26 @@ describe('@gitbeaker/rest against forgekit', () => {
   });
 
   it("shares groups with groups, and lists descendant groups, a project's groups and a group's shared projects", async () => {
-    const status = (call: Promise<unknown>) => call.then(() => 200, (failure: { cause: { response: { status: number } } }) => failure.cause.response.status);
-    const user = await root.Users.create({ email: 'gb-shares@example.com', username: 'gb-shares', name: 'gb-shares', password: 'long-enough-1', skipConfirmation: true });
+    const status = (call: Promise<unknown>) =>
+      call.then(
+        () => 200,
+        (failure: { cause: { response: { status: number } } }) => failure.cause.response.status,
+      );
+    const user = await root.Users.create({
+      email: 'gb-shares@example.com',
+      username: 'gb-shares',
+      name: 'gb-shares',
+      password: 'long-enough-1',
+      skipConfirmation: true,
+    });
     const pat = await root.Users.createPersonalAccessToken(user.id, 'gb-shares', ['api']);
     const member = new Gitlab({ host, token: pat.token as string });
     const parent = await root.Groups.create('gb-share-parent', 'gb-share-parent', { visibility: 'private' });
     const child = await root.Groups.create('gb-share-child', 'gb-share-child', { parentId: parent.id, visibility: 'private' });
-    const grandchild = await root.Groups.create('gb-share-grandchild', 'gb-share-grandchild', { parentId: child.id, visibility: 'private' });
+    const grandchild = await root.Groups.create('gb-share-grandchild', 'gb-share-grandchild', {
+      parentId: child.id,
+      visibility: 'private',
+    });
     const team = await root.Groups.create('gb-share-team', 'gb-share-team', { visibility: 'private' });
     await root.GroupMembers.add(team.id, 30, { userId: user.id });
     const project = await root.Projects.create({ name: 'gb-shared-project', namespaceId: child.id, visibility: 'private' });
@@ -466,15 +682,24 @@ describe('@gitbeaker/rest against forgekit', () => {
 
     // The team's members reach the parent group's projects, up to the share's level.
     const shared = await root.Groups.share(parent.id, team.id, 20, {});
-    expect((shared.shared_with_groups as { group_id: number; group_access_level: number }[]).map((link) => [link.group_id, link.group_access_level])).toEqual([[team.id, 20]]);
+    expect(
+      (shared.shared_with_groups as { group_id: number; group_access_level: number }[]).map((link) => [
+        link.group_id,
+        link.group_access_level,
+      ]),
+    ).toEqual([[team.id, 20]]);
     const seen = await member.Projects.show(project.id);
     expect([seen.id, (seen.permissions as { group_access: unknown }).group_access]).toEqual([project.id, null]);
     expect(await status(root.Groups.share(parent.id, team.id, 20, {}))).toBe(409);
 
-    expect((await root.Groups.allDescendantGroups(parent.id, {})).map((group) => group.id).sort()).toEqual([child.id, grandchild.id].sort());
+    expect((await root.Groups.allDescendantGroups(parent.id, {})).map((group) => group.id).sort()).toEqual(
+      [child.id, grandchild.id].sort(),
+    );
     expect((await root.Projects.allGroups(project.id)).map((group) => group.id).sort()).toEqual([parent.id, child.id].sort());
     await root.Projects.share(project.id, team.id, 30);
-    expect((await root.Projects.allGroups(project.id, { withShared: true })).map((group) => group.id).sort()).toEqual([parent.id, child.id, team.id].sort());
+    expect((await root.Projects.allGroups(project.id, { withShared: true })).map((group) => group.id).sort()).toEqual(
+      [parent.id, child.id, team.id].sort(),
+    );
     expect((await root.Groups.allSharedProjects(team.id)).map((item) => item.id)).toEqual([project.id]);
 
     await root.Projects.unshare(project.id, team.id);
@@ -487,9 +712,18 @@ describe('@gitbeaker/rest against forgekit', () => {
     const refusal = (call: Promise<unknown>) =>
       call.then(
         () => 'succeeded',
-        (failure: { cause: { response: { status: number }; description: string } }) => [failure.cause.response.status, failure.cause.description],
+        (failure: { cause: { response: { status: number }; description: string } }) => [
+          failure.cause.response.status,
+          failure.cause.description,
+        ],
       );
-    const user = await root.Users.create({ email: 'gb-runners@example.com', username: 'gb-runners', name: 'gb-runners', password: 'long-enough-1', skipConfirmation: true });
+    const user = await root.Users.create({
+      email: 'gb-runners@example.com',
+      username: 'gb-runners',
+      name: 'gb-runners',
+      password: 'long-enough-1',
+      skipConfirmation: true,
+    });
     const pat = await root.Users.createPersonalAccessToken(user.id, 'gb-runners', ['api']);
     const owner = new Gitlab({ host, token: pat.token as string });
     const first = await owner.Projects.create({ name: 'gb-runners-one' });
@@ -510,9 +744,23 @@ describe('@gitbeaker/rest against forgekit', () => {
     // Its token verified (gitbeaker sends what it is given): that is its contact.
     await root.Runners.verify({ token: runner.token } as Parameters<typeof root.Runners.verify>[0]);
     const shown = await owner.Runners.show(runner.id);
-    expect(shown).toMatchObject({ description: 'gb-runner', is_shared: false, runner_type: 'project_type', tag_list: ['docker', 'linux'], run_untagged: false, name: 'gitlab-runner', version: '11.4.2', token: runner.token, online: true, status: 'online' });
+    expect(shown).toMatchObject({
+      description: 'gb-runner',
+      is_shared: false,
+      runner_type: 'project_type',
+      tag_list: ['docker', 'linux'],
+      run_untagged: false,
+      name: 'gitlab-runner',
+      version: '11.4.2',
+      token: runner.token,
+      online: true,
+      status: 'online',
+    });
     expect(shown.projects.map((project) => project.id)).toEqual([first.id]);
-    expect(await refusal(root.Runners.verify({ token: 'gb-unknown' } as Parameters<typeof root.Runners.verify>[0]))).toEqual([403, '403 Forbidden']);
+    expect(await refusal(root.Runners.verify({ token: 'gb-unknown' } as Parameters<typeof root.Runners.verify>[0]))).toEqual([
+      403,
+      '403 Forbidden',
+    ]);
 
     // Lists: the owner's own (by scope), every runner for root (by type).
     expect((await owner.Runners.all({ owned: true })).map((listed) => listed.id)).toEqual([runner.id]);
@@ -522,19 +770,43 @@ describe('@gitbeaker/rest against forgekit', () => {
     expect(await refusal(owner.Runners.all())).toEqual([403, '403 Forbidden']);
 
     // Changed: tag_list is the full set of its tags.
-    const edited = await owner.Runners.edit(runner.id, { description: 'gb-runner changed', tagList: ['ruby'], active: false, accessLevel: 'ref_protected', maximumTimeout: 3600 });
-    expect(edited).toMatchObject({ description: 'gb-runner changed', tag_list: ['ruby'], active: false, status: 'paused', access_level: 'ref_protected', maximum_timeout: 3600 });
+    const edited = await owner.Runners.edit(runner.id, {
+      description: 'gb-runner changed',
+      tagList: ['ruby'],
+      active: false,
+      accessLevel: 'ref_protected',
+      maximumTimeout: 3600,
+    });
+    expect(edited).toMatchObject({
+      description: 'gb-runner changed',
+      tag_list: ['ruby'],
+      active: false,
+      status: 'paused',
+      access_level: 'ref_protected',
+      maximum_timeout: 3600,
+    });
     expect(await refusal(owner.Runners.edit(shared.id, { active: false }))).toEqual([403, '403 Forbidden - No access granted']);
 
     // Enabled in the owner's second project, listed there, disabled; never in its only project.
     expect(await owner.Runners.enable(second.id, runner.id)).toMatchObject({ id: runner.id, is_shared: false });
-    expect(await refusal(owner.Runners.enable(second.id, runner.id))).toEqual([400, '{"assign_to":["Validation failed: Runner has already been taken"]}']);
+    expect(await refusal(owner.Runners.enable(second.id, runner.id))).toEqual([
+      400,
+      '{"assign_to":["Validation failed: Runner has already been taken"]}',
+    ]);
     expect(await refusal(owner.Runners.enable(second.id, shared.id))).toEqual([403, '403 Forbidden - No access granted']);
-    expect((await owner.Runners.all({ projectId: second.id })).map((listed) => listed.id)).toEqual(expect.arrayContaining([runner.id, shared.id]));
-    expect(await refusal(owner.Runners.remove({ runnerId: runner.id }))).toEqual([403, '403 Forbidden - Runner associated with more than one project']);
+    expect((await owner.Runners.all({ projectId: second.id })).map((listed) => listed.id)).toEqual(
+      expect.arrayContaining([runner.id, shared.id]),
+    );
+    expect(await refusal(owner.Runners.remove({ runnerId: runner.id }))).toEqual([
+      403,
+      '403 Forbidden - Runner associated with more than one project',
+    ]);
     await owner.Runners.disable(second.id, runner.id);
     expect((await owner.Runners.show(runner.id)).projects.map((project) => project.id)).toEqual([first.id]);
-    expect(await refusal(owner.Runners.disable(first.id, runner.id))).toEqual([403, '403 Forbidden - Only one project associated with the runner. Please remove the runner instead']);
+    expect(await refusal(owner.Runners.disable(first.id, runner.id))).toEqual([
+      403,
+      '403 Forbidden - Only one project associated with the runner. Please remove the runner instead',
+    ]);
 
     // Removed by its owner, and by a runner with its own token.
     await owner.Runners.remove({ runnerId: runner.id });

@@ -24,7 +24,12 @@ type User = Awaited<ReturnType<typeof createUser>>;
 
 async function createGroup(owner: User, input: { path?: string; visibility?: 'private' | 'internal' | 'public'; parent_id?: number } = {}) {
   const path = input.path ?? unique('g');
-  return t.hosting.as(owner.id).groups.create({ name: path, path, visibility: input.visibility ?? 'private', ...(input.parent_id ? { parent_id: input.parent_id } : {}) });
+  return t.hosting.as(owner.id).groups.create({
+    name: path,
+    path,
+    visibility: input.visibility ?? 'private',
+    ...(input.parent_id ? { parent_id: input.parent_id } : {}),
+  });
 }
 
 const get = (url: string, user?: User) => {
@@ -40,16 +45,23 @@ describe('POST /groups/:id/share', () => {
     const inner = await createGroup(owner, { parent_id: shared.id });
     // The group shared with: one the sharing owner may see.
     const other = await createGroup(member, { visibility: 'internal' });
-    const project = await t.hosting.as(owner.id).projects.create({ name: unique('p'), namespace_id: shared.id, initialize_with_readme: true });
+    const project = await t.hosting
+      .as(owner.id)
+      .projects.create({ name: unique('p'), namespace_id: shared.id, initialize_with_readme: true });
     const deep = await t.hosting.as(owner.id).projects.create({ name: unique('deep'), namespace_id: inner.id });
     // Before the share the member sees none of it.
     expect((await get(`/projects/${project.id}`, member)).status).toBe(404);
     expect((await get(`/groups/${shared.id}`, member)).status).toBe(404);
 
-    const res = await t.http.post(`/api/v4/groups/${shared.id}/share`).set('PRIVATE-TOKEN', owner.token).send({ group_id: other.id, group_access: 30, expires_at: '2099-12-31' });
+    const res = await t.http
+      .post(`/api/v4/groups/${shared.id}/share`)
+      .set('PRIVATE-TOKEN', owner.token)
+      .send({ group_id: other.id, group_access: 30, expires_at: '2099-12-31' });
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({ id: shared.id, full_path: shared.full_path, projects: [expect.objectContaining({ id: project.id })] });
-    expect(res.body.shared_with_groups).toEqual([{ group_id: other.id, group_name: other.name, group_full_path: other.full_path, group_access_level: 30, expires_at: '2099-12-31' }]);
+    expect(res.body.shared_with_groups).toEqual([
+      { group_id: other.id, group_name: other.name, group_full_path: other.full_path, group_access_level: 30, expires_at: '2099-12-31' },
+    ]);
     expect((await get(`/groups/${shared.id}`, owner)).body.shared_with_groups).toEqual(res.body.shared_with_groups);
 
     // The member (an owner of its own group) reaches it all as a developer: the share's level caps its own.
@@ -64,11 +76,23 @@ describe('POST /groups/:id/share', () => {
     const groups = await get('/groups?per_page=100', member);
     expect(groups.body.map((g: { id: number }) => g.id).sort()).toEqual([shared.id, inner.id, other.id].sort());
     // A developer pushes a branch of its own (master is protected); only maintainers change the project.
-    const body = { branch: 'topic', start_branch: 'master', commit_message: 'Shared', actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }] };
-    expect((await t.http.post(`/api/v4/projects/${project.id}/repository/commits`).set('PRIVATE-TOKEN', member.token).send(body)).status).toBe(201);
-    const master = await t.http.post(`/api/v4/projects/${project.id}/repository/commits`).set('PRIVATE-TOKEN', member.token).send({ ...body, branch: 'master', start_branch: undefined });
+    const body = {
+      branch: 'topic',
+      start_branch: 'master',
+      commit_message: 'Shared',
+      actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }],
+    };
+    expect(
+      (await t.http.post(`/api/v4/projects/${project.id}/repository/commits`).set('PRIVATE-TOKEN', member.token).send(body)).status,
+    ).toBe(201);
+    const master = await t.http
+      .post(`/api/v4/projects/${project.id}/repository/commits`)
+      .set('PRIVATE-TOKEN', member.token)
+      .send({ ...body, branch: 'master', start_branch: undefined });
     expect([master.status, master.body]).toEqual([400, { message: 'You are not allowed to push into this branch' }]);
-    expect((await t.http.put(`/api/v4/projects/${project.id}`).set('PRIVATE-TOKEN', member.token).send({ description: 'no' })).status).toBe(403);
+    expect((await t.http.put(`/api/v4/projects/${project.id}`).set('PRIVATE-TOKEN', member.token).send({ description: 'no' })).status).toBe(
+      403,
+    );
     // The users with access to the project count it too.
     const users = await get(`/projects/${project.id}/users?per_page=100`, owner);
     expect(users.body.map((user: { id: number }) => user.id)).toContain(member.id);
@@ -78,30 +102,42 @@ describe('POST /groups/:id/share', () => {
     await expect(again).rejects.toMatchObject({ status: 409, message: 'Shared group The group has already been shared with this group' });
   });
 
-  it('answers 400 for a level or a day it does not take, 404 for a group the caller may not see or whose members it may not administer, 409 for a share that exists', async () => {
-    const owner = await createUser(t.hosting);
-    const developer = await createUser(t.hosting);
-    const stranger = await createUser(t.hosting);
-    const shared = await createGroup(owner);
-    const other = await createGroup(owner, { visibility: 'internal' });
-    const hidden = await createGroup(stranger);
-    await t.hosting.groupMembers.add(shared.id, { user_id: developer.id, access_level: 30 });
-    const share = (user: User, body: Record<string, unknown>, id: number = shared.id) => t.http.post(`/api/v4/groups/${id}/share`).set('PRIVATE-TOKEN', user.token).send(body);
+  it(
+    'answers 400 for a level or a day it does not take, 404 for a group the caller may not see or whose members it may not administer, ' +
+      '409 for a share that exists',
+    async () => {
+      const owner = await createUser(t.hosting);
+      const developer = await createUser(t.hosting);
+      const stranger = await createUser(t.hosting);
+      const shared = await createGroup(owner);
+      const other = await createGroup(owner, { visibility: 'internal' });
+      const hidden = await createGroup(stranger);
+      await t.hosting.groupMembers.add(shared.id, { user_id: developer.id, access_level: 30 });
+      const share = (user: User, body: Record<string, unknown>, id: number = shared.id) =>
+        t.http.post(`/api/v4/groups/${id}/share`).set('PRIVATE-TOKEN', user.token).send(body);
 
-    expect([(await share(owner, { group_id: other.id, group_access: 35 })).status, (await share(owner, { group_id: other.id, group_access: 35 })).body]).toEqual([400, { message: { group_access: ['does not have a valid value'] } }]);
-    expect((await share(owner, { group_id: other.id, group_access: 30, expires_at: '2001-01-01' })).body).toEqual({ message: { expires_at: ['cannot be a date in the past'] } });
-    expect((await share(owner, { group_access: 30 })).body).toEqual({ message: '400 (Bad request) "group_id" not given' });
-    const invisible = await share(owner, { group_id: hidden.id, group_access: 30 });
-    expect([invisible.status, invisible.body]).toEqual([404, { message: '404 Group Not Found' }]);
-    const notOwner = await share(developer, { group_id: other.id, group_access: 30 });
-    expect([notOwner.status, notOwner.body]).toEqual([404, { message: 'Not Found' }]);
-    const ofStranger = await share(stranger, { group_id: hidden.id, group_access: 30 });
-    expect([ofStranger.status, ofStranger.body]).toEqual([404, { message: '404 Group Not Found' }]);
-    expect((await share(owner, { group_id: other.id, group_access: 50 })).status).toBe(201);
-    const twice = await share(owner, { group_id: other.id, group_access: 10 });
-    expect([twice.status, twice.body]).toEqual([409, { message: 'Shared group The group has already been shared with this group' }]);
-    await expect(t.hosting.as(developer.id).groups.share(shared.id, { group_id: other.id, group_access: 30 })).rejects.toThrow(NotFoundError);
-  });
+      expect([
+        (await share(owner, { group_id: other.id, group_access: 35 })).status,
+        (await share(owner, { group_id: other.id, group_access: 35 })).body,
+      ]).toEqual([400, { message: { group_access: ['does not have a valid value'] } }]);
+      expect((await share(owner, { group_id: other.id, group_access: 30, expires_at: '2001-01-01' })).body).toEqual({
+        message: { expires_at: ['cannot be a date in the past'] },
+      });
+      expect((await share(owner, { group_access: 30 })).body).toEqual({ message: '400 (Bad request) "group_id" not given' });
+      const invisible = await share(owner, { group_id: hidden.id, group_access: 30 });
+      expect([invisible.status, invisible.body]).toEqual([404, { message: '404 Group Not Found' }]);
+      const notOwner = await share(developer, { group_id: other.id, group_access: 30 });
+      expect([notOwner.status, notOwner.body]).toEqual([404, { message: 'Not Found' }]);
+      const ofStranger = await share(stranger, { group_id: hidden.id, group_access: 30 });
+      expect([ofStranger.status, ofStranger.body]).toEqual([404, { message: '404 Group Not Found' }]);
+      expect((await share(owner, { group_id: other.id, group_access: 50 })).status).toBe(201);
+      const twice = await share(owner, { group_id: other.id, group_access: 10 });
+      expect([twice.status, twice.body]).toEqual([409, { message: 'Shared group The group has already been shared with this group' }]);
+      await expect(t.hosting.as(developer.id).groups.share(shared.id, { group_id: other.id, group_access: 30 })).rejects.toThrow(
+        NotFoundError,
+      );
+    },
+  );
 
   it('stops counting once expired, and is taken back by DELETE (204; 404 when not shared)', async () => {
     const owner = await createUser(t.hosting);
@@ -112,10 +148,16 @@ describe('POST /groups/:id/share', () => {
     await t.hosting.as(owner.id).groups.share(shared.id, { group_id: other.id, group_access: 40 });
     expect((await get(`/projects/${project.id}`, member)).status).toBe(200);
     // A share whose last day has passed gives nothing (written as a day past, as time would leave it).
-    await t.db.orm.em.fork().getConnection().execute(`update "group_group_links" set "expires_at" = '2001-01-01' where "shared_group_id" = ${shared.id}`);
+    await t.db.orm.em
+      .fork()
+      .getConnection()
+      .execute(`update "group_group_links" set "expires_at" = '2001-01-01' where "shared_group_id" = ${shared.id}`);
     expect((await get(`/projects/${project.id}`, member)).status).toBe(404);
     expect((await get(`/groups/${shared.id}`, owner)).body.shared_with_groups).toEqual([]);
-    await t.db.orm.em.fork().getConnection().execute(`update "group_group_links" set "expires_at" = null where "shared_group_id" = ${shared.id}`);
+    await t.db.orm.em
+      .fork()
+      .getConnection()
+      .execute(`update "group_group_links" set "expires_at" = null where "shared_group_id" = ${shared.id}`);
     expect((await get(`/projects/${project.id}`, member)).status).toBe(200);
 
     expect((await t.http.delete(`/api/v4/groups/${shared.id}/share/${other.id}`).set('PRIVATE-TOKEN', member.token)).status).toBe(403);
@@ -138,8 +180,12 @@ describe('POST /groups/:id/share', () => {
     const closed = await createGroup(owner);
     await t.hosting.as(owner.id).groups.share(shared.id, { group_id: open.id, group_access: 20 });
     await t.hosting.as(owner.id).groups.share(shared.id, { group_id: closed.id, group_access: 30 });
-    expect((await get(`/groups/${shared.id}`, viewer)).body.shared_with_groups.map((share: { group_id: number }) => share.group_id)).toEqual([open.id]);
-    expect((await get(`/groups/${shared.id}`, owner)).body.shared_with_groups.map((share: { group_id: number }) => share.group_id)).toEqual([open.id, closed.id]);
+    expect(
+      (await get(`/groups/${shared.id}`, viewer)).body.shared_with_groups.map((share: { group_id: number }) => share.group_id),
+    ).toEqual([open.id]);
+    expect((await get(`/groups/${shared.id}`, owner)).body.shared_with_groups.map((share: { group_id: number }) => share.group_id)).toEqual(
+      [open.id, closed.id],
+    );
   });
 });
 
@@ -171,10 +217,22 @@ describe('GET /groups/:id/descendant_groups', () => {
       parent_id: child.id,
     });
     // Another user sees the public ones; anyone may ask of a public group.
-    expect((await get(`/groups/${top.id}/descendant_groups?order_by=id`, viewer)).body.map((group: { id: number }) => group.id)).toEqual([child.id, grandchild.id]);
-    expect((await get(`/groups/${top.id}/descendant_groups?order_by=id`)).body.map((group: { id: number }) => group.id)).toEqual([child.id, grandchild.id]);
-    expect((await get(`/groups/${top.id}/descendant_groups?search=grand`, owner)).body.map((group: { id: number }) => group.id)).toEqual([grandchild.id]);
-    expect((await get(`/groups/${top.id}/descendant_groups?skip_groups[]=${child.id}&order_by=id`, owner)).body.map((group: { id: number }) => group.id)).toEqual([grandchild.id, hidden.id]);
+    expect((await get(`/groups/${top.id}/descendant_groups?order_by=id`, viewer)).body.map((group: { id: number }) => group.id)).toEqual([
+      child.id,
+      grandchild.id,
+    ]);
+    expect((await get(`/groups/${top.id}/descendant_groups?order_by=id`)).body.map((group: { id: number }) => group.id)).toEqual([
+      child.id,
+      grandchild.id,
+    ]);
+    expect((await get(`/groups/${top.id}/descendant_groups?search=grand`, owner)).body.map((group: { id: number }) => group.id)).toEqual([
+      grandchild.id,
+    ]);
+    expect(
+      (await get(`/groups/${top.id}/descendant_groups?skip_groups[]=${child.id}&order_by=id`, owner)).body.map(
+        (group: { id: number }) => group.id,
+      ),
+    ).toEqual([grandchild.id, hidden.id]);
     expect((await get(`/groups/${hidden.id}/descendant_groups`, viewer)).body).toEqual({ message: '404 Group Not Found' });
     expect(await t.hosting.as(viewer.id).groups.descendantGroups(child.id)).toEqual([expect.objectContaining({ id: grandchild.id })]);
   });
@@ -203,16 +261,23 @@ describe('GET /groups/:id/projects/shared', () => {
     const own = await t.hosting.as(owner.id).projects.create({ name: unique('own'), namespace_id: group.id, visibility: 'public' });
     const sharedPublic = await t.hosting.as(owner.id).projects.create({ name: unique('alpha'), visibility: 'public' });
     const sharedPrivate = await t.hosting.as(owner.id).projects.create({ name: unique('beta'), visibility: 'private' });
-    for (const project of [sharedPublic, sharedPrivate]) await t.hosting.as(owner.id).projects.share(project.id, { group_id: group.id, group_access: 30 });
+    for (const project of [sharedPublic, sharedPrivate])
+      await t.hosting.as(owner.id).projects.share(project.id, { group_id: group.id, group_access: 30 });
     const res = await get(`/groups/${group.id}/projects/shared?order_by=id&sort=asc`, owner);
     expect(res.status).toBe(200);
     expect(res.body.map((project: { id: number }) => project.id)).toEqual([sharedPublic.id, sharedPrivate.id]);
     expect(res.body[0].shared_with_groups).toEqual([{ group_id: group.id, group_name: group.full_name, group_access_level: 30 }]);
     expect(pageHeaders(res.headers)).toMatchObject({ total: 2 });
     expect(res.body.map((project: { id: number }) => project.id)).not.toContain(own.id);
-    expect((await get(`/groups/${group.id}/projects/shared`, viewer)).body.map((project: { id: number }) => project.id)).toEqual([sharedPublic.id]);
-    expect((await get(`/groups/${group.id}/projects/shared?visibility=private&simple=true`, owner)).body).toEqual([expect.objectContaining({ id: sharedPrivate.id })]);
-    expect(Object.keys((await get(`/groups/${group.id}/projects/shared?simple=true&search=alpha`, owner)).body[0])).not.toContain('permissions');
+    expect((await get(`/groups/${group.id}/projects/shared`, viewer)).body.map((project: { id: number }) => project.id)).toEqual([
+      sharedPublic.id,
+    ]);
+    expect((await get(`/groups/${group.id}/projects/shared?visibility=private&simple=true`, owner)).body).toEqual([
+      expect.objectContaining({ id: sharedPrivate.id }),
+    ]);
+    expect(Object.keys((await get(`/groups/${group.id}/projects/shared?simple=true&search=alpha`, owner)).body[0])).not.toContain(
+      'permissions',
+    );
     expect((await t.hosting.groups.sharedProjects(group.id, { search: 'beta' })).map((project) => project.id)).toEqual([sharedPrivate.id]);
   });
 });
@@ -230,20 +295,40 @@ describe('GET /projects/:id/groups', () => {
     const res = await get(`/projects/${project.id}/groups`, owner);
     expect(res.status).toBe(200);
     expect(res.body).toEqual([
-      { id: middle.id, web_url: `http://forge.test/groups/${middle.full_path}`, name: middle.name, avatar_url: null, full_name: middle.full_name, full_path: middle.full_path },
-      { id: top.id, web_url: `http://forge.test/groups/${top.full_path}`, name: top.name, avatar_url: null, full_name: top.full_name, full_path: top.full_path },
+      {
+        id: middle.id,
+        web_url: `http://forge.test/groups/${middle.full_path}`,
+        name: middle.name,
+        avatar_url: null,
+        full_name: middle.full_name,
+        full_path: middle.full_path,
+      },
+      {
+        id: top.id,
+        web_url: `http://forge.test/groups/${top.full_path}`,
+        name: top.name,
+        avatar_url: null,
+        full_name: top.full_name,
+        full_path: top.full_path,
+      },
     ]);
-    const ids = async (query: string) => (await get(`/projects/${project.id}/groups?${query}`, owner)).body.map((group: { id: number }) => group.id);
+    const ids = async (query: string) =>
+      (await get(`/projects/${project.id}/groups?${query}`, owner)).body.map((group: { id: number }) => group.id);
     expect(await ids('with_shared=true')).toEqual([reader.id, viewerGroup.id, middle.id, top.id]);
     expect(await ids('with_shared=true&shared_min_access_level=30')).toEqual([reader.id, middle.id, top.id]);
     expect(await ids(`with_shared=true&skip_groups[]=${top.id}&skip_groups[]=${reader.id}`)).toEqual([viewerGroup.id, middle.id]);
     expect(await ids(`search=${middle.path}`)).toEqual([middle.id]);
-    expect(pageHeaders((await get(`/projects/${project.id}/groups?with_shared=true&per_page=1`, owner)).headers)).toMatchObject({ total: 4, totalPages: 4 });
+    expect(pageHeaders((await get(`/projects/${project.id}/groups?with_shared=true&per_page=1`, owner)).headers)).toMatchObject({
+      total: 4,
+      totalPages: 4,
+    });
     // A project in a user's namespace has no group of its own.
     const mine = await t.hosting.as(owner.id).projects.create({ name: unique('mine') });
     expect((await get(`/projects/${mine.id}/groups`, owner)).body).toEqual([]);
     expect((await get(`/projects/${project.id}/groups`)).body).toEqual({ message: '404 Project Not Found' });
-    expect((await t.hosting.as(owner.id).projects.groups(project.id, { with_shared: true, shared_visible_only: true })).map((group) => group.id)).toEqual([reader.id, viewerGroup.id, middle.id, top.id]);
+    expect(
+      (await t.hosting.as(owner.id).projects.groups(project.id, { with_shared: true, shared_visible_only: true })).map((group) => group.id),
+    ).toEqual([reader.id, viewerGroup.id, middle.id, top.id]);
   });
 
   it("shows its project's namespace with parent_id: the group above, null at the top and in a user's namespace", async () => {
@@ -252,8 +337,22 @@ describe('GET /projects/:id/groups', () => {
     const inner = await createGroup(owner, { parent_id: top.id });
     const inside = await t.hosting.as(owner.id).projects.create({ name: unique('in'), namespace_id: inner.id });
     const atTop = await t.hosting.as(owner.id).projects.create({ name: unique('top'), namespace_id: top.id });
-    expect(inside.namespace).toEqual({ id: inner.id, name: inner.name, path: inner.path, kind: 'group', full_path: inner.full_path, parent_id: top.id });
-    expect((await get(`/projects/${atTop.id}`, owner)).body.namespace).toEqual({ id: top.id, name: top.name, path: top.path, kind: 'group', full_path: top.full_path, parent_id: null });
+    expect(inside.namespace).toEqual({
+      id: inner.id,
+      name: inner.name,
+      path: inner.path,
+      kind: 'group',
+      full_path: inner.full_path,
+      parent_id: top.id,
+    });
+    expect((await get(`/projects/${atTop.id}`, owner)).body.namespace).toEqual({
+      id: top.id,
+      name: top.name,
+      path: top.path,
+      kind: 'group',
+      full_path: top.full_path,
+      parent_id: null,
+    });
   });
 });
 
@@ -262,7 +361,8 @@ describe('GET /namespaces/:namespace/exists', () => {
     const owner = await createUser(t.hosting);
     const path = unique('taken');
     const group = await createGroup(owner, { path });
-    const ask = (name: string, query: Record<string, unknown> = {}) => get(`/namespaces/${encodeURIComponent(name)}/exists`, owner).query(query);
+    const ask = (name: string, query: Record<string, unknown> = {}) =>
+      get(`/namespaces/${encodeURIComponent(name)}/exists`, owner).query(query);
     const res = await ask(path);
     expect([res.status, res.body]).toEqual([200, { exists: true, suggests: [`${path}1`] }]);
     expect((await ask(path.toUpperCase())).body).toEqual({ exists: true, suggests: [`${path.toUpperCase()}1`] });
@@ -287,7 +387,13 @@ describe('GET /namespaces/:namespace/exists', () => {
 
 describe('cleanPath', () => {
   it('makes a path of any text as the original does', () => {
-    expect(['my name@example.com', '--foo.git.atom.', '...', 'ok_path-1.x', 'ünï cödé'].map(cleanPath)).toEqual(['myname', 'foo', 'blank', 'ok_path-1.x', 'ncd']);
+    expect(['my name@example.com', '--foo.git.atom.', '...', 'ok_path-1.x', 'ünï cödé'].map(cleanPath)).toEqual([
+      'myname',
+      'foo',
+      'blank',
+      'ok_path-1.x',
+      'ncd',
+    ]);
   });
 });
 
@@ -296,7 +402,13 @@ describe('the administrator', () => {
     const owner = await createUser(t.hosting);
     const shared = await createGroup(owner);
     const other = await createGroup(owner);
-    const res = await t.http.post(`/api/v4/groups/${shared.id}/share`).set('PRIVATE-TOKEN', ROOT_TOKEN).send({ group_id: other.id, group_access: 10 });
-    expect([res.status, res.body.shared_with_groups]).toEqual([201, [expect.objectContaining({ group_id: other.id, group_access_level: 10, expires_at: null })]]);
+    const res = await t.http
+      .post(`/api/v4/groups/${shared.id}/share`)
+      .set('PRIVATE-TOKEN', ROOT_TOKEN)
+      .send({ group_id: other.id, group_access: 10 });
+    expect([res.status, res.body.shared_with_groups]).toEqual([
+      201,
+      [expect.objectContaining({ group_id: other.id, group_access_level: 10, expires_at: null })],
+    ]);
   });
 });

@@ -23,7 +23,12 @@ type User = Awaited<ReturnType<typeof createUser>>;
 async function createGroup(owner: User | null, input: { name?: string; path?: string; visibility?: string; parent_id?: number } = {}) {
   const path = input.path ?? unique('group');
   const as = owner ? t.hosting.as(owner.id) : t.hosting;
-  return as.groups.create({ name: input.name ?? path, path, visibility: (input.visibility ?? 'private') as 'private', ...(input.parent_id ? { parent_id: input.parent_id } : {}) });
+  return as.groups.create({
+    name: input.name ?? path,
+    path,
+    visibility: (input.visibility ?? 'private') as 'private',
+    ...(input.parent_id ? { parent_id: input.parent_id } : {}),
+  });
 }
 
 describe('POST /groups', () => {
@@ -61,20 +66,40 @@ describe('POST /groups', () => {
     const owner = await createUser(t.hosting);
     const outsider = await createUser(t.hosting);
     const parent = await createGroup(owner, { name: 'Parent', visibility: 'internal' });
-    const res = await t.http.post('/api/v4/groups').set('PRIVATE-TOKEN', owner.token).send({ name: 'Child', path: 'child', parent_id: parent.id, visibility: 'internal' });
+    const res = await t.http
+      .post('/api/v4/groups')
+      .set('PRIVATE-TOKEN', owner.token)
+      .send({ name: 'Child', path: 'child', parent_id: parent.id, visibility: 'internal' });
     expect(res.status).toBe(201);
-    expect(res.body).toMatchObject({ parent_id: parent.id, full_path: `${parent.path}/child`, full_name: 'Parent / Child', web_url: `http://forge.test/groups/${parent.path}/child` });
+    expect(res.body).toMatchObject({
+      parent_id: parent.id,
+      full_path: `${parent.path}/child`,
+      full_name: 'Parent / Child',
+      web_url: `http://forge.test/groups/${parent.path}/child`,
+    });
     // A subgroup's path may be what is reserved at the top level.
     const api = await t.hosting.as(owner.id).groups.create({ name: 'Api', path: 'api', parent_id: parent.id, visibility: 'private' });
     expect(api.full_path).toBe(`${parent.path}/api`);
 
-    const open = await t.http.post('/api/v4/groups').set('PRIVATE-TOKEN', owner.token).send({ name: 'Open', path: 'open', parent_id: parent.id, visibility: 'public' });
-    expect([open.status, open.body]).toEqual([400, { message: { visibility_level: ['public is not allowed since the parent group has a internal visibility.'] } }]);
+    const open = await t.http
+      .post('/api/v4/groups')
+      .set('PRIVATE-TOKEN', owner.token)
+      .send({ name: 'Open', path: 'open', parent_id: parent.id, visibility: 'public' });
+    expect([open.status, open.body]).toEqual([
+      400,
+      { message: { visibility_level: ['public is not allowed since the parent group has a internal visibility.'] } },
+    ]);
     // The parent is internal, so the outsider sees it, but does not own it.
-    const refused = await t.http.post('/api/v4/groups').set('PRIVATE-TOKEN', outsider.token).send({ name: 'Mine', path: 'mine', parent_id: parent.id });
+    const refused = await t.http
+      .post('/api/v4/groups')
+      .set('PRIVATE-TOKEN', outsider.token)
+      .send({ name: 'Mine', path: 'mine', parent_id: parent.id });
     expect([refused.status, refused.body]).toEqual([403, { message: '403 Forbidden' }]);
     const hidden = await createGroup(owner);
-    const notFound = await t.http.post('/api/v4/groups').set('PRIVATE-TOKEN', outsider.token).send({ name: 'Mine', path: 'mine', parent_id: hidden.id });
+    const notFound = await t.http
+      .post('/api/v4/groups')
+      .set('PRIVATE-TOKEN', outsider.token)
+      .send({ name: 'Mine', path: 'mine', parent_id: hidden.id });
     expect([notFound.status, notFound.body]).toEqual([404, { message: '404 Group Not Found' }]);
   });
 
@@ -87,7 +112,11 @@ describe('POST /groups', () => {
     });
     expect((await post({ name: 'x', path: 'Admin' })).body).toEqual({ message: { path: ['Admin is a reserved name'] } });
     expect((await post({ name: '-x', path: unique('ok') })).body).toEqual({
-      message: { name: ["can contain only letters, digits, emojis, '_', '.', dash, space, parenthesis. It must start with letter, digit, emoji or '_'."] },
+      message: {
+        name: [
+          "can contain only letters, digits, emojis, '_', '.', dash, space, parenthesis. It must start with letter, digit, emoji or '_'.",
+        ],
+      },
     });
     const clash = await post({ name: taken.name, path: taken.path.toUpperCase() });
     expect([clash.status, clash.body]).toEqual([400, { message: { name: ['has already been taken'], path: ['has already been taken'] } }]);
@@ -97,14 +126,26 @@ describe('POST /groups', () => {
 
   it('is refused (403) to users who may not create groups, and restricted levels to all but administrators', async () => {
     const cannot = await createUser(t.hosting, { can_create_group: false });
-    const res = await t.http.post('/api/v4/groups').set('PRIVATE-TOKEN', cannot.token).send({ name: 'No', path: unique('no') });
+    const res = await t.http
+      .post('/api/v4/groups')
+      .set('PRIVATE-TOKEN', cannot.token)
+      .send({ name: 'No', path: unique('no') });
     expect([res.status, res.body]).toEqual([403, { message: '403 Forbidden' }]);
     const can = await createUser(t.hosting);
     await t.hosting.applicationSettings.update({ restricted_visibility_levels: ['public'] });
     try {
-      const restricted = await t.http.post('/api/v4/groups').set('PRIVATE-TOKEN', can.token).send({ name: 'Pub', path: unique('pub'), visibility: 'public' });
-      expect([restricted.status, restricted.body]).toEqual([400, { message: { visibility_level: ['public has been restricted by your GitLab administrator'] } }]);
-      const admin = await t.http.post('/api/v4/groups').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ name: 'Pub', path: unique('pub'), visibility: 'public' });
+      const restricted = await t.http
+        .post('/api/v4/groups')
+        .set('PRIVATE-TOKEN', can.token)
+        .send({ name: 'Pub', path: unique('pub'), visibility: 'public' });
+      expect([restricted.status, restricted.body]).toEqual([
+        400,
+        { message: { visibility_level: ['public has been restricted by your GitLab administrator'] } },
+      ]);
+      const admin = await t.http
+        .post('/api/v4/groups')
+        .set('PRIVATE-TOKEN', ROOT_TOKEN)
+        .send({ name: 'Pub', path: unique('pub'), visibility: 'public' });
       expect(admin.status).toBe(201);
     } finally {
       await t.hosting.applicationSettings.update({ restricted_visibility_levels: [] });
@@ -129,7 +170,11 @@ describe('GET /groups', () => {
     const project = await t.hosting.as(owner.id).projects.create({ name: 'inside', namespace_id: withProject.id });
     await t.hosting.projectMembers.add(project.id, { user_id: member.id, access_level: 20 });
 
-    const get = (query: object, token = member.token) => t.http.get('/api/v4/groups').query({ search: word, order_by: 'id', ...query }).set('PRIVATE-TOKEN', token);
+    const get = (query: object, token = member.token) =>
+      t.http
+        .get('/api/v4/groups')
+        .query({ search: word, order_by: 'id', ...query })
+        .set('PRIVATE-TOKEN', token);
     // The group above its group, its group, the one below, and the group of a project it is a member of.
     expect(ids((await get({})).body)).toEqual([top.id, middle.id, bottom.id, withProject.id]);
     expect(ids((await get({ all_available: true })).body)).toEqual([top.id, middle.id, bottom.id, open.id, withProject.id]);
@@ -158,7 +203,11 @@ describe('GET /groups', () => {
     const b = await createGroup(owner, { path: `${word}-a`, name: `${word} B` });
     const a = await createGroup(owner, { path: `${word}-b`, name: `${word} A` });
     const c = await createGroup(owner, { path: `${word}-c`, name: `${word} C` });
-    const get = (query: object) => t.http.get('/api/v4/groups').query({ search: word, ...query }).set('PRIVATE-TOKEN', owner.token);
+    const get = (query: object) =>
+      t.http
+        .get('/api/v4/groups')
+        .query({ search: word, ...query })
+        .set('PRIVATE-TOKEN', owner.token);
     expect(ids((await get({})).body)).toEqual([a.id, b.id, c.id]);
     expect(ids((await get({ order_by: 'path' })).body)).toEqual([b.id, a.id, c.id]);
     expect(ids((await get({ order_by: 'id', sort: 'desc' })).body)).toEqual([c.id, a.id, b.id]);
@@ -175,7 +224,12 @@ describe('GET /groups', () => {
     const group = await createGroup(owner);
     await t.hosting.as(owner.id).projects.create({ name: 'measured', namespace_id: group.id });
     const admin = await t.http.get('/api/v4/groups').query({ search: group.path, statistics: true }).set('PRIVATE-TOKEN', ROOT_TOKEN);
-    expect(admin.body[0].statistics).toEqual({ storage_size: expect.any(Number), repository_size: expect.any(Number), lfs_objects_size: 0, job_artifacts_size: 0 });
+    expect(admin.body[0].statistics).toEqual({
+      storage_size: expect.any(Number),
+      repository_size: expect.any(Number),
+      lfs_objects_size: 0,
+      job_artifacts_size: 0,
+    });
     expect(admin.body[0].statistics.repository_size).toBeGreaterThan(0);
     const user = await t.http.get('/api/v4/groups').query({ search: group.path, statistics: true }).set('PRIVATE-TOKEN', owner.token);
     expect(user.body[0]).not.toHaveProperty('statistics');
@@ -233,7 +287,9 @@ describe('GET /groups/:id', () => {
     // Anonymous: the private project shared with it is not there.
     expect(byPath.body.projects.map((project: { id: number }) => project.id)).toEqual([own.id]);
     expect(byPath.body.shared_projects.map((project: { id: number }) => project.id)).toEqual([elsewhere.id]);
-    expect(byPath.body.shared_projects[0].shared_with_groups).toEqual([{ group_id: group.id, group_name: `${parent.name} / Inner`, group_access_level: 20 }]);
+    expect(byPath.body.shared_projects[0].shared_with_groups).toEqual([
+      { group_id: group.id, group_name: `${parent.name} / Inner`, group_access_level: 20 },
+    ]);
     const member = await t.http.get(`/api/v4/groups/${group.id}`).set('PRIVATE-TOKEN', owner.token);
     expect(member.body.shared_projects.map((project: { id: number }) => project.id).sort()).toEqual([elsewhere.id, hidden.id].sort());
   });
@@ -289,30 +345,44 @@ describe('PUT /groups/:id', () => {
     const sub = await createGroup(owner, { path: 'sub', name: 'Sub', parent_id: group.id });
     const project = await t.hosting.as(owner.id).projects.create({ name: 'proj', namespace_id: sub.id });
     const path = unique('renamed');
-    const res = await t.http.put(`/api/v4/groups/${group.id}`).set('PRIVATE-TOKEN', owner.token).send({ name: 'New', path, description: 'Changed' });
+    const res = await t.http
+      .put(`/api/v4/groups/${group.id}`)
+      .set('PRIVATE-TOKEN', owner.token)
+      .send({ name: 'New', path, description: 'Changed' });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({ name: 'New', path, full_path: path, full_name: 'New', description: 'Changed', projects: [] });
     expect(await t.hosting.groups.get(sub.id)).toMatchObject({ full_path: `${path}/sub`, full_name: 'New / Sub' });
-    expect(await t.hosting.projects.get(project.id)).toMatchObject({ path_with_namespace: `${path}/sub/proj`, name_with_namespace: 'New / Sub / proj' });
-    expect((await t.http.get(`/api/v4/groups/${encodeURIComponent(`${path}/sub`)}`).set('PRIVATE-TOKEN', owner.token)).body.id).toBe(sub.id);
+    expect(await t.hosting.projects.get(project.id)).toMatchObject({
+      path_with_namespace: `${path}/sub/proj`,
+      name_with_namespace: 'New / Sub / proj',
+    });
+    expect((await t.http.get(`/api/v4/groups/${encodeURIComponent(`${path}/sub`)}`).set('PRIVATE-TOKEN', owner.token)).body.id).toBe(
+      sub.id,
+    );
   });
 
-  it('is 403 to maintainers, 404 to those who may not see it, and 400 with nothing to change or a visibility its contents exceed', async () => {
-    const owner = await createUser(t.hosting);
-    const maintainer = await createUser(t.hosting);
-    const stranger = await createUser(t.hosting);
-    const group = await createGroup(owner, { visibility: 'public' });
-    await t.hosting.groupMembers.add(group.id, { user_id: maintainer.id, access_level: 40 });
-    await t.hosting.as(owner.id).projects.create({ name: 'open', namespace_id: group.id, visibility: 'internal' });
-    const put = (token: string, body: object) => t.http.put(`/api/v4/groups/${group.id}`).set('PRIVATE-TOKEN', token).send(body);
-    expect((await put(maintainer.token, { description: 'x' })).status).toBe(403);
-    const privateGroup = await createGroup(owner);
-    const hidden = await t.http.put(`/api/v4/groups/${privateGroup.id}`).set('PRIVATE-TOKEN', stranger.token).send({ description: 'x' });
-    expect([hidden.status, hidden.body]).toEqual([404, { message: '404 Group Not Found' }]);
-    expect((await put(owner.token, {})).body).toEqual({ message: '400 (Bad request) at least one parameter must be provided' });
-    const closed = await put(owner.token, { visibility: 'private' });
-    expect([closed.status, closed.body]).toEqual([400, { message: { visibility_level: ['private is not allowed since this group contains projects with higher visibility.'] } }]);
-  });
+  it(
+    'is 403 to maintainers, 404 to those who may not see it, ' + 'and 400 with nothing to change or a visibility its contents exceed',
+    async () => {
+      const owner = await createUser(t.hosting);
+      const maintainer = await createUser(t.hosting);
+      const stranger = await createUser(t.hosting);
+      const group = await createGroup(owner, { visibility: 'public' });
+      await t.hosting.groupMembers.add(group.id, { user_id: maintainer.id, access_level: 40 });
+      await t.hosting.as(owner.id).projects.create({ name: 'open', namespace_id: group.id, visibility: 'internal' });
+      const put = (token: string, body: object) => t.http.put(`/api/v4/groups/${group.id}`).set('PRIVATE-TOKEN', token).send(body);
+      expect((await put(maintainer.token, { description: 'x' })).status).toBe(403);
+      const privateGroup = await createGroup(owner);
+      const hidden = await t.http.put(`/api/v4/groups/${privateGroup.id}`).set('PRIVATE-TOKEN', stranger.token).send({ description: 'x' });
+      expect([hidden.status, hidden.body]).toEqual([404, { message: '404 Group Not Found' }]);
+      expect((await put(owner.token, {})).body).toEqual({ message: '400 (Bad request) at least one parameter must be provided' });
+      const closed = await put(owner.token, { visibility: 'private' });
+      expect([closed.status, closed.body]).toEqual([
+        400,
+        { message: { visibility_level: ['private is not allowed since this group contains projects with higher visibility.'] } },
+      ]);
+    },
+  );
 });
 
 describe('DELETE /groups/:id', () => {
@@ -345,10 +415,19 @@ describe('moving projects', () => {
     expect(res.status).toBe(201);
     expect(res.body.projects.map((moved: { id: number }) => moved.id)).toEqual([project.id]);
     // No more open than the group it moved into.
-    expect(await t.hosting.projects.get(project.id)).toMatchObject({ path_with_namespace: `${group.path}/${project.path}`, visibility: 'internal', namespace: { id: group.id, kind: 'group' } });
+    expect(await t.hosting.projects.get(project.id)).toMatchObject({
+      path_with_namespace: `${group.path}/${project.path}`,
+      visibility: 'internal',
+      namespace: { id: group.id, kind: 'group' },
+    });
     const again = await t.http.post(`/api/v4/groups/${group.id}/projects/${project.id}`).set('PRIVATE-TOKEN', ROOT_TOKEN);
-    expect([again.status, again.body]).toEqual([400, { message: 'Failed to transfer project {:new_namespace=>["Project is already in this namespace."]}' }]);
-    expect((await t.http.post(`/api/v4/groups/${group.id}/projects/2147483647`).set('PRIVATE-TOKEN', ROOT_TOKEN)).body).toEqual({ message: '404 Project Not Found' });
+    expect([again.status, again.body]).toEqual([
+      400,
+      { message: 'Failed to transfer project {:new_namespace=>["Project is already in this namespace."]}' },
+    ]);
+    expect((await t.http.post(`/api/v4/groups/${group.id}/projects/2147483647`).set('PRIVATE-TOKEN', ROOT_TOKEN)).body).toEqual({
+      message: '404 Project Not Found',
+    });
   });
 
   it('PUT /projects/:id/transfer moves a project to a namespace its owner may create projects in', async () => {
@@ -358,20 +437,33 @@ describe('moving projects', () => {
     const foreign = await createGroup(null, { visibility: 'internal' });
     const project = await t.hosting.as(owner.id).projects.create({ name: unique('travel') });
     await t.hosting.projectMembers.add(project.id, { user_id: developer.id, access_level: 40 });
-    const transfer = (token: string, namespace: number | string) => t.http.put(`/api/v4/projects/${project.id}/transfer`).set('PRIVATE-TOKEN', token).send({ namespace });
+    const transfer = (token: string, namespace: number | string) =>
+      t.http.put(`/api/v4/projects/${project.id}/transfer`).set('PRIVATE-TOKEN', token).send({ namespace });
 
     expect((await transfer(developer.token, mine.id)).status).toBe(403);
     const res = await transfer(owner.token, mine.path);
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: project.id, namespace: { id: mine.id, kind: 'group' }, path_with_namespace: `${mine.path}/${project.path}`, owner: null });
-    expect((await transfer(owner.token, foreign.id)).body).toEqual({ message: 'Failed to transfer project {:new_namespace=>["Transfer failed, please contact an admin."]}' });
+    expect(res.body).toMatchObject({
+      id: project.id,
+      namespace: { id: mine.id, kind: 'group' },
+      path_with_namespace: `${mine.path}/${project.path}`,
+      owner: null,
+    });
+    expect((await transfer(owner.token, foreign.id)).body).toEqual({
+      message: 'Failed to transfer project {:new_namespace=>["Transfer failed, please contact an admin."]}',
+    });
     expect((await transfer(owner.token, 2147483647)).body).toEqual({ message: '404 Namespace Not Found' });
     // Back home, where a project of the same path now stands in the way.
     const back = await transfer(owner.token, owner.username);
     expect(back.status).toBe(200);
     await t.hosting.as(owner.id).projects.create({ name: project.name, namespace_id: mine.id });
-    const blocked = await t.http.put(`/api/v4/projects/${project.id}/transfer`).set('PRIVATE-TOKEN', owner.token).send({ namespace: mine.id });
-    expect(blocked.body).toEqual({ message: 'Failed to transfer project {:new_namespace=>["Project with same name or path in target namespace already exists"]}' });
+    const blocked = await t.http
+      .put(`/api/v4/projects/${project.id}/transfer`)
+      .set('PRIVATE-TOKEN', owner.token)
+      .send({ namespace: mine.id });
+    expect(blocked.body).toEqual({
+      message: 'Failed to transfer project {:new_namespace=>["Project with same name or path in target namespace already exists"]}',
+    });
   });
 });
 
@@ -386,19 +478,31 @@ describe('sharing projects with groups', () => {
     const project = await t.hosting.as(owner.id).projects.create({ name: unique('shared') });
     expect((await t.http.get(`/api/v4/projects/${project.id}`).set('PRIVATE-TOKEN', reader.token)).status).toBe(404);
 
-    const res = await t.http.post(`/api/v4/projects/${project.id}/share`).set('PRIVATE-TOKEN', owner.token).send({ group_id: group.id, group_access: 20, expires_at: '2099-01-31' });
-    expect([res.status, res.body]).toEqual([201, { id: expect.any(Number), project_id: project.id, group_id: group.id, group_access: 20, expires_at: '2099-01-31' }]);
+    const res = await t.http
+      .post(`/api/v4/projects/${project.id}/share`)
+      .set('PRIVATE-TOKEN', owner.token)
+      .send({ group_id: group.id, group_access: 20, expires_at: '2099-01-31' });
+    expect([res.status, res.body]).toEqual([
+      201,
+      { id: expect.any(Number), project_id: project.id, group_id: group.id, group_access: 20, expires_at: '2099-01-31' },
+    ]);
     const seen = await t.http.get(`/api/v4/projects/${project.id}`).set('PRIVATE-TOKEN', reader.token);
     expect(seen.status).toBe(200);
     expect(seen.body.shared_with_groups).toEqual([{ group_id: group.id, group_name: group.name, group_access_level: 20 }]);
     // An owner of the group gets no more than the share gives: reporters may not change the project.
-    expect((await t.http.put(`/api/v4/projects/${project.id}`).set('PRIVATE-TOKEN', reader.token).send({ description: 'x' })).status).toBe(403);
+    expect((await t.http.put(`/api/v4/projects/${project.id}`).set('PRIVATE-TOKEN', reader.token).send({ description: 'x' })).status).toBe(
+      403,
+    );
 
     const share = (body: object) => t.http.post(`/api/v4/projects/${project.id}/share`).set('PRIVATE-TOKEN', owner.token).send(body);
     expect((await share({ group_id: group.id, group_access: 30 })).body).toEqual({ message: 'Group already shared with this group' });
-    expect((await share({ group_id: sub.id, group_access: 50 })).body).toEqual({ message: { group_access: ['does not have a valid value'] } });
+    expect((await share({ group_id: sub.id, group_access: 50 })).body).toEqual({
+      message: { group_access: ['does not have a valid value'] },
+    });
     expect((await share({ group_id: 2147483647, group_access: 30 })).body).toEqual({ message: '404 Group Not Found' });
-    expect((await share({ group_id: sub.id, group_access: 30, expires_at: '2001-01-01' })).body).toEqual({ message: { expires_at: ['cannot be a date in the past'] } });
+    expect((await share({ group_id: sub.id, group_access: 30, expires_at: '2001-01-01' })).body).toEqual({
+      message: { expires_at: ['cannot be a date in the past'] },
+    });
     expect((await share({ group_access: 30 })).body).toEqual({ message: '400 (Bad request) "group_id" not given' });
 
     const removed = await t.http.delete(`/api/v4/projects/${project.id}/share/${group.id}`).set('PRIVATE-TOKEN', owner.token);
@@ -414,8 +518,14 @@ describe('sharing projects with groups', () => {
     const group = await createGroup(owner, { parent_id: top.id });
     const project = await t.hosting.as(owner.id).projects.create({ name: 'inside', namespace_id: group.id });
     for (const target of [group.id, top.id]) {
-      const res = await t.http.post(`/api/v4/projects/${project.id}/share`).set('PRIVATE-TOKEN', owner.token).send({ group_id: target, group_access: 30 });
-      expect([res.status, res.body]).toEqual([409, { message: 'Project cannot be shared with the group it is in or one of its ancestors.' }]);
+      const res = await t.http
+        .post(`/api/v4/projects/${project.id}/share`)
+        .set('PRIVATE-TOKEN', owner.token)
+        .send({ group_id: target, group_access: 30 });
+      expect([res.status, res.body]).toEqual([
+        409,
+        { message: 'Project cannot be shared with the group it is in or one of its ancestors.' },
+      ]);
     }
   });
 });
@@ -426,9 +536,15 @@ describe('projects in groups', () => {
     const developer = await createUser(t.hosting);
     const group = await createGroup(owner, { visibility: 'internal' });
     await t.hosting.groupMembers.add(group.id, { user_id: developer.id, access_level: 30 });
-    const open = await t.http.post('/api/v4/projects').set('PRIVATE-TOKEN', owner.token).send({ name: 'open', namespace_id: group.id, visibility: 'public' });
+    const open = await t.http
+      .post('/api/v4/projects')
+      .set('PRIVATE-TOKEN', owner.token)
+      .send({ name: 'open', namespace_id: group.id, visibility: 'public' });
     expect([open.status, open.body]).toEqual([400, { message: { visibility_level: ['public is not allowed in a internal group.'] } }]);
-    const byDeveloper = await t.http.post('/api/v4/projects').set('PRIVATE-TOKEN', developer.token).send({ name: 'mine', namespace_id: group.id });
+    const byDeveloper = await t.http
+      .post('/api/v4/projects')
+      .set('PRIVATE-TOKEN', developer.token)
+      .send({ name: 'mine', namespace_id: group.id });
     expect([byDeveloper.status, byDeveloper.body]).toEqual([400, { message: { namespace: ['is not valid'] } }]);
   });
 });

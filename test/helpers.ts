@@ -62,7 +62,13 @@ export function sampled<T>(items: readonly T[], count: number, key: string): T[]
 export async function startHosting(options: HostingOptions = {}): Promise<TestHosting> {
   const database = options.database ?? { url: process.env.FORGEKIT_TEST_DATABASE_URL || undefined, isolated: true };
   const db = await openDatabase(database);
-  const hosting = await createHostingServiceOn(db, { rootToken: ROOT_TOKEN, rootPassword: ROOT_PASSWORD, checkResponses: true, ...options, database });
+  const hosting = await createHostingServiceOn(db, {
+    rootToken: ROOT_TOKEN,
+    rootPassword: ROOT_PASSWORD,
+    checkResponses: true,
+    ...options,
+    database,
+  });
   const app = express();
   app.use(hosting.router());
   return { hosting, db, app, http: request(app), reset: () => resetHostingService(hosting), close: () => hosting.close() };

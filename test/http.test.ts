@@ -5,7 +5,14 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { AnyRoute } from '../src/api/route.js';
 import { RouteMatcher } from '../src/http/match.js';
-import { BadRequestError, ConflictError, NotFoundError, ServiceUnavailableError, TooManyRequestsError, UnauthorizedError } from '../src/index.js';
+import {
+  BadRequestError,
+  ConflictError,
+  NotFoundError,
+  ServiceUnavailableError,
+  TooManyRequestsError,
+  UnauthorizedError,
+} from '../src/index.js';
 import { createUser, ROOT_PASSWORD, ROOT_TOKEN, sharedHosting, startHosting, type TestHosting } from './helpers.js';
 
 let t: TestHosting;
@@ -47,7 +54,8 @@ describe('the router mounted under a prefix in a host app', () => {
   it('builds Link URLs with the prefix', async () => {
     const res = await request(host).get('/git/api/v4/users?per_page=1').set('PRIVATE-TOKEN', ROOT_TOKEN).set('Host', 'example.test');
     expect(res.headers.link).toBe(
-      '<http://example.test/git/api/v4/users?per_page=1&page=1>; rel="first", <http://example.test/git/api/v4/users?per_page=1&page=1>; rel="last"',
+      '<http://example.test/git/api/v4/users?per_page=1&page=1>; rel="first", <http://example.test/git/api/v4/users?per_page=1&page=1>; ' +
+        'rel="last"',
     );
   });
 
@@ -57,12 +65,16 @@ describe('the router mounted under a prefix in a host app', () => {
       .set('Host', 'example.test');
     expect(res.status).toBe(200);
     expect(res.headers.link).toBe(
-      '<http://example.test/git/api/v4/users?per_page=1&search=root&page=1>; rel="first", <http://example.test/git/api/v4/users?per_page=1&search=root&page=1>; rel="last"',
+      '<http://example.test/git/api/v4/users?per_page=1&search=root&page=1>; rel="first", ' +
+        '<http://example.test/git/api/v4/users?per_page=1&search=root&page=1>; rel="last"',
     );
   });
 
   it('answers web_url, avatar_url and Link on the origin and mount point the request came to when no base URL is set', async () => {
-    const res = await request(host).get('/git/api/v4/users?per_page=1&username=root').set('PRIVATE-TOKEN', ROOT_TOKEN).set('Host', 'example.test:8443');
+    const res = await request(host)
+      .get('/git/api/v4/users?per_page=1&username=root')
+      .set('PRIVATE-TOKEN', ROOT_TOKEN)
+      .set('Host', 'example.test:8443');
     expect(res.status).toBe(200);
     expect(res.body[0].web_url).toBe('http://example.test:8443/git/root');
     expect(res.headers.link).toMatch(/^<http:\/\/example\.test:8443\/git\/api\/v4\/users\?/);
@@ -116,7 +128,12 @@ describe('parameters', () => {
     const json = await t.http.post('/api/v4/user/emails').send({ email: 'j@example.com' }).set('PRIVATE-TOKEN', user.token);
     const multipart = await t.http.post('/api/v4/user/emails').field('email', 'm@example.com').set('PRIVATE-TOKEN', user.token);
     expect([query.status, form.status, json.status, multipart.status]).toEqual([201, 201, 201, 201]);
-    expect([query.body.email, form.body.email, json.body.email, multipart.body.email]).toEqual(['q@example.com', 'f@example.com', 'j@example.com', 'm@example.com']);
+    expect([query.body.email, form.body.email, json.body.email, multipart.body.email]).toEqual([
+      'q@example.com',
+      'f@example.com',
+      'j@example.com',
+      'm@example.com',
+    ]);
   });
 
   it('take the token from the query string too, and ignore unknown parameters', async () => {
@@ -157,7 +174,9 @@ describe('GET /api/v4/openapi.json', () => {
     expect(res.status).toBe(200);
     expect(res.body.openapi).toBe('3.1.0');
     expect(res.body.paths['/api/v4/users/{id}'].get.operationId).toBe('users.get');
-    expect(res.body.paths['/api/v4/users'].post.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/CreateUserInput' });
+    expect(res.body.paths['/api/v4/users'].post.requestBody.content['application/json'].schema).toEqual({
+      $ref: '#/components/schemas/CreateUserInput',
+    });
     expect(res.body.components.schemas.CreateUserInput.required).toEqual(['email', 'username', 'name']);
     expect(res.body.paths['/oauth/token'].post.operationId).toBe('oauth.token');
   });
@@ -173,7 +192,10 @@ describe('input the database cannot hold', () => {
     const page = await t.http.get('/api/v4/users?page=100000000000000000000').set('PRIVATE-TOKEN', ROOT_TOKEN);
     expect(page.status).toBe(400);
     expect(page.body).toEqual({ message: { page: ['must be less than or equal to 2147483647'] } });
-    const nul = await t.http.post('/api/v4/users').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ email: 'nul@example.com', username: 'nul', name: 'N\u0000', password: 'long-enough-1' });
+    const nul = await t.http
+      .post('/api/v4/users')
+      .set('PRIVATE-TOKEN', ROOT_TOKEN)
+      .send({ email: 'nul@example.com', username: 'nul', name: 'N\u0000', password: 'long-enough-1' });
     expect(nul.status).toBe(400);
     expect(nul.body).toEqual({ message: { name: ['is invalid'] } });
     const key = await t.http.put('/api/v4/users/1/custom_attributes/a%00b').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ value: 'v' });
@@ -182,13 +204,25 @@ describe('input the database cannot hold', () => {
   });
 
   it('answers unreadable bodies with 4xx and absurd nesting or sudo values without reaching the database', async () => {
-    const charset = await t.http.post('/api/v4/user/emails').set('PRIVATE-TOKEN', ROOT_TOKEN).set('Content-Type', 'application/json; charset=latin1').send('{}');
+    const charset = await t.http
+      .post('/api/v4/user/emails')
+      .set('PRIVATE-TOKEN', ROOT_TOKEN)
+      .set('Content-Type', 'application/json; charset=latin1')
+      .send('{}');
     expect(charset.status).toBe(415);
     expect(charset.body).toEqual({ message: '415 Unsupported Media Type' });
-    const multipart = await t.http.post('/api/v4/user/emails').set('PRIVATE-TOKEN', ROOT_TOKEN).set('Content-Type', 'multipart/form-data').send('garbage');
+    const multipart = await t.http
+      .post('/api/v4/user/emails')
+      .set('PRIVATE-TOKEN', ROOT_TOKEN)
+      .set('Content-Type', 'multipart/form-data')
+      .send('garbage');
     expect(multipart.status).toBe(400);
     expect(multipart.body.message).toMatch(/^400 \(Bad request\) /);
-    const deep = await t.http.post('/api/v4/user/emails').set('PRIVATE-TOKEN', ROOT_TOKEN).type('json').send(`{"email":${'['.repeat(40)}${']'.repeat(40)}}`);
+    const deep = await t.http
+      .post('/api/v4/user/emails')
+      .set('PRIVATE-TOKEN', ROOT_TOKEN)
+      .type('json')
+      .send(`{"email":${'['.repeat(40)}${']'.repeat(40)}}`);
     expect(deep.status).toBe(400);
     expect(deep.body).toEqual({ message: { email: ['is nested too deeply'] } });
     const sudo = await t.http.get('/api/v4/user').set('PRIVATE-TOKEN', ROOT_TOKEN).set('SUDO', '9'.repeat(400));
@@ -215,7 +249,10 @@ describe('request bodies', () => {
   /** Sends headers and the first 64 KB of a body declared to be 19 MB, then waits for an answer without sending more. */
   async function answerBeforeBody(url: string, headers: Record<string, string>): Promise<{ status: number; body: string }> {
     return new Promise((resolve, reject) => {
-      const req = httpRequest(url, { method: 'POST', headers: { 'Content-Type': 'application/json', 'Content-Length': String(19 * 1024 * 1024), ...headers } });
+      const req = httpRequest(url, {
+        method: 'POST',
+        headers: { 'Content-Type': 'application/json', 'Content-Length': String(19 * 1024 * 1024), ...headers },
+      });
       req.on('response', (res) => {
         let body = '';
         res.on('data', (chunk: Buffer) => (body += chunk.toString()));
@@ -284,9 +321,9 @@ describe('request bodies', () => {
 describe('errors', () => {
   it('carry their class names', async () => {
     const classes = { BadRequestError, ConflictError, NotFoundError, ServiceUnavailableError, TooManyRequestsError, UnauthorizedError };
-    expect(Object.entries(classes).map(([name, Class]) => [name, new (Class as new (...args: never[]) => Error)(...([] as never[])).name])).toEqual(
-      Object.keys(classes).map((name) => [name, name]),
-    );
+    expect(
+      Object.entries(classes).map(([name, Class]) => [name, new (Class as new (...args: never[]) => Error)(...([] as never[])).name]),
+    ).toEqual(Object.keys(classes).map((name) => [name, name]));
     const thrown = await t.hosting.users.get(999999).catch((error: unknown) => error);
     expect((thrown as Error).name).toBe('NotFoundError');
   });
@@ -312,7 +349,12 @@ describe('closing', () => {
 describe('route matching', () => {
   it('takes a parameter after a literal start within a segment (`archive.:format`), literal segments first', () => {
     const route = (path: string) => ({ group: 'test', name: path, route: { method: 'GET', path } as AnyRoute });
-    const matcher = new RouteMatcher([route('/things/:name'), route('/things/archive.:format'), route('/things/archive.zip'), route('/things/archive')]);
+    const matcher = new RouteMatcher([
+      route('/things/:name'),
+      route('/things/archive.:format'),
+      route('/things/archive.zip'),
+      route('/things/archive'),
+    ]);
     const match = (path: string) => {
       const found = matcher.match('GET', path, false);
       return found && [found.route.path, found.params];
@@ -329,6 +371,11 @@ describe('route matching', () => {
   it('serves the archive routes with and without a format suffix', async () => {
     const formats = await request(t.app).get('/api/v4/projects/999999/repository/archive.tar.gz').set('PRIVATE-TOKEN', ROOT_TOKEN);
     const plain = await request(t.app).get('/api/v4/projects/999999/repository/archive').set('PRIVATE-TOKEN', ROOT_TOKEN);
-    expect([formats.status, formats.body, plain.status, plain.body]).toEqual([404, { message: '404 Project Not Found' }, 404, { message: '404 Project Not Found' }]);
+    expect([formats.status, formats.body, plain.status, plain.body]).toEqual([
+      404,
+      { message: '404 Project Not Found' },
+      404,
+      { message: '404 Project Not Found' },
+    ]);
   });
 });

@@ -56,7 +56,9 @@ const BLOCKED: [string, string][] = [
 ];
 
 const directories: string[] = [];
-afterAll(() => directories.forEach((directory) => rmSync(directory, { recursive: true, force: true })));
+afterAll(() => {
+  for (const directory of directories) rmSync(directory, { recursive: true, force: true });
+});
 function temporaryDirectory(prefix: string): string {
   const directory = mkdtempSync(join(tmpdir(), `forgekit-imports-test-${prefix}-`));
   directories.push(directory);
@@ -92,7 +94,11 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 function stubLookup(host: string, answers: string[]): string[] {
   const given: string[] = [];
   const systemLookup = dns.lookup;
-  vi.spyOn(dns, 'lookup').mockImplementation(((hostname: string, options: dns.LookupAllOptions, callback: (error: Error | null, addresses: dns.LookupAddress[]) => void) => {
+  vi.spyOn(dns, 'lookup').mockImplementation(((
+    hostname: string,
+    options: dns.LookupAllOptions,
+    callback: (error: Error | null, addresses: dns.LookupAddress[]) => void,
+  ) => {
     if (hostname !== host) return (systemLookup as (...args: unknown[]) => void)(hostname, options, callback);
     const address = answers.length > 1 ? answers.shift()! : answers[0];
     given.push(address);
@@ -136,7 +142,10 @@ describe('POST /projects with an import_url that reaches inside', () => {
     const name = uniqueName('blocked');
     const res = await t.http.post('/api/v4/projects').set('PRIVATE-TOKEN', user.token).send({ name, import_url: importUrl });
     expect([res.status, res.body]).toEqual([400, { message: expected }]);
-    const forUser = await t.http.post(`/api/v4/projects/user/${user.id}`).set('PRIVATE-TOKEN', ROOT_TOKEN).send({ name, import_url: importUrl });
+    const forUser = await t.http
+      .post(`/api/v4/projects/user/${user.id}`)
+      .set('PRIVATE-TOKEN', ROOT_TOKEN)
+      .send({ name, import_url: importUrl });
     expect([forUser.status, forUser.body]).toEqual([400, { message: expected }]);
 
     const inProcess = await rejection(t.hosting.as(user.id).projects.create({ name, import_url: importUrl }));
@@ -150,10 +159,18 @@ describe('POST /projects with an import_url that reaches inside', () => {
   });
 
   it('keeps its other messages: a URL that is not one, a protocol that is not http(s)', async () => {
-    const post = (import_url: string) => t.http.post('/api/v4/projects').set('PRIVATE-TOKEN', user.token).send({ name: uniqueName('other'), import_url });
+    const post = (import_url: string) =>
+      t.http
+        .post('/api/v4/projects')
+        .set('PRIVATE-TOKEN', user.token)
+        .send({ name: uniqueName('other'), import_url });
     expect((await post('not a url')).body).toEqual({ message: { import_url: ['is not a valid URL'] } });
-    expect((await post('file:///etc/passwd')).body).toEqual({ message: { import_url: ['is blocked: Only allowed protocols are http, https'] } });
-    expect((await post('ftp://127.0.0.1/app.git')).body).toEqual({ message: { import_url: ['is blocked: Only allowed protocols are http, https'] } });
+    expect((await post('file:///etc/passwd')).body).toEqual({
+      message: { import_url: ['is blocked: Only allowed protocols are http, https'] },
+    });
+    expect((await post('ftp://127.0.0.1/app.git')).body).toEqual({
+      message: { import_url: ['is blocked: Only allowed protocols are http, https'] },
+    });
   });
 });
 
@@ -165,7 +182,11 @@ describe.runIf(hasGit)('imports from local addresses, once allowed', () => {
   let server: Awaited<ReturnType<typeof gitHttpServer>>;
   const SETTING = 'allow_local_requests_from_web_hooks_and_services';
   beforeAll(async () => {
-    server = await gitHttpServer(servedRepository(), { bob: 'hunter2' }, { moved: '/public', away: 'http://127.0.0.1:1', nowhere: 'http://nowhere.invalid' });
+    server = await gitHttpServer(
+      servedRepository(),
+      { bob: 'hunter2' },
+      { moved: '/public', away: 'http://127.0.0.1:1', nowhere: 'http://nowhere.invalid' },
+    );
     t = await sharedHosting();
     allowing = await sharedHosting({ allowLocalRequests: true });
     user = await createUser(t.hosting);
@@ -183,7 +204,10 @@ describe.runIf(hasGit)('imports from local addresses, once allowed', () => {
   /** The project made by `user` on `hosting` importing `importUrl`, once its import is over. */
   async function imported(hosting: TestHosting, importUrl: string) {
     const owner = hosting === t ? user : allowingUser;
-    const res = await hosting.http.post('/api/v4/projects').set('PRIVATE-TOKEN', owner.token).send({ name: uniqueName('imported'), import_url: importUrl });
+    const res = await hosting.http
+      .post('/api/v4/projects')
+      .set('PRIVATE-TOKEN', owner.token)
+      .send({ name: uniqueName('imported'), import_url: importUrl });
     expect([res.status, res.body.import_status]).toEqual([201, 'scheduled']);
     await hosting.hosting.backgroundJobs.drain();
     return hosting.hosting.as(owner.id).projects.get(res.body.id);
@@ -191,10 +215,16 @@ describe.runIf(hasGit)('imports from local addresses, once allowed', () => {
 
   it('refuses a local server while the setting is off; imports from it once an administrator turns it on', async () => {
     const importUrl = `${server.url}/public/app.git`;
-    const refused = await t.http.post('/api/v4/projects').set('PRIVATE-TOKEN', user.token).send({ name: uniqueName('local'), import_url: importUrl });
+    const refused = await t.http
+      .post('/api/v4/projects')
+      .set('PRIVATE-TOKEN', user.token)
+      .send({ name: uniqueName('local'), import_url: importUrl });
     expect([refused.status, refused.body]).toEqual([400, { message: { import_url: [`is blocked: ${LOCALHOST}`] } }]);
 
-    const settings = await t.http.put('/api/v4/application/settings').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ [SETTING]: true });
+    const settings = await t.http
+      .put('/api/v4/application/settings')
+      .set('PRIVATE-TOKEN', ROOT_TOKEN)
+      .send({ [SETTING]: true });
     expect([settings.status, settings.body[SETTING]]).toEqual([200, true]);
     // The instance's option is off: the job allowed the local server because it read the setting.
     const project = await imported(t, importUrl);
@@ -219,7 +249,10 @@ describe.runIf(hasGit)('imports from local addresses, once allowed', () => {
       ['http://nowhere.invalid/app.git', UNRESOLVABLE],
       ['http://127.0.0.1:22/app.git', PORTS],
     ]) {
-      const res = await allowing.http.post('/api/v4/projects').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ name: uniqueName('still'), import_url: importUrl });
+      const res = await allowing.http
+        .post('/api/v4/projects')
+        .set('PRIVATE-TOKEN', ROOT_TOKEN)
+        .send({ name: uniqueName('still'), import_url: importUrl });
       expect([res.status, res.body]).toEqual([400, { message: { import_url: [`is blocked: ${reason}`] } }]);
     }
   });
@@ -246,33 +279,37 @@ describe.runIf(hasGit)('imports from local addresses, once allowed', () => {
     expect(lookups).toEqual(['127.0.0.1', '127.0.0.1']);
   });
 
-  it('says the same in import_error for a closed port, a live service that is not git, a reset, a missing repository and refused credentials', async () => {
-    const http: HttpServer = createHttpServer((request, response) => {
-      if (request.url?.startsWith('/found')) response.writeHead(200, { 'Content-Type': 'text/html' }).end('<html>a web page</html>');
-      else response.writeHead(404).end('Not Found');
-    });
-    const resetting: TcpServer = createTcpServer((socket) => socket.resetAndDestroy());
-    await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    await new Promise<void>((resolve) => resetting.listen(0, '127.0.0.1', resolve));
-    try {
-      const service = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
-      const urls = [
-        `http://bob:hunter2@127.0.0.1:${await closedPort()}/app.git`,
-        `${service}/found/app.git`,
-        `${service}/missing/app.git`,
-        `http://127.0.0.1:${(resetting.address() as AddressInfo).port}/app.git`,
-        `${server.url}/public/none.git`,
-        `${server.url.replace('//', '//bob:wrong-hunter2@')}/private/app.git`,
-      ];
-      for (const importUrl of urls) {
-        const project = await imported(allowing, importUrl);
-        expect([importUrl, project.import_status, project.import_error]).toEqual([importUrl, 'failed', REMOTE_FAILED]);
+  it(
+    'says the same in import_error for a closed port, a live service that is not git, a reset, ' +
+      'a missing repository and refused credentials',
+    async () => {
+      const http: HttpServer = createHttpServer((request, response) => {
+        if (request.url?.startsWith('/found')) response.writeHead(200, { 'Content-Type': 'text/html' }).end('<html>a web page</html>');
+        else response.writeHead(404).end('Not Found');
+      });
+      const resetting: TcpServer = createTcpServer((socket) => socket.resetAndDestroy());
+      await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
+      await new Promise<void>((resolve) => resetting.listen(0, '127.0.0.1', resolve));
+      try {
+        const service = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+        const urls = [
+          `http://bob:hunter2@127.0.0.1:${await closedPort()}/app.git`,
+          `${service}/found/app.git`,
+          `${service}/missing/app.git`,
+          `http://127.0.0.1:${(resetting.address() as AddressInfo).port}/app.git`,
+          `${server.url}/public/none.git`,
+          `${server.url.replace('//', '//bob:wrong-hunter2@')}/private/app.git`,
+        ];
+        for (const importUrl of urls) {
+          const project = await imported(allowing, importUrl);
+          expect([importUrl, project.import_status, project.import_error]).toEqual([importUrl, 'failed', REMOTE_FAILED]);
+        }
+      } finally {
+        await new Promise((resolve) => http.close(resolve));
+        await new Promise((resolve) => resetting.close(resolve));
       }
-    } finally {
-      await new Promise((resolve) => http.close(resolve));
-      await new Promise((resolve) => resetting.close(resolve));
-    }
-  });
+    },
+  );
 });
 
 describe('an import whose host resolves elsewhere by the time the job runs (DNS rebinding)', () => {
@@ -290,7 +327,10 @@ describe('an import whose host resolves elsewhere by the time the job runs (DNS 
     // Public when the project is made, the listener's address when the job resolves it.
     const lookups = stubLookup(host, ['93.184.216.34', '127.0.0.1']);
     try {
-      const res = await t.http.post('/api/v4/projects').set('PRIVATE-TOKEN', user.token).send({ name: uniqueName('rebinding'), import_url: `http://${host}:${listener.port}/app.git` });
+      const res = await t.http
+        .post('/api/v4/projects')
+        .set('PRIVATE-TOKEN', user.token)
+        .send({ name: uniqueName('rebinding'), import_url: `http://${host}:${listener.port}/app.git` });
       expect([res.status, res.body.import_status]).toEqual([201, 'scheduled']);
       await t.hosting.backgroundJobs.drain();
       const project = await t.hosting.as(user.id).projects.get(res.body.id);
@@ -338,41 +378,53 @@ describe.runIf(hasGit)('what an import stores', () => {
   });
   afterAll(() => server?.close());
 
-  it('the pack as the remote sent it with its index (git index-pack’s, byte for byte), the references and HEAD as the remote has them', async () => {
-    const { RepositoryStore } = await import('../src/git/store.js');
-    const store = new RepositoryStore({ default: temporaryDirectory('store') });
-    await store.importFrom('default', 1, `${server.url}/public/app.git`, { allowLocalRequests: true });
-    const gitdir = store.path('default', 1);
+  it(
+    'the pack as the remote sent it with its index (git index-pack’s, ' + 'byte for byte), the references and HEAD as the remote has them',
+    async () => {
+      const { RepositoryStore } = await import('../src/git/store.js');
+      const store = new RepositoryStore({ default: temporaryDirectory('store') });
+      await store.importFrom('default', 1, `${server.url}/public/app.git`, { allowLocalRequests: true });
+      const gitdir = store.path('default', 1);
 
-    // One pack, named by its checksum, and no loose object.
-    const packs = readdirSync(join(gitdir, 'objects', 'pack')).sort();
-    expect(packs).toHaveLength(2);
-    const [idx, pack] = packs;
-    expect(pack).toMatch(/^pack-[0-9a-f]{40}\.pack$/);
-    expect(idx).toBe(pack.replace(/\.pack$/, '.idx'));
-    expect(readFileSync(join(gitdir, 'objects', 'pack', pack)).subarray(-20).toString('hex')).toBe(pack.slice(5, 45));
-    expect(git(['--git-dir', gitdir, 'count-objects', '-v'])).toMatch(/^count: 0$/m);
-    const theirs = join(temporaryDirectory('theirs'), 'pack.idx');
-    git(['index-pack', '-o', theirs, join(gitdir, 'objects', 'pack', pack)]);
-    expect(readFileSync(join(gitdir, 'objects', 'pack', idx)).equals(readFileSync(theirs))).toBe(true);
+      // One pack, named by its checksum, and no loose object.
+      const packs = readdirSync(join(gitdir, 'objects', 'pack')).sort();
+      expect(packs).toHaveLength(2);
+      const [idx, pack] = packs;
+      expect(pack).toMatch(/^pack-[0-9a-f]{40}\.pack$/);
+      expect(idx).toBe(pack.replace(/\.pack$/, '.idx'));
+      expect(
+        readFileSync(join(gitdir, 'objects', 'pack', pack))
+          .subarray(-20)
+          .toString('hex'),
+      ).toBe(pack.slice(5, 45));
+      expect(git(['--git-dir', gitdir, 'count-objects', '-v'])).toMatch(/^count: 0$/m);
+      const theirs = join(temporaryDirectory('theirs'), 'pack.idx');
+      git(['index-pack', '-o', theirs, join(gitdir, 'objects', 'pack', pack)]);
+      expect(readFileSync(join(gitdir, 'objects', 'pack', idx)).equals(readFileSync(theirs))).toBe(true);
 
-    // Native git reads the same repository: fsck finds nothing, every reference (peeled too), HEAD and commit agree.
-    git(['--git-dir', gitdir, 'fsck', '--full', '--strict', '--no-dangling']);
-    for (const args of [['show-ref', '-d'], ['symbolic-ref', 'HEAD'], ['log', '--all', '--format=%H %P %s'], ['rev-list', '--objects', '--all']]) {
-      expect(git(['--git-dir', gitdir, ...args])).toBe(git(['--git-dir', served, ...args]));
-    }
-    expect(git(['--git-dir', gitdir, 'symbolic-ref', 'HEAD']).trim()).toBe('refs/heads/develop');
-    expect(readFileSync(join(gitdir, 'config'), 'utf8')).not.toContain('remote');
-    // And so does forgekit: the commit-graph written (from the commits the indexer read) as git verifies it, HEAD's
-    // history read through it.
-    expect(existsSync(join(gitdir, 'objects', 'info', 'commit-graph'))).toBe(true);
-    git(['--git-dir', gitdir, 'commit-graph', 'verify']);
-    const statistics = await store.statistics('default', 1);
-    expect(statistics.commitCount).toBe(40);
-    const head = git(['--git-dir', served, 'rev-parse', 'HEAD']).trim();
-    expect((await store.open('default', 1).readCommit(head)).message).toBe('Commit 39\n');
-    store.forgetAll();
-  });
+      // Native git reads the same repository: fsck finds nothing, every reference (peeled too), HEAD and commit agree.
+      git(['--git-dir', gitdir, 'fsck', '--full', '--strict', '--no-dangling']);
+      for (const args of [
+        ['show-ref', '-d'],
+        ['symbolic-ref', 'HEAD'],
+        ['log', '--all', '--format=%H %P %s'],
+        ['rev-list', '--objects', '--all'],
+      ]) {
+        expect(git(['--git-dir', gitdir, ...args])).toBe(git(['--git-dir', served, ...args]));
+      }
+      expect(git(['--git-dir', gitdir, 'symbolic-ref', 'HEAD']).trim()).toBe('refs/heads/develop');
+      expect(readFileSync(join(gitdir, 'config'), 'utf8')).not.toContain('remote');
+      // And so does forgekit: the commit-graph written (from the commits the indexer read) as git verifies it, HEAD's
+      // history read through it.
+      expect(existsSync(join(gitdir, 'objects', 'info', 'commit-graph'))).toBe(true);
+      git(['--git-dir', gitdir, 'commit-graph', 'verify']);
+      const statistics = await store.statistics('default', 1);
+      expect(statistics.commitCount).toBe(40);
+      const head = git(['--git-dir', served, 'rev-parse', 'HEAD']).trim();
+      expect((await store.open('default', 1).readCommit(head)).message).toBe('Commit 39\n');
+      store.forgetAll();
+    },
+  );
 
   /** A remote that advertises one branch at `head` and answers the fetch with `answer` (pkt-lines, as it likes). */
   async function fakeRemote(head: string, answer: Buffer): Promise<{ url: string; close(): Promise<void> }> {
@@ -392,38 +444,70 @@ describe.runIf(hasGit)('what an import stores', () => {
       }
     });
     await new Promise<void>((resolve) => http.listen(0, '127.0.0.1', resolve));
-    return { url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/app.git`, close: () => new Promise((resolve) => http.close(() => resolve())) };
+    return {
+      url: `http://127.0.0.1:${(http.address() as AddressInfo).port}/app.git`,
+      close: () => new Promise((resolve) => http.close(() => resolve())),
+    };
   }
 
-  it('refuses a pack it cannot use (thin, damaged, lacking what a reference names) and a remote that reports an error, leaving nothing', async () => {
-    const { RepositoryStore } = await import('../src/git/store.js');
-    const store = new RepositoryStore({ default: temporaryDirectory('refusing') });
-    const head = git(['--git-dir', served, 'rev-parse', 'HEAD']).trim();
-    const packOf = (revs: string, thin: boolean) =>
-      execFileSync('git', ['--git-dir', served, 'pack-objects', '--revs', '--stdout', '--delta-base-offset', ...(thin ? ['--thin'] : [])], { input: revs });
-    const sideBand = (pack: Buffer) => {
-      const lines = [pktLine('NAK\n')];
-      for (let at = 0; at < pack.length; at += 65515) lines.push(pktLine(Buffer.concat([Buffer.from([1]), pack.subarray(at, at + 65515)])));
-      return Buffer.concat([...lines, Buffer.from('0000')]);
-    };
-    const damaged = Buffer.from(packOf(`${head}\n`, false));
-    damaged[damaged.length >> 1] ^= 0xff;
-    const cases: [Buffer, string][] = [
-      [sideBand(packOf(`${head}\n^${head}~1\n`, true)), 'The repository could not be imported: the remote sent a pack that cannot be used (the pack is thin: it holds deltas against objects it does not hold)'],
-      [sideBand(damaged), "The repository could not be imported: the remote sent a pack that cannot be used (the pack's checksum does not match its content)"],
-      [sideBand(packOf(`${head}~1\n`, false)), 'The repository could not be imported: the remote sent a pack that cannot be used (the pack lacks 1 of the objects the references name)'],
-      [Buffer.concat([pktLine('NAK\n'), pktLine(Buffer.concat([Buffer.from([3]), Buffer.from('upload-pack: not our ref')])), Buffer.from('0000')]), REMOTE_FAILED],
-      [Buffer.from('not git at all'), REMOTE_FAILED],
-    ];
-    for (const [answer, message] of cases) {
-      const remote = await fakeRemote(head, answer);
-      try {
-        const error = await rejection(store.importFrom('default', 1, remote.url, { allowLocalRequests: true }));
-        expect([(error as Error).name, (error as Error).message]).toEqual(['RepositoryImportError', message]);
-        expect(existsSync(store.path('default', 1))).toBe(false);
-      } finally {
-        await remote.close();
+  it(
+    'refuses a pack it cannot use (thin, damaged, lacking what a reference names) ' + 'and a remote that reports an error, leaving nothing',
+    async () => {
+      const { RepositoryStore } = await import('../src/git/store.js');
+      const store = new RepositoryStore({ default: temporaryDirectory('refusing') });
+      const head = git(['--git-dir', served, 'rev-parse', 'HEAD']).trim();
+      const packOf = (revs: string, thin: boolean) =>
+        execFileSync(
+          'git',
+          ['--git-dir', served, 'pack-objects', '--revs', '--stdout', '--delta-base-offset', ...(thin ? ['--thin'] : [])],
+          {
+            input: revs,
+          },
+        );
+      const sideBand = (pack: Buffer) => {
+        const lines = [pktLine('NAK\n')];
+        for (let at = 0; at < pack.length; at += 65515)
+          lines.push(pktLine(Buffer.concat([Buffer.from([1]), pack.subarray(at, at + 65515)])));
+        return Buffer.concat([...lines, Buffer.from('0000')]);
+      };
+      const damaged = Buffer.from(packOf(`${head}\n`, false));
+      damaged[damaged.length >> 1] ^= 0xff;
+      const cases: [Buffer, string][] = [
+        [
+          sideBand(packOf(`${head}\n^${head}~1\n`, true)),
+          'The repository could not be imported: the remote sent a pack that cannot be used (the pack is thin: ' +
+            'it holds deltas against objects it does not hold)',
+        ],
+        [
+          sideBand(damaged),
+          'The repository could not be imported: the remote sent a pack that cannot be used ' +
+            "(the pack's checksum does not match its content)",
+        ],
+        [
+          sideBand(packOf(`${head}~1\n`, false)),
+          'The repository could not be imported: the remote sent a pack that cannot be used (the pack lacks 1 of the objects the ' +
+            'references name)',
+        ],
+        [
+          Buffer.concat([
+            pktLine('NAK\n'),
+            pktLine(Buffer.concat([Buffer.from([3]), Buffer.from('upload-pack: not our ref')])),
+            Buffer.from('0000'),
+          ]),
+          REMOTE_FAILED,
+        ],
+        [Buffer.from('not git at all'), REMOTE_FAILED],
+      ];
+      for (const [answer, message] of cases) {
+        const remote = await fakeRemote(head, answer);
+        try {
+          const error = await rejection(store.importFrom('default', 1, remote.url, { allowLocalRequests: true }));
+          expect([(error as Error).name, (error as Error).message]).toEqual(['RepositoryImportError', message]);
+          expect(existsSync(store.path('default', 1))).toBe(false);
+        } finally {
+          await remote.close();
+        }
       }
-    }
-  });
+    },
+  );
 });

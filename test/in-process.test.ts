@@ -49,7 +49,10 @@ describe('the in-process API', () => {
     await expect(t.hosting.as(token).emails.create({ email: 'scoped@example.com' })).rejects.toBeInstanceOf(InsufficientScopeError);
     expect((await t.hosting.as({ token: ROOT_TOKEN, sudo: user.username }).users.current()).id).toBe(user.id);
     expect((await t.hosting.as({ id: 1, sudo: user.id }).users.current()).id).toBe(user.id);
-    await expect(t.hosting.as({ id: user.id, sudo: 1 }).users.current()).rejects.toMatchObject({ status: 403, message: '403 Forbidden - Must be admin to use sudo' });
+    await expect(t.hosting.as({ id: user.id, sudo: 1 }).users.current()).rejects.toMatchObject({
+      status: 403,
+      message: '403 Forbidden - Must be admin to use sudo',
+    });
   });
 
   it('lets an anonymous caller reach public routes only', async () => {

@@ -11,8 +11,17 @@ import { hasGit } from './helpers.js';
 const root = mkdtempSync(join(tmpdir(), 'forgekit-index-pack-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const env = { ...process.env, GIT_AUTHOR_NAME: 'A', GIT_AUTHOR_EMAIL: 'a@example.com', GIT_COMMITTER_NAME: 'A', GIT_COMMITTER_EMAIL: 'a@example.com', GIT_CONFIG_NOSYSTEM: '1', HOME: root };
-const git = (cwd: string, args: string[], input?: string | Buffer): Buffer => execFileSync('git', args, { cwd, env, input, maxBuffer: 1 << 28 });
+const env = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 'A',
+  GIT_AUTHOR_EMAIL: 'a@example.com',
+  GIT_COMMITTER_NAME: 'A',
+  GIT_COMMITTER_EMAIL: 'a@example.com',
+  GIT_CONFIG_NOSYSTEM: '1',
+  HOME: root,
+};
+const git = (cwd: string, args: string[], input?: string | Buffer): Buffer =>
+  execFileSync('git', args, { cwd, env, input, maxBuffer: 1 << 28 });
 
 /** A pack written by `git pack-objects` of every object reachable in `work` (`options`: its flags), and git's own index of it. */
 function packOf(work: string, name: string, options: string[], revs?: string): { pack: Buffer; path: string } {

@@ -38,7 +38,10 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 describe('POST /projects/:id/issues', () => {
   it('answers 201 with the issue: the next iid, the author, every field of SPEC.md', async () => {
     const { id, path } = await project();
-    const res = await t.http.post(issuesUrl(id)).set(as(reporter)).send({ title: 'Crash on start', description: 'It crashes', labels: 'bug,ui', due_date: '2030-01-31', assignee_ids: [guest.id] });
+    const res = await t.http
+      .post(issuesUrl(id))
+      .set(as(reporter))
+      .send({ title: 'Crash on start', description: 'It crashes', labels: 'bug,ui', due_date: '2030-01-31', assignee_ids: [guest.id] });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       id: res.body.id,
@@ -79,7 +82,10 @@ describe('POST /projects/:id/issues', () => {
 
   it('drops labels, milestone, assignees and due date from a guest, as the original filters them', async () => {
     const { id } = await project();
-    const res = await t.http.post(issuesUrl(id)).set(as(guest)).send({ title: 'From a guest', labels: 'bug', assignee_ids: [guest.id], due_date: '2030-01-31' });
+    const res = await t.http
+      .post(issuesUrl(id))
+      .set(as(guest))
+      .send({ title: 'From a guest', labels: 'bug', assignee_ids: [guest.id], due_date: '2030-01-31' });
     expect(res.status).toBe(201);
     expect([res.body.labels, res.body.assignees, res.body.due_date]).toEqual([[], [], null]);
   });
@@ -92,17 +98,29 @@ describe('POST /projects/:id/issues', () => {
     expect(theirs.body.created_at).not.toBe('2016-03-04T05:06:07.000Z');
   });
 
-  it('answers 400 naming a missing title, 401 without authentication, 404 to a stranger of a private project, 403 when issues are disabled', async () => {
-    const { id } = await project();
-    expect((await t.http.post(issuesUrl(id)).set(as(reporter)).send({})).body).toEqual({ message: '400 (Bad request) "title" not given' });
-    expect((await t.http.post(issuesUrl(id)).send({ title: 'x' })).status).toBe(401);
-    expect(await t.http.post(issuesUrl(id)).set(as(stranger)).send({ title: 'x' }).then((res) => [res.status, res.body])).toEqual([404, { message: '404 Project Not Found' }]);
-    await t.hosting.projects.update(id, { issues_enabled: false });
-    expect((await t.http.post(issuesUrl(id)).set(as(reporter)).send({ title: 'x' })).status).toBe(403);
-    expect((await t.http.get(`${issuesUrl(id)}/1`).set(as(reporter))).status).toBe(404);
-    const list = await t.http.get(issuesUrl(id)).set(as(reporter));
-    expect([list.status, list.body]).toEqual([200, []]);
-  });
+  it(
+    'answers 400 naming a missing title, 401 without authentication, 404 to a stranger of a private project, ' +
+      '403 when issues are disabled',
+    async () => {
+      const { id } = await project();
+      expect((await t.http.post(issuesUrl(id)).set(as(reporter)).send({})).body).toEqual({
+        message: '400 (Bad request) "title" not given',
+      });
+      expect((await t.http.post(issuesUrl(id)).send({ title: 'x' })).status).toBe(401);
+      expect(
+        await t.http
+          .post(issuesUrl(id))
+          .set(as(stranger))
+          .send({ title: 'x' })
+          .then((res) => [res.status, res.body]),
+      ).toEqual([404, { message: '404 Project Not Found' }]);
+      await t.hosting.projects.update(id, { issues_enabled: false });
+      expect((await t.http.post(issuesUrl(id)).set(as(reporter)).send({ title: 'x' })).status).toBe(403);
+      expect((await t.http.get(`${issuesUrl(id)}/1`).set(as(reporter))).status).toBe(404);
+      const list = await t.http.get(issuesUrl(id)).set(as(reporter));
+      expect([list.status, list.body]).toEqual([200, []]);
+    },
+  );
 
   it('gives 50 concurrent creates in one project the iids 1 to 50', async () => {
     const { id } = await project();
@@ -113,64 +131,77 @@ describe('POST /projects/:id/issues', () => {
 });
 
 describe('GET /projects/:id/issues and /issues, /groups/:id/issues', () => {
-  it('filters by state, labels (all of them, none, any), milestone, author, assignee, iids, search, dates; orders and paginates', async () => {
-    const { id } = await project();
-    const api = t.hosting.as(reporter.id);
-    const bug = await api.issues.create(id, { title: 'Bug in parser', labels: ['bug', 'parser'] });
-    const feature = await api.issues.create(id, { title: 'Feature', description: 'Needs a PARSER rewrite', labels: ['feature'], assignee_ids: [guest.id] });
-    const plain = await t.hosting.as(guest.id).issues.create(id, { title: 'Plain' });
-    await api.issues.update(id, feature.iid, { state_event: 'close' });
-    const iids = async (query: Record<string, unknown>, user: User = reporter) => {
-      const res = await t.http.get(issuesUrl(id)).set(as(user)).query(query);
-      expect(res.status).toBe(200);
-      return res.body.map((issue: { iid: number }) => issue.iid);
-    };
-    expect(await iids({})).toEqual([plain.iid, feature.iid, bug.iid]);
-    expect(await iids({ state: 'opened' })).toEqual([plain.iid, bug.iid]);
-    expect(await iids({ state: 'closed' })).toEqual([feature.iid]);
-    expect(await iids({ labels: 'bug,parser' })).toEqual([bug.iid]);
-    expect(await iids({ labels: 'bug,feature' })).toEqual([]);
-    expect(await iids({ labels: 'No+Label' })).toEqual([plain.iid]);
-    expect(await iids({ labels: 'No Label' })).toEqual([plain.iid]);
-    expect(await iids({ labels: 'None' })).toEqual([plain.iid]);
-    expect(await iids({ labels: 'Any' })).toEqual([feature.iid, bug.iid]);
-    expect(await iids({ author_id: guest.id })).toEqual([plain.iid]);
-    expect(await iids({ assignee_id: guest.id })).toEqual([feature.iid]);
-    expect(await iids({ assignee_id: 'None' })).toEqual([plain.iid, bug.iid]);
-    expect(await iids({ assignee_id: 'Any' })).toEqual([feature.iid]);
-    expect(await iids({ 'iids[]': [bug.iid, plain.iid] })).toEqual([plain.iid, bug.iid]);
-    expect(await iids({ search: 'parser' })).toEqual([feature.iid, bug.iid]);
-    expect(await iids({ milestone: 'None' })).toEqual([plain.iid, feature.iid, bug.iid]);
-    expect(await iids({ milestone: 'Any' })).toEqual([]);
-    expect(await iids({ order_by: 'created_at', sort: 'asc' })).toEqual([bug.iid, feature.iid, plain.iid]);
-    expect(await iids({ order_by: 'updated_at', sort: 'desc' })).toEqual([feature.iid, plain.iid, bug.iid]);
-    expect(await iids({ created_after: new Date(Date.now() + 60_000).toISOString() })).toEqual([]);
-    expect(await iids({ created_before: new Date(Date.now() + 60_000).toISOString() })).toHaveLength(3);
-    expect(await iids({ scope: 'created-by-me' })).toEqual([feature.iid, bug.iid]);
-    expect(await iids({ scope: 'assigned_to_me' }, guest)).toEqual([feature.iid]);
-    const page = await t.http.get(issuesUrl(id)).set(as(reporter)).query({ per_page: 2, page: 2 });
-    expect(pageHeaders(page.headers)).toEqual({ total: 3, totalPages: 2, perPage: 2, page: 2, nextPage: null, prevPage: 1 });
-    expect(page.body.map((issue: { iid: number }) => issue.iid)).toEqual([bug.iid]);
-  });
+  it(
+    'filters by state, labels (all of them, none, any), milestone, ' + 'author, assignee, iids, search, dates; orders and paginates',
+    async () => {
+      const { id } = await project();
+      const api = t.hosting.as(reporter.id);
+      const bug = await api.issues.create(id, { title: 'Bug in parser', labels: ['bug', 'parser'] });
+      const feature = await api.issues.create(id, {
+        title: 'Feature',
+        description: 'Needs a PARSER rewrite',
+        labels: ['feature'],
+        assignee_ids: [guest.id],
+      });
+      const plain = await t.hosting.as(guest.id).issues.create(id, { title: 'Plain' });
+      await api.issues.update(id, feature.iid, { state_event: 'close' });
+      const iids = async (query: Record<string, unknown>, user: User = reporter) => {
+        const res = await t.http.get(issuesUrl(id)).set(as(user)).query(query);
+        expect(res.status).toBe(200);
+        return res.body.map((issue: { iid: number }) => issue.iid);
+      };
+      expect(await iids({})).toEqual([plain.iid, feature.iid, bug.iid]);
+      expect(await iids({ state: 'opened' })).toEqual([plain.iid, bug.iid]);
+      expect(await iids({ state: 'closed' })).toEqual([feature.iid]);
+      expect(await iids({ labels: 'bug,parser' })).toEqual([bug.iid]);
+      expect(await iids({ labels: 'bug,feature' })).toEqual([]);
+      expect(await iids({ labels: 'No+Label' })).toEqual([plain.iid]);
+      expect(await iids({ labels: 'No Label' })).toEqual([plain.iid]);
+      expect(await iids({ labels: 'None' })).toEqual([plain.iid]);
+      expect(await iids({ labels: 'Any' })).toEqual([feature.iid, bug.iid]);
+      expect(await iids({ author_id: guest.id })).toEqual([plain.iid]);
+      expect(await iids({ assignee_id: guest.id })).toEqual([feature.iid]);
+      expect(await iids({ assignee_id: 'None' })).toEqual([plain.iid, bug.iid]);
+      expect(await iids({ assignee_id: 'Any' })).toEqual([feature.iid]);
+      expect(await iids({ 'iids[]': [bug.iid, plain.iid] })).toEqual([plain.iid, bug.iid]);
+      expect(await iids({ search: 'parser' })).toEqual([feature.iid, bug.iid]);
+      expect(await iids({ milestone: 'None' })).toEqual([plain.iid, feature.iid, bug.iid]);
+      expect(await iids({ milestone: 'Any' })).toEqual([]);
+      expect(await iids({ order_by: 'created_at', sort: 'asc' })).toEqual([bug.iid, feature.iid, plain.iid]);
+      expect(await iids({ order_by: 'updated_at', sort: 'desc' })).toEqual([feature.iid, plain.iid, bug.iid]);
+      expect(await iids({ created_after: new Date(Date.now() + 60_000).toISOString() })).toEqual([]);
+      expect(await iids({ created_before: new Date(Date.now() + 60_000).toISOString() })).toHaveLength(3);
+      expect(await iids({ scope: 'created-by-me' })).toEqual([feature.iid, bug.iid]);
+      expect(await iids({ scope: 'assigned_to_me' }, guest)).toEqual([feature.iid]);
+      const page = await t.http.get(issuesUrl(id)).set(as(reporter)).query({ per_page: 2, page: 2 });
+      expect(pageHeaders(page.headers)).toEqual({ total: 3, totalPages: 2, perPage: 2, page: 2, nextPage: null, prevPage: 1 });
+      expect(page.body.map((issue: { iid: number }) => issue.iid)).toEqual([bug.iid]);
+    },
+  );
 
-  it('GET /issues shows the caller’s own issues by default, `scope=all` every one it may read; /groups/:id/issues the group’s', async () => {
-    const group = await t.hosting.as(owner.id).groups.create({ name: `Issues group ${process.pid}`, path: `issues-group-${process.pid}`, visibility: 'private' });
-    const { id } = await t.hosting.as(owner.id).projects.create({ name: 'In a group', namespace_id: group.id, visibility: 'private' });
-    await t.hosting.as(owner.id).groupMembers.add(group.id, { user_id: reporter.id, access_level: 20 });
-    const mine = await t.hosting.as(reporter.id).issues.create(id, { title: 'Mine in the group' });
-    const theirs = await t.hosting.as(owner.id).issues.create(id, { title: 'Theirs in the group' });
-    const own = await t.http.get('/api/v4/issues').set(as(reporter)).query({ per_page: 100 });
-    expect(own.body.map((issue: { id: number }) => issue.id)).toContain(mine.id);
-    expect(own.body.map((issue: { id: number }) => issue.id)).not.toContain(theirs.id);
-    const all = await t.http.get('/api/v4/issues').set(as(reporter)).query({ scope: 'all', per_page: 100 });
-    expect(all.body.map((issue: { id: number }) => issue.id)).toEqual(expect.arrayContaining([mine.id, theirs.id]));
-    const byGroup = await t.http.get(`/api/v4/groups/${group.id}/issues`).set(as(reporter));
-    expect(byGroup.body.map((issue: { id: number }) => issue.id)).toEqual([theirs.id, mine.id]);
-    expect((await t.http.get(`/api/v4/groups/${group.id}/issues`).set(as(stranger))).status).toBe(404);
-    const strangers = await t.http.get('/api/v4/issues').set(as(stranger)).query({ scope: 'all', per_page: 100 });
-    expect(strangers.body.map((issue: { id: number }) => issue.id)).not.toContain(theirs.id);
-    expect((await t.http.get('/api/v4/issues')).status).toBe(401);
-  });
+  it(
+    'GET /issues shows the caller’s own issues by default, ' + '`scope=all` every one it may read; /groups/:id/issues the group’s',
+    async () => {
+      const group = await t.hosting
+        .as(owner.id)
+        .groups.create({ name: `Issues group ${process.pid}`, path: `issues-group-${process.pid}`, visibility: 'private' });
+      const { id } = await t.hosting.as(owner.id).projects.create({ name: 'In a group', namespace_id: group.id, visibility: 'private' });
+      await t.hosting.as(owner.id).groupMembers.add(group.id, { user_id: reporter.id, access_level: 20 });
+      const mine = await t.hosting.as(reporter.id).issues.create(id, { title: 'Mine in the group' });
+      const theirs = await t.hosting.as(owner.id).issues.create(id, { title: 'Theirs in the group' });
+      const own = await t.http.get('/api/v4/issues').set(as(reporter)).query({ per_page: 100 });
+      expect(own.body.map((issue: { id: number }) => issue.id)).toContain(mine.id);
+      expect(own.body.map((issue: { id: number }) => issue.id)).not.toContain(theirs.id);
+      const all = await t.http.get('/api/v4/issues').set(as(reporter)).query({ scope: 'all', per_page: 100 });
+      expect(all.body.map((issue: { id: number }) => issue.id)).toEqual(expect.arrayContaining([mine.id, theirs.id]));
+      const byGroup = await t.http.get(`/api/v4/groups/${group.id}/issues`).set(as(reporter));
+      expect(byGroup.body.map((issue: { id: number }) => issue.id)).toEqual([theirs.id, mine.id]);
+      expect((await t.http.get(`/api/v4/groups/${group.id}/issues`).set(as(stranger))).status).toBe(404);
+      const strangers = await t.http.get('/api/v4/issues').set(as(stranger)).query({ scope: 'all', per_page: 100 });
+      expect(strangers.body.map((issue: { id: number }) => issue.id)).not.toContain(theirs.id);
+      expect((await t.http.get('/api/v4/issues')).status).toBe(401);
+    },
+  );
 
   it('GET /issues/:id finds any issue for administrators; 403 for others', async () => {
     const { id } = await project();
@@ -199,7 +230,12 @@ describe('GET /projects/:id/issues and /issues, /groups/:id/issues', () => {
     const many = await queriesOf(t.db, list);
     const body = (await list()).body;
     expect(body).toHaveLength(20);
-    expect(body[0]).toMatchObject({ labels: ['a', 'b'], upvotes: 1, user_notes_count: 1, assignees: [reference(guest), reference(reporter)] });
+    expect(body[0]).toMatchObject({
+      labels: ['a', 'b'],
+      upvotes: 1,
+      user_notes_count: 1,
+      assignees: [reference(guest), reference(reporter)],
+    });
     expect(many.length).toBe(few.length);
   });
 });
@@ -231,10 +267,23 @@ describe('PUT /projects/:id/issues/:issue_iid', () => {
     const { id } = await project();
     const api = t.hosting.as(reporter.id);
     const issue = await api.issues.create(id, { title: 'Old title', labels: ['a'] });
-    const closed = await t.http.put(`${issuesUrl(id)}/${issue.iid}`).set(as(reporter)).send({ state_event: 'close', title: 'New title', labels: 'b,c', assignee_ids: [guest.id] });
+    const closed = await t.http
+      .put(`${issuesUrl(id)}/${issue.iid}`)
+      .set(as(reporter))
+      .send({ state_event: 'close', title: 'New title', labels: 'b,c', assignee_ids: [guest.id] });
     expect(closed.status).toBe(200);
-    expect(closed.body).toMatchObject({ state: 'closed', closed_at: expect.stringMatching(ISO), closed_by: reference(reporter), title: 'New title', labels: ['b', 'c'], assignee: reference(guest) });
-    const notes = await t.http.get(`${issuesUrl(id)}/${issue.iid}/notes`).set(as(reporter)).query({ sort: 'asc' });
+    expect(closed.body).toMatchObject({
+      state: 'closed',
+      closed_at: expect.stringMatching(ISO),
+      closed_by: reference(reporter),
+      title: 'New title',
+      labels: ['b', 'c'],
+      assignee: reference(guest),
+    });
+    const notes = await t.http
+      .get(`${issuesUrl(id)}/${issue.iid}/notes`)
+      .set(as(reporter))
+      .query({ sort: 'asc' });
     const bodies = notes.body.map((note: { body: string; system: boolean }) => [note.body, note.system]);
     expect(bodies.map(([body]: [string]) => body)).toEqual([
       'changed title from **{-Old-} title** to **{+New+} title**',
@@ -249,7 +298,10 @@ describe('PUT /projects/:id/issues/:issue_iid', () => {
     expect([cleared.assignees, cleared.assignee, cleared.labels]).toEqual([[], null, []]);
     // Older clients' single assignee: an ID, and 0 (kept a number by the schema, not made null) for none.
     await api.issues.update(id, issue.iid, { assignee_id: guest.id });
-    const unassigned = await t.http.put(`${issuesUrl(id)}/${issue.iid}`).set(as(reporter)).send({ assignee_id: 0 });
+    const unassigned = await t.http
+      .put(`${issuesUrl(id)}/${issue.iid}`)
+      .set(as(reporter))
+      .send({ assignee_id: 0 });
     expect([unassigned.status, unassigned.body.assignees]).toEqual([200, []]);
   });
 
@@ -257,10 +309,27 @@ describe('PUT /projects/:id/issues/:issue_iid', () => {
     const { id } = await project();
     const { id: other } = await project();
     const issue = await t.hosting.as(reporter.id).issues.create(id, { title: 'Guarded' });
-    const empty = await t.http.put(`${issuesUrl(id)}/${issue.iid}`).set(as(reporter)).send({});
+    const empty = await t.http
+      .put(`${issuesUrl(id)}/${issue.iid}`)
+      .set(as(reporter))
+      .send({});
     expect([empty.status, empty.body.message]).toEqual([400, expect.stringContaining('at least one parameter must be provided')]);
-    expect((await t.http.put(`${issuesUrl(id)}/${issue.iid}`).set(as(guest)).send({ title: 'x' })).status).toBe(403);
-    expect((await t.http.put(`${issuesUrl(other)}/${issue.iid + 5}`).set(as(reporter)).send({ title: 'x' })).body).toEqual({ message: '404 Issue Not Found' });
+    expect(
+      (
+        await t.http
+          .put(`${issuesUrl(id)}/${issue.iid}`)
+          .set(as(guest))
+          .send({ title: 'x' })
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await t.http
+          .put(`${issuesUrl(other)}/${issue.iid + 5}`)
+          .set(as(reporter))
+          .send({ title: 'x' })
+      ).body,
+    ).toEqual({ message: '404 Issue Not Found' });
   });
 
   it('keeps open_issues_count right through close, reopen, confidentiality changes and delete', async () => {
@@ -285,34 +354,57 @@ describe('PUT /projects/:id/issues/:issue_iid', () => {
 });
 
 describe('POST /projects/:id/issues/:issue_iid/move', () => {
-  it('makes a new issue in the target with the author, notes and award emoji; keeps same-named labels; closes the original with a note', async () => {
-    const from = await project();
-    const to = await project();
-    const api = t.hosting.as(owner.id);
-    await api.issues.create(to.id, { title: 'Makes the label', labels: ['bug'] });
-    const issue = await t.hosting.as(reporter.id).issues.create(from.id, { title: 'Moving', labels: ['bug', 'only-here'] });
-    await t.hosting.as(guest.id).issueNotes.create(from.id, issue.iid, { body: 'A comment' });
-    await t.hosting.as(guest.id).awardEmoji.create(from.id, issue.iid, { name: 'thumbsup' });
-    const res = await t.http.post(`${issuesUrl(from.id)}/${issue.iid}/move`).set(as(owner)).send({ to_project_id: to.id });
-    expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ project_id: to.id, iid: 2, title: 'Moving', author: reference(reporter), labels: ['bug'], upvotes: 1, user_notes_count: 1, state: 'opened' });
-    const old = await api.issues.get(from.id, issue.iid);
-    expect(old.state).toBe('closed');
-    const oldNotes = await api.issueNotes.list(from.id, issue.iid);
-    expect(oldNotes.map((note) => note.body)).toContain(`moved to ${to.path}#2`);
-    const newNotes = await api.issueNotes.list(to.id, 2);
-    expect(newNotes.map((note) => note.body)).toEqual(expect.arrayContaining(['A comment', `moved from ${from.path}#${issue.iid}`]));
-  });
+  it(
+    'makes a new issue in the target with the author, notes and award emoji; ' + 'keeps same-named labels; closes the original with a note',
+    async () => {
+      const from = await project();
+      const to = await project();
+      const api = t.hosting.as(owner.id);
+      await api.issues.create(to.id, { title: 'Makes the label', labels: ['bug'] });
+      const issue = await t.hosting.as(reporter.id).issues.create(from.id, { title: 'Moving', labels: ['bug', 'only-here'] });
+      await t.hosting.as(guest.id).issueNotes.create(from.id, issue.iid, { body: 'A comment' });
+      await t.hosting.as(guest.id).awardEmoji.create(from.id, issue.iid, { name: 'thumbsup' });
+      const res = await t.http
+        .post(`${issuesUrl(from.id)}/${issue.iid}/move`)
+        .set(as(owner))
+        .send({ to_project_id: to.id });
+      expect(res.status).toBe(200);
+      expect(res.body).toMatchObject({
+        project_id: to.id,
+        iid: 2,
+        title: 'Moving',
+        author: reference(reporter),
+        labels: ['bug'],
+        upvotes: 1,
+        user_notes_count: 1,
+        state: 'opened',
+      });
+      const old = await api.issues.get(from.id, issue.iid);
+      expect(old.state).toBe('closed');
+      const oldNotes = await api.issueNotes.list(from.id, issue.iid);
+      expect(oldNotes.map((note) => note.body)).toContain(`moved to ${to.path}#2`);
+      const newNotes = await api.issueNotes.list(to.id, 2);
+      expect(newNotes.map((note) => note.body)).toEqual(expect.arrayContaining(['A comment', `moved from ${from.path}#${issue.iid}`]));
+    },
+  );
 
   it('answers 400 for the same project and without permission in the target', async () => {
     const from = await project();
     const issue = await t.hosting.as(reporter.id).issues.create(from.id, { title: 'Staying' });
-    const same = await t.http.post(`${issuesUrl(from.id)}/${issue.iid}/move`).set(as(owner)).send({ to_project_id: from.id });
+    const same = await t.http
+      .post(`${issuesUrl(from.id)}/${issue.iid}/move`)
+      .set(as(owner))
+      .send({ to_project_id: from.id });
     expect([same.status, same.body]).toEqual([400, { message: 'Cannot move issue to project it originates from!' }]);
     const { id: foreign } = await t.hosting.as(stranger.id).projects.create({ name: `Foreign ${process.pid}`, visibility: 'private' });
-    const denied = await t.http.post(`${issuesUrl(from.id)}/${issue.iid}/move`).set(as(owner)).send({ to_project_id: foreign });
+    const denied = await t.http
+      .post(`${issuesUrl(from.id)}/${issue.iid}/move`)
+      .set(as(owner))
+      .send({ to_project_id: foreign });
     expect([denied.status, denied.body]).toEqual([400, { message: 'Cannot move issue due to insufficient permissions!' }]);
-    await expect(t.hosting.as(owner.id).issues.move(from.id, issue.iid, { to_project_id: from.id })).rejects.toBeInstanceOf(BadRequestError);
+    await expect(t.hosting.as(owner.id).issues.move(from.id, issue.iid, { to_project_id: from.id })).rejects.toBeInstanceOf(
+      BadRequestError,
+    );
   });
 });
 
@@ -367,8 +459,22 @@ describe('notes on issues', () => {
   it('on a locked discussion only project members comment', async () => {
     const { id } = await project('public');
     const issue = await t.hosting.as(reporter.id).issues.create(id, { title: 'Locked', discussion_locked: true });
-    expect((await t.http.post(`${issuesUrl(id)}/${issue.iid}/notes`).set(as(stranger)).send({ body: 'Me too' })).status).toBe(403);
-    expect((await t.http.post(`${issuesUrl(id)}/${issue.iid}/notes`).set(as(guest)).send({ body: 'Member' })).status).toBe(201);
+    expect(
+      (
+        await t.http
+          .post(`${issuesUrl(id)}/${issue.iid}/notes`)
+          .set(as(stranger))
+          .send({ body: 'Me too' })
+      ).status,
+    ).toBe(403);
+    expect(
+      (
+        await t.http
+          .post(`${issuesUrl(id)}/${issue.iid}/notes`)
+          .set(as(guest))
+          .send({ body: 'Member' })
+      ).status,
+    ).toBe(201);
   });
 });
 
@@ -392,7 +498,7 @@ describe('award emoji', () => {
     expect((await t.http.post(url).set(as(guest)).send({ name: 'not-an-emoji' })).status).toBe(404);
     expect((await t.http.post(url).set(as(reporter)).send({ name: 'thumbsdown' })).status).toBe(404);
     await t.http.post(url).set(as(owner)).send({ name: '-1' });
-    expect((await t.hosting.as(owner.id).issues.get(id, issue.iid))).toMatchObject({ upvotes: 1, downvotes: 1 });
+    expect(await t.hosting.as(owner.id).issues.get(id, issue.iid)).toMatchObject({ upvotes: 1, downvotes: 1 });
     const mine = await t.http.get(issuesUrl(id)).set(as(guest)).query({ my_reaction_emoji: 'thumbsup' });
     expect(mine.body.map((item: { iid: number }) => item.iid)).toEqual([issue.iid]);
     expect((await t.http.get(issuesUrl(id)).set(as(guest)).query({ my_reaction_emoji: 'None' })).body).toEqual([]);
@@ -400,9 +506,14 @@ describe('award emoji', () => {
     expect((await t.http.delete(`${url}/${award.body.id}`).set(as(reporter))).status).toBe(401);
     expect((await t.http.delete(`${url}/${award.body.id}`).set(as(guest))).status).toBe(204);
     const note = await t.hosting.as(reporter.id).issueNotes.create(id, issue.iid, { body: 'Awarded' });
-    const onNote = await t.http.post(`${issuesUrl(id)}/${issue.iid}/notes/${note.id}/award_emoji`).set(as(guest)).send({ name: 'tada' });
+    const onNote = await t.http
+      .post(`${issuesUrl(id)}/${issue.iid}/notes/${note.id}/award_emoji`)
+      .set(as(guest))
+      .send({ name: 'tada' });
     expect([onNote.status, onNote.body.awardable_type, onNote.body.awardable_id]).toEqual([201, 'Note', note.id]);
-    expect((await t.http.get(`${issuesUrl(id)}/${issue.iid}/notes/${note.id + 1000}/award_emoji`).set(as(guest))).body).toEqual({ message: '404 Note Not Found' });
+    expect((await t.http.get(`${issuesUrl(id)}/${issue.iid}/notes/${note.id + 1000}/award_emoji`).set(as(guest))).body).toEqual({
+      message: '404 Note Not Found',
+    });
   });
 });
 
@@ -412,19 +523,37 @@ describe('time tracking', () => {
     const issue = await t.hosting.as(reporter.id).issues.create(id, { title: 'Timed' });
     const url = `${issuesUrl(id)}/${issue.iid}`;
     const estimate = await t.http.post(`${url}/time_estimate`).set(as(reporter)).send({ duration: '3h30m' });
-    expect([estimate.status, estimate.body]).toEqual([200, { time_estimate: 12600, total_time_spent: 0, human_time_estimate: '3h 30m', human_total_time_spent: null }]);
+    expect([estimate.status, estimate.body]).toEqual([
+      200,
+      { time_estimate: 12600, total_time_spent: 0, human_time_estimate: '3h 30m', human_total_time_spent: null },
+    ]);
     const spent = await t.http.post(`${url}/add_spent_time`).set(as(reporter)).send({ duration: '1w 2d' });
     expect([spent.status, spent.body.total_time_spent, spent.body.human_total_time_spent]).toEqual([201, 7 * 8 * 3600, '1w 2d']);
     const back = await t.http.post(`${url}/add_spent_time`).set(as(reporter)).send({ duration: '-2d' });
     expect(back.body.human_total_time_spent).toBe('1w');
-    expect((await t.http.post(`${url}/add_spent_time`).set(as(reporter)).send({ duration: '-3w' })).body).toEqual({ message: { base: ['Time to subtract exceeds the total time spent'] } });
-    expect((await t.http.post(`${url}/time_estimate`).set(as(reporter)).send({ duration: 'soon' })).body).toEqual({ message: { time_estimate: ['has an invalid format'] } });
-    expect((await t.http.get(`${url}/time_stats`).set(as(guest))).body).toEqual({ time_estimate: 12600, total_time_spent: 5 * 8 * 3600, human_time_estimate: '3h 30m', human_total_time_spent: '1w' });
+    expect((await t.http.post(`${url}/add_spent_time`).set(as(reporter)).send({ duration: '-3w' })).body).toEqual({
+      message: { base: ['Time to subtract exceeds the total time spent'] },
+    });
+    expect((await t.http.post(`${url}/time_estimate`).set(as(reporter)).send({ duration: 'soon' })).body).toEqual({
+      message: { time_estimate: ['has an invalid format'] },
+    });
+    expect((await t.http.get(`${url}/time_stats`).set(as(guest))).body).toEqual({
+      time_estimate: 12600,
+      total_time_spent: 5 * 8 * 3600,
+      human_time_estimate: '3h 30m',
+      human_total_time_spent: '1w',
+    });
     expect((await t.http.post(`${url}/reset_spent_time`).set(as(reporter))).body.total_time_spent).toBe(0);
     expect((await t.http.post(`${url}/reset_time_estimate`).set(as(reporter))).body.time_estimate).toBe(0);
     expect((await t.http.post(`${url}/time_estimate`).set(as(guest)).send({ duration: '1h' })).status).toBe(403);
     const notes = (await t.hosting.as(owner.id).issueNotes.list(id, issue.iid, { sort: 'asc' })).map((note) => note.body);
-    expect(notes).toEqual(['changed time estimate to 3h 30m', 'added 1w 2d of time spent', 'subtracted 2d of time spent', 'removed time spent', 'removed time estimate']);
+    expect(notes).toEqual([
+      'changed time estimate to 3h 30m',
+      'added 1w 2d of time spent',
+      'subtracted 2d of time spent',
+      'removed time spent',
+      'removed time estimate',
+    ]);
   });
 });
 
@@ -439,13 +568,31 @@ describe('in process', () => {
 describe('hostile input', () => {
   it('refuses a blank title with the validation map; drops blank label names; never answers 500', async () => {
     const { id } = await project();
-    expect((await t.http.post(issuesUrl(id)).set(as(reporter)).send({ title: '   ' })).body).toEqual({ message: { title: ["can't be blank"] } });
-    const issue = await t.http.post(issuesUrl(id)).set(as(reporter)).send({ title: 'Labels', labels: ['  spaced  ', '', ' '] });
+    expect((await t.http.post(issuesUrl(id)).set(as(reporter)).send({ title: '   ' })).body).toEqual({
+      message: { title: ["can't be blank"] },
+    });
+    const issue = await t.http
+      .post(issuesUrl(id))
+      .set(as(reporter))
+      .send({ title: 'Labels', labels: ['  spaced  ', '', ' '] });
     expect([issue.status, issue.body.labels]).toEqual([201, ['spaced']]);
-    for (const query of [{ assignee_id: 'someone' }, { 'iids[]': 'x' }, { order_by: 'title' }, { created_after: 'yesterday' }, { labels: 'a'.repeat(300) }]) {
+    for (const query of [
+      { assignee_id: 'someone' },
+      { 'iids[]': 'x' },
+      { order_by: 'title' },
+      { created_after: 'yesterday' },
+      { labels: 'a'.repeat(300) },
+    ]) {
       expect((await t.http.get(issuesUrl(id)).set(as(reporter)).query(query)).status).toBe(400);
     }
-    expect((await t.http.post(`${issuesUrl(id)}/${issue.body.iid}/time_estimate`).set(as(reporter)).send({ duration: '9'.repeat(50) + 'w' })).status).toBe(400);
+    expect(
+      (
+        await t.http
+          .post(`${issuesUrl(id)}/${issue.body.iid}/time_estimate`)
+          .set(as(reporter))
+          .send({ duration: `${'9'.repeat(50)}w` })
+      ).status,
+    ).toBe(400);
     expect((await t.http.get(`${issuesUrl(id)}/99999999999`).set(as(reporter))).status).toBe(400);
   });
 });

@@ -24,7 +24,9 @@ function temporaryDirectory(prefix: string): string {
   directories.push(directory);
   return directory;
 }
-afterAll(() => directories.forEach((directory) => rmSync(directory, { recursive: true, force: true })));
+afterAll(() => {
+  for (const directory of directories) rmSync(directory, { recursive: true, force: true });
+});
 
 /** Queues made by a test, closed after it (before their databases). */
 const queues: JobQueue[] = [];
@@ -39,7 +41,6 @@ afterEach(async () => {
 });
 
 const jobRow = async (db: Database, id: number) => (await queryRows(db.rows, sql`select * from jobs where id = ${id}`))[0];
-
 
 /** A handler that waits until it is told to stop, and says when it has started. */
 function stoppable(): { handler: JobHandler; started: Promise<number> } {
@@ -164,7 +165,11 @@ describe('the job queue', () => {
     const queue = queueOn(db);
     const runs: number[] = [];
     const givenUp: string[] = [];
-    queue.register('test_interrupted', { maxAttempts: 2, run: async (job) => void runs.push(job.id), givenUp: async (_, error) => void givenUp.push(error) });
+    queue.register('test_interrupted', {
+      maxAttempts: 2,
+      run: async (job) => void runs.push(job.id),
+      givenUp: async (_, error) => void givenUp.push(error),
+    });
     // As a worker that died in the job's second run leaves it: running, its lease lapsed.
     const id = await db.fork().transactional(async (em) => {
       const id = await queue.enqueue(em, 'test_interrupted', {});
@@ -231,7 +236,10 @@ describe('a job interrupted by a restart', () => {
       await started;
       crashed = await first.fork().transactional(async (em) => {
         const id = await queue.enqueue(em, 'test_restart', {});
-        await em.execute(`update jobs set status = 'running', attempts = 1, locked_by = 'crashed', locked_until = now() + interval '${crashedLease}' where id = ${id}`);
+        await em.execute(
+          `update jobs set status = 'running', attempts = 1, locked_by = 'crashed', locked_until = now() + interval '${crashedLease}' ` +
+            `where id = ${id}`,
+        );
         return id;
       });
       await queue.close();
@@ -427,15 +435,23 @@ describe.runIf(hasGit)('RepositoryStore', () => {
 
   it('refuses what is not http(s), and fails on what cannot be reached, takes too long or is too large', async () => {
     const store = new RepositoryStore({ default: temporaryDirectory('bounds') });
-    const failure = (url: string, options = {}) => store.importFrom('default', 1, url, { ...LOCAL, ...options }).then(() => 'imported', (error: Error) => `${error.name}: ${error.message}`);
+    const failure = (url: string, options = {}) =>
+      store.importFrom('default', 1, url, { ...LOCAL, ...options }).then(
+        () => 'imported',
+        (error: Error) => `${error.name}: ${error.message}`,
+      );
     expect(await failure(`file://${join(served, 'app.git')}`)).toBe('RepositoryImportError: Only http and https URLs can be imported');
     expect(await failure('not a url')).toBe('RepositoryImportError: The import URL is not a valid URL');
     expect(await failure(`http://example.com/${'a'.repeat(2100)}`)).toBe('RepositoryImportError: The import URL is too long');
     // Refused, answered 404: one message, that tells a closed port from a live service no better than the other.
     expect(await failure(`http://127.0.0.1:${await closedPort()}/app.git`)).toBe(`RepositoryImportError: ${REMOTE_FAILED}`);
     expect(await failure(`${server.url}/public/none.git`)).toBe(`RepositoryImportError: ${REMOTE_FAILED}`);
-    expect(await failure(`${server.url}/stall/app.git`, { timeoutMs: 300 })).toBe('RepositoryImportError: The import timed out after 0.3 seconds');
-    expect(await failure(`${server.url}/public/app.git`, { maxBytes: 200 })).toBe('RepositoryImportError: The remote repository is larger than 200 bytes');
+    expect(await failure(`${server.url}/stall/app.git`, { timeoutMs: 300 })).toBe(
+      'RepositoryImportError: The import timed out after 0.3 seconds',
+    );
+    expect(await failure(`${server.url}/public/app.git`, { maxBytes: 200 })).toBe(
+      'RepositoryImportError: The remote repository is larger than 200 bytes',
+    );
     const stopping = new AbortController();
     const stopped = failure(`${server.url}/stall/app.git`, { signal: stopping.signal });
     stopping.abort(new Error('closing'));
@@ -475,16 +491,27 @@ describe.runIf(hasGit)('fork and import jobs', () => {
   });
 
   const projectRow = async (id: number) =>
-    (await queryRows(t.db.rows, sql`select import_status, import_error, import_url from projects where id = ${id}`))[0] as { import_status: string; import_error: string | null; import_url: string | null };
+    (await queryRows(t.db.rows, sql`select import_status, import_error, import_url from projects where id = ${id}`))[0] as {
+      import_status: string;
+      import_error: string | null;
+      import_url: string | null;
+    };
 
   let counter = 0;
   /** A project as the fork or import endpoint leaves it: scheduled, with the job queued in the same transaction. */
-  async function scheduled(kind: string, fields: { importUrl?: string; sourceProjectId?: number } = {}): Promise<{ projectId: number; jobId: number }> {
+  async function scheduled(
+    kind: string,
+    fields: { importUrl?: string; sourceProjectId?: number } = {},
+  ): Promise<{ projectId: number; jobId: number }> {
     const { id: projectId } = await t.hosting.projects.create({ name: `target-${++counter}` });
     const jobId = await t.db.fork().transactional(async (em) => {
       // Sealed as the endpoint seals it, with the instance's key.
       const importUrl = fields.importUrl === undefined ? null : secrets.seal(fields.importUrl);
-      await queryRows(em, sql`update projects set import_status = 'scheduled', import_url = ${importUrl}, forked_from_id = ${fields.sourceProjectId ?? null} where id = ${projectId}`);
+      await queryRows(
+        em,
+        sql`update projects set import_status = 'scheduled', import_url = ${importUrl}, forked_from_id = ${fields.sourceProjectId ?? null}
+          where id = ${projectId}`,
+      );
       return queuer.enqueue(em, kind, kind === FORK_REPOSITORY ? { projectId, sourceProjectId: fields.sourceProjectId } : { projectId });
     });
     return { projectId, jobId };
@@ -503,7 +530,10 @@ describe.runIf(hasGit)('fork and import jobs', () => {
 
   it('POST /projects with import_url answers at once (scheduled); the job imports the remote, whose URL is stored sealed', async () => {
     const url = `${server.url.replace('//', '//bob:hunter2@')}/private/app.git`;
-    const res = await t.http.post('/api/v4/projects').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ name: 'imported through the API', import_url: url });
+    const res = await t.http
+      .post('/api/v4/projects')
+      .set('PRIVATE-TOKEN', ROOT_TOKEN)
+      .send({ name: 'imported through the API', import_url: url });
     expect([res.status, res.body.import_status, res.body.import_error]).toEqual([201, 'scheduled', null]);
     expect(JSON.stringify(res.body)).not.toContain('hunter2');
     await t.hosting.backgroundJobs.drain();
@@ -512,14 +542,22 @@ describe.runIf(hasGit)('fork and import jobs', () => {
     expect([imported.import_status, imported.default_branch]).toEqual(['finished', 'main']);
     expect(contentsOf(repositories.path('default', res.body.id))).toEqual(contentsOf(join(served, 'app.git')));
     expect((await projectRow(res.body.id)).import_url).not.toContain('hunter2');
-    const ftp = await t.http.post('/api/v4/projects').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ name: 'ftp import', import_url: 'ftp://example.com/app.git' });
+    const ftp = await t.http
+      .post('/api/v4/projects')
+      .set('PRIVATE-TOKEN', ROOT_TOKEN)
+      .send({ name: 'ftp import', import_url: 'ftp://example.com/app.git' });
     expect([ftp.status, ftp.body]).toEqual([400, { message: { import_url: ['is blocked: Only allowed protocols are http, https'] } }]);
-    const invalid = await t.http.post('/api/v4/projects').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ name: 'no url', import_url: 'not a url' });
+    const invalid = await t.http
+      .post('/api/v4/projects')
+      .set('PRIVATE-TOKEN', ROOT_TOKEN)
+      .send({ name: 'no url', import_url: 'not a url' });
     expect(invalid.body).toEqual({ message: { import_url: ['is not a valid URL'] } });
   });
 
   it("imports a project's repository from its import_url, credentials included", async () => {
-    const { projectId } = await scheduled(IMPORT_REPOSITORY, { importUrl: `${server.url.replace('//', '//bob:hunter2@')}/private/app.git` });
+    const { projectId } = await scheduled(IMPORT_REPOSITORY, {
+      importUrl: `${server.url.replace('//', '//bob:hunter2@')}/private/app.git`,
+    });
     await t.hosting.backgroundJobs.drain();
     expect(await projectRow(projectId)).toMatchObject({ import_status: 'finished', import_error: null });
     expect(contentsOf(repositories.path('default', projectId))).toEqual(contentsOf(join(served, 'app.git')));
@@ -527,7 +565,9 @@ describe.runIf(hasGit)('fork and import jobs', () => {
 
   it('ends an import that fails in failed, saying why without the credentials, with an empty repository', async () => {
     const unreachable = await scheduled(IMPORT_REPOSITORY, { importUrl: `http://bob:hunter2@127.0.0.1:${await closedPort()}/app.git` });
-    const refused = await scheduled(IMPORT_REPOSITORY, { importUrl: `${server.url.replace('//', '//bob:wrong-hunter2@')}/private/app.git` });
+    const refused = await scheduled(IMPORT_REPOSITORY, {
+      importUrl: `${server.url.replace('//', '//bob:wrong-hunter2@')}/private/app.git`,
+    });
     await t.hosting.backgroundJobs.drain();
     expect(await projectRow(unreachable.projectId)).toMatchObject({ import_status: 'failed', import_error: REMOTE_FAILED });
     expect(await projectRow(refused.projectId)).toMatchObject({ import_status: 'failed', import_error: REMOTE_FAILED });
@@ -568,7 +608,10 @@ describe.runIf(hasGit)('fork and import jobs', () => {
     const jobId = await t.db.fork().transactional(async (em) => {
       await queryRows(em, sql`update projects set import_status = 'started' where id = ${projectId}`);
       const jobId = await queuer.enqueue(em, FORK_REPOSITORY, { projectId, sourceProjectId: sourceId });
-      await queryRows(em, sql`update jobs set status = 'running', attempts = max_attempts, locked_by = 'dead', locked_until = now() where id = ${jobId}`);
+      await queryRows(
+        em,
+        sql`update jobs set status = 'running', attempts = max_attempts, locked_by = 'dead', locked_until = now() where id = ${jobId}`,
+      );
       return jobId;
     });
     expect(await t.hosting.backgroundJobs.settled(jobId)).toMatchObject({ status: 'failed', error: 'interrupted 3 times' });

@@ -3,7 +3,7 @@ import * as openpgp from 'openpgp';
 import sshpk from 'sshpk';
 import type { Response } from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ApiError, BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../src/errors.js';
+import { type ApiError, BadRequestError, ForbiddenError, NotFoundError, UnauthorizedError } from '../src/errors.js';
 import { createUser, linkHeader, pageHeaders, ROOT_TOKEN, sharedHosting, type TestHosting } from './helpers.js';
 
 let t: TestHosting;
@@ -50,7 +50,8 @@ async function gpgKeyPair(email = 't@example.com', v6Keys = false): Promise<{ pu
 }
 
 const GPG_FORMAT_MESSAGE =
-  "is invalid. A valid public GPG key begins with '-----BEGIN PGP PUBLIC KEY BLOCK-----' and ends with '-----END PGP PUBLIC KEY BLOCK-----'";
+  "is invalid. A valid public GPG key begins with '-----BEGIN PGP PUBLIC KEY BLOCK-----' and ends with '-----END PGP PUBLIC KEY " +
+  "BLOCK-----'";
 
 // ---- calling the API ----
 
@@ -109,7 +110,12 @@ function expectMiddlePage(res: Response, path: string) {
   expect(pageHeaders(res.headers)).toEqual({ total: 3, totalPages: 3, perPage: 1, page: 2, nextPage: 3, prevPage: 1 });
   const rels = links(res);
   expect(Object.keys(rels).sort()).toEqual(['first', 'last', 'next', 'prev']);
-  for (const [rel, page] of [['prev', '1'], ['next', '3'], ['first', '1'], ['last', '3']] as const) {
+  for (const [rel, page] of [
+    ['prev', '1'],
+    ['next', '3'],
+    ['first', '1'],
+    ['last', '3'],
+  ] as const) {
     expect(rels[rel].protocol).toBe('http:');
     expect(rels[rel].pathname).toBe(`/api/v4${path}`);
     expect(rels[rel].searchParams.get('page'), rel).toBe(page);
@@ -155,7 +161,11 @@ describe('SSH keys over HTTP: /user/keys', () => {
     expect(res.body).toEqual({ id: expect.any(Number), title: 'laptop', key, created_at: recent() });
     expectRecent(res.body.created_at);
     aliceKey = res.body;
-    bobKeyId = (await call('post', '/user/keys', bob.token).send({ title: 'bob', key: sshKey('ed25519') }).expect(201)).body.id;
+    bobKeyId = (
+      await call('post', '/user/keys', bob.token)
+        .send({ title: 'bob', key: sshKey('ed25519') })
+        .expect(201)
+    ).body.id;
   });
 
   it('accepts form fields as well as JSON', async () => {
@@ -208,7 +218,11 @@ describe('SSH keys over HTTP: /user/keys', () => {
   it('refuses a key whose fingerprint is taken, by the same user or another, whatever its comment', async () => {
     const taken = { message: { key: ['has already been taken'], fingerprint: ['has already been taken'] } };
     expectStatus(await call('post', '/user/keys', alice.token).send({ title: 'again', key: aliceKey.key }), 400, taken);
-    expectStatus(await call('post', '/user/keys', alice.token).send({ title: 'again', key: recommented(aliceKey.key, 'other') }), 400, taken);
+    expectStatus(
+      await call('post', '/user/keys', alice.token).send({ title: 'again', key: recommented(aliceKey.key, 'other') }),
+      400,
+      taken,
+    );
     expectStatus(await call('post', '/user/keys', bob.token).send({ title: 'stolen', key: recommented(aliceKey.key, 'bob') }), 400, taken);
     // Nothing was added by the failed calls.
     expectStatus(await call('get', '/user/keys', alice.token), 200, [aliceKey]);
@@ -364,7 +378,7 @@ describe('SSH keys in process', () => {
     other = await createUser(t.hosting);
   });
 
-  it('adds, lists, fetches and deletes the caller\'s keys, by id or by token', async () => {
+  it("adds, lists, fetches and deletes the caller's keys, by id or by token", async () => {
     const key = sshKey('ecdsa');
     const created = await t.hosting.as(user.id).sshKeys.create({ title: 'in process', key });
     expect(created).toEqual({ id: expect.any(Number), title: 'in process', key, created_at: recent() });
@@ -399,7 +413,7 @@ describe('SSH keys in process', () => {
     expect((await api.sshKeys.list({ per_page: 2 })).map((k) => k.title)).toEqual(['p1', 'p2']);
   });
 
-  it('manages another user\'s keys as an administrator only', async () => {
+  it("manages another user's keys as an administrator only", async () => {
     const key = sshKey('rsa1024');
     const created = await t.hosting.sshKeys.createForUser(user.id, { title: 'root added', key });
     expect(created).toEqual({ id: expect.any(Number), title: 'root added', key, created_at: recent() });
@@ -521,7 +535,11 @@ describe('GPG keys over HTTP: /user/gpg_keys', () => {
     expect(res.body).toEqual({ id: expect.any(Number), key: pair.publicKey.trim(), created_at: recent() });
     expectRecent(res.body.created_at);
     aliceKey = res.body;
-    bobKeyId = (await call('post', '/user/gpg_keys', bob.token).send({ key: (await gpgKeyPair('bob@example.com')).publicKey }).expect(201)).body.id;
+    bobKeyId = (
+      await call('post', '/user/gpg_keys', bob.token)
+        .send({ key: (await gpgKeyPair('bob@example.com')).publicKey })
+        .expect(201)
+    ).body.id;
   });
 
   it('lists and fetches the key', async () => {
@@ -589,7 +607,14 @@ describe('GPG keys over HTTP: /user/gpg_keys', () => {
   it('paginates', async () => {
     const carol = await createUser(t.hosting);
     const ids: number[] = [];
-    for (let i = 0; i < 3; i++) ids.push((await call('post', '/user/gpg_keys', carol.token).send({ key: (await gpgKeyPair()).publicKey }).expect(201)).body.id);
+    for (let i = 0; i < 3; i++)
+      ids.push(
+        (
+          await call('post', '/user/gpg_keys', carol.token)
+            .send({ key: (await gpgKeyPair()).publicKey })
+            .expect(201)
+        ).body.id,
+      );
     const res = await call('get', '/user/gpg_keys?per_page=1&page=2', carol.token);
     expectStatus(res, 200);
     expect(res.body.map((key: { id: number }) => key.id)).toEqual([ids[1]]);
@@ -642,7 +667,9 @@ describe('GPG keys over HTTP: /users/:id/gpg_keys (administrators)', () => {
   });
 
   it('validates like the user call', async () => {
-    expectStatus(await call('post', `/users/${other.id}/gpg_keys`, ROOT_TOKEN).send({}), 400, { message: '400 (Bad request) "key" not given' });
+    expectStatus(await call('post', `/users/${other.id}/gpg_keys`, ROOT_TOKEN).send({}), 400, {
+      message: '400 (Bad request) "key" not given',
+    });
     expectStatus(await call('post', `/users/${other.id}/gpg_keys`, ROOT_TOKEN).send({ key_id: viaKey.key }), 400, {
       message: { fingerprint: ['has already been taken'] },
     });
@@ -652,10 +679,14 @@ describe('GPG keys over HTTP: /users/:id/gpg_keys (administrators)', () => {
     expectStatus(await call('get', `/users/${other.id}/gpg_keys`, ROOT_TOKEN), 200, []);
   });
 
-  it('answers 404 for an unknown user, a missing key and another user\'s key', async () => {
+  it("answers 404 for an unknown user, a missing key and another user's key", async () => {
     expectStatus(await call('get', `/users/${MISSING_USER_ID}/gpg_keys`, ROOT_TOKEN), 404, USER_NOT_FOUND);
     expectStatus(await call('get', `/users/${MISSING_USER_ID}/gpg_keys/${viaKey.id}`, ROOT_TOKEN), 404, USER_NOT_FOUND);
-    expectStatus(await call('post', `/users/${MISSING_USER_ID}/gpg_keys`, ROOT_TOKEN).send({ key: (await gpgKeyPair()).publicKey }), 404, USER_NOT_FOUND);
+    expectStatus(
+      await call('post', `/users/${MISSING_USER_ID}/gpg_keys`, ROOT_TOKEN).send({ key: (await gpgKeyPair()).publicKey }),
+      404,
+      USER_NOT_FOUND,
+    );
     expectStatus(await call('delete', `/users/${MISSING_USER_ID}/gpg_keys/${viaKey.id}`, ROOT_TOKEN), 404, USER_NOT_FOUND);
     expectStatus(await call('get', `/users/${user.id}/gpg_keys/999999`, ROOT_TOKEN), 404, GPG_KEY_NOT_FOUND);
     expectStatus(await call('get', `/users/${other.id}/gpg_keys/${viaKey.id}`, ROOT_TOKEN), 404, GPG_KEY_NOT_FOUND);
@@ -677,7 +708,9 @@ describe('GPG keys over HTTP: /users/:id/gpg_keys (administrators)', () => {
   });
 
   it('paginates', async () => {
-    await call('post', `/users/${user.id}/gpg_keys`, ROOT_TOKEN).send({ key: (await gpgKeyPair()).publicKey }).expect(201);
+    await call('post', `/users/${user.id}/gpg_keys`, ROOT_TOKEN)
+      .send({ key: (await gpgKeyPair()).publicKey })
+      .expect(201);
     const res = await call('get', `/users/${user.id}/gpg_keys?per_page=1&page=2`, ROOT_TOKEN);
     expectStatus(res, 200, [viaKeyId]);
     expectMiddlePage(res, `/users/${user.id}/gpg_keys`);
@@ -743,7 +776,9 @@ describe('GPG keys in process', () => {
     // Within the bound, the format check reads it without a regular expression that recurses per character.
     const largest = block(1_000_000 - block(0).length);
     expect(largest.length).toBe(1_000_000);
-    await rejection(api.gpgKeys.create({ key: largest }), BadRequestError, 400, { message: { key: ['is invalid'], fingerprint: ["can't be blank"] } });
+    await rejection(api.gpgKeys.create({ key: largest }), BadRequestError, 400, {
+      message: { key: ['is invalid'], fingerprint: ["can't be blank"] },
+    });
     expect(await api.gpgKeys.list()).toEqual(before);
   });
 
@@ -795,7 +830,12 @@ describe('E-mail addresses over HTTP: /user/emails', () => {
     const res = await call('post', '/user/emails', alice.token).send({ email: `${alice.username}-second@example.com` });
     expectStatus(res, 201, { id: expect.any(Number), email: `${alice.username}-second@example.com` });
     aliceEmail = res.body;
-    bobEmailId = (await call('post', '/user/emails', bob.token).type('form').send({ email: `${bob.username}-second@example.com` }).expect(201)).body.id;
+    bobEmailId = (
+      await call('post', '/user/emails', bob.token)
+        .type('form')
+        .send({ email: `${bob.username}-second@example.com` })
+        .expect(201)
+    ).body.id;
   });
 
   it('stores an address trimmed and in lower case', async () => {
@@ -810,14 +850,23 @@ describe('E-mail addresses over HTTP: /user/emails', () => {
 
   it('answers 400 naming a missing or invalid address', async () => {
     expectStatus(await call('post', '/user/emails', alice.token).send({}), 400, { message: '400 (Bad request) "email" not given' });
-    expectStatus(await call('post', '/user/emails', alice.token).send({ email: 'no-at-sign' }), 400, { message: { email: ['is invalid'] } });
+    expectStatus(await call('post', '/user/emails', alice.token).send({ email: 'no-at-sign' }), 400, {
+      message: { email: ['is invalid'] },
+    });
     expectStatus(await call('post', '/user/emails', alice.token).send({ email: ' ' }), 400, { message: { email: ["can't be blank"] } });
     expectStatus(await call('get', '/user/emails', alice.token), 200, [aliceEmail]);
   });
 
   it("refuses an address that is taken: a secondary or primary one, the caller's own or another user's, in any case", async () => {
     const taken = { message: { email: ['has already been taken'] } };
-    for (const email of [aliceEmail.email, aliceEmail.email.toUpperCase(), alice.email, bob.email, bob.email.toUpperCase(), `${bob.username}-second@example.com`]) {
+    for (const email of [
+      aliceEmail.email,
+      aliceEmail.email.toUpperCase(),
+      alice.email,
+      bob.email,
+      bob.email.toUpperCase(),
+      `${bob.username}-second@example.com`,
+    ]) {
       expectStatus(await call('post', '/user/emails', alice.token).send({ email }), 400, taken);
     }
     expectStatus(await call('post', '/user/emails', bob.token).send({ email: aliceEmail.email }), 400, taken);
@@ -863,7 +912,10 @@ describe('E-mail addresses over HTTP: /user/emails', () => {
     expect(res.text).toBe('');
     expectStatus(await call('get', `/user/emails/${aliceEmail.id}`, alice.token), 404, EMAIL_NOT_FOUND);
     expectStatus(await call('get', '/user/emails', alice.token), 200, []);
-    expectStatus(await call('post', '/user/emails', bob.token).send({ email: aliceEmail.email }), 201, { id: expect.any(Number), email: aliceEmail.email });
+    expectStatus(await call('post', '/user/emails', bob.token).send({ email: aliceEmail.email }), 201, {
+      id: expect.any(Number),
+      email: aliceEmail.email,
+    });
   });
 });
 
@@ -891,19 +943,27 @@ describe('E-mail addresses over HTTP: /users/:id/emails (administrators)', () =>
     expectStatus(await call('get', `/users/${other.id}/emails`, ROOT_TOKEN), 200, []);
   });
 
-  it('validates like the user call, including another user\'s primary address', async () => {
+  it("validates like the user call, including another user's primary address", async () => {
     const taken = { message: { email: ['has already been taken'] } };
-    expectStatus(await call('post', `/users/${other.id}/emails`, ROOT_TOKEN).send({}), 400, { message: '400 (Bad request) "email" not given' });
+    expectStatus(await call('post', `/users/${other.id}/emails`, ROOT_TOKEN).send({}), 400, {
+      message: '400 (Bad request) "email" not given',
+    });
     expectStatus(await call('post', `/users/${other.id}/emails`, ROOT_TOKEN).send({ email: added.email }), 400, taken);
     expectStatus(await call('post', `/users/${other.id}/emails`, ROOT_TOKEN).send({ email: user.email }), 400, taken);
     expectStatus(await call('post', `/users/${other.id}/emails`, ROOT_TOKEN).send({ email: 'admin@example.com' }), 400, taken);
-    expectStatus(await call('post', `/users/${other.id}/emails`, ROOT_TOKEN).send({ email: 'bad' }), 400, { message: { email: ['is invalid'] } });
+    expectStatus(await call('post', `/users/${other.id}/emails`, ROOT_TOKEN).send({ email: 'bad' }), 400, {
+      message: { email: ['is invalid'] },
+    });
     expectStatus(await call('get', `/users/${other.id}/emails`, ROOT_TOKEN), 200, []);
   });
 
-  it('answers 404 for an unknown user, a missing address and another user\'s address', async () => {
+  it("answers 404 for an unknown user, a missing address and another user's address", async () => {
     expectStatus(await call('get', `/users/${MISSING_USER_ID}/emails`, ROOT_TOKEN), 404, USER_NOT_FOUND);
-    expectStatus(await call('post', `/users/${MISSING_USER_ID}/emails`, ROOT_TOKEN).send({ email: 'nobody-here@example.com' }), 404, USER_NOT_FOUND);
+    expectStatus(
+      await call('post', `/users/${MISSING_USER_ID}/emails`, ROOT_TOKEN).send({ email: 'nobody-here@example.com' }),
+      404,
+      USER_NOT_FOUND,
+    );
     expectStatus(await call('delete', `/users/${MISSING_USER_ID}/emails/${added.id}`, ROOT_TOKEN), 404, USER_NOT_FOUND);
     expectStatus(await call('delete', `/users/${user.id}/emails/999999`, ROOT_TOKEN), 404, EMAIL_NOT_FOUND);
     expectStatus(await call('delete', `/users/${other.id}/emails/${added.id}`, ROOT_TOKEN), 404, EMAIL_NOT_FOUND);
@@ -925,7 +985,10 @@ describe('E-mail addresses over HTTP: /users/:id/emails (administrators)', () =>
   });
 
   it('paginates', async () => {
-    for (const letter of ['b', 'c']) await call('post', `/users/${user.id}/emails`, ROOT_TOKEN).send({ email: `${user.username}-${letter}@example.com` }).expect(201);
+    for (const letter of ['b', 'c'])
+      await call('post', `/users/${user.id}/emails`, ROOT_TOKEN)
+        .send({ email: `${user.username}-${letter}@example.com` })
+        .expect(201);
     const res = await call('get', `/users/${user.id}/emails?per_page=1&page=2`, ROOT_TOKEN);
     expectStatus(res, 200, [{ id: expect.any(Number), email: `${user.username}-b@example.com` }]);
     expectMiddlePage(res, `/users/${user.id}/emails`);

@@ -49,8 +49,14 @@ const shown = (fields: { id: number; name: string; color: string; text_color?: s
 describe('POST /projects/:id/labels', () => {
   it('answers 201 with the label: a colour name made hex, a hex colour kept as given, the text colour for it', async () => {
     const id = await project();
-    const res = await t.http.post(labelsUrl(id)).set(as(reporter)).send({ name: 'bug', color: 'Red', description: 'Something is broken', priority: 2 });
-    expect([res.status, res.body]).toEqual([201, shown({ id: res.body.id, name: 'bug', color: '#FF0000', description: 'Something is broken', priority: 2 })]);
+    const res = await t.http
+      .post(labelsUrl(id))
+      .set(as(reporter))
+      .send({ name: 'bug', color: 'Red', description: 'Something is broken', priority: 2 });
+    expect([res.status, res.body]).toEqual([
+      201,
+      shown({ id: res.body.id, name: 'bug', color: '#FF0000', description: 'Something is broken', priority: 2 }),
+    ]);
     const light = await t.http.post(labelsUrl(id)).set(as(reporter)).send({ name: 'docs', color: ' #eee ' });
     expect([light.status, light.body]).toEqual([201, shown({ id: light.body.id, name: 'docs', color: '#eee', text_color: '#333333' })]);
     // In process, the same; a priority of 0 is one.
@@ -82,40 +88,52 @@ describe('POST /projects/:id/labels', () => {
     expect(names(await t.hosting.labels.list(id))).toEqual(['bug']);
   });
 
-  it('is for reporters and above: 403 to a guest, 404 to a stranger, 401 without authentication; nothing in an archived project', async () => {
-    const id = await project();
-    const guestRes = await t.http.post(labelsUrl(id)).set(as(guest)).send({ name: 'bug', color: '#FF0000' });
-    expect([guestRes.status, guestRes.body]).toEqual([403, { message: '403 Forbidden' }]);
-    const strangerRes = await t.http.post(labelsUrl(id)).set(as(stranger)).send({ name: 'bug', color: '#FF0000' });
-    expect([strangerRes.status, strangerRes.body]).toEqual([404, { message: '404 Project Not Found' }]);
-    const anonymous = await t.http.post(labelsUrl(id)).send({ name: 'bug', color: '#FF0000' });
-    expect([anonymous.status, anonymous.body]).toEqual([401, { message: '401 Unauthorized' }]);
-    await expect(t.hosting.as(guest.id).labels.create(id, { name: 'bug', color: '#FF0000' })).rejects.toThrow(ForbiddenError);
-    await t.hosting.as(owner.id).projects.archive(id);
-    const archived = await t.http.post(labelsUrl(id)).set(as(owner)).send({ name: 'bug', color: '#FF0000' });
-    expect(archived.status).toBe(403);
-    expect(await t.hosting.labels.list(id)).toEqual([]);
-  });
+  it(
+    'is for reporters and above: 403 to a guest, 404 to a stranger, ' + '401 without authentication; nothing in an archived project',
+    async () => {
+      const id = await project();
+      const guestRes = await t.http.post(labelsUrl(id)).set(as(guest)).send({ name: 'bug', color: '#FF0000' });
+      expect([guestRes.status, guestRes.body]).toEqual([403, { message: '403 Forbidden' }]);
+      const strangerRes = await t.http.post(labelsUrl(id)).set(as(stranger)).send({ name: 'bug', color: '#FF0000' });
+      expect([strangerRes.status, strangerRes.body]).toEqual([404, { message: '404 Project Not Found' }]);
+      const anonymous = await t.http.post(labelsUrl(id)).send({ name: 'bug', color: '#FF0000' });
+      expect([anonymous.status, anonymous.body]).toEqual([401, { message: '401 Unauthorized' }]);
+      await expect(t.hosting.as(guest.id).labels.create(id, { name: 'bug', color: '#FF0000' })).rejects.toThrow(ForbiddenError);
+      await t.hosting.as(owner.id).projects.archive(id);
+      const archived = await t.http.post(labelsUrl(id)).set(as(owner)).send({ name: 'bug', color: '#FF0000' });
+      expect(archived.status).toBe(403);
+      expect(await t.hosting.labels.list(id)).toEqual([]);
+    },
+  );
 });
 
 describe('GET /projects/:id/labels', () => {
-  it('lists the labels by name to whoever may read the project; `search` in the name and description; 401 anonymous, even of a public project', async () => {
-    const id = await project('public');
-    for (const [name, description] of [['bug', 'Broken'], ['UI', null], ['api', 'The REST interface'], ['feature', null]]) {
-      await t.hosting.labels.create(id, { name: name!, color: '#428BCA', description });
-    }
-    const list = (user: User, query: Record<string, unknown> = {}) => t.http.get(labelsUrl(id)).query(query).set(as(user));
-    const all = await list(stranger);
-    expect([all.status, names(all.body)]).toEqual([200, ['UI', 'api', 'bug', 'feature']]);
-    expect(names((await list(guest, { search: 'u' })).body)).toEqual(['UI', 'bug', 'feature']);
-    expect(names((await list(guest, { search: 'rest' })).body)).toEqual(['api']);
-    expect(names((await list(guest, { search: '%' })).body)).toEqual([]);
-    expect((await list(guest, { with_counts: true })).body).toHaveLength(4);
-    const anonymous = await t.http.get(labelsUrl(id));
-    expect([anonymous.status, anonymous.body]).toEqual([401, { message: '401 Unauthorized' }]);
-    const inProcess = await t.hosting.as(guest.id).labels.list(id, { per_page: 2, search: 'e' });
-    expect([names(inProcess), inProcess.total]).toEqual([['api', 'bug'], 3]);
-  });
+  it(
+    'lists the labels by name to whoever may read the project; `search` in the name and description; 401 anonymous, ' +
+      'even of a public project',
+    async () => {
+      const id = await project('public');
+      for (const [name, description] of [
+        ['bug', 'Broken'],
+        ['UI', null],
+        ['api', 'The REST interface'],
+        ['feature', null],
+      ]) {
+        await t.hosting.labels.create(id, { name: name!, color: '#428BCA', description });
+      }
+      const list = (user: User, query: Record<string, unknown> = {}) => t.http.get(labelsUrl(id)).query(query).set(as(user));
+      const all = await list(stranger);
+      expect([all.status, names(all.body)]).toEqual([200, ['UI', 'api', 'bug', 'feature']]);
+      expect(names((await list(guest, { search: 'u' })).body)).toEqual(['UI', 'bug', 'feature']);
+      expect(names((await list(guest, { search: 'rest' })).body)).toEqual(['api']);
+      expect(names((await list(guest, { search: '%' })).body)).toEqual([]);
+      expect((await list(guest, { with_counts: true })).body).toHaveLength(4);
+      const anonymous = await t.http.get(labelsUrl(id));
+      expect([anonymous.status, anonymous.body]).toEqual([401, { message: '401 Unauthorized' }]);
+      const inProcess = await t.hosting.as(guest.id).labels.list(id, { per_page: 2, search: 'e' });
+      expect([names(inProcess), inProcess.total]).toEqual([['api', 'bug'], 3]);
+    },
+  );
 
   it('answers 404 to a stranger to a private project, and pages with the Link and X-* headers', async () => {
     const id = await project();
@@ -174,7 +192,13 @@ describe('GET /projects/:id/labels/:label_id', () => {
     const foreign = await t.hosting.labels.create(other, { name: 'elsewhere', color: '#FF0000' });
     // A label named after an ID another label has: the ID wins, as the original looks it up.
     const numeric = await t.hosting.labels.create(id, { name: String(bug.id), color: '#000000' });
-    for (const [key, want] of [[bug.id, bug], ['bug', bug], ['team/web ui', slashed], [String(bug.id), bug], [String(numeric.id), numeric]] as const) {
+    for (const [key, want] of [
+      [bug.id, bug],
+      ['bug', bug],
+      ['team/web ui', slashed],
+      [String(bug.id), bug],
+      [String(numeric.id), numeric],
+    ] as const) {
       const res = await t.http.get(labelUrl(id, key)).set(as(guest));
       expect([res.status, res.body], String(key)).toEqual([200, want]);
     }
@@ -190,8 +214,14 @@ describe('PUT /projects/:id/labels', () => {
   it('changes the label named `name`: its name, colour, description and priority', async () => {
     const id = await project();
     const bug = await t.hosting.labels.create(id, { name: 'bug', color: '#FF0000', priority: 3 });
-    const res = await t.http.put(labelsUrl(id)).set(as(reporter)).send({ name: 'bug', new_name: ' defect ', color: 'white', description: 'Broken', priority: null });
-    expect([res.status, res.body]).toEqual([200, shown({ id: bug.id, name: 'defect', color: '#FFFFFF', text_color: '#333333', description: 'Broken' })]);
+    const res = await t.http
+      .put(labelsUrl(id))
+      .set(as(reporter))
+      .send({ name: 'bug', new_name: ' defect ', color: 'white', description: 'Broken', priority: null });
+    expect([res.status, res.body]).toEqual([
+      200,
+      shown({ id: bug.id, name: 'defect', color: '#FFFFFF', text_color: '#333333', description: 'Broken' }),
+    ]);
     // A blank new name is no name; the rest changes.
     const blank = await t.hosting.as(reporter.id).labels.updateByName(id, { name: 'defect', new_name: '', priority: 1 });
     expect([blank.name, blank.priority]).toEqual(['defect', 1]);
@@ -202,13 +232,19 @@ describe('PUT /projects/:id/labels', () => {
     await t.hosting.labels.create(id, { name: 'bug', color: '#FF0000' });
     await t.hosting.labels.create(id, { name: 'ui', color: '#FF0000' });
     const nothing = await t.http.put(labelsUrl(id)).set(as(reporter)).send({ name: 'bug' });
-    expect([nothing.status, nothing.body]).toEqual([400, { message: '400 (Bad request) "new_name, color, description, priority" are missing, at least one parameter must be provided' }]);
+    expect([nothing.status, nothing.body]).toEqual([
+      400,
+      { message: '400 (Bad request) "new_name, color, description, priority" are missing, at least one parameter must be provided' },
+    ]);
     const unnamed = await t.http.put(labelsUrl(id)).set(as(reporter)).send({ color: '#000' });
     expect([unnamed.status, unnamed.body]).toEqual([400, { message: '400 (Bad request) "name" not given' }]);
     const missing = await t.http.put(labelsUrl(id)).set(as(reporter)).send({ name: 'nothing', color: '#000' });
     expect([missing.status, missing.body]).toEqual([404, { message: '404 Label not found Not Found' }]);
     const taken = await t.http.put(labelsUrl(id)).set(as(reporter)).send({ name: 'bug', new_name: 'ui', color: 'nocolour' });
-    expect([taken.status, taken.body]).toEqual([400, { message: { color: ['must be a valid color code'], title: ['has already been taken'] } }]);
+    expect([taken.status, taken.body]).toEqual([
+      400,
+      { message: { color: ['must be a valid color code'], title: ['has already been taken'] } },
+    ]);
     const comma = await t.http.put(labelsUrl(id)).set(as(reporter)).send({ name: 'bug', new_name: 'a,b' });
     expect([comma.status, comma.body]).toEqual([400, { message: { title: ['is invalid'] } }]);
     // Its own name again is no conflict.
@@ -231,7 +267,12 @@ describe('PUT /projects/:id/labels/:label_id', () => {
     expect([byId.status, byId.body]).toEqual([200, { ...bug, name: 'kind/bug' }]);
     const byName = await t.http.put(labelUrl(id, 'kind/bug')).set(as(reporter)).send({ description: 'Broken' });
     expect([byName.status, byName.body]).toEqual([200, { ...bug, name: 'kind/bug', description: 'Broken' }]);
-    expect(await t.hosting.labels.update(id, bug.id, { color: 'navy' })).toEqual({ ...bug, name: 'kind/bug', description: 'Broken', color: '#000080' });
+    expect(await t.hosting.labels.update(id, bug.id, { color: 'navy' })).toEqual({
+      ...bug,
+      name: 'kind/bug',
+      description: 'Broken',
+      color: '#000080',
+    });
     const elsewhere = await t.http.put(labelUrl(id, foreign.id)).set(as(reporter)).send({ color: '#000' });
     expect([elsewhere.status, elsewhere.body]).toEqual([404, { message: '404 Label Not Found' }]);
     const nothing = await t.http.put(labelUrl(id, bug.id)).set(as(reporter)).send({});

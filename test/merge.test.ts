@@ -42,7 +42,13 @@ async function commitOn(parent: string | null, actions: FileAction[], branch?: s
   const base = parent ? await repo.readCommit(parent) : null;
   const tree = await applyActions(repo, base?.tree ?? null, actions);
   const signature = person();
-  const oid = await repo.writeCommit({ tree, parents: base ? [base.oid] : [], message: 'change\n', author: signature, committer: signature });
+  const oid = await repo.writeCommit({
+    tree,
+    parents: base ? [base.oid] : [],
+    message: 'change\n',
+    author: signature,
+    committer: signature,
+  });
   if (branch) await repo.updateReference(BRANCH_PREFIX + branch, await repo.branch(branch), oid);
   return oid;
 }
@@ -75,15 +81,35 @@ describe('mergeText', () => {
     ['one side only', base.replace('five', 'FIVE'), base, base.replace('five', 'FIVE')],
     ['the same change on both sides', base.replace('five', 'FIVE'), base.replace('five', 'FIVE'), base.replace('five', 'FIVE')],
     ['lines added at the start and the end', `zero\n${base}`, `${base}eleven\n`, `zero\n${base}eleven\n`],
-    ['a line deleted and another changed', base.replace('three\n', ''), base.replace('eight', 'EIGHT'), base.replace('three\n', '').replace('eight', 'EIGHT')],
+    [
+      'a line deleted and another changed',
+      base.replace('three\n', ''),
+      base.replace('eight', 'EIGHT'),
+      base.replace('three\n', '').replace('eight', 'EIGHT'),
+    ],
     ['the same line changed two ways', base.replace('five', 'FIVE'), base.replace('five', 'Five'), null],
     ['adjacent lines changed', base.replace('five', 'FIVE'), base.replace('six', 'SIX'), null],
     ['a line changed where the other side deleted it', base.replace('five', 'FIVE'), base.replace('five\n', ''), null],
     ['everything deleted on one side, a line changed on the other', '', base.replace('one', 'ONE'), null],
     ['two different insertions at one place', base.replace('five\n', 'five\nA\n'), base.replace('five\n', 'five\nB\n'), null],
-    ['no newline at the end', noNewline.replace('eight', 'EIGHT'), noNewline.replace('one', 'ONE'), noNewline.replace('one', 'ONE').replace('eight', 'EIGHT')],
-    ['CRLF line ends', base.replace(/\n/g, '\r\n').replace('two', 'TWO'), base.replace(/\n/g, '\r\n').replace('nine', 'NINE'), base.replace(/\n/g, '\r\n').replace('two', 'TWO').replace('nine', 'NINE')],
-    ['bytes that are not UTF-8', base.replace('two', 'tw\xe9'), base.replace('nine', 'n\xefne'), base.replace('two', 'tw\xe9').replace('nine', 'n\xefne')],
+    [
+      'no newline at the end',
+      noNewline.replace('eight', 'EIGHT'),
+      noNewline.replace('one', 'ONE'),
+      noNewline.replace('one', 'ONE').replace('eight', 'EIGHT'),
+    ],
+    [
+      'CRLF line ends',
+      base.replace(/\n/g, '\r\n').replace('two', 'TWO'),
+      base.replace(/\n/g, '\r\n').replace('nine', 'NINE'),
+      base.replace(/\n/g, '\r\n').replace('two', 'TWO').replace('nine', 'NINE'),
+    ],
+    [
+      'bytes that are not UTF-8',
+      base.replace('two', 'tw\xe9'),
+      base.replace('nine', 'n\xefne'),
+      base.replace('two', 'tw\xe9').replace('nine', 'n\xefne'),
+    ],
   ];
 
   for (const [name, ours, theirs, expected] of cases) {
@@ -102,14 +128,20 @@ describe('mergeText', () => {
     expect(mergeText(large, Buffer.concat([large, Buffer.from('b')]), large)).toBeNull();
     // A side that rewrote more than a thousand lines.
     const numbered = (prefix: string, count: number) => lines(...Array.from({ length: count }, (_, index) => `${prefix} ${index}`));
-    expect(mergeText(Buffer.from(numbered('line', 2000)), Buffer.from(numbered('other', 2000)), Buffer.from(`${numbered('line', 2000)}y\n`))).toBeNull();
+    expect(
+      mergeText(Buffer.from(numbered('line', 2000)), Buffer.from(numbered('other', 2000)), Buffer.from(`${numbered('line', 2000)}y\n`)),
+    ).toBeNull();
   });
 
   it('merges a long file full of alike lines in little time, as git merge-file does', () => {
     // 20,000 lines, a fifth of them blank or a closing brace: both sides change it at its start, middle and end.
-    const base = Array.from({ length: 20_000 }, (_, index) => (index % 7 === 0 ? '\n' : index % 11 === 0 ? '}\n' : `statement ${index};\n`));
+    const base = Array.from({ length: 20_000 }, (_, index) =>
+      index % 7 === 0 ? '\n' : index % 11 === 0 ? '}\n' : `statement ${index};\n`,
+    );
     const ours = ['// ours\n', ...base.slice(0, 10_000), 'inserted();\n', ...base.slice(10_000, 19_990), ...base.slice(19_992)];
-    const theirs = [...base.slice(0, 5_000), ...base.slice(5_003), '// theirs\n'].map((line, index) => (index === 15_000 ? 'changed();\n' : line));
+    const theirs = [...base.slice(0, 5_000), ...base.slice(5_003), '// theirs\n'].map((line, index) =>
+      index === 15_000 ? 'changed();\n' : line,
+    );
     const started = performance.now();
     const merged = textOf(mergeText(Buffer.from(base.join('')), Buffer.from(ours.join('')), Buffer.from(theirs.join(''))));
     expect(performance.now() - started).toBeLessThan(2000);
@@ -133,7 +165,9 @@ describe('mergeTrees', () => {
       },
     );
     if (hasMergeTree) {
-      const native = spawnSync('git', ['--git-dir', repo.gitdir, 'merge-tree', '--write-tree', '--no-messages', mine, other], { encoding: 'utf8' });
+      const native = spawnSync('git', ['--git-dir', repo.gitdir, 'merge-tree', '--write-tree', '--no-messages', mine, other], {
+        encoding: 'utf8',
+      });
       if ('tree' in outcome) expect([native.status, native.stdout.trim()]).toEqual([0, outcome.tree]);
       else expect(native.status).toBe(1);
     }
@@ -144,14 +178,28 @@ describe('mergeTrees', () => {
 
   it('takes each side’s changes to different files and directories', async () => {
     const outcome = await merge(
-      [create('a.txt', 'a\n'), create('dir/b.txt', 'b\n'), create('dir/sub/c.txt', 'c\n'), create('gone.txt', 'bye\n'), create('run.sh', 'echo\n')],
+      [
+        create('a.txt', 'a\n'),
+        create('dir/b.txt', 'b\n'),
+        create('dir/sub/c.txt', 'c\n'),
+        create('gone.txt', 'bye\n'),
+        create('run.sh', 'echo\n'),
+      ],
       [update('a.txt', 'A\n'), create('dir/new.txt', 'new\n'), remove('gone.txt')],
       [update('dir/sub/c.txt', 'C\n'), create('other/d.txt', 'd\n'), chmod('run.sh', true)],
     );
     expect('tree' in outcome).toBe(true);
     if (!('tree' in outcome) || !hasGit) return;
     expect(listing(outcome.tree).replace(/ [0-9a-f]{40}\t/g, ' \t')).toBe(
-      ['100644 blob \ta.txt', '100644 blob \tdir/b.txt', '100644 blob \tdir/new.txt', '100644 blob \tdir/sub/c.txt', '100644 blob \tother/d.txt', '100755 blob \trun.sh', ''].join('\n'),
+      [
+        '100644 blob \ta.txt',
+        '100644 blob \tdir/b.txt',
+        '100644 blob \tdir/new.txt',
+        '100644 blob \tdir/sub/c.txt',
+        '100644 blob \tother/d.txt',
+        '100755 blob \trun.sh',
+        '',
+      ].join('\n'),
     );
   });
 
@@ -168,7 +216,11 @@ describe('mergeTrees', () => {
   });
 
   it('removes a directory both sides emptied', async () => {
-    const outcome = await merge([create('keep.txt', 'k\n'), create('dir/a.txt', 'a\n'), create('dir/b.txt', 'b\n')], [remove('dir/a.txt')], [remove('dir/b.txt')]);
+    const outcome = await merge(
+      [create('keep.txt', 'k\n'), create('dir/a.txt', 'a\n'), create('dir/b.txt', 'b\n')],
+      [remove('dir/a.txt')],
+      [remove('dir/b.txt')],
+    );
     if (!('tree' in outcome)) throw new Error('expected a merge');
     expect((await repo.readTree(outcome.tree)).map((entry) => entry.name)).toEqual(['keep.txt']);
   });
@@ -181,10 +233,22 @@ describe('mergeTrees', () => {
 
   it('names the paths that conflict: the same lines, a change against a deletion, a file against a directory, two additions', async () => {
     expect(await merge([create('f.txt', 'a\n')], [update('f.txt', 'b\n')], [update('f.txt', 'c\n')])).toEqual({ conflicts: ['f.txt'] });
-    expect(await merge([create('f.txt', 'a\n'), create('g.txt', 'g\n')], [remove('f.txt')], [update('f.txt', 'c\n')])).toEqual({ conflicts: ['f.txt'] });
-    expect(await merge([create('g.txt', 'g\n')], [create('x', 'file\n')], [create('x/y.txt', 'in a directory\n')])).toEqual({ conflicts: ['x'] });
-    expect(await merge([create('g.txt', 'g\n')], [create('new.txt', 'one\n')], [create('new.txt', 'two\n')])).toEqual({ conflicts: ['new.txt'] });
-    expect(await merge([create('d/f.txt', 'a\n'), create('d/g.txt', 'g\n')], [update('d/f.txt', 'b\n'), update('d/g.txt', 'G\n')], [update('d/f.txt', 'c\n'), update('d/g.txt', 'G2\n')])).toEqual({
+    expect(await merge([create('f.txt', 'a\n'), create('g.txt', 'g\n')], [remove('f.txt')], [update('f.txt', 'c\n')])).toEqual({
+      conflicts: ['f.txt'],
+    });
+    expect(await merge([create('g.txt', 'g\n')], [create('x', 'file\n')], [create('x/y.txt', 'in a directory\n')])).toEqual({
+      conflicts: ['x'],
+    });
+    expect(await merge([create('g.txt', 'g\n')], [create('new.txt', 'one\n')], [create('new.txt', 'two\n')])).toEqual({
+      conflicts: ['new.txt'],
+    });
+    expect(
+      await merge(
+        [create('d/f.txt', 'a\n'), create('d/g.txt', 'g\n')],
+        [update('d/f.txt', 'b\n'), update('d/g.txt', 'G\n')],
+        [update('d/f.txt', 'c\n'), update('d/g.txt', 'G2\n')],
+      ),
+    ).toEqual({
       conflicts: ['d/f.txt', 'd/g.txt'],
     });
   });
@@ -215,7 +279,13 @@ describe('mergeBase and commitsBetween', () => {
     // main merges topic: topic's head is then the merge base, and nothing of topic is left to compare.
     const mergedTree = await mergeTrees(repo, await treeOf(second), await treeOf(main3), await treeOf(topic2));
     const signature = person();
-    const merge = await repo.writeCommit({ tree: mergedTree, parents: [main3, topic2], message: 'Merge\n', author: signature, committer: signature });
+    const merge = await repo.writeCommit({
+      tree: mergedTree,
+      parents: [main3, topic2],
+      message: 'Merge\n',
+      author: signature,
+      committer: signature,
+    });
     await repo.updateReference(`${BRANCH_PREFIX}main`, main3, merge);
     const topic3 = await commitOn(topic2, [update('t.txt', 't3\n')], 'topic');
     expect(await mergeBase(repo, merge, topic3)).toBe(topic2);
@@ -242,22 +312,34 @@ describe('mergeBase and commitsBetween', () => {
     onTestFinished(() => generated.release());
     const reads = { count: 0 };
     const commitNode = generated.commitNode.bind(generated);
-    generated.commitNode = (oid: string) => ((reads.count += 1), commitNode(oid));
+    generated.commitNode = (oid: string) => {
+      reads.count += 1;
+      return commitNode(oid);
+    };
     const inGit = (...args: string[]) => execFileSync('git', ['--git-dir', gitdir, ...args], { encoding: 'utf8' }).trim();
     const all = inGit('rev-list', '--all').split('\n');
     let seed = 17;
     const pick = () => all[(seed = (seed * 48271) % 2147483647) % all.length];
     for (let round = 0; round < 20; round++) {
       const [a, b] = [pick(), pick()];
-      const bases = spawnSync('git', ['--git-dir', gitdir, 'merge-base', '--all', a, b], { encoding: 'utf8' }).stdout.trim().split('\n').filter(Boolean);
+      const bases = spawnSync('git', ['--git-dir', gitdir, 'merge-base', '--all', a, b], { encoding: 'utf8' })
+        .stdout.trim()
+        .split('\n')
+        .filter(Boolean);
       const found = await mergeBase(generated, a, b);
       expect([a, b, found === null ? bases.length === 0 : bases.includes(found)]).toEqual([a, b, true]);
-      expect([a, b, await commitsBetween(generated, a, b)]).toEqual([a, b, inGit('rev-list', '--reverse', `${a}..${b}`).split('\n').filter(Boolean)]);
+      expect([a, b, await commitsBetween(generated, a, b)]).toEqual([
+        a,
+        b,
+        inGit('rev-list', '--reverse', `${a}..${b}`).split('\n').filter(Boolean),
+      ]);
     }
     // Ten commits apart on the main line: the walk reads about those, not the 600 below them.
     const line = inGit('rev-list', '--first-parent', 'main').split('\n');
     reads.count = 0;
-    expect(await commitsBetween(generated, line[10], line[0])).toEqual(inGit('rev-list', '--reverse', `${line[10]}..${line[0]}`).split('\n'));
+    expect(await commitsBetween(generated, line[10], line[0])).toEqual(
+      inGit('rev-list', '--reverse', `${line[10]}..${line[0]}`).split('\n'),
+    );
     expect(await mergeBase(generated, line[10], line[0])).toBe(line[10]);
     expect(reads.count).toBeLessThan(100);
   });

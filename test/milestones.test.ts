@@ -24,7 +24,12 @@ const unique = () => `${process.pid}-${(counter += 1)}`;
 async function project(options: { visibility?: 'private' | 'public'; namespaceId?: number } = {}): Promise<{ id: number; path: string }> {
   const api = t.hosting.as(owner.id);
   const name = `milestones-${unique()}`;
-  const created = await api.projects.create({ name, path: name, visibility: options.visibility ?? 'private', namespace_id: options.namespaceId });
+  const created = await api.projects.create({
+    name,
+    path: name,
+    visibility: options.visibility ?? 'private',
+    namespace_id: options.namespaceId,
+  });
   await api.projectMembers.add(created.id, { user_id: developer.id, access_level: 30 });
   await api.projectMembers.add(created.id, { user_id: reporter.id, access_level: 20 });
   return { id: created.id, path: created.path_with_namespace };
@@ -51,7 +56,10 @@ const ISO = /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/;
 describe('POST /projects/:id/milestones', () => {
   it('answers 201 with the milestone and the project’s next iid; the title stripped', async () => {
     const { id, path } = await project();
-    const res = await t.http.post(milestonesUrl(id)).set(as(developer)).send({ title: ' v1.0 ', description: 'The first', start_date: '2030-01-01', due_date: '2030-02-01' });
+    const res = await t.http
+      .post(milestonesUrl(id))
+      .set(as(developer))
+      .send({ title: ' v1.0 ', description: 'The first', start_date: '2030-01-01', due_date: '2030-02-01' });
     expect(res.status).toBe(201);
     expect(res.body).toEqual({
       id: res.body.id,
@@ -73,30 +81,41 @@ describe('POST /projects/:id/milestones', () => {
     expect((await t.hosting.milestones.create(other.id, { title: 'v1.0' })).iid).toBe(1);
   });
 
-  it('answers 400 `Failed to create milestone {...}` for a title taken here or by the group, a blank title, a due date before the start', async () => {
-    const parent = await group();
-    const { id } = await project({ namespaceId: parent.id });
-    await t.hosting.milestones.create(id, { title: 'v1.0' });
-    await t.hosting.groupMilestones.create(parent.id, { title: 'Q1' });
-    const post = (body: Record<string, unknown>) => t.http.post(milestonesUrl(id)).set(as(developer)).send(body);
-    for (const title of ['v1.0', 'Q1', ' Q1 ']) {
-      const res = await post({ title });
-      expect([res.status, res.body], title).toEqual([400, { message: 'Failed to create milestone {:title=>["already being used for another group or project milestone."]}' }]);
-    }
-    const blank = await post({ title: '  ' });
-    expect([blank.status, blank.body]).toEqual([400, { message: 'Failed to create milestone {:title=>["can\'t be blank"]}' }]);
-    const dates = await post({ title: 'v1.0', start_date: '2030-02-01', due_date: '2030-02-01' });
-    expect([dates.status, dates.body]).toEqual([
-      400,
-      { message: 'Failed to create milestone {:title=>["already being used for another group or project milestone."], :due_date=>["must be greater than start date"]}' },
-    ]);
-    const badDate = await post({ title: 'v3', due_date: '2030-02-30' });
-    expect([badDate.status, badDate.body]).toEqual([400, { message: { due_date: ['is invalid'] } }]);
-    const missing = await post({ description: 'No title' });
-    expect([missing.status, missing.body]).toEqual([400, { message: '400 (Bad request) "title" not given' }]);
-    await expect(t.hosting.milestones.create(id, { title: 'Q1' })).rejects.toThrow(BadRequestError);
-    expect(titles(await t.hosting.milestones.list(id))).toEqual(['v1.0']);
-  });
+  it(
+    'answers 400 `Failed to create milestone {...}` for a title taken here or by the group, ' +
+      'a blank title, a due date before the start',
+    async () => {
+      const parent = await group();
+      const { id } = await project({ namespaceId: parent.id });
+      await t.hosting.milestones.create(id, { title: 'v1.0' });
+      await t.hosting.groupMilestones.create(parent.id, { title: 'Q1' });
+      const post = (body: Record<string, unknown>) => t.http.post(milestonesUrl(id)).set(as(developer)).send(body);
+      for (const title of ['v1.0', 'Q1', ' Q1 ']) {
+        const res = await post({ title });
+        expect([res.status, res.body], title).toEqual([
+          400,
+          { message: 'Failed to create milestone {:title=>["already being used for another group or project milestone."]}' },
+        ]);
+      }
+      const blank = await post({ title: '  ' });
+      expect([blank.status, blank.body]).toEqual([400, { message: 'Failed to create milestone {:title=>["can\'t be blank"]}' }]);
+      const dates = await post({ title: 'v1.0', start_date: '2030-02-01', due_date: '2030-02-01' });
+      expect([dates.status, dates.body]).toEqual([
+        400,
+        {
+          message:
+            'Failed to create milestone {:title=>["already being used for another group or project milestone."], ' +
+            ':due_date=>["must be greater than start date"]}',
+        },
+      ]);
+      const badDate = await post({ title: 'v3', due_date: '2030-02-30' });
+      expect([badDate.status, badDate.body]).toEqual([400, { message: { due_date: ['is invalid'] } }]);
+      const missing = await post({ description: 'No title' });
+      expect([missing.status, missing.body]).toEqual([400, { message: '400 (Bad request) "title" not given' }]);
+      await expect(t.hosting.milestones.create(id, { title: 'Q1' })).rejects.toThrow(BadRequestError);
+      expect(titles(await t.hosting.milestones.list(id))).toEqual(['v1.0']);
+    },
+  );
 
   it('is for developers and above: 403 to a reporter, 404 to a stranger, 401 without authentication', async () => {
     const { id } = await project();
@@ -182,9 +201,19 @@ describe('PUT /projects/:id/milestones/:milestone_id', () => {
   it('changes the title, description and dates; closes and activates it', async () => {
     const { id } = await project();
     const v1 = await t.hosting.milestones.create(id, { title: 'v1', start_date: '2030-01-01' });
-    const res = await t.http.put(`${milestonesUrl(id)}/${v1.id}`).set(as(developer)).send({ title: 'v1.0', description: 'First', due_date: '2030-03-01', state_event: 'close' });
+    const res = await t.http
+      .put(`${milestonesUrl(id)}/${v1.id}`)
+      .set(as(developer))
+      .send({ title: 'v1.0', description: 'First', due_date: '2030-03-01', state_event: 'close' });
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ ...v1, title: 'v1.0', description: 'First', due_date: '2030-03-01', state: 'closed', updated_at: expect.stringMatching(ISO) });
+    expect(res.body).toEqual({
+      ...v1,
+      title: 'v1.0',
+      description: 'First',
+      due_date: '2030-03-01',
+      state: 'closed',
+      updated_at: expect.stringMatching(ISO),
+    });
     // Closing a closed one changes nothing of its state; activating opens it again; a null date is none.
     expect((await t.hosting.as(developer.id).milestones.update(id, v1.id, { state_event: 'close' })).state).toBe('closed');
     const active = await t.hosting.as(developer.id).milestones.update(id, v1.id, { state_event: 'activate', start_date: null, title: ' ' });
@@ -197,13 +226,29 @@ describe('PUT /projects/:id/milestones/:milestone_id', () => {
     const v1 = await t.hosting.milestones.create(id, { title: 'v1', start_date: '2030-05-01' });
     await t.hosting.milestones.create(id, { title: 'v2' });
     const theirs = await t.hosting.milestones.create(other.id, { title: 'v3' });
-    const put = (milestone: number, body: Record<string, unknown>, user = developer) => t.http.put(`${milestonesUrl(id)}/${milestone}`).set(as(user)).send(body);
+    const put = (milestone: number, body: Record<string, unknown>, user = developer) =>
+      t.http
+        .put(`${milestonesUrl(id)}/${milestone}`)
+        .set(as(user))
+        .send(body);
     const nothing = await put(v1.id, {});
-    expect([nothing.status, nothing.body]).toEqual([400, { message: '400 (Bad request) "title, description, start_date, due_date, state_event" are missing, at least one parameter must be provided' }]);
+    expect([nothing.status, nothing.body]).toEqual([
+      400,
+      {
+        message:
+          '400 (Bad request) "title, description, start_date, due_date, state_event" are missing, at least one parameter must be provided',
+      },
+    ]);
     const taken = await put(v1.id, { title: 'v2' });
-    expect([taken.status, taken.body]).toEqual([400, { message: 'Failed to update milestone {:title=>["already being used for another group or project milestone."]}' }]);
+    expect([taken.status, taken.body]).toEqual([
+      400,
+      { message: 'Failed to update milestone {:title=>["already being used for another group or project milestone."]}' },
+    ]);
     const early = await put(v1.id, { due_date: '2030-04-30' });
-    expect([early.status, early.body]).toEqual([400, { message: 'Failed to update milestone {:due_date=>["must be greater than start date"]}' }]);
+    expect([early.status, early.body]).toEqual([
+      400,
+      { message: 'Failed to update milestone {:due_date=>["must be greater than start date"]}' },
+    ]);
     // Its own title again is no conflict.
     expect((await put(v1.id, { title: 'v1' })).status).toBe(200);
     const elsewhere = await put(theirs.id, { title: 'mine' });
@@ -262,7 +307,10 @@ describe('GET /projects/:id/milestones/:milestone_id/issues', () => {
     await api.issues.create(id, { title: 'None' });
     const issuesUrl = `${milestonesUrl(id)}/${v1.id}/issues`;
     const byReporter = await t.http.get(issuesUrl).set(as(reporter));
-    expect([byReporter.status, byReporter.body.map((issue: { title: string }) => issue.title)]).toEqual([200, ['Urgent', 'Later', 'Secret', 'Plain']]);
+    expect([byReporter.status, byReporter.body.map((issue: { title: string }) => issue.title)]).toEqual([
+      200,
+      ['Urgent', 'Later', 'Secret', 'Plain'],
+    ]);
     expect(byReporter.body[0]).toEqual(await api.issues.list(id, { iids: [urgent.iid] }).then((list) => list[0]));
     const guest = await createUser(t.hosting);
     await api.projectMembers.add(id, { user_id: guest.id, access_level: 10 });
@@ -279,42 +327,48 @@ describe('GET /projects/:id/milestones/:milestone_id/issues', () => {
 });
 
 describe('group milestones', () => {
-  it('are made by the group’s developers with the group’s next iid (201), 403 to a reporter, 404 to a stranger, 401 anonymous', async () => {
-    const { id, fullPath } = await group();
-    const res = await t.http.post(groupMilestonesUrl(id)).set(as(developer)).send({ title: 'Q1', due_date: '2030-03-31' });
-    expect(res.status).toBe(201);
-    expect(res.body).toEqual({
-      id: res.body.id,
-      iid: 1,
-      group_id: id,
-      title: 'Q1',
-      description: null,
-      state: 'active',
-      created_at: expect.stringMatching(ISO),
-      updated_at: res.body.created_at,
-      due_date: '2030-03-31',
-      start_date: null,
-      web_url: `http://forge.test/groups/${fullPath}/-/milestones/1`,
-    });
-    expect((await t.hosting.as(owner.id).groupMilestones.create(id, { title: 'Q2' })).iid).toBe(2);
-    const reporterRes = await t.http.post(groupMilestonesUrl(id)).set(as(reporter)).send({ title: 'Q3' });
-    expect([reporterRes.status, reporterRes.body]).toEqual([403, { message: '403 Forbidden' }]);
-    const strangerRes = await t.http.post(groupMilestonesUrl(id)).set(as(stranger)).send({ title: 'Q3' });
-    expect([strangerRes.status, strangerRes.body]).toEqual([404, { message: '404 Group Not Found' }]);
-    const anonymous = await t.http.get(groupMilestonesUrl(id));
-    expect([anonymous.status, anonymous.body]).toEqual([401, { message: '401 Unauthorized' }]);
-    await expect(t.hosting.as(reporter.id).groupMilestones.create(id, { title: 'Q3' })).rejects.toThrow(ForbiddenError);
-    // A subgroup's developers are the group's: theirs to manage there too.
-    const sub = await group({ parentId: id });
-    expect((await t.hosting.as(developer.id).groupMilestones.create(sub.id, { title: 'Q1' })).group_id).toBe(sub.id);
-  });
+  it(
+    'are made by the group’s developers with the group’s next iid (201), ' + '403 to a reporter, 404 to a stranger, 401 anonymous',
+    async () => {
+      const { id, fullPath } = await group();
+      const res = await t.http.post(groupMilestonesUrl(id)).set(as(developer)).send({ title: 'Q1', due_date: '2030-03-31' });
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual({
+        id: res.body.id,
+        iid: 1,
+        group_id: id,
+        title: 'Q1',
+        description: null,
+        state: 'active',
+        created_at: expect.stringMatching(ISO),
+        updated_at: res.body.created_at,
+        due_date: '2030-03-31',
+        start_date: null,
+        web_url: `http://forge.test/groups/${fullPath}/-/milestones/1`,
+      });
+      expect((await t.hosting.as(owner.id).groupMilestones.create(id, { title: 'Q2' })).iid).toBe(2);
+      const reporterRes = await t.http.post(groupMilestonesUrl(id)).set(as(reporter)).send({ title: 'Q3' });
+      expect([reporterRes.status, reporterRes.body]).toEqual([403, { message: '403 Forbidden' }]);
+      const strangerRes = await t.http.post(groupMilestonesUrl(id)).set(as(stranger)).send({ title: 'Q3' });
+      expect([strangerRes.status, strangerRes.body]).toEqual([404, { message: '404 Group Not Found' }]);
+      const anonymous = await t.http.get(groupMilestonesUrl(id));
+      expect([anonymous.status, anonymous.body]).toEqual([401, { message: '401 Unauthorized' }]);
+      await expect(t.hosting.as(reporter.id).groupMilestones.create(id, { title: 'Q3' })).rejects.toThrow(ForbiddenError);
+      // A subgroup's developers are the group's: theirs to manage there too.
+      const sub = await group({ parentId: id });
+      expect((await t.hosting.as(developer.id).groupMilestones.create(sub.id, { title: 'Q1' })).group_id).toBe(sub.id);
+    },
+  );
 
   it('keep titles apart from the group’s projects’ milestones', async () => {
     const parent = await group();
     const { id } = await project({ namespaceId: parent.id });
     await t.hosting.milestones.create(id, { title: 'v1' });
     const res = await t.http.post(groupMilestonesUrl(parent.id)).set(as(developer)).send({ title: 'v1' });
-    expect([res.status, res.body]).toEqual([400, { message: 'Failed to create milestone {:title=>["already being used for another group or project milestone."]}' }]);
+    expect([res.status, res.body]).toEqual([
+      400,
+      { message: 'Failed to create milestone {:title=>["already being used for another group or project milestone."]}' },
+    ]);
   });
 
   it('are listed, read, changed and deleted as a project’s, by whoever may read the group', async () => {
@@ -333,47 +387,66 @@ describe('group milestones', () => {
     expect([foreignRes.status, foreignRes.body]).toEqual([404, { message: '404 Not found' }]);
     const hidden = await t.http.get(groupMilestonesUrl(other.id)).set(as(stranger));
     expect([hidden.status, hidden.body]).toEqual([404, { message: '404 Group Not Found' }]);
-    const changed = await t.http.put(`${groupMilestonesUrl(id)}/${q1.id}`).set(as(developer)).send({ state_event: 'close', title: 'Q1 2030' });
+    const changed = await t.http
+      .put(`${groupMilestonesUrl(id)}/${q1.id}`)
+      .set(as(developer))
+      .send({ state_event: 'close', title: 'Q1 2030' });
     expect([changed.status, changed.body.state, changed.body.title]).toEqual([200, 'closed', 'Q1 2030']);
     expect(titles(await t.hosting.groupMilestones.list(id, { state: 'closed' }))).toEqual(['Q1 2030']);
-    expect((await t.http.put(`${groupMilestonesUrl(id)}/${q1.id}`).set(as(stranger)).send({ title: 'x' })).status).toBe(403);
-    const nothing = await t.http.put(`${groupMilestonesUrl(id)}/${q1.id}`).set(as(developer)).send({});
+    expect(
+      (
+        await t.http
+          .put(`${groupMilestonesUrl(id)}/${q1.id}`)
+          .set(as(stranger))
+          .send({ title: 'x' })
+      ).status,
+    ).toBe(403);
+    const nothing = await t.http
+      .put(`${groupMilestonesUrl(id)}/${q1.id}`)
+      .set(as(developer))
+      .send({});
     expect(nothing.status).toBe(400);
     const deleted = await t.http.delete(`${groupMilestonesUrl(id)}/${q2.id}`).set(as(developer));
     expect(deleted.status).toBe(204);
     expect((await t.http.delete(`${groupMilestonesUrl(id)}/${q2.id}`).set(as(developer))).status).toBe(404);
     expect(titles(await t.hosting.groupMilestones.list(id))).toEqual(['Q1 2030']);
     // Administrators manage any group's.
-    const byRoot = await t.http.put(`${groupMilestonesUrl(other.id)}/${foreign.id}`).set('PRIVATE-TOKEN', ROOT_TOKEN).send({ description: 'Set by root' });
+    const byRoot = await t.http
+      .put(`${groupMilestonesUrl(other.id)}/${foreign.id}`)
+      .set('PRIVATE-TOKEN', ROOT_TOKEN)
+      .send({ description: 'Set by root' });
     expect([byRoot.status, byRoot.body.description]).toEqual([200, 'Set by root']);
   });
 
-  it('are the milestones of issues in the group’s projects and its subgroups’; their issue list shows those the caller may read', async () => {
-    const parent = await group({ visibility: 'public' });
-    const sub = await group({ visibility: 'public', parentId: parent.id });
-    const open = await project({ visibility: 'public', namespaceId: parent.id });
-    const nested = await project({ visibility: 'public', namespaceId: sub.id });
-    const closed = await project({ visibility: 'private', namespaceId: sub.id });
-    const outside = await project({ visibility: 'public' });
-    const api = t.hosting.as(owner.id);
-    const q1 = await api.groupMilestones.create(parent.id, { title: 'Q1' });
-    const first = await api.issues.create(open.id, { title: 'In the group', milestone_id: q1.id });
-    expect(first.milestone).toEqual(q1);
-    expect(first.milestone?.group_id).toBe(parent.id);
-    const second = await api.issues.create(nested.id, { title: 'In the subgroup', milestone_id: q1.id });
-    expect(second.milestone?.id).toBe(q1.id);
-    const hidden = await api.issues.create(closed.id, { title: 'Private', milestone_id: q1.id });
-    // A project outside the group cannot take it.
-    expect((await api.issues.create(outside.id, { title: 'Outside', milestone_id: q1.id })).milestone).toBeNull();
-    const ids = (body: { id: number }[]) => body.map((issue) => issue.id).sort((a, b) => a - b);
-    const issuesUrl = `${groupMilestonesUrl(parent.id)}/${q1.id}/issues`;
-    const byStranger = await t.http.get(issuesUrl).set(as(stranger));
-    expect([byStranger.status, ids(byStranger.body)]).toEqual([200, [first.id, second.id]]);
-    expect(ids(await t.hosting.as(reporter.id).groupMilestones.issues(parent.id, q1.id))).toEqual([first.id, second.id, hidden.id]);
-    expect(ids((await t.http.get(issuesUrl).set('PRIVATE-TOKEN', ROOT_TOKEN)).body)).toEqual([first.id, second.id, hidden.id]);
-    // Deleting it takes it from every project's issues.
-    await t.hosting.as(developer.id).groupMilestones.delete(parent.id, q1.id);
-    expect((await api.issues.get(nested.id, second.iid)).milestone).toBeNull();
-    expect((await api.issueNotes.list(nested.id, second.iid)).map((note) => note.body)).toEqual(['removed milestone']);
-  });
+  it(
+    'are the milestones of issues in the group’s projects and its subgroups’; ' + 'their issue list shows those the caller may read',
+    async () => {
+      const parent = await group({ visibility: 'public' });
+      const sub = await group({ visibility: 'public', parentId: parent.id });
+      const open = await project({ visibility: 'public', namespaceId: parent.id });
+      const nested = await project({ visibility: 'public', namespaceId: sub.id });
+      const closed = await project({ visibility: 'private', namespaceId: sub.id });
+      const outside = await project({ visibility: 'public' });
+      const api = t.hosting.as(owner.id);
+      const q1 = await api.groupMilestones.create(parent.id, { title: 'Q1' });
+      const first = await api.issues.create(open.id, { title: 'In the group', milestone_id: q1.id });
+      expect(first.milestone).toEqual(q1);
+      expect(first.milestone?.group_id).toBe(parent.id);
+      const second = await api.issues.create(nested.id, { title: 'In the subgroup', milestone_id: q1.id });
+      expect(second.milestone?.id).toBe(q1.id);
+      const hidden = await api.issues.create(closed.id, { title: 'Private', milestone_id: q1.id });
+      // A project outside the group cannot take it.
+      expect((await api.issues.create(outside.id, { title: 'Outside', milestone_id: q1.id })).milestone).toBeNull();
+      const ids = (body: { id: number }[]) => body.map((issue) => issue.id).sort((a, b) => a - b);
+      const issuesUrl = `${groupMilestonesUrl(parent.id)}/${q1.id}/issues`;
+      const byStranger = await t.http.get(issuesUrl).set(as(stranger));
+      expect([byStranger.status, ids(byStranger.body)]).toEqual([200, [first.id, second.id]]);
+      expect(ids(await t.hosting.as(reporter.id).groupMilestones.issues(parent.id, q1.id))).toEqual([first.id, second.id, hidden.id]);
+      expect(ids((await t.http.get(issuesUrl).set('PRIVATE-TOKEN', ROOT_TOKEN)).body)).toEqual([first.id, second.id, hidden.id]);
+      // Deleting it takes it from every project's issues.
+      await t.hosting.as(developer.id).groupMilestones.delete(parent.id, q1.id);
+      expect((await api.issues.get(nested.id, second.iid)).milestone).toBeNull();
+      expect((await api.issueNotes.list(nested.id, second.iid)).map((note) => note.body)).toEqual(['removed milestone']);
+    },
+  );
 });

@@ -27,7 +27,8 @@ const namespaceOf = async (userId: number): Promise<NamespaceRow | undefined> =>
 /** A top-level group's namespace, written directly (the groups' endpoints are not there yet). */
 async function topLevelGroup(path: string): Promise<void> {
   await t.db.rows.execute(
-    `insert into "namespaces" ("kind", "name", "path", "full_path", "full_name", "traversal_ids", "created_at", "updated_at") values ('group', ?, ?, ?, ?, '{}', now(), now())`,
+    `insert into "namespaces" ("kind", "name", "path", "full_path", "full_name", "traversal_ids", "created_at", "updated_at") ` +
+      `values ('group', ?, ?, ?, ?, '{}', now(), now())`,
     [path, path, path, path],
   );
 }
@@ -46,9 +47,17 @@ describe("a user's namespace", () => {
 
   it('follows a change of username and of name', async () => {
     const user = await createUser(t.hosting);
-    const res = await t.http.put(`/api/v4/users/${user.id}`).set('PRIVATE-TOKEN', ROOT_TOKEN).send({ username: `${user.username}-renamed`, name: 'Renamed' });
+    const res = await t.http
+      .put(`/api/v4/users/${user.id}`)
+      .set('PRIVATE-TOKEN', ROOT_TOKEN)
+      .send({ username: `${user.username}-renamed`, name: 'Renamed' });
     expect(res.status).toBe(200);
-    expect(await namespaceOf(user.id)).toMatchObject({ name: `${user.username}-renamed`, path: `${user.username}-renamed`, full_path: `${user.username}-renamed`, full_name: 'Renamed' });
+    expect(await namespaceOf(user.id)).toMatchObject({
+      name: `${user.username}-renamed`,
+      path: `${user.username}-renamed`,
+      full_path: `${user.username}-renamed`,
+      full_name: 'Renamed',
+    });
   });
 
   it('is removed with the user', async () => {
@@ -74,7 +83,10 @@ describe("a user's namespace", () => {
 
   it('lets a user keep its own username in another case', async () => {
     const user = await createUser(t.hosting);
-    const res = await t.http.put(`/api/v4/users/${user.id}`).set('PRIVATE-TOKEN', ROOT_TOKEN).send({ username: user.username.toUpperCase() });
+    const res = await t.http
+      .put(`/api/v4/users/${user.id}`)
+      .set('PRIVATE-TOKEN', ROOT_TOKEN)
+      .send({ username: user.username.toUpperCase() });
     expect(res.status).toBe(200);
     expect(await namespaceOf(user.id)).toMatchObject({ path: user.username.toUpperCase() });
   });
@@ -91,7 +103,11 @@ async function groupWith(path: string, parent: { id: number; traversal: number[]
   const traversal = [...(parent?.traversal ?? []), id];
   await t.db.rows.execute(`update "namespaces" set "traversal_ids" = ? where "id" = ?`, [`{${traversal.join(',')}}`, id]);
   for (const [userId, level] of members) {
-    await t.db.rows.execute(`insert into "group_members" ("group_id", "user_id", "access_level", "created_at") values (?, ?, ?, now())`, [id, userId, level]);
+    await t.db.rows.execute(`insert into "group_members" ("group_id", "user_id", "access_level", "created_at") values (?, ?, ?, now())`, [
+      id,
+      userId,
+      level,
+    ]);
   }
   return { id, traversal, fullPath };
 }
@@ -113,12 +129,16 @@ describe('GET /namespaces', () => {
     other = await groupWith(`ns-other-${stamp}`, null, []);
   });
 
-  const list = (token: string, query: Record<string, unknown> = {}) => t.http.get('/api/v4/namespaces').query({ per_page: 100, ...query }).set('PRIVATE-TOKEN', token);
+  const list = (token: string, query: Record<string, unknown> = {}) =>
+    t.http
+      .get('/api/v4/namespaces')
+      .query({ per_page: 100, ...query })
+      .set('PRIVATE-TOKEN', token);
 
   it("answers a user its own namespace and its groups', with the shapes of each kind", async () => {
     const res = await list(bob.token);
     expect(res.status).toBe(200);
-    const [own] = (await t.db.rows.execute<{ id: number }[]>('select "id" from "namespaces" where "owner_id" = ?', [bob.id]));
+    const [own] = await t.db.rows.execute<{ id: number }[]>('select "id" from "namespaces" where "owner_id" = ?', [bob.id]);
     // Bob is a member of `sub` itself, not of `top`: only the groups one is a member of are one's namespaces.
     expect(res.body).toEqual([
       { id: own.id, name: bob.username, path: bob.username, kind: 'user', full_path: bob.username },
@@ -133,7 +153,17 @@ describe('GET /namespaces', () => {
     const bobs = (await list(bob.token)).body as { id: number; members_count_with_descendants?: number }[];
     expect(bobs.find((namespace) => namespace.id === sub.id)).not.toHaveProperty('members_count_with_descendants');
     const roots = (await list(ROOT_TOKEN, { search: `ns-top-${stamp}` })).body;
-    expect(roots).toEqual([{ id: top.id, name: `ns-top-${stamp} name`, path: `ns-top-${stamp}`, kind: 'group', full_path: top.fullPath, parent_id: null, members_count_with_descendants: 2 }]);
+    expect(roots).toEqual([
+      {
+        id: top.id,
+        name: `ns-top-${stamp} name`,
+        path: `ns-top-${stamp}`,
+        kind: 'group',
+        full_path: top.fullPath,
+        parent_id: null,
+        members_count_with_descendants: 2,
+      },
+    ]);
   });
 
   it('answers administrators every namespace, paginated, and searches names and paths', async () => {
@@ -168,8 +198,18 @@ describe('GET /namespaces/:id', () => {
     const child = await groupWith('child', group, [[carol.id, 10]]);
     const byId = await t.http.get(`/api/v4/namespaces/${child.id}`).set('PRIVATE-TOKEN', carol.token);
     expect(byId.status).toBe(200);
-    expect(byId.body).toEqual({ id: child.id, name: 'child name', path: 'child', kind: 'group', full_path: child.fullPath, parent_id: group.id, members_count_with_descendants: 1 });
-    const byPath = await t.http.get(`/api/v4/namespaces/${encodeURIComponent(child.fullPath.toUpperCase())}`).set('PRIVATE-TOKEN', carol.token);
+    expect(byId.body).toEqual({
+      id: child.id,
+      name: 'child name',
+      path: 'child',
+      kind: 'group',
+      full_path: child.fullPath,
+      parent_id: group.id,
+      members_count_with_descendants: 1,
+    });
+    const byPath = await t.http
+      .get(`/api/v4/namespaces/${encodeURIComponent(child.fullPath.toUpperCase())}`)
+      .set('PRIVATE-TOKEN', carol.token);
     expect(byPath.body).toEqual(byId.body);
     const own = await t.http.get(`/api/v4/namespaces/${carol.username}`).set('PRIVATE-TOKEN', carol.token);
     expect(own.body).toMatchObject({ kind: 'user', path: carol.username });
@@ -178,7 +218,9 @@ describe('GET /namespaces/:id', () => {
       expect(refused.status).toBe(404);
       expect(refused.body).toEqual({ message: '404 Namespace Not Found' });
     }
-    expect((await t.http.get(`/api/v4/namespaces/${encodeURIComponent(child.fullPath)}`).set('PRIVATE-TOKEN', ROOT_TOKEN)).status).toBe(200);
+    expect((await t.http.get(`/api/v4/namespaces/${encodeURIComponent(child.fullPath)}`).set('PRIVATE-TOKEN', ROOT_TOKEN)).status).toBe(
+      200,
+    );
     expect(await t.hosting.as(carol.id).namespaces.get(child.fullPath)).toEqual(byId.body);
   });
 });

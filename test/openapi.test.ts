@@ -7,12 +7,16 @@ import { describe, expect, it } from 'vitest';
 import { openApiDocument } from '../src/api/index.js';
 import { schemas } from '../src/index.js';
 
+// biome-ignore lint/suspicious/noExplicitAny: the OpenAPI document is walked as untyped JSON
 type Json = Record<string, any>;
 
 const document = openApiDocument() as Json;
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const operations = Object.entries(document.paths as Json).flatMap(([path, item]) =>
-  Object.entries(item as Json).map(([method, operation]) => ({ endpoint: `${method.toUpperCase()} ${path}`, operation: operation as Json })),
+  Object.entries(item as Json).map(([method, operation]) => ({
+    endpoint: `${method.toUpperCase()} ${path}`,
+    operation: operation as Json,
+  })),
 );
 const operation = (endpoint: string) => operations.find((entry) => entry.endpoint === endpoint)?.operation as Json;
 
@@ -25,7 +29,17 @@ function* objects(value: unknown, pointer = '#'): Generator<[string, Json]> {
 
 describe('the OpenAPI document', () => {
   it('names the exported schemas once, as components, and refers to them', () => {
-    for (const name of ['UserFull', 'UserBasic', 'SshKey', 'CreateUserInput', 'TokenScope', 'BooleanResult', 'ErrorMessage', 'ValidationError', 'OAuthError']) {
+    for (const name of [
+      'UserFull',
+      'UserBasic',
+      'SshKey',
+      'CreateUserInput',
+      'TokenScope',
+      'BooleanResult',
+      'ErrorMessage',
+      'ValidationError',
+      'OAuthError',
+    ]) {
       expect(document.components.schemas[name], name).toBeDefined();
     }
     for (const name of Object.keys(document.components.schemas)) expect(Object.keys(schemas), name).toContain(name);
@@ -37,7 +51,10 @@ describe('the OpenAPI document', () => {
     });
     expect(operation('POST /api/v4/users').responses[201].content['application/json'].schema).toEqual(ref('UserFull'));
     expect(operation('POST /api/v4/users').requestBody.content['multipart/form-data'].schema).toEqual(ref('CreateUserInput'));
-    expect(operation('GET /api/v4/user/keys').responses[200].content['application/json'].schema).toEqual({ type: 'array', items: ref('SshKey') });
+    expect(operation('GET /api/v4/user/keys').responses[200].content['application/json'].schema).toEqual({
+      type: 'array',
+      items: ref('SshKey'),
+    });
     expect(operation('POST /api/v4/users/{id}/block').responses[201].content['application/json'].schema).toEqual(ref('BooleanResult'));
     // Within other schemas and parameters too, copies (Type.Optional) included.
     const { UserFull, CreateUserInput } = document.components.schemas;
@@ -45,7 +62,9 @@ describe('the OpenAPI document', () => {
     expect(UserFull.properties.created_at).toEqual(ref('DateTime'));
     expect(CreateUserInput.properties.avatar).toEqual(ref('Upload'));
     expect(document.components.schemas.CreateTokenInput.properties.scopes.items).toEqual(ref('TokenScope'));
-    expect(operation('GET /api/v4/users').parameters.find((parameter: Json) => parameter.name === 'created_before').schema).toEqual(ref('DateTimeInput'));
+    expect(operation('GET /api/v4/users').parameters.find((parameter: Json) => parameter.name === 'created_before').schema).toEqual(
+      ref('DateTimeInput'),
+    );
   });
 
   it("inlines no named schema's body anywhere else", () => {
@@ -107,7 +126,12 @@ describe('the OpenAPI document', () => {
       const answer = operation(endpoint).responses[status] as Json | undefined;
       return answer && document.components.responses[(answer.$ref as string).split('/').pop() as string].content['application/json'].schema;
     };
-    expect(document.components.schemas.ErrorMessage).toEqual({ type: 'object', required: ['message'], properties: { message: { type: 'string' } }, title: 'ErrorMessage' });
+    expect(document.components.schemas.ErrorMessage).toEqual({
+      type: 'object',
+      required: ['message'],
+      properties: { message: { type: 'string' } },
+      title: 'ErrorMessage',
+    });
     expect(document.components.schemas.ValidationError.properties.message).toEqual(ref('ValidationMessages'));
     expect(document.components.schemas.OAuthError.required).toEqual(['error']);
 
@@ -164,7 +188,9 @@ describe('the OpenAPI document', () => {
         moduleResolution: ts.ModuleResolutionKind.Bundler,
         types: [],
       });
-      const diagnostics = ts.getPreEmitDiagnostics(program).map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
+      const diagnostics = ts
+        .getPreEmitDiagnostics(program)
+        .map((diagnostic) => ts.flattenDiagnosticMessageText(diagnostic.messageText, '\n'));
       expect(diagnostics).toEqual([]);
     } finally {
       rmSync(directory, { recursive: true, force: true });

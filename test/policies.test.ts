@@ -22,7 +22,12 @@ const TABLE = join(root, 'test', 'policies.table.md');
 
 /** A caller of a kind: a user row with only what the policies read. */
 function callerOf(kind: { id?: number; admin?: boolean; external?: boolean; canCreateGroup?: boolean }): Caller {
-  const user = { id: kind.id ?? 2, admin: kind.admin ?? false, external: kind.external ?? false, canCreateGroup: kind.canCreateGroup ?? true } as User;
+  const user = {
+    id: kind.id ?? 2,
+    admin: kind.admin ?? false,
+    external: kind.external ?? false,
+    canCreateGroup: kind.canCreateGroup ?? true,
+  } as User;
   return { user, scopes: null, token: null, privateToken: null };
 }
 
@@ -59,12 +64,16 @@ function projectRows(): Row[] {
   for (const archived of [false, true]) {
     for (const visibility of VISIBILITIES) {
       const what = `${visibility}${archived ? ', archived' : ''}`;
-      for (const name of ['anonymous', 'external', 'administrator']) rows.push([name, what, CALLERS[name], projectOf(visibility, 0, archived)]);
+      for (const name of ['anonymous', 'external', 'administrator'])
+        rows.push([name, what, CALLERS[name], projectOf(visibility, 0, archived)]);
       for (const [level, value] of LEVELS) rows.push([level, what, CALLERS.user, projectOf(visibility, value, archived)]);
     }
   }
   // CI/CD (jobs) disabled: its environments refused, to its owner and administrators too.
-  for (const [who, caller, level] of [['owner', CALLERS.user, 50], ['administrator', CALLERS.administrator, 0]] as const) {
+  for (const [who, caller, level] of [
+    ['owner', CALLERS.user, 50],
+    ['administrator', CALLERS.administrator, 0],
+  ] as const) {
     const scoped = projectOf('private', level);
     rows.push([who, 'private, jobs disabled', caller, { ...scoped, project: { ...scoped.project, jobsEnabled: false } as Project }]);
   }
@@ -106,31 +115,83 @@ const ROWS: Record<keyof typeof POLICIES, () => Row[]> = {
   protectedBranch: () =>
     projectRows()
       .filter(([, what]) => what === 'private' || what === 'private, archived')
-      .map(([who, what, caller, project]): Row => [who, `a protection in a ${what} project`, caller, { protection: {} as ProtectedBranch, project }]),
+      .map(
+        ([who, what, caller, project]): Row => [
+          who,
+          `a protection in a ${what} project`,
+          caller,
+          { protection: {} as ProtectedBranch, project },
+        ],
+      ),
   issue: () => {
-    const issueOf = (facts: Partial<IssueFacts>): IssueFacts => ({ authorId: 9, assigneeIds: [], confidential: false, discussionLocked: false, ...facts });
+    const issueOf = (facts: Partial<IssueFacts>): IssueFacts => ({
+      authorId: 9,
+      assigneeIds: [],
+      confidential: false,
+      discussionLocked: false,
+      ...facts,
+    });
     const rows: Row[] = [];
-    for (const [who, what, caller, project] of projectRows().filter(([, what]) => ['private', 'public', 'public, archived'].includes(what))) {
+    for (const [who, what, caller, project] of projectRows().filter(([, what]) =>
+      ['private', 'public', 'public, archived'].includes(what),
+    )) {
       rows.push([who, `an issue of a ${what} project`, caller, { project, issue: issueOf({}) }]);
       rows.push([who, `a confidential issue of a ${what} project`, caller, { project, issue: issueOf({ confidential: true }) }]);
       rows.push([who, `a locked issue of a ${what} project`, caller, { project, issue: issueOf({ discussionLocked: true }) }]);
     }
     const publicProject = projectOf('public', 0);
-    rows.push(['its author', 'a confidential, locked issue of a public project', CALLERS.user, { project: publicProject, issue: issueOf({ authorId: 2, confidential: true, discussionLocked: true }) }]);
-    rows.push(['an assignee', 'a confidential issue of a public project', CALLERS.user, { project: publicProject, issue: issueOf({ assigneeIds: [2], confidential: true }) }]);
-    rows.push(['anyone', 'an issue of a public project whose issues are disabled', CALLERS.user, { project: { ...publicProject, project: { ...publicProject.project, issuesEnabled: false } }, issue: issueOf({}) }]);
+    rows.push([
+      'its author',
+      'a confidential, locked issue of a public project',
+      CALLERS.user,
+      { project: publicProject, issue: issueOf({ authorId: 2, confidential: true, discussionLocked: true }) },
+    ]);
+    rows.push([
+      'an assignee',
+      'a confidential issue of a public project',
+      CALLERS.user,
+      { project: publicProject, issue: issueOf({ assigneeIds: [2], confidential: true }) },
+    ]);
+    rows.push([
+      'anyone',
+      'an issue of a public project whose issues are disabled',
+      CALLERS.user,
+      { project: { ...publicProject, project: { ...publicProject.project, issuesEnabled: false } }, issue: issueOf({}) },
+    ]);
     return rows;
   },
   mergeRequest: () => {
-    const requestOf = (facts: Partial<MergeRequestFacts>): MergeRequestFacts => ({ authorId: 9, assigneeIds: [], discussionLocked: false, ...facts });
+    const requestOf = (facts: Partial<MergeRequestFacts>): MergeRequestFacts => ({
+      authorId: 9,
+      assigneeIds: [],
+      discussionLocked: false,
+      ...facts,
+    });
     const rows: Row[] = [];
-    for (const [who, what, caller, project] of projectRows().filter(([, what]) => ['private', 'public', 'public, archived'].includes(what))) {
+    for (const [who, what, caller, project] of projectRows().filter(([, what]) =>
+      ['private', 'public', 'public, archived'].includes(what),
+    )) {
       rows.push([who, `a merge request of a ${what} project`, caller, { project, mergeRequest: requestOf({}) }]);
-      rows.push([who, `a locked merge request of a ${what} project`, caller, { project, mergeRequest: requestOf({ discussionLocked: true }) }]);
+      rows.push([
+        who,
+        `a locked merge request of a ${what} project`,
+        caller,
+        { project, mergeRequest: requestOf({ discussionLocked: true }) },
+      ]);
     }
     const publicProject = projectOf('public', 0);
-    rows.push(['its author', 'a merge request of a public project', CALLERS.user, { project: publicProject, mergeRequest: requestOf({ authorId: 2 }) }]);
-    rows.push(['an assignee', 'a merge request of a public project', CALLERS.user, { project: publicProject, mergeRequest: requestOf({ assigneeIds: [2] }) }]);
+    rows.push([
+      'its author',
+      'a merge request of a public project',
+      CALLERS.user,
+      { project: publicProject, mergeRequest: requestOf({ authorId: 2 }) },
+    ]);
+    rows.push([
+      'an assignee',
+      'a merge request of a public project',
+      CALLERS.user,
+      { project: publicProject, mergeRequest: requestOf({ assigneeIds: [2] }) },
+    ]);
     rows.push([
       'anyone',
       'a merge request of a public project whose merge requests are disabled',
@@ -142,23 +203,46 @@ const ROWS: Record<keyof typeof POLICIES, () => Row[]> = {
   note: () => {
     const issue = (level: number, archived = false) => ({
       kind: 'Issue' as const,
-      scope: { project: projectOf('public', level, archived), issue: { authorId: 9, assigneeIds: [], confidential: false, discussionLocked: false } },
+      scope: {
+        project: projectOf('public', level, archived),
+        issue: { authorId: 9, assigneeIds: [], confidential: false, discussionLocked: false },
+      },
     });
     const mergeRequest = (visibility: Visibility, level: number) => ({
       kind: 'MergeRequest' as const,
       scope: { project: projectOf(visibility, level), mergeRequest: { authorId: 9, assigneeIds: [], discussionLocked: false } },
     });
     const rows: Row[] = [];
-    for (const [who, level] of LEVELS) rows.push([who, "another's note on a public project's issue", CALLERS.user, { noteable: issue(level), note: { authorId: 9, system: false } }]);
+    for (const [who, level] of LEVELS)
+      rows.push([
+        who,
+        "another's note on a public project's issue",
+        CALLERS.user,
+        { noteable: issue(level), note: { authorId: 9, system: false } },
+      ]);
     rows.push(['its author', 'its note', CALLERS.user, { noteable: issue(0), note: { authorId: 2, system: false } }]);
-    rows.push(['its author', 'its note, in an archived project', CALLERS.user, { noteable: issue(0, true), note: { authorId: 2, system: false } }]);
+    rows.push([
+      'its author',
+      'its note, in an archived project',
+      CALLERS.user,
+      { noteable: issue(0, true), note: { authorId: 2, system: false } },
+    ]);
     rows.push(['maintainer', 'a system note', CALLERS.user, { noteable: issue(40), note: { authorId: 2, system: true } }]);
     rows.push(['administrator', "another's note", CALLERS.administrator, { noteable: issue(0), note: { authorId: 9, system: false } }]);
-    for (const [who, level] of LEVELS) rows.push([who, "another's note on a private project's merge request", CALLERS.user, { noteable: mergeRequest('private', level), note: { authorId: 9, system: false } }]);
+    for (const [who, level] of LEVELS)
+      rows.push([
+        who,
+        "another's note on a private project's merge request",
+        CALLERS.user,
+        { noteable: mergeRequest('private', level), note: { authorId: 9, system: false } },
+      ]);
     return rows;
   },
   runner: () => {
-    const scopedRunner = (runnerType: RunnerType, facts: { owned?: boolean; administersAll?: boolean; projectCount?: number; locked?: boolean } = {}) => ({
+    const scopedRunner = (
+      runnerType: RunnerType,
+      facts: { owned?: boolean; administersAll?: boolean; projectCount?: number; locked?: boolean } = {},
+    ) => ({
       runner: { id: 1, runnerType, locked: facts.locked ?? false } as Runner,
       owned: facts.owned ?? false,
       administersAll: facts.administersAll ?? false,
@@ -176,7 +260,12 @@ const ROWS: Record<keyof typeof POLICIES, () => Row[]> = {
       ['owner', 'a specific runner of two projects, one its', CALLERS.user, scopedRunner('project_type', { owned: true, projectCount: 2 })],
       ['owner', 'a group runner of its group', CALLERS.user, scopedRunner('group_type', mine)],
       ['user', "another group's runner", CALLERS.user, scopedRunner('group_type')],
-      ['administrator', "another's locked runner of two projects", CALLERS.administrator, scopedRunner('project_type', { locked: true, projectCount: 2 })],
+      [
+        'administrator',
+        "another's locked runner of two projects",
+        CALLERS.administrator,
+        scopedRunner('project_type', { locked: true, projectCount: 2 }),
+      ],
     ];
   },
 };
@@ -186,7 +275,9 @@ function tableOf(name: string, policy: Policy<unknown, string>, rows: Row[]): st
   const header = `| caller | subject | ${policy.abilities.join(' | ')} |`;
   const rule = `| --- | --- | ${policy.abilities.map(() => '---').join(' | ')} |`;
   const lines = rows.map(([who, what, caller, subject]) => {
-    const cells = policy.abilities.map((ability) => (policy.allows(caller, ability, subject) ? 'yes' : policy.hides(caller, ability, subject) ? '404' : '-'));
+    const cells = policy.abilities.map((ability) =>
+      policy.allows(caller, ability, subject) ? 'yes' : policy.hides(caller, ability, subject) ? '404' : '-',
+    );
     return `| ${who} | ${what} | ${cells.join(' | ')} |`;
   });
   return [`## ${name}`, '', header, rule, ...lines].join('\n');
@@ -199,7 +290,9 @@ function policyTable(): string {
     'Written by test/policies.test.ts from the policies in src/auth/policies/: `yes` allowed, `-` refused (403),',
     '`404` refused as if the subject did not exist. Change it by changing a policy, then write it again (see the test).',
   ].join('\n');
-  const tables = (Object.keys(POLICIES) as (keyof typeof POLICIES)[]).map((name) => tableOf(name, POLICIES[name] as Policy<unknown, string>, ROWS[name]()));
+  const tables = (Object.keys(POLICIES) as (keyof typeof POLICIES)[]).map((name) =>
+    tableOf(name, POLICIES[name] as Policy<unknown, string>, ROWS[name]()),
+  );
   return `${[intro, ...tables].join('\n\n')}\n`;
 }
 
@@ -210,28 +303,32 @@ describe('the policies', () => {
     expect(table).toBe(readFileSync(TABLE, 'utf8'));
   });
 
-  it('are the only code that decides: nothing outside src/auth/ names or compares access levels or asks whether the caller is an administrator', () => {
-    // The levels themselves (src/auth/levels.ts names the rules on them), comparisons of levels in any spelling
-    // (`accessLevel`, `pushAccessLevel`, `access_level`), and reads of the caller's administrator flag (a presenter
-    // writing `is_admin` is data, not a decision).
-    const DECISIONS = [
-      /\bisAdmin\b/,
-      /\b(caller|currentUser)(\.user)?\??\.(admin|external|canCreateGroup)\b/,
-      /\bACCESS_LEVELS\b/,
-      /(accessLevel|AccessLevel|access_level)\b\)?\s*(===?|!==?|[<>]=?)\s*[\w$]/,
-      /[\w)]\s*(===?|!==?|[<>]=?)\s*[\w.?]*(accessLevel|AccessLevel|access_level)\b/,
-    ];
-    const src = join(root, 'src');
-    const offenders: string[] = [];
-    for (const entry of readdirSync(src, { recursive: true, withFileTypes: true })) {
-      const path = join(entry.parentPath, entry.name);
-      if (!entry.isFile() || !path.endsWith('.ts') || relative(src, path).startsWith('auth')) continue;
-      readFileSync(path, 'utf8')
-        .split('\n')
-        .forEach((line, index) => {
-          if (DECISIONS.some((pattern) => pattern.test(line))) offenders.push(`${relative(root, path)}:${index + 1}: ${line.trim()}`);
-        });
-    }
-    expect(offenders).toEqual([]);
-  });
+  it(
+    'are the only code that decides: nothing outside src/auth/ names or compares access levels or asks whether the caller is an ' +
+      'administrator',
+    () => {
+      // The levels themselves (src/auth/levels.ts names the rules on them), comparisons of levels in any spelling
+      // (`accessLevel`, `pushAccessLevel`, `access_level`), and reads of the caller's administrator flag (a presenter
+      // writing `is_admin` is data, not a decision).
+      const DECISIONS = [
+        /\bisAdmin\b/,
+        /\b(caller|currentUser)(\.user)?\??\.(admin|external|canCreateGroup)\b/,
+        /\bACCESS_LEVELS\b/,
+        /(accessLevel|AccessLevel|access_level)\b\)?\s*(===?|!==?|[<>]=?)\s*[\w$]/,
+        /[\w)]\s*(===?|!==?|[<>]=?)\s*[\w.?]*(accessLevel|AccessLevel|access_level)\b/,
+      ];
+      const src = join(root, 'src');
+      const offenders: string[] = [];
+      for (const entry of readdirSync(src, { recursive: true, withFileTypes: true })) {
+        const path = join(entry.parentPath, entry.name);
+        if (!entry.isFile() || !path.endsWith('.ts') || relative(src, path).startsWith('auth')) continue;
+        readFileSync(path, 'utf8')
+          .split('\n')
+          .forEach((line, index) => {
+            if (DECISIONS.some((pattern) => pattern.test(line))) offenders.push(`${relative(root, path)}:${index + 1}: ${line.trim()}`);
+          });
+      }
+      expect(offenders).toEqual([]);
+    },
+  );
 });

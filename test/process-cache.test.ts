@@ -122,7 +122,12 @@ describe('tokens, in one instance', () => {
     expect((await queriesOf(t.db, get)).filter(readsToken)).toHaveLength(1);
     expect((await queriesOf(t.db, get)).filter(readsToken)).toHaveLength(0);
     // Writes that change no caller (a new user, a project) leave the kept tokens alone.
-    await t.hosting.users.create({ username: `writer-${Date.now()}`, email: `writer-${Date.now()}@example.com`, name: 'Writer', password: 'long-enough-1' });
+    await t.hosting.users.create({
+      username: `writer-${Date.now()}`,
+      email: `writer-${Date.now()}@example.com`,
+      name: 'Writer',
+      password: 'long-enough-1',
+    });
     await t.hosting.projects.create({ name: `kept-${Date.now()}` });
     expect((await queriesOf(t.db, get)).filter(readsToken)).toHaveLength(0);
     // A changed user: read again at once.
@@ -130,7 +135,8 @@ describe('tokens, in one instance', () => {
     expect((await queriesOf(t.db, get)).filter(readsToken)).toHaveLength(1);
     // On PostgreSQL the change's notification also comes back to this process, a moment later, and forgets the
     // token once more: let it land (the token is read again at most once per notification) before going on.
-    for (let tries = 0; tries < 40 && (await queriesOf(t.db, get)).filter(readsToken).length > 0; tries++) await new Promise((resolve) => setTimeout(resolve, 50));
+    for (let tries = 0; tries < 40 && (await queriesOf(t.db, get)).filter(readsToken).length > 0; tries++)
+      await new Promise((resolve) => setTimeout(resolve, 50));
     // And the write right after it, which changes no caller, is not taken for one (what a session counted of its
     // earlier transaction does not count).
     await t.hosting.projects.create({ name: `after-${Date.now()}` });

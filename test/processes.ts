@@ -35,7 +35,9 @@ export class Processes {
 }
 
 const everyInstance = new Set<Processes>();
-const stopEverything = () => everyInstance.forEach((processes) => processes.stopAll());
+const stopEverything = () => {
+  for (const processes of everyInstance) processes.stopAll();
+};
 
 // A test that timed out goes on running and may start processes after its hooks ran; the worker's end stops
 // those. A signal (Ctrl-C) reaches the worker but not the groups, which are not the terminal's: pass it on.

@@ -42,9 +42,7 @@ describe('issueReferencesIn', () => {
 
   it('reads a single name before `#` as a project in the context project’s namespace', () => {
     expect(issueReferencesIn('Same as lib#7', context)).toEqual([issue('group/sub/lib', 7)]);
-    expect(issueReferencesIn('Same as lib#7', { projectPath: 'alice/app', baseUrl: 'http://forge.test' })).toEqual([
-      issue('alice/lib', 7),
-    ]);
+    expect(issueReferencesIn('Same as lib#7', { projectPath: 'alice/app', baseUrl: 'http://forge.test' })).toEqual([issue('alice/lib', 7)]);
   });
 
   it('reads issue URLs of this instance, `/-/` and anchors and trailing punctuation aside', () => {
@@ -79,10 +77,7 @@ describe('issueReferencesIn', () => {
 
   it('lists each issue once, in the order first met, paths compared case aside', () => {
     expect(
-      issueReferencesIn(
-        '#2, #1, #2, group/sub/app#1, http://forge.test/group/sub/app/issues/2, Other/Project#3, other/project#3',
-        context,
-      ),
+      issueReferencesIn('#2, #1, #2, group/sub/app#1, http://forge.test/group/sub/app/issues/2, Other/Project#3, other/project#3', context),
     ).toEqual([issue('group/sub/app', 2), issue('group/sub/app', 1), issue('Other/Project', 3)]);
   });
 
@@ -109,10 +104,7 @@ describe('issueReferencesIn', () => {
   });
 
   it('takes the largest 32-bit iid and leading zeros', () => {
-    expect(issueReferencesIn('#2147483647 #012', context)).toEqual([
-      issue('group/sub/app', 2_147_483_647),
-      issue('group/sub/app', 12),
-    ]);
+    expect(issueReferencesIn('#2147483647 #012', context)).toEqual([issue('group/sub/app', 2_147_483_647), issue('group/sub/app', 12)]);
   });
 
   it('takes a path of 21 segments, as GitLab’s 20 ancestors allow', () => {
@@ -123,17 +115,47 @@ describe('issueReferencesIn', () => {
 
 describe('closingIssueReferencesIn', () => {
   it.each([
-    'Close', 'Closes', 'Closed', 'Closing', 'close', 'closes', 'closed', 'closing',
-    'Fix', 'Fixes', 'Fixed', 'Fixing', 'fix', 'fixes', 'fixed', 'fixing',
-    'Resolve', 'Resolves', 'Resolved', 'Resolving', 'resolve', 'resolves', 'resolved', 'resolving',
-    'Implement', 'Implements', 'Implemented', 'Implementing', 'implement', 'implements', 'implemented', 'implementing',
+    'Close',
+    'Closes',
+    'Closed',
+    'Closing',
+    'close',
+    'closes',
+    'closed',
+    'closing',
+    'Fix',
+    'Fixes',
+    'Fixed',
+    'Fixing',
+    'fix',
+    'fixes',
+    'fixed',
+    'fixing',
+    'Resolve',
+    'Resolves',
+    'Resolved',
+    'Resolving',
+    'resolve',
+    'resolves',
+    'resolved',
+    'resolving',
+    'Implement',
+    'Implements',
+    'Implemented',
+    'Implementing',
+    'implement',
+    'implements',
+    'implemented',
+    'implementing',
   ])('closes what `%s` lists', (word) => {
     expect(closingIssueReferencesIn(`${word} #1`, context)).toEqual([issue('group/sub/app', 1)]);
     expect(closingIssueReferencesIn(`${word}: #1`, context)).toEqual([issue('group/sub/app', 1)]);
   });
 
   it('reads the closing words in any case', () => {
-    expect(closingIssueReferencesIn('closes #1 Fixes #2 rEsolves #3 CLOSES #4 FIXES #5', context)).toEqual([1, 2, 3, 4, 5].map((iid) => issue('group/sub/app', iid)));
+    expect(closingIssueReferencesIn('closes #1 Fixes #2 rEsolves #3 CLOSES #4 FIXES #5', context)).toEqual(
+      [1, 2, 3, 4, 5].map((iid) => issue('group/sub/app', iid)),
+    );
   });
 
   it('closes every reference of a list, whatever separates them', () => {
@@ -171,9 +193,7 @@ describe('closingIssueReferencesIn', () => {
   });
 
   it('goes on past an URL of another host, closing nothing there', () => {
-    expect(closingIssueReferencesIn('Closes http://other.test/group/app/issues/5, #6', context)).toEqual([
-      issue('group/sub/app', 6),
-    ]);
+    expect(closingIssueReferencesIn('Closes http://other.test/group/app/issues/5, #6', context)).toEqual([issue('group/sub/app', 6)]);
   });
 
   it('lists each issue once, in the order first met', () => {

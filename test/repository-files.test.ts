@@ -25,16 +25,27 @@ afterAll(async () => {
   await t.close();
 });
 
-const git = (projectId: number, ...args: string[]) => execFileSync('git', ['--git-dir', join(storage, RepositoryStore.relativePath(projectId)), ...args], { encoding: 'utf8' });
-const url = (projectId: number, path: string, suffix = '') => `/api/v4/projects/${projectId}/repository/files/${encodeURIComponent(path)}${suffix}`;
+const git = (projectId: number, ...args: string[]) =>
+  execFileSync('git', ['--git-dir', join(storage, RepositoryStore.relativePath(projectId)), ...args], { encoding: 'utf8' });
+const url = (projectId: number, path: string, suffix = '') =>
+  `/api/v4/projects/${projectId}/repository/files/${encodeURIComponent(path)}${suffix}`;
 const base64 = (text: string) => Buffer.from(text).toString('base64');
 
 /** A project of the owner's, with members at each level and README.md on master. */
 async function project(visibility: 'private' | 'internal' | 'public' = 'private'): Promise<number> {
   const api = t.hosting.as(owner.id);
   const { id } = await api.projects.create({ name: `Files ${Math.random().toString(36).slice(2)}`, visibility });
-  for (const [user, level] of [[developer, 30], [reporter, 20], [guest, 10]] as const) await api.projectMembers.add(id, { user_id: user.id, access_level: level });
-  await api.commits.create(id, { branch: 'master', commit_message: 'Initial', actions: [{ action: 'create', file_path: 'README.md', content: '# Hello\n' }] });
+  for (const [user, level] of [
+    [developer, 30],
+    [reporter, 20],
+    [guest, 10],
+  ] as const)
+    await api.projectMembers.add(id, { user_id: user.id, access_level: level });
+  await api.commits.create(id, {
+    branch: 'master',
+    commit_message: 'Initial',
+    actions: [{ action: 'create', file_path: 'README.md', content: '# Hello\n' }],
+  });
   return id;
 }
 
@@ -42,7 +53,11 @@ describe('GET /projects/:id/repository/files/:file_path', () => {
   it('answers the file at a branch, a tag or a commit, its content in Base64, and the same metadata in headers', async () => {
     const id = await project();
     const first = (await t.hosting.commits.get(id, 'master')).id;
-    const second = await t.hosting.commits.create(id, { branch: 'master', commit_message: 'Docs', actions: [{ action: 'create', file_path: 'docs/guide.md', content: 'Guide\n' }] });
+    const second = await t.hosting.commits.create(id, {
+      branch: 'master',
+      commit_message: 'Docs',
+      actions: [{ action: 'create', file_path: 'docs/guide.md', content: 'Guide\n' }],
+    });
     const res = await t.http.get(url(id, 'README.md')).query({ ref: 'master' }).set('PRIVATE-TOKEN', reporter.token);
     expect(res.status).toBe(200);
     expect(res.body).toEqual({
@@ -73,21 +88,36 @@ describe('GET /projects/:id/repository/files/:file_path', () => {
     });
     // HEAD: the headers alone (go-gitlab's GetFileMetaData).
     const head = await t.http.head(url(id, 'docs/guide.md')).query({ ref: 'master' }).set('PRIVATE-TOKEN', reporter.token);
-    expect([head.status, head.headers['x-gitlab-file-path'], head.headers['x-gitlab-last-commit-id'], head.text]).toEqual([200, 'docs/guide.md', second.id, undefined]);
+    expect([head.status, head.headers['x-gitlab-file-path'], head.headers['x-gitlab-last-commit-id'], head.text]).toEqual([
+      200,
+      'docs/guide.md',
+      second.id,
+      undefined,
+    ]);
     // At a commit (abbreviated too), and in process.
     const atFirst = await t.hosting.repositoryFiles.get(id, 'README.md', { ref: first.slice(0, 10) });
     expect([atFirst.commit_id, atFirst.ref]).toEqual([first, first.slice(0, 10)]);
-    await expect(t.hosting.repositoryFiles.get(id, 'docs/guide.md', { ref: first })).rejects.toMatchObject({ status: 404, message: '404 File Not Found' });
+    await expect(t.hosting.repositoryFiles.get(id, 'docs/guide.md', { ref: first })).rejects.toMatchObject({
+      status: 404,
+      message: '404 File Not Found',
+    });
   });
 
   it('answers 404 for a missing file, ref or directory, 400 for a path that climbs out, and keeps a .json suffix', async () => {
     const id = await project();
-    await t.hosting.commits.create(id, { branch: 'master', commit_message: 'JSON', actions: [{ action: 'create', file_path: 'config/app.json', content: '{}\n' }] });
+    await t.hosting.commits.create(id, {
+      branch: 'master',
+      commit_message: 'JSON',
+      actions: [{ action: 'create', file_path: 'config/app.json', content: '{}\n' }],
+    });
     const get = (path: string, ref = 'master') => t.http.get(url(id, path)).query({ ref }).set('PRIVATE-TOKEN', owner.token);
     expect([(await get('missing.txt')).status, (await get('missing.txt')).body]).toEqual([404, { message: '404 File Not Found' }]);
     expect((await get('config')).body).toEqual({ message: '404 File Not Found' });
     expect((await get('README.md', 'nope')).body).toEqual({ message: '404 Commit Not Found' });
-    expect([(await get('docs/../README.md')).status, (await get('docs/../README.md')).body]).toEqual([400, { message: REFUSALS.pathTraversal }]);
+    expect([(await get('docs/../README.md')).status, (await get('docs/../README.md')).body]).toEqual([
+      400,
+      { message: REFUSALS.pathTraversal },
+    ]);
     expect([(await get('a//b')).status, (await get('a//b')).body]).toEqual([400, { message: REFUSALS.invalidPath }]);
     // Leading slashes are dropped, as the original reads the path.
     expect((await get('/README.md')).body.file_path).toBe('README.md');
@@ -117,14 +147,26 @@ describe('last_commit_id', () => {
     const api = t.hosting.as(owner.id);
     await api.repositoryFiles.create(id, 'docs/deep/guide.md', { branch: 'master', content: 'one\n', commit_message: 'One' });
     const first = await api.repositoryFiles.get(id, 'docs/deep/guide.md', { ref: 'master' });
-    await api.repositoryFiles.update(id, 'docs/deep/guide.md', { branch: 'master', content: 'two\n', commit_message: 'Two', last_commit_id: first.last_commit_id });
+    await api.repositoryFiles.update(id, 'docs/deep/guide.md', {
+      branch: 'master',
+      content: 'two\n',
+      commit_message: 'Two',
+      last_commit_id: first.last_commit_id,
+    });
     // Another file in the same directory changes; the guide's last commit stays.
     await api.repositoryFiles.create(id, 'docs/deep/other.md', { branch: 'master', content: 'x\n', commit_message: 'Other' });
     const second = await api.repositoryFiles.get(id, 'docs/deep/guide.md', { ref: 'master' });
     const titles = await api.commits.list(id);
     expect(second.last_commit_id).toBe(titles.find((commit) => commit.title === 'Two')!.id);
     expect((await api.repositoryFiles.get(id, 'docs/deep/guide.md', { ref: first.commit_id })).last_commit_id).toBe(first.last_commit_id);
-    await expect(api.repositoryFiles.update(id, 'docs/deep/guide.md', { branch: 'master', content: 'three\n', commit_message: 'Three', last_commit_id: first.last_commit_id })).rejects.toMatchObject({
+    await expect(
+      api.repositoryFiles.update(id, 'docs/deep/guide.md', {
+        branch: 'master',
+        content: 'three\n',
+        commit_message: 'Three',
+        last_commit_id: first.last_commit_id,
+      }),
+    ).rejects.toMatchObject({
       status: 400,
       messages: REFUSALS.fileChanged,
     });
@@ -135,8 +177,16 @@ describe('GET /projects/:id/repository/files/:file_path/raw', () => {
   it('answers text as text/plain and binary bytes unchanged', async () => {
     const id = await project();
     const bytes = Buffer.from([0, 1, 2, 255, 254, 10, 0]);
-    await t.hosting.repositoryFiles.create(id, 'logo.bin', { branch: 'master', content: bytes.toString('base64'), encoding: 'base64', commit_message: 'Binary' });
-    const text = await t.http.get(url(id, 'README.md', '/raw')).query({ ref: 'master' }).set('PRIVATE-TOKEN', owner.token);
+    await t.hosting.repositoryFiles.create(id, 'logo.bin', {
+      branch: 'master',
+      content: bytes.toString('base64'),
+      encoding: 'base64',
+      commit_message: 'Binary',
+    });
+    const text = await t.http
+      .get(url(id, 'README.md', '/raw'))
+      .query({ ref: 'master' })
+      .set('PRIVATE-TOKEN', owner.token);
     expect([text.status, text.headers['content-type'], text.text]).toEqual([200, 'text/plain; charset=utf-8', '# Hello\n']);
     const binary = await t.http
       .get(url(id, 'logo.bin', '/raw'))
@@ -160,10 +210,14 @@ describe('GET /projects/:id/repository/files/:file_path/raw', () => {
     const binary = randomBytes(3 * 1024 * 1024 + 5);
     const text = Array.from({ length: 150_000 }, (_, line) => `line ${line}\n`).join('');
     const changed = text.replace('line 70000\n', 'line seventy thousand\n');
-    await api.commits.create(id, { branch: 'master', commit_message: 'Large', actions: [
-      { action: 'create', file_path: 'large.bin', content: binary.toString('base64'), encoding: 'base64' },
-      { action: 'create', file_path: 'large.txt', content: text },
-    ] });
+    await api.commits.create(id, {
+      branch: 'master',
+      commit_message: 'Large',
+      actions: [
+        { action: 'create', file_path: 'large.bin', content: binary.toString('base64'), encoding: 'base64' },
+        { action: 'create', file_path: 'large.txt', content: text },
+      ],
+    });
     const first = (await api.commits.get(id, 'master')).id;
     await api.repositoryFiles.update(id, 'large.txt', { branch: 'master', content: changed, commit_message: 'Change a line' });
     const raw = (path: string, ref = 'master') =>
@@ -184,7 +238,15 @@ describe('GET /projects/:id/repository/files/:file_path/raw', () => {
         ['large.txt', first, Buffer.from(text), 'text/plain; charset=utf-8'],
       ] as const) {
         const res = await raw(path, ref);
-        expect([stored, path, ref, res.status, res.headers['content-type'], res.headers['content-length'], Buffer.compare(res.body as Buffer, content)]).toEqual([stored, path, ref, 200, type, String(content.byteLength), 0]);
+        expect([
+          stored,
+          path,
+          ref,
+          res.status,
+          res.headers['content-type'],
+          res.headers['content-length'],
+          Buffer.compare(res.body as Buffer, content),
+        ]).toEqual([stored, path, ref, 200, type, String(content.byteLength), 0]);
       }
       const inProcess = await api.repositoryFiles.raw(id, 'large.bin', { ref: 'master' });
       expect(Buffer.compare(Buffer.concat(await inProcess.data.toArray()), binary)).toBe(0);
@@ -198,25 +260,48 @@ describe('GET /projects/:id/repository/files/:file_path/raw', () => {
       expect(git(id, 'verify-pack', '-v', join(packs, index))).toMatch(/chain length = 1: [1-9]/);
       await check('packed');
     }
-    const head = await t.http.head(url(id, 'large.bin', '/raw')).query({ ref: 'master' }).set('PRIVATE-TOKEN', reporter.token);
-    expect([head.status, head.headers['content-length'], head.headers['content-type']]).toEqual([200, String(binary.byteLength), 'application/octet-stream']);
+    const head = await t.http
+      .head(url(id, 'large.bin', '/raw'))
+      .query({ ref: 'master' })
+      .set('PRIVATE-TOKEN', reporter.token);
+    expect([head.status, head.headers['content-length'], head.headers['content-type']]).toEqual([
+      200,
+      String(binary.byteLength),
+      'application/octet-stream',
+    ]);
   });
 });
 
 describe('POST, PUT and DELETE /projects/:id/repository/files/:file_path', () => {
   it('create, update and delete a file, each in a commit with the message and author given', async () => {
     const id = await project();
-    const post = await t.http
-      .post(url(id, 'src/app.rb'))
-      .set('PRIVATE-TOKEN', owner.token)
-      .send({ branch: 'master', content: 'puts 1\n', commit_message: 'Add app', author_name: 'Ada Lovelace', author_email: 'ada@example.com' });
+    const post = await t.http.post(url(id, 'src/app.rb')).set('PRIVATE-TOKEN', owner.token).send({
+      branch: 'master',
+      content: 'puts 1\n',
+      commit_message: 'Add app',
+      author_name: 'Ada Lovelace',
+      author_email: 'ada@example.com',
+    });
     expect([post.status, post.body]).toEqual([201, { file_name: 'app.rb', file_path: 'src/app.rb', branch: 'master' }]);
     const added = await t.hosting.commits.get(id, 'master');
-    expect(added).toMatchObject({ title: 'Add app', author_name: 'Ada Lovelace', author_email: 'ada@example.com', committer_email: owner.email });
-    const put = await t.http.put(url(id, 'src/app.rb')).set('PRIVATE-TOKEN', owner.token).send({ branch: 'master', content: base64('puts 2\n'), encoding: 'base64', commit_message: 'Change app', last_commit_id: added.id });
+    expect(added).toMatchObject({
+      title: 'Add app',
+      author_name: 'Ada Lovelace',
+      author_email: 'ada@example.com',
+      committer_email: owner.email,
+    });
+    const put = await t.http
+      .put(url(id, 'src/app.rb'))
+      .set('PRIVATE-TOKEN', owner.token)
+      .send({ branch: 'master', content: base64('puts 2\n'), encoding: 'base64', commit_message: 'Change app', last_commit_id: added.id });
     expect([put.status, put.body]).toEqual([200, { file_name: 'app.rb', file_path: 'src/app.rb', branch: 'master' }]);
-    expect(Buffer.from((await t.hosting.repositoryFiles.get(id, 'src/app.rb', { ref: 'master' })).content, 'base64').toString()).toBe('puts 2\n');
-    const del = await t.http.delete(url(id, 'src/app.rb')).set('PRIVATE-TOKEN', owner.token).send({ branch: 'master', commit_message: 'Remove app' });
+    expect(Buffer.from((await t.hosting.repositoryFiles.get(id, 'src/app.rb', { ref: 'master' })).content, 'base64').toString()).toBe(
+      'puts 2\n',
+    );
+    const del = await t.http
+      .delete(url(id, 'src/app.rb'))
+      .set('PRIVATE-TOKEN', owner.token)
+      .send({ branch: 'master', commit_message: 'Remove app' });
     expect([del.status, del.text]).toEqual([204, '']);
     const titles = (await t.hosting.commits.list(id)).map((commit) => commit.title);
     expect(titles).toEqual(['Remove app', 'Change app', 'Add app', 'Initial']);
@@ -231,23 +316,50 @@ describe('POST, PUT and DELETE /projects/:id/repository/files/:file_path', () =>
     const current = (await t.hosting.commits.get(id, 'master')).id;
     await t.hosting.repositoryFiles.update(id, 'README.md', { branch: 'master', content: '# Changed\n', commit_message: 'Change' });
     const write = (method: 'post' | 'put' | 'delete', path: string, body: Record<string, unknown>) =>
-      t.http[method](url(id, path)).set('PRIVATE-TOKEN', owner.token).send({ branch: 'master', commit_message: 'Write', ...body });
+      t.http[method](url(id, path))
+        .set('PRIVATE-TOKEN', owner.token)
+        .send({ branch: 'master', commit_message: 'Write', ...body });
     const cases: [string, Promise<{ status: number; body: unknown }>, string][] = [
       ['creating a file that exists', write('post', 'README.md', { content: 'x' }), REFUSALS.fileExists],
       ['updating a file that does not', write('put', 'missing.md', { content: 'x' }), REFUSALS.fileMissing],
       ['deleting a file that does not', write('delete', 'missing.md', {}), REFUSALS.fileMissing],
       ['the content it has already', write('put', 'README.md', { content: '# Changed\n' }), REFUSALS.unchanged],
-      ['a last_commit_id the file has moved on from', write('put', 'README.md', { content: 'y', last_commit_id: current }), REFUSALS.fileChanged],
-      ['a last_commit_id of a file that is not there', write('put', 'missing.md', { content: 'y', last_commit_id: current }), REFUSALS.fileMissing],
+      [
+        'a last_commit_id the file has moved on from',
+        write('put', 'README.md', { content: 'y', last_commit_id: current }),
+        REFUSALS.fileChanged,
+      ],
+      [
+        'a last_commit_id of a file that is not there',
+        write('put', 'missing.md', { content: 'y', last_commit_id: current }),
+        REFUSALS.fileMissing,
+      ],
       ['a path that climbs out of the repository', write('post', 'docs/../../etc/passwd', { content: 'x' }), REFUSALS.pathTraversal],
       ['a path into .git', write('post', '.git/hooks/post-update', { content: 'x' }), REFUSALS.invalidPath],
       ['a file where a directory is', write('post', 'README.md/inside', { content: 'x' }), REFUSALS.directoryExists],
-      ['a branch that does not exist, without start_branch', write('post', 'new.md', { content: 'x', branch: 'nowhere' }), REFUSALS.notOnBranch],
-      ['a start_branch that does not exist', write('post', 'new.md', { content: 'x', branch: 'topic', start_branch: 'nowhere' }), REFUSALS.notOnBranch],
-      ['a start_branch when the branch exists', write('post', 'new.md', { content: 'x', branch: 'master', start_branch: 'other' }), REFUSALS.branchTaken('master')],
-      ['a branch name git refuses', write('post', 'new.md', { content: 'x', branch: 'bad..name', start_branch: 'master' }), REFUSALS.branchNameInvalid],
+      [
+        'a branch that does not exist, without start_branch',
+        write('post', 'new.md', { content: 'x', branch: 'nowhere' }),
+        REFUSALS.notOnBranch,
+      ],
+      [
+        'a start_branch that does not exist',
+        write('post', 'new.md', { content: 'x', branch: 'topic', start_branch: 'nowhere' }),
+        REFUSALS.notOnBranch,
+      ],
+      [
+        'a start_branch when the branch exists',
+        write('post', 'new.md', { content: 'x', branch: 'master', start_branch: 'other' }),
+        REFUSALS.branchTaken('master'),
+      ],
+      [
+        'a branch name git refuses',
+        write('post', 'new.md', { content: 'x', branch: 'bad..name', start_branch: 'master' }),
+        REFUSALS.branchNameInvalid,
+      ],
     ];
-    for (const [what, answer, message] of cases) expect([what, (await answer).status, (await answer).body]).toEqual([what, 400, { message }]);
+    for (const [what, answer, message] of cases)
+      expect([what, (await answer).status, (await answer).body]).toEqual([what, 400, { message }]);
     const invalid = await write('post', 'new.md', { content: 'not base64!', encoding: 'base64' });
     expect([invalid.status, invalid.body]).toEqual([400, { message: { content: ['is not valid Base64'] } }]);
     expect((await t.hosting.commits.list(id)).length).toBe(2);
@@ -255,7 +367,10 @@ describe('POST, PUT and DELETE /projects/:id/repository/files/:file_path', () =>
 
   it('makes a new branch from start_branch, and the first commit of an empty repository makes its default branch', async () => {
     const id = await project();
-    const res = await t.http.post(url(id, 'feature.md')).set('PRIVATE-TOKEN', developer.token).send({ branch: 'feature', start_branch: 'master', content: 'x\n', commit_message: 'Feature' });
+    const res = await t.http
+      .post(url(id, 'feature.md'))
+      .set('PRIVATE-TOKEN', developer.token)
+      .send({ branch: 'feature', start_branch: 'master', content: 'x\n', commit_message: 'Feature' });
     expect([res.status, res.body]).toEqual([201, { file_name: 'feature.md', file_path: 'feature.md', branch: 'feature' }]);
     expect((await t.hosting.commits.get(id, 'feature')).parent_ids).toEqual([(await t.hosting.commits.get(id, 'master')).id]);
     const { id: empty } = await t.hosting.as(owner.id).projects.create({ name: `Empty ${Math.random().toString(36).slice(2)}` });
@@ -265,23 +380,30 @@ describe('POST, PUT and DELETE /projects/:id/repository/files/:file_path', () =>
     if (hasGit) expect(git(empty, 'symbolic-ref', 'HEAD')).toBe('refs/heads/trunk\n');
   });
 
-  it('lets only maintainers make the first commit while default_branch_protection protects every branch of an empty repository', async () => {
-    const { id } = await t.hosting.as(owner.id).projects.create({ name: `First ${Math.random().toString(36).slice(2)}` });
-    await t.hosting.as(owner.id).projectMembers.add(id, { user_id: developer.id, access_level: 30 });
-    const first = (user: User) => t.http.post(url(id, 'README.md')).set('PRIVATE-TOKEN', user.token).send({ branch: 'main', content: 'x', commit_message: 'First' });
-    expect([(await first(developer)).status, (await first(developer)).body]).toEqual([400, { message: REFUSALS.pushNotAllowed }]);
-    try {
-      await t.hosting.applicationSettings.update({ default_branch_protection: 1 });
-      expect((await first(developer)).status).toBe(201);
-    } finally {
-      await t.hosting.applicationSettings.update({ default_branch_protection: 2 });
-    }
-  });
+  it(
+    'lets only maintainers make the first commit while ' + 'default_branch_protection protects every branch of an empty repository',
+    async () => {
+      const { id } = await t.hosting.as(owner.id).projects.create({ name: `First ${Math.random().toString(36).slice(2)}` });
+      await t.hosting.as(owner.id).projectMembers.add(id, { user_id: developer.id, access_level: 30 });
+      const first = (user: User) =>
+        t.http.post(url(id, 'README.md')).set('PRIVATE-TOKEN', user.token).send({ branch: 'main', content: 'x', commit_message: 'First' });
+      expect([(await first(developer)).status, (await first(developer)).body]).toEqual([400, { message: REFUSALS.pushNotAllowed }]);
+      try {
+        await t.hosting.applicationSettings.update({ default_branch_protection: 1 });
+        expect((await first(developer)).status).toBe(201);
+      } finally {
+        await t.hosting.applicationSettings.update({ default_branch_protection: 2 });
+      }
+    },
+  );
 
   it('lets developers write, not reporters (403), and keeps protected branches to those their protection lets push', async () => {
     const id = await project();
     const write = (user: User, branch = 'master') =>
-      t.http.post(url(id, `by-${user.username}-${branch}.md`)).set('PRIVATE-TOKEN', user.token).send({ branch, content: 'x', commit_message: 'Write' });
+      t.http
+        .post(url(id, `by-${user.username}-${branch}.md`))
+        .set('PRIVATE-TOKEN', user.token)
+        .send({ branch, content: 'x', commit_message: 'Write' });
     expect([(await write(reporter)).status, (await write(reporter)).body]).toEqual([403, { message: '403 Forbidden' }]);
     // master, the first branch, is protected as default_branch_protection (2) says: maintainers only.
     expect([(await write(developer)).status, (await write(developer)).body]).toEqual([400, { message: REFUSALS.pushNotAllowed }]);

@@ -22,13 +22,18 @@ afterAll(async () => {
   await t.close();
 });
 
-const git = (projectId: number, ...args: string[]) => execFileSync('git', ['--git-dir', join(storage, RepositoryStore.relativePath(projectId)), ...args], { encoding: 'utf8' });
+const git = (projectId: number, ...args: string[]) =>
+  execFileSync('git', ['--git-dir', join(storage, RepositoryStore.relativePath(projectId)), ...args], { encoding: 'utf8' });
 
 /** A project of the owner's with `README.md` committed to `main`. */
 async function projectWithFile(): Promise<{ id: number; first: string }> {
   const api = t.hosting.as(owner.id);
   const { id } = await api.projects.create({ name: `Race ${Math.random().toString(36).slice(2)}` });
-  const first = await api.commits.create(id, { branch: 'main', commit_message: 'First', actions: [{ action: 'create', file_path: 'README.md', content: 'first\n' }] });
+  const first = await api.commits.create(id, {
+    branch: 'main',
+    commit_message: 'First',
+    actions: [{ action: 'create', file_path: 'README.md', content: 'first\n' }],
+  });
   return { id, first: first.id };
 }
 
@@ -80,9 +85,18 @@ describe('concurrent writes to one branch', () => {
     expect(history).toHaveLength(21);
     // A line: each commit's parent is the one before it.
     for (let index = 0; index < 20; index++) expect(history[index].parent_ids).toEqual([history[index + 1].id]);
-    expect(history.slice(0, 20).map((commit) => commit.title).sort()).toEqual(Array.from({ length: 20 }, (_, index) => `Batch ${index}`).sort());
-    const tree = await Promise.all(Array.from({ length: 20 }, (_, index) => t.hosting.repositoryFiles.get(id, `files/${index}.txt`, { ref: 'main' })));
-    expect(tree.map((file) => Buffer.from(file.content, 'base64').toString())).toEqual(Array.from({ length: 20 }, (_, index) => `${index}\n`));
+    expect(
+      history
+        .slice(0, 20)
+        .map((commit) => commit.title)
+        .sort(),
+    ).toEqual(Array.from({ length: 20 }, (_, index) => `Batch ${index}`).sort());
+    const tree = await Promise.all(
+      Array.from({ length: 20 }, (_, index) => t.hosting.repositoryFiles.get(id, `files/${index}.txt`, { ref: 'main' })),
+    );
+    expect(tree.map((file) => Buffer.from(file.content, 'base64').toString())).toEqual(
+      Array.from({ length: 20 }, (_, index) => `${index}\n`),
+    );
     if (hasGit) {
       expect(git(id, 'rev-list', '--count', 'main')).toBe('21\n');
       expect(git(id, 'fsck', '--full', '--strict')).toBe('');

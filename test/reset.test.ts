@@ -14,7 +14,12 @@ let fresh: Awaited<ReturnType<typeof look>>;
  * made and its runners registration token (a new random one for each instance).
  */
 async function look(hosting: TestHosting['hosting']) {
-  const { created_at: _created, updated_at: _updated, runners_registration_token: _token, ...settings } = await hosting.applicationSettings.get();
+  const {
+    created_at: _created,
+    updated_at: _updated,
+    runners_registration_token: _token,
+    ...settings
+  } = await hosting.applicationSettings.get();
   const users = (await hosting.users.list({})).map(({ id, username, state }) => ({ id, username, state }));
   const namespaces = (await hosting.namespaces.list({})).map(({ id, kind, full_path }) => ({ id, kind, full_path }));
   return { users, namespaces, settings };
@@ -31,7 +36,11 @@ describe('an instance reset', () => {
     const alice = await createUser(t.hosting);
     await t.hosting.applicationSettings.update({ signup_enabled: false, default_projects_limit: 3 });
     const project = await t.hosting.projects.create({ name: 'Gone', visibility: 'public' });
-    const commit = await t.hosting.commits.create(project.id, { branch: 'master', commit_message: 'Gone', actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }] });
+    const commit = await t.hosting.commits.create(project.id, {
+      branch: 'master',
+      commit_message: 'Gone',
+      actions: [{ action: 'create', file_path: 'a.txt', content: 'a' }],
+    });
     await t.hosting.projects.fork(project.id, { name: 'Gone fork', path: 'gone-fork' });
     // Read, and so kept in the process: alice's token, the settings, the repository's commit.
     expect((await t.http.get('/api/v4/user').set('PRIVATE-TOKEN', alice.token)).status).toBe(200);

@@ -38,8 +38,13 @@ async function instanceFlags(): Promise<{ flags: string[]; storage: string }> {
   return { flags: ['--database-url', database.url, '--data-dir', dataDir], storage: join(dataDir, 'repositories') };
 }
 
-async function serve(flags: string[]): Promise<{ server: Running; api: (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }> }> {
-  const server = runGathering(processes, process.execPath, [cli, 'serve', '--port', '0', ...flags], { env: { ...process.env, DATABASE_URL: '', FORGEKIT_ROOT_TOKEN: TOKEN } });
+async function serve(
+  flags: string[],
+  // biome-ignore lint/suspicious/noExplicitAny: the response body is any endpoint's JSON, as supertest's is
+): Promise<{ server: Running; api: (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }> }> {
+  const server = runGathering(processes, process.execPath, [cli, 'serve', '--port', '0', ...flags], {
+    env: { ...process.env, DATABASE_URL: '', FORGEKIT_ROOT_TOKEN: TOKEN },
+  });
   const url = await listeningOn(server, 60_000);
   const api = async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${url}/api/v4${path}`, {
@@ -60,11 +65,15 @@ async function serve(flags: string[]): Promise<{ server: Running; api: (method: 
  */
 function fsck(gitdir: string): string {
   const result = spawnSync('git', ['--git-dir', gitdir, 'fsck', '--full', '--strict', '--no-dangling'], { encoding: 'utf8' });
-  const output = `${result.stdout}${result.stderr}`.split('\n').filter((line) => !line.startsWith('notice: ')).join('\n');
+  const output = `${result.stdout}${result.stderr}`
+    .split('\n')
+    .filter((line) => !line.startsWith('notice: '))
+    .join('\n');
   return `${result.status} ${output}`;
 }
 
-const gitLog = (gitdir: string, ref: string) => spawnSync('git', ['--git-dir', gitdir, 'rev-list', ref], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
+const gitLog = (gitdir: string, ref: string) =>
+  spawnSync('git', ['--git-dir', gitdir, 'rev-list', ref], { encoding: 'utf8' }).stdout.split('\n').filter(Boolean);
 
 describe.runIf(hasGit)('forgekit serve, stopped and started again', { timeout: 240_000 }, () => {
   it('keeps every commit, tag, release and issue it acknowledged across SIGTERM', async () => {
@@ -73,19 +82,42 @@ describe.runIf(hasGit)('forgekit serve, stopped and started again', { timeout: 2
     const project = await first.api('POST', '/projects', { name: 'kept' });
     expect(project.status).toBe(201);
     const id = project.body.id;
-    const file = await first.api('POST', `/projects/${id}/repository/files/README.md`, { branch: 'master', content: '# Kept\n', commit_message: 'Start' });
+    const file = await first.api('POST', `/projects/${id}/repository/files/README.md`, {
+      branch: 'master',
+      content: '# Kept\n',
+      commit_message: 'Start',
+    });
     expect(file.status).toBe(201);
-    const tag = await first.api('POST', `/projects/${id}/repository/tags`, { tag_name: 'v1', ref: 'master', message: 'First', release_description: 'Notes' });
+    const tag = await first.api('POST', `/projects/${id}/repository/tags`, {
+      tag_name: 'v1',
+      ref: 'master',
+      message: 'First',
+      release_description: 'Notes',
+    });
     expect(tag.status).toBe(201);
-    const release = await first.api('POST', `/projects/${id}/releases`, { tag_name: 'v2', ref: 'master', name: 'Two', description: 'More notes' });
+    const release = await first.api('POST', `/projects/${id}/releases`, {
+      tag_name: 'v2',
+      ref: 'master',
+      name: 'Two',
+      description: 'More notes',
+    });
     expect(release.status).toBe(201);
     const issue = await first.api('POST', `/projects/${id}/issues`, { title: 'Kept issue', labels: 'bug' });
     expect(issue.status).toBe(201);
     expect((await first.api('POST', `/projects/${id}/issues/1/notes`, { body: 'Kept note' })).status).toBe(201);
     // A merge request set to merge when its pipeline succeeds, which turns green after the restart.
-    const feature = await first.api('POST', `/projects/${id}/repository/files/feature.txt`, { branch: 'feature', start_branch: 'master', content: 'f', commit_message: 'Feature' });
+    const feature = await first.api('POST', `/projects/${id}/repository/files/feature.txt`, {
+      branch: 'feature',
+      start_branch: 'master',
+      content: 'f',
+      commit_message: 'Feature',
+    });
     expect(feature.status).toBe(201);
-    const request = await first.api('POST', `/projects/${id}/merge_requests`, { source_branch: 'feature', target_branch: 'master', title: 'Automatic' });
+    const request = await first.api('POST', `/projects/${id}/merge_requests`, {
+      source_branch: 'feature',
+      target_branch: 'master',
+      title: 'Automatic',
+    });
     expect(request.status).toBe(201);
     expect((await first.api('POST', `/projects/${id}/statuses/${request.body.sha}`, { state: 'running', name: 'ci' })).status).toBe(201);
     const automatic = await first.api('PUT', `/projects/${id}/merge_requests/1/merge`, { merge_when_pipeline_succeeds: true });
@@ -101,7 +133,9 @@ describe.runIf(hasGit)('forgekit serve, stopped and started again', { timeout: 2
     expect(commits.body.map((commit: { title: string }) => commit.title)).toEqual(['Start']);
     expect((await second.api('GET', `/projects/${id}`)).body.default_branch).toBe('master');
     const tags = await second.api('GET', `/projects/${id}/repository/tags`);
-    expect(tags.body.map((shown: { name: string; release: { description: string } | null }) => [shown.name, shown.release?.description])).toEqual([
+    expect(
+      tags.body.map((shown: { name: string; release: { description: string } | null }) => [shown.name, shown.release?.description]),
+    ).toEqual([
       ['v2', 'More notes'],
       ['v1', 'Notes'],
     ]);
@@ -118,7 +152,11 @@ describe.runIf(hasGit)('forgekit serve, stopped and started again', { timeout: 2
     }
     expect([merged.body.state, merged.body.merge_commit_sha]).toEqual(['merged', expect.stringMatching(/^[0-9a-f]{40}$/)]);
     // The next write continues the history.
-    const next = await second.api('POST', `/projects/${id}/repository/files/b.txt`, { branch: 'master', content: 'b', commit_message: 'Next' });
+    const next = await second.api('POST', `/projects/${id}/repository/files/b.txt`, {
+      branch: 'master',
+      content: 'b',
+      commit_message: 'Next',
+    });
     expect(next.status).toBe(201);
     const gitdir = join(storage, RepositoryStore.relativePath(id));
     // The first commit, the feature's, the merge commit, the next.
@@ -146,11 +184,16 @@ describe.runIf(hasGit)('forgekit serve, stopped and started again', { timeout: 2
           const gitdir = join(storage, RepositoryStore.relativePath(id));
           const history = new Set(gitLog(gitdir, 'master'));
           for (const commit of kept.commits) expect(history.has(commit), `round ${round}: commit ${commit} of project ${id}`).toBe(true);
-          for (const tag of kept.tags) expect((await api('GET', `/projects/${id}/repository/tags/${tag}`)).status, `round ${round}: tag ${tag}`).toBe(200);
+          for (const tag of kept.tags)
+            expect((await api('GET', `/projects/${id}/repository/tags/${tag}`)).status, `round ${round}: tag ${tag}`).toBe(200);
           expect(fsck(gitdir)).toBe('0 ');
           // At once: a lock file a crash left is taken over, not waited out.
           const started = Date.now();
-          const next = await api('POST', `/projects/${id}/repository/files/after-${round}.txt`, { branch: 'master', content: `${round}`, commit_message: `After round ${round}` });
+          const next = await api('POST', `/projects/${id}/repository/files/after-${round}.txt`, {
+            branch: 'master',
+            content: `${round}`,
+            commit_message: `After round ${round}`,
+          });
           expect(next.status, JSON.stringify(next.body)).toBe(201);
           expect(Date.now() - started).toBeLessThan(5_000);
           kept.commits.add(next.body.id ?? (await api('GET', `/projects/${id}/repository/commits/master`)).body.id);
@@ -168,7 +211,9 @@ describe.runIf(hasGit)('forgekit serve, stopped and started again', { timeout: 2
           }).catch(() => null);
           if (result?.status === 201) kept.commits.add(result.body.id);
           if (index % 4 === 3 && !stopped) {
-            const tag = await api('POST', `/projects/${id}/repository/tags`, { tag_name: `r${round}-t${index}`, ref: 'master' }).catch(() => null);
+            const tag = await api('POST', `/projects/${id}/repository/tags`, { tag_name: `r${round}-t${index}`, ref: 'master' }).catch(
+              () => null,
+            );
             if (tag?.status === 201) kept.tags.add(`r${round}-t${index}`);
           }
         }

@@ -21,7 +21,17 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { allRoutes } from '../src/api/index.js';
 import { successStatus, type AnyRoute, type NamedRoute } from '../src/api/route.js';
 import { refusalPatterns } from '../src/services/repository/refusals.js';
-import { exampleCall, exampleTools, FixtureSet, newSshKey, segmentsOf, urlOf, type ExampleCall, type Owner, type TestUser } from './fixtures.js';
+import {
+  exampleCall,
+  exampleTools,
+  FixtureSet,
+  newSshKey,
+  segmentsOf,
+  urlOf,
+  type ExampleCall,
+  type Owner,
+  type TestUser,
+} from './fixtures.js';
 import { createUser, ROOT_TOKEN, sampled, SEED, startHosting, type TestHosting } from './helpers.js';
 import { describeValue, formText, HOSTILE_SEGMENTS, hostileFor, jsonText, LONG_FOR_URL, propertiesOf, withMember } from './hostile.js';
 
@@ -40,7 +50,11 @@ let defaultSettings: Record<string, unknown>;
 
 beforeAll(async () => {
   t = await startHosting({
-    logger: { info() {}, warn() {}, error: (...args: unknown[]) => logged.push(args.map((arg) => (arg instanceof Error ? arg.stack : String(arg))).join(' ')) },
+    logger: {
+      info() {},
+      warn() {},
+      error: (...args: unknown[]) => logged.push(args.map((arg) => (arg instanceof Error ? arg.stack : String(arg))).join(' ')),
+    },
   });
   normal = await createUser(t.hosting);
   adminToken = (await t.hosting.personalAccessTokens.create(1, { name: 'admin', scopes: ['api'] })).token;
@@ -49,7 +63,11 @@ beforeAll(async () => {
   defaultSettings = settings;
 
   const connection = t.db.fork().getConnection();
-  const tables = (await connection.execute<{ tablename: string }[]>(`select tablename from pg_tables where schemaname = current_schema() order by tablename`))
+  const tables = (
+    await connection.execute<{ tablename: string }[]>(
+      `select tablename from pg_tables where schemaname = current_schema() order by tablename`,
+    )
+  )
     .map((row) => row.tablename)
     .filter((name) => !name.startsWith('mikro_orm'));
   fingerprintSql = `select md5(coalesce(string_agg(row, '|' order by row), '')) as digest from (${tables
@@ -156,7 +174,9 @@ function shapeProblem(res: Response): string | undefined {
     typeof value === 'object' &&
     !Array.isArray(value) &&
     Object.keys(value).length > 0 &&
-    Object.values(value).every((item) => (Array.isArray(item) ? item.length > 0 && item.every((text) => typeof text === 'string') : isMap(item)));
+    Object.values(value).every((item) =>
+      Array.isArray(item) ? item.length > 0 && item.every((text) => typeof text === 'string') : isMap(item),
+    );
   // 409 too: a fork whose name or path is taken in its namespace, as the original answers it.
   if ((res.status === 400 || res.status === 404 || res.status === 409) && isMap(message)) return undefined;
   return 'neither a message text, a validation map nor an error';
@@ -196,7 +216,8 @@ async function run(route: AnyRoute, caller: Caller, cases: AsyncIterable<Case> |
     if (c.status !== undefined && res.status !== c.status) failures.push(`${where} → ${answer}, not ${c.status}`);
     const problem = shapeProblem(res);
     if (problem) failures.push(`${where} → ${answer}: ${problem}`);
-    if (res.status >= 400 && before !== undefined && (await fingerprint()) !== before) failures.push(`${where} → ${res.status}, but the data changed`);
+    if (res.status >= 400 && before !== undefined && (await fingerprint()) !== before)
+      failures.push(`${where} → ${res.status}, but the data changed`);
     if (state && route.method === 'DELETE' && res.status < 300) state.fixtures = new FixtureSet(t, normal);
   }
   return failures;
@@ -228,7 +249,13 @@ function casesFor(route: AnyRoute, caller: Caller, state: RouteState, key: strin
 
   cases.push(async () => {
     const valid = await example();
-    return { what: 'the example', url: valid.url, encoding: main, input: valid.input, status: caller === 'admin' ? successStatus(route) : undefined };
+    return {
+      what: 'the example',
+      url: valid.url,
+      encoding: main,
+      input: valid.input,
+      status: caller === 'admin' ? successStatus(route) : undefined,
+    };
   });
 
   // Each input property with a few hostile values for its type; every other one in its text form where it has one.
@@ -249,7 +276,13 @@ function casesFor(route: AnyRoute, caller: Caller, state: RouteState, key: strin
   if (properties.length && !get) {
     cases.push(async () => {
       const { url, input } = await example();
-      return { what: 'every property uploaded as a file', url, encoding: 'multipart', input: { ...input, ...Object.fromEntries(names.map((name) => [name, 'file content'])) }, files: names };
+      return {
+        what: 'every property uploaded as a file',
+        url,
+        encoding: 'multipart',
+        input: { ...input, ...Object.fromEntries(names.map((name) => [name, 'file content'])) },
+        files: names,
+      };
     });
   }
 
@@ -258,7 +291,12 @@ function casesFor(route: AnyRoute, caller: Caller, state: RouteState, key: strin
     for (const segment of sampled(HOSTILE_SEGMENTS, PER_PARAMETER, `${key} :${parameter}`)) {
       cases.push(async () => {
         const { params, input } = await example();
-        return { what: `:${parameter} = ${describeValue(segment)}`, url: urlOf(route, { ...segmentsOf(params), [parameter]: segment }), encoding: main, input };
+        return {
+          what: `:${parameter} = ${describeValue(segment)}`,
+          url: urlOf(route, { ...segmentsOf(params), [parameter]: segment }),
+          encoding: main,
+          input,
+        };
       });
     }
   }
@@ -275,7 +313,9 @@ function casesFor(route: AnyRoute, caller: Caller, state: RouteState, key: strin
     json('an empty JSON body', () => ''),
     json('a __proto__ member', (input) => withMember(input, '"__proto__":{"admin":true,"is_admin":true,"id":1}')),
     json('a constructor.prototype member', (input) => withMember(input, '"constructor":{"prototype":{"admin":true}}')),
-    json('every property twice', (input) => withMember(input, names.map((property) => `"${property}":{"a":1},"${property}":"b"`).join(',') || '"x":1')),
+    json('every property twice', (input) =>
+      withMember(input, names.map((property) => `"${property}":{"a":1},"${property}":"b"`).join(',') || '"x":1'),
+    ),
     query('every property twice in the query', names.map((property) => `${property}=a&${property}=b`).join('&')),
     query('every property as an array past the array limit', names.map((property) => `${property}[1001]=1`).join('&')),
     query('every property nested past the depth limit', names.map((property) => `${property}${'[a]'.repeat(8)}=1`).join('&')),
@@ -301,7 +341,10 @@ async function* made(cases: CaseMaker[]): AsyncGenerator<Case> {
 
 const ROUTES = allRoutes();
 const keyOf = ({ group, name }: NamedRoute) => `${group}.${name}`;
-const WALKED: [NamedRoute, Caller][] = [...ROUTES.map((named): [NamedRoute, Caller] => [named, 'admin']), ...ROUTES.filter(({ route }) => route.auth === 'user').map((named): [NamedRoute, Caller] => [named, 'normal'])];
+const WALKED: [NamedRoute, Caller][] = [
+  ...ROUTES.map((named): [NamedRoute, Caller] => [named, 'admin']),
+  ...ROUTES.filter(({ route }) => route.auth === 'user').map((named): [NamedRoute, Caller] => [named, 'normal']),
+];
 
 /**
  * Hostile cases per run, spread over the walk: each route's example is sent as each caller every run, and a few of its
@@ -327,7 +370,12 @@ describe('every route answers its example made hostile with a success or a 4xx, 
 // ---- bodies that fail to parse, sent once per method (parsing comes before the route is chosen) ----
 
 function malformedBodies(): Case[] {
-  const raw = (what: string, type: string, text: string, headers?: Record<string, string>): Case => ({ what, url: '', encoding: 'raw', body: { type, text, headers } });
+  const raw = (what: string, type: string, text: string, headers?: Record<string, string>): Case => ({
+    what,
+    url: '',
+    encoding: 'raw',
+    body: { type, text, headers },
+  });
   const valid = '{"title":"t","email":"e@example.com"}';
   return [
     raw('malformed JSON', 'application/json', '{"title": '),
@@ -342,7 +390,11 @@ function malformedBodies(): Case[] {
     raw('an XML body', 'application/xml', '<a>1</a>'),
     raw('a content type with no subtype', 'application', valid),
     raw('a form body with malformed percent-encoding', 'application/x-www-form-urlencoded', 'a=%E0%A4%A&b=%'),
-    raw('a form body with 1001 parameters', 'application/x-www-form-urlencoded', Array.from({ length: 1001 }, (_, i) => `p${i}=1`).join('&')),
+    raw(
+      'a form body with 1001 parameters',
+      'application/x-www-form-urlencoded',
+      Array.from({ length: 1001 }, (_, i) => `p${i}=1`).join('&'),
+    ),
     raw('a form body nested 40 deep', 'application/x-www-form-urlencoded', `a${'[a]'.repeat(40)}=1`),
     raw('a form body with a __proto__ key', 'application/x-www-form-urlencoded', '__proto__[admin]=true&a[__proto__][b]=1'),
     raw('a JSON body past the size limit', 'application/json', `{"title":"${'x'.repeat(21 * 1024 * 1024)}"}`),
@@ -352,14 +404,21 @@ function malformedBodies(): Case[] {
 describe('bodies that fail to parse answer 4xx, on a route of each method', () => {
   // The first route of the table with each method, and the first served beside /api/v4.
   const methods = [...new Set(ROUTES.map(({ route }) => route.method))];
-  const chosen = [...methods.map((method) => ROUTES.find(({ route }) => route.method === method)), ROUTES.find(({ route }) => route.root)] as NamedRoute[];
+  const chosen = [
+    ...methods.map((method) => ROUTES.find(({ route }) => route.method === method)),
+    ROUTES.find(({ route }) => route.root),
+  ] as NamedRoute[];
   for (const named of chosen) {
     const { route } = named;
     it(`${keyOf(named)}: ${route.method} ${route.path}`, async () => {
       // Some of these bodies are no body to a route that reads none: a DELETE may succeed, on fixtures of its own.
       const { params } = await exampleCall(route, new FixtureSet(t, normal), 'admin', tools());
       const url = urlOf(route, segmentsOf(params));
-      const failures = await run(route, 'admin', malformedBodies().map((c) => ({ ...c, url })));
+      const failures = await run(
+        route,
+        'admin',
+        malformedBodies().map((c) => ({ ...c, url })),
+      );
       expect(failures, failures.join('\n')).toEqual([]);
     });
   }
@@ -372,7 +431,10 @@ type CredentialCase = [what: string, headers: Record<string, string>, query: str
 async function credentialFailures(cases: CredentialCase[]): Promise<string[]> {
   const failures: string[] = [];
   for (const [what, headers, query] of cases) {
-    for (const [method, path] of [['GET', '/api/v4/user'], ['POST', '/api/v4/user/keys']] as const) {
+    for (const [method, path] of [
+      ['GET', '/api/v4/user'],
+      ['POST', '/api/v4/user/keys'],
+    ] as const) {
       logged.length = 0;
       let request = t.http[method === 'GET' ? 'get' : 'post'](`${path}${query ? `?${query}` : ''}`);
       // A header carries the credential, or else root's token does.
@@ -380,7 +442,10 @@ async function credentialFailures(cases: CredentialCase[]): Promise<string[]> {
       for (const [name, value] of Object.entries(headers)) request = request.set(name, Buffer.from(value, 'utf8').toString('latin1'));
       const res = await request.send(method === 'POST' ? { title: 't', key: newSshKey() } : undefined);
       const problem = res.status >= 500 ? 'a 500' : shapeProblem(res);
-      if (problem) failures.push(`${method} ${path} ${what} → ${res.status} ${res.text.slice(0, 200)}: ${problem}\n    ${logged.join('\n    ').slice(0, 800)}`);
+      if (problem)
+        failures.push(
+          `${method} ${path} ${what} → ${res.status} ${res.text.slice(0, 200)}: ${problem}\n    ${logged.join('\n    ').slice(0, 800)}`,
+        );
     }
   }
   return failures;
@@ -407,11 +472,25 @@ describe('credentials and avatar URLs answer 4xx to hostile values', () => {
 
   it('avatar URLs', async () => {
     const failures: string[] = [];
-    for (const id of [String(await shared.value('user', 'admin')), '99999999999', '-1', 'abc', 'Infinity', '9'.repeat(400), '1.5', 'a%00b', '%E0%A4%A']) {
+    for (const id of [
+      String(await shared.value('user', 'admin')),
+      '99999999999',
+      '-1',
+      'abc',
+      'Infinity',
+      '9'.repeat(400),
+      '1.5',
+      'a%00b',
+      '%E0%A4%A',
+    ]) {
       for (const filename of ['avatar.png', 'a%00b.png', '%E0%A4%A', LONG_FOR_URL, '..%2F..%2Fetc%2Fpasswd']) {
         logged.length = 0;
         const res = await t.http.get(`/uploads/-/system/user/avatar/${id}/${filename}`);
-        if (res.status >= 500) failures.push(`avatar ${id.slice(0, 20)}/${filename.slice(0, 20)} → ${res.status} ${res.text.slice(0, 200)}\n    ${logged.join('\n    ').slice(0, 800)}`);
+        if (res.status >= 500)
+          failures.push(
+            `avatar ${id.slice(0, 20)}/${filename.slice(0, 20)} → ${res.status} ${res.text.slice(0, 200)}\n    ` +
+              `${logged.join('\n    ').slice(0, 800)}`,
+          );
       }
     }
     expect(failures, failures.join('\n')).toEqual([]);
@@ -423,11 +502,31 @@ describe('credentials and avatar URLs answer 4xx to hostile values', () => {
 describe('unreadable bodies and impossible credentials', () => {
   const knownBodies: Case[] = [
     { what: 'JSON declared with charset latin1', url: '', encoding: 'raw', body: { type: 'application/json; charset=latin1', text: '{}' } },
-    { what: 'a body in an unknown content encoding', url: '', encoding: 'raw', body: { type: 'application/json', text: '{}', headers: { 'Content-Encoding': 'br2' } } },
+    {
+      what: 'a body in an unknown content encoding',
+      url: '',
+      encoding: 'raw',
+      body: { type: 'application/json', text: '{}', headers: { 'Content-Encoding': 'br2' } },
+    },
     { what: 'multipart without a boundary', url: '', encoding: 'raw', body: { type: 'multipart/form-data', text: 'garbage' } },
-    { what: 'a truncated multipart body', url: '', encoding: 'raw', body: { type: 'multipart/form-data; boundary=xyz', text: '--xyz\r\nContent-Disposition: form-data; name="title"\r\n\r\nabc' } },
-    { what: 'multipart that is not multipart', url: '', encoding: 'raw', body: { type: 'multipart/form-data; boundary=xyz', text: 'no parts here' } },
-    { what: 'an object nested 5000 deep', url: '', encoding: 'raw', body: { type: 'application/json', text: `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}` } },
+    {
+      what: 'a truncated multipart body',
+      url: '',
+      encoding: 'raw',
+      body: { type: 'multipart/form-data; boundary=xyz', text: '--xyz\r\nContent-Disposition: form-data; name="title"\r\n\r\nabc' },
+    },
+    {
+      what: 'multipart that is not multipart',
+      url: '',
+      encoding: 'raw',
+      body: { type: 'multipart/form-data; boundary=xyz', text: 'no parts here' },
+    },
+    {
+      what: 'an object nested 5000 deep',
+      url: '',
+      encoding: 'raw',
+      body: { type: 'application/json', text: `${'{"a":'.repeat(5000)}1${'}'.repeat(5000)}` },
+    },
   ];
   const create = ROUTES.find(({ route }) => route.method === 'POST' && route.path === '/users')!.route;
   for (const c of knownBodies) {
@@ -454,7 +553,8 @@ describe('the 500s found by this suite', () => {
     subjectId = Number(await shared.value('user', 'admin'));
   });
   const root = (verb: 'get' | 'post' | 'put', url: string) => t.http[verb](url).set('PRIVATE-TOKEN', ROOT_TOKEN);
-  const json = (verb: 'get' | 'post' | 'put', url: string, text: string) => root(verb, url).set('Content-Type', 'application/json').send(text);
+  const json = (verb: 'get' | 'post' | 'put', url: string, text: string) =>
+    root(verb, url).set('Content-Type', 'application/json').send(text);
 
   it('a number past the range of a double (Infinity after coercion) is an invalid parameter', async () => {
     for (const id of ['9'.repeat(400), 'Infinity']) {
@@ -492,7 +592,11 @@ describe('the 500s found by this suite', () => {
     const before = await fingerprint();
     const surrogate = await json('put', '/api/v4/application/settings', '{"after_sign_out_path": "a\\ud800b"}');
     expect([surrogate.status, surrogate.body]).toEqual([400, { message: { after_sign_out_path: ['is invalid'] } }]);
-    const low = await json('post', '/api/v4/users', '{"email": "s@example.com", "username": "surrogate", "name": "a\\udc00", "password": "long-enough-password"}');
+    const low = await json(
+      'post',
+      '/api/v4/users',
+      '{"email": "s@example.com", "username": "surrogate", "name": "a\\udc00", "password": "long-enough-password"}',
+    );
     expect([low.status, low.body]).toEqual([400, { message: { name: ['is invalid'] } }]);
     expect(await fingerprint()).toBe(before);
     // A surrogate pair (an emoji) is well-formed text.
@@ -504,14 +608,24 @@ describe('the 500s found by this suite', () => {
     // 'İ' lower-cases to two characters: 214 characters as sent, 414 as stored.
     const email = `${'İ'.repeat(200)}@example.com`;
     const before = await fingerprint();
-    const created = await root('post', '/api/v4/users').send({ email, username: 'dotted', name: 'Dotted', password: 'long-enough-password' });
+    const created = await root('post', '/api/v4/users').send({
+      email,
+      username: 'dotted',
+      name: 'Dotted',
+      password: 'long-enough-password',
+    });
     expect([created.status, created.body]).toEqual([400, { message: { email: ['is too long (maximum is 255 characters)'] } }]);
     const updated = await root('put', `/api/v4/users/${subjectId}`).send({ email });
     expect([updated.status, updated.body]).toEqual([400, { message: { email: ['is too long (maximum is 255 characters)'] } }]);
     const secondary = await root('post', `/api/v4/users/${subjectId}/emails`).send({ email });
     expect([secondary.status, secondary.body]).toEqual([400, { message: { email: ['is too long (maximum is 255 characters)'] } }]);
     expect(await fingerprint()).toBe(before);
-    const fits = await root('post', '/api/v4/users').send({ email: `${'İ'.repeat(100)}@example.com`, username: 'dotted', name: 'Dotted', password: 'long-enough-password' });
+    const fits = await root('post', '/api/v4/users').send({
+      email: `${'İ'.repeat(100)}@example.com`,
+      username: 'dotted',
+      name: 'Dotted',
+      password: 'long-enough-password',
+    });
     expect([fits.status, fits.body.email]).toEqual([201, `${'i̇'.repeat(100)}@example.com`]);
   });
 
@@ -520,11 +634,19 @@ describe('the 500s found by this suite', () => {
     const res = await root('put', '/api/v4/application/settings').send({ default_projects_limit: 99999999999 });
     expect([res.status, res.body]).toEqual([400, { message: { default_projects_limit: ['must be less than or equal to 2147483647'] } }]);
     const other = await root('put', '/api/v4/application/settings').send({ terminal_max_session_time: 2147483648 });
-    expect([other.status, other.body]).toEqual([400, { message: { terminal_max_session_time: ['must be less than or equal to 2147483647'] } }]);
+    expect([other.status, other.body]).toEqual([
+      400,
+      { message: { terminal_max_session_time: ['must be less than or equal to 2147483647'] } },
+    ]);
     expect(await fingerprint()).toBe(before);
     const largest = await root('put', '/api/v4/application/settings').send({ default_projects_limit: 2147483647 });
     expect(largest.status).toBe(200);
-    const user = await root('post', '/api/v4/users').send({ email: 'limit@example.com', username: 'limit', name: 'Limit', password: 'long-enough-password' });
+    const user = await root('post', '/api/v4/users').send({
+      email: 'limit@example.com',
+      username: 'limit',
+      name: 'Limit',
+      password: 'long-enough-password',
+    });
     expect([user.status, user.body.projects_limit]).toEqual([201, 2147483647]);
   });
 

@@ -14,14 +14,14 @@ import type { AnyRoute, RouteSpec } from '../src/api/route.js';
  * `customAttributeKey` (the key of one of its custom attributes) and `avatarFilename` (the file name of its
  * uploaded avatar) are that user's; `ownSshKey`, `ownGpgKey` and `ownEmail` are the caller's own. `namespace` is
  * that user's namespace (`namespacePath` its path), `project`, `starredProject` and `sharedProject` private projects of its (the last one
- * shared with `group`), `group` a private group it owns, `sharingGroup` another one shared with `group`, and `member` a developer member of `project` and `group`.
- * `repository` is another private project of its, with a first commit (`README.md` on `master`, and a branch `develop` there); in it, `commit`
- * is the head of `master`, `branch` a new branch there, `protectedBranch` the name of master's protection, `filePath` its `README.md`, `newFilePath` a path no file has.
- * `tag` is an annotated tag of `master` with a release there, `tagWithoutRelease` a lightweight tag of it without one.
- * `blob` is the blob of its `README.md`, `pickableCommit` a commit of another branch that `master` lacks (it adds a file),
- * and `archiveFormat` an archive format (`zip`).
- * `issue` is an issue of `project` (its iid; `issueId` its instance-wide ID) that the fixture user opened, `subscribedIssue` another that root
- * subscribed to, `issueNote` a comment of the fixture user's on `issue`, `issueAward` an emoji (`tada`) the fixture
+ * shared with `group`), `group` a private group it owns, `sharingGroup` another one shared with `group`, and `member` a developer member of
+ * `project` and `group`. `repository` is another private project of its, with a first commit (`README.md` on `master`, and a branch
+ * `develop` there); in it, `commit` is the head of `master`, `branch` a new branch there, `protectedBranch` the name of master's
+ * protection, `filePath` its `README.md`, `newFilePath` a path no file has. `tag` is an annotated tag of `master` with a release there,
+ * `tagWithoutRelease` a lightweight tag of it without one. `blob` is the blob of its `README.md`, `pickableCommit` a commit of another
+ * branch that `master` lacks (it adds a file), and `archiveFormat` an archive format (`zip`).
+ * `issue` is an issue of `project` (its iid; `issueId` its instance-wide ID) that the fixture user opened, `subscribedIssue` another that
+ * root subscribed to, `issueNote` a comment of the fixture user's on `issue`, `issueAward` an emoji (`tada`) the fixture
  * user awarded `issue`, and `issueNoteAward` one it awarded `issueNote`. `mergeRequest` is a merge request of the fixture
  * user's in `repository` (its iid), from a branch with a commit into master; `subscribedMergeRequest` another that root subscribed to,
  * `automaticMergeRequest` another set to merge when the pipeline of its head (a pending status) succeeds;
@@ -126,10 +126,16 @@ type ExampleInput<Input extends TObject> = Static<Input> | ((tools: ExampleTools
 type RouteExample<Path extends string, Input extends TObject | undefined> = (PathNames<Path> extends []
   ? { params?: never }
   : { params: { [Name in PathNames<Path>[number]]: ExampleFixture } }) &
-  (Input extends TObject ? ({} extends Static<Input> ? { input?: ExampleInput<Input> } : { input: ExampleInput<Input> }) : { input?: never });
+  (Input extends TObject
+    ? // biome-ignore lint/complexity/noBannedTypes: `{} extends T` asks whether every member of T is optional
+      {} extends Static<Input>
+      ? { input?: ExampleInput<Input> }
+      : { input: ExampleInput<Input> }
+    : { input?: never });
 
 /** The example of a route of the table, its path's and input's names checked against the route's. */
-type ExampleOf<Route> = Route extends RouteSpec<infer Path, infer _Scope, infer Input, infer _Response, infer _Item> ? RouteExample<Path, Input> : never;
+type ExampleOf<Route> =
+  Route extends RouteSpec<infer Path, infer _Scope, infer Input, infer _Response, infer _Item> ? RouteExample<Path, Input> : never;
 
 /** An example as the tests read it, whatever its route. */
 export interface Example {
@@ -160,12 +166,25 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
   protectedBranches: {
     list: { params: { id: 'repository' } },
     get: { params: { id: 'repository', name: 'protectedBranch' } },
-    create: { params: { id: 'repository' }, input: (tools) => ({ name: `release-${tools.unique()}/*`, push_access_level: 30, merge_access_level: 40 }) },
+    create: {
+      params: { id: 'repository' },
+      input: (tools) => ({ name: `release-${tools.unique()}/*`, push_access_level: 30, merge_access_level: 40 }),
+    },
     delete: { params: { id: 'repository', name: 'protectedBranch' } },
   },
   commitStatuses: {
     list: { params: { id: 'repository', sha: 'commit' }, input: { ref: 'master', all: true } },
-    create: { params: { id: 'repository', sha: 'commit' }, input: { state: 'success', ref: 'master', name: 'ci/build', target_url: 'https://ci.example.com/builds/1', description: 'Passed', coverage: 87.5 } },
+    create: {
+      params: { id: 'repository', sha: 'commit' },
+      input: {
+        state: 'success',
+        ref: 'master',
+        name: 'ci/build',
+        target_url: 'https://ci.example.com/builds/1',
+        description: 'Passed',
+        coverage: 87.5,
+      },
+    },
   },
   commitComments: {
     list: { params: { id: 'repository', sha: 'commit' } },
@@ -174,9 +193,16 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
   commits: {
     list: { params: { id: 'repository' }, input: { ref_name: 'master', path: 'README.md', with_stats: true } },
     create: {
-  params: { id: 'repository' },
-  input: (tools) => ({ branch: 'master', commit_message: 'Two files', actions: [{ action: 'create', file_path: `docs/${tools.unique()}.md`, content: '# Docs\n' }, { action: 'create', file_path: `bin/${tools.unique()}`, content: 'IyEvYmluL3NoCg==', encoding: 'base64' }] }),
-  },
+      params: { id: 'repository' },
+      input: (tools) => ({
+        branch: 'master',
+        commit_message: 'Two files',
+        actions: [
+          { action: 'create', file_path: `docs/${tools.unique()}.md`, content: '# Docs\n' },
+          { action: 'create', file_path: `bin/${tools.unique()}`, content: 'IyEvYmluL3NoCg==', encoding: 'base64' },
+        ],
+      }),
+    },
     get: { params: { id: 'repository', sha: 'commit' } },
   },
   groups: {
@@ -186,9 +212,19 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
     descendantGroups: { params: { id: 'group' }, input: { order_by: 'path', search: 'ex' } },
     projects: { params: { id: 'group' }, input: { include_subgroups: true, order_by: 'name', sort: 'asc' } },
     sharedProjects: { params: { id: 'group' }, input: { order_by: 'name', sort: 'asc', archived: false } },
-    share: { params: { id: 'group' }, input: async (tools) => ({ group_id: await tools.newGroup(), group_access: 30, expires_at: '2099-12-31' }) },
+    share: {
+      params: { id: 'group' },
+      input: async (tools) => ({ group_id: await tools.newGroup(), group_access: 30, expires_at: '2099-12-31' }),
+    },
     unshare: { params: { id: 'sharingGroup', group_id: 'group' } },
-    create: { input: (tools) => ({ name: `Group ${tools.unique()}`, path: `group-${tools.unique()}`, visibility: 'internal', description: 'An example' }) },
+    create: {
+      input: (tools) => ({
+        name: `Group ${tools.unique()}`,
+        path: `group-${tools.unique()}`,
+        visibility: 'internal',
+        description: 'An example',
+      }),
+    },
     transferProject: { params: { id: 'group', project_id: 'starredProject' } },
     update: { params: { id: 'group' }, input: { description: 'Changed', request_access_enabled: true } },
     delete: { params: { id: 'group' } },
@@ -256,7 +292,9 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
     users: { params: { id: 'project' }, input: { search: 'user' } },
     groups: { params: { id: 'sharedProject' }, input: { with_shared: true, shared_min_access_level: 20, search: 'group' } },
     listOfUser: { params: { user_id: 'user' }, input: { order_by: 'path', sort: 'asc' } },
-    create: { input: (tools) => ({ name: `Example ${tools.unique()}`, description: 'An example', visibility: 'internal', tag_list: ['example'] }) },
+    create: {
+      input: (tools) => ({ name: `Example ${tools.unique()}`, description: 'An example', visibility: 'internal', tag_list: ['example'] }),
+    },
     createForUser: { params: { user_id: 'user' }, input: (tools) => ({ name: `For ${tools.unique()}`, default_branch: 'main' }) },
     get: { params: { id: 'project' }, input: { statistics: true } },
     update: { params: { id: 'project' }, input: { description: 'Changed', issues_enabled: false } },
@@ -268,15 +306,24 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
     archive: { params: { id: 'project' } },
     unarchive: { params: { id: 'project' } },
     transfer: { params: { id: 'project' }, input: { namespace: 'root' } },
-    share: { params: { id: 'project' }, input: async (tools) => ({ group_id: await tools.newGroup(), group_access: 30, expires_at: '2099-12-31' }) },
+    share: {
+      params: { id: 'project' },
+      input: async (tools) => ({ group_id: await tools.newGroup(), group_access: 30, expires_at: '2099-12-31' }),
+    },
     unshare: { params: { id: 'sharedProject', group_id: 'group' } },
     delete: { params: { id: 'project' } },
   },
   repositoryFiles: {
     get: { params: { id: 'repository', file_path: 'filePath' }, input: { ref: 'master' } },
     raw: { params: { id: 'repository', file_path: 'filePath' }, input: { ref: 'master' } },
-    create: { params: { id: 'repository', file_path: 'newFilePath' }, input: { branch: 'master', content: 'Hello\n', commit_message: 'Add a file' } },
-    update: { params: { id: 'repository', file_path: 'filePath' }, input: (tools) => ({ branch: 'master', content: `Changed ${tools.unique()}\n`, commit_message: 'Change a file' }) },
+    create: {
+      params: { id: 'repository', file_path: 'newFilePath' },
+      input: { branch: 'master', content: 'Hello\n', commit_message: 'Add a file' },
+    },
+    update: {
+      params: { id: 'repository', file_path: 'filePath' },
+      input: (tools) => ({ branch: 'master', content: `Changed ${tools.unique()}\n`, commit_message: 'Change a file' }),
+    },
     delete: { params: { id: 'repository', file_path: 'filePath' }, input: { branch: 'master', commit_message: 'Delete a file' } },
   },
   repository: {
@@ -293,7 +340,10 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
   tags: {
     list: { params: { id: 'repository' }, input: { order_by: 'updated', sort: 'asc' } },
     get: { params: { id: 'repository', tag_name: 'tag' } },
-    create: { params: { id: 'repository' }, input: (tools) => ({ tag_name: `v${tools.unique()}`, ref: 'master', message: 'Release', release_description: 'Notes' }) },
+    create: {
+      params: { id: 'repository' },
+      input: (tools) => ({ tag_name: `v${tools.unique()}`, ref: 'master', message: 'Release', release_description: 'Notes' }),
+    },
     delete: { params: { id: 'repository', tag_name: 'tag' } },
     createRelease: { params: { id: 'repository', tag_name: 'tagWithoutRelease' }, input: { description: 'Notes' } },
     updateRelease: { params: { id: 'repository', tag_name: 'tag' }, input: { description: 'Changed notes' } },
@@ -301,7 +351,10 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
   releases: {
     list: { params: { id: 'repository' }, input: { order_by: 'created_at' } },
     get: { params: { id: 'repository', tag_name: 'tag' } },
-    create: { params: { id: 'repository' }, input: (tools) => ({ tag_name: `v${tools.unique()}`, ref: 'master', name: 'First release', description: 'Notes' }) },
+    create: {
+      params: { id: 'repository' },
+      input: (tools) => ({ tag_name: `v${tools.unique()}`, ref: 'master', name: 'First release', description: 'Notes' }),
+    },
     update: { params: { id: 'repository', tag_name: 'tag' }, input: { name: 'Renamed', description: 'Changed notes' } },
     delete: { params: { id: 'repository', tag_name: 'tag' } },
   },
@@ -333,8 +386,20 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
     listForGroup: { params: { id: 'group' }, input: { state: 'all', milestone: 'None', assignee_id: 'None' } },
     list: { params: { id: 'project' }, input: { iids: [1], order_by: 'created_at', my_reaction_emoji: 'Any' } },
     get: { params: { id: 'project', issue_iid: 'issue' } },
-    create: { params: { id: 'project' }, input: { title: 'A new issue', description: 'Made by the example', labels: ['bug', 'ui'], due_date: '2030-01-31', confidential: true } },
-    update: { params: { id: 'project', issue_iid: 'issue' }, input: { title: 'Changed by the example', state_event: 'close', add_labels: ['triaged'] } },
+    create: {
+      params: { id: 'project' },
+      input: {
+        title: 'A new issue',
+        description: 'Made by the example',
+        labels: ['bug', 'ui'],
+        due_date: '2030-01-31',
+        confidential: true,
+      },
+    },
+    update: {
+      params: { id: 'project', issue_iid: 'issue' },
+      input: { title: 'Changed by the example', state_event: 'close', add_labels: ['triaged'] },
+    },
     delete: { params: { id: 'project', issue_iid: 'issue' } },
     move: { params: { id: 'project', issue_iid: 'issue' }, input: async (tools) => ({ to_project_id: await tools.newProject() }) },
     subscribe: { params: { id: 'project', issue_iid: 'issue' } },
@@ -348,7 +413,10 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
   labels: {
     list: { params: { id: 'labelledProject' }, input: { search: 'fix', with_counts: true } },
     get: { params: { id: 'labelledProject', label_id: 'label' } },
-    create: { params: { id: 'labelledProject' }, input: (tools) => ({ name: `bug ${tools.unique()}`, color: 'red', description: 'Made by the example', priority: 1 }) },
+    create: {
+      params: { id: 'labelledProject' },
+      input: (tools) => ({ name: `bug ${tools.unique()}`, color: 'red', description: 'Made by the example', priority: 1 }),
+    },
     updateByName: { params: { id: 'labelledProject' }, input: { name: 'fixture', new_name: 'renamed', color: '#0a0', priority: null } },
     update: { params: { id: 'labelledProject', label_id: 'label' }, input: { new_name: 'renamed', description: 'Changed by the example' } },
     deleteByName: { params: { id: 'labelledProject' }, input: { name: 'fixture' } },
@@ -359,8 +427,19 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
   milestones: {
     list: { params: { id: 'project' }, input: { state: 'active', iids: [1], search: 'fixture' } },
     get: { params: { id: 'project', milestone_id: 'milestone' } },
-    create: { params: { id: 'project' }, input: (tools) => ({ title: `v${tools.unique()}`, description: 'Made by the example', start_date: '2030-01-01', due_date: '2030-02-01' }) },
-    update: { params: { id: 'project', milestone_id: 'milestone' }, input: { title: 'Renamed by the example', state_event: 'close', due_date: '2031-01-01' } },
+    create: {
+      params: { id: 'project' },
+      input: (tools) => ({
+        title: `v${tools.unique()}`,
+        description: 'Made by the example',
+        start_date: '2030-01-01',
+        due_date: '2030-02-01',
+      }),
+    },
+    update: {
+      params: { id: 'project', milestone_id: 'milestone' },
+      input: { title: 'Renamed by the example', state_event: 'close', due_date: '2031-01-01' },
+    },
     delete: { params: { id: 'project', milestone_id: 'milestone' } },
     issues: { params: { id: 'project', milestone_id: 'milestone' } },
     mergeRequests: { params: { id: 'project', milestone_id: 'milestone' } },
@@ -368,9 +447,18 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
   environments: {
     list: { params: { id: 'project' }, input: { search: 'fix', states: 'available' } },
     get: { params: { id: 'project', environment_id: 'environment' } },
-    create: { params: { id: 'project' }, input: (tools) => ({ name: `review/${tools.unique()}`, external_url: `https://${tools.unique()}.example.com` }) },
-    createSingular: { params: { id: 'project' }, input: (tools) => ({ name: `staging ${tools.unique()}`, external_url: `https://${tools.unique()}.example.com/` }) },
-    update: { params: { id: 'project', environment_id: 'environment' }, input: (tools) => ({ name: `renamed-${tools.unique()}`, external_url: `https://${tools.unique()}.example.com` }) },
+    create: {
+      params: { id: 'project' },
+      input: (tools) => ({ name: `review/${tools.unique()}`, external_url: `https://${tools.unique()}.example.com` }),
+    },
+    createSingular: {
+      params: { id: 'project' },
+      input: (tools) => ({ name: `staging ${tools.unique()}`, external_url: `https://${tools.unique()}.example.com/` }),
+    },
+    update: {
+      params: { id: 'project', environment_id: 'environment' },
+      input: (tools) => ({ name: `renamed-${tools.unique()}`, external_url: `https://${tools.unique()}.example.com` }),
+    },
     delete: { params: { id: 'project', environment_id: 'environment' } },
     stop: { params: { id: 'project', environment_id: 'environment' } },
   },
@@ -378,7 +466,10 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
     list: { params: { id: 'group' }, input: { state: 'all', title: 'fixture' } },
     get: { params: { id: 'group', milestone_id: 'groupMilestone' } },
     create: { params: { id: 'group' }, input: (tools) => ({ title: `v${tools.unique()}`, due_date: '2030-02-01' }) },
-    update: { params: { id: 'group', milestone_id: 'groupMilestone' }, input: { description: 'Changed by the example', state_event: 'close' } },
+    update: {
+      params: { id: 'group', milestone_id: 'groupMilestone' },
+      input: { description: 'Changed by the example', state_event: 'close' },
+    },
     delete: { params: { id: 'group', milestone_id: 'groupMilestone' } },
     issues: { params: { id: 'group', milestone_id: 'groupMilestone' } },
     mergeRequests: { params: { id: 'group', milestone_id: 'groupMilestone' } },
@@ -390,8 +481,14 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
     get: { params: { id: 'repository', merge_request_iid: 'mergeRequest' } },
     commits: { params: { id: 'repository', merge_request_iid: 'mergeRequest' } },
     changes: { params: { id: 'repository', merge_request_iid: 'mergeRequest' } },
-    create: { params: { id: 'repository' }, input: { source_branch: 'develop', target_branch: 'master', title: 'A new merge request', labels: ['review'] } },
-    update: { params: { id: 'repository', merge_request_iid: 'mergeRequest' }, input: { title: 'Changed by the example', state_event: 'close', labels: ['review'] } },
+    create: {
+      params: { id: 'repository' },
+      input: { source_branch: 'develop', target_branch: 'master', title: 'A new merge request', labels: ['review'] },
+    },
+    update: {
+      params: { id: 'repository', merge_request_iid: 'mergeRequest' },
+      input: { title: 'Changed by the example', state_event: 'close', labels: ['review'] },
+    },
     delete: { params: { id: 'repository', merge_request_iid: 'mergeRequest' } },
     merge: { params: { id: 'repository', merge_request_iid: 'mergeRequest' }, input: { should_remove_source_branch: true } },
     cancelMergeWhenPipelineSucceeds: { params: { id: 'repository', merge_request_iid: 'automaticMergeRequest' } },
@@ -409,7 +506,10 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
     list: { params: { id: 'repository', merge_request_iid: 'mergeRequest' } },
     get: { params: { id: 'repository', merge_request_iid: 'mergeRequest', note_id: 'mergeRequestNote' } },
     create: { params: { id: 'repository', merge_request_iid: 'mergeRequest' }, input: { body: 'Looks good' } },
-    update: { params: { id: 'repository', merge_request_iid: 'mergeRequest', note_id: 'mergeRequestNote' }, input: { body: 'Changed by the example' } },
+    update: {
+      params: { id: 'repository', merge_request_iid: 'mergeRequest', note_id: 'mergeRequestNote' },
+      input: { body: 'Changed by the example' },
+    },
     delete: { params: { id: 'repository', merge_request_iid: 'mergeRequest', note_id: 'mergeRequestNote' } },
   },
   issueDiscussions: {
@@ -417,17 +517,41 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
     get: { params: { id: 'project', issue_iid: 'issue', discussion_id: 'issueDiscussion' } },
     create: { params: { id: 'project', issue_iid: 'issue' }, input: { body: 'A thread' } },
     reply: { params: { id: 'project', issue_iid: 'issue', discussion_id: 'issueDiscussion' }, input: { body: 'A reply' } },
-    updateNote: { params: { id: 'project', issue_iid: 'issue', discussion_id: 'issueDiscussion', note_id: 'issueDiscussionNote' }, input: { body: 'Changed' } },
+    updateNote: {
+      params: { id: 'project', issue_iid: 'issue', discussion_id: 'issueDiscussion', note_id: 'issueDiscussionNote' },
+      input: { body: 'Changed' },
+    },
     deleteNote: { params: { id: 'project', issue_iid: 'issue', discussion_id: 'issueDiscussion', note_id: 'issueDiscussionNote' } },
   },
   mergeRequestDiscussions: {
     list: { params: { id: 'repository', merge_request_iid: 'mergeRequest' } },
     get: { params: { id: 'repository', merge_request_iid: 'mergeRequest', discussion_id: 'mergeRequestDiscussion' } },
     create: { params: { id: 'repository', merge_request_iid: 'mergeRequest' }, input: { body: 'A thread' } },
-    reply: { params: { id: 'repository', merge_request_iid: 'mergeRequest', discussion_id: 'mergeRequestDiscussion' }, input: { body: 'A reply' } },
-    updateNote: { params: { id: 'repository', merge_request_iid: 'mergeRequest', discussion_id: 'mergeRequestDiscussion', note_id: 'mergeRequestDiscussionNote' }, input: { resolved: true } },
-    deleteNote: { params: { id: 'repository', merge_request_iid: 'mergeRequest', discussion_id: 'mergeRequestDiscussion', note_id: 'mergeRequestDiscussionNote' } },
-    resolve: { params: { id: 'repository', merge_request_iid: 'mergeRequest', discussion_id: 'mergeRequestDiscussion' }, input: { resolved: true } },
+    reply: {
+      params: { id: 'repository', merge_request_iid: 'mergeRequest', discussion_id: 'mergeRequestDiscussion' },
+      input: { body: 'A reply' },
+    },
+    updateNote: {
+      params: {
+        id: 'repository',
+        merge_request_iid: 'mergeRequest',
+        discussion_id: 'mergeRequestDiscussion',
+        note_id: 'mergeRequestDiscussionNote',
+      },
+      input: { resolved: true },
+    },
+    deleteNote: {
+      params: {
+        id: 'repository',
+        merge_request_iid: 'mergeRequest',
+        discussion_id: 'mergeRequestDiscussion',
+        note_id: 'mergeRequestDiscussionNote',
+      },
+    },
+    resolve: {
+      params: { id: 'repository', merge_request_iid: 'mergeRequest', discussion_id: 'mergeRequestDiscussion' },
+      input: { resolved: true },
+    },
   },
   mergeRequestAwardEmoji: {
     list: { params: { id: 'repository', merge_request_iid: 'mergeRequest' } },
@@ -435,9 +559,16 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
     create: { params: { id: 'repository', merge_request_iid: 'mergeRequest' }, input: { name: 'thumbsup' } },
     delete: { params: { id: 'repository', merge_request_iid: 'mergeRequest', award_id: 'mergeRequestAward' } },
     listForNote: { params: { id: 'repository', merge_request_iid: 'mergeRequest', note_id: 'mergeRequestNote' } },
-    getForNote: { params: { id: 'repository', merge_request_iid: 'mergeRequest', note_id: 'mergeRequestNote', award_id: 'mergeRequestNoteAward' } },
-    createForNote: { params: { id: 'repository', merge_request_iid: 'mergeRequest', note_id: 'mergeRequestNote' }, input: { name: 'rocket' } },
-    deleteForNote: { params: { id: 'repository', merge_request_iid: 'mergeRequest', note_id: 'mergeRequestNote', award_id: 'mergeRequestNoteAward' } },
+    getForNote: {
+      params: { id: 'repository', merge_request_iid: 'mergeRequest', note_id: 'mergeRequestNote', award_id: 'mergeRequestNoteAward' },
+    },
+    createForNote: {
+      params: { id: 'repository', merge_request_iid: 'mergeRequest', note_id: 'mergeRequestNote' },
+      input: { name: 'rocket' },
+    },
+    deleteForNote: {
+      params: { id: 'repository', merge_request_iid: 'mergeRequest', note_id: 'mergeRequestNote', award_id: 'mergeRequestNoteAward' },
+    },
   },
   issueNotes: {
     list: { params: { id: 'project', issue_iid: 'issue' }, input: { order_by: 'updated_at', sort: 'asc' } },
@@ -460,10 +591,24 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
     list: { input: { scope: 'active', type: 'project_type', status: 'active', tag_list: ['docker'] } },
     all: { input: { scope: 'specific', status: 'active' } },
     get: { params: { id: 'runner' } },
-    update: { params: { id: 'runner' }, input: { description: 'Changed by the example', active: false, tag_list: ['docker', 'linux'], access_level: 'ref_protected', maximum_timeout: 3600 } },
+    update: {
+      params: { id: 'runner' },
+      input: {
+        description: 'Changed by the example',
+        active: false,
+        tag_list: ['docker', 'linux'],
+        access_level: 'ref_protected',
+        maximum_timeout: 3600,
+      },
+    },
     delete: { params: { id: 'runner' } },
     register: {
-      input: async (tools) => ({ token: await tools.registrationToken(), description: 'Registered by the example', tag_list: ['docker'], info: { name: 'gitlab-runner', version: '11.4.0' } }),
+      input: async (tools) => ({
+        token: await tools.registrationToken(),
+        description: 'Registered by the example',
+        tag_list: ['docker'],
+        info: { name: 'gitlab-runner', version: '11.4.0' },
+      }),
     },
     verify: { input: async (tools) => ({ token: await tools.newRunnerToken(), info: { version: '11.4.2' } }) },
     unregister: { input: async (tools) => ({ token: await tools.newRunnerToken() }) },
@@ -479,11 +624,11 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
     get: { params: { id: 'user' }, input: { with_custom_attributes: true } },
     current: {},
     create: {
-  input: (tools) => {
-  const username = tools.unique();
-  return { email: `${username}@example.com`, username, name: 'New User', password: 'long-enough-password', skip_confirmation: true };
-  },
-  },
+      input: (tools) => {
+        const username = tools.unique();
+        return { email: `${username}@example.com`, username, name: 'New User', password: 'long-enough-password', skip_confirmation: true };
+      },
+    },
     update: { params: { id: 'user' }, input: { bio: 'Changed by the example', location: 'Lisbon' } },
     delete: { params: { id: 'user' }, input: { hard_delete: true } },
     block: { params: { id: 'user' } },
@@ -492,7 +637,9 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
   },
 };
 
-const byRoute = new Map<AnyRoute, Example>(allRoutes().map(({ group, name, route }) => [route, (EXAMPLES as unknown as Record<string, Record<string, Example>>)[group][name]]));
+const byRoute = new Map<AnyRoute, Example>(
+  allRoutes().map(({ group, name, route }) => [route, (EXAMPLES as unknown as Record<string, Record<string, Example>>)[group][name]]),
+);
 
 /** The example call of a route of the table. */
 export function exampleOf(route: AnyRoute): Example {

@@ -132,7 +132,9 @@ const ADMITS_OTHERS: Record<Ability, boolean> = {
   destroy_environment: false,
 };
 
-/** What a route of the scope answers when the resource its path's first parameter names is missing or hidden: a nested scope's outer one. */
+/**
+ * What a route of the scope answers when the resource its path's first parameter names is missing or hidden: a nested scope's outer one.
+ */
 function firstNotFound(name: ScopeName): unknown {
   const scope = SCOPES[name];
   return ('parent' in scope ? SCOPES[scope.parent] : scope).notFound().body();
@@ -236,7 +238,8 @@ describe('a route with a scope answers 404 for a resource that is not there', ()
       const [, second] = Object.keys(call.params);
       if ('parent' in SCOPES[route.scope!]) {
         // A value the parameter takes: the largest ID for a number (an issue's iid), a name for text.
-        const missing = (PATH_PARAMETERS[second as PathParameterName] as { type?: string }).type === 'integer' ? 2147483647 : 'no-such-thing';
+        const missing =
+          (PATH_PARAMETERS[second as PathParameterName] as { type?: string }).type === 'integer' ? 2147483647 : 'no-such-thing';
         const inner = await sendCall(t, route, { ...call, params: { ...call.params, [second]: missing } }, headersOf('administrator'));
         expect([inner.status, inner.body]).toEqual([404, SCOPES[route.scope!].notFound().body()]);
       }
@@ -282,11 +285,16 @@ function unbounded(schema: JsonSchema, where: string): string[] {
       for (const item of [schema.items ?? []].flat()) problems.push(...unbounded(item, `${where}[]`));
     }
     if (type === 'object') {
-      for (const [name, property] of Object.entries(schema.properties ?? {})) problems.push(...unbounded(property, where ? `${where}[${name}]` : name));
-      const values = [...Object.values(schema.patternProperties ?? {}), ...(typeof schema.additionalProperties === 'object' ? [schema.additionalProperties] : [])];
+      for (const [name, property] of Object.entries(schema.properties ?? {}))
+        problems.push(...unbounded(property, where ? `${where}[${name}]` : name));
+      const values = [
+        ...Object.values(schema.patternProperties ?? {}),
+        ...(typeof schema.additionalProperties === 'object' ? [schema.additionalProperties] : []),
+      ];
       if (values.length) {
         if (schema.maxProperties === undefined) problems.push(`${where}: record without maxProperties`);
-        if (schema.propertyNames?.maxLength === undefined && schema.propertyNames?.enum === undefined) problems.push(`${where}: record keys without maxLength`);
+        if (schema.propertyNames?.maxLength === undefined && schema.propertyNames?.enum === undefined)
+          problems.push(`${where}: record keys without maxLength`);
         for (const value of values) problems.push(...unbounded(value, `${where}[*]`));
       }
     }
@@ -295,10 +303,12 @@ function unbounded(schema: JsonSchema, where: string): string[] {
 }
 
 describe('every parameter of every route is bounded before any query runs', () => {
-  it('walks every string, number, array and record of every route\'s params and input', () => {
+  it("walks every string, number, array and record of every route's params and input", () => {
     const problems: string[] = [];
     for (const { group, name, route } of allRoutes()) {
-      const found = (['params', 'input'] as const).flatMap((part) => (route[part] ? unbounded(route[part] as JsonSchema, '').map((problem) => `${part} ${problem}`) : []));
+      const found = (['params', 'input'] as const).flatMap((part) =>
+        route[part] ? unbounded(route[part] as JsonSchema, '').map((problem) => `${part} ${problem}`) : [],
+      );
       problems.push(...found.map((problem) => `${group}.${name} (${route.method} ${route.path}) ${problem}`));
     }
     expect(problems, problems.join('\n')).toEqual([]);

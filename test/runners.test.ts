@@ -38,7 +38,14 @@ async function project(user: User, options: { namespaceId?: number; sharedRunner
     namespace_id: options.namespaceId,
     shared_runners_enabled: options.sharedRunnersEnabled,
   });
-  return { id: created.id, name: created.name, path: created.path, pathWithNamespace: created.path_with_namespace, nameWithNamespace: created.name_with_namespace, token: created.runners_token! };
+  return {
+    id: created.id,
+    name: created.name,
+    path: created.path,
+    pathWithNamespace: created.path_with_namespace,
+    nameWithNamespace: created.name_with_namespace,
+    token: created.runners_token!,
+  };
 }
 
 /** A group of `user`'s (its owner), with its runners token. */
@@ -57,7 +64,10 @@ async function register(token: string, extra: Record<string, unknown> = {}): Pro
 
 /** Sets a runner's last contact `minutes` ago (null: never), as time passing would. */
 const contacted = (id: number, minutes: number | null) =>
-  queryRows(t.db.rows, sql`update "runners" set "contacted_at" = ${minutes === null ? null : new Date(Date.now() - minutes * 60_000)} where "id" = ${id}`);
+  queryRows(
+    t.db.rows,
+    sql`update "runners" set "contacted_at" = ${minutes === null ? null : new Date(Date.now() - minutes * 60_000)} where "id" = ${id}`,
+  );
 
 const ids = (body: { id: number }[]) => body.map((runner) => runner.id);
 
@@ -130,7 +140,9 @@ describe('POST /runners: registration', () => {
     const specific = await register(p.token);
     const detail = await t.hosting.runners.get(specific.id);
     expect([detail.runner_type, detail.is_shared]).toEqual(['project_type', false]);
-    expect(detail.projects).toEqual([{ id: p.id, name: p.name, name_with_namespace: p.nameWithNamespace, path: p.path, path_with_namespace: p.pathWithNamespace }]);
+    expect(detail.projects).toEqual([
+      { id: p.id, name: p.name, name_with_namespace: p.nameWithNamespace, path: p.path, path_with_namespace: p.pathWithNamespace },
+    ]);
     expect(detail.groups).toEqual([]);
 
     const g = await group(owner);
@@ -142,11 +154,17 @@ describe('POST /runners: registration', () => {
 
   it('answers 403 for an unknown token, and 400 naming what is missing or invalid (HTTP and in process)', async () => {
     const token = await registrationToken();
-    expect(await t.http.post('/api/v4/runners').send({ token: 'not-a-registration-token' })).toMatchObject({ status: 403, body: FORBIDDEN });
+    expect(await t.http.post('/api/v4/runners').send({ token: 'not-a-registration-token' })).toMatchObject({
+      status: 403,
+      body: FORBIDDEN,
+    });
     // A runner's own token registers nothing.
     const runner = await register(token);
     expect(await t.http.post('/api/v4/runners').send({ token: runner.token })).toMatchObject({ status: 403, body: FORBIDDEN });
-    expect(await t.http.post('/api/v4/runners').send({ description: 'no token' })).toMatchObject({ status: 400, body: { message: '400 (Bad request) "token" not given' } });
+    expect(await t.http.post('/api/v4/runners').send({ description: 'no token' })).toMatchObject({
+      status: 400,
+      body: { message: '400 (Bad request) "token" not given' },
+    });
     expect(await t.http.post('/api/v4/runners').send({ token, access_level: 'everything' })).toMatchObject({
       status: 400,
       body: { message: { access_level: ['does not have a valid value'] } },
@@ -169,13 +187,19 @@ describe('POST /runners: registration', () => {
 
   it("keeps the runner's token only as a digest to find it by and sealed to show it again", async () => {
     const runner = await register(await registrationToken());
-    const [row] = await queryRows(t.db.rows, sql`select to_jsonb(r)::text as "row", r."token_digest", r."token_sealed" from "runners" r where r."id" = ${runner.id}`);
+    const [row] = await queryRows(
+      t.db.rows,
+      sql`select to_jsonb(r)::text as "row", r."token_digest", r."token_sealed" from "runners" r where r."id" = ${runner.id}`,
+    );
     expect(row.token_digest).toBe(createHash('sha256').update(runner.token).digest('hex'));
     expect(String(row.token_sealed)).toMatch(/^v1:/);
     expect(String(row.row)).not.toContain(runner.token);
     // The instance's registration token likewise.
     const token = await registrationToken();
-    const [settings] = await queryRows(t.db.rows, sql`select to_jsonb(s)::text as "row", s."runners_registration_token_digest" as "digest" from "application_settings" s`);
+    const [settings] = await queryRows(
+      t.db.rows,
+      sql`select to_jsonb(s)::text as "row", s."runners_registration_token_digest" as "digest" from "application_settings" s`,
+    );
     expect(settings.digest).toBe(createHash('sha256').update(token).digest('hex'));
     expect(String(settings.row)).not.toContain(token);
   });
@@ -200,7 +224,10 @@ describe('POST /runners/verify and DELETE /runners: what runners call with their
 
   it('answers 403 for an unknown token, 400 without one', async () => {
     expect(await t.http.post('/api/v4/runners/verify').send({ token: 'unknown' })).toMatchObject({ status: 403, body: FORBIDDEN });
-    expect(await t.http.post('/api/v4/runners/verify').send({})).toMatchObject({ status: 400, body: { message: '400 (Bad request) "token" not given' } });
+    expect(await t.http.post('/api/v4/runners/verify').send({})).toMatchObject({
+      status: 400,
+      body: { message: '400 (Bad request) "token" not given' },
+    });
     await expect(t.hosting.runners.verify({ token: 'unknown' })).rejects.toThrow(ForbiddenError);
   });
 
@@ -230,27 +257,37 @@ describe('POST /runners/verify and DELETE /runners: what runners call with their
 });
 
 describe('the registration tokens', () => {
-  it('POST /runners/reset_registration_token (administrators): a new instance token, which application settings show; the old one registers nothing', async () => {
-    const old = await registrationToken();
-    const res = await t.http.post('/api/v4/runners/reset_registration_token').set(ROOT);
-    expect(res.status).toBe(201);
-    expect(res.body).toEqual({ token: expect.stringMatching(TOKEN), token_expires_at: null });
-    expect(res.body.token).not.toBe(old);
-    expect((await t.http.get('/api/v4/application/settings').set(ROOT)).body.runners_registration_token).toBe(res.body.token);
-    expect(await t.http.post('/api/v4/runners').send({ token: old })).toMatchObject({ status: 403 });
-    await register(res.body.token);
-    const again = await t.hosting.runners.resetRegistrationToken();
-    expect(again.token).not.toBe(res.body.token);
-    expect(await registrationToken()).toBe(again.token);
-  });
+  it(
+    'POST /runners/reset_registration_token (administrators): a new instance token, which application settings show; ' +
+      'the old one registers nothing',
+    async () => {
+      const old = await registrationToken();
+      const res = await t.http.post('/api/v4/runners/reset_registration_token').set(ROOT);
+      expect(res.status).toBe(201);
+      expect(res.body).toEqual({ token: expect.stringMatching(TOKEN), token_expires_at: null });
+      expect(res.body.token).not.toBe(old);
+      expect((await t.http.get('/api/v4/application/settings').set(ROOT)).body.runners_registration_token).toBe(res.body.token);
+      expect(await t.http.post('/api/v4/runners').send({ token: old })).toMatchObject({ status: 403 });
+      await register(res.body.token);
+      const again = await t.hosting.runners.resetRegistrationToken();
+      expect(again.token).not.toBe(res.body.token);
+      expect(await registrationToken()).toBe(again.token);
+    },
+  );
 
   it('refuses the reset to others, and PUT /application/settings does not change the token', async () => {
     const user = await createUser(t.hosting);
     expect(await t.http.post('/api/v4/runners/reset_registration_token').set(as(user))).toMatchObject({ status: 403, body: FORBIDDEN });
-    expect(await t.http.post('/api/v4/runners/reset_registration_token')).toMatchObject({ status: 401, body: { message: '401 Unauthorized' } });
+    expect(await t.http.post('/api/v4/runners/reset_registration_token')).toMatchObject({
+      status: 401,
+      body: { message: '401 Unauthorized' },
+    });
     await expect(t.hosting.as(user.id).runners.resetRegistrationToken()).rejects.toThrow(ForbiddenError);
     const token = await registrationToken();
-    const put = await t.http.put('/api/v4/application/settings').set(ROOT).send({ runners_registration_token: 'chosen-by-the-caller', signup_enabled: true });
+    const put = await t.http
+      .put('/api/v4/application/settings')
+      .set(ROOT)
+      .send({ runners_registration_token: 'chosen-by-the-caller', signup_enabled: true });
     expect([put.status, put.body.runners_registration_token]).toEqual([200, token]);
   });
 
@@ -309,42 +346,58 @@ describe('GET /runners: the runners the caller owns', () => {
     expect(await t.http.get('/api/v4/runners')).toMatchObject({ status: 401 });
   });
 
-  it('filters by scope (active, paused, online), type, status (later clients\' never_contacted and stale too) and tags; 400 for another scope', async () => {
-    const owner = await createUser(t.hosting);
-    const p = await project(owner);
-    const g = await group(owner);
-    const online = await register(p.token, { tag_list: ['docker', 'linux'] });
-    const paused = await register(p.token, { active: false, tag_list: ['docker'] });
-    const offline = await register(g.token);
-    await contacted(online.id, 5);
-    await contacted(paused.id, 5);
-    await contacted(offline.id, 120);
-    const list = async (query: Record<string, string>) => ids((await t.http.get('/api/v4/runners').query(query).set(as(owner))).body);
-    expect(await list({ scope: 'active' })).toEqual([offline.id, online.id]);
-    expect(await list({ scope: 'paused' })).toEqual([paused.id]);
-    expect(await list({ scope: 'online' })).toEqual([paused.id, online.id]);
-    expect(await list({ type: 'group_type' })).toEqual([offline.id]);
-    expect(await list({ type: 'project_type' })).toEqual([paused.id, online.id]);
-    expect(await list({ type: 'instance_type' })).toEqual([]);
-    expect(await list({ status: 'offline' })).toEqual([offline.id]);
-    expect(await list({ status: 'online', scope: 'active' })).toEqual([online.id]);
-    expect(await list({ status: 'paused', scope: 'active' })).toEqual([]);
-    expect(await list({ tag_list: 'docker' })).toEqual([paused.id, online.id]);
-    expect(await list({ tag_list: 'docker,linux' })).toEqual([online.id]);
-    expect(ids(await t.hosting.as(owner.id).runners.list({ tag_list: ['linux'], scope: 'online' }))).toEqual([online.id]);
-    // Later clients' statuses: never contacted; stale, made and not contacted for three months.
-    const silent = await register(p.token);
-    expect(await list({ status: 'never_contacted' })).toEqual([silent.id]);
-    expect(await list({ status: 'stale' })).toEqual([]);
-    const months = (count: number) => new Date(Date.now() - count * 31 * 24 * 60 * 60 * 1000);
-    await queryRows(t.db.rows, sql`update "runners" set "created_at" = ${months(4)} where "id" = any(${[silent.id, offline.id, online.id]}::int[])`);
-    await queryRows(t.db.rows, sql`update "runners" set "contacted_at" = ${months(3.5)} where "id" = ${offline.id}`);
-    expect(await list({ status: 'stale' })).toEqual([silent.id, offline.id]);
-    for (const [name, value] of [['scope', 'specific'], ['scope', 'shared'], ['scope', 'offline'], ['type', 'shared'], ['status', 'lost']]) {
-      const res = await t.http.get('/api/v4/runners').query({ [name]: value }).set(as(owner));
-      expect([res.status, res.body], `${name}=${value}`).toEqual([400, { message: { [name]: ['does not have a valid value'] } }]);
-    }
-  });
+  it(
+    "filters by scope (active, paused, online), type, status (later clients' never_contacted and stale too) and tags; " +
+      '400 for another scope',
+    async () => {
+      const owner = await createUser(t.hosting);
+      const p = await project(owner);
+      const g = await group(owner);
+      const online = await register(p.token, { tag_list: ['docker', 'linux'] });
+      const paused = await register(p.token, { active: false, tag_list: ['docker'] });
+      const offline = await register(g.token);
+      await contacted(online.id, 5);
+      await contacted(paused.id, 5);
+      await contacted(offline.id, 120);
+      const list = async (query: Record<string, string>) => ids((await t.http.get('/api/v4/runners').query(query).set(as(owner))).body);
+      expect(await list({ scope: 'active' })).toEqual([offline.id, online.id]);
+      expect(await list({ scope: 'paused' })).toEqual([paused.id]);
+      expect(await list({ scope: 'online' })).toEqual([paused.id, online.id]);
+      expect(await list({ type: 'group_type' })).toEqual([offline.id]);
+      expect(await list({ type: 'project_type' })).toEqual([paused.id, online.id]);
+      expect(await list({ type: 'instance_type' })).toEqual([]);
+      expect(await list({ status: 'offline' })).toEqual([offline.id]);
+      expect(await list({ status: 'online', scope: 'active' })).toEqual([online.id]);
+      expect(await list({ status: 'paused', scope: 'active' })).toEqual([]);
+      expect(await list({ tag_list: 'docker' })).toEqual([paused.id, online.id]);
+      expect(await list({ tag_list: 'docker,linux' })).toEqual([online.id]);
+      expect(ids(await t.hosting.as(owner.id).runners.list({ tag_list: ['linux'], scope: 'online' }))).toEqual([online.id]);
+      // Later clients' statuses: never contacted; stale, made and not contacted for three months.
+      const silent = await register(p.token);
+      expect(await list({ status: 'never_contacted' })).toEqual([silent.id]);
+      expect(await list({ status: 'stale' })).toEqual([]);
+      const months = (count: number) => new Date(Date.now() - count * 31 * 24 * 60 * 60 * 1000);
+      await queryRows(
+        t.db.rows,
+        sql`update "runners" set "created_at" = ${months(4)} where "id" = any(${[silent.id, offline.id, online.id]}::int[])`,
+      );
+      await queryRows(t.db.rows, sql`update "runners" set "contacted_at" = ${months(3.5)} where "id" = ${offline.id}`);
+      expect(await list({ status: 'stale' })).toEqual([silent.id, offline.id]);
+      for (const [name, value] of [
+        ['scope', 'specific'],
+        ['scope', 'shared'],
+        ['scope', 'offline'],
+        ['type', 'shared'],
+        ['status', 'lost'],
+      ]) {
+        const res = await t.http
+          .get('/api/v4/runners')
+          .query({ [name]: value })
+          .set(as(owner));
+        expect([res.status, res.body], `${name}=${value}`).toEqual([400, { message: { [name]: ['does not have a valid value'] } }]);
+      }
+    },
+  );
 });
 
 describe('GET /runners/all (administrators)', () => {
@@ -374,27 +427,31 @@ describe('GET /runners/all (administrators)', () => {
 });
 
 describe('GET /runners/:id', () => {
-  it('shows its owners the runner with its token; a maintainer of only one of its projects without the token, and only the projects it is a member of', async () => {
-    const owner = await createUser(t.hosting);
-    const other = await createUser(t.hosting);
-    const mine = await project(owner);
-    const theirs = await project(other);
-    await t.hosting.projectMembers.add(theirs.id, { user_id: owner.id, access_level: 40 });
-    const runner = await register(mine.token);
-    await t.hosting.as(owner.id).projectRunners.enable(theirs.id, { runner_id: runner.id });
-    const shown = await t.http.get(`/api/v4/runners/${runner.id}`).set(as(owner));
-    expect(shown.status).toBe(200);
-    expect(shown.body.token).toBe(runner.token);
-    expect(shown.body.projects.map((project: { id: number }) => project.id)).toEqual([mine.id, theirs.id]);
-    // `other` maintains `theirs` only: it owns the runner, but not everything it belongs to.
-    const partly = await t.http.get(`/api/v4/runners/${runner.id}`).set(as(other));
-    expect(partly.status).toBe(200);
-    expect('token' in partly.body).toBe(false);
-    expect(partly.body.projects.map((project: { id: number }) => project.id)).toEqual([theirs.id]);
-    expect((await t.hosting.runners.get(runner.id)).token).toBe(runner.token);
-  });
+  it(
+    'shows its owners the runner with its token; a maintainer of only one of its projects without the token, ' +
+      'and only the projects it is a member of',
+    async () => {
+      const owner = await createUser(t.hosting);
+      const other = await createUser(t.hosting);
+      const mine = await project(owner);
+      const theirs = await project(other);
+      await t.hosting.projectMembers.add(theirs.id, { user_id: owner.id, access_level: 40 });
+      const runner = await register(mine.token);
+      await t.hosting.as(owner.id).projectRunners.enable(theirs.id, { runner_id: runner.id });
+      const shown = await t.http.get(`/api/v4/runners/${runner.id}`).set(as(owner));
+      expect(shown.status).toBe(200);
+      expect(shown.body.token).toBe(runner.token);
+      expect(shown.body.projects.map((project: { id: number }) => project.id)).toEqual([mine.id, theirs.id]);
+      // `other` maintains `theirs` only: it owns the runner, but not everything it belongs to.
+      const partly = await t.http.get(`/api/v4/runners/${runner.id}`).set(as(other));
+      expect(partly.status).toBe(200);
+      expect('token' in partly.body).toBe(false);
+      expect(partly.body.projects.map((project: { id: number }) => project.id)).toEqual([theirs.id]);
+      expect((await t.hosting.runners.get(runner.id)).token).toBe(runner.token);
+    },
+  );
 
-  it("is not there (404) for whoever does not own it; a shared runner is read by any signed-in user (without its token)", async () => {
+  it('is not there (404) for whoever does not own it; a shared runner is read by any signed-in user (without its token)', async () => {
     const owner = await createUser(t.hosting);
     const developer = await createUser(t.hosting);
     const stranger = await createUser(t.hosting);
@@ -403,7 +460,10 @@ describe('GET /runners/:id', () => {
     const runner = await register(p.token);
     expect(await t.http.get(`/api/v4/runners/${runner.id}`).set(as(developer))).toMatchObject({ status: 404, body: RUNNER_NOT_FOUND });
     expect(await t.http.get(`/api/v4/runners/${runner.id}`).set(as(stranger))).toMatchObject({ status: 404, body: RUNNER_NOT_FOUND });
-    await expect(t.hosting.as(stranger.id).runners.get(runner.id)).rejects.toMatchObject({ constructor: NotFoundError, message: '404 Runner Not Found' });
+    await expect(t.hosting.as(stranger.id).runners.get(runner.id)).rejects.toMatchObject({
+      constructor: NotFoundError,
+      message: '404 Runner Not Found',
+    });
     const shared = await register(await registrationToken());
     const read = await t.http.get(`/api/v4/runners/${shared.id}`).set(as(stranger));
     expect([read.status, read.body.is_shared, 'token' in read.body]).toEqual([200, true, false]);
@@ -418,15 +478,18 @@ describe('PUT /runners/:id', () => {
     const owner = await createUser(t.hosting);
     const p = await project(owner);
     const runner = await register(p.token, { tag_list: ['docker', 'linux'] });
-    const res = await t.http.put(`/api/v4/runners/${runner.id}`).set(as(owner)).send({
-      description: 'Renamed',
-      active: false,
-      tag_list: ['ruby', 'linux'],
-      run_untagged: false,
-      locked: true,
-      access_level: 'ref_protected',
-      maximum_timeout: 7200,
-    });
+    const res = await t.http
+      .put(`/api/v4/runners/${runner.id}`)
+      .set(as(owner))
+      .send({
+        description: 'Renamed',
+        active: false,
+        tag_list: ['ruby', 'linux'],
+        run_untagged: false,
+        locked: true,
+        access_level: 'ref_protected',
+        maximum_timeout: 7200,
+      });
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
       id: runner.id,
@@ -443,30 +506,38 @@ describe('PUT /runners/:id', () => {
     // Comma-separated, as a form sends it; only what is given changes.
     const form = await t.http.put(`/api/v4/runners/${runner.id}`).set(as(owner)).type('form').send('tag_list=a,b&active=true');
     expect(form.body).toMatchObject({ tag_list: ['a', 'b'], active: true, description: 'Renamed', locked: true });
-    const inProcess = await t.hosting.as(owner.id).runners.update(runner.id, { description: 'In process', run_untagged: true, tag_list: [] });
+    const inProcess = await t.hosting
+      .as(owner.id)
+      .runners.update(runner.id, { description: 'In process', run_untagged: true, tag_list: [] });
     expect(inProcess).toMatchObject({ description: 'In process', run_untagged: true, tag_list: [] });
   });
 
-  it("takes later clients' `paused` (the opposite of `active`, not both) in registration, update and the lists, and answers it", async () => {
-    const owner = await createUser(t.hosting);
-    const p = await project(owner);
-    const runner = await register(p.token, { paused: true });
-    const shown = await t.http.get(`/api/v4/runners/${runner.id}`).set(as(owner));
-    expect([shown.body.active, shown.body.paused]).toEqual([false, true]);
-    const other = await register(p.token);
-    const listed = async (query: string) => (await t.http.get(`/api/v4/projects/${p.id}/runners?type=project_type&${query}`).set(as(owner))).body.map((item: { id: number; paused: boolean }) => [item.id, item.paused]);
-    expect(await listed('paused=true')).toEqual([[runner.id, true]]);
-    expect(await listed('paused=false')).toEqual([[other.id, false]]);
-    expect(await listed('paused=true&scope=active')).toEqual([]);
-    const resumed = await t.http.put(`/api/v4/runners/${runner.id}`).set(as(owner)).send({ paused: false });
-    expect([resumed.status, resumed.body.active, resumed.body.paused]).toEqual([200, true, false]);
-    expect((await t.hosting.as(owner.id).runners.update(runner.id, { paused: true })).active).toBe(false);
-    const both = await t.http.put(`/api/v4/runners/${runner.id}`).set(as(owner)).send({ paused: true, active: true });
-    expect([both.status, both.body]).toEqual([400, { message: '400 (Bad request) "active, paused" are mutually exclusive' }]);
-    const refused = await t.http.post('/api/v4/runners').send({ token: p.token, paused: false, active: false });
-    expect(refused.status).toBe(400);
-    expect((await t.http.get(`/api/v4/runners/${runner.id}`).set(as(owner))).body.active).toBe(false);
-  });
+  it(
+    "takes later clients' `paused` (the opposite of `active`, " + 'not both) in registration, update and the lists, and answers it',
+    async () => {
+      const owner = await createUser(t.hosting);
+      const p = await project(owner);
+      const runner = await register(p.token, { paused: true });
+      const shown = await t.http.get(`/api/v4/runners/${runner.id}`).set(as(owner));
+      expect([shown.body.active, shown.body.paused]).toEqual([false, true]);
+      const other = await register(p.token);
+      const listed = async (query: string) =>
+        (await t.http.get(`/api/v4/projects/${p.id}/runners?type=project_type&${query}`).set(as(owner))).body.map(
+          (item: { id: number; paused: boolean }) => [item.id, item.paused],
+        );
+      expect(await listed('paused=true')).toEqual([[runner.id, true]]);
+      expect(await listed('paused=false')).toEqual([[other.id, false]]);
+      expect(await listed('paused=true&scope=active')).toEqual([]);
+      const resumed = await t.http.put(`/api/v4/runners/${runner.id}`).set(as(owner)).send({ paused: false });
+      expect([resumed.status, resumed.body.active, resumed.body.paused]).toEqual([200, true, false]);
+      expect((await t.hosting.as(owner.id).runners.update(runner.id, { paused: true })).active).toBe(false);
+      const both = await t.http.put(`/api/v4/runners/${runner.id}`).set(as(owner)).send({ paused: true, active: true });
+      expect([both.status, both.body]).toEqual([400, { message: '400 (Bad request) "active, paused" are mutually exclusive' }]);
+      const refused = await t.http.post('/api/v4/runners').send({ token: p.token, paused: false, active: false });
+      expect(refused.status).toBe(400);
+      expect((await t.http.get(`/api/v4/runners/${runner.id}`).set(as(owner))).body.active).toBe(false);
+    },
+  );
 
   it('answers 400 without an attribute or with an invalid one, 403 to whoever does not own it, 404 for none', async () => {
     const owner = await createUser(t.hosting);
@@ -477,17 +548,36 @@ describe('PUT /runners/:id', () => {
     const put = (body: Record<string, unknown>, user = owner) => t.http.put(`/api/v4/runners/${runner.id}`).set(as(user)).send(body);
     expect(await put({})).toMatchObject({
       status: 400,
-      body: { message: '400 (Bad request) "description, active, paused, tag_list, run_untagged, locked, access_level, maximum_timeout" are missing, at least one parameter must be provided' },
+      body: {
+        message:
+          '400 (Bad request) "description, active, paused, tag_list, run_untagged, locked, access_level, maximum_timeout" are missing, ' +
+          'at least one parameter must be provided',
+      },
     });
-    expect(await put({ access_level: 'protected' })).toMatchObject({ status: 400, body: { message: { access_level: ['does not have a valid value'] } } });
-    expect(await put({ run_untagged: false })).toMatchObject({ status: 400, body: { message: { tags_list: ['can not be empty when runner is not allowed to pick untagged jobs'] } } });
-    expect(await put({ maximum_timeout: 60 })).toMatchObject({ status: 400, body: { message: { maximum_timeout: ['needs to be at least 10 minutes'] } } });
+    expect(await put({ access_level: 'protected' })).toMatchObject({
+      status: 400,
+      body: { message: { access_level: ['does not have a valid value'] } },
+    });
+    expect(await put({ run_untagged: false })).toMatchObject({
+      status: 400,
+      body: { message: { tags_list: ['can not be empty when runner is not allowed to pick untagged jobs'] } },
+    });
+    expect(await put({ maximum_timeout: 60 })).toMatchObject({
+      status: 400,
+      body: { message: { maximum_timeout: ['needs to be at least 10 minutes'] } },
+    });
     expect(await put({ active: 'maybe' })).toMatchObject({ status: 400, body: { message: { active: expect.any(Array) } } });
     expect(await put({ description: 'Mine now' }, developer)).toMatchObject({ status: 404, body: RUNNER_NOT_FOUND });
-    expect(await t.http.put('/api/v4/runners/2147483647').set(ROOT).send({ active: false })).toMatchObject({ status: 404, body: RUNNER_NOT_FOUND });
+    expect(await t.http.put('/api/v4/runners/2147483647').set(ROOT).send({ active: false })).toMatchObject({
+      status: 404,
+      body: RUNNER_NOT_FOUND,
+    });
     // A shared runner is changed by administrators only.
     const shared = await register(await registrationToken());
-    expect(await t.http.put(`/api/v4/runners/${shared.id}`).set(as(owner)).send({ active: false })).toMatchObject({ status: 403, body: NO_ACCESS });
+    expect(await t.http.put(`/api/v4/runners/${shared.id}`).set(as(owner)).send({ active: false })).toMatchObject({
+      status: 403,
+      body: NO_ACCESS,
+    });
     expect((await t.http.put(`/api/v4/runners/${shared.id}`).set(ROOT).send({ active: false })).body.active).toBe(false);
     expect((await t.hosting.runners.get(runner.id)).description).not.toBe('Mine now');
   });
@@ -548,7 +638,10 @@ describe('the runners of a project', () => {
     expect(listed).not.toContain(elsewhere.id);
     expect(res.body.some((runner: { is_shared: boolean }) => runner.is_shared)).toBe(true);
     expect(ids(await t.hosting.as(owner.id).projectRunners.list(p.id, { scope: 'specific' }))).toEqual([below.id, above.id, own.id]);
-    expect(ids((await t.http.get(`/api/v4/projects/${p.id}/runners`).query({ type: 'group_type' }).set(as(owner))).body)).toEqual([below.id, above.id]);
+    expect(ids((await t.http.get(`/api/v4/projects/${p.id}/runners`).query({ type: 'group_type' }).set(as(owner))).body)).toEqual([
+      below.id,
+      above.id,
+    ]);
     expect((await t.hosting.projectRunners.list(p.id, { scope: 'shared' })).every((runner) => runner.is_shared)).toBe(true);
     // Without shared runners, none is listed.
     await t.hosting.as(owner.id).projects.update(p.id, { shared_runners_enabled: false });
@@ -563,7 +656,10 @@ describe('the runners of a project', () => {
     const p = await project(owner);
     await t.hosting.projectMembers.add(p.id, { user_id: developer.id, access_level: 30 });
     expect(await t.http.get(`/api/v4/projects/${p.id}/runners`).set(as(developer))).toMatchObject({ status: 403, body: FORBIDDEN });
-    expect(await t.http.get(`/api/v4/projects/${p.id}/runners`).set(as(stranger))).toMatchObject({ status: 404, body: { message: '404 Project Not Found' } });
+    expect(await t.http.get(`/api/v4/projects/${p.id}/runners`).set(as(stranger))).toMatchObject({
+      status: 404,
+      body: { message: '404 Project Not Found' },
+    });
     expect(await t.http.get(`/api/v4/projects/${p.id}/runners`).query({ scope: 'all' }).set(as(owner))).toMatchObject({
       status: 400,
       body: { message: { scope: ['does not have a valid value'] } },
@@ -596,7 +692,10 @@ describe('the runners of a project', () => {
       body: { message: { assign_to: ['Validation failed: Runner has already been taken'] } },
     });
     await expect(t.hosting.as(owner.id).projectRunners.enable(p.id, { runner_id: runner.id })).rejects.toThrow(BadRequestError);
-    expect(await t.http.post(`/api/v4/projects/${q.id}/runners`).set(as(owner)).send({})).toMatchObject({ status: 400, body: { message: '400 (Bad request) "runner_id" not given' } });
+    expect(await t.http.post(`/api/v4/projects/${q.id}/runners`).set(as(owner)).send({})).toMatchObject({
+      status: 400,
+      body: { message: '400 (Bad request) "runner_id" not given' },
+    });
   });
 
   it('POST refuses a locked runner, a shared one, a group one and one the caller does not own (403); 404 for none', async () => {
@@ -604,7 +703,8 @@ describe('the runners of a project', () => {
     const other = await createUser(t.hosting);
     const p = await project(owner);
     const q = await project(owner);
-    const enable = (runnerId: number, user: User = owner) => t.http.post(`/api/v4/projects/${q.id}/runners`).set(as(user)).send({ runner_id: runnerId });
+    const enable = (runnerId: number, user: User = owner) =>
+      t.http.post(`/api/v4/projects/${q.id}/runners`).set(as(user)).send({ runner_id: runnerId });
     const locked = await register(p.token, { locked: true });
     expect(await enable(locked.id)).toMatchObject({ status: 403, body: { message: '403 Forbidden - Runner is locked' } });
     const shared = await register(await registrationToken());
@@ -632,31 +732,47 @@ describe('the runners of a project', () => {
     const shared = await register(await registrationToken());
     const res = await t.http.post(`/api/v4/projects/${q.id}/runners`).set(ROOT).send({ runner_id: shared.id });
     expect([res.status, res.body.is_shared]).toEqual([201, false]);
-    expect(await t.hosting.runners.get(shared.id)).toMatchObject({ runner_type: 'project_type', projects: [expect.objectContaining({ id: q.id })] });
+    expect(await t.hosting.runners.get(shared.id)).toMatchObject({
+      runner_type: 'project_type',
+      projects: [expect.objectContaining({ id: q.id })],
+    });
   });
 
-  it('DELETE disables a runner in the project while it has another one (204); its only project is refused (403); 404 when it is not enabled there', async () => {
-    const owner = await createUser(t.hosting);
-    const developer = await createUser(t.hosting);
-    const p = await project(owner);
-    const q = await project(owner);
-    await t.hosting.projectMembers.add(q.id, { user_id: developer.id, access_level: 30 });
-    const runner = await register(p.token);
-    await t.hosting.as(owner.id).projectRunners.enable(q.id, { runner_id: runner.id });
-    expect(await t.http.delete(`/api/v4/projects/${q.id}/runners/${runner.id}`).set(as(developer))).toMatchObject({ status: 403, body: FORBIDDEN });
-    expect((await t.http.delete(`/api/v4/projects/${q.id}/runners/${runner.id}`).set(as(owner))).status).toBe(204);
-    expect((await t.hosting.runners.get(runner.id)).projects.map((project) => project.id)).toEqual([p.id]);
-    expect(await t.http.delete(`/api/v4/projects/${q.id}/runners/${runner.id}`).set(as(owner))).toMatchObject({ status: 404, body: RUNNER_NOT_FOUND });
-    expect(await t.http.delete(`/api/v4/projects/${p.id}/runners/${runner.id}`).set(as(owner))).toMatchObject({
-      status: 403,
-      body: { message: '403 Forbidden - Only one project associated with the runner. Please remove the runner instead' },
-    });
-    await expect(t.hosting.projectRunners.disable(p.id, runner.id)).rejects.toThrow(ForbiddenError);
-    await t.hosting.as(owner.id).projectRunners.enable(q.id, { runner_id: runner.id });
-    await t.hosting.as(owner.id).projectRunners.disable(p.id, runner.id);
-    expect((await t.hosting.runners.get(runner.id)).projects.map((project) => project.id)).toEqual([q.id]);
-    expect(await t.http.delete(`/api/v4/projects/${q.id}/runners/2147483647`).set(as(owner))).toMatchObject({ status: 404, body: RUNNER_NOT_FOUND });
-  });
+  it(
+    'DELETE disables a runner in the project while it has another one (204); its only project is refused (403); ' +
+      '404 when it is not enabled there',
+    async () => {
+      const owner = await createUser(t.hosting);
+      const developer = await createUser(t.hosting);
+      const p = await project(owner);
+      const q = await project(owner);
+      await t.hosting.projectMembers.add(q.id, { user_id: developer.id, access_level: 30 });
+      const runner = await register(p.token);
+      await t.hosting.as(owner.id).projectRunners.enable(q.id, { runner_id: runner.id });
+      expect(await t.http.delete(`/api/v4/projects/${q.id}/runners/${runner.id}`).set(as(developer))).toMatchObject({
+        status: 403,
+        body: FORBIDDEN,
+      });
+      expect((await t.http.delete(`/api/v4/projects/${q.id}/runners/${runner.id}`).set(as(owner))).status).toBe(204);
+      expect((await t.hosting.runners.get(runner.id)).projects.map((project) => project.id)).toEqual([p.id]);
+      expect(await t.http.delete(`/api/v4/projects/${q.id}/runners/${runner.id}`).set(as(owner))).toMatchObject({
+        status: 404,
+        body: RUNNER_NOT_FOUND,
+      });
+      expect(await t.http.delete(`/api/v4/projects/${p.id}/runners/${runner.id}`).set(as(owner))).toMatchObject({
+        status: 403,
+        body: { message: '403 Forbidden - Only one project associated with the runner. Please remove the runner instead' },
+      });
+      await expect(t.hosting.projectRunners.disable(p.id, runner.id)).rejects.toThrow(ForbiddenError);
+      await t.hosting.as(owner.id).projectRunners.enable(q.id, { runner_id: runner.id });
+      await t.hosting.as(owner.id).projectRunners.disable(p.id, runner.id);
+      expect((await t.hosting.runners.get(runner.id)).projects.map((project) => project.id)).toEqual([q.id]);
+      expect(await t.http.delete(`/api/v4/projects/${q.id}/runners/2147483647`).set(as(owner))).toMatchObject({
+        status: 404,
+        body: RUNNER_NOT_FOUND,
+      });
+    },
+  );
 });
 
 describe('statements', () => {
@@ -665,8 +781,10 @@ describe('statements', () => {
     const stem = unique('bulk');
     await queryRows(
       t.db.rows,
-      sql`with made as (insert into "runners" ("token_digest", "token_sealed", "runner_type", "tag_list", "contacted_at", "created_at", "updated_at")
-          select md5(${stem} || i) || md5(i || ${stem}), 'v1:unused', 'project_type', '{docker}', now(), now(), now() from generate_series(1, ${count}) i returning "id")
+      sql`with made as (insert into "runners" ("token_digest", "token_sealed", "runner_type", "tag_list", "contacted_at", "created_at",
+        "updated_at")
+          select md5(${stem} || i) || md5(i || ${stem}), 'v1:unused', 'project_type', '{docker}', now(), now(), now()
+            from generate_series(1, ${count}) i returning "id")
         insert into "runner_projects" ("runner_id", "project_id", "created_at") select "id", ${projectId}, now() from made`,
     );
   }

@@ -205,7 +205,9 @@ describe('PUT /application/settings', () => {
   });
 
   it('accepts list settings as repeated x[] form fields', async () => {
-    const res = await put().type('form').send('restricted_visibility_levels[]=private&restricted_visibility_levels[]=public&repository_storages[]=archive');
+    const res = await put()
+      .type('form')
+      .send('restricted_visibility_levels[]=private&restricted_visibility_levels[]=public&repository_storages[]=archive');
     expect(res.status).toBe(200);
     expect(res.body.restricted_visibility_levels).toEqual(['private', 'public']);
     expect(res.body.repository_storages).toEqual(['archive']);
@@ -213,7 +215,10 @@ describe('PUT /application/settings', () => {
 
   it('accepts parameters in the query string', async () => {
     const res = await t.http
-      .put(`${URL}?signup_enabled=false&default_projects_limit=12&disabled_oauth_sign_in_sources[]=github&disabled_oauth_sign_in_sources[]=google&domain_whitelist=x.test,y.test`)
+      .put(
+        `${URL}?signup_enabled=false&default_projects_limit=12` +
+          '&disabled_oauth_sign_in_sources[]=github&disabled_oauth_sign_in_sources[]=google&domain_whitelist=x.test,y.test',
+      )
       .set('PRIVATE-TOKEN', ROOT_TOKEN);
     expect(res.status).toBe(200);
     expect(res.body).toMatchObject({
@@ -231,7 +236,12 @@ describe('PUT /application/settings', () => {
   });
 
   it('sets nullable settings back to null from a JSON null, over HTTP and in-process', async () => {
-    const set = { sign_in_text: 'Hi', home_page_url: 'https://home.test', domain_whitelist: ['a.test'], restricted_visibility_levels: ['public'] };
+    const set = {
+      sign_in_text: 'Hi',
+      home_page_url: 'https://home.test',
+      domain_whitelist: ['a.test'],
+      restricted_visibility_levels: ['public'],
+    };
     const cleared = { sign_in_text: null, home_page_url: null, domain_whitelist: null, restricted_visibility_levels: null };
     await put().send(set).expect(200);
     const res = await put().send(cleared);
@@ -437,7 +447,9 @@ describe('settings take effect', () => {
     const refused = await signIn();
     expect(refused.status).toBe(401);
     expect(refused.body).toEqual({ message: '401 Unauthorized' });
-    await expect(t.hosting.as(null).session.create({ login: user.username, password: user.password })).rejects.toBeInstanceOf(UnauthorizedError);
+    await expect(t.hosting.as(null).session.create({ login: user.username, password: user.password })).rejects.toBeInstanceOf(
+      UnauthorizedError,
+    );
     await put().send({ password_authentication_enabled: true }).expect(200);
     expect((await signIn()).status).toBe(201);
   });
@@ -461,7 +473,16 @@ describe('newer spellings of settings', () => {
       const res = await t2.http
         .put('/api/v4/application/settings')
         .set('PRIVATE-TOKEN', ROOT_TOKEN)
-        .send({ gravatar_enabled: false, plantuml_enabled: true, plantuml_url: 'https://plantuml.example.com', domain_allowlist: 'a.example.com,b.example.com', domain_denylist_enabled: true, domain_denylist: ['bad.example.com'], password_authentication_enabled_for_web: false, signup_enabled: false });
+        .send({
+          gravatar_enabled: false,
+          plantuml_enabled: true,
+          plantuml_url: 'https://plantuml.example.com',
+          domain_allowlist: 'a.example.com,b.example.com',
+          domain_denylist_enabled: true,
+          domain_denylist: ['bad.example.com'],
+          password_authentication_enabled_for_web: false,
+          signup_enabled: false,
+        });
       expect(res.status).toBe(200);
       expect(res.body).toMatchObject({
         avatarsvc_enabled: false,

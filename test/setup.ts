@@ -12,6 +12,7 @@ import { beforeAll, inject } from 'vitest';
 
 const BUILD_TIMEOUT = 300_000;
 
+// biome-ignore lint/correctness/noEmptyPattern: Vitest requires the context argument to be destructured; this hook uses no fixture
 beforeAll(async ({}, suite) => {
   if (readFileSync(suite.file.filepath, 'utf8').includes('dist/')) await builtPackage();
 }, BUILD_TIMEOUT);
@@ -34,7 +35,9 @@ async function builtPackage(): Promise<void> {
 }
 
 function build(): Promise<{ code: number | null; output: string }> {
-  const child = spawn(process.execPath, [fileURLToPath(new URL('../scripts/build-if-stale.mjs', import.meta.url))], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, [fileURLToPath(new URL('../scripts/build-if-stale.mjs', import.meta.url))], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));

@@ -45,7 +45,11 @@ beforeAll(async () => {
   const commit = await writeArchiveRepository(join(storage, RepositoryStore.relativePath(project.id)), REPOSITORY_BYTES);
   big = { id: project.id, path: project.path, commit };
   small = (await t.hosting.projects.create({ name: 'Small', visibility: 'public' })).id;
-  await t.hosting.commits.create(small, { branch: 'master', commit_message: 'Initial', actions: [{ action: 'create', file_path: 'README.md', content: '# Small\n' }] });
+  await t.hosting.commits.create(small, {
+    branch: 'master',
+    commit_message: 'Initial',
+    actions: [{ action: 'create', file_path: 'README.md', content: '# Small\n' }],
+  });
 }, 120_000);
 afterAll(async () => {
   server?.close();
@@ -62,14 +66,30 @@ const api = (path: string) => `${origin}/api/v4${path}`;
  */
 function curl(transfers: { url: string; file: string }[]): Promise<{ status: number; retryAfter: string }[]> {
   return new Promise((resolve, reject) => {
-    const args = ['-sS', '--no-progress-meter', '--parallel', '--parallel-immediate', '--parallel-max', '100', '-w', '%{http_code} %header{retry-after}\\n'];
+    const args = [
+      '-sS',
+      '--no-progress-meter',
+      '--parallel',
+      '--parallel-immediate',
+      '--parallel-max',
+      '100',
+      '-w',
+      '%{http_code} %header{retry-after}\\n',
+    ];
     for (const { url, file } of transfers) args.push('-o', file, url);
     const child = spawn('curl', args, { stdio: ['ignore', 'pipe', 'inherit'] });
     let out = '';
     child.stdout.on('data', (chunk) => (out += chunk));
     child.on('error', reject);
     // Answers come in the order they finish, not the order asked.
-    child.on('close', () => resolve(out.trim().split('\n').map((line) => ({ status: Number(line.split(' ')[0]), retryAfter: line.split(' ')[1] ?? '' }))));
+    child.on('close', () =>
+      resolve(
+        out
+          .trim()
+          .split('\n')
+          .map((line) => ({ status: Number(line.split(' ')[0]), retryAfter: line.split(' ')[1] ?? '' })),
+      ),
+    );
   });
 }
 
@@ -97,11 +117,19 @@ async function digest(stream: NodeJS.ReadableStream): Promise<string> {
 
 /** What `git archive` writes for the same commit and prefix, by its SHA-256 (tar) or its entries (zip). */
 function gitArchive(format: 'tar' | 'zip', prefix: string) {
-  const child = spawn('git', ['--git-dir', join(storage, RepositoryStore.relativePath(big.id)), 'archive', `--format=${format}`, `--prefix=${prefix}/`, big.commit]);
+  const child = spawn('git', [
+    '--git-dir',
+    join(storage, RepositoryStore.relativePath(big.id)),
+    'archive',
+    `--format=${format}`,
+    `--prefix=${prefix}/`,
+    big.commit,
+  ]);
   return child.stdout;
 }
 
-const entriesOf = (zip: Uint8Array) => Object.entries(unzipSync(zip)).map(([name, content]) => `${name} ${createHash('sha256').update(content).digest('hex')}`);
+const entriesOf = (zip: Uint8Array) =>
+  Object.entries(unzipSync(zip)).map(([name, content]) => `${name} ${createHash('sha256').update(content).digest('hex')}`);
 
 /**
  * The growth of the process's memory until stopped, sampled every 20 ms: of the resident set, and of what this
@@ -126,11 +154,17 @@ function watchMemory(): { stop(): { rss: number; held: number } } {
   };
 }
 
-const percentile = (values: number[], p: number) => [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))];
-const summary = (values: number[]) => values.length === 0 ? 'none' : `p50 ${percentile(values, 50).toFixed(1)} ms, p99 ${percentile(values, 99).toFixed(1)} ms, max ${Math.max(...values).toFixed(1)} ms (${values.length})`;
+const percentile = (values: number[], p: number) =>
+  [...values].sort((a, b) => a - b)[Math.min(values.length - 1, Math.floor((values.length * p) / 100))];
+const summary = (values: number[]) =>
+  values.length === 0
+    ? 'none'
+    : `p50 ${percentile(values, 50).toFixed(1)} ms, p99 ${percentile(values, 99).toFixed(1)} ms, max ${Math.max(...values).toFixed(1)} ` +
+      `ms (${values.length})`;
 
 describe.runIf(hasGit && hasCurl)('heavy requests and the event loop', () => {
-  it('serves five archives of a large repository and fifty forks at once, /version within 100 ms, memory bounded, every archive as git makes it, and 429 with Retry-After past the queue', async () => {
+  it('serves five archives of a large repository and fifty forks at once, /version within 100 ms, memory bounded, ' +
+    'every archive as git makes it, and 429 with Retry-After past the queue', async () => {
     const archiveUrl = (id: number, format: string) => api(`/projects/${id}/repository/archive.${format}?sha=master`);
     // Warm: every worker started and at its steady state (a worker keeps up to some 50 MB of spent buffers between
     // collections), the repository's pack read once by the main thread (its reads keep it). What grows past this
@@ -142,11 +176,15 @@ describe.runIf(hasGit && hasCurl)('heavy requests and the event loop', () => {
     const memory = watchMemory();
     const poller = pollVersion(origin, ROOT_TOKEN);
 
-    const heavy = curl(HEAVY_ARCHIVES.map((format, index) => ({ url: archiveUrl(big.id, format), file: join(downloads, `big-${index}.${format}`) })));
+    const heavy = curl(
+      HEAVY_ARCHIVES.map((format, index) => ({ url: archiveUrl(big.id, format), file: join(downloads, `big-${index}.${format}`) })),
+    );
     // Every heavy archive is running or waiting before the burst comes: it fills what waits, and three are refused.
     await until(() => archivesUnderWay().running + archivesUnderWay().waiting === HEAVY_ARCHIVES.length);
     const admitted = ARCHIVE_WORKERS + ARCHIVE_QUEUE - HEAVY_ARCHIVES.length;
-    const burst = curl(Array.from({ length: admitted + 3 }, (_, index) => ({ url: archiveUrl(small, 'tar.gz'), file: join(downloads, `small-${index}`) })));
+    const burst = curl(
+      Array.from({ length: admitted + 3 }, (_, index) => ({ url: archiveUrl(small, 'tar.gz'), file: join(downloads, `small-${index}`) })),
+    );
     // The forks once the burst is in: their transactions would hold back the burst's requests on PGlite.
     await new Promise((resolve) => setTimeout(resolve, 300));
     const forksSent = performance.now();
@@ -162,7 +200,8 @@ describe.runIf(hasGit && hasCurl)('heavy requests and the event loop', () => {
     const duringForkRequests = samples.filter(({ sent, ms }) => sent + ms >= forksSent && sent <= forksAnswered).map(({ ms }) => ms);
     const rest = samples.filter(({ sent, ms }) => !(sent + ms >= forksSent && sent <= forksAnswered)).map(({ ms }) => ms);
     console.log(
-      `stall: /version ${summary(rest)}; while the fork requests were answered (${((forksAnswered - forksSent) / 1000).toFixed(1)} s) ${summary(duringForkRequests)}; ` +
+      `stall: /version ${summary(rest)}; while the fork requests were answered (${((forksAnswered - forksSent) / 1000).toFixed(1)} ` +
+        `s) ${summary(duringForkRequests)}; ` +
         `RSS growth ${(growth.rss / 1024 / 1024).toFixed(1)} MiB, JavaScript's ${(growth.held / 1024 / 1024).toFixed(1)} MiB`,
     );
     expect(heavyResults.map((result) => result.status)).toEqual(HEAVY_ARCHIVES.map(() => 200));
@@ -170,7 +209,9 @@ describe.runIf(hasGit && hasCurl)('heavy requests and the event loop', () => {
     const refused = burstResults.filter((result) => result.status !== 200);
     expect(refused).toEqual([0, 1, 2].map(() => ({ status: 429, retryAfter: expect.stringMatching(/^[1-9]\d*$/) })));
     const bodies = Array.from({ length: admitted + 3 }, (_, index) => readFileSync(join(downloads, `small-${index}`)));
-    expect(bodies.filter((body) => body[0] === 0x7b).map((body) => JSON.parse(body.toString()))).toEqual([0, 1, 2].map(() => ({ message: '429 Too Many Requests' })));
+    expect(bodies.filter((body) => body[0] === 0x7b).map((body) => JSON.parse(body.toString()))).toEqual(
+      [0, 1, 2].map(() => ({ message: '429 Too Many Requests' })),
+    );
     expect(rest.length).toBeGreaterThan(50);
     expect(duringForkRequests.length).toBeGreaterThan(20);
     expect(percentile([...rest, ...duringForkRequests], 99)).toBeLessThan(100);
@@ -185,12 +226,20 @@ describe.runIf(hasGit && hasCurl)('heavy requests and the event loop', () => {
     for (const [index, format] of HEAVY_ARCHIVES.entries()) {
       const file = join(downloads, `big-${index}.${format}`);
       if (format === 'zip') expect(entriesOf(readFileSync(file))).toEqual(zipEntries);
-      else expect([format, await digest(format === 'tar' ? createReadStream(file) : createReadStream(file).pipe(createGunzip()))]).toEqual([format, tarDigest]);
+      else
+        expect([format, await digest(format === 'tar' ? createReadStream(file) : createReadStream(file).pipe(createGunzip()))]).toEqual([
+          format,
+          tarDigest,
+        ]);
     }
     // Every fork has the whole repository (read by git: forgekit's reads would keep each fork's pack).
-    const git = (id: number, ...args: string[]) => execFileSync('git', ['--git-dir', join(storage, RepositoryStore.relativePath(id)), ...args], { encoding: 'utf8' }).trim();
+    const git = (id: number, ...args: string[]) =>
+      execFileSync('git', ['--git-dir', join(storage, RepositoryStore.relativePath(id)), ...args], { encoding: 'utf8' }).trim();
     for (const { body } of forkResults) {
-      expect([(await t.hosting.projects.get(body.id)).import_status, git(body.id, 'rev-parse', 'master')]).toEqual(['finished', big.commit]);
+      expect([(await t.hosting.projects.get(body.id)).import_status, git(body.id, 'rev-parse', 'master')]).toEqual([
+        'finished',
+        big.commit,
+      ]);
     }
     expect(git(forkResults[FORKS - 1].body.id, 'fsck', '--no-progress')).toBe('');
   }, 120_000);

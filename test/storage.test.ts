@@ -65,24 +65,43 @@ describe('repositories missing from their storage', () => {
       try {
         expect(errors).toHaveLength(1);
         expect(errors[0]).toContain('the database names 2 repositories that the storages lack');
-        expect(errors[0]).toContain(`project ${project.id} (root/kept) in storage default: ${join(storage, RepositoryStore.relativePath(project.id))}`);
+        expect(errors[0]).toContain(
+          `project ${project.id} (root/kept) in storage default: ${join(storage, RepositoryStore.relativePath(project.id))}`,
+        );
         expect(errors[0]).toContain(`project ${empty.id} (root/empty) in storage default`);
 
         const api = http(second);
         const unavailable = { message: "503 Service Unavailable - the project's repository is missing from its storage" };
-        for (const path of ['repository/files/README.md?ref=master', 'repository/commits', 'repository/branches', 'repository/tree', 'repository/tags', 'repository/archive.tar.gz']) {
+        for (const path of [
+          'repository/files/README.md?ref=master',
+          'repository/commits',
+          'repository/branches',
+          'repository/tree',
+          'repository/tags',
+          'repository/archive.tar.gz',
+        ]) {
           const res = await api.get(`/api/v4/projects/${project.id}/${path}`).set('PRIVATE-TOKEN', ROOT_TOKEN);
           expect([res.status, res.body], path).toEqual([503, unavailable]);
         }
         const emptyBranches = await api.get(`/api/v4/projects/${empty.id}/repository/branches`).set('PRIVATE-TOKEN', ROOT_TOKEN);
         expect([emptyBranches.status, emptyBranches.body]).toEqual([503, unavailable]);
         // A write starts no new history: nothing is made in the storage.
-        const write = await api.post(`/api/v4/projects/${project.id}/repository/files/new.txt`).set('PRIVATE-TOKEN', ROOT_TOKEN).send({ branch: 'master', content: 'x', commit_message: 'New' });
+        const write = await api
+          .post(`/api/v4/projects/${project.id}/repository/files/new.txt`)
+          .set('PRIVATE-TOKEN', ROOT_TOKEN)
+          .send({ branch: 'master', content: 'x', commit_message: 'New' });
         expect([write.status, write.body]).toEqual([503, unavailable]);
-        const first = await api.post(`/api/v4/projects/${empty.id}/repository/files/new.txt`).set('PRIVATE-TOKEN', ROOT_TOKEN).send({ branch: 'master', content: 'x', commit_message: 'First' });
+        const first = await api
+          .post(`/api/v4/projects/${empty.id}/repository/files/new.txt`)
+          .set('PRIVATE-TOKEN', ROOT_TOKEN)
+          .send({ branch: 'master', content: 'x', commit_message: 'First' });
         expect(first.status).toBe(503);
-        await expect(second.repositoryFiles.create(project.id, 'b.txt', { branch: 'master', content: 'b', commit_message: 'B' })).rejects.toBeInstanceOf(ServiceUnavailableError);
-        await expect(second.branches.create(project.id, { branch: 'topic', ref: 'master' })).rejects.toBeInstanceOf(ServiceUnavailableError);
+        await expect(
+          second.repositoryFiles.create(project.id, 'b.txt', { branch: 'master', content: 'b', commit_message: 'B' }),
+        ).rejects.toBeInstanceOf(ServiceUnavailableError);
+        await expect(second.branches.create(project.id, { branch: 'topic', ref: 'master' })).rejects.toBeInstanceOf(
+          ServiceUnavailableError,
+        );
         expect(existsSync(storage) ? readdirSync(storage, { recursive: true }) : []).toEqual([]);
         // The project itself still answers (its statistics count nothing).
         const shown = await api.get(`/api/v4/projects/${project.id}?statistics=true`).set('PRIVATE-TOKEN', ROOT_TOKEN);
@@ -91,7 +110,9 @@ describe('repositories missing from their storage', () => {
         // Mounted again: everything is there.
         rmSync(storage, { recursive: true, force: true });
         renameSync(away, storage);
-        const file = await api.get(`/api/v4/projects/${project.id}/repository/files/README.md/raw?ref=master`).set('PRIVATE-TOKEN', ROOT_TOKEN);
+        const file = await api
+          .get(`/api/v4/projects/${project.id}/repository/files/README.md/raw?ref=master`)
+          .set('PRIVATE-TOKEN', ROOT_TOKEN);
         expect([file.status, file.text]).toEqual([200, '# Kept\n']);
         expect((await second.commits.list(project.id, { ref_name: 'master' })).map((commit) => commit.title)).toEqual(['Start']);
       } finally {
@@ -164,7 +185,9 @@ describe.runIf(hasGit && !postgres)('what a crashed writer leaves', () => {
       expect([fsck.status, fsck.stdout, fsck.stderr]).toEqual([0, '', '']);
       expect(execFileSync('git', ['--git-dir', gitdir, 'log', '--format=%s', 'master'], { encoding: 'utf8' })).toBe('B\nA\n');
       // Objects forgekit writes go through such temporary names, none of which is left behind.
-      const leftovers = readdirSync(join(gitdir, 'objects'), { recursive: true }).map(String).filter((name) => name.includes('tmp_obj_'));
+      const leftovers = readdirSync(join(gitdir, 'objects'), { recursive: true })
+        .map(String)
+        .filter((name) => name.includes('tmp_obj_'));
       expect(leftovers).toEqual([relative(join(gitdir, 'objects'), cutShort)]);
     } finally {
       await hosting.close();

@@ -34,7 +34,11 @@ async function project(visibility: 'private' | 'public' = 'private'): Promise<{ 
   const created = await api.projects.create({ name: `Tags ${Math.random().toString(36).slice(2)}`, visibility });
   await api.projectMembers.add(created.id, { user_id: developer.id, access_level: 30 });
   await api.projectMembers.add(created.id, { user_id: reporter.id, access_level: 20 });
-  const head = await api.commits.create(created.id, { branch: 'master', commit_message: 'Initial', actions: [{ action: 'create', file_path: 'README.md', content: 'x\n' }] });
+  const head = await api.commits.create(created.id, {
+    branch: 'master',
+    commit_message: 'Initial',
+    actions: [{ action: 'create', file_path: 'README.md', content: 'x\n' }],
+  });
   return { id: created.id, path: created.path_with_namespace, head: head.id };
 }
 
@@ -48,33 +52,44 @@ async function commitAt(projectId: number, parent: string, timestamp: number): P
 
 /** The release rows of a project, as the database has them. */
 const releaseRows = (projectId: number) =>
-  t.db.rows.execute<{ tag_name: string; description: string }[]>('select "tag_name", "description" from "releases" where "project_id" = ? order by "tag_name"', [projectId]);
+  t.db.rows.execute<{ tag_name: string; description: string }[]>(
+    'select "tag_name", "description" from "releases" where "project_id" = ? order by "tag_name"',
+    [projectId],
+  );
 
 describe('tags', () => {
-  it('are listed by name, the last first; by the date of their commit with order_by=updated; sort and search turn and filter them', async () => {
-    const { id, head } = await project();
-    const old = await commitAt(id, head, 1_262_304_000); // 2010
-    const recent = await commitAt(id, head, 1_577_836_800); // 2020
-    for (const [tag_name, ref] of [['v1.0', old], ['v2.0', recent], ['v1.10', 'master'], ['Beta', 'master']]) {
-      expect((await t.http.post(tagsUrl(id)).set('PRIVATE-TOKEN', developer.token).send({ tag_name, ref })).status).toBe(201);
-    }
-    const list = (query: Record<string, string> = {}) => t.http.get(tagsUrl(id)).query(query).set('PRIVATE-TOKEN', reporter.token);
-    const byDefault = await list();
-    expect([byDefault.status, names(byDefault.body)]).toEqual([200, ['v2.0', 'v1.10', 'v1.0', 'Beta']]);
-    expect(names((await list({ sort: 'asc' })).body)).toEqual(['Beta', 'v1.0', 'v1.10', 'v2.0']);
-    expect(names((await list({ order_by: 'name', sort: 'desc' })).body)).toEqual(['v2.0', 'v1.10', 'v1.0', 'Beta']);
-    // Beta and v1.10 name the same commit: by name between them.
-    expect(names((await list({ order_by: 'updated' })).body)).toEqual(['v1.10', 'Beta', 'v2.0', 'v1.0']);
-    expect(names((await list({ order_by: 'updated', sort: 'asc' })).body)).toEqual(['v1.0', 'v2.0', 'Beta', 'v1.10']);
-    expect(names((await list({ search: '^V1' })).body)).toEqual(['v1.10', 'v1.0']);
-    expect(names((await list({ search: '0$' })).body)).toEqual(['v2.0', 'v1.10', 'v1.0']);
-    expect(names((await list({ search: 'et' })).body)).toEqual(['Beta']);
-    const bad = await list({ order_by: 'size' });
-    expect([bad.status, bad.body]).toEqual([400, { message: { order_by: ['does not have a valid value'] } }]);
-    // In process, the same order and the size of the whole list.
-    const inProcess = await t.hosting.as(reporter.id).tags.list(id, { per_page: 3 });
-    expect([names(inProcess), inProcess.total, inProcess.totalPages]).toEqual([['v2.0', 'v1.10', 'v1.0'], 4, 2]);
-  });
+  it(
+    'are listed by name, the last first; ' + 'by the date of their commit with order_by=updated; sort and search turn and filter them',
+    async () => {
+      const { id, head } = await project();
+      const old = await commitAt(id, head, 1_262_304_000); // 2010
+      const recent = await commitAt(id, head, 1_577_836_800); // 2020
+      for (const [tag_name, ref] of [
+        ['v1.0', old],
+        ['v2.0', recent],
+        ['v1.10', 'master'],
+        ['Beta', 'master'],
+      ]) {
+        expect((await t.http.post(tagsUrl(id)).set('PRIVATE-TOKEN', developer.token).send({ tag_name, ref })).status).toBe(201);
+      }
+      const list = (query: Record<string, string> = {}) => t.http.get(tagsUrl(id)).query(query).set('PRIVATE-TOKEN', reporter.token);
+      const byDefault = await list();
+      expect([byDefault.status, names(byDefault.body)]).toEqual([200, ['v2.0', 'v1.10', 'v1.0', 'Beta']]);
+      expect(names((await list({ sort: 'asc' })).body)).toEqual(['Beta', 'v1.0', 'v1.10', 'v2.0']);
+      expect(names((await list({ order_by: 'name', sort: 'desc' })).body)).toEqual(['v2.0', 'v1.10', 'v1.0', 'Beta']);
+      // Beta and v1.10 name the same commit: by name between them.
+      expect(names((await list({ order_by: 'updated' })).body)).toEqual(['v1.10', 'Beta', 'v2.0', 'v1.0']);
+      expect(names((await list({ order_by: 'updated', sort: 'asc' })).body)).toEqual(['v1.0', 'v2.0', 'Beta', 'v1.10']);
+      expect(names((await list({ search: '^V1' })).body)).toEqual(['v1.10', 'v1.0']);
+      expect(names((await list({ search: '0$' })).body)).toEqual(['v2.0', 'v1.10', 'v1.0']);
+      expect(names((await list({ search: 'et' })).body)).toEqual(['Beta']);
+      const bad = await list({ order_by: 'size' });
+      expect([bad.status, bad.body]).toEqual([400, { message: { order_by: ['does not have a valid value'] } }]);
+      // In process, the same order and the size of the whole list.
+      const inProcess = await t.hosting.as(reporter.id).tags.list(id, { per_page: 3 });
+      expect([names(inProcess), inProcess.total, inProcess.totalPages]).toEqual([['v2.0', 'v1.10', 'v1.0'], 4, 2]);
+    },
+  );
 
   it('are paginated with the Link and X-* headers', async () => {
     const { id } = await project();
@@ -85,45 +100,76 @@ describe('tags', () => {
     expect(Object.keys(linkHeader(res.headers.link)).sort()).toEqual(['first', 'last', 'next', 'prev']);
   });
 
-  it('are lightweight (message null, the commit their target) or annotated (the annotation, its tag object the target, the caller its tagger)', async () => {
-    const { id, path, head } = await project();
-    const commit = await t.hosting.commits.get(id, head);
-    const { stats: _stats, status: _status, last_pipeline: _pipeline, project_id: _project, ...presented } = commit;
-    const light = await t.http.post(tagsUrl(id)).set('PRIVATE-TOKEN', developer.token).send({ tag_name: 'light', ref: head.slice(0, 8) });
-    expect([light.status, light.body]).toEqual([201, { name: 'light', message: null, target: head, commit: presented, release: null, protected: false }]);
-    expect(presented.web_url).toBe(`http://forge.test/${path}/commit/${head}`);
+  it(
+    'are lightweight (message null, the commit their target) or annotated (the annotation, its tag object the target, ' +
+      'the caller its tagger)',
+    async () => {
+      const { id, path, head } = await project();
+      const commit = await t.hosting.commits.get(id, head);
+      const { stats: _stats, status: _status, last_pipeline: _pipeline, project_id: _project, ...presented } = commit;
+      const light = await t.http
+        .post(tagsUrl(id))
+        .set('PRIVATE-TOKEN', developer.token)
+        .send({ tag_name: 'light', ref: head.slice(0, 8) });
+      expect([light.status, light.body]).toEqual([
+        201,
+        { name: 'light', message: null, target: head, commit: presented, release: null, protected: false },
+      ]);
+      expect(presented.web_url).toBe(`http://forge.test/${path}/commit/${head}`);
 
-    const annotated = await t.http
-      .post(tagsUrl(id))
-      .set('PRIVATE-TOKEN', developer.token)
-      .send({ tag_name: 'release/1.0', ref: 'light', message: '  Release 1.0\n\nThe first one.\n  ' });
-    expect(annotated.status).toBe(201);
-    expect(annotated.body).toEqual({ name: 'release/1.0', message: 'Release 1.0\n\nThe first one.', target: annotated.body.target, commit: presented, release: null, protected: false });
-    expect(annotated.body.target).toMatch(/^[0-9a-f]{40}$/);
-    expect(annotated.body.target).not.toBe(head);
-    // A blank message makes a lightweight tag.
-    const blank = await t.hosting.as(developer.id).tags.create(id, { tag_name: 'blank', ref: 'master', message: ' \n' });
-    expect([blank.message, blank.target]).toEqual([null, head]);
+      const annotated = await t.http
+        .post(tagsUrl(id))
+        .set('PRIVATE-TOKEN', developer.token)
+        .send({ tag_name: 'release/1.0', ref: 'light', message: '  Release 1.0\n\nThe first one.\n  ' });
+      expect(annotated.status).toBe(201);
+      expect(annotated.body).toEqual({
+        name: 'release/1.0',
+        message: 'Release 1.0\n\nThe first one.',
+        target: annotated.body.target,
+        commit: presented,
+        release: null,
+        protected: false,
+      });
+      expect(annotated.body.target).toMatch(/^[0-9a-f]{40}$/);
+      expect(annotated.body.target).not.toBe(head);
+      // A blank message makes a lightweight tag.
+      const blank = await t.hosting.as(developer.id).tags.create(id, { tag_name: 'blank', ref: 'master', message: ' \n' });
+      expect([blank.message, blank.target]).toEqual([null, head]);
 
-    const read = await t.http.get(`${tagsUrl(id)}/${encodeURIComponent('release/1.0')}`).set('PRIVATE-TOKEN', reporter.token);
-    expect([read.status, read.body]).toEqual([200, annotated.body]);
-    if (hasGit) {
-      expect(git(id, 'for-each-ref', '--format=%(refname:short) %(objecttype) %(objectname) %(*objectname)', 'refs/tags')).toBe(
-        `blank commit ${head} \nlight commit ${head} \nrelease/1.0 tag ${annotated.body.target} ${head}\n`,
-      );
-      const object = git(id, 'cat-file', '-p', annotated.body.target);
-      expect(object).toMatch(new RegExp(`^object ${head}\ntype commit\ntag release/1\\.0\ntagger User [^<]+ <${developer.email}> \\d+ \\+0000\n\nRelease 1\\.0\n\nThe first one\\.\n$`));
-      expect(git(id, 'describe', '--tags', '--exact-match', 'release/1.0')).toBe('release/1.0\n');
-      git(id, 'fsck', '--strict');
-    }
-  });
+      const read = await t.http.get(`${tagsUrl(id)}/${encodeURIComponent('release/1.0')}`).set('PRIVATE-TOKEN', reporter.token);
+      expect([read.status, read.body]).toEqual([200, annotated.body]);
+      if (hasGit) {
+        expect(git(id, 'for-each-ref', '--format=%(refname:short) %(objecttype) %(objectname) %(*objectname)', 'refs/tags')).toBe(
+          `blank commit ${head} \nlight commit ${head} \nrelease/1.0 tag ${annotated.body.target} ${head}\n`,
+        );
+        const object = git(id, 'cat-file', '-p', annotated.body.target);
+        expect(object).toMatch(
+          new RegExp(
+            `^object ${head}\ntype commit\ntag release/1\\.0\ntagger User [^<]+ <${developer.email}> \\d+ \\+0000\n\n` +
+              `Release 1\\.0\n\nThe first one\\.\n$`,
+          ),
+        );
+        expect(git(id, 'describe', '--tags', '--exact-match', 'release/1.0')).toBe('release/1.0\n');
+        git(id, 'fsck', '--strict');
+      }
+    },
+  );
 
   it('keep release_description as their release notes, unless blank', async () => {
     const { id } = await project();
-    const created = await t.http.post(tagsUrl(id)).set('PRIVATE-TOKEN', developer.token).send({ tag_name: 'v1', ref: 'master', release_description: '## Notes\n\n- one' });
+    const created = await t.http
+      .post(tagsUrl(id))
+      .set('PRIVATE-TOKEN', developer.token)
+      .send({ tag_name: 'v1', ref: 'master', release_description: '## Notes\n\n- one' });
     expect([created.status, created.body.release]).toEqual([201, { tag_name: 'v1', description: '## Notes\n\n- one' }]);
-    expect((await t.http.get(`${tagsUrl(id)}/v1`).set('PRIVATE-TOKEN', reporter.token)).body.release).toEqual({ tag_name: 'v1', description: '## Notes\n\n- one' });
-    const blank = await t.http.post(tagsUrl(id)).set('PRIVATE-TOKEN', developer.token).send({ tag_name: 'v2', ref: 'master', release_description: ' \n ' });
+    expect((await t.http.get(`${tagsUrl(id)}/v1`).set('PRIVATE-TOKEN', reporter.token)).body.release).toEqual({
+      tag_name: 'v1',
+      description: '## Notes\n\n- one',
+    });
+    const blank = await t.http
+      .post(tagsUrl(id))
+      .set('PRIVATE-TOKEN', developer.token)
+      .send({ tag_name: 'v2', ref: 'master', release_description: ' \n ' });
     expect([blank.status, blank.body.release]).toEqual([201, null]);
     expect(await releaseRows(id)).toEqual([{ tag_name: 'v1', description: '## Notes\n\n- one' }]);
     // The list reads them with the page.
@@ -185,23 +231,27 @@ describe('tags', () => {
     if (hasGit) git(id, 'fsck', '--strict');
   });
 
-  it('leave no release behind: a release whose tag went (a crash between the tag’s deletion and its commit) is shown nowhere, and a new tag of that name replaces it', async () => {
-    const { id, head } = await project();
-    await t.hosting.tags.create(id, { tag_name: 'v1', ref: 'master', release_description: 'Old notes' });
-    await t.hosting.releases.create(id, { tag_name: 'v2', ref: 'master', description: 'Kept' });
-    // What the crash leaves: the reference gone, the row still there.
-    await new Repository(gitdir(id)).updateReference(`${TAG_PREFIX}v1`, head, null);
-    expect(await releaseRows(id)).toEqual([
-      { tag_name: 'v1', description: 'Old notes' },
-      { tag_name: 'v2', description: 'Kept' },
-    ]);
-    expect((await t.hosting.releases.list(id)).map((release) => release.tag_name)).toEqual(['v2']);
-    const res = await t.http.get(`${releasesUrl(id)}/v1`).set('PRIVATE-TOKEN', owner.token);
-    expect([res.status, res.body]).toEqual([404, { message: '404 Not Found' }]);
-    const recreated = await t.http.post(tagsUrl(id)).set('PRIVATE-TOKEN', owner.token).send({ tag_name: 'v1', ref: 'master' });
-    expect([recreated.status, recreated.body.release]).toEqual([201, null]);
-    expect(await releaseRows(id)).toEqual([{ tag_name: 'v2', description: 'Kept' }]);
-  });
+  it(
+    'leave no release behind: a release whose tag went (a crash between the tag’s deletion and its commit) is shown nowhere, ' +
+      'and a new tag of that name replaces it',
+    async () => {
+      const { id, head } = await project();
+      await t.hosting.tags.create(id, { tag_name: 'v1', ref: 'master', release_description: 'Old notes' });
+      await t.hosting.releases.create(id, { tag_name: 'v2', ref: 'master', description: 'Kept' });
+      // What the crash leaves: the reference gone, the row still there.
+      await new Repository(gitdir(id)).updateReference(`${TAG_PREFIX}v1`, head, null);
+      expect(await releaseRows(id)).toEqual([
+        { tag_name: 'v1', description: 'Old notes' },
+        { tag_name: 'v2', description: 'Kept' },
+      ]);
+      expect((await t.hosting.releases.list(id)).map((release) => release.tag_name)).toEqual(['v2']);
+      const res = await t.http.get(`${releasesUrl(id)}/v1`).set('PRIVATE-TOKEN', owner.token);
+      expect([res.status, res.body]).toEqual([404, { message: '404 Not Found' }]);
+      const recreated = await t.http.post(tagsUrl(id)).set('PRIVATE-TOKEN', owner.token).send({ tag_name: 'v1', ref: 'master' });
+      expect([recreated.status, recreated.body.release]).toEqual([201, null]);
+      expect(await releaseRows(id)).toEqual([{ tag_name: 'v2', description: 'Kept' }]);
+    },
+  );
 });
 
 describe('release notes of a tag', () => {
@@ -250,40 +300,43 @@ describe('who may', () => {
     expect((await t.http.get(tagsUrl(closed.id)).set('PRIVATE-TOKEN', reporter.token)).status).toBe(200);
   });
 
-  it('write tags and releases: developers, not reporters (403); change or delete a tag that exists: maintainers (400 to developers)', async () => {
-    const { id } = await project();
-    await t.hosting.tags.create(id, { tag_name: 'v1', ref: 'master' });
-    const asReporter = [
-      t.http.post(tagsUrl(id)).send({ tag_name: 'v2', ref: 'master' }),
-      t.http.delete(`${tagsUrl(id)}/v1`),
-      t.http.post(`${tagsUrl(id)}/v1/release`).send({ description: 'x' }),
-      t.http.put(`${tagsUrl(id)}/v1/release`).send({ description: 'x' }),
-      t.http.post(releasesUrl(id)).send({ tag_name: 'v1' }),
-      t.http.put(`${releasesUrl(id)}/v1`).send({ name: 'x' }),
-      t.http.delete(`${releasesUrl(id)}/v1`),
-    ];
-    for (const request of asReporter) {
-      const res = await request.set('PRIVATE-TOKEN', reporter.token);
-      expect([res.status, res.body]).toEqual([403, { message: '403 Forbidden' }]);
-    }
-    expect(await releaseRows(id)).toEqual([]);
-    const api = t.hosting.as(developer.id);
-    expect((await api.tags.create(id, { tag_name: 'v2', ref: 'master' })).name).toBe('v2');
-    expect(await api.tags.createRelease(id, 'v2', { description: 'Notes' })).toEqual({ tag_name: 'v2', description: 'Notes' });
-    expect((await api.releases.update(id, 'v2', { name: 'Two' })).name).toBe('Two');
-    // The original's push rules: only maintainers change a tag that exists, and say so first to others.
-    const deleting = await t.http.delete(`${tagsUrl(id)}/v2`).set('PRIVATE-TOKEN', developer.token);
-    expect([deleting.status, deleting.body]).toEqual([400, { message: 'You are not allowed to change existing tags on this project.' }]);
-    const again = await t.http.post(tagsUrl(id)).set('PRIVATE-TOKEN', developer.token).send({ tag_name: 'v2', ref: 'master' });
-    expect([again.status, again.body]).toEqual([405, { message: 'You are not allowed to change existing tags on this project.' }]);
-    const againAsOwner = await t.http.post(tagsUrl(id)).set('PRIVATE-TOKEN', owner.token).send({ tag_name: 'v2', ref: 'master' });
-    expect([againAsOwner.status, againAsOwner.body]).toEqual([405, { message: 'Tag v2 already exists' }]);
-    expect((await t.hosting.tags.get(id, 'v2')).release).toEqual({ tag_name: 'v2', description: 'Notes' });
-    // Releases are the developers' to delete: the tag stays.
-    expect((await api.releases.delete(id, 'v2')).tag_name).toBe('v2');
-    expect((await t.http.delete(`${tagsUrl(id)}/v2`).set('PRIVATE-TOKEN', owner.token)).status).toBe(204);
-    expect(names(await api.tags.list(id))).toEqual(['v1']);
-  });
+  it(
+    'write tags and releases: developers, not reporters (403); ' + 'change or delete a tag that exists: maintainers (400 to developers)',
+    async () => {
+      const { id } = await project();
+      await t.hosting.tags.create(id, { tag_name: 'v1', ref: 'master' });
+      const asReporter = [
+        t.http.post(tagsUrl(id)).send({ tag_name: 'v2', ref: 'master' }),
+        t.http.delete(`${tagsUrl(id)}/v1`),
+        t.http.post(`${tagsUrl(id)}/v1/release`).send({ description: 'x' }),
+        t.http.put(`${tagsUrl(id)}/v1/release`).send({ description: 'x' }),
+        t.http.post(releasesUrl(id)).send({ tag_name: 'v1' }),
+        t.http.put(`${releasesUrl(id)}/v1`).send({ name: 'x' }),
+        t.http.delete(`${releasesUrl(id)}/v1`),
+      ];
+      for (const request of asReporter) {
+        const res = await request.set('PRIVATE-TOKEN', reporter.token);
+        expect([res.status, res.body]).toEqual([403, { message: '403 Forbidden' }]);
+      }
+      expect(await releaseRows(id)).toEqual([]);
+      const api = t.hosting.as(developer.id);
+      expect((await api.tags.create(id, { tag_name: 'v2', ref: 'master' })).name).toBe('v2');
+      expect(await api.tags.createRelease(id, 'v2', { description: 'Notes' })).toEqual({ tag_name: 'v2', description: 'Notes' });
+      expect((await api.releases.update(id, 'v2', { name: 'Two' })).name).toBe('Two');
+      // The original's push rules: only maintainers change a tag that exists, and say so first to others.
+      const deleting = await t.http.delete(`${tagsUrl(id)}/v2`).set('PRIVATE-TOKEN', developer.token);
+      expect([deleting.status, deleting.body]).toEqual([400, { message: 'You are not allowed to change existing tags on this project.' }]);
+      const again = await t.http.post(tagsUrl(id)).set('PRIVATE-TOKEN', developer.token).send({ tag_name: 'v2', ref: 'master' });
+      expect([again.status, again.body]).toEqual([405, { message: 'You are not allowed to change existing tags on this project.' }]);
+      const againAsOwner = await t.http.post(tagsUrl(id)).set('PRIVATE-TOKEN', owner.token).send({ tag_name: 'v2', ref: 'master' });
+      expect([againAsOwner.status, againAsOwner.body]).toEqual([405, { message: 'Tag v2 already exists' }]);
+      expect((await t.hosting.tags.get(id, 'v2')).release).toEqual({ tag_name: 'v2', description: 'Notes' });
+      // Releases are the developers' to delete: the tag stays.
+      expect((await api.releases.delete(id, 'v2')).tag_name).toBe('v2');
+      expect((await t.http.delete(`${tagsUrl(id)}/v2`).set('PRIVATE-TOKEN', owner.token)).status).toBe(204);
+      expect(names(await api.tags.list(id))).toEqual(['v1']);
+    },
+  );
 });
 
 describe('the releases API', () => {
@@ -303,7 +356,14 @@ describe('the releases API', () => {
       description: 'Notes',
       created_at: created.body.created_at,
       released_at: created.body.released_at,
-      author: { id: developer.id, name: developerUser.name, username: developer.username, state: 'active', avatar_url: developerUser.avatar_url, web_url: `http://forge.test/${developer.username}` },
+      author: {
+        id: developer.id,
+        name: developerUser.name,
+        username: developer.username,
+        state: 'active',
+        avatar_url: developerUser.avatar_url,
+        web_url: `http://forge.test/${developer.username}`,
+      },
       commit: presented,
       upcoming_release: false,
       assets: { count: 0, sources: [], links: [] },
@@ -345,7 +405,13 @@ describe('the releases API', () => {
     }
     const res = await t.http.get(releasesUrl(id)).query({ per_page: 2 }).set('PRIVATE-TOKEN', reporter.token);
     expect(res.status).toBe(200);
-    expect(res.body.map((release: { tag_name: string; released_at: string; upcoming_release: boolean }) => [release.tag_name, release.released_at, release.upcoming_release])).toEqual([
+    expect(
+      res.body.map((release: { tag_name: string; released_at: string; upcoming_release: boolean }) => [
+        release.tag_name,
+        release.released_at,
+        release.upcoming_release,
+      ]),
+    ).toEqual([
       ['v3', '2099-06-01T10:00:00.000Z', true],
       ['v2', '2021-03-04T05:06:07.890Z', false],
     ]);
@@ -358,35 +424,50 @@ describe('the releases API', () => {
     expect([one.status, one.body]).toEqual([200, (await api.releases.list(id)).find((release) => release.tag_name === 'v2')]);
   });
 
-  it('updates a release’s name, notes and date (a null changes nothing; nothing at all is 400) and deletes it, answering with it; its tag stays', async () => {
-    const { id } = await project();
-    await t.hosting.releases.create(id, { tag_name: 'rel/v1.0', ref: 'master', name: 'One', description: 'Notes' });
-    const url = `${releasesUrl(id)}/${encodeURIComponent('rel/v1.0')}`;
-    // go-gitlab sends the options it has no value for as null, and the dot as %2E.
-    const renamed = await t.http.put(url.replace('.', '%2E')).set('PRIVATE-TOKEN', developer.token).send({ name: 'Renamed', description: null });
-    expect([renamed.status, renamed.body.name, renamed.body.description]).toEqual([200, 'Renamed', 'Notes']);
-    const dated = await t.http.put(url).set('PRIVATE-TOKEN', developer.token).send({ description: 'New notes', released_at: '2030-01-01T00:00:00Z' });
-    expect([dated.body.name, dated.body.description, dated.body.released_at, dated.body.upcoming_release]).toEqual(['Renamed', 'New notes', '2030-01-01T00:00:00.000Z', true]);
-    const nothing = await t.http.put(url).set('PRIVATE-TOKEN', developer.token).send({ name: null });
-    expect([nothing.status, nothing.body]).toEqual([400, { message: 'params is empty' }]);
-    expect((await t.hosting.tags.get(id, 'rel/v1.0')).release).toEqual({ tag_name: 'rel/v1.0', description: 'New notes' });
+  it(
+    'updates a release’s name, notes and date (a null changes nothing; nothing at all is 400) and deletes it, answering with it; ' +
+      'its tag stays',
+    async () => {
+      const { id } = await project();
+      await t.hosting.releases.create(id, { tag_name: 'rel/v1.0', ref: 'master', name: 'One', description: 'Notes' });
+      const url = `${releasesUrl(id)}/${encodeURIComponent('rel/v1.0')}`;
+      // go-gitlab sends the options it has no value for as null, and the dot as %2E.
+      const renamed = await t.http
+        .put(url.replace('.', '%2E'))
+        .set('PRIVATE-TOKEN', developer.token)
+        .send({ name: 'Renamed', description: null });
+      expect([renamed.status, renamed.body.name, renamed.body.description]).toEqual([200, 'Renamed', 'Notes']);
+      const dated = await t.http
+        .put(url)
+        .set('PRIVATE-TOKEN', developer.token)
+        .send({ description: 'New notes', released_at: '2030-01-01T00:00:00Z' });
+      expect([dated.body.name, dated.body.description, dated.body.released_at, dated.body.upcoming_release]).toEqual([
+        'Renamed',
+        'New notes',
+        '2030-01-01T00:00:00.000Z',
+        true,
+      ]);
+      const nothing = await t.http.put(url).set('PRIVATE-TOKEN', developer.token).send({ name: null });
+      expect([nothing.status, nothing.body]).toEqual([400, { message: 'params is empty' }]);
+      expect((await t.hosting.tags.get(id, 'rel/v1.0')).release).toEqual({ tag_name: 'rel/v1.0', description: 'New notes' });
 
-    const deleted = await t.http.delete(url).set('PRIVATE-TOKEN', developer.token);
-    expect([deleted.status, deleted.body]).toEqual([200, dated.body]);
-    expect((await t.hosting.tags.get(id, 'rel/v1.0')).release).toBeNull();
-    for (const [request, message] of [
-      [t.http.get(url), '404 Not Found'],
-      [t.http.put(url).send({ name: 'x' }), 'Release does not exist'],
-      [t.http.put(url).send({}), 'Release does not exist'],
-      [t.http.delete(url), 'Release does not exist'],
-      [t.http.put(`${releasesUrl(id)}/nowhere`).send({ name: 'x' }), 'Tag does not exist'],
-      [t.http.delete(`${releasesUrl(id)}/nowhere`), 'Tag does not exist'],
-      [t.http.get(`${releasesUrl(id)}/nowhere`), '404 Not Found'],
-    ] as const) {
-      const res = await request.set('PRIVATE-TOKEN', developer.token);
-      expect([res.status, res.body]).toEqual([404, { message }]);
-    }
-  });
+      const deleted = await t.http.delete(url).set('PRIVATE-TOKEN', developer.token);
+      expect([deleted.status, deleted.body]).toEqual([200, dated.body]);
+      expect((await t.hosting.tags.get(id, 'rel/v1.0')).release).toBeNull();
+      for (const [request, message] of [
+        [t.http.get(url), '404 Not Found'],
+        [t.http.put(url).send({ name: 'x' }), 'Release does not exist'],
+        [t.http.put(url).send({}), 'Release does not exist'],
+        [t.http.delete(url), 'Release does not exist'],
+        [t.http.put(`${releasesUrl(id)}/nowhere`).send({ name: 'x' }), 'Tag does not exist'],
+        [t.http.delete(`${releasesUrl(id)}/nowhere`), 'Tag does not exist'],
+        [t.http.get(`${releasesUrl(id)}/nowhere`), '404 Not Found'],
+      ] as const) {
+        const res = await request.set('PRIVATE-TOKEN', developer.token);
+        expect([res.status, res.body]).toEqual([404, { message }]);
+      }
+    },
+  );
 
   it('shows a release whose author is gone without an author, and tags named with quotes', async () => {
     const { id } = await project();

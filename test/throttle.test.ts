@@ -35,7 +35,8 @@ afterEach(async () => {
 });
 
 const from = (address: string) => ({
-  signIn: (login: string, password: string) => request(app).post('/api/v4/session').set('X-Forwarded-For', address).send({ login, password }),
+  signIn: (login: string, password: string) =>
+    request(app).post('/api/v4/session').set('X-Forwarded-For', address).send({ login, password }),
   oauth: (username: string, password: string) =>
     request(app).post('/oauth/token').set('X-Forwarded-For', address).send({ grant_type: 'password', username, password }),
   user: (token: string) => request(app).get('/api/v4/user').set('X-Forwarded-For', address).set('PRIVATE-TOKEN', token),
@@ -58,11 +59,15 @@ describe('failed sign-ins', () => {
   });
 
   it('are refused per login whatever the address, and in process too', async () => {
-    for (const address of ['192.0.2.20', '192.0.2.21']) expect((await from(address).signIn(alice.username, 'wrong-password')).status).toBe(401);
+    for (const address of ['192.0.2.20', '192.0.2.21'])
+      expect((await from(address).signIn(alice.username, 'wrong-password')).status).toBe(401);
     expect((await from('192.0.2.22').oauth(alice.username, 'wrong-password')).body.error).toBe('invalid_grant');
     const refused = await from('192.0.2.23').signIn(alice.username.toUpperCase(), alice.password);
     expect([refused.status, refused.body]).toEqual([429, TOO_MANY]);
-    const inProcess = await t.hosting.as(null).session.create({ login: alice.username, password: alice.password }).catch((error: unknown) => error);
+    const inProcess = await t.hosting
+      .as(null)
+      .session.create({ login: alice.username, password: alice.password })
+      .catch((error: unknown) => error);
     expect(inProcess).toBeInstanceOf(TooManyRequestsError);
     expect((inProcess as TooManyRequestsError).retryAfter).toBeGreaterThan(0);
     // Other logins are not affected.
@@ -89,7 +94,8 @@ describe('invalid tokens', () => {
     expect((await client.user(ROOT_TOKEN)).status).toBe(200);
     expect((await from('192.0.2.41').user('invalid-token-4')).status).toBe(401);
     // In process there is no address: an invalid token is just refused.
-    for (let i = 0; i < 5; i += 1) await expect(t.hosting.as({ token: 'invalid' }).users.current()).rejects.toBeInstanceOf(UnauthorizedError);
+    for (let i = 0; i < 5; i += 1)
+      await expect(t.hosting.as({ token: 'invalid' }).users.current()).rejects.toBeInstanceOf(UnauthorizedError);
   });
 });
 
@@ -97,7 +103,8 @@ describe('without the throttle option', () => {
   it('nothing is throttled', async () => {
     const plain = await sharedHosting();
     try {
-      for (let i = 0; i < 5; i += 1) expect((await plain.http.post('/api/v4/session').send({ login: 'root', password: 'wrong-password' })).status).toBe(401);
+      for (let i = 0; i < 5; i += 1)
+        expect((await plain.http.post('/api/v4/session').send({ login: 'root', password: 'wrong-password' })).status).toBe(401);
       expect((await plain.http.post('/api/v4/session').send({ login: 'root', password: ROOT_PASSWORD })).status).toBe(201);
     } finally {
       await plain.close();

@@ -76,7 +76,8 @@ export const everyName: Record<SchemaName, true> = { ${names.map((name) => `${na
 
   it("check in a consumer's compiler in a few seconds", () => {
     // Twenty of the exported types, the service, a caller's API and a few calls, their results typed.
-    const app = `import {
+    const app =
+      `import {
   createHostingService,
   schemas,
   BadRequestError,
@@ -104,13 +105,15 @@ export const everyName: Record<SchemaName, true> = { ${names.map((name) => `${na
 } from 'forgekit';
 
 const hosting: HostingService = await createHostingService();
-const alice: UserFull = await hosting.users.create({ email: 'alice@example.com', username: 'alice', name: 'Alice', password: 'correct-horse-battery' });
+const alice: UserFull = await hosting.users.create({ email: 'alice@example.com', username: 'alice', name: 'Alice', password: ` +
+      `'correct-horse-battery' });
 const token: PersonalAccessTokenWithToken = await hosting.personalAccessTokens.create(alice.id, { name: 'ci', scopes: ['api'] });
 const api: Api = hosting.as(token.token);
 const visibility: Visibility = 'private';
 const input: CreateProjectInput = { name: 'app', visibility };
 const project: Project = await api.projects.create(input);
-const written: FileWriteResult = await api.repositoryFiles.create(project.id, 'README.md', { branch: 'main', content: '# App', commit_message: 'Start' });
+const written: FileWriteResult = await api.repositoryFiles.create(project.id, 'README.md', { branch: 'main', content: '# App', ` +
+      `commit_message: 'Start' });
 const file: RepositoryFile = await api.repositoryFiles.get(project.id, written.file_path, { ref: 'main' });
 const actions: CommitAction[] = [{ action: 'create', file_path: 'src/app.js', content: 'console.log(1);' }];
 const commit: CommitWithStats = await api.commits.create(project.id, { branch: 'main', commit_message: 'Code', actions });

@@ -43,7 +43,12 @@ describe('GET /users', () => {
     // Newest first, as the original service orders by id descending.
     expect(res.body.map((user: { id: number }) => user.id)).toEqual([bob.id, alice.id, 1]);
     const aliceItem = res.body.find((user: { id: number }) => user.id === alice.id);
-    expect(aliceItem).toMatchObject({ username: alice.username, name: 'Alice Liddell', state: 'active', web_url: `https://forge.example.com/${alice.username}` });
+    expect(aliceItem).toMatchObject({
+      username: alice.username,
+      name: 'Alice Liddell',
+      state: 'active',
+      web_url: `https://forge.example.com/${alice.username}`,
+    });
     expect(aliceItem.avatar_url).toMatch(/^https:\/\/www\.gravatar\.com\/avatar\/[0-9a-f]{32}/);
   });
 
@@ -113,7 +118,10 @@ describe('GET /users', () => {
 
   it('filters by external identity and external users for administrators only', async () => {
     const dave = await createUser(t.hosting, { extern_uid: 'uid=dave', provider: 'ldapmain', external: true });
-    const identity = await t.http.get('/api/v4/users').query({ extern_uid: 'uid=dave', provider: 'ldapmain' }).set('PRIVATE-TOKEN', ROOT_TOKEN);
+    const identity = await t.http
+      .get('/api/v4/users')
+      .query({ extern_uid: 'uid=dave', provider: 'ldapmain' })
+      .set('PRIVATE-TOKEN', ROOT_TOKEN);
     expect(identity.body.map((user: { id: number }) => user.id)).toEqual([dave.id]);
     expect(identity.body[0].identities).toEqual([{ provider: 'ldapmain', extern_uid: 'uid=dave' }]);
     const external = await t.http.get('/api/v4/users?external=true').set('PRIVATE-TOKEN', ROOT_TOKEN);
@@ -122,11 +130,17 @@ describe('GET /users', () => {
     expect(forbidden.status).toBe(403);
     expect(forbidden.body).toEqual({ message: '403 Forbidden' });
     // The identity filter is the pair: refused to a normal caller only together; either alone filters nothing.
-    const pair = await t.http.get('/api/v4/users').query({ extern_uid: 'uid=dave', provider: 'ldapmain' }).set('PRIVATE-TOKEN', alice.token);
+    const pair = await t.http
+      .get('/api/v4/users')
+      .query({ extern_uid: 'uid=dave', provider: 'ldapmain' })
+      .set('PRIVATE-TOKEN', alice.token);
     expect([pair.status, pair.body]).toEqual([403, { message: '403 Forbidden' }]);
     const unfiltered = (await t.http.get('/api/v4/users').query({ per_page: 100 }).set('PRIVATE-TOKEN', alice.token)).body;
     for (const half of [{ extern_uid: 'uid=dave' }, { provider: 'ldapmain' }]) {
-      const alone = await t.http.get('/api/v4/users').query({ ...half, per_page: 100 }).set('PRIVATE-TOKEN', alice.token);
+      const alone = await t.http
+        .get('/api/v4/users')
+        .query({ ...half, per_page: 100 })
+        .set('PRIVATE-TOKEN', alice.token);
       expect([alone.status, alone.body]).toEqual([200, unfiltered]);
     }
     await t.hosting.users.delete(dave.id);
@@ -138,11 +152,15 @@ describe('GET /users', () => {
     const ids = (res: { body: { id: number }[] }) => res.body.map((user) => user.id).sort((a, b) => a - b);
     expect(ids(await t.http.get('/api/v4/users?admins=true').set('PRIVATE-TOKEN', ROOT_TOKEN))).toEqual([1, secured.id]);
     expect(ids(await t.http.get('/api/v4/users?two_factor=enabled').set('PRIVATE-TOKEN', ROOT_TOKEN))).toEqual([secured.id]);
-    expect(ids(await t.http.get('/api/v4/users?two_factor=disabled&per_page=100').set('PRIVATE-TOKEN', ROOT_TOKEN))).not.toContain(secured.id);
+    expect(ids(await t.http.get('/api/v4/users?two_factor=disabled&per_page=100').set('PRIVATE-TOKEN', ROOT_TOKEN))).not.toContain(
+      secured.id,
+    );
     expect((await t.hosting.users.list({ admins: true, two_factor: 'enabled' })).map((user) => user.id)).toEqual([secured.id]);
     const unfiltered = await t.http.get('/api/v4/users?admins=true&two_factor=enabled&per_page=100').set('PRIVATE-TOKEN', alice.token);
     expect(ids(unfiltered)).toEqual(expect.arrayContaining([1, alice.id, bob.id, secured.id]));
-    expect((await t.http.get('/api/v4/users?two_factor=sometimes').set('PRIVATE-TOKEN', ROOT_TOKEN)).body).toEqual({ message: { two_factor: ['does not have a valid value'] } });
+    expect((await t.http.get('/api/v4/users?two_factor=sometimes').set('PRIVATE-TOKEN', ROOT_TOKEN)).body).toEqual({
+      message: { two_factor: ['does not have a valid value'] },
+    });
     await t.hosting.users.delete(secured.id);
   });
 
@@ -172,7 +190,14 @@ describe('GET /users/:id', () => {
     expect(normal.body).toMatchObject({ id: alice.id, bio: 'Curious', organization: 'Wonderland', location: null, skype: '' });
     const admin = await t.http.get(`/api/v4/users/${alice.id}`).set('PRIVATE-TOKEN', ROOT_TOKEN);
     expect(keys(admin.body)).toEqual([...FULL].sort());
-    expect(admin.body).toMatchObject({ email: alice.email, is_admin: false, projects_limit: 100000, can_create_group: true, external: false, two_factor_enabled: false });
+    expect(admin.body).toMatchObject({
+      email: alice.email,
+      is_admin: false,
+      projects_limit: 100000,
+      can_create_group: true,
+      external: false,
+      two_factor_enabled: false,
+    });
     expect(admin.body.confirmed_at).toEqual(expect.any(String));
   });
 
@@ -216,7 +241,22 @@ describe('POST /users', () => {
     const res = await t.http
       .post('/api/v4/users')
       .set('PRIVATE-TOKEN', ROOT_TOKEN)
-      .send({ ...valid, skype: 'np', linkedin: 'in/np', twitter: '@np', website_url: 'https://np.example', organization: 'Org', projects_limit: 5, bio: 'Hi', location: 'Here', admin: true, can_create_group: false, external: true, extern_uid: 'np-1', provider: 'github' });
+      .send({
+        ...valid,
+        skype: 'np',
+        linkedin: 'in/np',
+        twitter: '@np',
+        website_url: 'https://np.example',
+        organization: 'Org',
+        projects_limit: 5,
+        bio: 'Hi',
+        location: 'Here',
+        admin: true,
+        can_create_group: false,
+        external: true,
+        extern_uid: 'np-1',
+        provider: 'github',
+      });
     expect(res.status).toBe(201);
     expect(keys(res.body)).toEqual([...FULL].sort());
     expect(res.body).toMatchObject({
@@ -262,7 +302,10 @@ describe('POST /users', () => {
     const user = await t.hosting.users.create({ email: 'reset@example.com', username: 'reset-me', name: 'Reset', reset_password: true });
     expect(user.username).toBe('reset-me');
     await t.hosting.users.delete(user.id);
-    const random = await t.http.post('/api/v4/users').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ email: 'random@example.com', username: 'random-pw', name: 'Random', force_random_password: true });
+    const random = await t.http
+      .post('/api/v4/users')
+      .set('PRIVATE-TOKEN', ROOT_TOKEN)
+      .send({ email: 'random@example.com', username: 'random-pw', name: 'Random', force_random_password: true });
     expect([random.status, random.body.username]).toEqual([201, 'random-pw']);
     await t.hosting.users.delete(random.body.id);
   });
@@ -275,7 +318,10 @@ describe('POST /users', () => {
       expect(res.status).toBe(400);
       expect(res.body).toEqual({ message: `400 (Bad request) "${missing}" not given` });
     }
-    const noPassword = await t.http.post('/api/v4/users').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ ...valid, password: undefined });
+    const noPassword = await t.http
+      .post('/api/v4/users')
+      .set('PRIVATE-TOKEN', ROOT_TOKEN)
+      .send({ ...valid, password: undefined });
     expect(noPassword.status).toBe(400);
     expect(noPassword.body).toEqual({ message: '400 (Bad request) "password" not given' });
   });
@@ -300,11 +346,19 @@ describe('POST /users', () => {
       .send({ ...valid, username: alice.username.toUpperCase(), email: alice.email.toUpperCase() });
     expect(duplicate.status).toBe(409);
     expect(duplicate.body).toEqual({ message: 'Email has already been taken' });
-    const duplicateName = await t.http.post('/api/v4/users').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ ...valid, username: alice.username.toUpperCase() });
+    const duplicateName = await t.http
+      .post('/api/v4/users')
+      .set('PRIVATE-TOKEN', ROOT_TOKEN)
+      .send({ ...valid, username: alice.username.toUpperCase() });
     expect(duplicateName.status).toBe(409);
     expect(duplicateName.body).toEqual({ message: 'Username has already been taken' });
-    await expect(t.hosting.users.create({ ...valid, email: alice.email })).rejects.toThrow(new ConflictError('Email has already been taken'));
-    const wrongType = await t.http.post('/api/v4/users').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ ...valid, projects_limit: 'many', admin: 'perhaps' });
+    await expect(t.hosting.users.create({ ...valid, email: alice.email })).rejects.toThrow(
+      new ConflictError('Email has already been taken'),
+    );
+    const wrongType = await t.http
+      .post('/api/v4/users')
+      .set('PRIVATE-TOKEN', ROOT_TOKEN)
+      .send({ ...valid, projects_limit: 'many', admin: 'perhaps' });
     expect(wrongType.status).toBe(400);
     expect(wrongType.body).toEqual({ message: { projects_limit: ['is invalid'], admin: ['is invalid'] } });
     expect(await t.hosting.users.list({ per_page: 100 })).toEqual(before);
@@ -354,9 +408,15 @@ describe('one e-mail address, one user', () => {
     for (let round = 0; round < 3; round += 1) {
       const address = `raced${round}@example.com`;
       const answers = await Promise.all([
-        t.http.post('/api/v4/users').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ email: address, username: `raced${round}a`, name: 'Raced', password: 'long-enough-password' }),
+        t.http
+          .post('/api/v4/users')
+          .set('PRIVATE-TOKEN', ROOT_TOKEN)
+          .send({ email: address, username: `raced${round}a`, name: 'Raced', password: 'long-enough-password' }),
         t.http.post(`/api/v4/users/${bob.id}/emails`).set('PRIVATE-TOKEN', ROOT_TOKEN).send({ email: address }),
-        t.http.post('/api/v4/users').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ email: `other${round}@example.com`, username: `raced${round}a`, name: 'Raced', password: 'long-enough-password' }),
+        t.http
+          .post('/api/v4/users')
+          .set('PRIVATE-TOKEN', ROOT_TOKEN)
+          .send({ email: `other${round}@example.com`, username: `raced${round}a`, name: 'Raced', password: 'long-enough-password' }),
       ]);
       const [user, email, sameName] = answers;
       // Each loser answers as it would have sequentially.
@@ -369,29 +429,49 @@ describe('one e-mail address, one user', () => {
       if (sameName.status !== 201) expect([sameName.status, sameName.body]).toEqual([409, taken('Username')]);
       // The address went to exactly one user, the username to exactly one.
       expect(answers.filter((res) => res.status === 201 && res.body.username === `raced${round}a`).length).toBe(1);
-      const owners = await t.db.fork().getConnection().execute<{ n: string }[]>(
-        `select (select count(*) from users where email = '${address}') + (select count(*) from emails where email = '${address}') as n`,
-      );
+      const owners = await t.db
+        .fork()
+        .getConnection()
+        .execute<{ n: string }[]>(
+          `select (select count(*) from users where email = '${address}') + (select count(*) from emails where email = '${address}') as n`,
+        );
       expect(Number(owners[0].n)).toBe(1);
     }
   });
 
   it('is enforced by the database itself', async () => {
     const connection = t.db.fork().getConnection();
-    await expect(connection.execute(`insert into emails (user_id, email, created_at) values (${bob.id}, '${alice.email}', now())`)).rejects.toThrow(/e-mail address/);
+    await expect(
+      connection.execute(`insert into emails (user_id, email, created_at) values (${bob.id}, '${alice.email}', now())`),
+    ).rejects.toThrow(/e-mail address/);
     await t.hosting.emails.createForUser(bob.id, { email: 'bob-secondary@example.com' });
-    await expect(connection.execute(`update users set email = 'bob-secondary@example.com' where id = ${alice.id}`)).rejects.toThrow(/e-mail address/);
+    await expect(connection.execute(`update users set email = 'bob-secondary@example.com' where id = ${alice.id}`)).rejects.toThrow(
+      /e-mail address/,
+    );
   });
 });
 
 describe('PUT /users/:id', () => {
   it('modifies the user', async () => {
-    const res = await t.http
-      .put(`/api/v4/users/${bob.id}`)
-      .set('PRIVATE-TOKEN', ROOT_TOKEN)
-      .send({ name: 'Robert', bio: 'Builds', location: 'Site', projects_limit: 7, can_create_group: false, extern_uid: 'bob-1', provider: 'github' });
+    const res = await t.http.put(`/api/v4/users/${bob.id}`).set('PRIVATE-TOKEN', ROOT_TOKEN).send({
+      name: 'Robert',
+      bio: 'Builds',
+      location: 'Site',
+      projects_limit: 7,
+      can_create_group: false,
+      extern_uid: 'bob-1',
+      provider: 'github',
+    });
     expect(res.status).toBe(200);
-    expect(res.body).toMatchObject({ id: bob.id, name: 'Robert', bio: 'Builds', location: 'Site', projects_limit: 7, can_create_group: false, identities: [{ provider: 'github', extern_uid: 'bob-1' }] });
+    expect(res.body).toMatchObject({
+      id: bob.id,
+      name: 'Robert',
+      bio: 'Builds',
+      location: 'Site',
+      projects_limit: 7,
+      can_create_group: false,
+      identities: [{ provider: 'github', extern_uid: 'bob-1' }],
+    });
     const again = await t.http.get(`/api/v4/users/${bob.id}`).set('PRIVATE-TOKEN', ROOT_TOKEN);
     expect(again.body.name).toBe('Robert');
   });

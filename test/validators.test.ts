@@ -88,16 +88,21 @@ const asQuery = (input: Record<string, unknown>) => qs.parse(qs.stringify(input)
 function isShape4or5(messages: BadRequestError['messages']): boolean {
   if (typeof messages === 'string') return /^400 \(Bad request\) "[^"]+" not given$/.test(messages);
   const entries = Object.entries(messages);
-  return entries.length > 0 && entries.every(([, list]) => Array.isArray(list) && list.length > 0 && list.every((text) => typeof text === 'string'));
+  return (
+    entries.length > 0 &&
+    entries.every(([, list]) => Array.isArray(list) && list.length > 0 && list.every((text) => typeof text === 'string'))
+  );
 }
 
 /** Text that no PostgreSQL text column stores: a NUL character, or half of a surrogate pair. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: it finds the NUL character that PostgreSQL text cannot store
 const UNSTORABLE = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function unstorable(value: unknown): boolean {
   if (typeof value === 'string') return UNSTORABLE.test(value);
   if (Array.isArray(value)) return value.some(unstorable);
-  if (value && typeof value === 'object' && !ArrayBuffer.isView(value)) return Object.entries(value).some(([key, item]) => UNSTORABLE.test(key) || unstorable(item));
+  if (value && typeof value === 'object' && !ArrayBuffer.isView(value))
+    return Object.entries(value).some(([key, item]) => UNSTORABLE.test(key) || unstorable(item));
   return false;
 }
 
@@ -137,7 +142,7 @@ describe('every route has an example its validators accept', () => {
   }
 });
 
-describe('every route\'s validators answer hostile values with a parse or a 400', () => {
+describe("every route's validators answer hostile values with a parse or a 400", () => {
   for (const { group, name, route } of ROUTES) {
     it(`${group}.${name}: ${route.method} ${route.path}`, async () => {
       const problems: string[] = [];
@@ -157,7 +162,15 @@ describe('every route\'s validators answer hostile values with a parse or a 400'
           }
         }
         // Inputs that are not an object of parameters at all.
-        for (const whole of [null, [], [base], 'text', 1, true, JSON.parse('{"__proto__":{"admin":true},"constructor":{"prototype":{"admin":true}}}')]) {
+        for (const whole of [
+          null,
+          [],
+          [base],
+          'text',
+          1,
+          true,
+          JSON.parse('{"__proto__":{"admin":true},"constructor":{"prototype":{"admin":true}}}'),
+        ]) {
           check(`the input ${describeValue(whole)}`, route.input, whole);
         }
       }

@@ -195,7 +195,7 @@ describe('parseDuration', () => {
     expect(parseDuration('1h '.repeat(34))).toBeNull();
     expect(parseDuration('1h '.repeat(33))).toBe(33 * 3600);
     expect(parseDuration('x'.repeat(1_000_000))).toBeNull();
-    expect(parseDuration(' '.repeat(1_000_000) + '1h')).toBeNull();
+    expect(parseDuration(`${' '.repeat(1_000_000)}1h`)).toBeNull();
     expect(parseDuration('1'.repeat(1_000_000))).toBeNull();
   });
 
@@ -274,11 +274,30 @@ describe('formatDuration', () => {
   });
 
   it('takes only whole numbers of seconds', () => {
-    for (const seconds of [1.5, -0.5, Number.NaN, Infinity, -Infinity, 2 ** 53, Number.MAX_VALUE]) expect(formatDuration(seconds)).toBeNull();
+    for (const seconds of [1.5, -0.5, Number.NaN, Infinity, -Infinity, 2 ** 53, Number.MAX_VALUE])
+      expect(formatDuration(seconds)).toBeNull();
   });
 
   it('writes what parseDuration reads back', () => {
-    for (const seconds of [1, 59, 61, 3599, 3600, 5400, 28_799, 28_800, 143_999, 144_000, 575_999, 576_000, 1_000_000, 31_557_599, SECONDS_PER_YEAR, 40_000_000, MAX_DURATION]) {
+    for (const seconds of [
+      1,
+      59,
+      61,
+      3599,
+      3600,
+      5400,
+      28_799,
+      28_800,
+      143_999,
+      144_000,
+      575_999,
+      576_000,
+      1_000_000,
+      31_557_599,
+      SECONDS_PER_YEAR,
+      40_000_000,
+      MAX_DURATION,
+    ]) {
       expect(parseDuration(formatDuration(seconds)!)).toBe(seconds);
       expect(parseDuration(formatDuration(-seconds)!)).toBe(-seconds);
     }
@@ -368,7 +387,7 @@ describe('normalizeLabelColor', () => {
 
   it('answers a long text at once', () => {
     const started = performance.now();
-    expect(normalizeLabelColor(' '.repeat(1_000_000) + 'x')).toBeNull();
+    expect(normalizeLabelColor(`${' '.repeat(1_000_000)}x`)).toBeNull();
     expect(normalizeLabelColor(`#${'f'.repeat(1_000_000)}`)).toBeNull();
     expect(normalizeLabelColor('a'.repeat(1_000_000))).toBeNull();
     expect(normalizeLabelColor(`${' '.repeat(100_000)}#abc${' '.repeat(100_000)}`)).toBe('#abc');

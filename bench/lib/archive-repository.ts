@@ -23,7 +23,8 @@ export async function writeArchiveRepository(gitdir: string, bytes: number, bran
   const rnd = random(70);
   const importer = spawn('git', ['--git-dir', gitdir, 'fast-import', '--quiet'], { stdio: ['pipe', 'inherit', 'inherit'] });
   const exited = new Promise<number | null>((resolve) => importer.on('close', resolve));
-  const write = (data: string | Buffer) => (importer.stdin.write(data) ? Promise.resolve() : new Promise<void>((resolve) => importer.stdin.once('drain', resolve)));
+  const write = (data: string | Buffer) =>
+    importer.stdin.write(data) ? Promise.resolve() : new Promise<void>((resolve) => importer.stdin.once('drain', resolve));
   let mark = 0;
   const blob = async (content: Buffer) => {
     mark += 1;
@@ -36,23 +37,35 @@ export async function writeArchiveRepository(gitdir: string, bytes: number, bran
   let written = 0;
   for (let index = 0; written < (bytes * 2) / 3; index++) {
     const size = Math.floor(64 * 1024 + rnd() * 4 * 1024 * 1024);
-    files.push({ path: `assets/${['images', 'fonts', 'media', 'data'][index % 4]}/blob-${index}.bin`, mark: await blob(randomBytes(size)), mode: '100644' });
+    files.push({
+      path: `assets/${['images', 'fonts', 'media', 'data'][index % 4]}/blob-${index}.bin`,
+      mark: await blob(randomBytes(size)),
+      mode: '100644',
+    });
     written += size;
   }
   const texts: { path: string; lines: string[] }[] = [];
   for (let index = 0; written < bytes; index++) {
-    const lines = Array.from({ length: 2000 + Math.floor(rnd() * 20_000) }, (_, line) => `${index}:${line} ${Math.floor(rnd() * 1e9).toString(36)} lorem ipsum dolor sit amet`);
+    const lines = Array.from(
+      { length: 2000 + Math.floor(rnd() * 20_000) },
+      (_, line) => `${index}:${line} ${Math.floor(rnd() * 1e9).toString(36)} lorem ipsum dolor sit amet`,
+    );
     texts.push({ path: `src/${['core', 'api', 'ui'][index % 3]}/module-${index}.txt`, lines });
     written += lines.join('\n').length + 1;
   }
   const commit = async (message: string, time: number, changes: { path: string; mark: number; mode: string }[]) => {
     const lines = changes.map((file) => `M ${file.mode} :${file.mark} ${file.path}`);
-    await write(`commit refs/heads/${branch}\ncommitter Ada <ada@example.com> ${time} +0000\ndata ${message.length}\n${message}\n${lines.join('\n')}\n\n`);
+    await write(
+      `commit refs/heads/${branch}\ncommitter Ada <ada@example.com> ${time} +0000\ndata ${message.length}\n${message}\n` +
+        `${lines.join('\n')}\n\n`,
+    );
   };
   const textFiles = async (edit: boolean) => {
     const made: { path: string; mark: number; mode: string }[] = [];
     for (const text of texts) {
-      const lines = edit ? text.lines.map((line, index) => (index === Math.floor(text.lines.length / 2) ? `${line} (edited)` : line)) : text.lines;
+      const lines = edit
+        ? text.lines.map((line, index) => (index === Math.floor(text.lines.length / 2) ? `${line} (edited)` : line))
+        : text.lines;
       made.push({ path: text.path, mark: await blob(Buffer.from(`${lines.join('\n')}\n`)), mode: '100644' });
     }
     return made;

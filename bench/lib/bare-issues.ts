@@ -22,11 +22,13 @@ const userJson = (alias: string) => {
 };
 
 const milestoneWebPath = sql`case when m."project_id" is not null
-  then (select mn."full_path" || '/' || mp."path" from "projects" mp join "namespaces" mn on mn."id" = mp."namespace_id" where mp."id" = m."project_id") || '/milestones/' || m."iid"
+  then (select mn."full_path" || '/' || mp."path" from "projects" mp join "namespaces" mn on mn."id" = mp."namespace_id"
+    where mp."id" = m."project_id") || '/milestones/' || m."iid"
   else 'groups/' || (select g."full_path" from "namespaces" g where g."id" = m."group_id") || '/-/milestones/' || m."iid" end`;
 
 /** Everything an issue of the page embeds, a subquery per relation and row (issue-store.ts's ISSUE_COLUMNS). */
-const ISSUE_COLUMNS = sql`i."id", i."iid", i."project_id", i."title", i."description", i."state", i."confidential", i."discussion_locked", i."due_date",
+const ISSUE_COLUMNS = sql`i."id", i."iid", i."project_id", i."title", i."description", i."state", i."confidential", i."discussion_locked",
+  i."due_date",
   i."time_estimate", i."total_time_spent", i."created_at", i."updated_at", i."closed_at", i."author_id", i."moved_to_id",
   n."full_path" || '/' || p."path" as "project_path",
   (select coalesce(json_agg(l."title" order by l."title"), '[]') from "label_links" ll join "labels" l on l."id" = ll."label_id"
@@ -35,10 +37,14 @@ const ISSUE_COLUMNS = sql`i."id", i."iid", i."project_id", i."title", i."descrip
     where ia."issue_id" = i."id") as "assignees",
   (select ${userJson('a')} from "users" a where a."id" = i."author_id") as "author",
   (select ${userJson('c')} from "users" c where c."id" = i."closed_by_id") as "closed_by",
-  (select (to_jsonb(m) || jsonb_build_object('web_path', ${milestoneWebPath})) from "milestones" m where m."id" = i."milestone_id") as "milestone",
-  (select count(*)::int from "notes" nt where nt."target_kind" = 'Issue' and nt."target_id" = i."id" and not nt."system") as "user_notes_count",
-  (select count(*)::int from "award_emoji" ae where ae."target_kind" = 'Issue' and ae."target_id" = i."id" and ae."name" = 'thumbsup') as "upvotes",
-  (select count(*)::int from "award_emoji" ae where ae."target_kind" = 'Issue' and ae."target_id" = i."id" and ae."name" = 'thumbsdown') as "downvotes"`;
+  (select (to_jsonb(m) || jsonb_build_object('web_path', ${milestoneWebPath})) from "milestones" m
+    where m."id" = i."milestone_id") as "milestone",
+  (select count(*)::int from "notes" nt where nt."target_kind" = 'Issue' and nt."target_id" = i."id"
+    and not nt."system") as "user_notes_count",
+  (select count(*)::int from "award_emoji" ae where ae."target_kind" = 'Issue' and ae."target_id" = i."id"
+    and ae."name" = 'thumbsup') as "upvotes",
+  (select count(*)::int from "award_emoji" ae where ae."target_kind" = 'Issue' and ae."target_id" = i."id"
+    and ae."name" = 'thumbsdown') as "downvotes"`;
 
 const ISSUES_FROM = sql`"issues" i join "projects" p on p."id" = i."project_id" join "namespaces" n on n."id" = p."namespace_id"`;
 
@@ -49,7 +55,8 @@ export const issueSql = {
   count: (projectId: number) => sql`select count(*)::int as "count" from ${ISSUES_FROM} where ${where(projectId)}`,
   /** Newest first (`order_by=created_at`, `sort=desc`: the defaults); the offset bound even when 0, as forgekit binds it. */
   page: (projectId: number, limit: number, offset: number) =>
-    sql`select ${ISSUE_COLUMNS} from ${ISSUES_FROM} where ${where(projectId)} order by i."created_at" desc, i."id" desc limit ${limit} offset ${offset}`,
+    sql`select ${ISSUE_COLUMNS} from ${ISSUES_FROM} where ${where(projectId)} order by i."created_at" desc, i."id" desc
+      limit ${limit} offset ${offset}`,
 };
 
 /** A timestamp as PostgreSQL's text (`2026-11-23 05:11:11+00`) or as `to_jsonb` writes it, in JSON's form. */
@@ -70,7 +77,14 @@ function userRef(user: Row, view: IssuesView) {
     : view.avatarService
       ? view.gravatar(user.email)
       : null;
-  return { id: user.id, name: user.name, username: user.username, state: user.state, avatar_url: avatar, web_url: `${view.baseUrl}/${user.username}` };
+  return {
+    id: user.id,
+    name: user.name,
+    username: user.username,
+    state: user.state,
+    avatar_url: avatar,
+    web_url: `${view.baseUrl}/${user.username}`,
+  };
 }
 
 /** What forgekit shows for an author whose account is gone. */

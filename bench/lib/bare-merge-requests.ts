@@ -30,30 +30,38 @@ const userJson = (alias: string) => {
   return sql`json_build_object('id', ${u}."id", 'name', ${u}."name", 'username', ${u}."username", 'state', ${u}."state",
     'email', ${u}."email", 'avatarFilename', ${u}."avatar_filename")`;
 };
-const userWithDateJson = (alias: string) => sql`(${userJson(alias)}::jsonb || jsonb_build_object('createdAt', ${fixedSql(`"${alias}"`)}."created_at"))`;
+const userWithDateJson = (alias: string) =>
+  sql`(${userJson(alias)}::jsonb || jsonb_build_object('createdAt', ${fixedSql(`"${alias}"`)}."created_at"))`;
 
 const milestoneJson = sql`(to_jsonb(m) || jsonb_build_object('web_path', case when m."project_id" is not null
-  then (select mn."full_path" || '/' || mp."path" from "projects" mp join "namespaces" mn on mn."id" = mp."namespace_id" where mp."id" = m."project_id") || '/milestones/' || m."iid"
+  then (select mn."full_path" || '/' || mp."path" from "projects" mp join "namespaces" mn on mn."id" = mp."namespace_id"
+    where mp."id" = m."project_id") || '/milestones/' || m."iid"
   else 'groups/' || (select g."full_path" from "namespaces" g where g."id" = m."group_id") || '/-/milestones/' || m."iid" end))`;
 
 /** A merge request and all it embeds, a subquery per relation and row (merge-request-store.ts's MERGE_REQUEST_COLUMNS). */
-const COLUMNS = sql`i."id", i."iid", i."project_id", i."source_project_id", i."source_branch", i."target_branch", i."title", i."description",
-  i."state", i."discussion_locked", i."merge_status", i."head_sha", i."start_sha", i."base_sha", i."merge_commit_sha", i."merged_at", i."closed_at",
+const COLUMNS = sql`i."id", i."iid", i."project_id", i."source_project_id", i."source_branch", i."target_branch", i."title",
+  i."description",
+  i."state", i."discussion_locked", i."merge_status", i."head_sha", i."start_sha", i."base_sha", i."merge_commit_sha", i."merged_at",
+    i."closed_at",
   i."merge_when_pipeline_succeeds", i."merge_commit_message", i."should_remove_source_branch", i."force_remove_source_branch",
   i."time_estimate", i."total_time_spent", i."created_at", i."updated_at", i."author_id",
   n."full_path" || '/' || p."path" as "project_path", n."full_path" as "namespace_path",
   (select coalesce(json_agg(l."title" order by l."title"), '[]') from "label_links" ll join "labels" l on l."id" = ll."label_id"
     where ll."target_kind" = 'MergeRequest' and ll."target_id" = i."id") as "labels",
-  (select coalesce(json_agg(${userWithDateJson('au')} order by ma."id"), '[]') from "merge_request_assignees" ma join "users" au on au."id" = ma."user_id"
+  (select coalesce(json_agg(${userWithDateJson('au')} order by ma."id"), '[]') from "merge_request_assignees" ma join "users" au
+    on au."id" = ma."user_id"
     where ma."merge_request_id" = i."id") as "assignees",
   (select ${userWithDateJson('a')} from "users" a where a."id" = i."author_id") as "author",
   (select ${userJson('mb')} from "users" mb where mb."id" = i."merged_by_id") as "merged_by",
   (select ${userJson('c')} from "users" c where c."id" = i."closed_by_id") as "closed_by",
   (select ${userJson('mu')} from "users" mu where mu."id" = i."merge_user_id") as "merge_user",
   (select ${milestoneJson} from "milestones" m where m."id" = i."milestone_id") as "milestone",
-  (select count(*)::int from "notes" nt where nt."target_kind" = 'MergeRequest' and nt."target_id" = i."id" and not nt."system") as "user_notes_count",
-  (select count(*)::int from "award_emoji" ae where ae."target_kind" = 'MergeRequest' and ae."target_id" = i."id" and ae."name" = 'thumbsup') as "upvotes",
-  (select count(*)::int from "award_emoji" ae where ae."target_kind" = 'MergeRequest' and ae."target_id" = i."id" and ae."name" = 'thumbsdown') as "downvotes",
+  (select count(*)::int from "notes" nt where nt."target_kind" = 'MergeRequest' and nt."target_id" = i."id"
+    and not nt."system") as "user_notes_count",
+  (select count(*)::int from "award_emoji" ae where ae."target_kind" = 'MergeRequest' and ae."target_id" = i."id"
+    and ae."name" = 'thumbsup') as "upvotes",
+  (select count(*)::int from "award_emoji" ae where ae."target_kind" = 'MergeRequest' and ae."target_id" = i."id"
+    and ae."name" = 'thumbsdown') as "downvotes",
   case when p."only_allow_merge_if_all_discussions_are_resolved" then coalesce((select false from "notes" nt
     where nt."target_kind" = 'MergeRequest' and nt."target_id" = i."id" and nt."type" = 'DiscussionNote' and not nt."system"
     and nt."resolved_at" is null limit 1), true) else true end as "blocking_discussions_resolved"`;
@@ -74,16 +82,22 @@ export const mergeRequestSql = {
       array(select ma."user_id" from "merge_request_assignees" ma where ma."merge_request_id" = i."id" order by ma."id") as "assigneeIds"
       from "merge_requests" i where i."project_id" = ${projectId} and i."iid" = ${iid} and i."deleted_at" is null`,
   one: (id: number) => sql`select ${COLUMNS} from ${FROM} where i."id" = ${id}`,
-  pipeline: (projectId: number, sha: string) => sql`select "id", "ref", "sha", "status" from "pipelines" where "project_id" = ${projectId} and "sha" = ${sha} order by "id" desc limit 1`,
-  subscription: (id: number, user: number) => sql`select "subscribed" from "subscriptions" where "target_kind" = ${'MergeRequest'} and "target_id" = ${id} and "user_id" = ${user}`,
+  pipeline: (projectId: number, sha: string) =>
+    sql`select "id", "ref", "sha", "status" from "pipelines" where "project_id" = ${projectId} and "sha" = ${sha} order by "id" desc
+      limit 1`,
+  subscription: (id: number, user: number) =>
+    sql`select "subscribed" from "subscriptions" where "target_kind" = ${'MergeRequest'} and "target_id" = ${id} and "user_id" = ${user}`,
   participates: (id: number, user: number) =>
-    sql`select (exists (select 1 from "notes" nt where nt."target_kind" = ${'MergeRequest'} and nt."target_id" = ${id} and nt."author_id" = ${user} and not nt."system")
+    sql`select (exists (select 1 from "notes" nt where nt."target_kind" = ${'MergeRequest'} and nt."target_id" = ${id}
+      and nt."author_id" = ${user} and not nt."system")
       or exists (select 1 from "merge_requests" i where i."id" = ${id} and i."author_id" = ${user})
       or exists (select 1 from "merge_request_assignees" ma where ma."merge_request_id" = ${id} and ma."user_id" = ${user})
-      or exists (select 1 from "label_links" ll join "subscriptions" s on s."target_kind" = 'Label' and s."target_id" = ll."label_id" and s."user_id" = ${user} and s."subscribed"
+      or exists (select 1 from "label_links" ll join "subscriptions" s
+        on s."target_kind" = 'Label' and s."target_id" = ll."label_id" and s."user_id" = ${user} and s."subscribed"
         where ll."target_kind" = ${'MergeRequest'} and ll."target_id" = ${id})) as "participates"`,
   protections: (projectId: number) =>
-    sql`select "name", "push_access_level" as "pushAccessLevel", "merge_access_level" as "mergeAccessLevel" from "protected_branches" where "project_id" = ${projectId}`,
+    sql`select "name", "push_access_level" as "pushAccessLevel", "merge_access_level" as "mergeAccessLevel" from "protected_branches"
+      where "project_id" = ${projectId}`,
 };
 
 /** A timestamp as PostgreSQL's text (`2026-11-23 05:11:11+00`) or as `to_jsonb` writes it, in JSON's form. */
@@ -108,10 +122,21 @@ function userRef(user: Row, view: MergeRequestsView) {
     : view.avatarService
       ? view.gravatar(user.email)
       : null;
-  return { id: user.id, name: user.name, username: user.username, state: user.state, avatar_url: avatar, web_url: `${view.baseUrl}/${user.username}` };
+  return {
+    id: user.id,
+    name: user.name,
+    username: user.username,
+    state: user.state,
+    avatar_url: avatar,
+    web_url: `${view.baseUrl}/${user.username}`,
+  };
 }
 
-const userWithEmail = (user: Row, view: MergeRequestsView) => ({ ...userRef(user, view), email: user.email, created_at: iso(user.createdAt) });
+const userWithEmail = (user: Row, view: MergeRequestsView) => ({
+  ...userRef(user, view),
+  email: user.email,
+  created_at: iso(user.createdAt),
+});
 
 /** What forgekit shows for an author whose account is gone. */
 const GHOST = { id: 0, name: 'Ghost User', username: 'ghost', state: 'active', email: 'ghost@localhost', avatarFilename: null };
@@ -144,7 +169,9 @@ function presentBasic(row: Row, view: MergeRequestsView) {
     source_branch: row.source_branch,
     upvotes: row.upvotes,
     downvotes: row.downvotes,
-    author: row.author ? userWithEmail(row.author, view) : { ...userRef(GHOST, view), email: 'ghost@localhost', created_at: iso(row.created_at) },
+    author: row.author
+      ? userWithEmail(row.author, view)
+      : { ...userRef(GHOST, view), email: 'ghost@localhost', created_at: iso(row.created_at) },
     assignee: assignees[0] ?? null,
     assignees,
     reviewers: [],
@@ -266,9 +293,15 @@ class RepositoryReads {
         if (a && b && a.oid === b.oid && a.mode === b.mode) continue;
         const [aTree, bTree] = [a?.type === 'tree', b?.type === 'tree'];
         if (aTree || bTree) {
-          if (a && !aTree) (count++, deleted.push(a.oid));
+          if (a && !aTree) {
+            count++;
+            deleted.push(a.oid);
+          }
           await compare(aTree ? a!.oid : null, bTree ? b!.oid : null);
-          if (b && !bTree) (count++, added.add(b.oid));
+          if (b && !bTree) {
+            count++;
+            added.add(b.oid);
+          }
           continue;
         }
         count++;
@@ -303,7 +336,10 @@ async function projectOf(db: SqlClient, caller: ProjectsCaller, projectId: numbe
   return scope;
 }
 
-/** GET /projects/:id/merge_requests: a page of the project's merge requests, newest first, and how many; null when the caller may not see the project. */
+/**
+ * GET /projects/:id/merge_requests: a page of the project's merge requests, newest first, and how many; null when the caller may not see
+ * the project.
+ */
 export async function listMergeRequests(
   db: SqlClient,
   caller: ProjectsCaller,
@@ -323,13 +359,23 @@ export async function listMergeRequests(
   return { items: rows.map((row) => presentBasic(row, view)), total: count };
 }
 
-/** GET /projects/:id/merge_requests/:iid: the merge request; null when the caller may not see the project, undefined when there is no such request. */
-export async function getMergeRequest(db: SqlClient, caller: ProjectsCaller, projectId: number, iid: number, view: MergeRequestsView): Promise<Row | null | undefined> {
+/**
+ * GET /projects/:id/merge_requests/:iid: the merge request; null when the caller may not see the project, undefined when there is no such
+ * request.
+ */
+export async function getMergeRequest(
+  db: SqlClient,
+  caller: ProjectsCaller,
+  projectId: number,
+  iid: number,
+  view: MergeRequestsView,
+): Promise<Row | null | undefined> {
   const scope = await projectOf(db, caller, projectId);
   if (!scope) return null;
   const [facts] = await db.query(mergeRequestSql.facts(projectId, iid));
   if (!facts) return undefined;
-  if (!scope.project.merge_requests_enabled) throw new Error('the bare GET /merge_requests/:iid is for projects with merge requests enabled');
+  if (!scope.project.merge_requests_enabled)
+    throw new Error('the bare GET /merge_requests/:iid is for projects with merge requests enabled');
   const [row] = await db.query(mergeRequestSql.one(facts.id));
   if (row.state === 'opened' && row.head_sha && row.start_sha && (row.base_sha === null || row.merge_status === 'unchecked')) {
     throw new Error(`merge request ${iid}: its merge base and status are still to be worked out`);
@@ -340,10 +386,14 @@ export async function getMergeRequest(db: SqlClient, caller: ProjectsCaller, pro
     const [baseTree, headTree] = await Promise.all([repo.treeOf(row.base_sha), repo.treeOf(row.head_sha)]);
     changes = await repo.changesCount(baseTree, headTree);
   }
-  const [pipeline] = row.source_project_id !== null && row.head_sha ? await db.query(mergeRequestSql.pipeline(row.source_project_id, row.head_sha)) : [];
-  if (pipeline && row.source_project_id !== projectId) throw new Error('the bare GET /merge_requests/:iid shows pipelines of the same project only');
+  const [pipeline] =
+    row.source_project_id !== null && row.head_sha ? await db.query(mergeRequestSql.pipeline(row.source_project_id, row.head_sha)) : [];
+  if (pipeline && row.source_project_id !== projectId)
+    throw new Error('the bare GET /merge_requests/:iid shows pipelines of the same project only');
   const [choice] = await db.query(mergeRequestSql.subscription(row.id, caller.user));
-  const subscribed = choice ? Boolean(choice.subscribed) : Boolean((await db.query(mergeRequestSql.participates(row.id, caller.user)))[0].participates);
+  const subscribed = choice
+    ? Boolean(choice.subscribed)
+    : Boolean((await db.query(mergeRequestSql.participates(row.id, caller.user)))[0].participates);
   // A reporter merges nothing (no protection lets a level below a developer's push or merge); the protections are read all the same.
   if (row.state === 'opened') await db.query(mergeRequestSql.protections(projectId));
   const canMerge = row.state === 'opened' && scope.access_level >= DEVELOPER;

@@ -19,11 +19,14 @@ const today = () => new Date().toISOString().slice(0, 10);
 const current = (alias: string) => sql`(${fixedSql(alias)}."expires_at" is null or ${fixedSql(alias)}."expires_at" > ${today()})`;
 
 /** The caller's groups (not inherited), as an array of IDs. */
-const memberGroups = (user: number) => sql`(select coalesce(array_agg(gm."group_id"), '{}') from "group_members" gm where gm."user_id" = ${user} and ${current('gm')})`;
+const memberGroups = (user: number) =>
+  sql`(select coalesce(array_agg(gm."group_id"), '{}') from "group_members" gm where gm."user_id" = ${user} and ${current('gm')})`;
 const projectMemberLevel = (user: number) =>
-  sql`(select max(pm."access_level") from "project_members" pm where pm."project_id" = p."id" and pm."user_id" = ${user} and ${current('pm')})`;
+  sql`(select max(pm."access_level") from "project_members" pm
+    where pm."project_id" = p."id" and pm."user_id" = ${user} and ${current('pm')})`;
 const inheritedGroupLevel = (user: number) =>
-  sql`(select max(gm."access_level") from "group_members" gm where gm."user_id" = ${user} and gm."group_id" = any(n."traversal_ids") and ${current('gm')})`;
+  sql`(select max(gm."access_level") from "group_members" gm
+    where gm."user_id" = ${user} and gm."group_id" = any(n."traversal_ids") and ${current('gm')})`;
 
 /** Its membership of a group that a group above the project `p`'s namespace `n` is shared with, capped at the share. */
 const sharedGroupLevel = (user: number) =>
@@ -34,7 +37,8 @@ const sharedGroupLevel = (user: number) =>
 
 /** The groups shared with the caller's groups (or with groups below them). */
 const sharedGroups = (user: number) =>
-  sql`(select coalesce(array_agg(gl."shared_group_id"), '{}') from "group_group_links" gl join "namespaces" w on w."id" = gl."shared_with_group_id"
+  sql`(select coalesce(array_agg(gl."shared_group_id"), '{}') from "group_group_links" gl join "namespaces" w
+    on w."id" = gl."shared_with_group_id"
     where w."traversal_ids" && ${memberGroups(user)} and ${current('gl')})`;
 
 /** The caller's levels on the project `p` in the namespace `n`: its highest, its own membership's, its groups'. */
@@ -57,27 +61,35 @@ function visible(user: number, external: boolean): Sql {
   const groups = memberGroups(user);
   const open = external ? sql`p."visibility" = 'public'` : sql`p."visibility" in ('public', 'internal')`;
   return sql`(${open} or (p."id" in (select pm."project_id" from "project_members" pm where pm."user_id" = ${user} and ${current('pm')})
-    or p."namespace_id" in (select n."id" from "namespaces" n where n."owner_id" = ${user} or n."traversal_ids" && ${groups} or n."traversal_ids" && ${sharedGroups(user)})
-    or p."id" in (select l."project_id" from "project_group_links" l join "namespaces" g on g."id" = l."group_id" where g."traversal_ids" && ${groups} and ${current('l')})))`;
+    or p."namespace_id" in (select n."id" from "namespaces" n
+      where n."owner_id" = ${user} or n."traversal_ids" && ${groups} or n."traversal_ids" && ${sharedGroups(user)})
+    or p."id" in (select l."project_id" from "project_group_links" l join "namespaces" g on g."id" = l."group_id"
+      where g."traversal_ids" && ${groups} and ${current('l')})))`;
 }
 
 export const projectSql = {
   count: (user: number, external: boolean) =>
-    sql`select count(*) as "count" from "projects" as "p0" where "p0"."id" in ((select p."id" from "projects" p where ${visible(user, external)}))`,
+    sql`select count(*) as "count" from "projects" as "p0" where "p0"."id" in ((select p."id" from "projects" p
+      where ${visible(user, external)}))`,
   /** Newest first (`order_by=created_at`, `sort=desc`: the defaults). */
   page: (user: number, external: boolean, limit: number, offset: number) =>
-    sql`select "p0".* from "projects" as "p0" where "p0"."id" in ((select p."id" from "projects" p where ${visible(user, external)})) order by "p0"."created_at" desc, "p0"."id" desc limit ${limit}${offset ? sql` offset ${offset}` : empty}`,
+    sql`select "p0".* from "projects" as "p0" where "p0"."id" in ((select p."id" from "projects" p where ${visible(user, external)}))
+      order by "p0"."created_at" desc, "p0"."id" desc limit ${limit}${offset ? sql` offset ${offset}` : empty}`,
   /** A project with its namespace and the caller's levels. */
   one: (user: number, id: number) =>
     sql`select to_jsonb(p) as "project", to_jsonb(n) as "namespace", ${accessColumns(user)}
        from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" = ${id}`,
-  /** What the projects embed: namespaces (when not read already), their users, the counts, the shares, the forks' sources, the caller's levels (when not read already). */
+  /**
+   * What the projects embed: namespaces (when not read already), their users, the counts, the shares, the forks' sources, the caller's
+   * levels (when not read already).
+   */
   relations: (user: number, ids: number[], namespaces: boolean, access: boolean) =>
     sql`select p."id", ${namespaces ? sql`to_jsonb(n)` : sql`null`} as "namespace",
        (select to_jsonb(o) from (select u."id", u."name", u."created_at" from "users" u where u."id" = n."owner_id") o) as "owner",
        (select count(*)::int from "projects" f where f."forked_from_id" = p."id") as "forks",
        (select count(*)::int from "project_stars" s where s."project_id" = p."id") as "stars",
-       (select jsonb_agg(jsonb_build_object('group_id', g."id", 'group_name', g."full_name", 'group_access_level', l."group_access") order by l."id")
+       (select jsonb_agg(jsonb_build_object('group_id', g."id", 'group_name', g."full_name", 'group_access_level', l."group_access")
+         order by l."id")
          from "project_group_links" l join "namespaces" g on g."id" = l."group_id" where l."project_id" = p."id") as "shares",
        (select jsonb_build_object('project', to_jsonb(fp), 'namespace', to_jsonb(fn))
          from "projects" fp join "namespaces" fn on fn."id" = fp."namespace_id" where fp."id" = p."forked_from_id") as "forked_from",
@@ -96,7 +108,13 @@ interface Relations {
  * Loads what the projects (rows of `projects`) embed, in one statement, the caller's levels aside when `access` has
  * them; `namespaces` holds those read already.
  */
-async function relationsOf(db: SqlClient, user: number, projects: Row[], namespaces: Map<number, Row>, access: Map<number, Row>): Promise<Relations> {
+async function relationsOf(
+  db: SqlClient,
+  user: number,
+  projects: Row[],
+  namespaces: Map<number, Row>,
+  access: Map<number, Row>,
+): Promise<Relations> {
   const ids = projects.map((project) => project.id);
   const rows = await db.query(
     projectSql.relations(
@@ -154,12 +172,21 @@ function present(project: Row, relations: Relations, baseUrl: string, host: stri
     created_at: iso(project.created_at),
     last_activity_at: iso(project.last_activity_at),
     creator_id: project.creator_id,
-    namespace: { id: namespace.id, name: namespace.name, path: namespace.path, kind: namespace.kind, full_path: namespace.full_path, parent_id: namespace.parent_id ?? null },
+    namespace: {
+      id: namespace.id,
+      name: namespace.name,
+      path: namespace.path,
+      kind: namespace.kind,
+      full_path: namespace.full_path,
+      parent_id: namespace.parent_id ?? null,
+    },
     import_status: project.import_status,
     import_error: project.import_error,
     permissions: { project_access: memberAccess(access?.project_access), group_access: memberAccess(access?.group_access) },
     archived: project.archived,
-    avatar_url: project.avatar_filename ? `${baseUrl}/uploads/-/system/project/avatar/${project.id}/${encodeURIComponent(project.avatar_filename)}` : null,
+    avatar_url: project.avatar_filename
+      ? `${baseUrl}/uploads/-/system/project/avatar/${project.id}/${encodeURIComponent(project.avatar_filename)}`
+      : null,
     shared_runners_enabled: project.shared_runners_enabled,
     forks_count: related.forks,
     star_count: related.stars,
@@ -209,7 +236,13 @@ export interface ProjectsCaller {
 }
 
 /** GET /projects: a page of the projects the caller sees, newest first, and how many it sees in all. */
-export async function listProjects(db: SqlClient, caller: ProjectsCaller, perPage: number, page: number, baseUrl: string): Promise<{ items: Row[]; total: number }> {
+export async function listProjects(
+  db: SqlClient,
+  caller: ProjectsCaller,
+  perPage: number,
+  page: number,
+  baseUrl: string,
+): Promise<{ items: Row[]; total: number }> {
   const [[{ count }], rows] = await Promise.all([
     db.query(projectSql.count(caller.user, caller.external)),
     db.query(projectSql.page(caller.user, caller.external, perPage, (page - 1) * perPage)),

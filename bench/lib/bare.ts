@@ -35,17 +35,22 @@ const USER_BASIC_COLUMNS = ['id', 'name', 'username', 'state', 'email', 'avatar_
 
 const statements = {
   caller: (digest: string) =>
-    sql`select to_jsonb(t) as token, to_jsonb(u) as "user" from access_tokens t join users u on u.id = t.user_id where t.token_digest = ${digest}`,
+    sql`select to_jsonb(t) as token, to_jsonb(u) as "user" from access_tokens t join users u on u.id = t.user_id
+      where t.token_digest = ${digest}`,
   identities: (userIds: number[]) => sql`select * from "identities" where "user_id" = any(${userIds}) order by "id"`,
   countUsers: sql`select count(*) as "count" from "users" as "u0"`,
   /** Every column for the full shape; for the short one, the columns it shows. */
   users: (limit: number, offset: number, full: boolean) =>
-    sql`select ${fixedSql(full ? '"u0".*' : USER_BASIC_COLUMNS)} from "users" as "u0" order by "u0"."id" desc limit ${limit}${offset ? sql` offset ${offset}` : empty}`,
+    sql`select ${fixedSql(full ? '"u0".*' : USER_BASIC_COLUMNS)} from "users" as "u0" order by "u0"."id" desc
+      limit ${limit}${offset ? sql` offset ${offset}` : empty}`,
   // The ORM's own statements (a count, a flush) have their values written into their text, as MikroORM writes them.
-  countKeys: (fingerprint: string) => raw(`select count(*) as "count" from "ssh_keys" as "s0" where "s0"."fingerprint" = ${literal(fingerprint)}`),
+  countKeys: (fingerprint: string) =>
+    raw(`select count(*) as "count" from "ssh_keys" as "s0" where "s0"."fingerprint" = ${literal(fingerprint)}`),
   insertKey: (userId: number, title: string, key: string, fingerprint: string, createdAt: Date) =>
     raw(
-      `insert into "ssh_keys" ("user_id", "title", "key", "fingerprint", "created_at") values (${userId}, ${literal(title)}, ${literal(key)}, ${literal(fingerprint)}, ${literal(createdAt.toISOString())}) returning "id"`,
+      `insert into "ssh_keys" ("user_id", "title", "key", "fingerprint", "created_at") ` +
+        `values (${userId}, ${literal(title)}, ${literal(key)}, ${literal(fingerprint)}, ${literal(createdAt.toISOString())}) returning ` +
+        `"id"`,
     ),
   /** Whether the transaction has updated or deleted a user or a token (forgekit asks before every write commits). */
   callersChanged: sql`select coalesce(current_setting('forgekit.callers_changed', true) = 'on', false) as "changed"`,
@@ -59,7 +64,12 @@ function iso(text: string | null): string | null {
 
 function send(res: ServerResponse, status: number, value: unknown, headers: Record<string, string> = {}): void {
   const text = JSON.stringify(value);
-  res.writeHead(status, { 'X-Powered-By': 'Express', ...headers, 'Content-Type': 'application/json', 'Content-Length': Buffer.byteLength(text) });
+  res.writeHead(status, {
+    'X-Powered-By': 'Express',
+    ...headers,
+    'Content-Type': 'application/json',
+    'Content-Length': Buffer.byteLength(text),
+  });
   res.end(text);
 }
 
@@ -76,17 +86,32 @@ class Refused extends Error {
 const unauthorized = () => new Refused(401, { message: '401 Unauthorized' });
 
 /** The avatar service's URL for a user without an uploaded avatar. */
-const gravatar = (email: string) => `https://www.gravatar.com/avatar/${createHash('md5').update(email.trim().toLowerCase()).digest('hex')}?s=80&d=identicon`;
+const gravatar = (email: string) =>
+  `https://www.gravatar.com/avatar/${createHash('md5').update(email.trim().toLowerCase()).digest('hex')}?s=80&d=identicon`;
 
 /** The users table's row (prefixed columns of the caller's join, or plain) as the user shapes. */
-function presentUser(row: Row, prefix: string, shape: 'basic' | 'self' | 'full', identities: Row[], baseUrl: string, avatarService: boolean) {
+function presentUser(
+  row: Row,
+  prefix: string,
+  shape: 'basic' | 'self' | 'full',
+  identities: Row[],
+  baseUrl: string,
+  avatarService: boolean,
+) {
   const get = (column: string) => row[prefix + column];
   const avatar = get('avatar_filename')
     ? `${baseUrl}/uploads/-/system/user/avatar/${get('id')}/${encodeURIComponent(get('avatar_filename'))}`
     : avatarService
       ? gravatar(get('email'))
       : null;
-  const basic = { id: get('id'), name: get('name'), username: get('username'), state: get('state'), avatar_url: avatar, web_url: `${baseUrl}/${get('username')}` };
+  const basic = {
+    id: get('id'),
+    name: get('name'),
+    username: get('username'),
+    state: get('state'),
+    avatar_url: avatar,
+    web_url: `${baseUrl}/${get('username')}`,
+  };
   if (shape === 'basic') return basic;
   const self = {
     ...basic,
@@ -106,7 +131,9 @@ function presentUser(row: Row, prefix: string, shape: 'basic' | 'self' | 'full',
     color_scheme_id: get('color_scheme_id'),
     projects_limit: get('projects_limit'),
     current_sign_in_at: iso(get('current_sign_in_at')),
-    identities: identities.filter((identity) => identity.user_id === get('id')).map((identity) => ({ provider: identity.provider, extern_uid: identity.extern_uid })),
+    identities: identities
+      .filter((identity) => identity.user_id === get('id'))
+      .map((identity) => ({ provider: identity.provider, extern_uid: identity.extern_uid })),
     can_create_group: get('can_create_group'),
     can_create_project: get('projects_limit') > 0,
     two_factor_enabled: get('two_factor_enabled'),
@@ -168,7 +195,10 @@ export function bareServer(
     const readIn = generation;
     const [row] = await db.query(statements.caller(digest));
     // The token's columns, and the user's prefixed as the other statements' rows have them.
-    const caller = row && { ...row.token, ...Object.fromEntries(Object.entries(row.user).map(([column, value]) => [`u1__${column}`, value])) };
+    const caller = row && {
+      ...row.token,
+      ...Object.fromEntries(Object.entries(row.user).map(([column, value]) => [`u1__${column}`, value])),
+    };
     if (caller && readIn === generation && changingWrites === 0) callers.set(digest, caller);
     return caller;
   }
@@ -177,7 +207,13 @@ export function bareServer(
     const token = req.headers['private-token'];
     if (typeof token !== 'string') throw unauthorized();
     const caller = await readCaller(createHash('sha256').update(token).digest('hex'));
-    if (!caller || caller.revoked || (caller.expires_at && new Date(iso(caller.expires_at)!) <= new Date()) || caller.u1__state === 'blocked') throw unauthorized();
+    if (
+      !caller ||
+      caller.revoked ||
+      (caller.expires_at && new Date(iso(caller.expires_at)!) <= new Date()) ||
+      caller.u1__state === 'blocked'
+    )
+      throw unauthorized();
     const granted: string[] = caller.kind === 'private' ? ['api', 'sudo'] : caller.scopes;
     if (!granted.some((scope) => scopes.includes(scope))) throw new Refused(403, { error: 'insufficient_scope' });
     return caller;
@@ -192,7 +228,12 @@ export function bareServer(
     const admin = caller.u1__admin === true;
     const rows = await db.query(statements.users(perPage, (page - 1) * perPage, admin));
     const identities = admin && rows.length ? await db.query(statements.identities(rows.map((row) => row.id))) : [];
-    send(res, 200, rows.map((row) => presentUser(row, '', admin ? 'full' : 'basic', identities, baseUrl, avatarService)), pageHeaders(url, page, perPage, total));
+    send(
+      res,
+      200,
+      rows.map((row) => presentUser(row, '', admin ? 'full' : 'basic', identities, baseUrl, avatarService)),
+      pageHeaders(url, page, perPage, total),
+    );
   }
 
   /** A list's `Link` and `X-*` headers. */
@@ -203,7 +244,10 @@ export function bareServer(
       url.searchParams.set('per_page', String(perPage));
       return `<${baseUrl}${url.pathname}${url.search}>; rel="${rel}"`;
     };
-    const links = [...(page > 1 ? [link(Math.min(page - 1, totalPages), 'prev')] : []), ...(page < totalPages ? [link(page + 1, 'next')] : [])];
+    const links = [
+      ...(page > 1 ? [link(Math.min(page - 1, totalPages), 'prev')] : []),
+      ...(page < totalPages ? [link(page + 1, 'next')] : []),
+    ];
     links.push(link(1, 'first'), link(totalPages, 'last'));
     return {
       Link: links.join(', '),
@@ -250,14 +294,24 @@ export function bareServer(
     const caller = await projectsCaller(req);
     const perPage = Math.min(Number(url.searchParams.get('per_page') ?? 20), 100);
     const page = Number(url.searchParams.get('page') ?? 1);
-    const list = await listMergeRequests(db, caller, projectId, perPage, page, { baseUrl, avatarService, gravatar, repositoryPath: options.repositoryPath });
+    const list = await listMergeRequests(db, caller, projectId, perPage, page, {
+      baseUrl,
+      avatarService,
+      gravatar,
+      repositoryPath: options.repositoryPath,
+    });
     if (!list) throw new Refused(404, { message: '404 Project Not Found' });
     send(res, 200, list.items, pageHeaders(url, page, perPage, list.total));
   }
 
   async function getMergeRequestRoute(req: IncomingMessage, projectId: number, iid: number, res: ServerResponse): Promise<void> {
     const caller = await projectsCaller(req);
-    const found = await getMergeRequest(db, caller, projectId, iid, { baseUrl, avatarService, gravatar, repositoryPath: options.repositoryPath });
+    const found = await getMergeRequest(db, caller, projectId, iid, {
+      baseUrl,
+      avatarService,
+      gravatar,
+      repositoryPath: options.repositoryPath,
+    });
     if (found === null) throw new Refused(404, { message: '404 Project Not Found' });
     if (found === undefined) throw new Refused(404, { message: '404 Merge Request Not Found' });
     send(res, 200, found);
@@ -266,7 +320,9 @@ export function bareServer(
   async function addKey(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const caller = await authenticate(req, ['api']);
     const input = await readJson(req);
-    const key = String(input.key ?? '').replace(/[\r\n]+/g, '').trim();
+    const key = String(input.key ?? '')
+      .replace(/[\r\n]+/g, '')
+      .trim();
     const fingerprint = key.startsWith('ssh-ed25519 ') ? keyFingerprint(key) : undefined;
     if (!input.title || !fingerprint) throw new Refused(400, { message: { key: ['is invalid'] } });
     const createdAt = new Date();

@@ -12,7 +12,13 @@ import type { AddressInfo } from 'node:net';
 import express from 'express';
 import { createHostingService } from 'forgekit';
 
-const { databaseUrl, storage, baseUrl, token, path } = JSON.parse(process.argv[2]) as { databaseUrl: string; storage: string; baseUrl: string; token: string; path: string };
+const { databaseUrl, storage, baseUrl, token, path } = JSON.parse(process.argv[2]) as {
+  databaseUrl: string;
+  storage: string;
+  baseUrl: string;
+  token: string;
+  path: string;
+};
 const hosting = await createHostingService({ database: { url: databaseUrl }, storage, baseUrl });
 const server = createServer(express().use(hosting.router()));
 await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));

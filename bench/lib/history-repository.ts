@@ -17,8 +17,38 @@ import { spawn, spawnSync } from 'node:child_process';
 export const HOT_FILE = 'src/core/engine.ts';
 export const COLD_FILE = 'README.md';
 
-const AUTHORS = ['Ada Lovelace', 'Alan Turing', 'Barbara Liskov', 'Donald Knuth', 'Edsger Dijkstra', 'Frances Allen', 'Grace Hopper', 'Ken Thompson', 'Leslie Lamport', 'Margaret Hamilton', 'Niklaus Wirth', 'Radia Perlman'];
-const MODULES = ['core', 'api', 'auth', 'cache', 'cli', 'config', 'db', 'events', 'http', 'jobs', 'mail', 'search', 'storage', 'ui', 'users', 'util'];
+const AUTHORS = [
+  'Ada Lovelace',
+  'Alan Turing',
+  'Barbara Liskov',
+  'Donald Knuth',
+  'Edsger Dijkstra',
+  'Frances Allen',
+  'Grace Hopper',
+  'Ken Thompson',
+  'Leslie Lamport',
+  'Margaret Hamilton',
+  'Niklaus Wirth',
+  'Radia Perlman',
+];
+const MODULES = [
+  'core',
+  'api',
+  'auth',
+  'cache',
+  'cli',
+  'config',
+  'db',
+  'events',
+  'http',
+  'jobs',
+  'mail',
+  'search',
+  'storage',
+  'ui',
+  'users',
+  'util',
+];
 const START = Date.UTC(2024, 0, 1) / 1000;
 
 /** A small deterministic generator (mulberry32): the same history on every run. */
@@ -33,9 +63,15 @@ function random(seed: number): () => number {
 
 /** Every file's path, the often-changed first: the rank that sets how often a file changes. */
 function filePaths(): string[] {
-  const sources = MODULES.flatMap((module) => Array.from({ length: 12 }, (_, index) => `src/${module}/${['index', 'model', 'service', 'routes', 'store', 'errors', 'types', 'format', 'parse', 'limits', 'events', 'helpers'][index]}.ts`));
-  const tests = MODULES.flatMap((module) => Array.from({ length: 4 }, (_, index) => `test/${module}/${['unit', 'api', 'store', 'edge'][index]}.test.ts`));
-  const docs = Array.from({ length: 24 }, (_, index) => `docs/${MODULES[index % MODULES.length]}${index < MODULES.length ? '' : '-guide'}.md`);
+  const names = ['index', 'model', 'service', 'routes', 'store', 'errors', 'types', 'format', 'parse', 'limits', 'events', 'helpers'];
+  const sources = MODULES.flatMap((module) => Array.from({ length: 12 }, (_, index) => `src/${module}/${names[index]}.ts`));
+  const tests = MODULES.flatMap((module) =>
+    Array.from({ length: 4 }, (_, index) => `test/${module}/${['unit', 'api', 'store', 'edge'][index]}.test.ts`),
+  );
+  const docs = Array.from(
+    { length: 24 },
+    (_, index) => `docs/${MODULES[index % MODULES.length]}${index < MODULES.length ? '' : '-guide'}.md`,
+  );
   return [HOT_FILE, 'CHANGELOG.md', ...sources.filter((path) => path !== HOT_FILE), ...tests, ...docs, 'package.json', '.gitignore'];
 }
 
@@ -44,7 +80,9 @@ const FIRST_ONLY = [COLD_FILE, 'LICENSE'];
 function line(rnd: () => number, path: string, n: number): string {
   const words = ['value', 'result', 'options', 'entry', 'count', 'limit', 'state', 'buffer', 'record', 'handler'];
   const word = () => words[Math.floor(rnd() * words.length)];
-  return path.endsWith('.md') ? `The ${word()} of ${path} keeps its ${word()} (${n}).` : `  const ${word()}${n} = ${word()}.${word()}(${Math.floor(rnd() * 1000)});`;
+  return path.endsWith('.md')
+    ? `The ${word()} of ${path} keeps its ${word()} (${n}).`
+    : `  const ${word()}${n} = ${word()}.${word()}(${Math.floor(rnd() * 1000)});`;
 }
 
 /** A file's first lines: 40 to 160 of them, a few kilobytes. */
@@ -69,7 +107,11 @@ function change(rnd: () => number, path: string, lines: string[], commit: number
  * Writes `commits` commits (merges included) on `main` into a new bare repository at `gitdir`, packs it (with
  * `git gc --aggressive` when `aggressive`), and returns how long that took.
  */
-export async function writeHistoryRepository(gitdir: string, commits: number, options: { aggressive?: boolean } = {}): Promise<{ seconds: number; packBytes: number }> {
+export async function writeHistoryRepository(
+  gitdir: string,
+  commits: number,
+  options: { aggressive?: boolean } = {},
+): Promise<{ seconds: number; packBytes: number }> {
   const started = performance.now();
   run('git', ['init', '--quiet', '--bare', '--initial-branch=main', gitdir]);
   const importer = spawn('git', ['fast-import', '--quiet', '--done'], { cwd: gitdir, stdio: ['pipe', 'inherit', 'inherit'] });
@@ -107,17 +149,20 @@ export async function writeHistoryRepository(gitdir: string, commits: number, op
     const when = START + made * 3600;
     const author = AUTHORS[Math.floor(rnd() * AUTHORS.length)];
     const email = `${author.split(' ')[0].toLowerCase()}@example.com`;
-    let text = `commit ${ref}\nmark :${mark}\nauthor ${author} <${email}> ${when - 600} +0100\ncommitter ${author} <${email}> ${when} +0100\n${data(message)}`;
+    let text =
+      `commit ${ref}\nmark :${mark}\nauthor ${author} <${email}> ${when - 600} +0100\ncommitter ${author} <${email}> ${when} ` +
+      `+0100\n${data(message)}`;
     if (from !== null) text += `from :${from}\n`;
     if (merge !== undefined) text += `merge :${merge}\n`;
-    for (const [path, lines] of files) text += `M 100644 inline ${path}\n${data(lines.join('\n') + '\n')}`;
+    for (const [path, lines] of files) text += `M 100644 inline ${path}\n${data(`${lines.join('\n')}\n`)}`;
     await write(text);
     return mark;
   };
 
   // The first commit: every file.
   const main = new Map<string, string[]>();
-  for (const path of [...FIRST_ONLY, ...paths]) main.set(path, path === 'LICENSE' ? ['MIT License', '', 'Copyright (c) 2024 The Authors'] : initial(rnd, path));
+  for (const path of [...FIRST_ONLY, ...paths])
+    main.set(path, path === 'LICENSE' ? ['MIT License', '', 'Copyright (c) 2024 The Authors'] : initial(rnd, path));
   let tip = await commit('refs/heads/main', new Map(main), 'Initial commit', null);
 
   /** A commit on a line of work (`state`, changed in place): one to three files. */
@@ -129,7 +174,8 @@ export async function writeHistoryRepository(gitdir: string, commits: number, op
       changed.set(path, change(rnd, path, changed.get(path) ?? state.get(path)!, made + 1));
     }
     for (const [path, lines] of changed) state.set(path, lines);
-    const subject = `${['Fix', 'Add', 'Update', 'Refactor', 'Document', 'Speed up'][Math.floor(rnd() * 6)]} ${[...changed.keys()].join(', ')}`;
+    const subject =
+      `${['Fix', 'Add', 'Update', 'Refactor', 'Document', 'Speed up'][Math.floor(rnd() * 6)]} ` + `${[...changed.keys()].join(', ')}`;
     return commit(ref, changed, `${subject}\n\nChange ${made + 1}, in ${changed.size} file(s).\n`, from);
   };
 

@@ -78,7 +78,8 @@ export class Loader {
     });
     await server.idle();
     const used = process.cpuUsage(cpu);
-    if (result.failures) throw new Error(`${request.method} ${request.url}: ${result.failures} of ${result.requests} requests failed under load`);
+    if (result.failures)
+      throw new Error(`${request.method} ${request.url}: ${result.failures} of ${result.requests} requests failed under load`);
     return {
       ...result,
       requestsPerSecond: result.requests / request.seconds,

@@ -39,35 +39,42 @@ const stamp = sql`timestamptz '2026-01-01 00:00:00+00'`;
 /** The users, groups and projects, in a new database (forgekit's schema, root its only user). */
 export async function seedProjects(db: SqlClient, secrets: SecretBox): Promise<void> {
   await db.query(
-    sql`insert into "users" ("id", "username", "username_lower", "name", "email", "projects_limit", "confirmed_at", "created_at", "updated_at")
+    sql`insert into "users" ("id", "username", "username_lower", "name", "email", "projects_limit", "confirmed_at", "created_at",
+      "updated_at")
      select 100 + i, 'dev' || i, 'dev' || i, 'Developer ' || i, 'dev' || i || '@example.com', 100000, ${stamp}, ${stamp}, ${stamp}
      from generate_series(1, ${PROJECT_USERS}) as i`,
   );
   await db.query(
-    sql`insert into "namespaces" ("id", "kind", "name", "path", "full_path", "full_name", "owner_id", "traversal_ids", "created_at", "updated_at")
+    sql`insert into "namespaces" ("id", "kind", "name", "path", "full_path", "full_name", "owner_id", "traversal_ids", "created_at",
+      "updated_at")
      select 1000 + i, 'user', 'dev' || i, 'dev' || i, 'dev' || i, 'Developer ' || i, 100 + i, array[1000 + i], ${stamp}, ${stamp}
      from generate_series(1, ${PROJECT_USERS}) as i`,
   );
   await db.query(
-    sql`insert into "namespaces" ("id", "kind", "name", "path", "full_path", "full_name", "parent_id", "traversal_ids", "description", "visibility", "created_at", "updated_at")
+    sql`insert into "namespaces" ("id", "kind", "name", "path", "full_path", "full_name", "parent_id", "traversal_ids", "description",
+      "visibility", "created_at", "updated_at")
      select 2000 + k, 'group', 'Group ' || k, 'group-' || k, 'group-' || k, 'Group ' || k, null, array[2000 + k], 'Group number ' || k,
        (array['private', 'internal', 'public'])[1 + k % 3], ${stamp}, ${stamp}
      from generate_series(1, 100) as k
      union all
-     select 2100 + k, 'group', 'Team', 'team', 'group-' || k || '/team', 'Group ' || k || ' / Team', 2000 + k, array[2000 + k, 2100 + k], '', 'private', ${stamp}, ${stamp}
+     select 2100 + k, 'group', 'Team', 'team', 'group-' || k || '/team', 'Group ' || k || ' / Team', 2000 + k, array[2000 + k, 2100 + k],
+       '', 'private', ${stamp}, ${stamp}
      from generate_series(1, 100) as k`,
   );
   await db.query(
     sql`insert into "group_members" ("group_id", "user_id", "access_level", "created_at")
-     select 2000 + k, 100 + (k * 7 + m * 131) % ${PROJECT_USERS} + 1, 10 * m, ${stamp} from generate_series(1, 200) as k, generate_series(1, 5) as m`,
+     select 2000 + k, 100 + (k * 7 + m * 131) % ${PROJECT_USERS} + 1, 10 * m, ${stamp}
+       from generate_series(1, 200) as k, generate_series(1, 5) as m`,
   );
   await db.query(
-    sql`insert into "projects" ("id", "name", "path", "namespace_id", "creator_id", "description", "default_branch", "visibility", "tag_list",
+    sql`insert into "projects" ("id", "name", "path", "namespace_id", "creator_id", "description", "default_branch", "visibility",
+      "tag_list",
        "repository_storage", "forked_from_id", "created_at", "updated_at", "last_activity_at")
      select n, 'Project ' || n, 'project-' || n, ns, creator, case when n % 4 = 0 then null else 'Benchmark project ' || n end, 'master',
        case when h < 5 then 'private' when h < 8 then 'internal' else 'public' end,
        case when n % 3 = 0 then array['bench', 'tag-' || n % 7] else '{}' end, 'default',
-       case when n between 2001 and 5000 and n % 4 = 0 then n - 1001 when n > 9000 and n % 4 = 0 then n - 6000 end, at, at, at + interval '1 hour'
+       case when n between 2001 and 5000 and n % 4 = 0 then n - 1001 when n > 9000 and n % 4 = 0
+         then n - 6000 end, at, at, at + interval '1 hour'
      from (select n, abs(hashtext('visibility' || n)) % 10 as h,
              case when n <= 5000 then 1000 + (n - 1) % ${PROJECT_USERS} + 1 else 2000 + (n - 5001) % 200 + 1 end as ns,
              case when n <= 5000 then 100 + (n - 1) % ${PROJECT_USERS} + 1 else 100 + n % ${PROJECT_USERS} + 1 end as creator,
@@ -82,10 +89,12 @@ export async function seedProjects(db: SqlClient, secrets: SecretBox): Promise<v
   const ids = Array.from({ length: PROJECTS }, (_, index) => index + 1);
   const sealed = ids.map((id) => secrets.seal(`bench-runners-${id}`));
   await db.query(
-    sql`update "projects" p set "runners_token_sealed" = v.sealed, "runners_token_digest" = encode(sha256(('bench-runners-' || v.id)::bytea), 'hex')
+    sql`update "projects" p set "runners_token_sealed" = v.sealed,
+      "runners_token_digest" = encode(sha256(('bench-runners-' || v.id)::bytea), 'hex')
      from unnest(${ids}::int[], ${sealed}::text[]) as v(id, sealed) where p."id" = v.id`,
   );
-  for (const table of SEQUENCES) await db.query(sql`select setval(pg_get_serial_sequence(${table}, 'id'), (select max("id") from ${fixedSql(`"${table}"`)}))`);
+  for (const table of SEQUENCES)
+    await db.query(sql`select setval(pg_get_serial_sequence(${table}, 'id'), (select max("id") from ${fixedSql(`"${table}"`)}))`);
 }
 
 /** The reader's memberships, shares and stars, once the reader (user `reader`) exists. */
@@ -107,7 +116,8 @@ export async function seedReader(db: SqlClient, reader: number): Promise<void> {
   );
   await db.query(
     sql`insert into "project_stars" ("project_id", "user_id", "created_at")
-     select (i * 13 + k * 997) % ${PROJECTS} + 1, 100 + i, ${stamp} from generate_series(1, ${PROJECT_USERS}) as i, generate_series(1, 10) as k
+     select (i * 13 + k * 997) % ${PROJECTS} + 1, 100 + i, ${stamp}
+       from generate_series(1, ${PROJECT_USERS}) as i, generate_series(1, 10) as k
      union all select n * 197 % ${PROJECTS} + 1, ${reader}::int, ${stamp} from generate_series(1, 50) as n
      union all select ${ONE_PROJECT}::int, ${reader}::int, ${stamp}`,
   );

@@ -2,6 +2,7 @@
 import type { Sql } from '../../src/db/sql.ts';
 
 /** Rows as the ORM gets them: timestamps as PostgreSQL's text. */
+// biome-ignore lint/suspicious/noExplicitAny: rows are read column by column as the statements name them, untyped on purpose
 export type Row = Record<string, any>;
 
 export interface SqlClient {

@@ -11,5 +11,10 @@ export function sshKey(): string {
 /** An OpenSSH public key's MD5 fingerprint (`aa:bb:...`), as forgekit stores it; undefined when the key holds no blob. */
 export function fingerprint(key: string): string | undefined {
   const blob = Buffer.from(key.split(' ')[1] ?? '', 'base64');
-  return blob.length ? createHash('md5').update(blob).digest('hex').replace(/(..)(?!$)/g, '$1:') : undefined;
+  return blob.length
+    ? createHash('md5')
+        .update(blob)
+        .digest('hex')
+        .replace(/(..)(?!$)/g, '$1:')
+    : undefined;
 }

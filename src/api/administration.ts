@@ -15,8 +15,11 @@ export const customAttributes = {
     response: CustomAttribute,
   }),
   set: adminUserRoute({
-    method: 'PUT', path: '/custom_attributes/:key', summary: 'Create or update a custom attribute of a user',
-    input: SetCustomAttributeInput, response: CustomAttribute,
+    method: 'PUT',
+    path: '/custom_attributes/:key',
+    summary: 'Create or update a custom attribute of a user',
+    input: SetCustomAttributeInput,
+    response: CustomAttribute,
     run: (ctx, { user, key }, { value }) => ctx.customAttributes.set(user, key, value),
   }),
   delete: customAttribute.delete({
@@ -26,13 +29,20 @@ export const customAttributes = {
 
 export const applicationSettings = {
   get: defineRoute({
-    method: 'GET', path: '/application/settings', summary: 'The application settings', auth: 'admin',
+    method: 'GET',
+    path: '/application/settings',
+    summary: 'The application settings',
+    auth: 'admin',
     response: ApplicationSettings,
     run: (ctx) => ctx.applicationSettings.get(),
   }),
   update: defineRoute({
-    method: 'PUT', path: '/application/settings', summary: 'Change application settings', auth: 'admin',
-    input: UpdateSettingsInput, response: ApplicationSettings,
+    method: 'PUT',
+    path: '/application/settings',
+    summary: 'Change application settings',
+    auth: 'admin',
+    input: UpdateSettingsInput,
+    response: ApplicationSettings,
     run: (ctx, _params, input) => ctx.applicationSettings.update(input),
   }),
 };

@@ -1,4 +1,11 @@
-import { Branch, CreateBranchInput, ListBranchesQuery, ProtectBranchesInput, ProtectBranchInput, ProtectedBranch } from '../schemas/branches.js';
+import {
+  Branch,
+  CreateBranchInput,
+  ListBranchesQuery,
+  ProtectBranchesInput,
+  ProtectBranchInput,
+  ProtectedBranch,
+} from '../schemas/branches.js';
 import { Accepted, accepted } from './projects.js';
 import { projectItems, projectRoute } from './scoped.js';
 
@@ -7,33 +14,49 @@ const branch = projectItems({ path: '/repository/branches', id: 'branch', servic
 export const branches = {
   list: branch.list({
     summary: 'The branches of a project’s repository, by name',
-    ability: 'download_code', input: ListBranchesQuery, list: Branch,
+    ability: 'download_code',
+    input: ListBranchesQuery,
+    list: Branch,
   }),
   get: branch.get({
     summary: 'A branch, with its last commit',
-    ability: 'download_code', response: Branch,
+    ability: 'download_code',
+    response: Branch,
   }),
   create: branch.create({
     summary: 'Create a branch at a branch, tag or commit (developers)',
-    ability: 'push_code', input: CreateBranchInput, response: Branch,
+    ability: 'push_code',
+    input: CreateBranchInput,
+    response: Branch,
   }),
   delete: branch.delete({
     summary: 'Delete a branch: not the default branch; a protected one only by those who may push to it',
     ability: 'push_code',
   }),
   protect: projectRoute({
-    method: 'PUT', path: '/repository/branches/:branch/protect', summary: 'Protect a branch: maintainers only push and merge, unless developers are let (maintainers)',
-    ability: 'admin_project', input: ProtectBranchInput, response: Branch,
+    method: 'PUT',
+    path: '/repository/branches/:branch/protect',
+    summary: 'Protect a branch: maintainers only push and merge, unless developers are let (maintainers)',
+    ability: 'admin_project',
+    input: ProtectBranchInput,
+    response: Branch,
     run: (ctx, { project, branch }, input) => ctx.branches.protect(project, branch, input),
   }),
   unprotect: projectRoute({
-    method: 'PUT', path: '/repository/branches/:branch/unprotect', summary: 'Take a branch’s protection away (maintainers)',
-    ability: 'admin_project', response: Branch,
+    method: 'PUT',
+    path: '/repository/branches/:branch/unprotect',
+    summary: 'Take a branch’s protection away (maintainers)',
+    ability: 'admin_project',
+    response: Branch,
     run: (ctx, { project, branch }) => ctx.branches.unprotect(project, branch),
   }),
   deleteMerged: projectRoute({
-    method: 'DELETE', path: '/repository/merged_branches', summary: 'Delete every branch the default branch has merged, but protected ones (developers); answers 202 as the original',
-    ability: 'push_code', status: 202, response: Accepted,
+    method: 'DELETE',
+    path: '/repository/merged_branches',
+    summary: 'Delete every branch the default branch has merged, but protected ones (developers); answers 202 as the original',
+    ability: 'push_code',
+    status: 202,
+    response: Accepted,
     run: (ctx, { project }) => accepted(ctx.branches.deleteMerged(project)),
   }),
 };
@@ -41,23 +64,39 @@ export const branches = {
 /** Protections by name or pattern, as today's clients protect branches (the specification's era used .../protect). */
 export const protectedBranches = {
   list: projectRoute({
-    method: 'GET', path: '/protected_branches', summary: 'The project’s branch protections (maintainers)', auth: 'user',
-    ability: 'admin_project', list: ProtectedBranch,
+    method: 'GET',
+    path: '/protected_branches',
+    summary: 'The project’s branch protections (maintainers)',
+    auth: 'user',
+    ability: 'admin_project',
+    list: ProtectedBranch,
     run: (ctx, { project }, input) => ctx.branches.listProtected(project, input),
   }),
   get: projectRoute({
-    method: 'GET', path: '/protected_branches/:name', summary: 'One protection, by its name or pattern (maintainers)', auth: 'user',
-    scope: 'protectedBranch', ability: 'read_protected_branch', response: ProtectedBranch,
+    method: 'GET',
+    path: '/protected_branches/:name',
+    summary: 'One protection, by its name or pattern (maintainers)',
+    auth: 'user',
+    scope: 'protectedBranch',
+    ability: 'read_protected_branch',
+    response: ProtectedBranch,
     run: async (ctx, { protection }) => ctx.branches.getProtected(protection),
   }),
   create: projectRoute({
-    method: 'POST', path: '/protected_branches', summary: 'Protect a branch name or pattern (`release/*`): who may push and merge (maintainers); 409 when it is already',
-    ability: 'admin_project', input: ProtectBranchesInput, response: ProtectedBranch,
+    method: 'POST',
+    path: '/protected_branches',
+    summary: 'Protect a branch name or pattern (`release/*`): who may push and merge (maintainers); 409 when it is already',
+    ability: 'admin_project',
+    input: ProtectBranchesInput,
+    response: ProtectedBranch,
     run: (ctx, { project }, input) => ctx.branches.createProtected(project, input),
   }),
   delete: projectRoute({
-    method: 'DELETE', path: '/protected_branches/:name', summary: 'Take a protection away (maintainers)',
-    scope: 'protectedBranch', ability: 'destroy_protected_branch',
+    method: 'DELETE',
+    path: '/protected_branches/:name',
+    summary: 'Take a protection away (maintainers)',
+    scope: 'protectedBranch',
+    ability: 'destroy_protected_branch',
     run: (ctx, { protection }) => ctx.branches.deleteProtected(protection),
   }),
 };

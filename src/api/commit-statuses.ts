@@ -1,4 +1,11 @@
-import { COMMENT_BODY_LIMIT, CommitComment, CommitStatus, CreateCommitCommentInput, CreateCommitStatusInput, ListCommitStatusesQuery } from '../schemas/commit-statuses.js';
+import {
+  COMMENT_BODY_LIMIT,
+  CommitComment,
+  CommitStatus,
+  CreateCommitCommentInput,
+  CreateCommitStatusInput,
+  ListCommitStatusesQuery,
+} from '../schemas/commit-statuses.js';
 import { projectItems, projectRoute } from './scoped.js';
 
 const commitStatus = projectItems({ path: '/repository/commits/:sha/statuses', service: (ctx) => ctx.commitStatuses });
@@ -6,12 +13,20 @@ const commitStatus = projectItems({ path: '/repository/commits/:sha/statuses', s
 export const commitStatuses = {
   list: commitStatus.list({
     summary: 'The statuses of a commit: the latest of each name in each of its pipelines, or all of them; by ref, stage and name',
-    ability: 'download_code', input: ListCommitStatusesQuery, list: CommitStatus,
+    ability: 'download_code',
+    input: ListCommitStatusesQuery,
+    list: CommitStatus,
   }),
   // Posted to a path of its own, as the original does.
   create: projectRoute({
-    method: 'POST', path: '/statuses/:sha', summary: 'Post a commit’s status for a ref: a new one, or the same name’s still pending or running one updated; the pipeline’s status follows (developers)',
-    ability: 'create_commit_status', input: CreateCommitStatusInput, response: CommitStatus,
+    method: 'POST',
+    path: '/statuses/:sha',
+    summary:
+      'Post a commit’s status for a ref: a new one, or the same name’s still pending or running one updated; ' +
+      'the pipeline’s status follows (developers)',
+    ability: 'create_commit_status',
+    input: CreateCommitStatusInput,
+    response: CommitStatus,
     run: (ctx, { project, sha }, input) => ctx.commitStatuses.create(project, sha, input),
   }),
 };
@@ -21,10 +36,14 @@ const commitComment = projectItems({ path: '/repository/commits/:sha/comments', 
 export const commitComments = {
   list: commitComment.list({
     summary: 'The comments on a commit, oldest first',
-    ability: 'download_code', list: CommitComment,
+    ability: 'download_code',
+    list: CommitComment,
   }),
   create: commitComment.create({
     summary: 'Comment on a commit, or on a line it adds or removes (otherwise the comment goes on the commit itself)',
-    ability: 'create_note', input: CreateCommitCommentInput, response: CommitComment, bodyLimit: COMMENT_BODY_LIMIT,
+    ability: 'create_note',
+    input: CreateCommitCommentInput,
+    response: CommitComment,
+    bodyLimit: COMMENT_BODY_LIMIT,
   }),
 };

@@ -7,39 +7,65 @@ const auth = 'user' as const;
 const environment = projectItems({ path: '/environments', id: 'environment_id', service: (ctx) => ctx.environments });
 
 const CREATE_SUMMARY =
-  'Create an environment (developers): `name` unique in the project, of letters, digits, spaces and `-_/${}.`, not starting or ending with `/`; ' +
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: `${}` are characters a name may contain, not a placeholder
+  'Create an environment (developers): `name` unique in the project, of letters, digits, spaces and `-_/${}.`, not starting ' +
+  'or ending with `/`; ' +
   'its `slug` made from it; an http(s) `external_url`, unique in the project; 400 with the validation messages otherwise';
 
 export const environments = {
   list: environment.list({
-    summary: 'A project’s environments, oldest first (reporters): `name` exactly, or `search` a case-insensitive prefix of the name (not both); `states` `available` or `stopped`',
-    auth, ability: 'read_environment', input: ListEnvironmentsQuery, list: Environment,
+    summary:
+      'A project’s environments, oldest first (reporters): `name` exactly, or `search` a case-insensitive prefix of the name (not both); ' +
+      '`states` `available` or `stopped`',
+    auth,
+    ability: 'read_environment',
+    input: ListEnvironmentsQuery,
+    list: Environment,
   }),
   get: environment.get({
     summary: 'One of the project’s environments (reporters; later clients); `404 Not found` for another project’s',
-    auth, ability: 'read_environment', response: Environment,
+    auth,
+    ability: 'read_environment',
+    response: Environment,
   }),
   create: environment.create({
     summary: `${CREATE_SUMMARY}; the path the specification’s sample request and clients post to`,
-    auth, ability: 'create_environment', input: CreateEnvironmentInput, response: Environment,
+    auth,
+    ability: 'create_environment',
+    input: CreateEnvironmentInput,
+    response: Environment,
   }),
   // The path as the specification writes it.
   createSingular: projectRoute({
-    method: 'POST', path: '/environment', summary: `${CREATE_SUMMARY}; the path as the specification writes it`,
-    auth, ability: 'create_environment', input: CreateEnvironmentInput, response: Environment,
+    method: 'POST',
+    path: '/environment',
+    summary: `${CREATE_SUMMARY}; the path as the specification writes it`,
+    auth,
+    ability: 'create_environment',
+    input: CreateEnvironmentInput,
+    response: Environment,
     run: (ctx, { project }, input) => ctx.environments.create(project, input),
   }),
   update: environment.update({
     summary: 'Rename an environment (its slug stays) or change its `external_url` (maintainers); 400 with the validation messages',
-    auth, ability: 'update_environment', input: UpdateEnvironmentInput, response: Environment,
+    auth,
+    ability: 'update_environment',
+    input: UpdateEnvironmentInput,
+    response: Environment,
   }),
   delete: environment.delete({
     summary: 'Delete an environment, available or stopped (maintainers)',
-    auth, ability: 'destroy_environment',
+    auth,
+    ability: 'destroy_environment',
   }),
   stop: projectRoute({
-    method: 'POST', path: '/environments/:environment_id/stop', summary: 'Stop an environment (maintainers): 200 with it, `stopped`',
-    auth, ability: 'read_environment', response: Environment, status: 200,
+    method: 'POST',
+    path: '/environments/:environment_id/stop',
+    summary: 'Stop an environment (maintainers): 200 with it, `stopped`',
+    auth,
+    ability: 'read_environment',
+    response: Environment,
+    status: 200,
     run: (ctx, { project, environment_id }) => ctx.environments.stop(project, environment_id),
   }),
 };

@@ -78,10 +78,11 @@ const groupDescriptions: Record<keyof typeof groups, string> = {
   session: 'Signing in with a password for a private token',
   oauth: 'OAuth 2 access tokens (password and refresh token grants)',
   namespaces: "Namespaces: each user's own, and groups'",
-  projects: 'Projects: created with an empty repository, read by whoever may see them, shared with groups, moved and deleted by their owners',
-  projectMembers: "Members of projects: who has which access level on a project, until when",
+  projects:
+    'Projects: created with an empty repository, read by whoever may see them, shared with groups, moved and deleted by their owners',
+  projectMembers: 'Members of projects: who has which access level on a project, until when',
   groups: 'Groups: nested namespaces of projects, whose members’ levels their subgroups and projects inherit',
-  groupMembers: "Members of groups: who has which access level on a group, its subgroups and its projects",
+  groupMembers: 'Members of groups: who has which access level on a group, its subgroups and its projects',
   branches: 'Branches of a project’s repository: made, deleted and protected; the first branch of an empty repository is its default',
   protectedBranches: 'Protected branches by name or pattern, as today’s clients protect them: who may push and merge',
   repositoryFiles: 'Files of a project’s repository: read at any ref, and written in commits on a branch',
@@ -91,20 +92,28 @@ const groupDescriptions: Record<keyof typeof groups, string> = {
   commitStatuses: 'Statuses that external systems post for a commit and ref: together they make the pipeline whose status the commit shows',
   commitComments: 'Comments on a commit, or on a line it adds or removes',
   repository: 'A repository read whole: its trees, blobs, archives and comparisons; a commit’s diff, and cherry-picking it onto a branch',
-  issues: 'Issues of projects: listed with filters, opened, changed, closed and reopened, moved and deleted; confidential ones only to those who may read them; time tracking and subscriptions',
+  issues:
+    'Issues of projects: listed with filters, opened, changed, closed and reopened, moved and deleted; ' +
+    'confidential ones only to those who may read them; time tracking and subscriptions',
   issueNotes: 'Notes on issues: comments, and the system notes that record each change',
   awardEmoji: 'Emoji awarded to issues and to notes on them (`thumbsup` and `thumbsdown` count as votes)',
-  mergeRequests: 'Merge requests: from a branch into another of the same project or, from a fork, of its upstream; their commits and changes, merged by a real merge commit, the issues they close',
+  mergeRequests:
+    'Merge requests: from a branch into another of the same project or, from a fork, of its upstream; their commits and changes, ' +
+    'merged by a real merge commit, the issues they close',
   mergeRequestNotes: 'Notes on merge requests: comments, and the system notes that record each change',
   mergeRequestAwardEmoji: 'Emoji awarded to merge requests and to notes on them',
   mergeRequestDiscussions: 'Discussions of merge requests: threads of notes, resolvable by the request’s author and developers',
   issueDiscussions: 'Discussions of issues: threads of notes and notes of their own',
   labels: 'Labels of projects: listed with the counts of the issues that carry them, created, changed, deleted and subscribed to',
-  milestones: 'Milestones of projects: listed, created with the project’s next iid, changed, closed and activated, deleted; the issues that have one',
+  milestones:
+    'Milestones of projects: listed, created with the project’s next iid, changed, closed and activated, deleted; the issues that have one',
   groupMilestones: 'Milestones of groups, which the projects of the group and of its subgroups may use: as a project’s',
-  runners: 'CI runners: registered with the instance’s, a group’s or a project’s token; listed (the caller’s own, or all for administrators), read, changed, paused and removed; runners check their token and remove themselves',
+  runners:
+    'CI runners: registered with the instance’s, a group’s or a project’s token; listed (the caller’s own, or all for administrators), ' +
+    'read, changed, paused and removed; runners check their token and remove themselves',
   projectRunners: 'The runners of a project: those it may use, listed; specific runners enabled in it and disabled (its maintainers)',
-  environments: 'Deployment environments of projects: named, with a slug made from the name once and an external URL; stopped, renamed and deleted',
+  environments:
+    'Deployment environments of projects: named, with a slug made from the name once and an external URL; stopped, renamed and deleted',
   instance: 'What the service is: its version and this document',
 };
 
@@ -115,7 +124,11 @@ export const routes = {
     ...instance,
     // Defined beside the table it describes, so that the document's builder needs nothing from the table.
     openapi: defineRoute({
-      method: 'GET', path: '/openapi.json', summary: 'This API as an OpenAPI 3.1 document', auth: 'public', keepsJsonSuffix: true,
+      method: 'GET',
+      path: '/openapi.json',
+      summary: 'This API as an OpenAPI 3.1 document',
+      auth: 'public',
+      keepsJsonSuffix: true,
       response: Type.Record(Type.String(), Type.Unknown()),
       run: async (ctx) => openApiDocument(ctx.baseUrl),
     }),

@@ -3,7 +3,15 @@ import { can, refusalHides, type Ability } from '../auth/abilities.js';
 import { checkAccess } from '../auth/access.js';
 import { authenticate, callersChangedIn, switchUser, type CallerIdentity } from '../auth/caller.js';
 import type { EntityManager } from '../db/orm.js';
-import { BadRequestError, ConflictError, ForbiddenError, NotFoundError, OAuthError, ServiceUnavailableError, UnauthorizedError } from '../errors.js';
+import {
+  BadRequestError,
+  ConflictError,
+  ForbiddenError,
+  type NotFoundError,
+  OAuthError,
+  ServiceUnavailableError,
+  UnauthorizedError,
+} from '../errors.js';
 import { RepositoryMissingError } from '../git/errors.js';
 import type { AdminOnlyRule } from '../schemas/common.js';
 import { Context, type Environment } from '../services/context.js';

@@ -21,10 +21,19 @@ interface UserItems<Created, Shape> {
  * compiler cannot match with the service's for a shape it does not know yet (`service` is checked against
  * UserItems where each kind is declared below).
  */
-type Served<Created> = { [Call in keyof UserItems<Created, unknown>]: (...args: Parameters<UserItems<Created, unknown>[Call]>) => Promise<never> };
+type Served<Created> = {
+  [Call in keyof UserItems<Created, unknown>]: (...args: Parameters<UserItems<Created, unknown>[Call]>) => Promise<never>;
+};
 
 /** What differs between the kinds' routes. */
-interface UserItemsRoutes<Segment extends string, Id extends string, ListScope extends 'user' | 'userByIdOrUsername', Input extends TObject, Shape extends TSchema, Created> {
+interface UserItemsRoutes<
+  Segment extends string,
+  Id extends string,
+  ListScope extends 'user' | 'userByIdOrUsername',
+  Input extends TObject,
+  Shape extends TSchema,
+  Created,
+> {
   /** The path segment (`keys`, `gpg_keys`, `emails`) and the item's path parameter (`key_id`, `email_id`). */
   segment: Segment;
   id: Id;
@@ -58,41 +67,76 @@ function userItemsRoutes<
   const served = (ctx: Context) => kind.service(ctx) as unknown as Served<Created>;
   return {
     list: defineRoute({
-      method: 'GET', path: `/user/${segment}`, summary: `The current user's ${plural}`, auth: 'user', readUser: true,
+      method: 'GET',
+      path: `/user/${segment}`,
+      summary: `The current user's ${plural}`,
+      auth: 'user',
+      readUser: true,
       list: shape,
       run: (ctx, _params, query) => served(ctx).list(ctx.user, query),
     }),
     get: defineRoute({
-      method: 'GET', path: `/user/${segment}/:${kind.id}`, summary: `One ${singular} of the current user`, auth: 'user', readUser: true,
+      method: 'GET',
+      path: `/user/${segment}/:${kind.id}`,
+      summary: `One ${singular} of the current user`,
+      auth: 'user',
+      readUser: true,
       response: shape,
       run: (ctx, params) => served(ctx).get(ctx.user, itemId(params)),
     }),
     create: defineRoute({
-      method: 'POST', path: `/user/${segment}`, summary: `Add ${singular} to the current user`, auth: 'user',
-      input, bodyLimit, response: shape,
+      method: 'POST',
+      path: `/user/${segment}`,
+      summary: `Add ${singular} to the current user`,
+      auth: 'user',
+      input,
+      bodyLimit,
+      response: shape,
       run: (ctx, _params, given) => served(ctx).create(ctx.user, given as Created),
     }),
     delete: defineRoute({
-      method: 'DELETE', path: `/user/${segment}/:${kind.id}`, summary: `Delete ${singular} of the current user`, auth: 'user',
+      method: 'DELETE',
+      path: `/user/${segment}/:${kind.id}`,
+      summary: `Delete ${singular} of the current user`,
+      auth: 'user',
       run: (ctx, params) => served(ctx).delete(ctx.user, itemId(params)),
     }),
     listForUser: defineRoute({
-      method: 'GET', path: `/users/:id/${segment}`, summary: `A user's ${plural}${kind.listNote ?? ''}`, auth: 'admin', readUser: true,
-      scope: kind.listScope, list: shape,
+      method: 'GET',
+      path: `/users/:id/${segment}`,
+      summary: `A user's ${plural}${kind.listNote ?? ''}`,
+      auth: 'admin',
+      readUser: true,
+      scope: kind.listScope,
+      list: shape,
       run: (ctx, params, query) => served(ctx).list((params as { user: User }).user, query),
     }),
     getForUser: defineRoute({
-      method: 'GET', path: `/users/:id/${segment}/:${kind.id}`, summary: `One of a user's ${plural}`, auth: 'admin', readUser: true,
-      scope: 'user', response: shape,
+      method: 'GET',
+      path: `/users/:id/${segment}/:${kind.id}`,
+      summary: `One of a user's ${plural}`,
+      auth: 'admin',
+      readUser: true,
+      scope: 'user',
+      response: shape,
       run: (ctx, params) => served(ctx).get(params.user, itemId(params)),
     }),
     createForUser: defineRoute({
-      method: 'POST', path: `/users/:id/${segment}`, summary: `Add ${singular} to a user${kind.createNote ?? ''}`, auth: 'admin',
-      scope: 'user', input, bodyLimit, response: shape,
+      method: 'POST',
+      path: `/users/:id/${segment}`,
+      summary: `Add ${singular} to a user${kind.createNote ?? ''}`,
+      auth: 'admin',
+      scope: 'user',
+      input,
+      bodyLimit,
+      response: shape,
       run: (ctx, params, given) => served(ctx).create(params.user, given as Created),
     }),
     deleteForUser: defineRoute({
-      method: 'DELETE', path: `/users/:id/${segment}/:${kind.id}`, summary: `Delete a user's ${singular.replace(/^(an?) /, '')}`, auth: 'admin',
+      method: 'DELETE',
+      path: `/users/:id/${segment}/:${kind.id}`,
+      summary: `Delete a user's ${singular.replace(/^(an?) /, '')}`,
+      auth: 'admin',
       scope: 'user',
       run: (ctx, params) => served(ctx).delete(params.user, itemId(params)),
     }),
@@ -100,20 +144,37 @@ function userItemsRoutes<
 }
 
 export const sshKeys = userItemsRoutes({
-  segment: 'keys', id: 'key_id', shape: SshKey, input: CreateSshKeyInput, service: (ctx) => ctx.sshKeys,
-  plural: 'SSH keys', singular: 'an SSH key',
-  listScope: 'userByIdOrUsername', listNote: ' (the user by ID or, as newer clients send it, by username)',
+  segment: 'keys',
+  id: 'key_id',
+  shape: SshKey,
+  input: CreateSshKeyInput,
+  service: (ctx) => ctx.sshKeys,
+  plural: 'SSH keys',
+  singular: 'an SSH key',
+  listScope: 'userByIdOrUsername',
+  listNote: ' (the user by ID or, as newer clients send it, by username)',
 });
 
 export const gpgKeys = userItemsRoutes({
-  segment: 'gpg_keys', id: 'key_id', shape: GpgKey, input: CreateGpgKeyInput, service: (ctx) => ctx.gpgKeys,
-  plural: 'GPG keys', singular: 'a GPG key', bodyLimit: GPG_KEY_BODY_LIMIT,
+  segment: 'gpg_keys',
+  id: 'key_id',
+  shape: GpgKey,
+  input: CreateGpgKeyInput,
+  service: (ctx) => ctx.gpgKeys,
+  plural: 'GPG keys',
+  singular: 'a GPG key',
+  bodyLimit: GPG_KEY_BODY_LIMIT,
   listScope: 'user',
   createNote: ' (`key`, or `key_id` as the reference spells it)',
 });
 
 export const emails = userItemsRoutes({
-  segment: 'emails', id: 'email_id', shape: Email, input: CreateEmailInput, service: (ctx) => ctx.emails,
-  plural: 'secondary e-mail addresses', singular: 'an e-mail address',
+  segment: 'emails',
+  id: 'email_id',
+  shape: Email,
+  input: CreateEmailInput,
+  service: (ctx) => ctx.emails,
+  plural: 'secondary e-mail addresses',
+  singular: 'an e-mail address',
   listScope: 'user',
 });

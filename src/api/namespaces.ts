@@ -3,18 +3,34 @@ import { defineRoute } from './route.js';
 
 export const namespaces = {
   list: defineRoute({
-    method: 'GET', path: '/namespaces', summary: "The caller's namespaces: its own and those of the groups it is a member of; every namespace for administrators", auth: 'user',
-    input: ListNamespacesQuery, list: Namespace,
+    method: 'GET',
+    path: '/namespaces',
+    summary: "The caller's namespaces: its own and those of the groups it is a member of; every namespace for administrators",
+    auth: 'user',
+    input: ListNamespacesQuery,
+    list: Namespace,
     run: (ctx, _params, input) => ctx.namespaces.list(input),
   }),
   exists: defineRoute({
-    method: 'GET', path: '/namespaces/:namespace/exists', summary: 'Whether a namespace has the path at the top level (or, with `parent_id`, among a group’s subgroups), and a free path like it when it has (as later clients ask)', auth: 'user',
-    input: NamespaceExistsQuery, response: NamespaceExists, status: 200,
+    method: 'GET',
+    path: '/namespaces/:namespace/exists',
+    summary:
+      'Whether a namespace has the path at the top level (or, with `parent_id`, among a group’s subgroups), ' +
+      'and a free path like it when it has (as later clients ask)',
+    auth: 'user',
+    input: NamespaceExistsQuery,
+    response: NamespaceExists,
+    status: 200,
     run: (ctx, { namespace }, input) => ctx.namespaces.exists(namespace, input),
   }),
   get: defineRoute({
-    method: 'GET', path: '/namespaces/:id', summary: 'One namespace, by ID or full path, if it is among the caller’s', auth: 'user',
-    scope: 'namespace', ability: 'read_namespace', response: Namespace,
+    method: 'GET',
+    path: '/namespaces/:id',
+    summary: 'One namespace, by ID or full path, if it is among the caller’s',
+    auth: 'user',
+    scope: 'namespace',
+    ability: 'read_namespace',
+    response: Namespace,
     run: async (ctx, { namespace }) => (await ctx.namespaces.present([namespace.namespace]))[0],
   }),
 };

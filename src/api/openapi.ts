@@ -22,7 +22,8 @@ const namesByJson = new Map<string, string>(
 
 /** A schema as JSON; a named schema is a `$ref` to its component. */
 function reference(schema: unknown): unknown {
-  const name = typeof schema === 'object' && schema !== null ? (namesByObject.get(schema) ?? namesByJson.get(JSON.stringify(schema))) : undefined;
+  const name =
+    typeof schema === 'object' && schema !== null ? (namesByObject.get(schema) ?? namesByJson.get(JSON.stringify(schema))) : undefined;
   return name ? { $ref: `#/components/schemas/${name}` } : expand(schema);
 }
 
@@ -34,17 +35,33 @@ function expand(schema: unknown): unknown {
 }
 
 function errorResponse(description: string, ...bodies: TSchema[]): JsonObject {
-  return { description, content: { 'application/json': { schema: bodies.length === 1 ? reference(bodies[0]) : { anyOf: bodies.map(reference) } } } };
+  return {
+    description,
+    content: { 'application/json': { schema: bodies.length === 1 ? reference(bodies[0]) : { anyOf: bodies.map(reference) } } },
+  };
 }
 
 /** The error answers, as response components; src/errors.ts has which error answers which body. */
 const errorResponses = {
   BadRequest: errorResponse('a parameter is missing or invalid, or the body cannot be read', ErrorMessage, ValidationError),
-  OAuthBadRequest: errorResponse('a parameter is missing or invalid, or the grant is refused (RFC 6749 §5.2)', ErrorMessage, ValidationError, OAuthError),
+  OAuthBadRequest: errorResponse(
+    'a parameter is missing or invalid, or the grant is refused (RFC 6749 §5.2)',
+    ErrorMessage,
+    ValidationError,
+    OAuthError,
+  ),
   Unauthorized: errorResponse('no token where one is needed, a refused token, or a failed sign-in', ErrorMessage),
-  Forbidden: errorResponse('a route for administrators, `SUDO` by a non-administrator, or token scopes that do not admit the call', ErrorMessage, OAuthError),
+  Forbidden: errorResponse(
+    'a route for administrators, `SUDO` by a non-administrator, or token scopes that do not admit the call',
+    ErrorMessage,
+    OAuthError,
+  ),
   NotFound: errorResponse('no such resource, or `SUDO` names no user', ErrorMessage),
-  NotFoundOrTaken: errorResponse('no such resource, `SUDO` names no user, or (modifying a user) a username or e-mail is taken', ErrorMessage, ValidationError),
+  NotFoundOrTaken: errorResponse(
+    'no such resource, `SUDO` names no user, or (modifying a user) a username or e-mail is taken',
+    ErrorMessage,
+    ValidationError,
+  ),
   Conflict: errorResponse('a conflicting resource exists', ErrorMessage),
   PayloadTooLarge: errorResponse('the body is larger than this route reads', ErrorMessage),
   TooManyRequests: {
@@ -83,7 +100,12 @@ const securitySchemes = {
   privateToken: { type: 'apiKey', in: 'header', name: 'PRIVATE-TOKEN' },
   privateTokenQuery: { type: 'apiKey', in: 'query', name: 'private_token', description: 'also a form field or JSON body field' },
   bearer: { type: 'http', scheme: 'bearer', description: 'an OAuth access token from POST /oauth/token, or any other token' },
-  accessTokenQuery: { type: 'apiKey', in: 'query', name: 'access_token', description: 'the bearer token as a parameter; also a form field or JSON body field' },
+  accessTokenQuery: {
+    type: 'apiKey',
+    in: 'query',
+    name: 'access_token',
+    description: 'the bearer token as a parameter; also a form field or JSON body field',
+  },
 };
 
 function security(route: AnyRoute): JsonObject[] {
@@ -97,7 +119,10 @@ function security(route: AnyRoute): JsonObject[] {
 /** A response schema; one per caller kind as `oneOf`, administrators' first. */
 function responseSchema(response: Shape): unknown {
   if (!(response instanceof PerCaller)) return reference(response);
-  return { oneOf: [reference(response.admin), reference(response.other)], description: 'the first shape for administrators, the second for everyone else' };
+  return {
+    oneOf: [reference(response.admin), reference(response.other)],
+    description: 'the first shape for administrators, the second for everyone else',
+  };
 }
 
 /**
@@ -120,13 +145,21 @@ export function buildOpenApiDocument(routes: NamedRoute[], groups: Record<string
     if (route.input && inQuery) {
       for (const [parameter, schema] of Object.entries(route.input.properties)) {
         const style = (schema as { type?: unknown }).type === 'object' ? { style: 'deepObject', explode: true } : {};
-        parameters.push({ name: parameter, in: 'query', required: route.input.required?.includes(parameter) ?? false, schema: reference(schema), ...style });
+        parameters.push({
+          name: parameter,
+          in: 'query',
+          required: route.input.required?.includes(parameter) ?? false,
+          schema: reference(schema),
+          ...style,
+        });
       }
     } else if (route.input) {
       const schema = reference(route.input);
       requestBody = {
         required: (route.input.required ?? []).length > 0,
-        content: Object.fromEntries(['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'].map((type) => [type, { schema }])),
+        content: Object.fromEntries(
+          ['application/json', 'application/x-www-form-urlencoded', 'multipart/form-data'].map((type) => [type, { schema }]),
+        ),
       };
     }
     const status = String(successStatus(route));
@@ -137,7 +170,10 @@ export function buildOpenApiDocument(routes: NamedRoute[], groups: Record<string
         : { description: 'success', content: { 'application/json': { schema: responseSchema(route.response) } } };
     if (route.list) {
       success.headers = Object.fromEntries(
-        ['Link', 'X-Total', 'X-Total-Pages', 'X-Per-Page', 'X-Page', 'X-Next-Page', 'X-Prev-Page'].map((header) => [header, { schema: { type: 'string' } }]),
+        ['Link', 'X-Total', 'X-Total-Pages', 'X-Per-Page', 'X-Page', 'X-Next-Page', 'X-Prev-Page'].map((header) => [
+          header,
+          { schema: { type: 'string' } },
+        ]),
       );
     }
     (paths[path] ??= {})[route.method.toLowerCase()] = {

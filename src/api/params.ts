@@ -32,8 +32,8 @@ export const PATH_PARAMETERS = {
   /** A file's full path in the repository, URL-encoded (`lib%2Fclass.rb`). */
   file_path: BoundedText({ maxLength: FILE_PATH_MAX, description: 'URL-encoded full path of the file' }),
   /** A work item's number in its project. */
-  issue_iid: Int32({ description: 'the issue\'s iid' }),
-  merge_request_iid: Int32({ description: 'the merge request\'s iid' }),
+  issue_iid: Int32({ description: "the issue's iid" }),
+  merge_request_iid: Int32({ description: "the merge request's iid" }),
   note_id: Int32({ description: 'note ID' }),
   /** A discussion, by the original's 40-hex ID. */
   discussion_id: Type.String({ pattern: '^[0-9a-f]{40}$', maxLength: 40, description: 'discussion ID' }),
@@ -87,7 +87,10 @@ export type ScopeId<S extends ScopeName> = S extends NestedScopeName
     : never;
 
 /** The schema of the path's first parameter of a route of the scope. */
-export const scopeParameter = (scope: ScopeName) => (scope in NESTED_SCOPES ? SCOPE_PARAMETERS[NESTED_SCOPES[scope as NestedScopeName].parent] : SCOPE_PARAMETERS[scope as keyof typeof SCOPE_PARAMETERS]);
+export const scopeParameter = (scope: ScopeName) =>
+  scope in NESTED_SCOPES
+    ? SCOPE_PARAMETERS[NESTED_SCOPES[scope as NestedScopeName].parent]
+    : SCOPE_PARAMETERS[scope as keyof typeof SCOPE_PARAMETERS];
 
 export type PathParameterName = keyof typeof PATH_PARAMETERS;
 export type PathParameterTypes = { [Name in PathParameterName]: Static<(typeof PATH_PARAMETERS)[Name]> };

@@ -20,58 +20,100 @@ import { projectRoute } from './scoped.js';
 function attachment(fileName: string): string {
   if (/^[\x20-\x7e]*$/.test(fileName) && !/["\\]/.test(fileName)) return `attachment; filename="${fileName}"`;
   const fallback = fileName.replace(/[^\x20-\x7e]|["\\]/g, '_');
-  return `attachment; filename="${fallback}"; filename*=UTF-8''${encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`)}`;
+  const encoded = encodeURIComponent(fileName).replace(/['()*]/g, (c) => `%${c.charCodeAt(0).toString(16).toUpperCase()}`);
+  return `attachment; filename="${fallback}"; filename*=UTF-8''${encoded}`;
 }
 
 /** An archive's headers as the original's front end sends them: it is downloaded under its file name. */
-const archiveHeaders = (file: ArchiveFile) => ({ 'Content-Disposition': attachment(file.file_name), 'Content-Transfer-Encoding': 'binary' });
+const archiveHeaders = (file: ArchiveFile) => ({
+  'Content-Disposition': attachment(file.file_name),
+  'Content-Transfer-Encoding': 'binary',
+});
 
 export const repository = {
   tree: projectRoute({
-    method: 'GET', path: '/repository/tree', summary: 'The entries of a directory at a ref (`recursive`: everything below it): directories first, then files',
-    ability: 'download_code', input: ListTreeQuery, list: TreeObject,
+    method: 'GET',
+    path: '/repository/tree',
+    summary: 'The entries of a directory at a ref (`recursive`: everything below it): directories first, then files',
+    ability: 'download_code',
+    input: ListTreeQuery,
+    list: TreeObject,
     run: (ctx, { project }, input) => ctx.repository.tree(project, input),
   }),
   blob: projectRoute({
-    method: 'GET', path: '/repository/blobs/:sha', summary: 'A blob by its object ID, its content in Base64',
-    ability: 'download_code', response: RepositoryBlob,
+    method: 'GET',
+    path: '/repository/blobs/:sha',
+    summary: 'A blob by its object ID, its content in Base64',
+    ability: 'download_code',
+    response: RepositoryBlob,
     run: (ctx, { project, sha }) => ctx.repository.blob(project, sha),
   }),
   rawBlob: projectRoute({
-    method: 'GET', path: '/repository/blobs/:sha/raw', summary: 'A blob’s bytes: text as text/plain',
-    ability: 'download_code', response: StreamedFile, raw: true,
+    method: 'GET',
+    path: '/repository/blobs/:sha/raw',
+    summary: 'A blob’s bytes: text as text/plain',
+    ability: 'download_code',
+    response: StreamedFile,
+    raw: true,
     run: (ctx, { project, sha }) => ctx.repository.rawBlob(project, sha),
   }),
   archive: projectRoute({
-    method: 'GET', path: '/repository/archive', summary: 'The files of a ref in a tar.gz archive (`format`: tar, zip, tar.bz2; any other a tar.gz), under `<project>-<ref>-<sha>/`',
-    ability: 'download_code', input: ArchiveQuery, response: ArchiveFile, raw: true,
+    method: 'GET',
+    path: '/repository/archive',
+    summary: 'The files of a ref in a tar.gz archive (`format`: tar, zip, tar.bz2; any other a tar.gz), under `<project>-<ref>-<sha>/`',
+    ability: 'download_code',
+    input: ArchiveQuery,
+    response: ArchiveFile,
+    raw: true,
     run: (ctx, { project }, { format, ...query }) => ctx.repository.archive(project, format, query),
     headers: archiveHeaders,
   }),
   archiveAs: projectRoute({
-    method: 'GET', path: '/repository/archive.:format', summary: 'The same archive, its format as the path’s suffix (`archive.zip`, `archive.tar.gz`)',
-    ability: 'download_code', input: ArchiveWithFormatQuery, response: ArchiveFile, raw: true,
+    method: 'GET',
+    path: '/repository/archive.:format',
+    summary: 'The same archive, its format as the path’s suffix (`archive.zip`, `archive.tar.gz`)',
+    ability: 'download_code',
+    input: ArchiveWithFormatQuery,
+    response: ArchiveFile,
+    raw: true,
     run: (ctx, { project, format }, input) => ctx.repository.archive(project, format, input),
     headers: archiveHeaders,
   }),
   compare: projectRoute({
-    method: 'GET', path: '/repository/compare', summary: 'The commits and the file changes from one ref to another (from their merge base, unless `straight`)',
-    ability: 'download_code', input: CompareQuery, response: Compare,
+    method: 'GET',
+    path: '/repository/compare',
+    summary: 'The commits and the file changes from one ref to another (from their merge base, unless `straight`)',
+    ability: 'download_code',
+    input: CompareQuery,
+    response: Compare,
     run: (ctx, { project }, input) => ctx.diffs.compare(project, input),
   }),
   contributors: projectRoute({
-    method: 'GET', path: '/repository/contributors', summary: 'The authors of the default branch’s newest 2,000 commits that are not merges, by e-mail address, with their commit counts (by `commits` ascending by default)',
-    ability: 'download_code', input: ListContributorsQuery, list: Contributor,
+    method: 'GET',
+    path: '/repository/contributors',
+    summary:
+      'The authors of the default branch’s newest 2,000 commits that are not merges, by e-mail address, ' +
+      'with their commit counts (by `commits` ascending by default)',
+    ability: 'download_code',
+    input: ListContributorsQuery,
+    list: Contributor,
     run: (ctx, { project }, input) => ctx.repository.contributors(project, input),
   }),
   commitDiff: projectRoute({
-    method: 'GET', path: '/repository/commits/:sha/diff', summary: 'The files a commit changed against its first parent, with their diffs',
-    ability: 'download_code', list: Diff,
+    method: 'GET',
+    path: '/repository/commits/:sha/diff',
+    summary: 'The files a commit changed against its first parent, with their diffs',
+    ability: 'download_code',
+    list: Diff,
     run: (ctx, { project, sha }, input) => ctx.diffs.commitDiff(project, sha, input),
   }),
   cherryPick: projectRoute({
-    method: 'POST', path: '/repository/commits/:sha/cherry_pick', summary: 'Apply a commit’s changes to a branch in a new commit, by a three-way merge (developers)',
-    ability: 'push_code', input: CherryPickInput, response: Commit,
+    method: 'POST',
+    path: '/repository/commits/:sha/cherry_pick',
+    summary: 'Apply a commit’s changes to a branch in a new commit, by a three-way merge (developers)',
+    ability: 'push_code',
+    input: CherryPickInput,
+    response: Commit,
     run: (ctx, { project, sha }, input) => ctx.repository.cherryPick(project, sha, input),
   }),
 };

@@ -37,7 +37,9 @@ export const perCaller = <Admin extends TSchema, Other extends TSchema>(admin: A
 
 /** A response: one schema, or one per caller kind. */
 export type Shape = TSchema | PerCaller;
-export type StaticShape<S> = S extends PerCaller<infer Admin, infer Other> ? Static<Admin> | Static<Other> : S extends TSchema ? Static<S> : void;
+export type StaticShape<S> =
+  // biome-ignore lint/suspicious/noConfusingVoidType: a route without a response schema answers nothing: its handler returns void
+  S extends PerCaller<infer Admin, infer Other> ? Static<Admin> | Static<Other> : S extends TSchema ? Static<S> : void;
 
 /** A route's path parameters: the scope's type for the first one when the route has a scope, the registry's for the rest. */
 type ParamsOf<Path extends string, Scope extends ScopeName | undefined> = {
@@ -53,7 +55,9 @@ type ParamsOf<Path extends string, Scope extends ScopeName | undefined> = {
 };
 
 /** A route's input: its own parameters, and the page it asks for when it is a list. */
+// biome-ignore lint/complexity/noBannedTypes: `{}` is the identity of `&` here (no members added)
 export type InputOf<Input extends TObject | undefined, Item extends Shape | undefined> = (Input extends TObject ? Static<Input> : {}) &
+  // biome-ignore lint/complexity/noBannedTypes: `{}` is the identity of `&` here (no members added)
   (Item extends Shape ? PageQuery : {});
 
 /**
@@ -102,7 +106,6 @@ export const DEFAULT_BODY_LIMIT = 256 * 1024;
 /** Routes that take an avatar: the image (at most 200 KB) and the fields around it. */
 export const AVATAR_BODY_LIMIT = 1024 * 1024;
 
-
 /** A route as written in the table: its description and the service call it makes. */
 export interface RouteDefinition<
   Path extends string,
@@ -144,7 +147,8 @@ export interface NamedRoute {
   route: AnyRoute;
 }
 
-const arrayOf = (item: Shape): Shape => (item instanceof PerCaller ? new PerCaller(Type.Array(item.admin), Type.Array(item.other)) : Type.Array(item));
+const arrayOf = (item: Shape): Shape =>
+  item instanceof PerCaller ? new PerCaller(Type.Array(item.admin), Type.Array(item.other)) : Type.Array(item);
 
 /** The path parameters' schema: the scope's for the first, the registry's for the rest. */
 function pathSchema(path: string, scope: ScopeName | undefined): TObject | undefined {
@@ -195,7 +199,8 @@ export function responseFor(route: AnyRoute, admin: boolean): TSchema | undefine
 type PathArgs<Names extends string[], Params> = { [K in keyof Names]: Names[K] extends keyof Params ? Params[Names[K]] : never };
 
 type InputArg<Input extends TObject | undefined, Item extends Shape | undefined> = Input extends TObject
-  ? {} extends InputOf<Input, Item>
+  ? // biome-ignore lint/complexity/noBannedTypes: `{} extends T` asks whether every member of T is optional
+    {} extends InputOf<Input, Item>
     ? [input?: InputOf<Input, Item>]
     : [input: InputOf<Input, Item>]
   : Item extends Shape

@@ -1,8 +1,25 @@
 import type { TObject } from 'typebox';
 import type { Context } from '../services/context.js';
 import type { Page } from '../services/pagination.js';
-import { pathParameterNames, type NESTED_SCOPES, type NestedScopeName, type PathNames, type PathParameterName, type PathParameterTypes, type ScopeName } from './params.js';
-import { defineRoute, type AuthRule, type HttpMethod, type InputOf, type RouteDefinition, type RouteSpec, type Shape, type StaticShape } from './route.js';
+import {
+  pathParameterNames,
+  type NESTED_SCOPES,
+  type NestedScopeName,
+  type PathNames,
+  type PathParameterName,
+  type PathParameterTypes,
+  type ScopeName,
+} from './params.js';
+import {
+  defineRoute,
+  type AuthRule,
+  type HttpMethod,
+  type InputOf,
+  type RouteDefinition,
+  type RouteSpec,
+  type Shape,
+  type StaticShape,
+} from './route.js';
 import { SCOPES, type ScopeEntry } from './scopes.js';
 
 /** Who may call a scope's routes that do not say: those that read (GET), and those that write. */
@@ -23,10 +40,16 @@ export type ScopedDefinition<
   Input extends TObject | undefined,
   Response extends Shape | undefined,
   Item extends Shape | undefined,
-> = Omit<RouteDefinition<`${Base}${Path}`, Scope, Input, Response, Item>, 'path' | 'scope' | 'auth'> & { path: Path; scope?: Scope; auth?: AuthRule };
+> = Omit<RouteDefinition<`${Base}${Path}`, Scope, Input, Response, Item>, 'path' | 'scope' | 'auth'> & {
+  path: Path;
+  scope?: Scope;
+  auth?: AuthRule;
+};
 
 /** The scopes nested in a scope: a project's protected branch. */
-type NestedIn<Scope extends ScopeName> = { [Nested in NestedScopeName]: (typeof NESTED_SCOPES)[Nested]['parent'] extends Scope ? Nested : never }[NestedScopeName];
+type NestedIn<Scope extends ScopeName> = {
+  [Nested in NestedScopeName]: (typeof NESTED_SCOPES)[Nested]['parent'] extends Scope ? Nested : never;
+}[NestedScopeName];
 
 /** What a family's routes do, by name: the method, and whether the path goes on to name one item (`/:<id>`). */
 const OPERATIONS = {
@@ -38,7 +61,9 @@ const OPERATIONS = {
 } as const satisfies Record<string, { method: HttpMethod; item: boolean }>;
 
 type Operation = keyof typeof OPERATIONS;
-type OperationPath<Name extends Operation, Path extends string, Id extends string> = (typeof OPERATIONS)[Name]['item'] extends true ? `${Path}/:${Id}` : Path;
+type OperationPath<Name extends Operation, Path extends string, Id extends string> = (typeof OPERATIONS)[Name]['item'] extends true
+  ? `${Path}/:${Id}`
+  : Path;
 
 /** The values of path parameters, by their names. */
 type PathValues<Names extends string[]> = { [K in keyof Names]: Names[K] extends PathParameterName ? PathParameterTypes[Names[K]] : never };
@@ -48,7 +73,13 @@ type ScopeResource<Scope extends ScopeName> = ScopeEntry<Scope>[keyof ScopeEntry
  * The call an operation makes of its family's service, as the service must offer it: the scope's resource, the
  * values of the path's parameters after the scope's, then the input; answering the route's shape.
  */
-type ServiceCall<Scope extends ScopeName, Path extends string, Input extends TObject | undefined, Response extends Shape | undefined, Item extends Shape | undefined> = (
+type ServiceCall<
+  Scope extends ScopeName,
+  Path extends string,
+  Input extends TObject | undefined,
+  Response extends Shape | undefined,
+  Item extends Shape | undefined,
+> = (
   resource: ScopeResource<Scope>,
   ...rest: [...PathValues<PathNames<Path>>, InputOf<Input, Item>]
 ) => Promise<Item extends Shape ? Page<StaticShape<Item>> : StaticShape<Response>>;
@@ -99,9 +130,16 @@ function routesUnder<const Base extends string, const Scope extends ScopeName>(b
   function items<const Path extends string, Service, const Id extends PathParameterName = never>(family: Family<Path, Id, Service>) {
     const operation =
       <Name extends Operation>(name: Name) =>
-      <Input extends TObject | undefined = undefined, Response extends Shape | undefined = undefined, Item extends Shape | undefined = undefined>(
+      <
+        Input extends TObject | undefined = undefined,
+        Response extends Shape | undefined = undefined,
+        Item extends Shape | undefined = undefined,
+      >(
         // A route without the method, path, scope and `run` that the family gives it.
-        definition: Omit<ScopedDefinition<Base, Scope, OperationPath<Name, Path, Id>, Input, Response, Item>, 'method' | 'path' | 'scope' | 'run'> &
+        definition: Omit<
+          ScopedDefinition<Base, Scope, OperationPath<Name, Path, Id>, Input, Response, Item>,
+          'method' | 'path' | 'scope' | 'run'
+        > &
           Offers<Service, Name, ServiceCall<Scope, OperationPath<Name, Path, Id>, Input, Response, Item>>,
       ): RouteSpec<`${Base}${OperationPath<Name, Path, Id>}`, Scope, Input, Response, Item> => {
         type Written = ScopedDefinition<Base, Scope, OperationPath<Name, Path, Id>, Input, Response, Item>;
@@ -114,9 +152,17 @@ function routesUnder<const Base extends string, const Scope extends ScopeName>(b
         };
         return route({ ...definition, method: OPERATIONS[name].method, path, run } as unknown as Written);
       };
-    const operations = { list: operation('list'), get: operation('get'), create: operation('create'), update: operation('update'), delete: operation('delete') };
+    const operations = {
+      list: operation('list'),
+      get: operation('get'),
+      create: operation('create'),
+      update: operation('update'),
+      delete: operation('delete'),
+    };
     const { list, create } = operations;
-    return (family.id === undefined ? { list, create } : operations) as [Id] extends [never] ? { list: typeof list; create: typeof create } : typeof operations;
+    return (family.id === undefined ? { list, create } : operations) as [Id] extends [never]
+      ? { list: typeof list; create: typeof create }
+      : typeof operations;
   }
 
   return { route, items };

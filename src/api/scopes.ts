@@ -37,15 +37,27 @@ const scope = <S extends ScopeName, Key extends string, Resource>(_name: S, defi
  */
 const ROOT_SCOPES = {
   user: scope('user', { key: 'user', load: (ctx, id) => ctx.users.findByIdOrUsername(id), notFound: () => new NotFoundError('User') }),
-  userByIdOrUsername: scope('userByIdOrUsername', { key: 'user', load: (ctx, id) => ctx.users.findByIdOrUsername(id), notFound: () => new NotFoundError('User') }),
+  userByIdOrUsername: scope('userByIdOrUsername', {
+    key: 'user',
+    load: (ctx, id) => ctx.users.findByIdOrUsername(id),
+    notFound: () => new NotFoundError('User'),
+  }),
   personalAccessToken: scope('personalAccessToken', {
     key: 'token',
     load: (ctx, id) => ctx.accessTokens.findPersonal(id),
     notFound: () => new NotFoundError('Personal Access Token'),
   }),
-  project: scope('project', { key: 'project', load: (ctx, id) => ctx.projects.findInScope(id), notFound: () => new NotFoundError('Project') }),
+  project: scope('project', {
+    key: 'project',
+    load: (ctx, id) => ctx.projects.findInScope(id),
+    notFound: () => new NotFoundError('Project'),
+  }),
   group: scope('group', { key: 'group', load: (ctx, id) => ctx.groups.findInScope(id), notFound: () => new NotFoundError('Group') }),
-  namespace: scope('namespace', { key: 'namespace', load: (ctx, id) => ctx.namespaces.findInScope(id), notFound: () => new NotFoundError('Namespace') }),
+  namespace: scope('namespace', {
+    key: 'namespace',
+    load: (ctx, id) => ctx.namespaces.findInScope(id),
+    notFound: () => new NotFoundError('Namespace'),
+  }),
   // As the original's runners API refuses (`authenticate_show_runner!` and the others): 403 `No access granted`.
   runner: scope('runner', {
     key: 'runner',
@@ -57,7 +69,9 @@ const ROOT_SCOPES = {
 
 type RootResource<S extends keyof typeof ROOT_SCOPES> = NonNullable<Awaited<ReturnType<(typeof ROOT_SCOPES)[S]['load']>>>;
 
-const nested = <P extends keyof typeof ROOT_SCOPES, Key extends string, Resource>(definition: NestedScope<P, Key, RootResource<P>, Resource>) => definition;
+const nested = <P extends keyof typeof ROOT_SCOPES, Key extends string, Resource>(
+  definition: NestedScope<P, Key, RootResource<P>, Resource>,
+) => definition;
 
 const NESTED = {
   protectedBranch: nested({
@@ -89,6 +103,7 @@ type Definition<S extends ScopeName> = (typeof SCOPES)[S];
 type ScopeResource<S extends ScopeName> = NonNullable<Awaited<ReturnType<Definition<S>['load']>>>;
 
 /** What `run` receives for a scope: `{ user: User }`, `{ token: AccessToken }`. */
+// biome-ignore lint/complexity/noBannedTypes: no scope, no members: `{}` adds nothing where the entry is intersected
 export type ScopeEntry<S extends ScopeName | undefined> = S extends ScopeName ? { [K in Definition<S>['key']]: ScopeResource<S> } : {};
 
 /** The abilities that apply to a scope's resource. */

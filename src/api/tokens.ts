@@ -27,28 +27,47 @@ interface UserTokensKind<Segment extends string, Shape extends TSchema, Created 
 }
 
 /** An administrator's routes for a kind of token of a user's (`/users/:user_id/<segment>`), written once. */
-function userTokenRoutes<const Segment extends string, Shape extends TSchema, Created extends TSchema>(tokens: UserTokensKind<Segment, Shape, Created>) {
+function userTokenRoutes<const Segment extends string, Shape extends TSchema, Created extends TSchema>(
+  tokens: UserTokensKind<Segment, Shape, Created>,
+) {
   const { segment, kind, noun, shape } = tokens;
   const tokenId = (params: object) => (params as { token_id: number }).token_id;
   const owner = (params: object) => (params as { user: User }).user;
   return {
     list: defineRoute({
-      method: 'GET', path: `/users/:user_id/${segment}`, summary: `A user's ${noun}s`, auth: 'admin',
-      scope: 'user', input: ListTokensQuery, list: shape,
+      method: 'GET',
+      path: `/users/:user_id/${segment}`,
+      summary: `A user's ${noun}s`,
+      auth: 'admin',
+      scope: 'user',
+      input: ListTokensQuery,
+      list: shape,
       run: (ctx, params, input) => ctx.accessTokens.list(owner(params), kind, input) as Promise<never>,
     }),
     get: defineRoute({
-      method: 'GET', path: `/users/:user_id/${segment}/:token_id`, summary: `One of a user's ${noun}s`, auth: 'admin',
-      scope: 'user', response: shape,
+      method: 'GET',
+      path: `/users/:user_id/${segment}/:token_id`,
+      summary: `One of a user's ${noun}s`,
+      auth: 'admin',
+      scope: 'user',
+      response: shape,
       run: (ctx, params) => ctx.accessTokens.get(owner(params), kind, tokenId(params)) as Promise<never>,
     }),
     create: defineRoute({
-      method: 'POST', path: `/users/:user_id/${segment}`, summary: `Create ${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun} for a user (the token is shown once)`, auth: 'admin',
-      scope: 'user', input: CreateTokenInput, response: tokens.created,
+      method: 'POST',
+      path: `/users/:user_id/${segment}`,
+      summary: `Create ${/^[aeiou]/.test(noun) ? 'an' : 'a'} ${noun} for a user (the token is shown once)`,
+      auth: 'admin',
+      scope: 'user',
+      input: CreateTokenInput,
+      response: tokens.created,
       run: (ctx, params, input) => ctx.accessTokens.create(owner(params), kind, input) as Promise<never>,
     }),
     revoke: defineRoute({
-      method: 'DELETE', path: `/users/:user_id/${segment}/:token_id`, summary: `Revoke a user's ${noun}`, auth: 'admin',
+      method: 'DELETE',
+      path: `/users/:user_id/${segment}/:token_id`,
+      summary: `Revoke a user's ${noun}`,
+      auth: 'admin',
       scope: 'user',
       run: (ctx, params) => ctx.accessTokens.revoke(owner(params), kind, tokenId(params)),
     }),
@@ -56,25 +75,47 @@ function userTokenRoutes<const Segment extends string, Shape extends TSchema, Cr
 }
 
 export const personalAccessTokens = {
-  ...userTokenRoutes({ segment: 'personal_access_tokens', kind: 'personal', noun: 'personal access token', shape: PersonalAccessToken, created: PersonalAccessTokenWithToken }),
+  ...userTokenRoutes({
+    segment: 'personal_access_tokens',
+    kind: 'personal',
+    noun: 'personal access token',
+    shape: PersonalAccessToken,
+    created: PersonalAccessTokenWithToken,
+  }),
   listOwn: defineRoute({
-    method: 'GET', path: '/personal_access_tokens', summary: "The caller's personal access tokens; an administrator's list has every user's, or one user's with `user_id`", auth: 'user',
-    input: ListAllTokensQuery, list: PersonalAccessToken,
+    method: 'GET',
+    path: '/personal_access_tokens',
+    summary: "The caller's personal access tokens; an administrator's list has every user's, or one user's with `user_id`",
+    auth: 'user',
+    input: ListAllTokensQuery,
+    list: PersonalAccessToken,
     run: (ctx, _params, input) => ctx.accessTokens.listVisible(input),
   }),
   getOwn: defineRoute({
-    method: 'GET', path: '/personal_access_tokens/:token_id', summary: "One of the caller's personal access tokens (administrators: anyone's)", auth: 'user',
-    scope: 'personalAccessToken', ability: 'manage_personal_access_token', response: PersonalAccessToken,
+    method: 'GET',
+    path: '/personal_access_tokens/:token_id',
+    summary: "One of the caller's personal access tokens (administrators: anyone's)",
+    auth: 'user',
+    scope: 'personalAccessToken',
+    ability: 'manage_personal_access_token',
+    response: PersonalAccessToken,
     run: async (ctx, { token }) => ctx.accessTokens.present(token),
   }),
   self: defineRoute({
-    method: 'GET', path: '/personal_access_tokens/self', summary: 'The personal access (or impersonation) token the request is authenticated with', auth: 'user',
+    method: 'GET',
+    path: '/personal_access_tokens/self',
+    summary: 'The personal access (or impersonation) token the request is authenticated with',
+    auth: 'user',
     response: PersonalAccessToken,
     run: async (ctx) => ctx.accessTokens.current(),
   }),
   revokeOwn: defineRoute({
-    method: 'DELETE', path: '/personal_access_tokens/:token_id', summary: "Revoke one of the caller's personal access tokens (administrators: anyone's)", auth: 'user',
-    scope: 'personalAccessToken', ability: 'manage_personal_access_token',
+    method: 'DELETE',
+    path: '/personal_access_tokens/:token_id',
+    summary: "Revoke one of the caller's personal access tokens (administrators: anyone's)",
+    auth: 'user',
+    scope: 'personalAccessToken',
+    ability: 'manage_personal_access_token',
     run: (ctx, { token }) => ctx.accessTokens.revokeToken(token),
   }),
 };
@@ -89,8 +130,12 @@ export const impersonationTokens = userTokenRoutes({
 
 export const session = {
   create: defineRoute({
-    method: 'POST', path: '/session', summary: 'Sign in with a password; answers the full user with a private token', auth: 'public',
-    input: SessionInput, response: UserWithPrivateToken,
+    method: 'POST',
+    path: '/session',
+    summary: 'Sign in with a password; answers the full user with a private token',
+    auth: 'public',
+    input: SessionInput,
+    response: UserWithPrivateToken,
     run: (ctx, _params, input) => ctx.accessTokens.createSession(input),
     signInLogin: (input) => input.login ?? input.email,
   }),
@@ -98,9 +143,14 @@ export const session = {
 
 export const oauth = {
   token: defineRoute({
-    method: 'POST', path: '/oauth/token', root: true, status: 200,
-    summary: 'Issue an OAuth 2 access token (password and refresh_token grants); served beside /api/v4, not under it', auth: 'public',
-    input: OAuthTokenInput, response: OAuthToken,
+    method: 'POST',
+    path: '/oauth/token',
+    root: true,
+    status: 200,
+    summary: 'Issue an OAuth 2 access token (password and refresh_token grants); served beside /api/v4, not under it',
+    auth: 'public',
+    input: OAuthTokenInput,
+    response: OAuthToken,
     run: (ctx, _params, input) => ctx.accessTokens.oauthToken(input),
     signInLogin: (input) => (input.grant_type === 'password' ? input.username : undefined),
   }),

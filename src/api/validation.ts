@@ -45,7 +45,15 @@ function withFormats(ajv: Ajv): Ajv {
  */
 const inputAjv = withFormats(
   // `verbose`: errors carry their schema, for the messages of nullable values (see `reported`).
-  new Ajv({ coerceTypes: 'array', removeAdditional: 'all', useDefaults: false, allErrors: true, verbose: true, strict: false, strictNumbers: true }),
+  new Ajv({
+    coerceTypes: 'array',
+    removeAdditional: 'all',
+    useDefaults: false,
+    allErrors: true,
+    verbose: true,
+    strict: false,
+    strictNumbers: true,
+  }),
 );
 /**
  * Coerced inputs, checked again as they are. Coercion can answer "valid" for what the schema does not
@@ -97,7 +105,13 @@ function normalizeTopLevel(schema: TSchema, value: Record<string, unknown>): Rec
         if (TRUE.has(lower)) result[name] = true;
         else if (FALSE.has(lower)) result[name] = false;
       } else if (types.includes('array')) {
-        result[name] = given === '' ? [] : given.split(/[,\n]/).map((item) => item.trim()).filter((item) => item !== '');
+        result[name] =
+          given === ''
+            ? []
+            : given
+                .split(/[,\n]/)
+                .map((item) => item.trim())
+                .filter((item) => item !== '');
       }
     }
   }
@@ -113,15 +127,18 @@ interface PropertySchema {
 }
 
 /** The `Upload` schema (an object of format `binary`), alone or as a branch. */
-const isUpload = (schema: PropertySchema): boolean => (schema.type === 'object' && schema.format === 'binary') || !!schema.anyOf?.some(isUpload);
+const isUpload = (schema: PropertySchema): boolean =>
+  (schema.type === 'object' && schema.format === 'binary') || !!schema.anyOf?.some(isUpload);
 
 /**
  * A file: what the HTTP adapter makes of a multipart file field, or what an in-process caller passes. JSON
  * and form fields cannot carry bytes, so a value without them is text or an object posing as a file.
  */
-const isFile = (value: unknown): boolean => !!value && typeof value === 'object' && (value as { data?: unknown }).data instanceof Uint8Array;
+const isFile = (value: unknown): boolean =>
+  !!value && typeof value === 'object' && (value as { data?: unknown }).data instanceof Uint8Array;
 
 /** A NUL character, or a surrogate half without its other half (text that is not well-formed UTF-16). */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: it finds the NUL character that PostgreSQL text cannot store
 const UNSTORABLE_TEXT = /\u0000|[\ud800-\udbff](?![\udc00-\udfff])|(?<![\ud800-\udbff])[\udc00-\udfff]/;
 
 function unstorable(value: unknown): boolean {
@@ -167,7 +184,10 @@ const messageFor = (error: ErrorObject): string => {
 
 /** `/actions/0/file_path` → `actions[0][file_path]`, the way the original service names nested parameters. */
 function parameterName(pointer: string, extra?: string): string {
-  const parts = pointer.split('/').slice(1).map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
+  const parts = pointer
+    .split('/')
+    .slice(1)
+    .map((part) => part.replace(/~1/g, '/').replace(/~0/g, '~'));
   if (extra) parts.push(extra);
   return parts.map((part, index) => (index === 0 ? part : `[${part}]`)).join('');
 }
@@ -177,7 +197,8 @@ function parameterName(pointer: string, extra?: string): string {
  * anything else body shape 5, naming each parameter.
  */
 export function parseInput<T>(schema: TSchema, value: unknown): T {
-  const data = value && typeof value === 'object' && !Array.isArray(value) ? normalizeTopLevel(schema, value as Record<string, unknown>) : value;
+  const data =
+    value && typeof value === 'object' && !Array.isArray(value) ? normalizeTopLevel(schema, value as Record<string, unknown>) : value;
   const validate = compiled(inputValidators, inputAjv, schema);
   if (validate(data)) {
     const recheck = compiled(coercedValidators, coercedAjv, schema);
@@ -186,7 +207,8 @@ export function parseInput<T>(schema: TSchema, value: unknown): T {
   }
   const errors = validate.errors ?? [];
   const missing = errors.find((error) => error.keyword === 'required');
-  if (missing) throw BadRequestError.missing(parameterName(missing.instancePath, (missing.params as { missingProperty: string }).missingProperty));
+  if (missing)
+    throw BadRequestError.missing(parameterName(missing.instancePath, (missing.params as { missingProperty: string }).missingProperty));
   throw new BadRequestError(validationMessages(errors));
 }
 
@@ -225,5 +247,7 @@ function validationMessages(errors: ErrorObject[]): ValidationMessages {
 export function responseMismatches(schema: TSchema, value: unknown): string[] {
   const validate = compiled(outputValidators, outputAjv, schema);
   if (validate(value)) return [];
-  return (validate.errors ?? []).map((error) => `${error.instancePath || '/'} ${error.message ?? error.keyword} ${JSON.stringify(error.params)}`);
+  return (validate.errors ?? []).map(
+    (error) => `${error.instancePath || '/'} ${error.message ?? error.keyword} ${JSON.stringify(error.params)}`,
+  );
 }

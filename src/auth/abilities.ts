@@ -46,7 +46,9 @@ type SubjectOf<P> = P extends Policy<infer S, string> ? S : never;
 export type Ability = AbilitiesOf<Policies[keyof Policies]>;
 
 /** The subject an ability is asked of: a project in scope, a group in scope, a user, ...; `null` for the instance's own. */
-export type AbilityResource<A extends Ability> = { [K in keyof Policies]: A extends AbilitiesOf<Policies[K]> ? SubjectOf<Policies[K]> : never }[keyof Policies];
+export type AbilityResource<A extends Ability> = {
+  [K in keyof Policies]: A extends AbilitiesOf<Policies[K]> ? SubjectOf<Policies[K]> : never;
+}[keyof Policies];
 
 const POLICY_OF = new Map<string, Policy<never, string>>();
 for (const policy of Object.values(POLICIES) as Policy<never, string>[]) {
@@ -59,7 +61,11 @@ for (const policy of Object.values(POLICIES) as Policy<never, string>[]) {
 const policyOf = (ability: Ability) => POLICY_OF.get(ability) as Policy<unknown, string>;
 
 /** Whether the caller may do `ability` with `resource` (no resource for the instance's own abilities). */
-export function can<A extends Ability>(caller: Caller, ability: A, ...[resource]: AbilityResource<A> extends null ? [] : [AbilityResource<A>]): boolean {
+export function can<A extends Ability>(
+  caller: Caller,
+  ability: A,
+  ...[resource]: AbilityResource<A> extends null ? [] : [AbilityResource<A>]
+): boolean {
   return policyOf(ability).allows(caller, ability, resource ?? null);
 }
 

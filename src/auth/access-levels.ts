@@ -32,15 +32,18 @@ export const ownerSql = (name: string) => sql`${alias(name)}."access_level" = ${
 export const current = (name: string) => sql`(${alias(name)}."expires_at" is null or ${alias(name)}."expires_at" > ${today()})`;
 
 /** The groups the user is a member of (not inherited), as an array of IDs: what namespaces' traversal IDs are matched against. */
-const memberGroups = (user: number) => sql`(select coalesce(array_agg(gm."group_id"), '{}') from "group_members" gm where gm."user_id" = ${user} and ${current('gm')})`;
+const memberGroups = (user: number) =>
+  sql`(select coalesce(array_agg(gm."group_id"), '{}') from "group_members" gm where gm."user_id" = ${user} and ${current('gm')})`;
 
 /** The level of the user's own membership of the project aliased `p`; null without one. */
 const projectMemberLevel = (user: number, p: string) =>
-  sql`(select max(pm."access_level") from "project_members" pm where pm."project_id" = ${alias(p)}."id" and pm."user_id" = ${user} and ${current('pm')})`;
+  sql`(select max(pm."access_level") from "project_members" pm
+    where pm."project_id" = ${alias(p)}."id" and pm."user_id" = ${user} and ${current('pm')})`;
 
 /** The level of the user's membership of a group in the namespace aliased `n`'s chain (it or a group above it); null without one. */
 const inheritedGroupLevel = (user: number, n: string) =>
-  sql`(select max(gm."access_level") from "group_members" gm where gm."user_id" = ${user} and gm."group_id" = any(${alias(n)}."traversal_ids") and ${current('gm')})`;
+  sql`(select max(gm."access_level") from "group_members" gm
+    where gm."user_id" = ${user} and gm."group_id" = any(${alias(n)}."traversal_ids") and ${current('gm')})`;
 
 /**
  * The level of the user's membership of a group that a group in the namespace aliased `n`'s chain is shared with
@@ -52,9 +55,13 @@ const sharedGroupLevel = (user: number, n: string) =>
     join "group_members" gm on gm."group_id" = any(w."traversal_ids") and gm."user_id" = ${user} and ${current('gm')}
     where gl."shared_group_id" = any(${alias(n)}."traversal_ids") and ${current('gl')})`;
 
-/** The groups shared with a group the user is a member of (or with a group below one), as an array of IDs: what traversal IDs are matched against. */
+/**
+ * The groups shared with a group the user is a member of (or with a group below one), as an array of IDs: what traversal IDs are matched
+ * against.
+ */
 const sharedGroups = (user: number) =>
-  sql`(select coalesce(array_agg(gl."shared_group_id"), '{}') from "group_group_links" gl join "namespaces" w on w."id" = gl."shared_with_group_id"
+  sql`(select coalesce(array_agg(gl."shared_group_id"), '{}') from "group_group_links" gl join "namespaces" w
+    on w."id" = gl."shared_with_group_id"
     where w."traversal_ids" && ${memberGroups(user)} and ${current('gl')})`;
 
 /** The access level (0 for none) of the user `userId` on the project aliased `p`, whose namespace is aliased `n`. */
@@ -78,8 +85,10 @@ export function accessLevelSql(userId: number, p = 'p', n = 'n'): Sql {
 function memberOfSql(user: number, p: string): Sql {
   const groups = memberGroups(user);
   return sql`(${alias(p)}."id" in (select pm."project_id" from "project_members" pm where pm."user_id" = ${user} and ${current('pm')})
-    or ${alias(p)}."namespace_id" in (select n."id" from "namespaces" n where n."owner_id" = ${user} or n."traversal_ids" && ${groups} or n."traversal_ids" && ${sharedGroups(user)})
-    or ${alias(p)}."id" in (select l."project_id" from "project_group_links" l join "namespaces" g on g."id" = l."group_id" where g."traversal_ids" && ${groups} and ${current('l')}))`;
+    or ${alias(p)}."namespace_id" in (select n."id" from "namespaces" n
+      where n."owner_id" = ${user} or n."traversal_ids" && ${groups} or n."traversal_ids" && ${sharedGroups(user)})
+    or ${alias(p)}."id" in (select l."project_id" from "project_group_links" l join "namespaces" g on g."id" = l."group_id"
+      where g."traversal_ids" && ${groups} and ${current('l')}))`;
 }
 
 /**
@@ -88,15 +97,18 @@ function memberOfSql(user: number, p: string): Sql {
  * namespace it is in.
  */
 export function projectUserIdsSql(projectId: number): Sql {
-  const groups = sql`select unnest(n."traversal_ids") from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" = ${projectId}`;
+  const groups = sql`select unnest(n."traversal_ids") from "projects" p join "namespaces" n on n."id" = p."namespace_id"
+    where p."id" = ${projectId}`;
   return sql`select pm."user_id" from "project_members" pm where pm."project_id" = ${projectId} and ${current('pm')}
     union select gm."user_id" from "group_members" gm where gm."group_id" in (${groups}) and ${current('gm')}
     union select gm."user_id" from "project_group_links" l join "namespaces" g on g."id" = l."group_id"
-      join "group_members" gm on gm."group_id" = any(g."traversal_ids") and ${current('gm')} where l."project_id" = ${projectId} and ${current('l')}
+      join "group_members" gm on gm."group_id" = any(g."traversal_ids") and ${current('gm')}
+        where l."project_id" = ${projectId} and ${current('l')}
     union select gm."user_id" from "group_group_links" gl join "namespaces" w on w."id" = gl."shared_with_group_id"
       join "group_members" gm on gm."group_id" = any(w."traversal_ids") and ${current('gm')}
       where gl."shared_group_id" in (${groups}) and ${current('gl')}
-    union select n."owner_id" from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" = ${projectId} and n."owner_id" is not null`;
+    union select n."owner_id" from "projects" p join "namespaces" n on n."id" = p."namespace_id"
+      where p."id" = ${projectId} and n."owner_id" is not null`;
 }
 
 /** The projects (aliased `p`) the signed-in caller is a member of, by any membership, as a condition. */
@@ -109,7 +121,8 @@ export function ownedProjectsSql(caller: Caller, p = 'p'): Sql {
   if (!caller.user) return sql`false`;
   const user = caller.user.id;
   return sql`${alias(p)}."namespace_id" in (select n."id" from "namespaces" n where n."owner_id" = ${user}
-    union select gm."group_id" from "group_members" gm where gm."user_id" = ${user} and gm."access_level" >= ${ACCESS_LEVELS.owner} and ${current('gm')})`;
+    union select gm."group_id" from "group_members" gm where gm."user_id" = ${user} and gm."access_level" >= ${ACCESS_LEVELS.owner}
+      and ${current('gm')})`;
 }
 
 /** The condition on projects (aliased `p`) that the caller may see (visibleSql): beyond the open ones, those it is a member of. */
@@ -123,7 +136,10 @@ export function visibleProjectsSql(caller: Caller, p = 'p'): Sql {
  */
 function visibleSql(caller: Caller, table: string, reached: (user: number, table: string) => Sql): Sql {
   if (caller.user?.admin) return sql`true`;
-  const open = !caller.user || caller.user.external ? sql`${alias(table)}."visibility" = 'public'` : sql`${alias(table)}."visibility" in ('public', 'internal')`;
+  const open =
+    !caller.user || caller.user.external
+      ? sql`${alias(table)}."visibility" = 'public'`
+      : sql`${alias(table)}."visibility" in ('public', 'internal')`;
   return caller.user ? sql`(${open} or ${reached(caller.user.id, table)})` : open;
 }
 
@@ -137,7 +153,8 @@ export function groupAccessLevelSql(userId: number, g = 'g'): Sql {
 
 /** The number of current members of the group aliased `g` and of its subgroups, each user once. */
 export function membersWithDescendantsSql(g = 'g'): Sql {
-  return sql`(select count(distinct gm."user_id")::int from "group_members" gm join "namespaces" d on d."id" = gm."group_id" where d."traversal_ids" @> array[${alias(g)}."id"] and ${current('gm')})`;
+  return sql`(select count(distinct gm."user_id")::int from "group_members" gm join "namespaces" d on d."id" = gm."group_id"
+    where d."traversal_ids" @> array[${alias(g)}."id"] and ${current('gm')})`;
 }
 
 /**
@@ -151,7 +168,9 @@ export function namespaceAccessColumnsSql(caller: Caller, n = 'n'): Sql {
     case when ${alias(n)}."kind" = 'group' then ${groupAccessLevelSql(user, n)} else 0 end as "access_level"`;
 }
 
-/** The groups (aliased `g`) whose members the caller administers (maintainers and above; every group for administrators), as a condition. */
+/**
+ * The groups (aliased `g`) whose members the caller administers (maintainers and above; every group for administrators), as a condition.
+ */
 export function administeredGroupsSql(caller: Caller, g = 'g'): Sql {
   if (caller.user?.admin) return sql`true`;
   if (!caller.user) return sql`false`;
@@ -183,7 +202,8 @@ export function projectAccessColumnsSql(caller: Caller, p = 'p', n = 'n'): Sql {
  */
 function groupsReachedSql(user: number, g: string): Sql {
   return sql`(${alias(g)}."traversal_ids" && ${memberGroups(user)} or ${alias(g)}."traversal_ids" && ${sharedGroups(user)}
-    or ${alias(g)}."id" in (select unnest(d."traversal_ids") from "namespaces" d join "group_members" gm on gm."group_id" = d."id" where gm."user_id" = ${user} and ${current('gm')})
+    or ${alias(g)}."id" in (select unnest(d."traversal_ids") from "namespaces" d join "group_members" gm on gm."group_id" = d."id"
+      where gm."user_id" = ${user} and ${current('gm')})
     or ${alias(g)}."id" in (select unnest(n."traversal_ids") from "project_members" pm join "projects" p on p."id" = pm."project_id"
       join "namespaces" n on n."id" = p."namespace_id" where pm."user_id" = ${user} and ${current('pm')}))`;
 }
@@ -201,7 +221,8 @@ export function memberGroupsSql(caller: Caller, g = 'g'): Sql {
 /** The groups (aliased `g`) the signed-in caller is itself an owner of (`owned=true`), as a condition. */
 export function ownedGroupsSql(caller: Caller, g = 'g'): Sql {
   if (!caller.user) return sql`false`;
-  return sql`${alias(g)}."id" in (select gm."group_id" from "group_members" gm where gm."user_id" = ${caller.user.id} and gm."access_level" >= ${ACCESS_LEVELS.owner} and ${current('gm')})`;
+  return sql`${alias(g)}."id" in (select gm."group_id" from "group_members" gm
+    where gm."user_id" = ${caller.user.id} and gm."access_level" >= ${ACCESS_LEVELS.owner} and ${current('gm')})`;
 }
 
 /**
@@ -242,8 +263,10 @@ export function memberRowsSql(source: MembersSource, inherited: boolean): Sql {
   const id = source.id;
   const own =
     source.kind === 'project'
-      ? sql`select pm."user_id", pm."access_level", pm."expires_at", null::text as "source_name" from "project_members" pm where pm."project_id" = ${id} and ${current('pm')}`
-      : sql`select gm."user_id", gm."access_level", gm."expires_at", null::text as "source_name" from "group_members" gm where gm."group_id" = ${id} and ${current('gm')}`;
+      ? sql`select pm."user_id", pm."access_level", pm."expires_at", null::text as "source_name" from "project_members" pm
+        where pm."project_id" = ${id} and ${current('pm')}`
+      : sql`select gm."user_id", gm."access_level", gm."expires_at", null::text as "source_name" from "group_members" gm
+        where gm."group_id" = ${id} and ${current('gm')}`;
   if (!inherited) return own;
   // The groups above: a project's namespace's chain (a user's namespace has no group members); a group's chain but itself.
   const above =
@@ -291,13 +314,16 @@ export function visibleIssuesSql(caller: Caller, options: { i?: string; p?: stri
 export function visibleMergeRequestsSql(caller: Caller, options: { inProject?: boolean } = {}): Sql {
   const enabled = sql`p."merge_requests_enabled"`;
   if (caller.user?.admin || options.inProject) return enabled;
-  const code = caller.user ? sql`(p."visibility" <> 'private' or ${accessLevelSql(caller.user.id, 'p', 'n')} >= ${ACCESS_LEVELS.reporter})` : sql`p."visibility" <> 'private'`;
+  const code = caller.user
+    ? sql`(p."visibility" <> 'private' or ${accessLevelSql(caller.user.id, 'p', 'n')} >= ${ACCESS_LEVELS.reporter})`
+    : sql`p."visibility" <> 'private'`;
   return sql`${visibleProjectsSql(caller, 'p')} and ${enabled} and ${code}`;
 }
 
 /** The groups the user is itself a maintainer or an owner of, as an array of IDs (what traversal IDs are matched against). */
 const maintainedGroups = (user: number) =>
-  sql`(select coalesce(array_agg(gm."group_id"), '{}') from "group_members" gm where gm."user_id" = ${user} and gm."access_level" >= ${ACCESS_LEVELS.maintainer} and ${current('gm')})`;
+  sql`(select coalesce(array_agg(gm."group_id"), '{}') from "group_members" gm
+    where gm."user_id" = ${user} and gm."access_level" >= ${ACCESS_LEVELS.maintainer} and ${current('gm')})`;
 
 /**
  * The IDs of the projects the user maintains (maintainer or above, by any membership: its own, a group's above the
@@ -305,15 +331,18 @@ const maintainedGroups = (user: number) =>
  * `authorized_projects(MAINTAINER)`.
  */
 function maintainedProjectIdsSql(user: number): Sql {
-  return sql`select pm."project_id" from "project_members" pm where pm."user_id" = ${user} and pm."access_level" >= ${ACCESS_LEVELS.maintainer} and ${current('pm')}
-    union select p."id" from "projects" p where p."namespace_id" in (select n."id" from "namespaces" n where n."owner_id" = ${user} or n."traversal_ids" && ${maintainedGroups(user)})
+  return sql`select pm."project_id" from "project_members" pm
+    where pm."user_id" = ${user} and pm."access_level" >= ${ACCESS_LEVELS.maintainer} and ${current('pm')}
+    union select p."id" from "projects" p where p."namespace_id" in (select n."id" from "namespaces" n
+      where n."owner_id" = ${user} or n."traversal_ids" && ${maintainedGroups(user)})
     union select l."project_id" from "project_group_links" l join "namespaces" g on g."id" = l."group_id"
       join "group_members" gm on gm."group_id" = any(g."traversal_ids") and gm."user_id" = ${user} and ${current('gm')}
       where ${current('l')} and least(gm."access_level", l."group_access") >= ${ACCESS_LEVELS.maintainer}`;
 }
 
 /** The IDs of the groups the user maintains: those it is a maintainer or an owner of, and the groups below them. */
-const maintainedGroupIdsSql = (user: number) => sql`select g."id" from "namespaces" g where g."kind" = 'group' and g."traversal_ids" && ${maintainedGroups(user)}`;
+const maintainedGroupIdsSql = (user: number) =>
+  sql`select g."id" from "namespaces" g where g."kind" = 'group' and g."traversal_ids" && ${maintainedGroups(user)}`;
 
 /**
  * The runners (aliased `r`) the caller owns, as a condition: those enabled in a project it maintains, and the group
@@ -323,7 +352,8 @@ const maintainedGroupIdsSql = (user: number) => sql`select g."id" from "namespac
 export function ownedRunnersSql(caller: Caller, r = 'r'): Sql {
   if (!caller.user) return sql`false`;
   const user = caller.user.id;
-  return sql`(${alias(r)}."id" in (select rp."runner_id" from "runner_projects" rp where rp."project_id" in (${maintainedProjectIdsSql(user)}))
+  return sql`(${alias(r)}."id" in (select rp."runner_id" from "runner_projects" rp
+    where rp."project_id" in (${maintainedProjectIdsSql(user)}))
     or ${alias(r)}."id" in (select rg."runner_id" from "runner_groups" rg where rg."group_id" in (${maintainedGroupIdsSql(user)})))`;
 }
 
@@ -335,6 +365,8 @@ export function runnerAccessColumnsSql(caller: Caller, r = 'r'): Sql {
   if (!caller.user) return sql`false as "owned", false as "administers_all"`;
   const user = caller.user.id;
   return sql`${ownedRunnersSql(caller, r)} as "owned",
-    (not exists (select 1 from "runner_projects" rp where rp."runner_id" = ${alias(r)}."id" and rp."project_id" not in (${maintainedProjectIdsSql(user)}))
-      and not exists (select 1 from "runner_groups" rg where rg."runner_id" = ${alias(r)}."id" and rg."group_id" not in (${maintainedGroupIdsSql(user)}))) as "administers_all"`;
+    (not exists (select 1 from "runner_projects" rp where rp."runner_id" = ${alias(r)}."id"
+      and rp."project_id" not in (${maintainedProjectIdsSql(user)}))
+      and not exists (select 1 from "runner_groups" rg where rg."runner_id" = ${alias(r)}."id"
+        and rg."group_id" not in (${maintainedGroupIdsSql(user)}))) as "administers_all"`;
 }

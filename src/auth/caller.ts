@@ -59,10 +59,7 @@ export type TokenCache = ProcessCache<TokenOwner>;
  * write sent every request to the database while writes ran.
  */
 export async function callersChangedIn(em: EntityManager): Promise<boolean> {
-  const [row] = await queryRows(
-    em,
-    sql`select coalesce(current_setting('forgekit.callers_changed', true) = 'on', false) as "changed"`,
-  );
+  const [row] = await queryRows(em, sql`select coalesce(current_setting('forgekit.callers_changed', true) = 'on', false) as "changed"`);
   return row?.changed === true;
 }
 
@@ -117,7 +114,8 @@ function trusted(user: User | null): Caller {
  * entity's properties as they are.
  */
 const tokenWithUser = (digest: string) =>
-  sql`select to_jsonb(t) as token, to_jsonb(u) as "user" from access_tokens t join users u on u.id = t.user_id where t.token_digest = ${digest}`;
+  sql`select to_jsonb(t) as token, to_jsonb(u) as "user" from access_tokens t join users u on u.id = t.user_id
+    where t.token_digest = ${digest}`;
 
 async function readTokenOwner(em: EntityManager, digest: string): Promise<TokenOwner | undefined> {
   const [row] = (await queryRows(em, tokenWithUser(digest))) as { token: Record<string, unknown>; user: Record<string, unknown> }[];

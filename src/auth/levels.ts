@@ -25,7 +25,10 @@ export const isMemberLevel = (kind: 'project' | 'group', level: number) => MEMBE
  */
 export function belowInherited(level: number, inherited: { access_level: number; source_name: string } | undefined): string | null {
   if (!inherited || inherited.access_level <= level) return null;
-  return `should be greater than or equal to ${LEVEL_NAMES[inherited.access_level]} inherited membership from group ${inherited.source_name}`;
+  return (
+    `should be greater than or equal to ${LEVEL_NAMES[inherited.access_level]} inherited membership from ` +
+    `group ${inherited.source_name}`
+  );
 }
 
 /** Whether a change of a membership (`next` undefined: its removal) takes an owner away, which a group must survive. */
@@ -45,7 +48,8 @@ export interface ProtectionLevels {
 export const MAINTAINERS_ONLY: ProtectionLevels = { pushAccessLevel: ACCESS_LEVELS.maintainer, mergeAccessLevel: ACCESS_LEVELS.maintainer };
 
 /** What a branch's protection lets: developers push (merge), or maintainers only; `undefined`: not said. */
-export const developersLevel = (developers: boolean | undefined) => (developers === undefined ? null : developers ? ACCESS_LEVELS.developer : ACCESS_LEVELS.maintainer);
+export const developersLevel = (developers: boolean | undefined) =>
+  developers === undefined ? null : developers ? ACCESS_LEVELS.developer : ACCESS_LEVELS.maintainer;
 
 /** Whether a protection level lets developers in (`developers_can_push`, `developers_can_merge`). */
 export const letsDevelopers = (level: number | undefined) => level === ACCESS_LEVELS.developer;

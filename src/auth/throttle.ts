@@ -38,7 +38,9 @@ export class FailedAuthThrottle {
   async check(keys: string[]): Promise<void> {
     if (!this.settings || keys.length === 0) return;
     const now = new Date();
-    const spent = await this.db.fork().find(AuthFailure, { keyDigest: { $in: keys }, failures: { $gte: this.settings.maxFailures }, windowEndsAt: { $gt: now } });
+    const spent = await this.db
+      .fork()
+      .find(AuthFailure, { keyDigest: { $in: keys }, failures: { $gte: this.settings.maxFailures }, windowEndsAt: { $gt: now } });
     if (spent.length) throw tooMany(spent, now);
   }
 

@@ -238,7 +238,9 @@ const SPARES = 1;
 const sparePrefix = (template: string) => `${template}_spare_`;
 
 async function takeSpare(execute: (sql: string) => Promise<unknown[]>, template: string, name: string): Promise<boolean> {
-  const spares = (await execute(`select datname from pg_database where starts_with(datname, '${sparePrefix(template)}')`)) as { datname: string }[];
+  const spares = (await execute(`select datname from pg_database where starts_with(datname, '${sparePrefix(template)}')`)) as {
+    datname: string;
+  }[];
   for (const { datname } of spares) {
     const taken = await execute(`alter database "${datname}" rename to "${name}"`).then(
       () => true,
@@ -257,13 +259,17 @@ function makeSpares(serverUrl: string, template: string): void {
   const making = onServer(serverUrl, async (execute) => {
     // Spares of an older template (before a migration) are of no use to anyone any more.
     const stale = (await execute(
-      `select datname from pg_database where datname ~ '^forgekit_template_[0-9a-f]{16}_spare_' and not starts_with(datname, '${sparePrefix(template)}')`,
+      `select datname from pg_database where datname ~ '^forgekit_template_[0-9a-f]{16}_spare_' ` +
+        `and not starts_with(datname, '${sparePrefix(template)}')`,
     )) as { datname: string }[];
     for (const { datname } of stale) await execute(`drop database if exists "${datname}" with (force)`);
-    const count = async () => ((await execute(`select datname from pg_database where starts_with(datname, '${sparePrefix(template)}')`)) as unknown[]).length;
+    const count = async () =>
+      ((await execute(`select datname from pg_database where starts_with(datname, '${sparePrefix(template)}')`)) as unknown[]).length;
     for (let missing = SPARES - (await count()); missing > 0; missing--) {
       // Copied as files, not through shared buffers: no dirty pages left for the next DROP DATABASE's checkpoint.
-      await execute(`create database "${sparePrefix(template)}${randomBytes(6).toString('hex')}" template "${template}" strategy file_copy`);
+      await execute(
+        `create database "${sparePrefix(template)}${randomBytes(6).toString('hex')}" template "${template}" strategy file_copy`,
+      );
     }
   })
     // A spare is only a head start: without one, the next instance makes its copy itself.
@@ -280,7 +286,9 @@ function makeSpares(serverUrl: string, template: string): void {
  */
 async function migratedTemplate(serverUrl: string, execute: (sql: string) => Promise<unknown[]>): Promise<string> {
   const { migrations } = await databaseModules();
-  const digest = createHash('sha256').update(migrations.map((migration) => migration.name).join('\n')).digest('hex');
+  const digest = createHash('sha256')
+    .update(migrations.map((migration) => migration.name).join('\n'))
+    .digest('hex');
   const template = `forgekit_template_${digest.slice(0, 16)}`;
   const building = `${template}_building`;
   const exists = async () => (await execute(`select 1 from pg_database where datname = '${template}'`)).length > 0;

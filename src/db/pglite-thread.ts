@@ -89,7 +89,12 @@ export class PgliteThread {
     });
   }
 
-  query<T = Record<string, unknown>>(sql: string, params?: unknown[], options?: Record<string, unknown>, tx?: number): Promise<Results & { rows: T[] }> {
+  query<T = Record<string, unknown>>(
+    sql: string,
+    params?: unknown[],
+    options?: Record<string, unknown>,
+    tx?: number,
+  ): Promise<Results & { rows: T[] }> {
     return this.call({ op: 'query', sql, params, options, tx });
   }
 
@@ -121,7 +126,10 @@ export class PgliteThread {
     this.listeners.set(channel, [...(this.listeners.get(channel) ?? []), heard]);
     if (first) await this.call({ op: 'listen', channel });
     return async () => {
-      this.listeners.set(channel, (this.listeners.get(channel) ?? []).filter((listener) => listener !== heard));
+      this.listeners.set(
+        channel,
+        (this.listeners.get(channel) ?? []).filter((listener) => listener !== heard),
+      );
     };
   }
 

@@ -31,7 +31,8 @@ let lastTransaction = 0;
 function errorFields(error: unknown): Record<string, unknown> {
   const fields: Record<string, unknown> = { name: 'Error', message: String(error) };
   if (error instanceof Error) {
-    for (const [key, value] of Object.entries(error)) if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) fields[key] = value;
+    for (const [key, value] of Object.entries(error))
+      if (value === null || ['string', 'number', 'boolean'].includes(typeof value)) fields[key] = value;
     fields.name = error.name;
     fields.message = error.message;
   }

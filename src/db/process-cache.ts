@@ -42,7 +42,8 @@ export class ProcessCache<Value> {
   private constructor(
     private readonly db: Database,
     private readonly options: ProcessCacheOptions,
-  ) {    // One subscriber for the cache (forked EntityManagers share the event manager): a changing transaction's end.
+  ) {
+    // One subscriber for the cache (forked EntityManagers share the event manager): a changing transaction's end.
     const ended = ({ transaction }: TransactionEventArgs) => {
       if (this.writers.delete(transaction)) this.forget();
     };

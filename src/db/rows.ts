@@ -15,7 +15,8 @@ export function rowsAs<T extends object>(em: EntityManager, entity: EntityName<T
 }
 
 /** One row (a statement's column of `to_jsonb(table)`, say) as a plain object of the entity's properties. */
-export const rowAs = <T extends object>(em: EntityManager, entity: EntityName<T>, row: unknown): T => rowsAs(em, entity, [row as Record<string, unknown>])[0];
+export const rowAs = <T extends object>(em: EntityManager, entity: EntityName<T>, row: unknown): T =>
+  rowsAs(em, entity, [row as Record<string, unknown>])[0];
 
 /** The rows a statement reads, as plain objects of the entity's properties. */
 export async function readRows<T extends object>(em: EntityManager, entity: EntityName<T>, statement: Sql): Promise<T[]> {
@@ -35,7 +36,9 @@ function poolOf(em: EntityManager): Promise<Pool | null> {
   let pool = pools.get(connection);
   if (!pool) {
     // pg's Pool; PGlite's one session is no pool.
-    pool = connection.getNativeClient().then((client: unknown) => (client && typeof client === 'object' && 'totalCount' in client ? (client as Pool) : null));
+    pool = connection
+      .getNativeClient()
+      .then((client: unknown) => (client && typeof client === 'object' && 'totalCount' in client ? (client as Pool) : null));
     pools.set(connection, pool);
   }
   return pool;
@@ -74,4 +77,5 @@ export async function queryRows(em: EntityManager, statement: Sql): Promise<Reco
 export const ormRaw = (fragment: Sql) => raw(fragment.sql, fragment.values);
 
 /** A relation's key, whether the relation holds an entity or (in a plain row) only its key. */
-export const keyOf = (relation: unknown): number => (typeof relation === 'object' && relation !== null ? (relation as { id: number }).id : (relation as number));
+export const keyOf = (relation: unknown): number =>
+  typeof relation === 'object' && relation !== null ? (relation as { id: number }).id : (relation as number);

@@ -7,7 +7,9 @@ import { empty, join, raw, Sql, type RawValue } from 'sql-template-tag';
  */
 export { empty, join, Sql };
 
-/** A statement or a fragment of one (the library's own tag, as a named function: its default export does not survive the CommonJS build). */
+/**
+ * A statement or a fragment of one (the library's own tag, as a named function: its default export does not survive the CommonJS build).
+ */
 export const sql = (strings: readonly string[], ...values: readonly RawValue[]): Sql => new Sql(strings, values);
 
 /** Fragments one after another (`, "a" = $1, "b" = $2`), or nothing for none (sql-template-tag's `join` refuses an empty list). */

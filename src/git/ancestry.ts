@@ -48,7 +48,15 @@ async function commonAncestors(repo: Repository, one: string, other: string): Pr
   const bases = found.filter((oid) => !(flags.get(oid)! & STALE));
   if (bases.length < 2) return bases;
   const kept: string[] = [];
-  for (const base of bases) if (!(await reachesAny(repo, bases.filter((other) => other !== base), base))) kept.push(base);
+  for (const base of bases)
+    if (
+      !(await reachesAny(
+        repo,
+        bases.filter((other) => other !== base),
+        base,
+      ))
+    )
+      kept.push(base);
   return kept;
 }
 

@@ -154,11 +154,17 @@ class WorkerSlot {
     if (!current || current.id !== message.id) return;
     if (message.type === 'ready') {
       current.stream = new ArchiveStream(this, current.id);
-      return current.ready.resolve(current.stream);
+      current.ready.resolve(current.stream);
+      return;
     }
     if (current.stream) current.stream.receive(message);
     if (message.type === 'failed' && !current.stream) {
-      return this.finish(message.limit !== undefined ? new ArchiveTooLargeError(message.limit) : new Error(`the archive could not be made: ${message.message}`));
+      this.finish(
+        message.limit !== undefined
+          ? new ArchiveTooLargeError(message.limit)
+          : new Error(`the archive could not be made: ${message.message}`),
+      );
+      return;
     }
     if (message.type === 'end' || message.type === 'failed' || message.type === 'stopped') this.finish();
   }

@@ -6,7 +6,10 @@ import { ArchiveLimitError, archiveChunks, checkArchiveSize, type ArchiveSpec } 
 import { ObjectReader, PackCache } from './object-reader.js';
 
 /** What the pool asks. */
-export type ToWorker = { type: 'start'; id: number; gitdir: string; spec: ArchiveSpec } | { type: 'pull'; id: number } | { type: 'cancel'; id: number };
+export type ToWorker =
+  | { type: 'start'; id: number; gitdir: string; spec: ArchiveSpec }
+  | { type: 'pull'; id: number }
+  | { type: 'cancel'; id: number };
 
 /** What a worker answers: `ready` once the size is checked, then a `chunk` per pull, then `end`; or `failed`; `stopped` after a cancel. */
 export type FromWorker =
@@ -14,7 +17,13 @@ export type FromWorker =
   | { type: 'chunk'; id: number; data: Uint8Array }
   | { type: 'end'; id: number }
   | { type: 'stopped'; id: number }
-  | { type: 'failed'; id: number; message: string; stack?: string; /** The limit the tree is past, when that is the failure. */ limit?: number };
+  | {
+      type: 'failed';
+      id: number;
+      message: string;
+      stack?: string /** The limit the tree is past, when that is the failure. */;
+      limit?: number;
+    };
 
 /** Gathered into one message per pull: big enough that messages cost little, small enough to bound memory. */
 const MESSAGE_BYTES = 256 * 1024;
@@ -43,7 +52,10 @@ let job: Job | undefined;
 const KEPT_READERS = 8;
 /** A kept reader unused this long lets go of its packs, so that a removed repository's files are not held open. */
 const READER_IDLE_MS = 60_000;
-/** What the worker's readers keep of their packs, shared: as much as one archive's reader kept before, as every worker of the pool keeps one. */
+/**
+ * What the worker's readers keep of their packs, shared: as much as one archive's reader kept before, as every worker of the pool keeps
+ * one.
+ */
 const packCache = new PackCache(8 * 1024 * 1024);
 /** The kept readers, the least recently used first (a Map keeps its order of insertion). */
 const readers = new Map<string, { reader: ObjectReader; idle?: NodeJS.Timeout }>();
@@ -123,7 +135,13 @@ async function run(current: Job, gitdir: string, spec: ArchiveSpec): Promise<voi
     }
   } catch (error) {
     const failure = error instanceof Error ? error : new Error(String(error));
-    send({ type: 'failed', id: current.id, message: failure.message, stack: failure.stack, limit: error instanceof ArchiveLimitError ? error.limit : undefined });
+    send({
+      type: 'failed',
+      id: current.id,
+      message: failure.message,
+      stack: failure.stack,
+      limit: error instanceof ArchiveLimitError ? error.limit : undefined,
+    });
   } finally {
     await chunks?.return(undefined).catch(() => {});
     if (job === current) job = undefined;

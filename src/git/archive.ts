@@ -118,7 +118,15 @@ const TAR_TYPES = { directory: '5', file: '0', executable: '0', symlink: '2', pa
 const octal = (value: number, digits: number) => value.toString(8).padStart(digits, '0');
 
 /** One ustar header; `name` and `prefix` as bytes, `size` counted only for files (and pax records). */
-function tarHeader(fields: { name: Buffer; prefix?: Buffer; mode: number; size: number; time: number; type: string; linkname?: Buffer }): Buffer {
+function tarHeader(fields: {
+  name: Buffer;
+  prefix?: Buffer;
+  mode: number;
+  size: number;
+  time: number;
+  type: string;
+  linkname?: Buffer;
+}): Buffer {
   const header = Buffer.alloc(RECORD);
   fields.name.copy(header, 0, 0, 100);
   header.write(`${octal(fields.mode, 7)}\0`, 100, 'latin1');
@@ -169,7 +177,10 @@ async function* tarChunks(reader: ObjectReader, spec: ArchiveSpec): AsyncGenerat
   };
   // The commit's ID, and a date past what the header holds, in a global pax header.
   const time = Math.min(Math.max(spec.time, 0), USTAR_MAX);
-  const global = Buffer.concat([paxRecord('comment', Buffer.from(spec.commit)), ...(spec.time > USTAR_MAX ? [paxRecord('mtime', Buffer.from(String(spec.time)))] : [])]);
+  const global = Buffer.concat([
+    paxRecord('comment', Buffer.from(spec.commit)),
+    ...(spec.time > USTAR_MAX ? [paxRecord('mtime', Buffer.from(String(spec.time)))] : []),
+  ]);
   yield record(tarHeader({ name: Buffer.from('pax_global_header'), mode: 0o666, size: global.length, time, type: TAR_TYPES.paxGlobal }));
   yield record(Buffer.concat([global, padding(global.length)]));
   for await (const item of itemsOf(reader, spec.tree, spec.prefix)) {

@@ -114,7 +114,8 @@ export class CommitGraph {
     const heap: number[] = [];
     const order: number[] = [];
     let counter = 0;
-    const before = (a: number, b: number) => this.timeAt(heap[a]) > this.timeAt(heap[b]) || (this.timeAt(heap[a]) === this.timeAt(heap[b]) && order[a] < order[b]);
+    const before = (a: number, b: number) =>
+      this.timeAt(heap[a]) > this.timeAt(heap[b]) || (this.timeAt(heap[a]) === this.timeAt(heap[b]) && order[a] < order[b]);
     const swap = (a: number, b: number) => {
       [heap[a], heap[b]] = [heap[b], heap[a]];
       [order[a], order[b]] = [order[b], order[a]];
@@ -269,7 +270,9 @@ export async function writeCommitGraph(repo: Repository, known?: KnownCommits): 
     let second = parents[1] ?? NO_PARENT;
     if (parents.length > 2) {
       second = (EXTRA_EDGES | edges.length) >>> 0;
-      parents.slice(1).forEach((parent, at, rest) => edges.push(at === rest.length - 1 ? (parent | LAST_EDGE) >>> 0 : parent));
+      parents.slice(1).forEach((parent, at, rest) => {
+        edges.push(at === rest.length - 1 ? (parent | LAST_EDGE) >>> 0 : parent);
+      });
     }
     data.writeUInt32BE(second, record + OID_BYTES + 4);
     const time = Math.max(0, Math.min(node.time, 2 ** 34 - 1));
@@ -284,7 +287,9 @@ export async function writeCommitGraph(repo: Repository, known?: KnownCommits): 
   }
   const lookup = Buffer.from(oids.join(''), 'hex');
   const edgeBytes = Buffer.alloc(edges.length * 4);
-  edges.forEach((edge, index) => edgeBytes.writeUInt32BE(edge, index * 4));
+  edges.forEach((edge, index) => {
+    edgeBytes.writeUInt32BE(edge, index * 4);
+  });
 
   const chunks: [number, Buffer][] = [
     [CHUNKS.fanout, fanout],

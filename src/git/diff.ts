@@ -46,7 +46,13 @@ export async function changesBetween(repo: Repository, oldTree: string | null, n
   return pairRenames(changes).sort((a, b) => Buffer.compare(Buffer.from(a.newPath), Buffer.from(b.newPath)));
 }
 
-async function compareTrees(repo: Repository, oldTree: string | null, newTree: string | null, prefix: string, changes: Change[]): Promise<void> {
+async function compareTrees(
+  repo: Repository,
+  oldTree: string | null,
+  newTree: string | null,
+  prefix: string,
+  changes: Change[],
+): Promise<void> {
   if (oldTree === newTree) return;
   const before = new Map((oldTree ? await repo.readTree(oldTree) : []).map((entry) => [entry.name, entry]));
   const after = new Map((newTree ? await repo.readTree(newTree) : []).map((entry) => [entry.name, entry]));
@@ -63,7 +69,16 @@ async function compareTrees(repo: Repository, oldTree: string | null, newTree: s
       if (FILE(next)) changes.push(added(path, next!, 'added'));
       continue;
     }
-    if (old && next) changes.push({ status: 'modified', oldPath: path, newPath: path, oldMode: old.mode, newMode: next.mode, oldOid: old.oid, newOid: next.oid });
+    if (old && next)
+      changes.push({
+        status: 'modified',
+        oldPath: path,
+        newPath: path,
+        oldMode: old.mode,
+        newMode: next.mode,
+        oldOid: old.oid,
+        newOid: next.oid,
+      });
     else changes.push(added(path, (old ?? next)!, old ? 'deleted' : 'added'));
   }
 }
@@ -113,7 +128,10 @@ export async function diffOf(repo: Repository, change: Change): Promise<FileDiff
 }
 
 async function blobDiff(repo: Repository, oldBlob: string | null, newBlob: string | null): Promise<BlobDiff> {
-  const [before, after] = await Promise.all([oldBlob ? repo.readBlob(oldBlob) : new Uint8Array(), newBlob ? repo.readBlob(newBlob) : new Uint8Array()]);
+  const [before, after] = await Promise.all([
+    oldBlob ? repo.readBlob(oldBlob) : new Uint8Array(),
+    newBlob ? repo.readBlob(newBlob) : new Uint8Array(),
+  ]);
   const plain = { diff: '', binary: false, tooLarge: false, additions: 0, deletions: 0 };
   if (isBinary(before) || isBinary(after)) return { ...plain, binary: true };
   if (before.byteLength > MAX_DIFF_BYTES || after.byteLength > MAX_DIFF_BYTES) return { ...plain, tooLarge: true };
@@ -126,7 +144,11 @@ async function blobDiff(repo: Repository, oldBlob: string | null, newBlob: strin
 }
 
 /** Lines added and deleted by a commit, against its first parent (everything, for a first commit). */
-export async function statsOf(repo: Repository, tree: string, parentTree: string | null): Promise<{ additions: number; deletions: number; total: number }> {
+export async function statsOf(
+  repo: Repository,
+  tree: string,
+  parentTree: string | null,
+): Promise<{ additions: number; deletions: number; total: number }> {
   let additions = 0;
   let deletions = 0;
   for (const change of await changesBetween(repo, parentTree, tree)) {

@@ -25,7 +25,9 @@ export function filePathProblem(path: string): 'traversal' | 'invalid_path' | nu
   const parts = path.split('/');
   if (parts.includes('..')) return 'traversal';
   if (path.length === 0 || path.length > MAX_PATH_LENGTH || path.includes('\0')) return 'invalid_path';
-  const valid = parts.every((part) => part !== '' && part !== '.' && part.toLowerCase() !== '.git' && Buffer.byteLength(part) <= MAX_NAME_BYTES);
+  const valid = parts.every(
+    (part) => part !== '' && part !== '.' && part.toLowerCase() !== '.git' && Buffer.byteLength(part) <= MAX_NAME_BYTES,
+  );
   return valid ? null : 'invalid_path';
 }
 
@@ -74,7 +76,7 @@ class TreeEdit {
   /** The file at `path`, or EditError `missing`. */
   async file(path: string): Promise<TreeEntry> {
     const entry = await this.entry(path);
-    if (!entry || entry.type !== 'blob') throw new EditError('missing', path);
+    if (entry?.type !== 'blob') throw new EditError('missing', path);
     return entry;
   }
 
@@ -113,7 +115,8 @@ class TreeEdit {
 
   /** Marks a directory and those above it as changed. */
   private touch(path: string): void {
-    for (let current: string | null = path; current !== null; current = current === '' ? null : parentOf(current)) this.changed.add(current);
+    for (let current: string | null = path; current !== null; current = current === '' ? null : parentOf(current))
+      this.changed.add(current);
   }
 
   /** Writes the changed directories, deepest first, and answers the new root tree. */

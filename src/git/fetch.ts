@@ -42,7 +42,10 @@ class PacketReader {
     while (this.buffer.length < bytes && !this.ended) {
       const { value, done } = await this.chunks.next();
       if (done) this.ended = true;
-      else this.buffer = this.buffer.length ? Buffer.concat([this.buffer, value]) : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
+      else
+        this.buffer = this.buffer.length
+          ? Buffer.concat([this.buffer, value])
+          : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
     }
     return this.buffer.length >= bytes;
   }
@@ -54,7 +57,8 @@ class PacketReader {
       return undefined;
     }
     const length = Number.parseInt(this.buffer.toString('latin1', 0, 4), 16);
-    if (!/^[0-9a-f]{4}$/i.test(this.buffer.toString('latin1', 0, 4)) || (length > 0 && length < 4)) throw new RemoteProtocolError('not a packet line');
+    if (!/^[0-9a-f]{4}$/i.test(this.buffer.toString('latin1', 0, 4)) || (length > 0 && length < 4))
+      throw new RemoteProtocolError('not a packet line');
     if (length === 0) {
       this.buffer = this.buffer.subarray(4);
       return null;
@@ -80,7 +84,12 @@ class PacketReader {
 const packet = (text: string): string => `${(text.length + 4).toString(16).padStart(4, '0')}${text}`;
 
 /** The remote's answer to a request, checked: a 200 of git's own content type. */
-async function ask(http: RemoteHttp, url: string, init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: Buffer }, contentType: string): Promise<AsyncIterableIterator<Uint8Array>> {
+async function ask(
+  http: RemoteHttp,
+  url: string,
+  init: { method: 'GET' | 'POST'; headers: Record<string, string>; body?: Buffer },
+  contentType: string,
+): Promise<AsyncIterableIterator<Uint8Array>> {
   const { body: requestBody } = init;
   const response = await http.request({
     url,
@@ -104,10 +113,16 @@ async function ask(http: RemoteHttp, url: string, init: { method: 'GET' | 'POST'
 
 /** The references the remote advertises (`GET info/refs?service=git-upload-pack`). */
 export async function readAdvertisement(http: RemoteHttp, remote: string, headers: Record<string, string>): Promise<Advertisement> {
-  const body = await ask(http, `${remote}/info/refs?service=git-upload-pack`, { method: 'GET', headers: { ...headers, accept: 'application/x-git-upload-pack-advertisement' } }, 'application/x-git-upload-pack-advertisement');
+  const body = await ask(
+    http,
+    `${remote}/info/refs?service=git-upload-pack`,
+    { method: 'GET', headers: { ...headers, accept: 'application/x-git-upload-pack-advertisement' } },
+    'application/x-git-upload-pack-advertisement',
+  );
   const reader = new PacketReader(body);
   const first = await reader.next();
-  if (!first || !/^# service=git-upload-pack\n?$/.test(first.toString('latin1'))) throw new RemoteProtocolError('not an upload-pack advertisement');
+  if (!first || !/^# service=git-upload-pack\n?$/.test(first.toString('latin1')))
+    throw new RemoteProtocolError('not an upload-pack advertisement');
   if ((await reader.next()) !== null) throw new RemoteProtocolError('no flush after the service line');
   const advertisement: Advertisement = { references: new Map(), peeled: new Map(), capabilities: new Set() };
   for (let line = await reader.next(), index = 0; line; line = await reader.next(), index++) {
@@ -115,7 +130,11 @@ export async function readAdvertisement(http: RemoteHttp, remote: string, header
     if (index === 0) {
       const nul = text.indexOf('\0');
       if (nul < 0) throw new RemoteProtocolError('no capabilities advertised');
-      for (const capability of text.slice(nul + 1).trim().split(' ')) if (capability) advertisement.capabilities.add(capability);
+      for (const capability of text
+        .slice(nul + 1)
+        .trim()
+        .split(' '))
+        if (capability) advertisement.capabilities.add(capability);
       text = text.slice(0, nul);
     }
     const match = /^([0-9a-f]{40}) (\S+)\n?$/.exec(text);
@@ -143,22 +162,40 @@ function mirrored(advertisement: Advertisement): [string, string][] {
  * The pack of every object the wanted IDs reach (`POST git-upload-pack`), written to `path` as it arrives: the
  * side-band's first band, or the stream itself without side-band. The remote's error band fails it.
  */
-async function receivePack(http: RemoteHttp, remote: string, headers: Record<string, string>, advertisement: Advertisement, wanted: string[], path: string): Promise<void> {
+async function receivePack(
+  http: RemoteHttp,
+  remote: string,
+  headers: Record<string, string>,
+  advertisement: Advertisement,
+  wanted: string[],
+  path: string,
+): Promise<void> {
   const offered = advertisement.capabilities;
   const sideBand = offered.has('side-band-64k') ? 'side-band-64k' : offered.has('side-band') ? 'side-band' : undefined;
-  const capabilities = [sideBand, offered.has('ofs-delta') ? 'ofs-delta' : undefined, offered.has('no-progress') ? 'no-progress' : undefined, 'agent=forgekit'].filter(Boolean).join(' ');
+  const capabilities = [
+    sideBand,
+    offered.has('ofs-delta') ? 'ofs-delta' : undefined,
+    offered.has('no-progress') ? 'no-progress' : undefined,
+    'agent=forgekit',
+  ]
+    .filter(Boolean)
+    .join(' ');
   const lines = wanted.map((id, index) => packet(index === 0 ? `want ${id} ${capabilities}\n` : `want ${id}\n`));
   const request = Buffer.from(`${lines.join('')}0000${packet('done\n')}`);
   const body = await ask(
     http,
     `${remote}/git-upload-pack`,
-    { method: 'POST', headers: { ...headers, 'content-type': 'application/x-git-upload-pack-request', accept: 'application/x-git-upload-pack-result' }, body: request },
+    {
+      method: 'POST',
+      headers: { ...headers, 'content-type': 'application/x-git-upload-pack-request', accept: 'application/x-git-upload-pack-result' },
+      body: request,
+    },
     'application/x-git-upload-pack-result',
   );
   const reader = new PacketReader(body);
   // Having sent no `have`, the remote acknowledges nothing: NAK, then the pack.
   const nak = await reader.next();
-  if (!nak || nak.toString('latin1').trim() !== 'NAK') throw new RemoteProtocolError('no NAK before the pack');
+  if (nak?.toString('latin1').trim() !== 'NAK') throw new RemoteProtocolError('no NAK before the pack');
   const file = await open(path, 'wx');
   try {
     if (!sideBand) {
@@ -184,7 +221,13 @@ async function receivePack(http: RemoteHttp, remote: string, headers: Record<str
  * that lacks an object a reference names, or that is damaged or thin, is refused (PackIndexError). Resolves to the
  * commits the indexer read on its way, for the commit-graph to be written without reading them again.
  */
-export async function fetchMirror(gitdir: string, http: RemoteHttp, remote: string, headers: Record<string, string>, signal?: AbortSignal): Promise<PackedCommits> {
+export async function fetchMirror(
+  gitdir: string,
+  http: RemoteHttp,
+  remote: string,
+  headers: Record<string, string>,
+  signal?: AbortSignal,
+): Promise<PackedCommits> {
   const advertisement = await readAdvertisement(http, remote, headers);
   const references = mirrored(advertisement);
   const wanted = [...new Set(references.map(([, id]) => id))];

@@ -123,7 +123,8 @@ async function* walk(repo: Repository, start: string | string[], filter: History
       if (parents.length === 0) shows = mine !== null;
       else {
         const same: string[] = [];
-        for (const parent of parents) if ((await pathObject(graph?.node(parent) ?? (await repo.commitNode(parent)))) === mine) same.push(parent);
+        for (const parent of parents)
+          if ((await pathObject(graph?.node(parent) ?? (await repo.commitNode(parent)))) === mine) same.push(parent);
         if (same.length) {
           shows = false;
           // A merge that kept the path as one parent had it: the other side's changes never reached it.
@@ -132,7 +133,11 @@ async function* walk(repo: Repository, start: string | string[], filter: History
       }
     }
     const time = commit.time;
-    yield { commit, shows: shows && (filter.since === undefined || time >= filter.since) && (filter.until === undefined || time <= filter.until), line };
+    yield {
+      commit,
+      shows: shows && (filter.since === undefined || time >= filter.since) && (filter.until === undefined || time <= filter.until),
+      line,
+    };
     for (const parent of parents) {
       if (seen.has(parent)) continue;
       seen.add(parent);
@@ -156,7 +161,9 @@ export async function historyOf(repo: Repository, start: string | string[], filt
   if (!filter.path) {
     const walked = (await repo.commitGraph())?.history([...new Set([start].flat())], filter.firstParent);
     if (walked) {
-      const oids = walked.filter(({ time }) => (filter.since === undefined || time >= filter.since) && (filter.until === undefined || time <= filter.until)).map(({ oid }) => oid);
+      const oids = walked
+        .filter(({ time }) => (filter.since === undefined || time >= filter.since) && (filter.until === undefined || time <= filter.until))
+        .map(({ oid }) => oid);
       kept.set(keyOf(start), oids);
       return oids;
     }

@@ -10,5 +10,7 @@ const { path, wanted } = workerData as { path: string; wanted: string[] };
 try {
   port.postMessage({ result: indexPack(readFileSync(path), wanted) });
 } catch (error) {
-  port.postMessage({ error: { message: error instanceof Error ? error.message : String(error), packIndexError: error instanceof PackIndexError } });
+  port.postMessage({
+    error: { message: error instanceof Error ? error.message : String(error), packIndexError: error instanceof PackIndexError },
+  });
 }

@@ -52,7 +52,8 @@ export function indexPack(pack: Buffer, wanted: string[] = []): IndexedPack {
   const count = pack.readUInt32BE(8);
   const end = pack.length - 20;
   const checksum = pack.subarray(end);
-  if (!crypto.createHash('sha1').update(pack.subarray(0, end)).digest().equals(checksum)) fail("the pack's checksum does not match its content");
+  if (!crypto.createHash('sha1').update(pack.subarray(0, end)).digest().equals(checksum))
+    fail("the pack's checksum does not match its content");
 
   // Each entry: where it starts and its data starts, where it ends, its type (of the object, or the delta's), its base.
   const offsets = new Float64Array(count);
@@ -120,7 +121,9 @@ export function indexPack(pack: Buffer, wanted: string[] = []): IndexedPack {
     record.write(lines[0].slice(5), 0, 'hex');
     record.writeDoubleBE(time ?? 0, 20);
     record.writeUInt32BE(parents.length, 28);
-    parents.forEach((parent, at) => record.write(parent, 32 + at * 20, 'hex'));
+    parents.forEach((parent, at) => {
+      record.write(parent, 32 + at * 20, 'hex');
+    });
     return record;
   };
   const hashObject = (type: number, content: Buffer): Buffer => {
@@ -194,8 +197,6 @@ export function indexPack(pack: Buffer, wanted: string[] = []): IndexedPack {
   }
   if (position !== end) fail('the pack has bytes after its last object');
 
-
-
   // Deltas resolved from each whole object down its chains, depth first: only the chain being walked is held.
   const childrenOf = (index: number): number[] => {
     const byOfs = ofsChildren.get(index) ?? [];
@@ -208,7 +209,9 @@ export function indexPack(pack: Buffer, wanted: string[] = []): IndexedPack {
     if (types[root] === OFS_DELTA || types[root] === REF_DELTA) continue;
     const rootChildren = childrenOf(root);
     if (!rootChildren.length) continue;
-    const stack: { content: Buffer; children: number[]; next: number; type: number }[] = [{ content: inflate(root), children: rootChildren, next: 0, type: types[root] }];
+    const stack: { content: Buffer; children: number[]; next: number; type: number }[] = [
+      { content: inflate(root), children: rootChildren, next: 0, type: types[root] },
+    ];
     while (stack.length) {
       const top = stack[stack.length - 1];
       if (top.next === top.children.length) {
@@ -293,9 +296,15 @@ export function indexPack(pack: Buffer, wanted: string[] = []): IndexedPack {
     if (types[entry] === OFS_DELTA) ofs += 1;
     else if (types[entry] === REF_DELTA) ref += 1;
   }
-  return { checksum: checksum.toString('hex'), index, count, missing: wanted.filter((oid) => !held.has(oid)), deltas: { ofs, ref }, commits };
+  return {
+    checksum: checksum.toString('hex'),
+    index,
+    count,
+    missing: wanted.filter((oid) => !held.has(oid)),
+    deltas: { ofs, ref },
+    commits,
+  };
 }
-
 
 /**
  * indexPack on the pack file at `path`, in a worker thread of its own: the event loop stays free however large
@@ -315,16 +324,22 @@ export function indexPackInWorker(path: string, wanted: string[], signal?: Abort
     };
     const stop = () => settle(() => reject(signal!.reason));
     signal?.addEventListener('abort', stop, { once: true });
-    worker.on('message', (message: { result?: IndexedPack & { index: Uint8Array; commits: Uint8Array }; error?: { message: string; packIndexError: boolean } }) => {
-      if (message.result) {
-        const result = message.result;
-        const buffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-        settle(() => resolve({ ...result, index: buffer(result.index), commits: buffer(result.commits) }));
-      } else {
-        const error = message.error!;
-        settle(() => reject(error.packIndexError ? new PackIndexError(error.message) : new Error(error.message)));
-      }
-    });
+    worker.on(
+      'message',
+      (message: {
+        result?: IndexedPack & { index: Uint8Array; commits: Uint8Array };
+        error?: { message: string; packIndexError: boolean };
+      }) => {
+        if (message.result) {
+          const result = message.result;
+          const buffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+          settle(() => resolve({ ...result, index: buffer(result.index), commits: buffer(result.commits) }));
+        } else {
+          const error = message.error!;
+          settle(() => reject(error.packIndexError ? new PackIndexError(error.message) : new Error(error.message)));
+        }
+      },
+    );
     worker.on('error', (error) => settle(() => reject(error)));
     worker.on('exit', (code) => settle(() => reject(new Error(`the pack indexer stopped (exit code ${code})`))));
   });
@@ -355,7 +370,8 @@ export class PackedCommits {
         const at = this.data.readUInt32BE(4 + this.count * 20 + middle * 4);
         const parents: string[] = [];
         const parentCount = this.data.readUInt32BE(at + 28);
-        for (let parent = 0; parent < parentCount; parent++) parents.push(this.data.toString('hex', at + 32 + parent * 20, at + 52 + parent * 20));
+        for (let parent = 0; parent < parentCount; parent++)
+          parents.push(this.data.toString('hex', at + 32 + parent * 20, at + 52 + parent * 20));
         return { oid, tree: this.data.toString('hex', at, at + 20), parents, time: this.data.readDoubleBE(at + 20) };
       }
       // compare() orders the buffer's range against `wanted`: positive when the range comes after it.

@@ -149,7 +149,9 @@ function compact(side: Lines, other: Lines): void {
   }
 }
 
-/** git's unified hunks from one text to another, and the counts of lines added and deleted; null when the diff would be too costly to find. */
+/**
+ * git's unified hunks from one text to another, and the counts of lines added and deleted; null when the diff would be too costly to find.
+ */
 export function unifiedHunks(oldText: string, newText: string): { text: string; additions: number; deletions: number } | null {
   const [a, b] = [linesOf(oldText), linesOf(newText)];
   if (!markChanges(a, b)) return null;
@@ -184,7 +186,9 @@ export function unifiedHunks(oldText: string, newText: string): { text: string; 
     const oldEnd = Math.min(a.lines.length, edits[last].oldEnd + CONTEXT);
     const newEnd = edits[last].newEnd + (oldEnd - edits[last].oldEnd);
     const heading = sectionHeading(a.lines, oldStart);
-    out.push(`@@ -${range(oldStart + 1, oldEnd - oldStart)} +${range(newStart + 1, newEnd - newStart)} @@${heading ? ` ${heading}` : ''}\n`);
+    out.push(
+      `@@ -${range(oldStart + 1, oldEnd - oldStart)} +${range(newStart + 1, newEnd - newStart)} @@${heading ? ` ${heading}` : ''}\n`,
+    );
     let at = oldStart;
     for (let index = first; index <= last; index++) {
       const edit = edits[index];

@@ -17,7 +17,9 @@ function linesOf(text: string): string[] {
   return text.split(/(?<=\n)/);
 }
 
-/** Where each line of `base` is in `side` (-1: not kept), and where `side` inserts lines (before base line i; at `base.length`: at the end). */
+/**
+ * Where each line of `base` is in `side` (-1: not kept), and where `side` inserts lines (before base line i; at `base.length`: at the end).
+ */
 function alignment(base: string[], side: string[]): { kept: Int32Array; insertsBefore: Uint8Array } | null {
   const changes = diffArrays(base, side, { maxEditLength: MAX_CHANGED_LINES });
   if (!changes) return null;
@@ -101,7 +103,8 @@ export function mergeText(base: Uint8Array, ours: Uint8Array, theirs: Uint8Array
   return Buffer.from(reduced.expand(merged).join(''), 'latin1');
 }
 
-const sameEntry = (x: TreeEntry | undefined, y: TreeEntry | undefined) => (x === undefined ? y === undefined : y !== undefined && x.oid === y.oid && x.mode === y.mode);
+const sameEntry = (x: TreeEntry | undefined, y: TreeEntry | undefined) =>
+  x === undefined ? y === undefined : y !== undefined && x.oid === y.oid && x.mode === y.mode;
 const isRegularFile = (entry: TreeEntry | undefined) => entry !== undefined && (entry.mode === '100644' || entry.mode === '100755');
 const isDirectory = (entry: TreeEntry | undefined) => entry !== undefined && entry.type === 'tree';
 
@@ -148,7 +151,12 @@ class TreeMerge {
   }
 
   /** The merged entry at one path (undefined: none there), or a conflict noted. */
-  private async entry(base: TreeEntry | undefined, ours: TreeEntry | undefined, theirs: TreeEntry | undefined, path: string): Promise<TreeEntry | undefined> {
+  private async entry(
+    base: TreeEntry | undefined,
+    ours: TreeEntry | undefined,
+    theirs: TreeEntry | undefined,
+    path: string,
+  ): Promise<TreeEntry | undefined> {
     if (sameEntry(ours, theirs) || sameEntry(base, theirs)) return ours;
     if (sameEntry(base, ours)) return theirs;
     // Both sides changed the path, and differently.

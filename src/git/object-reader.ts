@@ -66,7 +66,8 @@ const INFLATE_AT_ONCE_BYTES = 64 * 1024;
  * Whole objects are inflated in place when small, or in a worker, whose own loop serves one archive; larger ones
  * on the main thread go to libuv's thread pool (off its event loop).
  */
-const inflateWhole = async (data: Buffer): Promise<Buffer> => (isMainThread && data.length > INFLATE_AT_ONCE_BYTES ? inflateAsync(data) : inflateSync(data));
+const inflateWhole = async (data: Buffer): Promise<Buffer> =>
+  isMainThread && data.length > INFLATE_AT_ONCE_BYTES ? inflateAsync(data) : inflateSync(data);
 
 /** A small deflated stream inflated, or undefined when it does not inflate (read() then says why). */
 function inflatedOrUndefined(data: Buffer): Buffer | undefined {
@@ -106,7 +107,10 @@ interface PackEntry {
   typeNumber: number;
   size: number;
   dataStart: number;
-  /** Where its compressed data ends at the latest: deflate's bound for its size (inflating stops at the stream's end), or the next entry's start. */
+  /**
+   * Where its compressed data ends at the latest: deflate's bound for its size (inflating stops at the stream's end), or the next entry's
+   * start.
+   */
   dataEnd: number;
   /** A delta's base: at an offset of the same pack, or by ID. */
   baseOffset?: number;
@@ -169,7 +173,11 @@ export function findTreeEntry(content: Buffer, name: Buffer): RawTreeEntry | nul
     const nul = content.indexOf(0, space + 1);
     if (space < 0 || nul < 0 || nul + 21 > content.length) throw new CorruptObjectError('a tree entry is cut short');
     if (nul - space - 1 === name.length && content.compare(name, 0, name.length, space + 1, nul) === 0) {
-      return { mode: content.toString('latin1', position, space), name: content.subarray(space + 1, nul), oid: content.toString('hex', nul + 1, nul + 21) };
+      return {
+        mode: content.toString('latin1', position, space),
+        name: content.subarray(space + 1, nul),
+        oid: content.toString('hex', nul + 1, nul + 21),
+      };
     }
     position = nul + 21;
   }
@@ -184,7 +192,11 @@ export function parseTree(content: Buffer): RawTreeEntry[] {
     const space = content.indexOf(0x20, position);
     const nul = content.indexOf(0, space + 1);
     if (space < 0 || nul < 0 || nul + 21 > content.length) throw new CorruptObjectError('a tree entry is cut short');
-    entries.push({ mode: content.toString('latin1', position, space), name: content.subarray(space + 1, nul), oid: content.toString('hex', nul + 1, nul + 21) });
+    entries.push({
+      mode: content.toString('latin1', position, space),
+      name: content.subarray(space + 1, nul),
+      oid: content.toString('hex', nul + 1, nul + 21),
+    });
     position = nul + 21;
   }
   return entries;
@@ -313,7 +325,8 @@ export class ObjectReader {
     if (!file) throw new MissingObjectError(oid);
     const data = await inflateWhole(file);
     const parsed = looseHeader(data, oid);
-    if (!parsed || data.length - parsed.contentStart !== parsed.header.size) throw new CorruptObjectError(`the loose object ${oid} is cut short`);
+    if (!parsed || data.length - parsed.contentStart !== parsed.header.size)
+      throw new CorruptObjectError(`the loose object ${oid} is cut short`);
     return { type: parsed.header.type, content: data.subarray(parsed.contentStart) };
   }
 
@@ -343,7 +356,10 @@ export class ObjectReader {
     } catch {
       return undefined;
     }
-    const data = entry.dataEnd - entry.dataStart <= INFLATE_AT_ONCE_BYTES ? this.bytesInMemory(pack.packPath, entry.dataStart, entry.dataEnd - entry.dataStart) : undefined;
+    const data =
+      entry.dataEnd - entry.dataStart <= INFLATE_AT_ONCE_BYTES
+        ? this.bytesInMemory(pack.packPath, entry.dataStart, entry.dataEnd - entry.dataStart)
+        : undefined;
     const content = data && inflatedOrUndefined(data);
     const type = PACK_TYPES[entry.typeNumber];
     if (!content || (type && content.length !== entry.size)) return undefined;
@@ -477,7 +493,8 @@ export class ObjectReader {
   private async *inflateRange(path: string, start: number, end: number, skip: number, size: number): AsyncGenerator<Buffer> {
     const reader = this;
     async function* compressed(): AsyncGenerator<Buffer> {
-      for (let position = start; position < end; position += READ_BYTES) yield await reader.readAt(path, position, Math.min(READ_BYTES, end - position));
+      for (let position = start; position < end; position += READ_BYTES)
+        yield await reader.readAt(path, position, Math.min(READ_BYTES, end - position));
     }
     const source = Readable.from(compressed());
     // Pieces as large as what is read: zlib's 16 KiB default would cost a round trip to its thread per piece.
@@ -560,7 +577,8 @@ export class ObjectReader {
         ]);
         // An index whose pack is gone (a repack under way) names nothing.
         if (packSize < 0) continue;
-        if (index.readUInt32BE(0) !== 0xff744f63 || index.readUInt32BE(4) !== 2) throw new CorruptObjectError(`${name} is not a version 2 pack index`);
+        if (index.readUInt32BE(0) !== 0xff744f63 || index.readUInt32BE(4) !== 2)
+          throw new CorruptObjectError(`${name} is not a version 2 pack index`);
         packs.push({ packPath, index, count: index.readUInt32BE(8 + 255 * 4), packSize });
       }
       this.loaded = packs;

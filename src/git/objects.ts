@@ -20,7 +20,13 @@ export async function writeLooseObject(gitdir: string, type: ObjectType, content
   const oid = createHash('sha1').update(header).update(content).digest('hex');
   const directory = join(gitdir, 'objects', oid.slice(0, 2));
   const path = join(directory, oid.slice(2));
-  if (await stat(path).then(() => true, () => false)) return oid;
+  if (
+    await stat(path).then(
+      () => true,
+      () => false,
+    )
+  )
+    return oid;
   const data = deflateSync(Buffer.concat([header, content]));
   await gitFs.promises.writeFile(path, data).catch(async (error: NodeJS.ErrnoException) => {
     if (error.code !== 'ENOENT') throw error;
@@ -52,7 +58,9 @@ export function treeContent(entries: readonly { name: string; mode: string; oid:
     return { mode, name, oid: entry.oid, key: mode === '40000' ? Buffer.concat([name, Buffer.from('/')]) : name };
   });
   sorted.sort((a, b) => Buffer.compare(a.key, b.key));
-  return Buffer.concat(sorted.flatMap((entry) => [Buffer.from(`${entry.mode} `), entry.name, Buffer.from([0]), Buffer.from(entry.oid, 'hex')]));
+  return Buffer.concat(
+    sorted.flatMap((entry) => [Buffer.from(`${entry.mode} `), entry.name, Buffer.from([0]), Buffer.from(entry.oid, 'hex')]),
+  );
 }
 
 /** `+0130`: minutes east of UTC as git writes them. */
@@ -75,14 +83,26 @@ export function withoutFinalNewlines(text: string): string {
   return text.slice(0, end);
 }
 
-/** A commit's message as isomorphic-git writes (and reads) one: carriage returns dropped, no blank lines before it, one line end after it. */
-export const commitMessage = (message: string) => withoutFinalNewlines(message.replace(/\r/g, '').replace(/^\n+/, '')) + '\n';
+/**
+ * A commit's message as isomorphic-git writes (and reads) one: carriage returns dropped, no blank lines before it, one line end after it.
+ */
+export const commitMessage = (message: string) => `${withoutFinalNewlines(message.replace(/\r/g, '').replace(/^\n+/, ''))}\n`;
 
 /** A commit's bytes; its people as `writtenPerson` gives them. */
-export function commitContent(commit: { tree: string; parents: readonly string[]; message: string; author: Person; committer: Person }): Buffer {
+export function commitContent(commit: {
+  tree: string;
+  parents: readonly string[];
+  message: string;
+  author: Person;
+  committer: Person;
+}): Buffer {
   const person = (who: Person) => `${who.name} <${who.email}> ${who.timestamp} ${zone(who.offsetMinutes)}`;
   const parents = commit.parents.map((parent) => `parent ${parent}\n`).join('');
-  return Buffer.from(`tree ${commit.tree}\n${parents}author ${person(commit.author)}\ncommitter ${person(commit.committer)}\n\n${commitMessage(commit.message)}`, 'utf8');
+  return Buffer.from(
+    `tree ${commit.tree}\n${parents}author ${person(commit.author)}\ncommitter ${person(commit.committer)}\n\n` +
+      `${commitMessage(commit.message)}`,
+    'utf8',
+  );
 }
 
 /** git's "crud" around a name or address: control characters, spaces and `.,:;<>"\\'`. */
@@ -104,4 +124,5 @@ export function identityText(text: string): string {
 export const writtenPerson = <T extends Person>(who: T): T => ({ ...who, name: identityText(who.name), email: identityText(who.email) });
 
 /** Whether a person's time reads back as given, so that a commit can be kept as written: whole seconds, an offset of two-digit hours. */
-export const readsBackAsWritten = (who: Person) => Number.isSafeInteger(who.timestamp) && Number.isInteger(who.offsetMinutes) && Math.abs(who.offsetMinutes) < 100 * 60;
+export const readsBackAsWritten = (who: Person) =>
+  Number.isSafeInteger(who.timestamp) && Number.isInteger(who.offsetMinutes) && Math.abs(who.offsetMinutes) < 100 * 60;

@@ -52,7 +52,12 @@ function parseSignature(line: string | undefined): Signature {
   const match = line === undefined ? null : /^(.*) <(.*)> (\d+) ([+-])(\d\d)(\d\d)$/.exec(line);
   if (!match) return NOBODY;
   const minutes = Number(match[5]) * 60 + Number(match[6]);
-  return Object.freeze({ name: match[1], email: match[2], timestamp: Number(match[3]), offsetMinutes: minutes === 0 ? 0 : (match[4] === '-' ? -1 : 1) * minutes });
+  return Object.freeze({
+    name: match[1],
+    email: match[2],
+    timestamp: Number(match[3]),
+    offsetMinutes: minutes === 0 ? 0 : (match[4] === '-' ? -1 : 1) * minutes,
+  });
 }
 
 /** The header lines before the first blank line (a line starting with a space continues the one before), and the rest. */
@@ -61,7 +66,7 @@ function headersAndBody(text: string): { headers: [string, string][]; body: stri
   const lines = (split < 0 ? text : text.slice(0, split)).split('\n');
   const headers: [string, string][] = [];
   for (const line of lines) {
-    if (line.startsWith(' ') && headers.length) headers[headers.length - 1][1] += '\n' + line.slice(1);
+    if (line.startsWith(' ') && headers.length) headers[headers.length - 1][1] += `\n${line.slice(1)}`;
     else headers.push([line.slice(0, Math.max(0, line.indexOf(' '))), line.slice(line.indexOf(' ') + 1)]);
   }
   return { headers, body: split < 0 ? null : text.slice(split + 2) };
@@ -100,7 +105,8 @@ export function parseAnnotatedTag(oid: string, content: Buffer): AnnotatedTag {
   };
 }
 
-export const typeOfMode = (mode: string): EntryType => (mode === '040000' || mode === '40000' ? 'tree' : mode === '160000' ? 'commit' : 'blob');
+export const typeOfMode = (mode: string): EntryType =>
+  mode === '040000' || mode === '40000' ? 'tree' : mode === '160000' ? 'commit' : 'blob';
 
 /**
  * A tree's entries as they are kept and shown: modes as isomorphic-git read them (`040000`, odd file modes made

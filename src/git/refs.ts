@@ -22,11 +22,16 @@ const isMissing = (error: unknown) => ['ENOENT', 'ENOTDIR'].includes((error as N
 export function isValidReferenceName(name: string): boolean {
   if (name.length === 0 || name.length > 1024 || name === '@') return false;
   // Control characters, space and ~ ^ : ? * [ \ are not allowed anywhere.
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: git refuses control characters in ref names, as this does
   if (/[\x00-\x20\x7f~^:?*[\\]/.test(name)) return false;
   if (name.includes('..') || name.includes('@{') || name.includes('//')) return false;
   if (name.startsWith('/') || name.endsWith('/') || name.endsWith('.')) return false;
   // A component is a file or directory name, which a `.lock` suffix must still fit.
-  return name.split('/').every((component) => !component.startsWith('.') && !component.endsWith('.lock') && Buffer.byteLength(component) <= MAX_COMPONENT_BYTES);
+  return name
+    .split('/')
+    .every(
+      (component) => !component.startsWith('.') && !component.endsWith('.lock') && Buffer.byteLength(component) <= MAX_COMPONENT_BYTES,
+    );
 }
 
 /**
@@ -137,7 +142,11 @@ export async function readSymbolicReference(gitdir: string, name: string): Promi
 }
 
 /** Holds `<path>.lock` (created exclusively) while `work` runs; `work` writes the new content into it. */
-async function withLockFile<T>(path: string, reference: string, work: (write: (content: string) => Promise<void>) => Promise<T>): Promise<T> {
+async function withLockFile<T>(
+  path: string,
+  reference: string,
+  work: (write: (content: string) => Promise<void>) => Promise<T>,
+): Promise<T> {
   const lockPath = `${path}.lock`;
   await mkdir(dirname(path), { recursive: true }).catch((error: NodeJS.ErrnoException) => {
     // A reference where a directory of references must go (`a` when `a/b` is written).

@@ -140,7 +140,8 @@ export function blockedAddressReason(addresses: string[]): string | undefined {
 export function blockedUrlReason(url: URL): string | undefined {
   if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'Only allowed protocols are http, https';
   const port = url.port === '' ? undefined : Number(url.port);
-  if (port !== undefined && port < 1024 && !IMPORT_PORTS.includes(port)) return `Only allowed ports are ${IMPORT_PORTS.join(', ')}, and any over 1024`;
+  if (port !== undefined && port < 1024 && !IMPORT_PORTS.includes(port))
+    return `Only allowed ports are ${IMPORT_PORTS.join(', ')}, and any over 1024`;
   return undefined;
 }
 
@@ -243,7 +244,13 @@ export function createRemoteHttp(options: RemoteHttpOptions): RemoteHttp {
     });
   };
 
-  const send = async (url: URL, method: string, headers: OutgoingHttpHeaders, body: Buffer | undefined, redirected: boolean): Promise<IncomingMessage> => {
+  const send = async (
+    url: URL,
+    method: string,
+    headers: OutgoingHttpHeaders,
+    body: Buffer | undefined,
+    redirected: boolean,
+  ): Promise<IncomingMessage> => {
     const reason = blockedUrlReason(url);
     if (reason) throw new BlockedRemoteError(reason, redirected);
     // A lookup (which cannot be cancelled) is given up when the import stops.
@@ -314,14 +321,20 @@ export function createRemoteHttp(options: RemoteHttpOptions): RemoteHttp {
         response = await send(target, method, headers, body, true);
       }
       if (first && target.href !== url && target.href.endsWith(ADVERTISEMENT)) {
-        moved = { from: url.slice(0, -ADVERTISEMENT.length), to: target.href.slice(0, -ADVERTISEMENT.length), withoutAuthorization: leftOrigin };
+        moved = {
+          from: url.slice(0, -ADVERTISEMENT.length),
+          to: target.href.slice(0, -ADVERTISEMENT.length),
+          withoutAuthorization: leftOrigin,
+        };
       }
       return {
         url: target.href,
         method,
         statusCode: response.statusCode ?? 0,
         statusMessage: response.statusMessage ?? '',
-        headers: Object.fromEntries(Object.entries(response.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : (value ?? '')])),
+        headers: Object.fromEntries(
+          Object.entries(response.headers).map(([name, value]) => [name, Array.isArray(value) ? value.join(', ') : (value ?? '')]),
+        ),
         body: bounded(response),
       };
     },
@@ -334,7 +347,8 @@ export function createRemoteHttp(options: RemoteHttpOptions): RemoteHttp {
 }
 
 /** The headers without the credentials: they were given for the URL's origin only. */
-const withoutAuthorization = (headers: OutgoingHttpHeaders): OutgoingHttpHeaders => Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'authorization'));
+const withoutAuthorization = (headers: OutgoingHttpHeaders): OutgoingHttpHeaders =>
+  Object.fromEntries(Object.entries(headers).filter(([name]) => name.toLowerCase() !== 'authorization'));
 
 async function collect(body: Uint8Array[] | AsyncIterableIterator<Uint8Array> | Uint8Array): Promise<Uint8Array[]> {
   if (body instanceof Uint8Array) return [body];

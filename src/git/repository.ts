@@ -5,10 +5,44 @@ import { RepositoryMissingError } from './errors.js';
 import { CommitGraph, writeCommitGraph, type CommitNode, type KnownCommits } from './commit-graph.js';
 import { gitFs, isoGit } from './fs.js';
 import { LruMap } from './lru.js';
-import { CorruptObjectError, findTreeEntry, MissingObjectError, ObjectReader, PackCache, parseTree, type GitObject, type RawTreeEntry } from './object-reader.js';
-import { parseAnnotatedTag, parseCommit, treeEntries, typeOfMode, type AnnotatedTag, type Commit, type EntryType, type Signature, type TreeEntry } from './parse.js';
-import { canonicalMode, commitContent, commitMessage, readsBackAsWritten, treeContent, writeLooseObject, writtenPerson } from './objects.js';
-import { isValidReferenceName, listReferences, readReference, readSymbolicReference, updateReference, writeSymbolicReference } from './refs.js';
+import {
+  CorruptObjectError,
+  findTreeEntry,
+  MissingObjectError,
+  ObjectReader,
+  type PackCache,
+  parseTree,
+  type GitObject,
+  type RawTreeEntry,
+} from './object-reader.js';
+import {
+  parseAnnotatedTag,
+  parseCommit,
+  treeEntries,
+  typeOfMode,
+  type AnnotatedTag,
+  type Commit,
+  type EntryType,
+  type Signature,
+  type TreeEntry,
+} from './parse.js';
+import {
+  canonicalMode,
+  commitContent,
+  commitMessage,
+  readsBackAsWritten,
+  treeContent,
+  writeLooseObject,
+  writtenPerson,
+} from './objects.js';
+import {
+  isValidReferenceName,
+  listReferences,
+  readReference,
+  readSymbolicReference,
+  updateReference,
+  writeSymbolicReference,
+} from './refs.js';
 
 export type { AnnotatedTag, Commit, CommitNode, EntryType, Signature, TreeEntry };
 
@@ -185,7 +219,12 @@ export class Repository {
     if (FULL_OID.test(revision)) return this.peelToCommit(revision);
     if (revision === 'HEAD') return this.peelToCommit(await readReference(this.gitdir, 'HEAD'));
     if (isValidReferenceName(revision)) {
-      const candidates = [...(revision.startsWith('refs/') ? [revision] : []), `refs/${revision}`, TAG_PREFIX + revision, BRANCH_PREFIX + revision];
+      const candidates = [
+        ...(revision.startsWith('refs/') ? [revision] : []),
+        `refs/${revision}`,
+        TAG_PREFIX + revision,
+        BRANCH_PREFIX + revision,
+      ];
       for (const name of candidates) {
         const oid = await readReference(this.gitdir, name);
         if (oid) return this.peelToCommit(oid);
@@ -268,7 +307,8 @@ export class Repository {
         (found) => found.mtimeMs,
         () => 0,
       );
-      if (!this.graph || mtimeMs !== this.graph.mtimeMs) this.graph = { read: mtimeMs ? CommitGraph.open(this.gitdir) : Promise.resolve(null), checkedAt: now, mtimeMs };
+      if (!this.graph || mtimeMs !== this.graph.mtimeMs)
+        this.graph = { read: mtimeMs ? CommitGraph.open(this.gitdir) : Promise.resolve(null), checkedAt: now, mtimeMs };
       else this.graph.checkedAt = now;
     }
     return this.graph.read;
@@ -351,7 +391,10 @@ export class Repository {
     return this.entryIn(treeOid, path, (oid) => this.treeBytesInMemory(oid));
   }
 
-  /** The entry at `path`, the bytes of trees not parsed yet from `bytesOf` (a walk along a path needs one entry of each); undefined when it has none. */
+  /**
+   * The entry at `path`, the bytes of trees not parsed yet from `bytesOf` (a walk along a path needs one entry of each); undefined when it
+   * has none.
+   */
   private entryIn(treeOid: string, path: string, bytesOf: (oid: string) => Buffer | undefined): TreeEntry | null | undefined {
     let entry: TreeEntry = { name: '', mode: '040000', oid: treeOid, type: 'tree' };
     for (const part of path.split('/')) {
@@ -400,8 +443,19 @@ export class Repository {
     const oid = await writeLooseObject(this.gitdir, 'commit', commitContent(commit));
     if (!this.commits.get(oid) && readsBackAsWritten(commit.author) && readsBackAsWritten(commit.committer)) {
       const { tree, parents, message, author, committer } = commit;
-      const person = ({ name, email, timestamp, offsetMinutes }: Signature): Signature => Object.freeze({ name, email, timestamp, offsetMinutes: offsetMinutes === 0 ? 0 : offsetMinutes });
-      this.commits.set(oid, Object.freeze({ oid, tree, parents: Object.freeze([...parents]) as string[], message: commitMessage(message), author: person(author), committer: person(committer) }));
+      const person = ({ name, email, timestamp, offsetMinutes }: Signature): Signature =>
+        Object.freeze({ name, email, timestamp, offsetMinutes: offsetMinutes === 0 ? 0 : offsetMinutes });
+      this.commits.set(
+        oid,
+        Object.freeze({
+          oid,
+          tree,
+          parents: Object.freeze([...parents]) as string[],
+          message: commitMessage(message),
+          author: person(author),
+          committer: person(committer),
+        }),
+      );
     }
     return oid;
   }
@@ -413,7 +467,13 @@ export class Repository {
       fs: gitFs,
       gitdir: this.gitdir,
       // isomorphic-git ends the message with a line end of its own: one the message has already is not doubled.
-      tag: { object: tag.commit, type: 'commit', tag: tag.name, message: tag.message.replace(/\n$/, ''), tagger: personOf(writtenPerson(tag.tagger)) },
+      tag: {
+        object: tag.commit,
+        type: 'commit',
+        tag: tag.name,
+        message: tag.message.replace(/\n$/, ''),
+        tagger: personOf(writtenPerson(tag.tagger)),
+      },
     });
   }
 }

@@ -6,7 +6,7 @@ import { isoGit as git } from './fs.js';
 import { historyOf } from './history.js';
 import { LruMap } from './lru.js';
 import { fetchMirror } from './fetch.js';
-import { PackedCommits, PackIndexError } from './index-pack.js';
+import { type PackedCommits, PackIndexError } from './index-pack.js';
 import { BlockedRemoteError, createRemoteHttp, RemoteTooLargeError } from './remote-http.js';
 import { PackCache } from './object-reader.js';
 import { Repository } from './repository.js';
@@ -146,7 +146,11 @@ export class RepositoryStore {
         }),
       );
       batch.forEach((project, index) => {
-        if (!present[index]) missing.push({ ...project, path: this.storages[project.storage] === undefined ? `(no storage ${project.storage})` : this.path(project.storage, project.id) });
+        if (!present[index])
+          missing.push({
+            ...project,
+            path: this.storages[project.storage] === undefined ? `(no storage ${project.storage})` : this.path(project.storage, project.id),
+          });
       });
     }
     return missing;
@@ -156,7 +160,13 @@ export class RepositoryStore {
    * The repository of `toProjectId` becomes a copy of `fromProjectId`'s, every reference and object (a fork).
    * It is built beside its place and renamed into it, replacing whatever an interrupted attempt left there.
    */
-  async copy(fromStorage: string, fromProjectId: number, toStorage: string, toProjectId: number, options: { signal?: AbortSignal } = {}): Promise<void> {
+  async copy(
+    fromStorage: string,
+    fromProjectId: number,
+    toStorage: string,
+    toProjectId: number,
+    options: { signal?: AbortSignal } = {},
+  ): Promise<void> {
     const source = this.path(fromStorage, fromProjectId);
     await this.replace(
       this.path(toStorage, toProjectId),
@@ -259,7 +269,8 @@ async function indexCommits(gitdir: string, known?: PackedCommits): Promise<void
  * system it is given, tens of milliseconds of the event loop): what a new project and an import start from.
  */
 async function initBare(gitdir: string, defaultBranch: string): Promise<void> {
-  for (const directory of ['objects/info', 'objects/pack', 'refs/heads', 'refs/tags']) await mkdir(join(gitdir, directory), { recursive: true });
+  for (const directory of ['objects/info', 'objects/pack', 'refs/heads', 'refs/tags'])
+    await mkdir(join(gitdir, directory), { recursive: true });
   await writeFile(join(gitdir, 'config'), '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n');
   await writeFile(join(gitdir, 'HEAD'), `ref: refs/heads/${defaultBranch}\n`);
 }
@@ -314,7 +325,8 @@ async function copyRepository(source: string, target: string, signal?: AbortSign
 const LINK_REFUSED = new Set(['EXDEV', 'EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EMLINK']);
 
 /** A loose object (`objects/ab/cdef…`) or a pack's file (`objects/pack/…`): never changed once written. */
-const isObjectFile = (path: string) => /^objects[\\/](?:[0-9a-f]{2}[\\/][0-9a-f]{38}|pack[\\/]pack-[0-9a-f]+\.(?:pack|idx|rev|bitmap|keep|mtimes))$/.test(path);
+const isObjectFile = (path: string) =>
+  /^objects[\\/](?:[0-9a-f]{2}[\\/][0-9a-f]{38}|pack[\\/]pack-[0-9a-f]+\.(?:pack|idx|rev|bitmap|keep|mtimes))$/.test(path);
 
 /** The remote's URL without credentials, and the credentials as a basic authorization header. */
 function remoteOf(url: string): { remote: string; authorization?: string } {
@@ -325,7 +337,8 @@ function remoteOf(url: string): { remote: string; authorization?: string } {
   } catch {
     throw new RepositoryImportError('The import URL is not a valid URL');
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new RepositoryImportError('Only http and https URLs can be imported');
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new RepositoryImportError('Only http and https URLs can be imported');
   const { username, password } = parsed;
   parsed.username = '';
   parsed.password = '';
@@ -353,10 +366,14 @@ export const REMOTE_FAILED = 'The repository could not be imported: the remote c
 function importFailure(error: unknown, timedOut: boolean, timeoutMs: number): RepositoryImportError {
   if (error instanceof RepositoryImportError) return error;
   if (error instanceof BlockedRemoteError) {
-    return new RepositoryImportError(`${error.redirected ? 'The remote redirected to a blocked URL' : 'The import URL is blocked'}: ${error.reason}`);
+    return new RepositoryImportError(
+      `${error.redirected ? 'The remote redirected to a blocked URL' : 'The import URL is blocked'}: ${error.reason}`,
+    );
   }
-  if (error instanceof RemoteTooLargeError) return new RepositoryImportError(`The remote repository is larger than ${error.maxBytes} bytes`);
+  if (error instanceof RemoteTooLargeError)
+    return new RepositoryImportError(`The remote repository is larger than ${error.maxBytes} bytes`);
   if (timedOut) return new RepositoryImportError(`The import timed out after ${timeoutMs / 1000} seconds`);
-  if (error instanceof PackIndexError) return new RepositoryImportError(`The repository could not be imported: the remote sent a pack that cannot be used (${error.message})`);
+  if (error instanceof PackIndexError)
+    return new RepositoryImportError(`The repository could not be imported: the remote sent a pack that cannot be used (${error.message})`);
   return new RepositoryImportError(REMOTE_FAILED);
 }

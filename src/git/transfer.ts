@@ -44,7 +44,10 @@ const TURN_MS = 8;
 const DEFLATE_AT_ONCE_BYTES = 64 * 1024;
 /** Blobs up to this size are read whole (openBlob's bound too); larger ones are streamed into their file. */
 const WHOLE_BLOB_BYTES = 1024 * 1024;
-/** How many file accesses (a lookup, a read, a write) one copy has under way at most: half of the 4 threads libuv has for every file access of the process. */
+/**
+ * How many file accesses (a lookup, a read, a write) one copy has under way at most: half of the 4 threads libuv has for every file access
+ * of the process.
+ */
 const PARALLEL = 2;
 /** Source trees kept parsed during one copy: a commit's trees are the next commit's parent's. */
 const KEPT_TREES = 2048;
@@ -65,7 +68,12 @@ const deflateAsync = promisify(deflate);
  * is missing, CorruptObjectError when an object of `from` does not hash to its ID (nothing wrong is written), and
  * the signal's reason once `signal` is aborted (what was written stays, whole and harmless).
  */
-export async function copyMissingObjects(from: Repository, to: Repository, tip: string, options: { signal?: AbortSignal } = {}): Promise<number> {
+export async function copyMissingObjects(
+  from: Repository,
+  to: Repository,
+  tip: string,
+  options: { signal?: AbortSignal } = {},
+): Promise<number> {
   if (!FULL_OID.test(tip)) throw new MissingTipError(tip, from.gitdir, null);
   const there = await to.objectType(tip);
   if (there === 'commit') return 0;
@@ -189,7 +197,9 @@ class Copy {
       for (const entry of entries) {
         // A submodule: a commit of another repository.
         if (entry.mode === '160000' || there.has(entry.oid)) continue;
-        copies.push(isTree(entry.mode) ? this.copyTree(entry.oid, parentsByName.get(entry.name.toString('latin1')) ?? []) : this.copyBlob(entry.oid));
+        copies.push(
+          isTree(entry.mode) ? this.copyTree(entry.oid, parentsByName.get(entry.name.toString('latin1')) ?? []) : this.copyBlob(entry.oid),
+        );
       }
       // Every entry settled before this returns, failed or not: nothing of the copy goes on once it has answered.
       const failed = (await Promise.allSettled(copies)).find((result) => result.status === 'rejected');
@@ -434,7 +444,8 @@ class TargetObjects {
         indexes.push({ handle, fanout: Buffer.alloc(0), buckets: new Map() });
         const head = Buffer.alloc(8 + 256 * 4);
         const { bytesRead } = await handle.read(head, 0, head.length, 0);
-        if (bytesRead !== head.length || head.readUInt32BE(0) !== 0xff744f63 || head.readUInt32BE(4) !== 2) throw new CorruptObjectError(`${name} is not a version 2 pack index`);
+        if (bytesRead !== head.length || head.readUInt32BE(0) !== 0xff744f63 || head.readUInt32BE(4) !== 2)
+          throw new CorruptObjectError(`${name} is not a version 2 pack index`);
         indexes[indexes.length - 1].fanout = head.subarray(8);
       }
     } catch (error) {

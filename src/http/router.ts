@@ -24,7 +24,8 @@ function header(req: Request, name: string): string | undefined {
   return Array.isArray(value) ? value[0] : value;
 }
 
-const stringParam = (value: unknown): string | undefined => (typeof value === 'string' || typeof value === 'number' ? String(value) : undefined);
+const stringParam = (value: unknown): string | undefined =>
+  typeof value === 'string' || typeof value === 'number' ? String(value) : undefined;
 
 /** The query string, read with `qs` ourselves (the host app's query parser is not ours to rely on). */
 function queryParams(req: Request): Record<string, unknown> {
@@ -32,7 +33,10 @@ function queryParams(req: Request): Record<string, unknown> {
   return { ...qs.parse(search, { depth: 5, arrayLimit: 1000 }) };
 }
 
-/** A blank token is no token, as the original reads each place (`.presence`): go-gitlab's client made without one sends `PRIVATE-TOKEN:` empty. */
+/**
+ * A blank token is no token, as the original reads each place (`.presence`): go-gitlab's client made without one sends `PRIVATE-TOKEN:`
+ * empty.
+ */
 const presentToken = (value: string | undefined): string | undefined => (value?.trim() ? value : undefined);
 
 /**
@@ -42,7 +46,10 @@ const presentToken = (value: string | undefined): string | undefined => (value?.
 function takeCredentials(req: Request, params: Record<string, unknown>): { token?: string; sudo?: string } {
   const bearer = header(req, 'authorization')?.match(/^Bearer\s+(\S+)$/i)?.[1];
   const token =
-    presentToken(header(req, 'private-token')) ?? presentToken(stringParam(params.private_token)) ?? bearer ?? presentToken(stringParam(params.access_token));
+    presentToken(header(req, 'private-token')) ??
+    presentToken(stringParam(params.private_token)) ??
+    bearer ??
+    presentToken(stringParam(params.access_token));
   const sudo = header(req, 'sudo') ?? stringParam(params.sudo);
   for (const name of CREDENTIAL_PARAMETERS) delete params[name];
   return { token, sudo };
@@ -68,7 +75,9 @@ function bodyParsers(limit: number): RequestHandler[] {
       (req, res, next) =>
         parse(req, res, (error?: unknown) => {
           if (!error) return next();
-          const status = (error as { status?: number; code?: string }).status ?? ((error as { code?: string }).code === 'LIMIT_FILE_SIZE' ? 413 : undefined);
+          const status =
+            (error as { status?: number; code?: string }).status ??
+            ((error as { code?: string }).code === 'LIMIT_FILE_SIZE' ? 413 : undefined);
           next(new UnreadableBodyError(status && status >= 400 && status < 500 ? status : 400, (error as Error).message));
         }),
   );
@@ -121,7 +130,14 @@ export function createRouter(env: Environment): express.Router {
         return { input: { ...query, ...read }, sudo: bodySudo };
       };
       const requestOrigin = `${req.protocol}://${req.get('host') ?? 'localhost'}`;
-      const result = await invoke(env, route, { identity, params, input: undefined, readInput, baseUrl: requestOrigin + req.baseUrl, clientAddress: req.ip });
+      const result = await invoke(env, route, {
+        identity,
+        params,
+        input: undefined,
+        readInput,
+        baseUrl: requestOrigin + req.baseUrl,
+        clientAddress: req.ip,
+      });
       const status = successStatus(route);
       if (route.headers) res.set(route.headers(result));
       if (!route.response) return void res.status(status).end();
@@ -173,17 +189,25 @@ function sendStream(env: Environment, route: AnyRoute, req: Request, res: Respon
   pipeline(stream, res, (error) => {
     if (!error || (error as NodeJS.ErrnoException).code === 'ERR_STREAM_PREMATURE_CLOSE') return;
     if (!res.headersSent) return sendError(env, route, error, res);
-    env.logger.error(`forgekit: a streamed answer failed in ${route.method} ${route.root ? '' : API_PREFIX}${route.path}`, describeFailure(error));
+    env.logger.error(
+      `forgekit: a streamed answer failed in ${route.method} ${route.root ? '' : API_PREFIX}${route.path}`,
+      describeFailure(error),
+    );
   });
 }
 
 /** The answer to a failed call: the error's own status and body, or a plain 500 (logged without data). */
 function sendError(env: Environment, route: AnyRoute, error: unknown, res: Response): void {
   if (error instanceof TooManyRequestsError) res.setHeader('Retry-After', String(error.retryAfter));
-  if (error instanceof ApiError) return answerError(res, error);
+  if (error instanceof ApiError) {
+    answerError(res, error);
+    return;
+  }
   if (error instanceof UnreadableBodyError) {
-    const message = error.status === 400 ? `400 (Bad request) ${error.message}` : `${error.status} ${STATUS_CODES[error.status] ?? 'Bad request'}`;
-    return sendJson(res, error.status, { message });
+    const message =
+      error.status === 400 ? `400 (Bad request) ${error.message}` : `${error.status} ${STATUS_CODES[error.status] ?? 'Bad request'}`;
+    sendJson(res, error.status, { message });
+    return;
   }
   env.logger.error(`forgekit: unexpected failure in ${route.method} ${route.root ? '' : API_PREFIX}${route.path}`, describeFailure(error));
   sendJson(res, 500, { message: '500 Internal Server Error' });

@@ -28,12 +28,17 @@ export interface WaitingMerge {
  * user may no longer merge, a conflict) calls the automatic merge off; anything else fails the job, which runs
  * again, after a restart too.
  */
-export function registerMergeJobs(jobs: JobQueue, env: { db: Database; logger: Logger }, merge: (userId: number, request: WaitingMerge) => Promise<unknown>): void {
+export function registerMergeJobs(
+  jobs: JobQueue,
+  env: { db: Database; logger: Logger },
+  merge: (userId: number, request: WaitingMerge) => Promise<unknown>,
+): void {
   jobs.register<MergeWhenPipelineSucceedsPayload>(MERGE_WHEN_PIPELINE_SUCCEEDS, {
     run: async (job) => {
       const waiting = (await queryRows(
         env.db.rows,
-        sql`select "id", "project_id", "iid", "head_sha", "merge_user_id", "merge_commit_message", "should_remove_source_branch" from "merge_requests"
+        sql`select "id", "project_id", "iid", "head_sha", "merge_user_id", "merge_commit_message", "should_remove_source_branch"
+          from "merge_requests"
           where "source_project_id" = ${job.payload.projectId} and "head_sha" = ${job.payload.sha} and "merge_when_pipeline_succeeds"
           and "state" = 'opened' and "deleted_at" is null order by "id"`,
       )) as unknown as WaitingMerge[];
@@ -45,9 +50,14 @@ export function registerMergeJobs(jobs: JobQueue, env: { db: Database; logger: L
           }
         } catch (error) {
           if (!(error instanceof ApiError)) throw error;
-          env.logger.warn(`forgekit: the automatic merge of !${request.iid} of project ${request.project_id} was called off: ${error.message}`);
+          env.logger.warn(
+            `forgekit: the automatic merge of !${request.iid} of project ${request.project_id} was called off: ${error.message}`,
+          );
         }
-        await queryRows(env.db.rows, sql`update "merge_requests" set "merge_when_pipeline_succeeds" = false, "merge_user_id" = null where "id" = ${request.id}`);
+        await queryRows(
+          env.db.rows,
+          sql`update "merge_requests" set "merge_when_pipeline_succeeds" = false, "merge_user_id" = null where "id" = ${request.id}`,
+        );
       }
     },
   });

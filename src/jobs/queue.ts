@@ -199,7 +199,8 @@ export class JobQueue {
         const [job] = await queryRows(this.db.rows, sql`select id, kind, status, last_error from jobs where id = ${id}`);
         if (!job) throw new Error(`forgekit: there is no job ${id}`);
         const status = job.status as JobStatus;
-        if (status === 'finished' || status === 'failed') return { id, kind: job.kind as string, status, error: job.last_error as string | null };
+        if (status === 'finished' || status === 'failed')
+          return { id, kind: job.kind as string, status, error: job.last_error as string | null };
         await change.happened;
       } finally {
         change.cancel();
@@ -213,7 +214,10 @@ export class JobQueue {
       const change = this.nextChange();
       try {
         await this.keepListening();
-        const [{ pending }] = await queryRows(this.db.rows, sql`select exists (select 1 from jobs where status in ('queued', 'running')) as pending`);
+        const [{ pending }] = await queryRows(
+          this.db.rows,
+          sql`select exists (select 1 from jobs where status in ('queued', 'running')) as pending`,
+        );
         if (!pending) return;
         await change.happened;
       } finally {
@@ -246,7 +250,9 @@ export class JobQueue {
   private async work(): Promise<void> {
     // One process has this database: whatever it held when it stopped was interrupted.
     if (!this.db.shared) {
-      await this.attempt('taking back interrupted jobs', () => queryRows(this.db.rows, sql`${worker} update jobs set locked_until = now() where status = 'running'`));
+      await this.attempt('taking back interrupted jobs', () =>
+        queryRows(this.db.rows, sql`${worker} update jobs set locked_until = now() where status = 'running'`),
+      );
     }
     while (!this.closing) {
       await this.attempt('listening for jobs', () => this.keepListening());
@@ -276,7 +282,8 @@ export class JobQueue {
     const rows = await this.attempt('looking for the next due job', () =>
       queryRows(
         this.db.rows,
-        sql`${worker} select (extract(epoch from min(run_at) - now()) * 1000)::float8 as wait from jobs where status = 'queued' and kind = any(${[...this.handlers.keys()]})`,
+        sql`${worker} select (extract(epoch from min(run_at) - now()) * 1000)::float8 as wait from jobs
+          where status = 'queued' and kind = any(${[...this.handlers.keys()]})`,
       ),
     );
     if (!rows) return this.pollMs;
@@ -316,16 +323,25 @@ export class JobQueue {
     const token = randomUUID();
     const [row] = await queryRows(
       this.db.rows,
-      sql`${worker} update jobs set status = 'running', attempts = attempts + 1, locked_by = ${token}, locked_until = now() + ${this.leaseMs}::float8 * interval '1 millisecond'
+      sql`${worker} update jobs set status = 'running', attempts = attempts + 1, locked_by = ${token},
+        locked_until = now() + ${this.leaseMs}::float8 * interval '1 millisecond'
        where id = (
          select id from jobs
-         where ((status = 'queued' and run_at <= now()) or (status = 'running' and locked_until <= now())) and kind = any(${[...this.handlers.keys()]})
+         where ((status = 'queued' and run_at <= now()) or (status = 'running' and locked_until <= now()))
+           and kind = any(${[...this.handlers.keys()]})
          order by id limit 1 for update skip locked)
        returning id, kind, payload, attempts, max_attempts`,
     );
     if (!row) return null;
     const payload = typeof row.payload === 'string' ? JSON.parse(row.payload) : row.payload;
-    return { id: row.id as number, kind: row.kind as string, payload, attempts: row.attempts as number, maxAttempts: row.max_attempts as number, token };
+    return {
+      id: row.id as number,
+      kind: row.kind as string,
+      payload,
+      attempts: row.attempts as number,
+      maxAttempts: row.max_attempts as number,
+      token,
+    };
   }
 
   private runClaimed(job: ClaimedJob): void {
@@ -361,13 +377,18 @@ export class JobQueue {
     }
     if (controller.signal.aborted) {
       // Stopped by closing: the attempt is given back. (A lost lease leaves the job to its new holder.)
-      if (controller.signal.reason instanceof QueueClosingError) await this.settle(job, sql`status = 'queued', run_at = now(), attempts = attempts - 1`);
+      if (controller.signal.reason instanceof QueueClosingError)
+        await this.settle(job, sql`status = 'queued', run_at = now(), attempts = attempts - 1`);
       return;
     }
     const error = shortError(failure);
     this.logger.warn(`forgekit: job ${job.id} (${job.kind}) failed its attempt ${job.attempts}`, describeFailure(failure));
     if (job.attempts < job.maxAttempts) {
-      await this.settle(job, sql`status = 'queued', run_at = now() + ${this.retryDelayMs(job.attempts)}::float8 * interval '1 millisecond', last_error = ${error}`);
+      await this.settle(
+        job,
+        sql`status = 'queued', run_at = now() + ${this.retryDelayMs(job.attempts)}::float8 * interval '1 millisecond',
+          last_error = ${error}`,
+      );
     } else {
       // Before the job is failed: whoever waits for it finds what it leaves.
       await this.attempt(`giving up job ${job.id}`, async () => handler.givenUp?.({ id: job.id, payload: job.payload }, error));
@@ -382,7 +403,8 @@ export class JobQueue {
   private async settle(job: ClaimedJob, changes: Sql): Promise<boolean> {
     const rows = await queryRows(
       this.db.rows,
-      sql`${worker} with job as (update jobs set ${changes}, locked_by = null, locked_until = null where id = ${job.id} and locked_by = ${job.token} returning id)
+      sql`${worker} with job as (update jobs set ${changes}, locked_by = null, locked_until = null
+        where id = ${job.id} and locked_by = ${job.token} returning id)
        select id, pg_notify(${JOBS_CHANNEL}, '') from job`,
     );
     return rows.length > 0;
@@ -393,7 +415,8 @@ export class JobQueue {
     const rows = await this.attempt(`renewing job ${job.id}'s lease`, () =>
       queryRows(
         this.db.rows,
-        sql`${worker} update jobs set locked_until = now() + ${this.leaseMs}::float8 * interval '1 millisecond' where id = ${job.id} and locked_by = ${job.token} returning id`,
+        sql`${worker} update jobs set locked_until = now() + ${this.leaseMs}::float8 * interval '1 millisecond'
+          where id = ${job.id} and locked_by = ${job.token} returning id`,
       ),
     );
     if (rows && !rows.length) controller.abort(new LeaseLostError(`job ${job.id} was claimed by another worker`));
@@ -402,7 +425,8 @@ export class JobQueue {
   private async prune(): Promise<void> {
     await queryRows(
       this.db.rows,
-      sql`${worker} delete from jobs where id in (select id from jobs where finished_at < now() - ${KEEP_SETTLED_DAYS}::float8 * interval '1 day' limit 1000)`,
+      sql`${worker} delete from jobs where id in (select id from jobs
+        where finished_at < now() - ${KEEP_SETTLED_DAYS}::float8 * interval '1 day' limit 1000)`,
     );
     this.prunedAt = Date.now();
   }

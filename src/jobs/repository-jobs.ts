@@ -43,9 +43,14 @@ export function registerRepositoryJobs(jobs: JobQueue, env: RepositoryJobsEnviro
   jobs.register<ForkRepositoryPayload>(FORK_REPOSITORY, {
     run: (job) =>
       fillRepository(env, job, 'The repository could not be copied', async (project, signal) => {
-        const [source] = await queryRows(env.db.rows, sql`select repository_storage from projects where id = ${job.payload.sourceProjectId}`);
+        const [source] = await queryRows(
+          env.db.rows,
+          sql`select repository_storage from projects where id = ${job.payload.sourceProjectId}`,
+        );
         if (!source) throw new RepositoryImportError('The source project was deleted');
-        await env.repositories.copy(source.repository_storage as string, job.payload.sourceProjectId, project.storage, project.id, { signal });
+        await env.repositories.copy(source.repository_storage as string, job.payload.sourceProjectId, project.storage, project.id, {
+          signal,
+        });
       }),
     givenUp: async (job) => {
       await markFailed(env, job.payload.projectId, 'The repository could not be copied');
@@ -56,7 +61,11 @@ export function registerRepositoryJobs(jobs: JobQueue, env: RepositoryJobsEnviro
       fillRepository(env, job, 'The repository could not be imported', async (project, signal) => {
         if (!project.importUrl) throw new RepositoryImportError('The project has no import URL');
         const allowLocalRequests = await env.localRequestsAllowed();
-        await env.repositories.importFrom(project.storage, project.id, env.secrets.open(project.importUrl), { signal, defaultBranch: project.defaultBranch, allowLocalRequests });
+        await env.repositories.importFrom(project.storage, project.id, env.secrets.open(project.importUrl), {
+          signal,
+          defaultBranch: project.defaultBranch,
+          allowLocalRequests,
+        });
       }),
     givenUp: async (job) => {
       await markFailed(env, job.payload.projectId, 'The repository could not be imported');
@@ -105,7 +114,8 @@ async function fillRepository(
   const defaultBranch = head !== null && (await repository.branch(head)) !== null ? head : null;
   const finished = await queryRows(
     env.db.rows,
-    sql`update projects set import_status = 'finished', import_error = null, default_branch = coalesce(${defaultBranch}::text, default_branch)
+    sql`update projects set import_status = 'finished', import_error = null,
+      default_branch = coalesce(${defaultBranch}::text, default_branch)
      where id = ${project.id} and import_status = 'started' returning id`,
   );
   if (!finished.length) await env.repositories.remove(project.storage, project.id);
@@ -115,7 +125,8 @@ async function fillRepository(
 async function markFailed(env: RepositoryJobsEnvironment, projectId: number, importError: string): Promise<boolean> {
   const marked = await queryRows(
     env.db.rows,
-    sql`update projects set import_status = 'failed', import_error = ${importError} where id = ${projectId} and import_status in ('scheduled', 'started') returning id`,
+    sql`update projects set import_status = 'failed', import_error = ${importError}
+      where id = ${projectId} and import_status in ('scheduled', 'started') returning id`,
   );
   return marked.length > 0;
 }

@@ -24,7 +24,9 @@ export const Branch = Type.Object(
 export type Branch = Static<typeof Branch>;
 
 export const ListBranchesQuery = Type.Object({
-  search: Type.Optional(BoundedText({ description: 'part of the name; `^name` for names starting with it, `name$` for names ending with it' })),
+  search: Type.Optional(
+    BoundedText({ description: 'part of the name; `^name` for names starting with it, `name$` for names ending with it' }),
+  ),
 });
 export type ListBranchesQuery = Static<typeof ListBranchesQuery>;
 
@@ -41,7 +43,9 @@ export const ProtectBranchInput = Type.Object({
 export type ProtectBranchInput = Static<typeof ProtectBranchInput>;
 
 /** Who may push to or merge into a protected branch: 0 no one, 30 developers and maintainers, 40 maintainers. */
-export const ProtectionLevel = Type.Union([Type.Literal(0), Type.Literal(30), Type.Literal(40)], { description: '0 no one, 30 developers and maintainers, 40 maintainers' });
+export const ProtectionLevel = Type.Union([Type.Literal(0), Type.Literal(30), Type.Literal(40)], {
+  description: '0 no one, 30 developers and maintainers, 40 maintainers',
+});
 
 const AccessLevelEntry = Type.Object({ access_level: Type.Integer(), access_level_description: Type.String() }, closed);
 

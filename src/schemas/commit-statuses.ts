@@ -43,7 +43,9 @@ const text = (description: string) => BoundedText({ description });
 
 export const CreateCommitStatusInput = Type.Object({
   state: CommitStatusState,
-  ref: Type.Optional(BoundedText({ maxLength: REF_MAX, description: 'the branch or tag (the first branch that contains the commit when omitted)' })),
+  ref: Type.Optional(
+    BoundedText({ maxLength: REF_MAX, description: 'the branch or tag (the first branch that contains the commit when omitted)' }),
+  ),
   name: Type.Optional(text('the status’s label, to tell it from other systems’ (default `default`); wins over `context`')),
   context: Type.Optional(text('the same as `name`')),
   target_url: Type.Optional(text('where the status’s details are: an http or https URL')),
@@ -91,8 +93,14 @@ export const CreateCommitCommentInput = Type.Object({
   note: Type.String({ maxLength: NOTE_MAX, description: 'the comment' }),
   path: Type.Optional(Nullable(BoundedText({ maxLength: FILE_PATH_MAX, description: 'the file the line is in' }))),
   line: Type.Optional(
-    Type.Union([Int32(), Type.Null()], { description: 'the line: of the new file for `new`, of the old file for `old` (required with `path`)' }),
+    Type.Union([Int32(), Type.Null()], {
+      description: 'the line: of the new file for `new`, of the old file for `old` (required with `path`)',
+    }),
   ),
-  line_type: Type.Optional(Nullable(Type.Union([Type.Literal('new'), Type.Literal('old')], { description: '`new` (default: an added line) or `old` (a removed line)' }))),
+  line_type: Type.Optional(
+    Nullable(
+      Type.Union([Type.Literal('new'), Type.Literal('old')], { description: '`new` (default: an added line) or `old` (a removed line)' }),
+    ),
+  ),
 });
 export type CreateCommitCommentInput = Static<typeof CreateCommitCommentInput>;

@@ -30,7 +30,10 @@ const commitFields = {
 export const Commit = Type.Object(commitFields, { ...closed, title: 'Commit' });
 export type Commit = Static<typeof Commit>;
 
-export const CommitStats = Type.Object({ additions: Type.Integer(), deletions: Type.Integer(), total: Type.Integer() }, { ...closed, title: 'CommitStats' });
+export const CommitStats = Type.Object(
+  { additions: Type.Integer(), deletions: Type.Integer(), total: Type.Integer() },
+  { ...closed, title: 'CommitStats' },
+);
 export type CommitStats = Static<typeof CommitStats>;
 
 /** The pipeline the commit's statuses make: the latest one of the commit. */
@@ -48,7 +51,13 @@ export type CommitWithStats = Static<typeof CommitWithStats>;
 
 /** A single commit: with its stats, status and last pipeline. */
 export const CommitDetail = Type.Object(
-  { ...commitFields, stats: CommitStats, status: Nullable(Type.String()), last_pipeline: Nullable(PipelineReference), project_id: Type.Integer() },
+  {
+    ...commitFields,
+    stats: CommitStats,
+    status: Nullable(Type.String()),
+    last_pipeline: Nullable(PipelineReference),
+    project_id: Type.Integer(),
+  },
   { ...closed, title: 'CommitDetail' },
 );
 export type CommitDetail = Static<typeof CommitDetail>;
@@ -77,9 +86,13 @@ export const CommitAction = Type.Object({
   action: Type.Union([Type.Literal('create'), Type.Literal('delete'), Type.Literal('move'), Type.Literal('update'), Type.Literal('chmod')]),
   file_path: BoundedText({ maxLength: FILE_PATH_MAX, description: 'the file’s full path' }),
   previous_path: Type.Optional(BoundedText({ maxLength: FILE_PATH_MAX, description: 'where a moved file was' })),
-  content: Type.Optional(Type.String({ maxLength: CONTENT_MAX, description: 'required but for `delete` and `chmod`; optional for `move`' })),
+  content: Type.Optional(
+    Type.String({ maxLength: CONTENT_MAX, description: 'required but for `delete` and `chmod`; optional for `move`' }),
+  ),
   encoding: Type.Optional(Encoding),
-  last_commit_id: Type.Optional(BoundedText({ maxLength: 40, description: 'the file’s last known commit: the action fails if it changed since' })),
+  last_commit_id: Type.Optional(
+    BoundedText({ maxLength: 40, description: 'the file’s last known commit: the action fails if it changed since' }),
+  ),
   execute_filemode: Type.Optional(Type.Boolean({ description: '`chmod`: executable or not' })),
 });
 export type CommitAction = Static<typeof CommitAction>;

@@ -27,13 +27,15 @@ export const PASSWORD_MAX = 128;
 export const LIST_MAX = 100;
 
 /** One-line text of at most `maxLength` characters (the original's string column by default). */
-export const BoundedText = (options: { maxLength?: number; description?: string } = {}) => Type.String({ maxLength: STRING_MAX, ...options });
+export const BoundedText = (options: { maxLength?: number; description?: string } = {}) =>
+  Type.String({ maxLength: STRING_MAX, ...options });
 
 /**
  * A whole number PostgreSQL's integer columns hold. IDs are not limited to positive numbers: `0` and `-1`
  * find nothing and answer 404, as in the original.
  */
-export const Int32 = (options: { description?: string; default?: number } = {}) => Type.Integer({ minimum: INT32_MIN, maximum: INT32_MAX, ...options });
+export const Int32 = (options: { description?: string; default?: number } = {}) =>
+  Type.Integer({ minimum: INT32_MIN, maximum: INT32_MAX, ...options });
 
 /**
  * `T` or JSON null. Null comes first: Ajv coerces inputs branch by branch, and with `T` first it would
@@ -59,7 +61,12 @@ export const DateOnly = Type.String({ format: 'date' });
  * The day something (a token, a membership, a share) expires: a date, or a timestamp whose date counts (go-gitlab
  * sends one), as in the original. The day after it must be one the API can hold too: 9999-12-30 is the last.
  */
-export const ExpiryDate = Type.String({ format: 'iso8601', formatMaximum: '9999-12-30', maxLength: 64, description: 'date (`2027-01-05`) or timestamp; the date counts' });
+export const ExpiryDate = Type.String({
+  format: 'iso8601',
+  formatMaximum: '9999-12-30',
+  maxLength: 64,
+  description: 'date (`2027-01-05`) or timestamp; the date counts',
+});
 
 /**
  * An ISO 8601 date or timestamp as a client may send it: years 0001–9999 (the `iso8601` format), so that
@@ -111,7 +118,9 @@ export type RawFile = Static<typeof RawFile>;
  * The content of a stream: a Node.js Readable in process (read it to its end, or destroy it, which stops the
  * work behind it); over HTTP, the response body, sent as it is read.
  */
-export const ByteStream = Type.Unsafe<Readable>({ description: 'the bytes, as a stream (a Node.js Readable in process; the response body over HTTP)' });
+export const ByteStream = Type.Unsafe<Readable>({
+  description: 'the bytes, as a stream (a Node.js Readable in process; the response body over HTTP)',
+});
 
 /** A repository file answered as it is (`raw` routes), streamed rather than held whole: its content type, size and bytes. */
 export const StreamedFile = Type.Object(

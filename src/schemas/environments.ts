@@ -8,7 +8,9 @@ import { BoundedText, Nullable } from './common.js';
 
 const closed = { additionalProperties: false } as const;
 
-export const EnvironmentState = Type.Union([Type.Literal('available'), Type.Literal('stopped')], { description: '`available` until stopped' });
+export const EnvironmentState = Type.Union([Type.Literal('available'), Type.Literal('stopped')], {
+  description: '`available` until stopped',
+});
 
 export const Environment = Type.Object(
   {

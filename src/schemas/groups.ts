@@ -33,7 +33,13 @@ export type Group = Static<typeof Group>;
 
 /** A group this group is shared with (POST /groups/:id/share), as the group's details list it. */
 export const GroupShare = Type.Object(
-  { group_id: Type.Integer(), group_name: Type.String(), group_full_path: Type.String(), group_access_level: Type.Integer(), expires_at: Nullable(DateOnly) },
+  {
+    group_id: Type.Integer(),
+    group_name: Type.String(),
+    group_full_path: Type.String(),
+    group_access_level: Type.Integer(),
+    expires_at: Nullable(DateOnly),
+  },
   { ...closed, title: 'GroupShare' },
 );
 export type GroupShare = Static<typeof GroupShare>;
@@ -106,7 +112,14 @@ export type ShareGroupInput = Static<typeof ShareGroupInput>;
 
 /** A group as a project's list of its groups shows it (the original's PublicGroupDetails). */
 export const PublicGroup = Type.Object(
-  { id: Type.Integer(), web_url: Type.String(), name: Type.String(), avatar_url: Nullable(Type.String()), full_name: Type.String(), full_path: Type.String() },
+  {
+    id: Type.Integer(),
+    web_url: Type.String(),
+    name: Type.String(),
+    avatar_url: Nullable(Type.String()),
+    full_name: Type.String(),
+    full_path: Type.String(),
+  },
   { ...closed, title: 'PublicGroup' },
 );
 export type PublicGroup = Static<typeof PublicGroup>;

@@ -53,7 +53,9 @@ export type Issue = Static<typeof Issue>;
 
 /** `None` and `Any` (and the original's era's `No+Label`, read as `No Label`) beside names and IDs. */
 const userFilter = (description: string) =>
-  Type.Optional(Type.Union([Int32(), Type.Literal('None'), Type.Literal('Any'), Type.Literal('none'), Type.Literal('any')], { description }));
+  Type.Optional(
+    Type.Union([Int32(), Type.Literal('None'), Type.Literal('Any'), Type.Literal('none'), Type.Literal('any')], { description }),
+  );
 
 export const ListIssuesQuery = Type.Object({
   state: Type.Optional(Type.Union([IssueState, Type.Literal('all')], { description: 'opened, closed, or all (default)' })),
@@ -66,18 +68,35 @@ export const ListIssuesQuery = Type.Object({
   milestone: Type.Optional(BoundedText({ description: 'a milestone title; `None` for none, `Any` for any' })),
   scope: Type.Optional(
     Type.Union(
-      [Type.Literal('created-by-me'), Type.Literal('assigned-to-me'), Type.Literal('created_by_me'), Type.Literal('assigned_to_me'), Type.Literal('all')],
+      [
+        Type.Literal('created-by-me'),
+        Type.Literal('assigned-to-me'),
+        Type.Literal('created_by_me'),
+        Type.Literal('assigned_to_me'),
+        Type.Literal('all'),
+      ],
       { description: 'created-by-me (the default of GET /issues), assigned-to-me, or all' },
     ),
   ),
   author_id: Type.Optional(Int32({ description: 'issues created by this user' })),
   assignee_id: userFilter('issues assigned to this user; `None` for unassigned, `Any` for assigned'),
-  my_reaction_emoji: Type.Optional(BoundedText({ maxLength: 128, description: 'issues the caller reacted to with this emoji; `None` or `Any`' })),
+  my_reaction_emoji: Type.Optional(
+    BoundedText({ maxLength: 128, description: 'issues the caller reacted to with this emoji; `None` or `Any`' }),
+  ),
   iids: Type.Optional(Type.Array(Int32(), { maxItems: LIST_MAX, description: 'only these iids' })),
   order_by: Type.Optional(
-    Type.Union([Type.Literal('created_at'), Type.Literal('updated_at'), Type.Literal('priority'), Type.Literal('due_date'), Type.Literal('relative_position')], {
-      description: 'created_at (default), updated_at, priority, due_date or relative_position',
-    }),
+    Type.Union(
+      [
+        Type.Literal('created_at'),
+        Type.Literal('updated_at'),
+        Type.Literal('priority'),
+        Type.Literal('due_date'),
+        Type.Literal('relative_position'),
+      ],
+      {
+        description: 'created_at (default), updated_at, priority, due_date or relative_position',
+      },
+    ),
   ),
   sort: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { description: 'desc (default) or asc' })),
   search: Type.Optional(BoundedText({ description: 'part of the title or the description' })),
@@ -107,9 +126,13 @@ export const CreateIssueInput = Type.Object({
   ...issueFields,
   created_at: Type.Optional(DateTimeInput),
   merge_request_to_resolve_discussions_of: Type.Optional(
-    Int32({ description: 'a merge request (iid) whose unresolved threads the issue takes over: a default description, the threads resolved' }),
+    Int32({
+      description: 'a merge request (iid) whose unresolved threads the issue takes over: a default description, the threads resolved',
+    }),
   ),
-  discussion_to_resolve: Type.Optional(Type.String({ pattern: '^[0-9a-f]{40}$', maxLength: 40, description: 'only this thread of that merge request' })),
+  discussion_to_resolve: Type.Optional(
+    Type.String({ pattern: '^[0-9a-f]{40}$', maxLength: 40, description: 'only this thread of that merge request' }),
+  ),
 });
 export type CreateIssueInput = Static<typeof CreateIssueInput>;
 

@@ -29,7 +29,9 @@ const GPG_KEY_MAX = 1_000_000;
 /** The reference names the body parameter `key_id` for the admin call while its sample sends `key`: both work. */
 export const CreateGpgKeyInput = Type.Object({
   key: Type.Optional(BoundedText({ maxLength: GPG_KEY_MAX, description: 'armored public key block' })),
-  key_id: Type.Optional(BoundedText({ maxLength: GPG_KEY_MAX, description: 'same as `key` (the spelling of the admin call in the reference)' })),
+  key_id: Type.Optional(
+    BoundedText({ maxLength: GPG_KEY_MAX, description: 'same as `key` (the spelling of the admin call in the reference)' }),
+  ),
 });
 export type CreateGpgKeyInput = Static<typeof CreateGpgKeyInput>;
 

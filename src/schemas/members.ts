@@ -4,8 +4,14 @@ import { UserBasic } from './users.js';
 
 const closed = { additionalProperties: false } as const;
 
-/** A member of a project or a group: the user (UserBasic, as the original's Member entity extends it), its level there and the last day of its membership. */
-export const Member = Type.Object({ ...UserBasic.properties, access_level: Type.Integer(), expires_at: Nullable(DateOnly) }, { ...closed, title: 'Member' });
+/**
+ * A member of a project or a group: the user (UserBasic, as the original's Member entity extends it), its level there and the last day of
+ * its membership.
+ */
+export const Member = Type.Object(
+  { ...UserBasic.properties, access_level: Type.Integer(), expires_at: Nullable(DateOnly) },
+  { ...closed, title: 'Member' },
+);
 export type Member = Static<typeof Member>;
 
 export const ListMembersQuery = Type.Object({
@@ -28,14 +34,20 @@ export type EditMemberInput = Static<typeof EditMemberInput>;
 
 /** A project shared with a group. */
 export const ProjectGroupLink = Type.Object(
-  { id: Type.Integer(), project_id: Type.Integer(), group_id: Type.Integer(), group_access: Type.Integer(), expires_at: Nullable(DateOnly) },
+  {
+    id: Type.Integer(),
+    project_id: Type.Integer(),
+    group_id: Type.Integer(),
+    group_access: Type.Integer(),
+    expires_at: Nullable(DateOnly),
+  },
   { ...closed, title: 'ProjectGroupLink' },
 );
 export type ProjectGroupLink = Static<typeof ProjectGroupLink>;
 
 export const ShareProjectInput = Type.Object({
   group_id: Int32({ description: 'the group to share the project with' }),
-  group_access: Int32({ description: "the most its members get: guest 10 to maintainer 40" }),
+  group_access: Int32({ description: 'the most its members get: guest 10 to maintainer 40' }),
   expires_at: Type.Optional(Nullable(ExpiryDate)),
 });
 export type ShareProjectInput = Static<typeof ShareProjectInput>;

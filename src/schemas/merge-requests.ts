@@ -14,7 +14,12 @@ export const UserWithEmail = Type.Object(
 );
 export type UserWithEmail = Static<typeof UserWithEmail>;
 
-export const MergeRequestState = Type.Union([Type.Literal('opened'), Type.Literal('closed'), Type.Literal('merged'), Type.Literal('locked')]);
+export const MergeRequestState = Type.Union([
+  Type.Literal('opened'),
+  Type.Literal('closed'),
+  Type.Literal('merged'),
+  Type.Literal('locked'),
+]);
 
 /** A merge request as lists show it. */
 const basicFields = {
@@ -104,7 +109,9 @@ const detailFields = {
     Type.Object({ id: Type.Integer(), sha: Type.String(), ref: Type.String(), status: Type.String(), web_url: Type.String() }, closed),
   ),
   head_pipeline: Type.Null(),
-  diff_refs: Nullable(Type.Object({ base_sha: Nullable(Type.String()), head_sha: Nullable(Type.String()), start_sha: Nullable(Type.String()) }, closed)),
+  diff_refs: Nullable(
+    Type.Object({ base_sha: Nullable(Type.String()), head_sha: Nullable(Type.String()), start_sha: Nullable(Type.String()) }, closed),
+  ),
   merge_error: Type.Null(),
   first_contribution: Type.Boolean(),
   user: Type.Object({ can_merge: Type.Boolean() }, closed),
@@ -129,16 +136,25 @@ export const MergeRequestCommit = Commit;
 
 /** `None` and `Any` beside user IDs. */
 const userFilter = (description: string) =>
-  Type.Optional(Type.Union([Int32(), Type.Literal('None'), Type.Literal('Any'), Type.Literal('none'), Type.Literal('any')], { description }));
+  Type.Optional(
+    Type.Union([Int32(), Type.Literal('None'), Type.Literal('Any'), Type.Literal('none'), Type.Literal('any')], { description }),
+  );
 
 export const ListMergeRequestsQuery = Type.Object({
-  state: Type.Optional(Type.Union([MergeRequestState, Type.Literal('all')], { description: 'opened, closed, merged, locked, or all (default)' })),
-  order_by: Type.Optional(Type.Union([Type.Literal('created_at'), Type.Literal('updated_at')], { description: 'created_at (default) or updated_at' })),
+  state: Type.Optional(
+    Type.Union([MergeRequestState, Type.Literal('all')], { description: 'opened, closed, merged, locked, or all (default)' }),
+  ),
+  order_by: Type.Optional(
+    Type.Union([Type.Literal('created_at'), Type.Literal('updated_at')], { description: 'created_at (default) or updated_at' }),
+  ),
   sort: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { description: 'desc (default) or asc' })),
   milestone: Type.Optional(BoundedText({ description: 'a milestone title; `None` for none, `Any` for any' })),
   view: Type.Optional(Type.Literal('simple', { description: '`simple`: only the request’s numbers, URL, title, description and state' })),
   labels: Type.Optional(
-    Type.Array(BoundedText(), { maxItems: LIST_MAX, description: 'comma-separated names: requests with all of them; `None` for none, `Any` for at least one' }),
+    Type.Array(BoundedText(), {
+      maxItems: LIST_MAX,
+      description: 'comma-separated names: requests with all of them; `None` for none, `Any` for at least one',
+    }),
   ),
   created_after: Type.Optional(DateTimeInput),
   created_before: Type.Optional(DateTimeInput),
@@ -146,13 +162,21 @@ export const ListMergeRequestsQuery = Type.Object({
   updated_before: Type.Optional(DateTimeInput),
   scope: Type.Optional(
     Type.Union(
-      [Type.Literal('created-by-me'), Type.Literal('assigned-to-me'), Type.Literal('created_by_me'), Type.Literal('assigned_to_me'), Type.Literal('all')],
+      [
+        Type.Literal('created-by-me'),
+        Type.Literal('assigned-to-me'),
+        Type.Literal('created_by_me'),
+        Type.Literal('assigned_to_me'),
+        Type.Literal('all'),
+      ],
       { description: 'created-by-me (the default of GET /merge_requests), assigned-to-me, or all' },
     ),
   ),
   author_id: Type.Optional(Int32({ description: 'requests opened by this user' })),
   assignee_id: userFilter('requests assigned to this user; `None` for unassigned, `Any` for assigned'),
-  my_reaction_emoji: Type.Optional(BoundedText({ maxLength: 128, description: 'requests the caller reacted to with this emoji; `None` or `Any`' })),
+  my_reaction_emoji: Type.Optional(
+    BoundedText({ maxLength: 128, description: 'requests the caller reacted to with this emoji; `None` or `Any`' }),
+  ),
   iids: Type.Optional(Type.Array(Int32(), { maxItems: LIST_MAX, description: 'only these iids' })),
   source_branch: Type.Optional(BoundedText({ maxLength: REF_MAX, description: 'requests from this branch' })),
   target_branch: Type.Optional(BoundedText({ maxLength: REF_MAX, description: 'requests into this branch' })),
@@ -162,8 +186,12 @@ export const ListMergeRequestsQuery = Type.Object({
 export type ListMergeRequestsQuery = Static<typeof ListMergeRequestsQuery>;
 
 export const GetMergeRequestQuery = Type.Object({
-  include_diverged_commits_count: Type.Optional(Type.Boolean({ description: 'also `diverged_commits_count`: the target branch’s commits the source branch lacks' })),
-  include_rebase_in_progress: Type.Optional(Type.Boolean({ description: 'also `rebase_in_progress` (always false: forgekit rebases nothing)' })),
+  include_diverged_commits_count: Type.Optional(
+    Type.Boolean({ description: 'also `diverged_commits_count`: the target branch’s commits the source branch lacks' }),
+  ),
+  include_rebase_in_progress: Type.Optional(
+    Type.Boolean({ description: 'also `rebase_in_progress` (always false: forgekit rebases nothing)' }),
+  ),
   render_html: Type.Optional(Type.Boolean({ description: 'accepted as later clients send it; no HTML is rendered' })),
 });
 export type GetMergeRequestQuery = Static<typeof GetMergeRequestQuery>;
@@ -173,7 +201,9 @@ const labelsInput = (description: string) => Type.Optional(Type.Array(BoundedTex
 const changeableFields = {
   description: Type.Optional(Nullable(LongText('description'))),
   assignee_id: Type.Optional(NullableValue(Int32({ description: 'one assignee; 0 or null for none' }))),
-  assignee_ids: Type.Optional(Type.Array(Int32(), { maxItems: LIST_MAX, description: 'the assignees, as later clients give them; [] for none' })),
+  assignee_ids: Type.Optional(
+    Type.Array(Int32(), { maxItems: LIST_MAX, description: 'the assignees, as later clients give them; [] for none' }),
+  ),
   milestone_id: Type.Optional(NullableValue(Int32({ description: 'a milestone of the project or of its groups; 0 or null for none' }))),
   labels: labelsInput('comma-separated label names; a name the project lacks makes the label'),
   remove_source_branch: Type.Optional(Type.Boolean({ description: 'remove the source branch once merged' })),
@@ -200,9 +230,13 @@ export const UpdateMergeRequestInput = Type.Object({
 export type UpdateMergeRequestInput = Static<typeof UpdateMergeRequestInput>;
 
 export const MergeInput = Type.Object({
-  merge_commit_message: Type.Optional(LongText('the merge commit’s message (the original’s default: "Merge branch ’a’ into ’b’", the title, the request)')),
+  merge_commit_message: Type.Optional(
+    LongText('the merge commit’s message (the original’s default: "Merge branch ’a’ into ’b’", the title, the request)'),
+  ),
   should_remove_source_branch: Type.Optional(Type.Boolean({ description: 'remove the source branch once merged' })),
   merge_when_pipeline_succeeds: Type.Optional(Type.Boolean({ description: 'merge once the head’s pipeline succeeds (while it runs)' })),
-  sha: Type.Optional(BoundedText({ maxLength: 64, description: 'the source branch’s head as the caller saw it: a different head refuses the merge (409)' })),
+  sha: Type.Optional(
+    BoundedText({ maxLength: 64, description: 'the source branch’s head as the caller saw it: a different head refuses the merge (409)' }),
+  ),
 });
 export type MergeInput = Static<typeof MergeInput>;

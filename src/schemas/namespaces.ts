@@ -29,5 +29,8 @@ export const NamespaceExistsQuery = Type.Object({
 export type NamespaceExistsQuery = Static<typeof NamespaceExistsQuery>;
 
 /** Whether the path is taken, and (when it is) a free one like it. */
-export const NamespaceExists = Type.Object({ exists: Type.Boolean(), suggests: Type.Array(Type.String()) }, { additionalProperties: false, title: 'NamespaceExists' });
+export const NamespaceExists = Type.Object(
+  { exists: Type.Boolean(), suggests: Type.Array(Type.String()) },
+  { additionalProperties: false, title: 'NamespaceExists' },
+);
 export type NamespaceExists = Static<typeof NamespaceExists>;

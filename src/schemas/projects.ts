@@ -52,7 +52,13 @@ const ForkedFromProject = Type.Object(
 
 /** `statistics=true`: what the repository and the project's other storage hold, in bytes (and its commits). */
 const ProjectStatistics = Type.Object(
-  { commit_count: Type.Integer(), storage_size: Type.Integer(), repository_size: Type.Integer(), lfs_objects_size: Type.Integer(), job_artifacts_size: Type.Integer() },
+  {
+    commit_count: Type.Integer(),
+    storage_size: Type.Integer(),
+    repository_size: Type.Integer(),
+    lfs_objects_size: Type.Integer(),
+    job_artifacts_size: Type.Integer(),
+  },
   { ...closed, title: 'ProjectStatistics' },
 );
 
@@ -194,7 +200,14 @@ export const ListProjectsQuery = Type.Object({
   archived: filter('archived projects only (true) or none of them (false)'),
   visibility: Type.Optional(Visibility),
   order_by: Type.Optional(
-    Type.Union([Type.Literal('id'), Type.Literal('name'), Type.Literal('path'), Type.Literal('created_at'), Type.Literal('updated_at'), Type.Literal('last_activity_at')]),
+    Type.Union([
+      Type.Literal('id'),
+      Type.Literal('name'),
+      Type.Literal('path'),
+      Type.Literal('created_at'),
+      Type.Literal('updated_at'),
+      Type.Literal('last_activity_at'),
+    ]),
   ),
   sort: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')])),
   search: Type.Optional(BoundedText({ description: 'part of the name, the path or the description' })),
@@ -217,7 +230,9 @@ export const UpdateProjectInput = Type.Object({
 });
 export type UpdateProjectInput = Static<typeof UpdateProjectInput>;
 
-export const ListProjectUsersQuery = Type.Object({ search: Type.Optional(BoundedText({ description: 'part of the name or the username' })) });
+export const ListProjectUsersQuery = Type.Object({
+  search: Type.Optional(BoundedText({ description: 'part of the name or the username' })),
+});
 export type ListProjectUsersQuery = Static<typeof ListProjectUsersQuery>;
 
 /** POST /projects/user/:user_id: a name is required; `default_branch` names the branch HEAD points at (`master` by default). */
@@ -232,7 +247,9 @@ export const CreateProjectForUserInput = Type.Object({
 });
 export type CreateProjectForUserInput = Static<typeof CreateProjectForUserInput>;
 
-export const GetProjectQuery = Type.Object({ statistics: Type.Optional(Type.Boolean({ description: 'with the statistics (for its reporters and above)' })) });
+export const GetProjectQuery = Type.Object({
+  statistics: Type.Optional(Type.Boolean({ description: 'with the statistics (for its reporters and above)' })),
+});
 export type GetProjectQuery = Static<typeof GetProjectQuery>;
 
 /** The namespace a project moves to, by ID or full path (twenty levels of 255 characters at most). */
@@ -244,7 +261,9 @@ export type TransferProjectInput = Static<typeof TransferProjectInput>;
 /** POST /projects/:id/fork: where to, and (as later clients send them) the fork's own name and path. */
 export const ForkProjectInput = Type.Object({
   namespace: Type.Optional(
-    Type.Union([Int32(), BoundedText({ maxLength: 20 * 256 })], { description: "the namespace to fork into, by ID or full path (the caller's own by default)" }),
+    Type.Union([Int32(), BoundedText({ maxLength: 20 * 256 })], {
+      description: "the namespace to fork into, by ID or full path (the caller's own by default)",
+    }),
   ),
   name: Type.Optional(BoundedText()),
   path: Type.Optional(BoundedText()),

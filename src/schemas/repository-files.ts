@@ -23,8 +23,14 @@ export const RepositoryFile = Type.Object(
 );
 export type RepositoryFile = Static<typeof RepositoryFile>;
 
-/** What a file write answers: the file and the branch the commit went to (`file_name` as the specification says, `file_path` as clients read it). */
-export const FileWriteResult = Type.Object({ file_name: Type.String(), file_path: Type.String(), branch: Type.String() }, { ...closed, title: 'FileWriteResult' });
+/**
+ * What a file write answers: the file and the branch the commit went to (`file_name` as the specification says, `file_path` as clients read
+ * it).
+ */
+export const FileWriteResult = Type.Object(
+  { file_name: Type.String(), file_path: Type.String(), branch: Type.String() },
+  { ...closed, title: 'FileWriteResult' },
+);
 export type FileWriteResult = Static<typeof FileWriteResult>;
 
 const ref = BoundedText({ maxLength: REF_MAX, description: 'a branch, tag or commit' });
@@ -42,7 +48,9 @@ export const WriteFileInput = Type.Object({
   start_branch: startBranch,
   encoding: Type.Optional(Encoding),
   execute_filemode: Type.Optional(Type.Boolean({ description: 'make the file executable (or not)' })),
-  last_commit_id: Type.Optional(BoundedText({ maxLength: 40, description: 'the file’s last known commit: the write fails if it changed since' })),
+  last_commit_id: Type.Optional(
+    BoundedText({ maxLength: 40, description: 'the file’s last known commit: the write fails if it changed since' }),
+  ),
   ...authorFields,
 });
 export type WriteFileInput = Static<typeof WriteFileInput>;
@@ -51,7 +59,9 @@ export const DeleteFileInput = Type.Object({
   branch,
   commit_message: commitMessage,
   start_branch: startBranch,
-  last_commit_id: Type.Optional(BoundedText({ maxLength: 40, description: 'the file’s last known commit: the delete fails if it changed since' })),
+  last_commit_id: Type.Optional(
+    BoundedText({ maxLength: 40, description: 'the file’s last known commit: the delete fails if it changed since' }),
+  ),
   ...authorFields,
 });
 export type DeleteFileInput = Static<typeof DeleteFileInput>;

@@ -9,7 +9,11 @@ const ref = (description: string) => BoundedText({ maxLength: REF_MAX, descripti
 /** One file a commit or a comparison changes: git's unified hunks and the two sides' paths and modes. */
 export const Diff = Type.Object(
   {
-    diff: Type.String({ description: 'the unified hunks (`@@ -1,3 +1,4 @@` and the lines); `Binary files … differ` for binary content; empty for a rename, a mode change or a diff too large to show' }),
+    diff: Type.String({
+      description:
+        'the unified hunks (`@@ -1,3 +1,4 @@` and the lines); `Binary files … differ` for binary content; empty for a rename, ' +
+        'a mode change or a diff too large to show',
+    }),
     new_path: Type.String(),
     old_path: Type.String(),
     a_mode: Nullable(Type.String({ description: 'the mode before (`100644`), `0` when the file is new' })),
@@ -55,7 +59,9 @@ export const Compare = Type.Object(
     commit: Nullable(Commit),
     commits: Type.Array(Commit, { description: 'oldest first' }),
     diffs: Type.Array(Diff),
-    compare_timeout: Type.Boolean({ description: 'true when the diffs were cut short, as the original cuts them: past 100 files, or at 5,000 lines or 500 KB of diffs' }),
+    compare_timeout: Type.Boolean({
+      description: 'true when the diffs were cut short, as the original cuts them: past 100 files, or at 5,000 lines or 500 KB of diffs',
+    }),
     compare_same_ref: Type.Boolean(),
   },
   { ...closed, title: 'Compare' },
@@ -95,7 +101,10 @@ export type ArchiveWithFormatQuery = Static<typeof ArchiveWithFormatQuery>;
  * An archive, answered as its bytes, made as they are read (never whole in memory): the content type, the file
  * name it is downloaded as, and the stream.
  */
-export const ArchiveFile = Type.Object({ content_type: Type.String(), file_name: Type.String(), data: ByteStream }, { title: 'ArchiveFile' });
+export const ArchiveFile = Type.Object(
+  { content_type: Type.String(), file_name: Type.String(), data: ByteStream },
+  { title: 'ArchiveFile' },
+);
 export type ArchiveFile = Static<typeof ArchiveFile>;
 
 /**
@@ -109,14 +118,23 @@ export const Contributor = Type.Object(
 export type Contributor = Static<typeof Contributor>;
 
 export const ListContributorsQuery = Type.Object({
-  order_by: Type.Optional(Type.Union([Type.Literal('name'), Type.Literal('email'), Type.Literal('commits')], { description: '`name`, `email` or `commits` (the default)' })),
+  order_by: Type.Optional(
+    Type.Union([Type.Literal('name'), Type.Literal('email'), Type.Literal('commits')], {
+      description: '`name`, `email` or `commits` (the default)',
+    }),
+  ),
   sort: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { description: '`asc` (the default) or `desc`' })),
 });
 export type ListContributorsQuery = Static<typeof ListContributorsQuery>;
 
 export const CherryPickInput = Type.Object({
   branch: ref('the branch to pick the commit onto'),
-  message: Type.Optional(Type.String({ maxLength: MESSAGE_MAX, description: 'the new commit’s message (the picked commit’s, with the line `(cherry picked from commit …)`, by default)' })),
+  message: Type.Optional(
+    Type.String({
+      maxLength: MESSAGE_MAX,
+      description: 'the new commit’s message (the picked commit’s, with the line `(cherry picked from commit …)`, by default)',
+    }),
+  ),
   dry_run: Type.Optional(Type.Boolean({ description: 'later versions’ check without a commit: not offered, `true` is refused' })),
 });
 export type CherryPickInput = Static<typeof CherryPickInput>;

@@ -4,7 +4,9 @@ import { BoundedText, DateTime, Int32, LIST_MAX, Nullable } from './common.js';
 const closed = { additionalProperties: false } as const;
 
 /** What a runner is to the instance: shared by every project, a group's, or specific to the projects it is enabled in. */
-export const RunnerType = Type.Union([Type.Literal('instance_type'), Type.Literal('group_type'), Type.Literal('project_type')], { title: 'RunnerType' });
+export const RunnerType = Type.Union([Type.Literal('instance_type'), Type.Literal('group_type'), Type.Literal('project_type')], {
+  title: 'RunnerType',
+});
 
 /** Which refs' jobs a runner takes: any, or protected branches and tags only. */
 export const RunnerAccessLevel = Type.Union([Type.Literal('not_protected'), Type.Literal('ref_protected')], { title: 'RunnerAccessLevel' });
@@ -13,7 +15,10 @@ export const RunnerAccessLevel = Type.Union([Type.Literal('not_protected'), Type
  * `online` (contacted within the last hour, and active), `offline` (active, contacted longer ago), `paused` (not
  * active), `not_connected` (never contacted since it registered), as the original says it.
  */
-export const RunnerStatus = Type.Union([Type.Literal('online'), Type.Literal('offline'), Type.Literal('paused'), Type.Literal('not_connected')], { title: 'RunnerStatus' });
+export const RunnerStatus = Type.Union(
+  [Type.Literal('online'), Type.Literal('offline'), Type.Literal('paused'), Type.Literal('not_connected')],
+  { title: 'RunnerStatus' },
+);
 
 const runnerFields = {
   id: Type.Integer(),
@@ -43,7 +48,10 @@ export const RunnerProject = Type.Object(
 export type RunnerProject = Static<typeof RunnerProject>;
 
 /** A group runner's group, as its detail shows it. */
-export const RunnerGroup = Type.Object({ id: Type.Integer(), name: Type.String(), web_url: Type.String() }, { ...closed, title: 'RunnerGroup' });
+export const RunnerGroup = Type.Object(
+  { id: Type.Integer(), name: Type.String(), web_url: Type.String() },
+  { ...closed, title: 'RunnerGroup' },
+);
 export type RunnerGroup = Static<typeof RunnerGroup>;
 
 /**
@@ -79,7 +87,10 @@ export const RunnerRegistration = Type.Object({ id: Type.Integer(), token: Type.
 export type RunnerRegistration = Static<typeof RunnerRegistration>;
 
 /** The instance's new registration token (later clients' reset call); it does not expire. */
-export const RegistrationTokenReset = Type.Object({ token: Type.String(), token_expires_at: Type.Null() }, { ...closed, title: 'RegistrationTokenReset' });
+export const RegistrationTokenReset = Type.Object(
+  { token: Type.String(), token_expires_at: Type.Null() },
+  { ...closed, title: 'RegistrationTokenReset' },
+);
 export type RegistrationTokenReset = Static<typeof RegistrationTokenReset>;
 
 /** POST /runners/verify answers 200 with the number 200 as its body, as the original does. */
@@ -93,7 +104,14 @@ const listFilters = {
   type: Type.Optional(RunnerType),
   status: Type.Optional(
     Type.Union(
-      [Type.Literal('active'), Type.Literal('paused'), Type.Literal('online'), Type.Literal('offline'), Type.Literal('never_contacted'), Type.Literal('stale')],
+      [
+        Type.Literal('active'),
+        Type.Literal('paused'),
+        Type.Literal('online'),
+        Type.Literal('offline'),
+        Type.Literal('never_contacted'),
+        Type.Literal('stale'),
+      ],
       { description: 'later clients also ask for never_contacted and stale (made or last contacted over three months ago) runners' },
     ),
   ),
@@ -103,7 +121,9 @@ const listFilters = {
 
 /** GET /runners: the caller's own runners by `scope`, `type`, `status` and tags. */
 export const ListRunnersQuery = Type.Object({
-  scope: Type.Optional(Type.Union([Type.Literal('active'), Type.Literal('paused'), Type.Literal('online')], { description: 'active, paused or online' })),
+  scope: Type.Optional(
+    Type.Union([Type.Literal('active'), Type.Literal('paused'), Type.Literal('online')], { description: 'active, paused or online' }),
+  ),
   ...listFilters,
 });
 export type ListRunnersQuery = Static<typeof ListRunnersQuery>;
@@ -123,7 +143,7 @@ export type ListAllRunnersQuery = Static<typeof ListAllRunnersQuery>;
 const runnerSettings = {
   description: Type.Optional(BoundedText()),
   active: Type.Optional(Type.Boolean()),
-  paused: Type.Optional(Type.Boolean({ description: 'later clients\' spelling of not `active` (not both)' })),
+  paused: Type.Optional(Type.Boolean({ description: "later clients' spelling of not `active` (not both)" })),
   tag_list: tagList('the full set of its tags (an array, or comma-separated)'),
   run_untagged: Type.Optional(Type.Boolean({ description: 'takes jobs without tags too' })),
   locked: Type.Optional(Type.Boolean({ description: 'may not be enabled in other projects' })),
@@ -157,7 +177,10 @@ export const RegisterRunnerInput = Type.Object({
 export type RegisterRunnerInput = Static<typeof RegisterRunnerInput>;
 
 /** POST /runners/verify: the runner's own token, and what it says of itself. */
-export const VerifyRunnerInput = Type.Object({ token: BoundedText({ description: 'the runner’s authentication token' }), info: Type.Optional(RunnerInfo) });
+export const VerifyRunnerInput = Type.Object({
+  token: BoundedText({ description: 'the runner’s authentication token' }),
+  info: Type.Optional(RunnerInfo),
+});
 export type VerifyRunnerInput = Static<typeof VerifyRunnerInput>;
 
 /** DELETE /runners: the runner's own token. */

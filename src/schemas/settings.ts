@@ -97,7 +97,6 @@ export const defaultSettings = (storages: string[]): SettingsValues => ({
   allow_local_requests_from_web_hooks_and_services: false,
 });
 
-
 /** Spellings that today's clients of the original service send, and the setting each one names. */
 export const settingAliases = {
   gravatar_enabled: 'avatarsvc_enabled',
@@ -109,9 +108,9 @@ export const settingAliases = {
   password_authentication_enabled_for_web: 'password_authentication_enabled',
 } as const satisfies Record<string, keyof typeof settingsFields>;
 
-const aliasFields = Object.fromEntries(
-  Object.entries(settingAliases).map(([alias, name]) => [alias, settingsFields[name]]),
-) as unknown as { [Alias in keyof typeof settingAliases]: (typeof settingsFields)[(typeof settingAliases)[Alias]] };
+const aliasFields = Object.fromEntries(Object.entries(settingAliases).map(([alias, name]) => [alias, settingsFields[name]])) as unknown as {
+  [Alias in keyof typeof settingAliases]: (typeof settingsFields)[(typeof settingAliases)[Alias]];
+};
 
 export const ApplicationSettings = Type.Object(
   {

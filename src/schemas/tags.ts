@@ -33,9 +33,15 @@ export type Tag = Static<typeof Tag>;
 const sort = Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { description: '`desc` (default) or `asc`' }));
 
 export const ListTagsQuery = Type.Object({
-  order_by: Type.Optional(Type.Union([Type.Literal('name'), Type.Literal('updated')], { description: 'by `name` (default) or `updated`: the date of the commit each tag names' })),
+  order_by: Type.Optional(
+    Type.Union([Type.Literal('name'), Type.Literal('updated')], {
+      description: 'by `name` (default) or `updated`: the date of the commit each tag names',
+    }),
+  ),
   sort,
-  search: Type.Optional(BoundedText({ description: 'part of the name; `^name` for names starting with it, `name$` for names ending with it' })),
+  search: Type.Optional(
+    BoundedText({ description: 'part of the name; `^name` for names starting with it, `name$` for names ending with it' }),
+  ),
 });
 export type ListTagsQuery = Static<typeof ListTagsQuery>;
 
@@ -45,7 +51,9 @@ const description = (text: string) => Type.String({ maxLength: DESCRIPTION_MAX, 
 export const CreateTagInput = Type.Object({
   tag_name: tagName,
   ref: BoundedText({ maxLength: REF_MAX, description: 'the commit SHA, tag or branch it names' }),
-  message: Type.Optional(Type.String({ maxLength: MESSAGE_MAX, description: 'makes an annotated tag with this annotation (the caller its tagger)' })),
+  message: Type.Optional(
+    Type.String({ maxLength: MESSAGE_MAX, description: 'makes an annotated tag with this annotation (the caller its tagger)' }),
+  ),
   release_description: Type.Optional(description('release notes (Markdown) stored with the tag')),
 });
 export type CreateTagInput = Static<typeof CreateTagInput>;
@@ -87,20 +95,29 @@ export const ProjectRelease = Type.Object(
 export type ProjectRelease = Static<typeof ProjectRelease>;
 
 export const ListReleasesQuery = Type.Object({
-  order_by: Type.Optional(Type.Union([Type.Literal('released_at'), Type.Literal('created_at')], { description: 'by `released_at` (default) or `created_at`' })),
+  order_by: Type.Optional(
+    Type.Union([Type.Literal('released_at'), Type.Literal('created_at')], { description: 'by `released_at` (default) or `created_at`' }),
+  ),
   sort,
 });
 export type ListReleasesQuery = Static<typeof ListReleasesQuery>;
 
 const releaseName = BoundedText({ description: 'the release’s title (the tag’s name by default)' });
-const releasedAt = { ...DateTimeInput, description: 'when it is (or was) released; now by default, a time to come makes an upcoming release' };
+const releasedAt = {
+  ...DateTimeInput,
+  description: 'when it is (or was) released; now by default, a time to come makes an upcoming release',
+};
 
 export const CreateReleaseInput = Type.Object({
   tag_name: tagName,
   name: Type.Optional(releaseName),
   description: Type.Optional(description('the release notes (Markdown)')),
-  ref: Type.Optional(BoundedText({ maxLength: REF_MAX, description: 'where to make the tag when it does not exist: a commit SHA, tag or branch' })),
-  tag_message: Type.Optional(Type.String({ maxLength: MESSAGE_MAX, description: 'with `ref`: makes the tag annotated, with this annotation' })),
+  ref: Type.Optional(
+    BoundedText({ maxLength: REF_MAX, description: 'where to make the tag when it does not exist: a commit SHA, tag or branch' }),
+  ),
+  tag_message: Type.Optional(
+    Type.String({ maxLength: MESSAGE_MAX, description: 'with `ref`: makes the tag annotated, with this annotation' }),
+  ),
   released_at: Type.Optional(releasedAt),
 });
 export type CreateReleaseInput = Static<typeof CreateReleaseInput>;

@@ -51,7 +51,6 @@ export const ListTokensQuery = Type.Object({
 });
 export type ListTokensQuery = Static<typeof ListTokensQuery>;
 
-
 export const CreateTokenInput = Type.Object({
   name: BoundedText(),
   scopes: Type.Array(TokenScope, { minItems: 1, maxItems: LIST_MAX }),

@@ -1,5 +1,16 @@
 import { Type, type Static } from 'typebox';
-import { AdminOnly, BoundedText, DateOnly, DateTime, DateTimeInput, INT32_MAX, Nullable, PASSWORD_MAX, STRING_MAX, Upload } from './common.js';
+import {
+  AdminOnly,
+  BoundedText,
+  DateOnly,
+  DateTime,
+  DateTimeInput,
+  INT32_MAX,
+  Nullable,
+  PASSWORD_MAX,
+  STRING_MAX,
+  Upload,
+} from './common.js';
 import { CustomAttribute } from './custom-attributes.js';
 
 const userState = Type.Union([Type.Literal('active'), Type.Literal('blocked')]);
@@ -51,7 +62,10 @@ export const UserBasic = Type.Object({ ...basicFields, ...customAttributesField 
 /** A single user as a normal caller sees it. */
 export const UserProfile = Type.Object({ ...basicFields, ...profileFields, ...customAttributesField }, { ...closed, title: 'UserProfile' });
 /** The current user as a normal caller sees it: the full shape without `is_admin`. */
-export const UserSelf = Type.Object({ ...basicFields, ...profileFields, ...customAttributesField, ...privateFields }, { ...closed, title: 'UserSelf' });
+export const UserSelf = Type.Object(
+  { ...basicFields, ...profileFields, ...customAttributesField, ...privateFields },
+  { ...closed, title: 'UserSelf' },
+);
 /** The full user, as administrators see any user. */
 export const UserFull = Type.Object(
   { ...basicFields, ...profileFields, ...customAttributesField, ...privateFields, is_admin: Type.Boolean() },
@@ -86,15 +100,22 @@ export const ListUsersQuery = Type.Object({
   custom_attributes: Type.Optional(
     // Keys and values as stored (255 characters); each pair is one more condition, and 50 is past any real filter.
     AdminOnly(
-      Type.Record(Type.String(), BoundedText(), { maxProperties: 50, propertyNames: { maxLength: STRING_MAX }, description: '`custom_attributes[key]=value`' }),
+      Type.Record(Type.String(), BoundedText(), {
+        maxProperties: 50,
+        propertyNames: { maxLength: STRING_MAX },
+        description: '`custom_attributes[key]=value`',
+      }),
       'ignored',
     ),
   ),
   with_custom_attributes: Type.Optional(AdminOnly(Type.Boolean({ description: 'include custom attributes' }), 'ignored')),
   order_by: Type.Optional(
-    Type.Union([Type.Literal('id'), Type.Literal('name'), Type.Literal('username'), Type.Literal('created_at'), Type.Literal('updated_at')], {
-      default: 'id',
-    }),
+    Type.Union(
+      [Type.Literal('id'), Type.Literal('name'), Type.Literal('username'), Type.Literal('created_at'), Type.Literal('updated_at')],
+      {
+        default: 'id',
+      },
+    ),
   ),
   sort: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { default: 'desc' })),
 });
@@ -140,7 +161,9 @@ export const CreateUserInput = Type.Object({
   name: accountInput.name,
   password: Type.Optional(accountInput.password),
   reset_password: Type.Optional(Type.Boolean({ description: 'send a password reset instead of setting a password; wins over `password`' })),
-  force_random_password: Type.Optional(Type.Boolean({ description: 'set an unknown random password, as newer clients ask; wins over `password`' })),
+  force_random_password: Type.Optional(
+    Type.Boolean({ description: 'set an unknown random password, as newer clients ask; wins over `password`' }),
+  ),
   skip_confirmation: Type.Optional(Type.Boolean({ default: false })),
   ...profileInput,
 });
@@ -161,4 +184,3 @@ export const DeleteUserInput = Type.Object({
 
 export const Version = Type.Object({ version: Type.String(), revision: Type.String() }, { additionalProperties: false, title: 'Version' });
 export type Version = Static<typeof Version>;
-

@@ -79,10 +79,14 @@ export const TimeStats = Type.Object(
 );
 export type TimeStats = Static<typeof TimeStats>;
 
-export const TimeEstimateInput = Type.Object({ duration: BoundedText({ maxLength: 100, description: 'a duration in the original\'s language: `3h30m`, `1w 2d`' }) });
+export const TimeEstimateInput = Type.Object({
+  duration: BoundedText({ maxLength: 100, description: "a duration in the original's language: `3h30m`, `1w 2d`" }),
+});
 export type TimeEstimateInput = Static<typeof TimeEstimateInput>;
 
-export const SpentTimeInput = Type.Object({ duration: BoundedText({ maxLength: 100, description: 'a duration, negative to take time back: `1h`, `-30m`' }) });
+export const SpentTimeInput = Type.Object({
+  duration: BoundedText({ maxLength: 100, description: 'a duration, negative to take time back: `1h`, `-30m`' }),
+});
 export type SpentTimeInput = Static<typeof SpentTimeInput>;
 
 /** A project's label, with how many work items carry it. */
@@ -112,7 +116,9 @@ export type ListLabelsQuery = Static<typeof ListLabelsQuery>;
 
 const labelColor = BoundedText({ maxLength: 64, description: '`#RRGGBB`, `#RGB` or a CSS colour name' });
 /** A priority of 0 is one: NullableValue keeps it. */
-const labelPriority = NullableValue(Int32({ description: 'the label\'s priority: prioritized labels sort first, lowest first; null for none' }));
+const labelPriority = NullableValue(
+  Int32({ description: "the label's priority: prioritized labels sort first, lowest first; null for none" }),
+);
 
 export const CreateLabelInput = Type.Object({
   name: BoundedText({ description: 'name' }),
@@ -194,18 +200,24 @@ export const UpdateDiscussionNoteInput = Type.Object({
 });
 export type UpdateDiscussionNoteInput = Static<typeof UpdateDiscussionNoteInput>;
 
-export const ResolveDiscussionInput = Type.Object({ resolved: Type.Boolean({ description: 'resolve (true) or unresolve the whole thread' }) });
+export const ResolveDiscussionInput = Type.Object({
+  resolved: Type.Boolean({ description: 'resolve (true) or unresolve the whole thread' }),
+});
 export type ResolveDiscussionInput = Static<typeof ResolveDiscussionInput>;
 
 export const ListNotesQuery = Type.Object({
-  order_by: Type.Optional(Type.Union([Type.Literal('created_at'), Type.Literal('updated_at')], { description: 'created_at (default) or updated_at' })),
+  order_by: Type.Optional(
+    Type.Union([Type.Literal('created_at'), Type.Literal('updated_at')], { description: 'created_at (default) or updated_at' }),
+  ),
   sort: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { description: 'desc (default) or asc' })),
 });
 export type ListNotesQuery = Static<typeof ListNotesQuery>;
 
 export const CreateNoteInput = Type.Object({
   body: LongText('the comment'),
-  created_at: Type.Optional(Type.String({ format: 'iso8601', maxLength: 64, description: 'when it was written (administrators and project owners)' })),
+  created_at: Type.Optional(
+    Type.String({ format: 'iso8601', maxLength: 64, description: 'when it was written (administrators and project owners)' }),
+  ),
 });
 export type CreateNoteInput = Static<typeof CreateNoteInput>;
 
@@ -227,5 +239,7 @@ export const AwardEmoji = Type.Object(
 );
 export type AwardEmoji = Static<typeof AwardEmoji>;
 
-export const CreateAwardEmojiInput = Type.Object({ name: BoundedText({ maxLength: 128, description: 'the emoji\'s name, without colons: `thumbsup`' }) });
+export const CreateAwardEmojiInput = Type.Object({
+  name: BoundedText({ maxLength: 128, description: "the emoji's name, without colons: `thumbsup`" }),
+});
 export type CreateAwardEmojiInput = Static<typeof CreateAwardEmojiInput>;

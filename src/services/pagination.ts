@@ -108,7 +108,12 @@ function pageStatements<Entity extends object>(
   if (found) return found;
   // The query builder's filter type is its own; the filter is the same one em.find takes.
   const statements = {
-    count: builtStatement(em.createQueryBuilder(entity).count().where(where as never)),
+    count: builtStatement(
+      em
+        .createQueryBuilder(entity)
+        .count()
+        .where(where as never),
+    ),
     rows: builtStatement(
       em
         .createQueryBuilder(entity)

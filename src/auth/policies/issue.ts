@@ -50,5 +50,8 @@ export const issuePolicy = definePolicy({
     { when: (is) => is.locked && !is.member && !is.admin, prevent: ['create_issue_note'] },
     { when: (is) => is.archived, prevent: ['update_issue', 'create_issue_note', 'award_issue_emoji'] },
   ],
-  hidden: { abilities: 'all', when: (is) => !is.reads_tracker || (is.confidential && !is.reads_confidential && !is.author && !is.assignee) },
+  hidden: {
+    abilities: 'all',
+    when: (is) => !is.reads_tracker || (is.confidential && !is.reads_confidential && !is.author && !is.assignee),
+  },
 });

@@ -17,7 +17,9 @@ const user = (caller: Caller) => caller.user?.id;
 
 /** Whether the caller may read what the note is on. */
 const readsNoteable = (caller: Caller, { noteable }: NoteInScope) =>
-  noteable.kind === 'Issue' ? issuePolicy.allows(caller, 'read_issue', noteable.scope) : mergeRequestPolicy.allows(caller, 'read_merge_request', noteable.scope);
+  noteable.kind === 'Issue'
+    ? issuePolicy.allows(caller, 'read_issue', noteable.scope)
+    : mergeRequestPolicy.allows(caller, 'read_merge_request', noteable.scope);
 
 /**
  * Who may change or delete a note on an issue or a merge request (the original's NotePolicy `admin_note`): its

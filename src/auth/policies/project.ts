@@ -120,9 +120,13 @@ export const projectPolicy = definePolicy({
     { when: (is) => is.developer || is.admin, enable: ['admin_milestone'] },
     // Its merge requests, while enabled: read with its code; opened into it by developers, and by whoever reads the
     // code of a public or internal project (from a fork); from it by those who push to it; managed by developers.
-    { when: (is) => is.sees && is.merge_requests_enabled && (!is.private_project || is.reporter || is.admin), enable: ['read_merge_requests'] },
     {
-      when: (is) => is.merge_requests_enabled && (is.developer || is.admin || (is.signed_in && is.sees && !is.private_project && !is.external)),
+      when: (is) => is.sees && is.merge_requests_enabled && (!is.private_project || is.reporter || is.admin),
+      enable: ['read_merge_requests'],
+    },
+    {
+      when: (is) =>
+        is.merge_requests_enabled && (is.developer || is.admin || (is.signed_in && is.sees && !is.private_project && !is.external)),
       enable: ['create_merge_request_in'],
     },
     { when: (is) => is.merge_requests_enabled && (is.developer || is.admin), enable: ['create_merge_request_from', 'admin_merge_request'] },
@@ -130,7 +134,10 @@ export const projectPolicy = definePolicy({
     // Environments, while CI/CD is enabled: read by reporters, managed by developers, as the original of 11.x has it
     // (developers `create_environment` and `update_environment`, which stopping and deleting one without deployments take).
     { when: (is) => is.jobs_enabled && (is.reporter || is.admin), enable: ['read_environment'] },
-    { when: (is) => is.jobs_enabled && (is.developer || is.admin), enable: ['create_environment', 'update_environment', 'stop_environment', 'destroy_environment'] },
+    {
+      when: (is) => is.jobs_enabled && (is.developer || is.admin),
+      enable: ['create_environment', 'update_environment', 'stop_environment', 'destroy_environment'],
+    },
     // Its runners: listed, enabled and disabled by its maintainers (the original's `admin_project` on those routes).
     { when: (is) => is.maintainer || is.admin, enable: ['admin_runner'] },
     // Read-only to everyone, administrators too, until unarchived.

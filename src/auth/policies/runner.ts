@@ -30,7 +30,8 @@ export const runnerPolicy = definePolicy({
   conditions: {
     admin: (caller: Caller, _scoped: RunnerInScope) => caller.user?.admin === true,
     /** Its owners and administrators; a shared runner, any signed-in user. */
-    reads: (caller: Caller, scoped: RunnerInScope) => caller.user !== null && (caller.user.admin || scoped.owned || scoped.runner.runnerType === 'instance_type'),
+    reads: (caller: Caller, scoped: RunnerInScope) =>
+      caller.user !== null && (caller.user.admin || scoped.owned || scoped.runner.runnerType === 'instance_type'),
     owned: (caller: Caller, scoped: RunnerInScope) => caller.user !== null && scoped.owned,
     administers_all: (caller: Caller, scoped: RunnerInScope) => caller.user !== null && scoped.owned && scoped.administersAll,
     shared: (_caller: Caller, scoped: RunnerInScope) => scoped.runner.runnerType === 'instance_type',

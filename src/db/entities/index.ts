@@ -9,13 +9,64 @@ import { Project, ProjectAvatar, ProjectGroupLink, ProjectMember, ProjectStar } 
 import { CommitNote, CommitStatus, Pipeline, ProtectedBranch, Release } from './repositories.js';
 import { Runner, RunnerGroup, RunnerProject } from './runners.js';
 import { ApplicationSettingsRow, InstanceSecret } from './settings.js';
-import { AwardEmoji, InternalId, Issue, IssueAssignee, Label, LabelLink, MergeRequest, MergeRequestAssignee, Milestone, Note, Subscription, Timelog } from './work-items.js';
+import {
+  AwardEmoji,
+  InternalId,
+  Issue,
+  IssueAssignee,
+  Label,
+  LabelLink,
+  MergeRequest,
+  MergeRequestAssignee,
+  Milestone,
+  Note,
+  Subscription,
+  Timelog,
+} from './work-items.js';
 import { CALLERS_CHANGED_CHANNEL, CustomAttribute, Identity, User, UserAvatar } from './user.js';
 import { ENVIRONMENT_STATES, ProjectEnvironment, type EnvironmentState } from './environments.js';
 
 export { CALLERS_CHANGED_CHANNEL };
-export { AccessToken, ApplicationSettingsRow, AuthFailure, CommitNote, CommitStatus, InstanceSecret, CustomAttribute, Email, GpgKey, GroupMember, Identity, Job, Namespace, Pipeline, Project, ProjectAvatar, ProjectGroupLink, ProjectMember, ProjectStar, ProtectedBranch, Release, SshKey, User, UserAvatar };
-export { AwardEmoji, InternalId, Issue, IssueAssignee, Label, LabelLink, MergeRequest, MergeRequestAssignee, Milestone, Note, Subscription, Timelog };
+export {
+  AccessToken,
+  ApplicationSettingsRow,
+  AuthFailure,
+  CommitNote,
+  CommitStatus,
+  InstanceSecret,
+  CustomAttribute,
+  Email,
+  GpgKey,
+  GroupMember,
+  Identity,
+  Job,
+  Namespace,
+  Pipeline,
+  Project,
+  ProjectAvatar,
+  ProjectGroupLink,
+  ProjectMember,
+  ProjectStar,
+  ProtectedBranch,
+  Release,
+  SshKey,
+  User,
+  UserAvatar,
+};
+export {
+  AwardEmoji,
+  InternalId,
+  Issue,
+  IssueAssignee,
+  Label,
+  LabelLink,
+  MergeRequest,
+  MergeRequestAssignee,
+  Milestone,
+  Note,
+  Subscription,
+  Timelog,
+};
 export { IID_USAGES, MERGE_REQUEST_STATES, MERGE_STATUSES, TARGET_KINDS, type IidUsage, type TargetKind } from './work-items.js';
 export { PIPELINE_STATUSES, type PipelineStatus } from './repositories.js';
 export { VISIBILITIES, visibilityRank, type Visibility } from './namespaces.js';
@@ -27,6 +78,7 @@ export { RUNNER_ACCESS_LEVELS, RUNNER_TYPES, type RunnerAccessLevel, type Runner
 export { ENVIRONMENT_STATES, ProjectEnvironment, type EnvironmentState };
 
 /** Every entity (typed loosely: the list's inferred type is too long for declaration files). */
+// biome-ignore lint/suspicious/noExplicitAny: the list's inferred type is too long for declaration files (see above)
 export const entities: EntitySchema<any, any>[] = [
   User,
   UserAvatar,

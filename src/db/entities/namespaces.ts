@@ -26,8 +26,14 @@ export const Namespace = defineEntity({
   name: 'Namespace',
   tableName: 'namespaces',
   indexes: [
-    { name: 'namespaces_traversal_ids_index', expression: 'create index "namespaces_traversal_ids_index" on "namespaces" using gin ("traversal_ids")' },
-    { name: 'namespaces_full_path_lower_index', expression: 'create unique index "namespaces_full_path_lower_index" on "namespaces" (lower("full_path"))' },
+    {
+      name: 'namespaces_traversal_ids_index',
+      expression: 'create index "namespaces_traversal_ids_index" on "namespaces" using gin ("traversal_ids")',
+    },
+    {
+      name: 'namespaces_full_path_lower_index',
+      expression: 'create unique index "namespaces_full_path_lower_index" on "namespaces" (lower("full_path"))',
+    },
     {
       name: 'namespaces_sibling_path_index',
       expression: 'create unique index "namespaces_sibling_path_index" on "namespaces" (coalesce("parent_id", 0), lower("path"))',

@@ -11,7 +11,10 @@ export const Project = defineEntity({
   name: 'Project',
   tableName: 'projects',
   indexes: [
-    { name: 'projects_namespace_path_index', expression: 'create unique index "projects_namespace_path_index" on "projects" ("namespace_id", lower("path"))' },
+    {
+      name: 'projects_namespace_path_index',
+      expression: 'create unique index "projects_namespace_path_index" on "projects" ("namespace_id", lower("path"))',
+    },
     { properties: ['visibility'] },
     { properties: ['createdAt'] },
     { properties: ['lastActivityAt'] },

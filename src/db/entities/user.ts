@@ -17,7 +17,10 @@ export function claimEmailTrigger(otherTable: string, otherOwner: string, ownOwn
     name: 'claim_email',
     timing: 'before' as const,
     events: ['insert' as const, 'update' as const],
-    body: `perform pg_advisory_xact_lock(774202, hashtext(new.email)); if exists (select 1 from ${otherTable} where email = new.email and ${otherOwner} <> new.${ownOwner}) then raise unique_violation using constraint = 'email_addresses_unique', message = 'the e-mail address belongs to another user'; end if; return new;`,
+    body:
+      `perform pg_advisory_xact_lock(774202, hashtext(new.email)); if exists (select 1 from ${otherTable} where email = new.email ` +
+      `and ${otherOwner} <> new.${ownOwner}) then raise unique_violation using constraint = 'email_addresses_unique', ` +
+      `message = 'the e-mail address belongs to another user'; end if; return new;`,
   };
 }
 

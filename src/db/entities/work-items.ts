@@ -29,7 +29,9 @@ export const InternalId = defineEntity({
   indexes: [
     {
       name: 'internal_ids_scope_index',
-      expression: 'create unique index "internal_ids_scope_index" on "internal_ids" ("usage", coalesce("project_id", 0), coalesce("namespace_id", 0))',
+      expression:
+        'create unique index "internal_ids_scope_index" on "internal_ids" ("usage", coalesce("project_id", 0), coalesce("namespace_id", ' +
+        '0))',
     },
   ],
   properties: {
@@ -47,9 +49,19 @@ export const Milestone = defineEntity({
   name: 'Milestone',
   tableName: 'milestones',
   indexes: [
-    { name: 'milestones_project_title_index', expression: 'create unique index "milestones_project_title_index" on "milestones" ("project_id", "title") where "project_id" is not null' },
-    { name: 'milestones_group_title_index', expression: 'create unique index "milestones_group_title_index" on "milestones" ("group_id", "title") where "group_id" is not null' },
-    { name: 'milestones_title_trgm_index', expression: 'create index "milestones_title_trgm_index" on "milestones" using gin ("title" gin_trgm_ops)' },
+    {
+      name: 'milestones_project_title_index',
+      expression:
+        'create unique index "milestones_project_title_index" on "milestones" ("project_id", "title") where "project_id" is not null',
+    },
+    {
+      name: 'milestones_group_title_index',
+      expression: 'create unique index "milestones_group_title_index" on "milestones" ("group_id", "title") where "group_id" is not null',
+    },
+    {
+      name: 'milestones_title_trgm_index',
+      expression: 'create index "milestones_title_trgm_index" on "milestones" using gin ("title" gin_trgm_ops)',
+    },
   ],
   properties: {
     id: p.integer().primary(),
@@ -111,11 +123,16 @@ const countOpenIssues = {
   timing: 'after' as const,
   events: ['insert' as const, 'update' as const, 'delete' as const],
   forEach: 'row' as const,
-  body: `if tg_op <> 'INSERT' and old."state" = 'opened' and old."deleted_at" is null and (tg_op = 'DELETE' or new."state" <> 'opened' or new."deleted_at" is not null or new."confidential" <> old."confidential" or new."project_id" <> old."project_id") then
-  update "projects" set "open_issues_count" = "open_issues_count" - 1, "open_confidential_issues_count" = "open_confidential_issues_count" - old."confidential"::int where "id" = old."project_id";
+  body:
+    `if tg_op <> 'INSERT' and old."state" = 'opened' and old."deleted_at" is null and (tg_op = 'DELETE' or new."state" <> 'opened' ` +
+    `or new."deleted_at" is not null or new."confidential" <> old."confidential" or new."project_id" <> old."project_id") then
+  update "projects" set "open_issues_count" = "open_issues_count" - 1, ` +
+    `"open_confidential_issues_count" = "open_confidential_issues_count" - old."confidential"::int where "id" = old."project_id";
 end if;
-if tg_op <> 'DELETE' and new."state" = 'opened' and new."deleted_at" is null and (tg_op = 'INSERT' or old."state" <> 'opened' or old."deleted_at" is not null or new."confidential" <> old."confidential" or new."project_id" <> old."project_id") then
-  update "projects" set "open_issues_count" = "open_issues_count" + 1, "open_confidential_issues_count" = "open_confidential_issues_count" + new."confidential"::int where "id" = new."project_id";
+if tg_op <> 'DELETE' and new."state" = 'opened' and new."deleted_at" is null and (tg_op = 'INSERT' or old."state" <> 'opened' or ` +
+    `old."deleted_at" is not null or new."confidential" <> old."confidential" or new."project_id" <> old."project_id") then
+  update "projects" set "open_issues_count" = "open_issues_count" + 1, ` +
+    `"open_confidential_issues_count" = "open_confidential_issues_count" + new."confidential"::int where "id" = new."project_id";
 end if;
 return null;`,
 };
@@ -143,7 +160,8 @@ export const Issue = defineEntity({
     },
     {
       name: 'issues_search_trgm_index',
-      expression: `create index "issues_search_trgm_index" on "issues" using gin (("title" || ' ' || coalesce("description", '')) gin_trgm_ops)`,
+      expression:
+        `create index "issues_search_trgm_index" on "issues" ` + `using gin (("title" || ' ' || coalesce("description", '')) gin_trgm_ops)`,
     },
   ],
   triggers: [countOpenIssues],
@@ -214,7 +232,9 @@ export const MergeRequest = defineEntity({
     { properties: ['project', 'targetBranch'] },
     {
       name: 'merge_requests_open_pair_index',
-      expression: `create unique index "merge_requests_open_pair_index" on "merge_requests" ("source_project_id", "source_branch", "project_id", "target_branch") where "state" = 'opened' and "deleted_at" is null`,
+      expression:
+        `create unique index "merge_requests_open_pair_index" on "merge_requests" ("source_project_id", "source_branch", ` +
+        `"project_id", "target_branch") where "state" = 'opened' and "deleted_at" is null`,
     },
     {
       name: 'merge_requests_live_project_id_index',
@@ -222,7 +242,9 @@ export const MergeRequest = defineEntity({
     },
     {
       name: 'merge_requests_search_trgm_index',
-      expression: `create index "merge_requests_search_trgm_index" on "merge_requests" using gin (("title" || ' ' || coalesce("description", '')) gin_trgm_ops)`,
+      expression:
+        `create index "merge_requests_search_trgm_index" on "merge_requests" ` +
+        `using gin (("title" || ' ' || coalesce("description", '')) gin_trgm_ops)`,
     },
   ],
   properties: {

@@ -2,7 +2,6 @@ import { Migration } from '@mikro-orm/migrations';
 
 /** Indexes for the `admins` and `two_factor` filters of GET /users. */
 export class Migration20261122000002_user_filters extends Migration {
-
   override name = 'Migration20261122000002_user_filters';
 
   override up(): void | Promise<void> {
@@ -14,5 +13,4 @@ export class Migration20261122000002_user_filters extends Migration {
     this.addSql(`drop index "users_admin_index";`);
     this.addSql(`drop index "users_two_factor_enabled_index";`);
   }
-
 }

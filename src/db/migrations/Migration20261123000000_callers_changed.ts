@@ -12,7 +12,6 @@ const callersChanged: Trigger = {
 
 /** Tells every process when users or tokens change: each keeps the callers it authenticated (src/auth/caller.ts). */
 export class Migration20261123000000_callers_changed extends Migration {
-
   override name = 'Migration20261123000000_callers_changed';
 
   override up(): void | Promise<void> {
@@ -22,5 +21,4 @@ export class Migration20261123000000_callers_changed extends Migration {
   override down(): void | Promise<void> {
     for (const table of ['access_tokens', 'users']) dropTrigger(this, table, 'callers_changed');
   }
-
 }

@@ -2,7 +2,6 @@ import { Migration } from '@mikro-orm/migrations';
 
 /** Projects' runners tokens, sealed, with their digests; the instance's own secrets (its sealing key on PostgreSQL). */
 export class Migration20261123000004_runners_tokens extends Migration {
-
   override name = 'Migration20261123000004_runners_tokens';
 
   override up(): void | Promise<void> {
@@ -18,5 +17,4 @@ export class Migration20261123000004_runners_tokens extends Migration {
     this.addSql(`alter table "projects" drop constraint "projects_runners_token_digest_unique";`);
     this.addSql(`alter table "projects" drop column "runners_token_sealed", drop column "runners_token_digest";`);
   }
-
 }

@@ -2,7 +2,6 @@ import { Migration } from '@mikro-orm/migrations';
 
 /** External users made before their rights were enforced: no personal projects, no top-level groups (as a user made external now gets). */
 export class Migration20261126000000_external_users extends Migration {
-
   override name = 'Migration20261126000000_external_users';
 
   override up(): void | Promise<void> {
@@ -12,5 +11,4 @@ export class Migration20261126000000_external_users extends Migration {
   override down(): void | Promise<void> {
     // What the limits were before is not kept: nothing to undo.
   }
-
 }

@@ -7,19 +7,23 @@ import { replaceTriggerFunction } from './statements.js';
  * PostgreSQL's own per-transaction counts also hold a session's earlier transactions until it flushes them.
  */
 export class Migration20261126000001_callers_changed_flag extends Migration {
-
   override name = 'Migration20261126000001_callers_changed_flag';
 
   override up(): void | Promise<void> {
     for (const table of ['users', 'access_tokens']) {
-      replaceTriggerFunction(this, table, { name: 'callers_changed', body: `perform pg_notify('forgekit_callers_changed', ''); perform set_config('forgekit.callers_changed', 'on', true); return null;` });
+      replaceTriggerFunction(this, table, {
+        name: 'callers_changed',
+        body: `perform pg_notify('forgekit_callers_changed', ''); perform set_config('forgekit.callers_changed', 'on', true); return null;`,
+      });
     }
   }
 
   override down(): void | Promise<void> {
     for (const table of ['users', 'access_tokens']) {
-      replaceTriggerFunction(this, table, { name: 'callers_changed', body: `perform pg_notify('forgekit_callers_changed', ''); return null;` });
+      replaceTriggerFunction(this, table, {
+        name: 'callers_changed',
+        body: `perform pg_notify('forgekit_callers_changed', ''); return null;`,
+      });
     }
   }
-
 }

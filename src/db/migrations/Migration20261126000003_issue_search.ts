@@ -5,13 +5,14 @@ import { Migration } from '@mikro-orm/migrations';
  * planner could not tell how few rows a pattern keeps and read every issue of the project instead.
  */
 export class Migration20261126000003_issue_search extends Migration {
-
   override name = 'Migration20261126000003_issue_search';
 
   override up(): void | Promise<void> {
     this.addSql(`drop index if exists "issues_title_trgm_index";`);
     this.addSql(`drop index if exists "issues_description_trgm_index";`);
-    this.addSql(`create index "issues_search_trgm_index" on "issues" using gin (("title" || ' ' || coalesce("description", '')) gin_trgm_ops);`);
+    this.addSql(
+      `create index "issues_search_trgm_index" on "issues" using gin (("title" || ' ' || coalesce("description", '')) gin_trgm_ops);`,
+    );
   }
 
   override down(): void | Promise<void> {
@@ -19,5 +20,4 @@ export class Migration20261126000003_issue_search extends Migration {
     this.addSql(`create index "issues_title_trgm_index" on "issues" using gin ("title" gin_trgm_ops);`);
     this.addSql(`create index "issues_description_trgm_index" on "issues" using gin ("description" gin_trgm_ops);`);
   }
-
 }

@@ -5,7 +5,6 @@ import { Migration } from '@mikro-orm/migrations';
  * scans alone (without it PostgreSQL read the whole table once most rows were one project's).
  */
 export class Migration20261126000007_live_work_items extends Migration {
-
   override name = 'Migration20261126000007_live_work_items';
 
   override up(): void | Promise<void> {
@@ -17,5 +16,4 @@ export class Migration20261126000007_live_work_items extends Migration {
     this.addSql(`drop index "merge_requests_live_project_id_index";`);
     this.addSql(`drop index "issues_live_project_id_index";`);
   }
-
 }

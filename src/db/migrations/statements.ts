@@ -16,7 +16,9 @@ export interface Trigger {
 
 /** Creates, or replaces, the function `<table>_<trigger>_fn` that runs a trigger's body. */
 export function replaceTriggerFunction(migration: Migration, table: string, trigger: Pick<Trigger, 'name' | 'body'>) {
-  migration.addSql(`create or replace function "${table}_${trigger.name}_fn"() returns trigger as \$\$ begin ${trigger.body} end; \$\$ language plpgsql;`);
+  migration.addSql(
+    `create or replace function "${table}_${trigger.name}_fn"() returns trigger as $$ begin ${trigger.body} end; $$ language plpgsql;`,
+  );
 }
 
 /** Creates a trigger on the table: its function, then the trigger that calls it. */
@@ -24,7 +26,10 @@ export function createTrigger(migration: Migration, table: string, trigger: Trig
   replaceTriggerFunction(migration, table, trigger);
   const events = trigger.events.map((event) => event.toUpperCase()).join(' OR ');
   const forEach = (trigger.forEach ?? 'row').toUpperCase();
-  migration.addSql(`create trigger "${trigger.name}" ${trigger.timing.toUpperCase()} ${events} on "${table}" for each ${forEach} execute function "${table}_${trigger.name}_fn"();`);
+  migration.addSql(
+    `create trigger "${trigger.name}" ${trigger.timing.toUpperCase()} ${events} on "${table}" for each ${forEach} execute function ` +
+      `"${table}_${trigger.name}_fn"();`,
+  );
 }
 
 /** Drops a trigger of the table and its function. */
@@ -38,7 +43,10 @@ export function dropTrigger(migration: Migration, table: string, name: string) {
  * as in SQL (`on delete cascade`).
  */
 export function addForeignKey(migration: Migration, table: string, column: string, references: string, actions: string) {
-  migration.addSql(`alter table "${table}" add constraint "${table}_${column}_foreign" foreign key ("${column}") references "${references}" ("id") ${actions};`);
+  migration.addSql(
+    `alter table "${table}" add constraint "${table}_${column}_foreign" foreign key ("${column}") ` +
+      `references "${references}" ("id") ${actions};`,
+  );
 }
 
 /** Drops the foreign keys, each given as its table and column (`[table, column]`), in that order. */

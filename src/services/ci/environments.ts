@@ -10,7 +10,8 @@ import { Service } from '../service.js';
 
 /** Gitlab::Regex.environment_name_regex of the era: these characters, not starting or ending with `/`. */
 const NAME_FORMAT = /^[a-zA-Z0-9_${}. -]([a-zA-Z0-9_/${}. -]*[a-zA-Z0-9_${}. -])?$/;
-const NAME_FORMAT_MESSAGE = "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', and spaces, but it cannot start or end with '/'";
+const NAME_FORMAT_MESSAGE =
+  "can contain only letters, digits, '-', '_', '/', '$', '{', '}', '.', and spaces, but it cannot start or end with '/'";
 const TAKEN = 'has already been taken';
 const SLUG_REFUSED = 'is automatically generated and cannot be changed';
 /** The original's AddressableUrlValidator. */
@@ -58,7 +59,8 @@ function validUrl(text: string): boolean {
 }
 
 /** An external URL as the original keeps it: blank is none, and the rest stripped. */
-const keptUrl = (given: string | null | undefined): string | null => (given === null || given === undefined || blank(given) ? null : given.trim());
+const keptUrl = (given: string | null | undefined): string | null =>
+  given === null || given === undefined || blank(given) ? null : given.trim();
 
 /** The constraint each attribute's uniqueness is kept by: a writer that loses a race gets the same 400 as the check. */
 const UNIQUE_ATTRIBUTES: Record<string, 'name' | 'slug' | 'external_url'> = {
@@ -81,11 +83,13 @@ export class EnvironmentsService extends Service {
    * name (not both, as the original refuses), `states` one state.
    */
   async list(scoped: ProjectInScope, query: ListEnvironmentsQuery & PageQuery): Promise<Page<Environment>> {
-    if (query.name !== undefined && query.search !== undefined) throw new BadRequestError('400 (Bad request) "name, search" cannot be used together');
+    if (query.name !== undefined && query.search !== undefined)
+      throw new BadRequestError('400 (Bad request) "name, search" cannot be used together');
     const where: FilterQuery<ProjectEnvironment>[] = [{ project: scoped.project.id }];
     if (query.name !== undefined) where.push({ name: query.name });
     // The expression the prefix index is built on (environments_project_name_prefix_index).
-    if (query.search) where.push({ [raw('lower(name)')]: { $like: `${query.search.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%` } });
+    if (query.search)
+      where.push({ [raw('lower(name)')]: { $like: `${query.search.toLowerCase().replace(/[\\%_]/g, (char) => `\\${char}`)}%` } });
     if (query.states !== undefined) where.push({ state: query.states });
     const page = await findPage(this.em, ProjectEnvironment, { $and: where }, { id: 'asc' }, query, { plainRows: true });
     return { ...page, items: page.items.map(presentEnvironment) };
@@ -166,8 +170,16 @@ export class EnvironmentsService extends Service {
    * unique, at most 255 characters (the schema's bound) and of its format; the slug unique; the external URL unique
    * and valid. Only what is given is checked (a rename checks no slug).
    */
-  private async problems(projectId: number, values: { name?: string; slug?: string; externalUrl?: string | null }, exceptId?: number): Promise<ValidationMessages> {
-    const taken = await this.taken(projectId, { name: values.name, slug: values.slug, externalUrl: values.externalUrl ?? undefined }, exceptId);
+  private async problems(
+    projectId: number,
+    values: { name?: string; slug?: string; externalUrl?: string | null },
+    exceptId?: number,
+  ): Promise<ValidationMessages> {
+    const taken = await this.taken(
+      projectId,
+      { name: values.name, slug: values.slug, externalUrl: values.externalUrl ?? undefined },
+      exceptId,
+    );
     const problems: ValidationMessages = {};
     if (values.name !== undefined) {
       const name: string[] = [];
@@ -208,7 +220,10 @@ export class EnvironmentsService extends Service {
   /** The changes written; a unique value another writer took since the check: the same 400 as the check's. */
   private async flush(): Promise<void> {
     await this.em.flush().catch((error: unknown) => {
-      const attribute = error instanceof UniqueConstraintViolationException ? UNIQUE_ATTRIBUTES[(error as { constraint?: string }).constraint ?? ''] : undefined;
+      const attribute =
+        error instanceof UniqueConstraintViolationException
+          ? UNIQUE_ATTRIBUTES[(error as { constraint?: string }).constraint ?? '']
+          : undefined;
       throw attribute ? BadRequestError.invalid(attribute, TAKEN) : error;
     });
   }

@@ -14,7 +14,6 @@ import { SETTINGS_ID } from '../instance/settings.js';
  * the visibility rule of src/auth/access-levels.ts (`ownedRunnersSql`).
  */
 
-
 /** A runner by ID with what the caller is to it (src/auth/policies/runner.ts), in one statement; null when there is none. */
 export async function findRunnerInScope(em: EntityManager, caller: Caller, id: number): Promise<RunnerInScope | null> {
   const [row] = await queryRows(
@@ -24,7 +23,12 @@ export async function findRunnerInScope(em: EntityManager, caller: Caller, id: n
      from "runners" r where r."id" = ${id}`,
   );
   if (!row) return null;
-  return { runner: rowAs(em, Runner, row.runner), owned: row.owned === true, administersAll: row.administers_all === true, projectCount: Number(row.project_count) };
+  return {
+    runner: rowAs(em, Runner, row.runner),
+    owned: row.owned === true,
+    administersAll: row.administers_all === true,
+    projectCount: Number(row.project_count),
+  };
 }
 
 /** The runner a runner's own token names (by its digest); undefined for none. */
@@ -49,10 +53,15 @@ export interface RunnerFilter {
 function filterSql(filter: RunnerFilter): Sql {
   const conditions: Sql[] = [];
   if (filter.active !== undefined) conditions.push(sql` and r."active" = ${filter.active}`);
-  if (filter.contact) conditions.push(filter.contact.online ? sql` and r."contacted_at" > ${filter.contact.since}` : sql` and r."contacted_at" <= ${filter.contact.since}`);
+  if (filter.contact)
+    conditions.push(
+      filter.contact.online ? sql` and r."contacted_at" > ${filter.contact.since}` : sql` and r."contacted_at" <= ${filter.contact.since}`,
+    );
   if (filter.neverContacted) conditions.push(sql` and r."contacted_at" is null`);
   if (filter.staleBefore) {
-    conditions.push(sql` and r."created_at" <= ${filter.staleBefore} and (r."contacted_at" is null or r."contacted_at" <= ${filter.staleBefore})`);
+    conditions.push(
+      sql` and r."created_at" <= ${filter.staleBefore} and (r."contacted_at" is null or r."contacted_at" <= ${filter.staleBefore})`,
+    );
   }
   if (filter.types) conditions.push(sql` and r."runner_type" = any(${filter.types}::text[])`);
   if (filter.tags?.length) conditions.push(sql` and r."tag_list" @> ${filter.tags}::text[]`);
@@ -63,7 +72,12 @@ function filterSql(filter: RunnerFilter): Sql {
  * A page of the runners (aliased `r`) that `scope` admits and the filter keeps, newest first as the original orders
  * them, and how many there are: two statements, run at once, whatever the page's size.
  */
-export async function runnerPage(em: EntityManager, scope: Sql, filter: RunnerFilter, page: { limit: number; offset: number }): Promise<{ total: number; rows: Runner[] }> {
+export async function runnerPage(
+  em: EntityManager,
+  scope: Sql,
+  filter: RunnerFilter,
+  page: { limit: number; offset: number },
+): Promise<{ total: number; rows: Runner[] }> {
   const where = sql`${scope}${filterSql(filter)}`;
   const [[{ count }], rows] = await Promise.all([
     queryRows(em, sql`select count(*)::int as "count" from "runners" r where ${where}`),
@@ -86,17 +100,25 @@ export function projectRunnersSql(projectId: number, groupIds: readonly number[]
  * What a runner's detail embeds, in one statement: its projects and its group, all of them for those who read all
  * (`everything`), otherwise those the caller is a member of, as the original shows them.
  */
-export async function runnerRelations(em: EntityManager, caller: Caller, runnerId: number, everything: boolean, baseUrl: string): Promise<{ projects: RunnerProject[]; groups: RunnerGroup[] }> {
+export async function runnerRelations(
+  em: EntityManager,
+  caller: Caller,
+  runnerId: number,
+  everything: boolean,
+  baseUrl: string,
+): Promise<{ projects: RunnerProject[]; groups: RunnerGroup[] }> {
   const projectsSeen = everything ? sql`true` : memberProjectsSql(caller, 'p');
   const groupsSeen = everything ? sql`true` : memberGroupsSql(caller, 'g');
   const [row] = await queryRows(
     em,
     sql`select
-       (select coalesce(jsonb_agg(jsonb_build_object('id', p."id", 'name', p."name", 'name_with_namespace', n."full_name" || ' / ' || p."name",
+       (select coalesce(jsonb_agg(jsonb_build_object('id', p."id", 'name', p."name", 'name_with_namespace',
+         n."full_name" || ' / ' || p."name",
            'path', p."path", 'path_with_namespace', n."full_path" || '/' || p."path") order by p."id"), '[]')
          from "runner_projects" rp join "projects" p on p."id" = rp."project_id" join "namespaces" n on n."id" = p."namespace_id"
          where rp."runner_id" = ${runnerId} and ${projectsSeen}) as "projects",
-       (select coalesce(jsonb_agg(jsonb_build_object('id', g."id", 'name', g."name", 'web_url', ${`${baseUrl}/groups/`}::text || g."full_path") order by g."id"), '[]')
+       (select coalesce(jsonb_agg(jsonb_build_object('id', g."id", 'name', g."name", 'web_url',
+         ${`${baseUrl}/groups/`}::text || g."full_path") order by g."id"), '[]')
          from "runner_groups" rg join "namespaces" g on g."id" = rg."group_id"
          where rg."runner_id" = ${runnerId} and ${groupsSeen}) as "groups"`,
   );
@@ -104,14 +126,22 @@ export async function runnerRelations(em: EntityManager, caller: Caller, runnerI
 }
 
 /** What a registration token names: the instance (a shared runner), a project, or a group; all false for none. */
-export async function registrationTarget(em: EntityManager, digest: string): Promise<{ instance: boolean; projectId: number | null; groupId: number | null }> {
+export async function registrationTarget(
+  em: EntityManager,
+  digest: string,
+): Promise<{ instance: boolean; projectId: number | null; groupId: number | null }> {
   const [row] = await queryRows(
     em,
-    sql`select exists (select 1 from "application_settings" s where s."id" = ${SETTINGS_ID} and s."runners_registration_token_digest" = ${digest}) as "instance",
+    sql`select exists (select 1 from "application_settings" s
+      where s."id" = ${SETTINGS_ID} and s."runners_registration_token_digest" = ${digest}) as "instance",
        (select p."id" from "projects" p where p."runners_token_digest" = ${digest}) as "project_id",
        (select g."id" from "namespaces" g where g."kind" = 'group' and g."runners_token_digest" = ${digest}) as "group_id"`,
   );
-  return { instance: row.instance === true, projectId: row.project_id === null ? null : Number(row.project_id), groupId: row.group_id === null ? null : Number(row.group_id) };
+  return {
+    instance: row.instance === true,
+    projectId: row.project_id === null ? null : Number(row.project_id),
+    groupId: row.group_id === null ? null : Number(row.group_id),
+  };
 }
 
 /** A runner's columns as registering sets them. */
@@ -145,16 +175,23 @@ export async function insertRunner(em: EntityManager, runner: NewRunner, owner: 
   const { info, now } = runner;
   const [row] = await queryRows(
     em,
-    sql`insert into "runners" ("token_digest", "token_sealed", "runner_type", "description", "active", "locked", "run_untagged", "access_level", "maximum_timeout",
-       "tag_list", "name", "version", "revision", "platform", "architecture", "ip_address", "created_at", "updated_at")
-     values (${runner.tokenDigest}, ${runner.tokenSealed}, ${runner.runnerType}, ${runner.description}, ${runner.active}, ${runner.locked}, ${runner.runUntagged},
-       ${runner.accessLevel}, ${runner.maximumTimeout}::int, ${runner.tagList}::text[], ${info.name ?? null}, ${info.version ?? null}, ${info.revision ?? null},
-       ${info.platform ?? null}, ${info.architecture ?? null}, ${info.ipAddress ?? null}, ${now}, ${now})
+    sql`insert into "runners" ("token_digest", "token_sealed", "runner_type", "description", "active", "locked", "run_untagged",
+       "access_level", "maximum_timeout", "tag_list", "name", "version", "revision", "platform", "architecture", "ip_address",
+       "created_at", "updated_at")
+     values (${runner.tokenDigest}, ${runner.tokenSealed}, ${runner.runnerType}, ${runner.description}, ${runner.active}, ${runner.locked},
+       ${runner.runUntagged}, ${runner.accessLevel}, ${runner.maximumTimeout}::int, ${runner.tagList}::text[], ${info.name ?? null},
+       ${info.version ?? null}, ${info.revision ?? null}, ${info.platform ?? null}, ${info.architecture ?? null}, ${info.ipAddress ?? null},
+       ${now}, ${now})
      returning "id"`,
   );
   const id = Number(row.id);
-  if (owner.projectId !== undefined) await queryRows(em, sql`insert into "runner_projects" ("runner_id", "project_id", "created_at") values (${id}, ${owner.projectId}, ${now})`);
-  if (owner.groupId !== undefined) await queryRows(em, sql`insert into "runner_groups" ("runner_id", "group_id", "created_at") values (${id}, ${owner.groupId}, ${now})`);
+  if (owner.projectId !== undefined)
+    await queryRows(
+      em,
+      sql`insert into "runner_projects" ("runner_id", "project_id", "created_at") values (${id}, ${owner.projectId}, ${now})`,
+    );
+  if (owner.groupId !== undefined)
+    await queryRows(em, sql`insert into "runner_groups" ("runner_id", "group_id", "created_at") values (${id}, ${owner.groupId}, ${now})`);
   return id;
 }
 
@@ -168,7 +205,9 @@ export async function touchRunner(em: EntityManager, runnerId: number, self: Run
     ['architecture', self.architecture],
     ['ip_address', self.ipAddress],
   ];
-  const given = columns.filter(([, value]) => value !== undefined).map(([name, value]) => sql`, ${identifier(name, SELF_COLUMNS)} = ${value!}`);
+  const given = columns
+    .filter(([, value]) => value !== undefined)
+    .map(([name, value]) => sql`, ${identifier(name, SELF_COLUMNS)} = ${value!}`);
   await queryRows(em, sql`update "runners" set "contacted_at" = ${now}${concat(given)} where "id" = ${runnerId}`);
 }
 
@@ -212,12 +251,17 @@ export async function deleteRunner(em: EntityManager, runnerId: number): Promise
  * The runner's row locked until the call's transaction ends, with how many projects it is enabled in and whether
  * `projectId` is one: so that two calls never both take a runner out of its last two projects.
  */
-export async function lockRunnerProjects(em: EntityManager, runnerId: number, projectId: number): Promise<{ projectCount: number; enabled: boolean } | undefined> {
+export async function lockRunnerProjects(
+  em: EntityManager,
+  runnerId: number,
+  projectId: number,
+): Promise<{ projectCount: number; enabled: boolean } | undefined> {
   const [locked] = await queryRows(em, sql`select "id" from "runners" where "id" = ${runnerId} for update`);
   if (!locked) return undefined;
   const [row] = await queryRows(
     em,
-    sql`select count(*)::int as "count", coalesce(bool_or(rp."project_id" = ${projectId}), false) as "enabled" from "runner_projects" rp where rp."runner_id" = ${runnerId}`,
+    sql`select count(*)::int as "count", coalesce(bool_or(rp."project_id" = ${projectId}), false) as "enabled" from "runner_projects" rp
+      where rp."runner_id" = ${runnerId}`,
   );
   return { projectCount: Number(row.count), enabled: row.enabled === true };
 }
@@ -226,7 +270,8 @@ export async function lockRunnerProjects(em: EntityManager, runnerId: number, pr
 export async function enableRunner(em: EntityManager, runnerId: number, projectId: number, now: Date): Promise<boolean> {
   const rows = await queryRows(
     em,
-    sql`insert into "runner_projects" ("runner_id", "project_id", "created_at") values (${runnerId}, ${projectId}, ${now}) on conflict do nothing returning "id"`,
+    sql`insert into "runner_projects" ("runner_id", "project_id", "created_at") values (${runnerId}, ${projectId}, ${now})
+      on conflict do nothing returning "id"`,
   );
   return rows.length > 0;
 }
@@ -237,15 +282,23 @@ export async function disableRunner(em: EntityManager, runnerId: number, project
 
 /** The instance's runners registration token, sealed (made at start-up: src/services/instance/bootstrap.ts). */
 export async function instanceRegistrationToken(em: EntityManager): Promise<string> {
-  const [kept] = await queryRows(em, sql`select "runners_registration_token_sealed" as "sealed" from "application_settings" where "id" = ${SETTINGS_ID}`);
+  const [kept] = await queryRows(
+    em,
+    sql`select "runners_registration_token_sealed" as "sealed" from "application_settings" where "id" = ${SETTINGS_ID}`,
+  );
   return String(kept.sealed);
 }
 
 /** A new registration token for the instance: the old one registers nothing any more. */
-export async function replaceInstanceRegistrationToken(em: EntityManager, token: { sealed: string; digest: string }, now: Date): Promise<void> {
+export async function replaceInstanceRegistrationToken(
+  em: EntityManager,
+  token: { sealed: string; digest: string },
+  now: Date,
+): Promise<void> {
   await queryRows(
     em,
-    sql`update "application_settings" set "runners_registration_token_sealed" = ${token.sealed}, "runners_registration_token_digest" = ${token.digest}, "updated_at" = ${now}
+    sql`update "application_settings" set "runners_registration_token_sealed" = ${token.sealed},
+      "runners_registration_token_digest" = ${token.digest}, "updated_at" = ${now}
      where "id" = ${SETTINGS_ID}`,
   );
 }

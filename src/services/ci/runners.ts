@@ -60,7 +60,8 @@ const UPDATABLE = ['description', 'active', 'paused', 'tag_list', 'run_untagged'
 
 /** Whether the runner is to take jobs: `active`, or later clients' `paused` (its opposite); not both. */
 function activeOf(input: { active?: boolean; paused?: boolean }): boolean | undefined {
-  if (input.active !== undefined && input.paused !== undefined) throw new BadRequestError('400 (Bad request) "active, paused" are mutually exclusive');
+  if (input.active !== undefined && input.paused !== undefined)
+    throw new BadRequestError('400 (Bad request) "active, paused" are mutually exclusive');
   return input.paused === undefined ? input.active : !input.paused;
 }
 
@@ -108,7 +109,13 @@ export class RunnersService extends Service {
   async get(scoped: RunnerInScope): Promise<RunnerDetails> {
     const { runner } = scoped;
     const caller = this.ctx.caller;
-    const relations = await runnerRelations((await this.ctx.view()).rows, caller, runner.id, can(caller, 'read_all_resources'), this.ctx.baseUrl);
+    const relations = await runnerRelations(
+      (await this.ctx.view()).rows,
+      caller,
+      runner.id,
+      can(caller, 'read_all_resources'),
+      this.ctx.baseUrl,
+    );
     const token = can(caller, 'read_runner_token', scoped) ? this.opened(runner.tokenSealed) : undefined;
     return presentRunnerDetails(runner, { ...relations, token }, new Date());
   }
@@ -123,7 +130,11 @@ export class RunnersService extends Service {
     }
     const { runner } = scoped;
     const tagList = input.tag_list === undefined ? undefined : tagsOf(input.tag_list);
-    this.validate({ runUntagged: input.run_untagged ?? runner.runUntagged, tagList: tagList ?? runner.tagList, maximumTimeout: input.maximum_timeout });
+    this.validate({
+      runUntagged: input.run_untagged ?? runner.runUntagged,
+      tagList: tagList ?? runner.tagList,
+      maximumTimeout: input.maximum_timeout,
+    });
     await updateRunner(
       this.ctx.em,
       runner.id,
@@ -158,13 +169,20 @@ export class RunnersService extends Service {
   async register(input: RegisterRunnerInput): Promise<RunnerRegistration> {
     const em = this.ctx.em;
     const target = await registrationTarget(em, tokenDigest(input.token));
-    const runnerType: RunnerType | undefined = target.instance ? 'instance_type' : target.projectId !== null ? 'project_type' : target.groupId !== null ? 'group_type' : undefined;
+    const runnerType: RunnerType | undefined = target.instance
+      ? 'instance_type'
+      : target.projectId !== null
+        ? 'project_type'
+        : target.groupId !== null
+          ? 'group_type'
+          : undefined;
     if (!runnerType) throw new ForbiddenError();
     const tagList = tagsOf(input.tag_list ?? []);
     const runUntagged = input.run_untagged ?? true;
     this.validate({ runUntagged, tagList, maximumTimeout: input.maximum_timeout });
     const secret = newSecret(this.ctx.env.secrets);
-    const owner = runnerType === 'project_type' ? { projectId: target.projectId! } : runnerType === 'group_type' ? { groupId: target.groupId! } : {};
+    const owner =
+      runnerType === 'project_type' ? { projectId: target.projectId! } : runnerType === 'group_type' ? { groupId: target.groupId! } : {};
     const id = await insertRunner(
       em,
       {
@@ -224,8 +242,8 @@ export class RunnersService extends Service {
 
   /**
    * POST /projects/:id/runners (its maintainers): a specific runner enabled in the project too. Never a group's
-   * runner; the caller must own it (another's is 404, a shared one 403), and it must be neither locked nor shared (administrators may enable any, and a
-   * shared one becomes the project's, as in the original). 400 when it is enabled there already.
+   * runner; the caller must own it (another's is 404, a shared one 403), and it must be neither locked nor shared (administrators may
+   * enable any, and a shared one becomes the project's, as in the original). 400 when it is enabled there already.
    */
   async enable(project: ProjectInScope, input: EnableRunnerInput): Promise<RunnerShape> {
     const scoped = await this.findInScope(input.runner_id);
@@ -262,10 +280,12 @@ export class RunnersService extends Service {
     // `scope`, `status` and `paused` name the same conditions (`scope` also a kind); given several, all hold.
     for (const name of [query.scope, query.status, query.paused === undefined ? undefined : query.paused ? 'paused' : 'active']) {
       if (name === 'active' || name === 'paused') {
-        if (filter.active !== undefined && filter.active !== (name === 'active')) return { items: [], total: 0, page: window.page, perPage: window.perPage };
+        if (filter.active !== undefined && filter.active !== (name === 'active'))
+          return { items: [], total: 0, page: window.page, perPage: window.perPage };
         filter.active = name === 'active';
       } else if (name === 'online' || name === 'offline') {
-        if (filter.contact && filter.contact.online !== (name === 'online')) return { items: [], total: 0, page: window.page, perPage: window.perPage };
+        if (filter.contact && filter.contact.online !== (name === 'online'))
+          return { items: [], total: 0, page: window.page, perPage: window.perPage };
         filter.contact = { online: name === 'online', since: onlineSince(now) };
       } else if (name === 'never_contacted') {
         filter.neverContacted = true;

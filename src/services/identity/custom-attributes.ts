@@ -5,7 +5,12 @@ import { presentCustomAttribute, presentCustomAttributes } from '../present/cust
 import { UserItemsService } from './user-items.js';
 
 export class CustomAttributesService extends UserItemsService<CustomAttribute, CustomAttributeShape, string> {
-  protected readonly kind = { entity: CustomAttribute, notFound: 'Custom Attribute', orderBy: { key: 'asc' }, present: presentCustomAttributes } as const;
+  protected readonly kind = {
+    entity: CustomAttribute,
+    notFound: 'Custom Attribute',
+    orderBy: { key: 'asc' },
+    present: presentCustomAttributes,
+  } as const;
 
   protected named(owner: User, key: string) {
     return { key, user: owner };

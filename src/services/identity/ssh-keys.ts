@@ -8,7 +8,6 @@ import { presentSshKey, presentSshKeys } from '../present/ssh-keys.js';
 import { UserItemsService } from './user-items.js';
 import { Problems, TAKEN } from './user-validation.js';
 
-
 const KEY_TYPES = ['rsa', 'dsa', 'ecdsa', 'ed25519'] as const;
 type KeyType = (typeof KEY_TYPES)[number];
 

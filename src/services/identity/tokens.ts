@@ -3,10 +3,25 @@ import { today } from '../../auth/access-levels.js';
 import { generateToken, tokenDigest, verifyPassword } from '../../auth/secrets.js';
 import { AccessToken, User } from '../../db/entities/index.js';
 import { BadRequestError, NotFoundError, OAuthError, UnauthorizedError } from '../../errors.js';
-import type { CreateTokenInput, ListAllTokensQuery, ListTokensQuery, OAuthToken, OAuthTokenInput, PersonalAccessToken, SessionInput } from '../../schemas/tokens.js';
+import type {
+  CreateTokenInput,
+  ListAllTokensQuery,
+  ListTokensQuery,
+  OAuthToken,
+  OAuthTokenInput,
+  PersonalAccessToken,
+  SessionInput,
+} from '../../schemas/tokens.js';
 import type { UserWithPrivateToken } from '../../schemas/users.js';
 import { findPage, type Page, type PageQuery } from '../pagination.js';
-import { presentIssuedToken, presentOAuthToken, presentToken, presentTokens, type TokenShapes, type UserTokenKind } from '../present/tokens.js';
+import {
+  presentIssuedToken,
+  presentOAuthToken,
+  presentToken,
+  presentTokens,
+  type TokenShapes,
+  type UserTokenKind,
+} from '../present/tokens.js';
 import { presentUserWithPrivateToken } from '../present/users.js';
 import { Service } from '../service.js';
 
@@ -53,18 +68,30 @@ export class AccessTokensService extends Service {
     const now = Date.now();
     // Sessions that ended are of no further use: each sign-in clears its user's.
     await this.em.nativeDelete(AccessToken, { user, kind: 'private', $or: [{ revoked: true }, { expiresAt: { $lte: new Date(now) } }] });
-    const { token } = this.issue(user, 'private', { name: 'private token', scopes: [], expiresAt: minutes > 0 ? new Date(now + minutes * 60_000) : null });
+    const { token } = this.issue(user, 'private', {
+      name: 'private token',
+      scopes: [],
+      expiresAt: minutes > 0 ? new Date(now + minutes * 60_000) : null,
+    });
     await this.em.flush();
     return token;
   }
 
   /** When the password changes or the user is blocked: its sign-in sessions and OAuth tokens stop working. */
   async revokeSessions(user: User): Promise<void> {
-    await this.em.nativeUpdate(AccessToken, { user, kind: { $in: ['private', 'oauth'] }, revoked: false }, { revoked: true, refreshTokenDigest: null });
+    await this.em.nativeUpdate(
+      AccessToken,
+      { user, kind: { $in: ['private', 'oauth'] }, revoked: false },
+      { revoked: true, refreshTokenDigest: null },
+    );
   }
 
   /** One user's tokens of a kind, or everyone's (`owner` null: GET /personal_access_tokens by an administrator). */
-  async list<Kind extends UserTokenKind>(owner: User | null, kind: Kind, query: ListTokensQuery & PageQuery): Promise<Page<TokenShapes[Kind]>> {
+  async list<Kind extends UserTokenKind>(
+    owner: User | null,
+    kind: Kind,
+    query: ListTokensQuery & PageQuery,
+  ): Promise<Page<TokenShapes[Kind]>> {
     const now = new Date();
     const state =
       query.state === 'active'
@@ -80,7 +107,11 @@ export class AccessTokensService extends Service {
     return presentToken(kind, await this.find(owner, kind, tokenId), await this.ctx.view());
   }
 
-  async create<Kind extends UserTokenKind>(owner: User, kind: Kind, input: CreateTokenInput): Promise<TokenShapes[Kind] & { token: string }> {
+  async create<Kind extends UserTokenKind>(
+    owner: User,
+    kind: Kind,
+    input: CreateTokenInput,
+  ): Promise<TokenShapes[Kind] & { token: string }> {
     if (input.name.trim() === '') throw BadRequestError.invalid('name', "can't be blank");
     if (input.expires_at && input.expires_at.slice(0, 10) < today()) throw BadRequestError.invalid('expires_at', 'must be in the future');
     const scopes = [...new Set(input.scopes)];
@@ -102,7 +133,11 @@ export class AccessTokensService extends Service {
    * user's with `user_id`.
    */
   async listVisible(query: ListAllTokensQuery & PageQuery): Promise<Page<PersonalAccessToken>> {
-    const owner = !can(this.ctx.caller, 'read_all_resources') ? this.ctx.user : query.user_id !== undefined ? await this.ctx.users.find(query.user_id) : null;
+    const owner = !can(this.ctx.caller, 'read_all_resources')
+      ? this.ctx.user
+      : query.user_id !== undefined
+        ? await this.ctx.users.find(query.user_id)
+        : null;
     return this.list(owner, 'personal', query);
   }
 
@@ -182,12 +217,21 @@ export class AccessTokensService extends Service {
       if (!found || found.twoFactorEnabled) throw invalidGrant();
       user = found;
     } else {
-      if (input.refresh_token === undefined) throw new OAuthError('invalid_request', 'The request is missing a required parameter: refresh_token.');
+      if (input.refresh_token === undefined)
+        throw new OAuthError('invalid_request', 'The request is missing a required parameter: refresh_token.');
       const digest = tokenDigest(input.refresh_token);
-      const previous = await this.em.findOne(AccessToken, { refreshTokenDigest: digest, kind: 'oauth', revoked: false }, { populate: ['user'] });
+      const previous = await this.em.findOne(
+        AccessToken,
+        { refreshTokenDigest: digest, kind: 'oauth', revoked: false },
+        { populate: ['user'] },
+      );
       if (!previous || (previous.user as User).state === 'blocked') throw invalidGrant();
       // A refresh token is good for one refresh: of concurrent refreshes, only the one whose update still finds it wins.
-      const claimed = await this.em.nativeUpdate(AccessToken, { id: previous.id, refreshTokenDigest: digest }, { revoked: true, refreshTokenDigest: null });
+      const claimed = await this.em.nativeUpdate(
+        AccessToken,
+        { id: previous.id, refreshTokenDigest: digest },
+        { revoked: true, refreshTokenDigest: null },
+      );
       if (claimed === 0) throw invalidGrant();
       user = previous.user as User;
       scopes = previous.scopes;
@@ -209,6 +253,7 @@ export class AccessTokensService extends Service {
 const invalidGrant = () =>
   new OAuthError(
     'invalid_grant',
-    'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization request, or was issued to another client.',
+    'The provided authorization grant is invalid, expired, revoked, does not match the redirection URI used in the authorization ' +
+      'request, or was issued to another client.',
     400,
   );

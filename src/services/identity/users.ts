@@ -6,7 +6,16 @@ import { CommitNote, CustomAttribute, Email, Identity, Namespace, Project, User,
 import { takenAttribute } from '../../db/unique.js';
 import { BadRequestError, ConflictError, NotFoundError, NotFoundValidationError } from '../../errors.js';
 import type { RawFile } from '../../schemas/common.js';
-import type { CreateUserInput, ListUsersQuery, UpdateUserInput, UserBasic, UserFull, UserProfile, UserSelf, UserWithPrivateToken } from '../../schemas/users.js';
+import type {
+  CreateUserInput,
+  ListUsersQuery,
+  UpdateUserInput,
+  UserBasic,
+  UserFull,
+  UserProfile,
+  UserSelf,
+  UserWithPrivateToken,
+} from '../../schemas/users.js';
 import { findPage, type Page, type PageQuery } from '../pagination.js';
 import { createUserNamespace, setTraversalIds } from '../projects/namespaces.js';
 import { likePattern } from '../search.js';
@@ -63,7 +72,10 @@ export class UsersService extends Service {
     if (query.two_factor !== undefined) where.push({ twoFactorEnabled: query.two_factor === 'enabled' });
     // Subqueries: the list stays one query however many users match.
     if (query.extern_uid !== undefined && query.provider !== undefined) {
-      const identities = this.em.createQueryBuilder(Identity, 'i').select('i.user').where({ provider: query.provider, externUid: query.extern_uid });
+      const identities = this.em
+        .createQueryBuilder(Identity, 'i')
+        .select('i.user')
+        .where({ provider: query.provider, externUid: query.extern_uid });
       where.push({ id: { $in: identities.getNativeQuery() } });
     }
     if (query.custom_attributes) {
@@ -72,7 +84,9 @@ export class UsersService extends Service {
         where.push({ id: { $in: matches.getNativeQuery() } });
       }
     }
-    const orderField = { id: 'id', name: 'name', username: 'username', created_at: 'createdAt', updated_at: 'updatedAt' }[query.order_by ?? 'id'];
+    const orderField = { id: 'id', name: 'name', username: 'username', created_at: 'createdAt', updated_at: 'updatedAt' }[
+      query.order_by ?? 'id'
+    ];
     const direction: 'asc' | 'desc' = query.sort === 'asc' ? 'asc' : 'desc';
     const orderBy = orderField === 'id' ? { id: direction } : { [orderField]: direction, id: direction };
     const view = await this.ctx.view();
@@ -103,7 +117,8 @@ export class UsersService extends Service {
     checkAvatar(problems, input.avatar);
     await this.checkTaken(problems, { username: input.username, email: input.email, identity: input });
     // As the original service answers: a taken e-mail address, then a taken username, before any other problem.
-    for (const attribute of ['email', 'username']) if ((problems.messages[attribute] as string[] | undefined)?.includes(TAKEN)) throw takenConflict(attribute);
+    for (const attribute of ['email', 'username'])
+      if ((problems.messages[attribute] as string[] | undefined)?.includes(TAKEN)) throw takenConflict(attribute);
     if (problems.any) throw new BadRequestError(problems.messages);
 
     const settings = await this.ctx.settings();

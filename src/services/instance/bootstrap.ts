@@ -85,7 +85,8 @@ export async function fillRunnersTokens(db: Database, secrets: SecretBox): Promi
   const instance = newRunnersToken(secrets);
   await queryRows(
     db.rows,
-    sql`update "application_settings" set "runners_registration_token_sealed" = ${instance.runnersTokenSealed}, "runners_registration_token_digest" = ${instance.runnersTokenDigest}
+    sql`update "application_settings" set "runners_registration_token_sealed" = ${instance.runnersTokenSealed},
+      "runners_registration_token_digest" = ${instance.runnersTokenDigest}
      where "id" = ${SETTINGS_ID} and "runners_registration_token_sealed" is null`,
   );
 }

@@ -1,6 +1,12 @@
 import { ApplicationSettingsRow } from '../../db/entities/index.js';
 import { BadRequestError } from '../../errors.js';
-import { defaultSettings, settingAliases, type ApplicationSettings, type SettingsValues, type UpdateSettingsInput } from '../../schemas/settings.js';
+import {
+  defaultSettings,
+  settingAliases,
+  type ApplicationSettings,
+  type SettingsValues,
+  type UpdateSettingsInput,
+} from '../../schemas/settings.js';
 import type { Database } from '../../db/orm.js';
 import { queryRows } from '../../db/rows.js';
 import { sql } from '../../db/sql.js';
@@ -44,11 +50,15 @@ export type SettingsCache = ProcessCache<SettingsValues>;
  */
 export async function localRequestsSetting(db: Database): Promise<boolean> {
   const allowed: keyof SettingsValues = 'allow_local_requests_from_web_hooks_and_services';
-  const [row] = await queryRows(db.rows, sql`select "values" -> ${allowed} as "allowed" from "application_settings" where "id" = ${SETTINGS_ID}`);
+  const [row] = await queryRows(
+    db.rows,
+    sql`select "values" -> ${allowed} as "allowed" from "application_settings" where "id" = ${SETTINGS_ID}`,
+  );
   return row?.allowed === true;
 }
 
-export const openSettingsCache = (db: Database): Promise<SettingsCache> => ProcessCache.open(db, { channel: CHANGED_CHANNEL, maxAgeMs: 10_000, maxEntries: 1 });
+export const openSettingsCache = (db: Database): Promise<SettingsCache> =>
+  ProcessCache.open(db, { channel: CHANGED_CHANNEL, maxAgeMs: 10_000, maxEntries: 1 });
 
 export class SettingsService extends Service {
   private async row(): Promise<ApplicationSettingsRow> {

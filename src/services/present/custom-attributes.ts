@@ -6,4 +6,5 @@ export function presentCustomAttributes(attributes: CustomAttribute[], _view: Vi
   return attributes.map((attribute) => ({ key: attribute.key, value: attribute.value }));
 }
 
-export const presentCustomAttribute = (attribute: CustomAttribute, view: View): CustomAttributeShape => presentCustomAttributes([attribute], view)[0];
+export const presentCustomAttribute = (attribute: CustomAttribute, view: View): CustomAttributeShape =>
+  presentCustomAttributes([attribute], view)[0];

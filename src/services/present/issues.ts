@@ -40,7 +40,8 @@ export function presentTimeStats(estimate: number, spent: number): TimeStats {
 }
 
 /** The URL of an issue's page. */
-export const issueWebUrl = (row: Pick<IssueRow, 'project_path' | 'iid'>, view: View) => `${view.baseUrl}/${row.project_path}/issues/${row.iid}`;
+export const issueWebUrl = (row: Pick<IssueRow, 'project_path' | 'iid'>, view: View) =>
+  `${view.baseUrl}/${row.project_path}/issues/${row.iid}`;
 
 /** An issue as lists show it. */
 export function presentIssueBasic(row: IssueRow, view: View): IssueBasic {
@@ -80,11 +81,19 @@ export function presentIssue(row: IssueRow, subscribed: boolean, view: View): Is
   return {
     ...presentIssueBasic(row, view),
     subscribed,
-    _links: { self, notes: `${self}/notes`, award_emoji: `${self}/award_emoji`, project: `${view.baseUrl}/api/v4/projects/${row.project_id}` },
+    _links: {
+      self,
+      notes: `${self}/notes`,
+      award_emoji: `${self}/award_emoji`,
+      project: `${view.baseUrl}/api/v4/projects/${row.project_id}`,
+    },
   };
 }
 
 /** Who a work item shows as its author once the author's account is gone (the original moves it to its "Ghost User"). */
 export function ghostUser(view: View) {
-  return presentUserRef({ id: 0, name: 'Ghost User', username: 'ghost', state: 'active', email: 'ghost@localhost', avatarFilename: null }, view);
+  return presentUserRef(
+    { id: 0, name: 'Ghost User', username: 'ghost', state: 'active', email: 'ghost@localhost', avatarFilename: null },
+    view,
+  );
 }

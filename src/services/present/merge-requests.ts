@@ -13,7 +13,8 @@ function presentUserWithEmail(user: UserRef, view: View): UserWithEmail {
 }
 
 /** The URL of a merge request's page. */
-export const mergeRequestWebUrl = (row: Pick<MergeRequestRow, 'project_path' | 'iid'>, view: View) => `${view.baseUrl}/${row.project_path}/merge_requests/${row.iid}`;
+export const mergeRequestWebUrl = (row: Pick<MergeRequestRow, 'project_path' | 'iid'>, view: View) =>
+  `${view.baseUrl}/${row.project_path}/merge_requests/${row.iid}`;
 
 /** `view=simple`. */
 export function presentMergeRequestSimple(row: MergeRequestRow, view: View): MergeRequestSimple {
@@ -45,7 +46,11 @@ function relativeReference(row: MergeRequestRow, from: ReferenceBase): string {
 }
 
 /** A merge request as lists show it. */
-export function presentMergeRequestBasic(row: MergeRequestRow, view: View, from: ReferenceBase = { projectId: row.project_id }): MergeRequestBasic {
+export function presentMergeRequestBasic(
+  row: MergeRequestRow,
+  view: View,
+  from: ReferenceBase = { projectId: row.project_id },
+): MergeRequestBasic {
   const assignees = row.assignees.map((user) => presentUserWithEmail(user, view));
   const draft = DRAFT_TITLE.test(row.title);
   return {
@@ -66,7 +71,9 @@ export function presentMergeRequestBasic(row: MergeRequestRow, view: View, from:
     upvotes: row.upvotes,
     downvotes: row.downvotes,
     // An author whose account was deleted shows as the original's ghost user would.
-    author: row.author ? presentUserWithEmail(row.author, view) : { ...ghostUser(view), email: 'ghost@localhost', created_at: iso(row.created_at) },
+    author: row.author
+      ? presentUserWithEmail(row.author, view)
+      : { ...ghostUser(view), email: 'ghost@localhost', created_at: iso(row.created_at) },
     assignee: assignees[0] ?? null,
     assignees,
     reviewers: [],

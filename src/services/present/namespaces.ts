@@ -9,7 +9,13 @@ import type { View } from './view.js';
  */
 export function presentNamespaces(namespaces: Namespace[], administered: Map<number, number>, _view: View): NamespaceShape[] {
   return namespaces.map((namespace) => {
-    const shape: NamespaceShape = { id: namespace.id, name: namespace.name, path: namespace.path, kind: namespace.kind, full_path: namespace.fullPath };
+    const shape: NamespaceShape = {
+      id: namespace.id,
+      name: namespace.name,
+      path: namespace.path,
+      kind: namespace.kind,
+      full_path: namespace.fullPath,
+    };
     if (namespace.kind !== 'group') return shape;
     shape.parent_id = namespace.parent ? keyOf(namespace.parent) : null;
     const members = administered.get(namespace.id);

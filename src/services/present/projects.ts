@@ -27,12 +27,14 @@ export interface ProjectRelations {
 /** A notification level of "global", the default of a membership (the original's value 3). */
 const NOTIFICATION_GLOBAL = 3;
 
-const memberAccess = (level: number | null | undefined) => (level ? { access_level: level, notification_level: NOTIFICATION_GLOBAL } : null);
+const memberAccess = (level: number | null | undefined) =>
+  level ? { access_level: level, notification_level: NOTIFICATION_GLOBAL } : null;
 
 const fullPathOf = (project: Pick<Project, 'path'>, namespace: Pick<Namespace, 'fullPath'>) => `${namespace.fullPath}/${project.path}`;
 
 /** A project's page: its `web_url`, where the URLs of its commits, branches and files start. */
-export const projectWebUrl = (project: Pick<Project, 'path'>, namespace: Pick<Namespace, 'fullPath'>, baseUrl: string) => `${baseUrl}/${fullPathOf(project, namespace)}`;
+export const projectWebUrl = (project: Pick<Project, 'path'>, namespace: Pick<Namespace, 'fullPath'>, baseUrl: string) =>
+  `${baseUrl}/${fullPathOf(project, namespace)}`;
 const fullNameOf = (project: Project, namespace: Namespace) => `${namespace.fullName} / ${project.name}`;
 
 /** The host of the base URL, for the SSH clone URL. */
@@ -40,7 +42,13 @@ const hostOf = (baseUrl: string) => new URL(baseUrl).hostname;
 
 /** Its open issues as the viewer counts them: the confidential ones only for those who may read them. */
 function openIssuesCount(project: Project, namespace: Namespace, access: ProjectAccess | undefined, view: View): number {
-  const scoped = { project, namespace, accessLevel: access?.accessLevel ?? 0, projectAccess: access?.projectAccess ?? null, groupAccess: access?.groupAccess ?? null };
+  const scoped = {
+    project,
+    namespace,
+    accessLevel: access?.accessLevel ?? 0,
+    projectAccess: access?.projectAccess ?? null,
+    groupAccess: access?.groupAccess ?? null,
+  };
   const all = project.openIssuesCount ?? 0;
   return can(view.caller, 'read_confidential_issues', scoped) ? all : all - (project.openConfidentialIssuesCount ?? 0);
 }
@@ -92,7 +100,9 @@ export function presentProjects(projects: Project[], relations: ProjectRelations
       import_error: project.importError ?? null,
       permissions: { project_access: memberAccess(access?.projectAccess), group_access: memberAccess(access?.groupAccess) },
       archived: project.archived,
-      avatar_url: project.avatarFilename ? `${view.baseUrl}/uploads/-/system/project/avatar/${project.id}/${encodeURIComponent(project.avatarFilename)}` : null,
+      avatar_url: project.avatarFilename
+        ? `${view.baseUrl}/uploads/-/system/project/avatar/${project.id}/${encodeURIComponent(project.avatarFilename)}`
+        : null,
       shared_runners_enabled: project.sharedRunnersEnabled,
       forks_count: relations.forksCount.get(project.id) ?? 0,
       star_count: relations.starCount.get(project.id) ?? 0,

@@ -46,10 +46,16 @@ export function presentTokens<Kind extends UserTokenKind>(kind: Kind, tokens: Ac
   return presenters[kind](tokens, view);
 }
 
-export const presentToken = <Kind extends UserTokenKind>(kind: Kind, token: AccessToken, view: View): TokenShapes[Kind] => presentTokens(kind, [token], view)[0];
+export const presentToken = <Kind extends UserTokenKind>(kind: Kind, token: AccessToken, view: View): TokenShapes[Kind] =>
+  presentTokens(kind, [token], view)[0];
 
 /** A token just issued: its shape and, this once, the token itself (only its digest is stored). */
-export function presentIssuedToken<Kind extends UserTokenKind>(kind: Kind, record: AccessToken, token: string, view: View): TokenShapes[Kind] & { token: string } {
+export function presentIssuedToken<Kind extends UserTokenKind>(
+  kind: Kind,
+  record: AccessToken,
+  token: string,
+  view: View,
+): TokenShapes[Kind] & { token: string } {
   return { ...presentToken(kind, record, view), token };
 }
 

@@ -14,7 +14,8 @@ import { groupsWhere } from './namespace-store.js';
 export async function sharesOfGroup(em: EntityManager, groupId: number, caller: Caller): Promise<GroupShare[]> {
   const rows = await queryRows(
     em,
-    sql`select g."id", g."name", g."full_path", gl."group_access", gl."expires_at" from "group_group_links" gl join "namespaces" g on g."id" = gl."shared_with_group_id"
+    sql`select g."id", g."name", g."full_path", gl."group_access", gl."expires_at" from "group_group_links" gl join "namespaces" g
+      on g."id" = gl."shared_with_group_id"
       where gl."shared_group_id" = ${groupId} and ${current('gl')} and ${visibleGroupsSql(caller, 'g')} order by gl."id"`,
   );
   return rows.map((row) => ({
@@ -27,7 +28,13 @@ export async function sharesOfGroup(em: EntityManager, groupId: number, caller: 
 }
 
 /** A new share of `sharedGroupId` with `withGroupId`; undefined when the pair is shared already (the unique pair decides, race-free). */
-export async function insertGroupShare(em: EntityManager, sharedGroupId: number, withGroupId: number, groupAccess: number, expiresAt: string | null): Promise<number | undefined> {
+export async function insertGroupShare(
+  em: EntityManager,
+  sharedGroupId: number,
+  withGroupId: number,
+  groupAccess: number,
+  expiresAt: string | null,
+): Promise<number | undefined> {
   const [made] = await queryRows(
     em,
     sql`insert into "group_group_links" ("shared_group_id", "shared_with_group_id", "group_access", "expires_at", "created_at")
@@ -40,8 +47,13 @@ export async function insertGroupShare(em: EntityManager, sharedGroupId: number,
  * A project's groups as a condition on namespaces: its group and the groups above it; with `shared`, the groups it
  * is shared with (giving at least `minimum` when given; only those the caller may see with `visibleOnly`).
  */
-export function projectGroupsWhere(projectId: number, caller: Caller, shared?: { minimum?: number; visibleOnly?: boolean }): FilterQuery<Namespace> {
-  const ancestors = sql`g."id" = any(select unnest(n."traversal_ids") from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" = ${projectId} and n."kind" = 'group')`;
+export function projectGroupsWhere(
+  projectId: number,
+  caller: Caller,
+  shared?: { minimum?: number; visibleOnly?: boolean },
+): FilterQuery<Namespace> {
+  const ancestors = sql`g."id" = any(select unnest(n."traversal_ids") from "projects" p join "namespaces" n on n."id" = p."namespace_id"
+    where p."id" = ${projectId} and n."kind" = 'group')`;
   if (!shared) return groupsWhere(ancestors);
   const visible = shared.visibleOnly ? sql` and ${visibleGroupsSql(caller, 'g')}` : empty;
   return groupsWhere(sql`(${ancestors} or (g."id" in (${projectShareGroupIdsSql(projectId, shared.minimum)})${visible}))`);

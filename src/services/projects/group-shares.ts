@@ -66,6 +66,16 @@ export class GroupSharesService extends Service {
     }
     const page = await findPage(this.em, Namespace, { $and: where }, { id: 'desc' }, query, { plainRows: true });
     const groups = await this.ctx.groups.present(page.items);
-    return { ...page, items: groups.map((group) => ({ id: group.id, web_url: group.web_url, name: group.name, avatar_url: group.avatar_url, full_name: group.full_name, full_path: group.full_path })) };
+    return {
+      ...page,
+      items: groups.map((group) => ({
+        id: group.id,
+        web_url: group.web_url,
+        name: group.name,
+        avatar_url: group.avatar_url,
+        full_name: group.full_name,
+        full_path: group.full_path,
+      })),
+    };
   }
 }

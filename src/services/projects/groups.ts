@@ -3,14 +3,32 @@ import { can, type GroupInScope, type ProjectInScope } from '../../auth/abilitie
 import { memberGroupsSql, ownedGroupsSql, visibleGroupsSql } from '../../auth/access-levels.js';
 import { CREATOR_LEVELS } from '../../auth/levels.js';
 import { newRunnersToken } from '../../auth/secret-box.js';
-import { GroupMember, Namespace, Project, VISIBILITIES, visibilityRank, type Visibility } from '../../db/entities/index.js';
+import { GroupMember, Namespace, type Project, VISIBILITIES, visibilityRank, type Visibility } from '../../db/entities/index.js';
 import { keyOf } from '../../db/rows.js';
 import { takenAttribute } from '../../db/unique.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../errors.js';
-import type { CreateGroupInput, Group as GroupShape, GroupDetail, ListGroupProjectsQuery, ListGroupsQuery, UpdateGroupInput } from '../../schemas/groups.js';
+import type {
+  CreateGroupInput,
+  Group as GroupShape,
+  GroupDetail,
+  ListGroupProjectsQuery,
+  ListGroupsQuery,
+  UpdateGroupInput,
+} from '../../schemas/groups.js';
 import type { Project as ProjectShape, ProjectSimple } from '../../schemas/projects.js';
 import { setTraversalIds } from './namespaces.js';
-import { descendantsOf, findGroupInScope, groupsWhere, inGroupOrBelow, moreOpenContents, projectsBelow, projectsOfGroups, renameDescendants, sharedWith, siblingTaken } from './namespace-store.js';
+import {
+  descendantsOf,
+  findGroupInScope,
+  groupsWhere,
+  inGroupOrBelow,
+  moreOpenContents,
+  projectsBelow,
+  projectsOfGroups,
+  renameDescendants,
+  sharedWith,
+  siblingTaken,
+} from './namespace-store.js';
 import { findPage, type Page, type PageQuery } from '../pagination.js';
 import { presentGroups } from '../present/groups.js';
 import { likePattern } from '../search.js';
@@ -19,7 +37,8 @@ import { Service } from '../service.js';
 
 /** The original's rule for group names (Gitlab::Regex of its era), with its message. */
 const NAME_RULE = /^[\p{L}\p{N}\u{00A9}-\u{1f9c0}_][\p{L}\p{N}\p{Pd}\u{00A9}-\u{1f9c0}_(). ]*$/u;
-const NAME_MESSAGE = "can contain only letters, digits, emojis, '_', '.', dash, space, parenthesis. It must start with letter, digit, emoji or '_'.";
+const NAME_MESSAGE =
+  "can contain only letters, digits, emojis, '_', '.', dash, space, parenthesis. It must start with letter, digit, emoji or '_'.";
 
 /** How deep groups nest, as in the original: twenty levels. */
 const MAX_DEPTH = 20;
@@ -42,12 +61,14 @@ export class GroupsService extends Service {
   async list(query: ListGroupsQuery & PageQuery, parent?: Namespace, options: { descendants?: boolean } = {}): Promise<Page<GroupShape>> {
     const caller = this.ctx.caller;
     const where: FilterQuery<Namespace>[] = [{ kind: 'group' }];
-    // A group's subgroups (or, GET /groups/:id/descendant_groups, every group below it): every one the caller may see, unless it asks for its own only.
+    // A group's subgroups (or, GET /groups/:id/descendant_groups, every group below it): every one the caller may see, unless it asks for
+    // its own only.
     const allByDefault = can(caller, 'read_all_resources') || parent !== undefined;
     if (parent && options.descendants) where.push(descendantsOf(parent.id));
     else if (parent) where.push({ parent: parent.id });
     if (query.owned) where.push(groupsWhere(ownedGroupsSql(caller)));
-    else if (!caller.user || query.all_available || (allByDefault && query.all_available === undefined)) where.push(groupsWhere(visibleGroupsSql(caller)));
+    else if (!caller.user || query.all_available || (allByDefault && query.all_available === undefined))
+      where.push(groupsWhere(visibleGroupsSql(caller)));
     else where.push(groupsWhere(memberGroupsSql(caller)));
     if (query.skip_groups?.length) where.push({ id: { $nin: query.skip_groups } });
     if (query.search) {
@@ -102,7 +123,9 @@ export class GroupsService extends Service {
     try {
       return this.ctx.env.secrets.open(sealed);
     } catch {
-      this.ctx.env.logger.error('forgekit: a runners token could not be opened: is the secret key the one it was sealed with?', { group: scoped.group.id });
+      this.ctx.env.logger.error('forgekit: a runners token could not be opened: is the secret key the one it was sealed with?', {
+        group: scoped.group.id,
+      });
       return undefined;
     }
   }
@@ -165,7 +188,8 @@ export class GroupsService extends Service {
     const problems = new Problems();
     const renamed = input.name !== undefined && input.name !== group.name;
     const moved = input.path !== undefined && input.path !== group.path;
-    if (renamed || moved) await this.checkNameAndPath(problems, parent, renamed ? input.name : undefined, moved ? input.path : undefined, group);
+    if (renamed || moved)
+      await this.checkNameAndPath(problems, parent, renamed ? input.name : undefined, moved ? input.path : undefined, group);
     if (input.visibility !== undefined && input.visibility !== group.visibility) {
       this.checkVisibility(problems, input.visibility, parent, (await this.ctx.settings()).restricted_visibility_levels);
       await this.checkVisibilityOfContents(problems, group, input.visibility);
@@ -208,7 +232,13 @@ export class GroupsService extends Service {
    * A name and a path by the original's rules, each unique among the group's siblings (`undefined`: one that is
    * not changing); a top-level group's path also among users' namespaces.
    */
-  private async checkNameAndPath(problems: Problems, parent: Namespace | null, name: string | undefined, path: string | undefined, except?: Namespace): Promise<void> {
+  private async checkNameAndPath(
+    problems: Problems,
+    parent: Namespace | null,
+    name: string | undefined,
+    path: string | undefined,
+    except?: Namespace,
+  ): Promise<void> {
     if (name !== undefined) {
       if (name.trim() === '') problems.add('name', "can't be blank");
       else if (!NAME_RULE.test(name)) problems.add('name', NAME_MESSAGE);
@@ -221,8 +251,14 @@ export class GroupsService extends Service {
   }
 
   /** `restricted_visibility_levels` (for all but administrators), and a subgroup is no more open than its parent. */
-  private checkVisibility(problems: Problems, visibility: Visibility, parent: Namespace | null, restricted: readonly string[] | null): void {
-    if (!can(this.ctx.caller, 'admin_all_resources') && restricted?.includes(visibility)) problems.add('visibility_level', `${visibility} has been restricted by your GitLab administrator`);
+  private checkVisibility(
+    problems: Problems,
+    visibility: Visibility,
+    parent: Namespace | null,
+    restricted: readonly string[] | null,
+  ): void {
+    if (!can(this.ctx.caller, 'admin_all_resources') && restricted?.includes(visibility))
+      problems.add('visibility_level', `${visibility} has been restricted by your GitLab administrator`);
     if (parent && visibilityRank(visibility) > visibilityRank(parent.visibility)) {
       problems.add('visibility_level', `${visibility} is not allowed since the parent group has a ${parent.visibility} visibility.`);
     }
@@ -233,8 +269,10 @@ export class GroupsService extends Service {
     const more = VISIBILITIES.slice(visibilityRank(visibility) + 1);
     if (!more.length) return;
     const found = await moreOpenContents(this.em, group, more);
-    if (found.projects) problems.add('visibility_level', `${visibility} is not allowed since this group contains projects with higher visibility.`);
-    if (found.subgroups) problems.add('visibility_level', `${visibility} is not allowed since there are sub-groups with higher visibility.`);
+    if (found.projects)
+      problems.add('visibility_level', `${visibility} is not allowed since this group contains projects with higher visibility.`);
+    if (found.subgroups)
+      problems.add('visibility_level', `${visibility} is not allowed since there are sub-groups with higher visibility.`);
   }
 
   private flush(): Promise<void> {

@@ -28,7 +28,12 @@ export const membersWhere = (source: MembersSource, inherited: boolean): FilterQ
 });
 
 /** Each user's highest current membership of the source (with `inherited`, the groups above included), for the users given. */
-export async function membershipsOf(em: EntityManager, source: MembersSource, inherited: boolean, userIds: number[]): Promise<Map<number, Membership>> {
+export async function membershipsOf(
+  em: EntityManager,
+  source: MembersSource,
+  inherited: boolean,
+  userIds: number[],
+): Promise<Map<number, Membership>> {
   const memberships = new Map<number, Membership>();
   if (!userIds.length) return memberships;
   const found = (await queryRows(
@@ -41,7 +46,11 @@ export async function membershipsOf(em: EntityManager, source: MembersSource, in
 }
 
 /** The highest membership the user has of a group above the source, and that group's name; undefined for none. */
-export async function inheritedMembership(em: EntityManager, source: MembersSource, userId: number): Promise<{ access_level: number; source_name: string } | undefined> {
+export async function inheritedMembership(
+  em: EntityManager,
+  source: MembersSource,
+  userId: number,
+): Promise<{ access_level: number; source_name: string } | undefined> {
   const [row] = await queryRows(
     em,
     sql`select m."access_level", m."source_name" from (${memberRowsSql(source, true)}) m
@@ -71,8 +80,10 @@ export async function insertMembership(em: EntityManager, source: MembersSource,
   const { name, table, key } = TABLES[source.kind];
   const [added] = await queryRows(
     em,
-    sql`insert into ${table} (${key}, "user_id", "access_level", "expires_at", "created_at") values (${source.id}, ${userId}, ${membership.access_level}, ${membership.expires_at}, now())
-     on conflict (${key}, "user_id") do update set "access_level" = excluded."access_level", "expires_at" = excluded."expires_at", "created_at" = now()
+    sql`insert into ${table} (${key}, "user_id", "access_level", "expires_at", "created_at")
+      values (${source.id}, ${userId}, ${membership.access_level}, ${membership.expires_at}, now())
+     on conflict (${key}, "user_id") do update set "access_level" = excluded."access_level", "expires_at" = excluded."expires_at",
+       "created_at" = now()
      where not ${current(name)}
      returning "id"`,
   );
@@ -82,7 +93,11 @@ export async function insertMembership(em: EntityManager, source: MembersSource,
 /** A member's own membership of the source changed. */
 export async function updateMembership(em: EntityManager, source: MembersSource, userId: number, membership: Membership): Promise<void> {
   const { table, key } = TABLES[source.kind];
-  await queryRows(em, sql`update ${table} set "access_level" = ${membership.access_level}, "expires_at" = ${membership.expires_at} where ${key} = ${source.id} and "user_id" = ${userId}`);
+  await queryRows(
+    em,
+    sql`update ${table} set "access_level" = ${membership.access_level}, "expires_at" = ${membership.expires_at}
+      where ${key} = ${source.id} and "user_id" = ${userId}`,
+  );
 }
 
 /** A member's own membership of the source removed. */

@@ -8,12 +8,21 @@ import type { AddMemberInput, EditMemberInput, ListMembersQuery, Member } from '
 import { findPage, type Page, type PageQuery } from '../pagination.js';
 import { presentUserBasic, USER_BASIC_FIELDS } from '../present/users.js';
 import { likePattern } from '../search.js';
-import { deleteMembership, inheritedMembership, insertMembership, membersWhere, membershipsOf, otherOwners, updateMembership, userById, type Membership } from './member-store.js';
+import {
+  deleteMembership,
+  inheritedMembership,
+  insertMembership,
+  membersWhere,
+  membershipsOf,
+  otherOwners,
+  updateMembership,
+  userById,
+  type Membership,
+} from './member-store.js';
 import { Service } from '../service.js';
 
 /** Whose members a call names: a project's or a group's, as its scope loaded it. */
 export type MembersOf = { kind: 'project'; scoped: ProjectInScope } | { kind: 'group'; scoped: GroupInScope };
-
 
 /**
  * The day a membership or a share expires, from what the client sent (a date, or a timestamp whose date counts):
@@ -38,7 +47,12 @@ export class MembersService extends Service {
     }
     if (query.user_ids) where.push({ id: { $in: query.user_ids } });
     const page = await findPage(this.em, User, { $and: where }, { id: 'asc' }, query, { plainRows: true, fields: USER_BASIC_FIELDS });
-    const memberships = await membershipsOf(this.em, source, inherited, page.items.map((user) => user.id));
+    const memberships = await membershipsOf(
+      this.em,
+      source,
+      inherited,
+      page.items.map((user) => user.id),
+    );
     return { ...page, items: await this.present(page.items, memberships) };
   }
 
@@ -84,7 +98,9 @@ export class MembersService extends Service {
   }
 
   private administers(of: MembersOf): boolean {
-    return of.kind === 'project' ? can(this.ctx.caller, 'admin_project_member', of.scoped) : can(this.ctx.caller, 'admin_group_member', of.scoped);
+    return of.kind === 'project'
+      ? can(this.ctx.caller, 'admin_project_member', of.scoped)
+      : can(this.ctx.caller, 'admin_group_member', of.scoped);
   }
 
   /** The user's own current membership of the source; 404 without one. */
@@ -117,4 +133,5 @@ export class MembersService extends Service {
   }
 }
 
-const sourceOf = (of: MembersOf): MembersSource => (of.kind === 'project' ? { kind: 'project', id: of.scoped.project.id } : { kind: 'group', id: of.scoped.group.id });
+const sourceOf = (of: MembersOf): MembersSource =>
+  of.kind === 'project' ? { kind: 'project', id: of.scoped.project.id } : { kind: 'group', id: of.scoped.group.id };

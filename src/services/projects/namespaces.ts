@@ -11,7 +11,15 @@ import { Service } from '../service.js';
 
 /** A new user's own namespace, named by its username; written with the user (its `traversalIds` after: `setTraversalIds`). */
 export function createUserNamespace(em: EntityManager, user: User): Namespace {
-  return em.create(Namespace, { kind: 'user', name: user.username, path: user.username, fullPath: user.username, fullName: user.name, owner: user, traversalIds: [] });
+  return em.create(Namespace, {
+    kind: 'user',
+    name: user.username,
+    path: user.username,
+    fullPath: user.username,
+    fullName: user.name,
+    owner: user,
+    traversalIds: [],
+  });
 }
 
 /**
@@ -98,7 +106,8 @@ export class NamespacesService extends Service {
   /** Namespaces in the caller's shape; the members' count of the groups it may administer, in one query for the page. */
   async present(namespaces: Namespace[]): Promise<NamespaceShape[]> {
     const groups = namespaces.filter((namespace) => namespace.kind === 'group').map((namespace) => namespace.id);
-    const administered = groups.length && this.ctx.caller.user ? await administeredMemberCounts(this.ctx, groups) : new Map<number, number>();
+    const administered =
+      groups.length && this.ctx.caller.user ? await administeredMemberCounts(this.ctx, groups) : new Map<number, number>();
     return presentNamespaces(namespaces, administered, await this.ctx.view());
   }
 
@@ -111,4 +120,3 @@ export class NamespacesService extends Service {
     namespace.fullName = user.name;
   }
 }
-

@@ -1,4 +1,4 @@
-import { type ProjectInScope } from '../../auth/abilities.js';
+import type { ProjectInScope } from '../../auth/abilities.js';
 import { newRunnersToken } from '../../auth/secret-box.js';
 import { CREATOR_LEVELS } from '../../auth/levels.js';
 import { Namespace, Project, ProjectMember, User, type Visibility } from '../../db/entities/index.js';
@@ -9,7 +9,19 @@ import type { CreateProjectForUserInput, CreateProjectInput, Project as ProjectS
 import { DEFAULT_BRANCH } from '../../git/store.js';
 import { FORK_REPOSITORY, IMPORT_REPOSITORY } from '../../jobs/repository-jobs.js';
 import { checkAvatar, Problems, TAKEN } from '../identity/user-validation.js';
-import { checkImportUrl, checkLimit, checkNameAndPath, checkTaken, checkVisibility, leastOpen, mayCreateProjectsIn, pathFromName, setProjectAvatar, settingsOf, visibleNamespace } from './project-rules.js';
+import {
+  checkImportUrl,
+  checkLimit,
+  checkNameAndPath,
+  checkTaken,
+  checkVisibility,
+  leastOpen,
+  mayCreateProjectsIn,
+  pathFromName,
+  setProjectAvatar,
+  settingsOf,
+  visibleNamespace,
+} from './project-rules.js';
 import { Service } from '../service.js';
 
 /** Projects made: empty, imported from a URL, or forked (POST /projects, /projects/user/:user_id, /projects/:id/fork). */
@@ -30,13 +42,20 @@ export class ProjectCreationService extends Service {
    * taken there is 409, as the original answers it.
    */
   async fork(scoped: ProjectInScope, input: ForkProjectInput): Promise<ProjectShape> {
-    const target = input.namespace === undefined ? { owner: this.ctx.currentUser.id } : { id: (await visibleNamespace(this.ctx, input.namespace))?.id ?? 0 };
+    const target =
+      input.namespace === undefined
+        ? { owner: this.ctx.currentUser.id }
+        : { id: (await visibleNamespace(this.ctx, input.namespace))?.id ?? 0 };
     // Managed by the call's EntityManager: the fork's row refers to it.
     const namespace = await this.em.findOne(Namespace, target);
     if (!namespace || !(await mayCreateProjectsIn(this.ctx, namespace))) throw new NotFoundError('Target Namespace');
     const source = scoped.project;
     // No more open than its source, the group it goes into, or what was asked for: a fork never publishes what its source hides.
-    const visibility = leastOpen([source.visibility, ...(namespace.kind === 'group' ? [namespace.visibility] : []), ...(input.visibility ? [input.visibility] : [])]);
+    const visibility = leastOpen([
+      source.visibility,
+      ...(namespace.kind === 'group' ? [namespace.visibility] : []),
+      ...(input.visibility ? [input.visibility] : []),
+    ]);
     const copied = {
       name: input.name ?? source.name,
       path: input.path ?? source.path,
@@ -74,7 +93,11 @@ export class ProjectCreationService extends Service {
     checkVisibility(this.ctx, problems, visibility, settings, namespace);
     checkAvatar(problems, input.avatar);
     if (input.import_url !== undefined) {
-      await checkImportUrl(problems, input.import_url, settings.allow_local_requests_from_web_hooks_and_services || this.ctx.env.allowLocalRequests);
+      await checkImportUrl(
+        problems,
+        input.import_url,
+        settings.allow_local_requests_from_web_hooks_and_services || this.ctx.env.allowLocalRequests,
+      );
     }
     if (!problems.any) await checkTaken(this.ctx, problems, namespace, name, path);
     // A user's `projects_limit` counts the projects in its own namespace, whoever makes them there.
@@ -105,7 +128,8 @@ export class ProjectCreationService extends Service {
     });
     // As the original does: a user's namespace's user is its project's maintainer as well as the namespace's
     // owner; in a group, the group's members have what the group gives them.
-    if (namespace.kind === 'user') this.em.create(ProjectMember, { project, user: keyOf(namespace.owner), accessLevel: CREATOR_LEVELS.project });
+    if (namespace.kind === 'user')
+      this.em.create(ProjectMember, { project, user: keyOf(namespace.owner), accessLevel: CREATOR_LEVELS.project });
     if (input.avatar) setProjectAvatar(this.ctx, project, input.avatar);
     await this.em.flush().catch((error: unknown) => {
       throw takenAttribute(error) === 'path' ? BadRequestError.invalid('path', TAKEN) : error;
@@ -113,7 +137,8 @@ export class ProjectCreationService extends Service {
     // The repository once the row has its ID, inside the transaction: should it fail, the project is not made.
     const defaultBranch = input.default_branch ?? DEFAULT_BRANCH;
     await this.ctx.env.repositories.create(project.repositoryStorage, project.id, defaultBranch);
-    if (origin.forkedFrom) await this.ctx.env.jobs.enqueue(this.em, FORK_REPOSITORY, { projectId: project.id, sourceProjectId: origin.forkedFrom.id });
+    if (origin.forkedFrom)
+      await this.ctx.env.jobs.enqueue(this.em, FORK_REPOSITORY, { projectId: project.id, sourceProjectId: origin.forkedFrom.id });
     else if (input.import_url) await this.ctx.env.jobs.enqueue(this.em, IMPORT_REPOSITORY, { projectId: project.id });
     else if (input.initialize_with_readme) return this.initializeWithReadme(project, user, defaultBranch);
     return (await this.ctx.projects.present([project]))[0];

@@ -1,18 +1,17 @@
 import { can } from '../../auth/abilities.js';
-import { Namespace, Project, ProjectAvatar, User, visibilityRank, type Visibility } from '../../db/entities/index.js';
+import { type Namespace, Project, ProjectAvatar, type User, visibilityRank, type Visibility } from '../../db/entities/index.js';
 import { keyOf } from '../../db/rows.js';
 import type { SettingsValues } from '../../schemas/settings.js';
 import type { CreateProjectInput, UpdateProjectInput } from '../../schemas/projects.js';
 import { importUrlProblem } from './import-url.js';
 import type { Context } from '../context.js';
-import { Problems, TAKEN } from '../identity/user-validation.js';
+import { type Problems, TAKEN } from '../identity/user-validation.js';
 import { projectVisibility, takenInNamespace } from './project-store.js';
 
 /**
  * The rules a project is made, changed and moved by (names and paths, visibility, limits, what is taken), as the
  * original validates a project: shared by creation, updates and transfers.
  */
-
 
 /** The original's rules for names and paths (Gitlab::Regex of its era), with its messages. */
 const NAME_RULE = /^[\p{L}\p{N}\u{00A9}-\u{1f9c0}_][\p{L}\p{N}\p{Pd}\u{00A9}-\u{1f9c0}_. ]*$/u;
@@ -27,7 +26,8 @@ export function checkNameAndPath(problems: Problems, name: string | undefined, p
     else if (!NAME_RULE.test(name)) problems.add('name', NAME_MESSAGE);
   }
   if (path === '') problems.add('path', "can't be blank");
-  else if (path !== undefined && (!PATH_RULE.test(path) || path.endsWith('.git') || path.endsWith('.atom'))) problems.add('path', PATH_MESSAGE);
+  else if (path !== undefined && (!PATH_RULE.test(path) || path.endsWith('.git') || path.endsWith('.atom')))
+    problems.add('path', PATH_MESSAGE);
 }
 
 /** A path made from a name, as the original makes one: lowercased, each run of other characters a dash. */
@@ -47,7 +47,8 @@ export async function checkImportUrl(problems: Problems, importUrl: string, allo
 }
 
 /** The least open of some visibilities. */
-export const leastOpen = (visibilities: Visibility[]): Visibility => visibilities.reduce((least, next) => (visibilityRank(next) < visibilityRank(least) ? next : least));
+export const leastOpen = (visibilities: Visibility[]): Visibility =>
+  visibilities.reduce((least, next) => (visibilityRank(next) < visibilityRank(least) ? next : least));
 
 /** The request's settings as the entity names them (the request spells one of them differently). */
 export const SETTINGS = {
@@ -70,7 +71,13 @@ export const SETTINGS = {
 } as const;
 
 /** `restricted_visibility_levels` (levels that only administrators may give a project); a project is no more open than its group. */
-export function checkVisibility(ctx: Context, problems: Problems, visibility: Visibility, settings: SettingsValues, namespace: Namespace): void {
+export function checkVisibility(
+  ctx: Context,
+  problems: Problems,
+  visibility: Visibility,
+  settings: SettingsValues,
+  namespace: Namespace,
+): void {
   if (!can(ctx.caller, 'admin_all_resources') && settings.restricted_visibility_levels?.includes(visibility)) {
     problems.add('visibility_level', `${visibility} has been restricted by your GitLab administrator`);
   }
@@ -98,7 +105,14 @@ export async function unlinkForks(ctx: Context, project: Project): Promise<void>
 }
 
 /** Name and path are each unique in the namespace, regardless of case (`except`: the project being renamed). */
-export async function checkTaken(ctx: Context, problems: Problems, namespace: Namespace, name: string, path: string, except = 0): Promise<void> {
+export async function checkTaken(
+  ctx: Context,
+  problems: Problems,
+  namespace: Namespace,
+  name: string,
+  path: string,
+  except = 0,
+): Promise<void> {
   const taken = await takenInNamespace(ctx.em, namespace, name, path, except);
   if (taken.name) problems.add('name', TAKEN);
   if (taken.path) problems.add('path', TAKEN);
@@ -107,11 +121,16 @@ export async function checkTaken(ctx: Context, problems: Problems, namespace: Na
 /** A user's `projects_limit` bounds the projects in its own namespace. */
 export async function checkLimit(ctx: Context, problems: Problems, user: User): Promise<void> {
   const owned = await ctx.em.count(Project, { namespace: { owner: user.id } });
-  if (user.projectsLimit === 0) problems.add('limit_reached', 'Personal project creation is not allowed. Please contact your administrator with questions');
-  else if (owned >= user.projectsLimit) problems.add('limit_reached', `Your project limit is ${user.projectsLimit} projects! Please contact your administrator to increase it`);
+  if (user.projectsLimit === 0)
+    problems.add('limit_reached', 'Personal project creation is not allowed. Please contact your administrator with questions');
+  else if (owned >= user.projectsLimit)
+    problems.add('limit_reached', `Your project limit is ${user.projectsLimit} projects! Please contact your administrator to increase it`);
 }
 
-/** A namespace by ID or full path that the caller may see: its own, any group it sees (though only its members see it in GET /namespaces); null otherwise. */
+/**
+ * A namespace by ID or full path that the caller may see: its own, any group it sees (though only its members see it in GET /namespaces);
+ * null otherwise.
+ */
 export async function visibleNamespace(ctx: Context, idOrPath: number | string): Promise<Namespace | null> {
   const target = await ctx.namespaces.findInScope(idOrPath);
   if (!target) return null;
@@ -130,7 +149,9 @@ export function setProjectAvatar(ctx: Context, project: Project, avatar: NonNull
   ctx.em.create(ProjectAvatar, { project, filename: avatar.filename, contentType: avatar.content_type, data: Buffer.from(avatar.data) });
 }
 
-export function settingsOf(input: CreateProjectInput | UpdateProjectInput): Partial<Record<(typeof SETTINGS)[keyof typeof SETTINGS], boolean>> {
+export function settingsOf(
+  input: CreateProjectInput | UpdateProjectInput,
+): Partial<Record<(typeof SETTINGS)[keyof typeof SETTINGS], boolean>> {
   const settings: Partial<Record<(typeof SETTINGS)[keyof typeof SETTINGS], boolean>> = {};
   for (const [parameter, property] of Object.entries(SETTINGS)) {
     const value = (input as Partial<Record<keyof typeof SETTINGS, boolean>>)[parameter as keyof typeof SETTINGS];

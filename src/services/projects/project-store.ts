@@ -6,7 +6,7 @@ import type { EntityManager } from '../../db/orm.js';
 import { keyOf, ormRaw, queryRows, rowAs } from '../../db/rows.js';
 import { sql, type Sql } from '../../db/sql.js';
 import type { Context } from '../context.js';
-import { type ProjectRelations } from '../present/projects.js';
+import type { ProjectRelations } from '../present/projects.js';
 
 /**
  * Projects' hand-written statements (a project with the caller's levels, what a page of projects embeds, stars and
@@ -50,7 +50,12 @@ export async function findProjectInScope(ctx: Context, idOrPath: number | string
  * project, with the project's namespace when the scope read it too (GET /projects/:id and the calls that answer
  * one project), which are not read again.
  */
-export async function projectRelations(ctx: Context, projects: Project[], known: Map<number, ProjectAccess & { namespace?: Namespace }>, options: { statistics?: boolean } = {}): Promise<ProjectRelations> {
+export async function projectRelations(
+  ctx: Context,
+  projects: Project[],
+  known: Map<number, ProjectAccess & { namespace?: Namespace }>,
+  options: { statistics?: boolean } = {},
+): Promise<ProjectRelations> {
   const relations: ProjectRelations = {
     namespaces: new Map(),
     owners: new Map(),
@@ -76,7 +81,8 @@ export async function projectRelations(ctx: Context, projects: Project[], known:
        (select to_jsonb(o) from (select u."id", u."name", u."created_at" from "users" u where u."id" = n."owner_id") o) as "owner",
        (select count(*)::int from "projects" f where f."forked_from_id" = p."id") as "forks",
        (select count(*)::int from "project_stars" s where s."project_id" = p."id") as "stars",
-       (select jsonb_agg(jsonb_build_object('group_id', g."id", 'group_name', g."full_name", 'group_access_level', l."group_access") order by l."id")
+       (select jsonb_agg(jsonb_build_object('group_id', g."id", 'group_name', g."full_name", 'group_access_level', l."group_access")
+         order by l."id")
          from "project_group_links" l join "namespaces" g on g."id" = l."group_id" where l."project_id" = p."id") as "shares",
        (select jsonb_build_object('project', to_jsonb(fp), 'namespace', to_jsonb(fn))
          from "projects" fp join "namespaces" fn on fn."id" = fp."namespace_id" where fp."id" = p."forked_from_id") as "forked_from",
@@ -106,9 +112,17 @@ export async function projectRelations(ctx: Context, projects: Project[], known:
     relations.forksCount.set(row.id, row.forks);
     relations.starCount.set(row.id, row.stars);
     if (row.shares) relations.sharedWithGroups.set(row.id, row.shares);
-    if (row.forked_from) relations.forkedFrom.set(row.id, { ...rowAs(em, Project, row.forked_from.project), namespace: rowAs(em, Namespace, row.forked_from.namespace) });
+    if (row.forked_from)
+      relations.forkedFrom.set(row.id, {
+        ...rowAs(em, Project, row.forked_from.project),
+        namespace: rowAs(em, Namespace, row.forked_from.namespace),
+      });
     if (!relations.access.has(row.id)) {
-      relations.access.set(row.id, { accessLevel: Number(row.access_level), projectAccess: row.project_access, groupAccess: row.group_access });
+      relations.access.set(row.id, {
+        accessLevel: Number(row.access_level),
+        projectAccess: row.project_access,
+        groupAccess: row.group_access,
+      });
     }
   }
   // As each project's scope would be, for its policy.
@@ -124,7 +138,9 @@ export async function projectRelations(ctx: Context, projects: Project[], known:
       relations.runnersTokens.set(project.id, ctx.env.secrets.open(project.runnersTokenSealed));
     } catch {
       // Sealed under another secret key (the configured one changed): not shown, and said once per call.
-      ctx.env.logger.error('forgekit: a runners token could not be opened: is the secret key the one it was sealed with?', { project: project.id });
+      ctx.env.logger.error('forgekit: a runners token could not be opened: is the secret key the one it was sealed with?', {
+        project: project.id,
+      });
       break;
     }
   }
@@ -132,28 +148,46 @@ export async function projectRelations(ctx: Context, projects: Project[], known:
     // Measured from each repository, for those who may read them.
     const readers = projects.filter((project) => can(ctx.caller, 'read_statistics', scopedOf(project)));
     const measured = await Promise.all(readers.map((project) => ctx.env.repositories.statistics(project.repositoryStorage, project.id)));
-    readers.forEach((project, index) => relations.statistics.set(project.id, measured[index]));
+    readers.forEach((project, index) => {
+      relations.statistics.set(project.id, measured[index]);
+    });
   }
   return relations;
 }
 
 /** Projects (aliased `p` in `condition`: the visibility rules are written once, for that alias) as a condition on projects. */
-export const projectsWhere = (condition: Sql): FilterQuery<Project> => ({ id: { $in: ormRaw(sql`(select p."id" from "projects" p where ${condition})`) } });
+export const projectsWhere = (condition: Sql): FilterQuery<Project> => ({
+  id: { $in: ormRaw(sql`(select p."id" from "projects" p where ${condition})`) },
+});
 
 /** The projects the user has starred, as a condition on projects. */
-export const starredBy = (userId: number): FilterQuery<Project> => ({ id: { $in: ormRaw(sql`(select s."project_id" from "project_stars" s where s."user_id" = ${userId})`) } });
+export const starredBy = (userId: number): FilterQuery<Project> => ({
+  id: { $in: ormRaw(sql`(select s."project_id" from "project_stars" s where s."user_id" = ${userId})`) },
+});
 
 /** The users with access to the project, as a condition on users. */
-export const projectUsersWhere = (projectId: number): FilterQuery<User> => ({ id: { $in: ormRaw(sql`(${projectUserIdsSql(projectId)})`) } });
+export const projectUsersWhere = (projectId: number): FilterQuery<User> => ({
+  id: { $in: ormRaw(sql`(${projectUserIdsSql(projectId)})`) },
+});
 
 /** The user's star on the project; false when it had starred it already. */
 export async function insertStar(em: EntityManager, projectId: number, userId: number): Promise<boolean> {
-  const [inserted] = await queryRows(em, sql`insert into "project_stars" ("project_id", "user_id", "created_at") values (${projectId}, ${userId}, now()) on conflict do nothing returning "id"`);
+  const [inserted] = await queryRows(
+    em,
+    sql`insert into "project_stars" ("project_id", "user_id", "created_at") values (${projectId}, ${userId}, now()) on conflict do nothing
+      returning "id"`,
+  );
   return inserted !== undefined;
 }
 
 /** The project shared with the group; the share's ID, undefined when it is shared with it already. */
-export async function insertShare(em: EntityManager, projectId: number, groupId: number, groupAccess: number, expiresAt: string | null): Promise<number | undefined> {
+export async function insertShare(
+  em: EntityManager,
+  projectId: number,
+  groupId: number,
+  groupAccess: number,
+  expiresAt: string | null,
+): Promise<number | undefined> {
   const [link] = await queryRows(
     em,
     sql`insert into "project_group_links" ("project_id", "group_id", "group_access", "expires_at", "created_at")
@@ -169,10 +203,17 @@ export async function projectVisibility(em: EntityManager, projectId: number): P
 }
 
 /** Whether a name and a path are taken in the namespace, regardless of case (`except`: the project being renamed). */
-export async function takenInNamespace(em: EntityManager, namespace: Namespace, name: string, path: string, except: number): Promise<{ name: boolean; path: boolean }> {
+export async function takenInNamespace(
+  em: EntityManager,
+  namespace: Namespace,
+  name: string,
+  path: string,
+  except: number,
+): Promise<{ name: boolean; path: boolean }> {
   const [taken] = await queryRows(
     em,
-    sql`select bool_or(lower("name") = lower(${name})) as "name", bool_or(lower("path") = lower(${path})) as "path" from "projects" where "namespace_id" = ${namespace.id} and "id" <> ${except}`,
+    sql`select bool_or(lower("name") = lower(${name})) as "name", bool_or(lower("path") = lower(${path})) as "path" from "projects"
+      where "namespace_id" = ${namespace.id} and "id" <> ${except}`,
   );
   return { name: taken?.name === true, path: taken?.path === true };
 }

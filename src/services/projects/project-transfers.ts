@@ -56,7 +56,8 @@ export class ProjectTransfersService extends Service {
     const expiresAt = memberExpiry(input.expires_at);
     const group = await this.ctx.groups.findInScope(input.group_id);
     if (!group || !can(this.ctx.caller, 'read_group', group)) throw new NotFoundError('Group');
-    if (scoped.namespace.traversalIds.includes(group.group.id)) throw new ConflictError('Project cannot be shared with the group it is in or one of its ancestors.');
+    if (scoped.namespace.traversalIds.includes(group.group.id))
+      throw new ConflictError('Project cannot be shared with the group it is in or one of its ancestors.');
     const id = await insertShare(this.em, scoped.project.id, group.group.id, input.group_access, expiresAt);
     if (id === undefined) throw new ConflictError('Group already shared with this group');
     return { id, project_id: scoped.project.id, group_id: group.group.id, group_access: input.group_access, expires_at: expiresAt };

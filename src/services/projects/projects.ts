@@ -1,20 +1,42 @@
 import type { FilterQuery } from '@mikro-orm/core';
 import { can, type ProjectInScope } from '../../auth/abilities.js';
 import { memberProjectsSql, ownedProjectsSql, visibleProjectsSql } from '../../auth/access-levels.js';
-import { Namespace, Project, ProjectAvatar, ProjectStar, User, visibilityRank } from '../../db/entities/index.js';
+import { type Namespace, Project, ProjectAvatar, ProjectStar, User, visibilityRank } from '../../db/entities/index.js';
 import { takenAttribute } from '../../db/unique.js';
 import { BadRequestError, ForbiddenError, NotFoundError, NotModifiedError } from '../../errors.js';
 import type { RawFile } from '../../schemas/common.js';
 import type { UserBasic } from '../../schemas/users.js';
-import type { ListProjectUsersQuery, ListProjectsQuery, Project as ProjectShape, ProjectSimple, UpdateProjectInput } from '../../schemas/projects.js';
+import type {
+  ListProjectUsersQuery,
+  ListProjectsQuery,
+  Project as ProjectShape,
+  ProjectSimple,
+  UpdateProjectInput,
+} from '../../schemas/projects.js';
 import { lockRepository, setHeadBranch } from '../repository/writes.js';
 import { findPage, type Page, type PageQuery } from '../pagination.js';
 import { presentProjects, presentProjectsSimple } from '../present/projects.js';
 import { presentUserBasic, USER_BASIC_FIELDS } from '../present/users.js';
 import { likePattern } from '../search.js';
 import { checkAvatar, Problems, TAKEN } from '../identity/user-validation.js';
-import { checkNameAndPath, checkTaken, checkVisibility, checkVisibilityAsFork, setProjectAvatar, settingsOf, unlinkForks } from './project-rules.js';
-import { findProjectInScope, insertStar, projectRelations, projectsWhere, projectUsersWhere, starredBy, type ProjectAccess } from './project-store.js';
+import {
+  checkNameAndPath,
+  checkTaken,
+  checkVisibility,
+  checkVisibilityAsFork,
+  setProjectAvatar,
+  settingsOf,
+  unlinkForks,
+} from './project-rules.js';
+import {
+  findProjectInScope,
+  insertStar,
+  projectRelations,
+  projectsWhere,
+  projectUsersWhere,
+  starredBy,
+  type ProjectAccess,
+} from './project-store.js';
 import { Service } from '../service.js';
 
 /** Projects found, listed, read, changed, archived, starred and deleted. */
@@ -53,13 +75,23 @@ export class ProjectsService extends Service {
     if (query.starred) where.push(starredBy(caller.user?.id ?? 0));
     if (query.with_issues_enabled) where.push({ issuesEnabled: true });
     if (query.with_merge_requests_enabled) where.push({ mergeRequestsEnabled: true });
-    const orderField = { id: 'id', name: 'name', path: 'path', created_at: 'createdAt', updated_at: 'updatedAt', last_activity_at: 'lastActivityAt' }[query.order_by ?? 'created_at'];
+    const orderField = {
+      id: 'id',
+      name: 'name',
+      path: 'path',
+      created_at: 'createdAt',
+      updated_at: 'updatedAt',
+      last_activity_at: 'lastActivityAt',
+    }[query.order_by ?? 'created_at'];
     const direction: 'asc' | 'desc' = query.sort === 'asc' ? 'asc' : 'desc';
     const orderBy = orderField === 'id' ? { id: direction } : { [orderField]: direction, id: direction };
     const page = await findPage(this.em, Project, { $and: where }, orderBy, query, { plainRows: true });
     const relations = await projectRelations(this.ctx, page.items, new Map(), { statistics: query.statistics });
     const view = await this.ctx.view();
-    return { ...page, items: query.simple ? presentProjectsSimple(page.items, relations, view) : presentProjects(page.items, relations, view) };
+    return {
+      ...page,
+      items: query.simple ? presentProjectsSimple(page.items, relations, view) : presentProjects(page.items, relations, view),
+    };
   }
 
   /** GET /projects/:id/users: the users with access to the project, by username; `search` in names and usernames. */
@@ -69,7 +101,10 @@ export class ProjectsService extends Service {
       const pattern = likePattern(query.search);
       where.push({ $or: [{ name: { $ilike: pattern } }, { username: { $ilike: pattern } }] });
     }
-    const page = await findPage(this.em, User, { $and: where }, { usernameLower: 'asc' }, query, { plainRows: true, fields: USER_BASIC_FIELDS });
+    const page = await findPage(this.em, User, { $and: where }, { usernameLower: 'asc' }, query, {
+      plainRows: true,
+      fields: USER_BASIC_FIELDS,
+    });
     const view = await this.ctx.view();
     return { ...page, items: page.items.map((user) => presentUserBasic(user, view)) };
   }
@@ -90,7 +125,10 @@ export class ProjectsService extends Service {
     const project = await this.em.findOneOrFail(Project, { id: scoped.project.id });
     const renames = (input.name !== undefined && input.name !== project.name) || (input.path !== undefined && input.path !== project.path);
     const revisibles = input.visibility !== undefined && input.visibility !== project.visibility;
-    if ((renames && !can(this.ctx.caller, 'rename_project', scoped)) || (revisibles && !can(this.ctx.caller, 'change_visibility_level', scoped))) {
+    if (
+      (renames && !can(this.ctx.caller, 'rename_project', scoped)) ||
+      (revisibles && !can(this.ctx.caller, 'change_visibility_level', scoped))
+    ) {
       throw new ForbiddenError();
     }
     const settings = await this.ctx.settings();
@@ -171,7 +209,11 @@ export class ProjectsService extends Service {
   }
 
   /** Projects in the caller's shape, with what they embed loaded once for all of them. */
-  async present(projects: Project[], known = new Map<number, ProjectAccess & { namespace?: Namespace }>(), options: { statistics?: boolean } = {}): Promise<ProjectShape[]> {
+  async present(
+    projects: Project[],
+    known = new Map<number, ProjectAccess & { namespace?: Namespace }>(),
+    options: { statistics?: boolean } = {},
+  ): Promise<ProjectShape[]> {
     return presentProjects(projects, await projectRelations(this.ctx, projects, known, options), await this.ctx.view());
   }
 }

@@ -6,7 +6,14 @@ import { historySetOf } from '../../git/history.js';
 import { isValidReferenceName } from '../../git/refs.js';
 import { DEFAULT_BRANCH } from '../../git/store.js';
 import { BRANCH_PREFIX, type Reference, type Repository } from '../../git/repository.js';
-import type { Branch, CreateBranchInput, ListBranchesQuery, ProtectBranchesInput, ProtectBranchInput, ProtectedBranch as ProtectedBranchShape } from '../../schemas/branches.js';
+import type {
+  Branch,
+  CreateBranchInput,
+  ListBranchesQuery,
+  ProtectBranchesInput,
+  ProtectBranchInput,
+  ProtectedBranch as ProtectedBranchShape,
+} from '../../schemas/branches.js';
 import { findPage, type Page, type PageQuery } from '../pagination.js';
 import { presentCommit } from '../present/commits.js';
 import { projectWebUrl } from '../present/projects.js';
@@ -17,13 +24,21 @@ import { writeRepository } from './writes.js';
 import { byName, RefsService, searchFilter } from './refs.js';
 
 const matches = (pattern: string, branch: string) =>
-  pattern === branch || (pattern.includes('*') && new RegExp(`^${pattern.split('*').map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&')).join('.*')}$`).test(branch));
+  pattern === branch ||
+  (pattern.includes('*') &&
+    new RegExp(
+      `^${pattern
+        .split('*')
+        .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
+        .join('.*')}$`,
+    ).test(branch));
 
 /**
  * Whether a name can be a branch's, by the original's rules: a valid git reference name that does not start
  * with `-`, is not `HEAD`, and does not name a reference itself (`refs/heads/...`).
  */
-export const isValidBranchName = (name: string) => isValidReferenceName(name) && !name.startsWith('-') && name !== 'HEAD' && !name.startsWith('refs/');
+export const isValidBranchName = (name: string) =>
+  isValidReferenceName(name) && !name.startsWith('-') && name !== 'HEAD' && !name.startsWith('refs/');
 
 export class BranchesService extends RefsService<Branch> {
   protected readonly kind = 'Branch';
@@ -50,7 +65,8 @@ export class BranchesService extends RefsService<Branch> {
    */
   async checkPush(scoped: ProjectInScope, branch: string): Promise<void> {
     let protection: BranchProtection | null = this.protectionOf(await this.protections(scoped.project.id), branch);
-    if (!protection && (await this.ctx.repositoryOf(scoped.project).branches()).length === 0) protection = await defaultBranchProtection(this.ctx);
+    if (!protection && (await this.ctx.repositoryOf(scoped.project).branches()).length === 0)
+      protection = await defaultBranchProtection(this.ctx);
     if (!pushesToBranch(this.ctx.caller, scoped, protection)) throw new BadRequestError(REFUSALS.pushNotAllowed);
   }
 
@@ -96,7 +112,8 @@ export class BranchesService extends RefsService<Branch> {
       if (name === (await repo.headBranch())) throw new BadRequestError(REFUSALS.removeDefaultBranch);
       // A protected branch goes by its maintainers' hands only, whoever its protection lets push.
       const protected_ = this.protectionOf(await this.protections(scoped.project.id), name) !== null;
-      if (protected_ && !can(this.ctx.caller, 'push_to_delete_protected_branch', scoped)) throw new BadRequestError(REFUSALS.deleteProtectedBranch);
+      if (protected_ && !can(this.ctx.caller, 'push_to_delete_protected_branch', scoped))
+        throw new BadRequestError(REFUSALS.deleteProtectedBranch);
       return { updates: [{ name: BRANCH_PREFIX + name, old: oid, new: null }], result: undefined };
     }).catch((error: unknown) => {
       throw writeRefusal(error);
@@ -110,7 +127,13 @@ export class BranchesService extends RefsService<Branch> {
   async protect(scoped: ProjectInScope, name: string, input: ProtectBranchInput): Promise<Branch> {
     const repo = this.ctx.repositoryOf(scoped.project);
     const oid = await this.oidOf(repo, name);
-    await protectBranch(this.ctx.em, scoped.project.id, name, developersLevel(input.developers_can_push), developersLevel(input.developers_can_merge));
+    await protectBranch(
+      this.ctx.em,
+      scoped.project.id,
+      name,
+      developersLevel(input.developers_can_push),
+      developersLevel(input.developers_can_merge),
+    );
     return this.presentOne(scoped, repo, { name, oid });
   }
 
@@ -180,7 +203,8 @@ export class BranchesService extends RefsService<Branch> {
     const protections = await this.protections(scoped.project.id);
     const defaultBranch = await repo.headBranch();
     const defaultOid = defaultBranch ? await repo.branch(defaultBranch) : null;
-    const merged = defaultOid && branches.some((branch) => branch.name !== defaultBranch) ? await historySetOf(repo, defaultOid) : new Set<string>();
+    const merged =
+      defaultOid && branches.some((branch) => branch.name !== defaultBranch) ? await historySetOf(repo, defaultOid) : new Set<string>();
     const projectUrl = projectWebUrl(scoped.project, scoped.namespace, this.ctx.baseUrl);
     return Promise.all(
       branches.map(async ({ name, oid }) => {

@@ -29,14 +29,22 @@ export async function commitCommentPage(
 /** A new comment on the commit: on a line of a file (`place`), or on the commit itself (null). */
 export async function insertCommitComment(
   em: EntityManager,
-  comment: { projectId: number; sha: string; note: string; place: { path: string; line: number; lineType: 'new' | 'old' } | null; authorId: number },
+  comment: {
+    projectId: number;
+    sha: string;
+    note: string;
+    place: { path: string; line: number; lineType: 'new' | 'old' } | null;
+    authorId: number;
+  },
 ): Promise<CommitNote> {
   const { place } = comment;
   const now = new Date();
   const [row] = await queryRows(
     em,
-    sql`insert into "commit_notes" ("project_id", "commit_sha", "note", "path", "line", "line_type", "author_id", "created_at", "updated_at")
-     values (${comment.projectId}, ${comment.sha}, ${comment.note}, ${place?.path ?? null}, ${place?.line ?? null}, ${place?.lineType ?? null}, ${comment.authorId}, ${now}, ${now})
+    sql`insert into "commit_notes" ("project_id", "commit_sha", "note", "path", "line", "line_type", "author_id", "created_at",
+      "updated_at")
+     values (${comment.projectId}, ${comment.sha}, ${comment.note}, ${place?.path ?? null}, ${place?.line ?? null},
+       ${place?.lineType ?? null}, ${comment.authorId}, ${now}, ${now})
      returning *`,
   );
   return rowAs(em, CommitNote, row);

@@ -18,7 +18,9 @@ export function presentCommitComment(note: CommitNote, author: User | null, view
     path: note.path ?? null,
     line: note.line ?? null,
     line_type: note.lineType ?? null,
-    author: author ? { ...presentUserBasic(author, view), email: author.email, created_at: new Date(author.createdAt).toISOString() } : null,
+    author: author
+      ? { ...presentUserBasic(author, view), email: author.email, created_at: new Date(author.createdAt).toISOString() }
+      : null,
     created_at: new Date(note.createdAt).toISOString(),
   };
 }
@@ -73,9 +75,16 @@ export class CommitCommentsService extends Service {
       if (input.line === undefined) throw BadRequestError.missing('line');
       const lineType = input.line_type ?? 'new';
       // A null line is no line of any diff: the comment goes on the commit.
-      if (input.line !== null && (await this.changesLine(repo, commit, input.path, input.line, lineType))) place = { path: input.path, line: input.line, lineType };
+      if (input.line !== null && (await this.changesLine(repo, commit, input.path, input.line, lineType)))
+        place = { path: input.path, line: input.line, lineType };
     }
-    const note = await insertCommitComment(this.ctx.em, { projectId: scoped.project.id, sha: commit.oid, note: input.note, place, authorId: this.ctx.currentUser.id });
+    const note = await insertCommitComment(this.ctx.em, {
+      projectId: scoped.project.id,
+      sha: commit.oid,
+      note: input.note,
+      place,
+      authorId: this.ctx.currentUser.id,
+    });
     return presentCommitComment(note, this.ctx.currentUser as User, await this.ctx.view());
   }
 

@@ -54,7 +54,11 @@ export function presentCommitStatus(status: CommitStatusRow, author: User | null
 }
 
 /** What a state posted does to the status it updates (`null`: a new status, `created`): the original's state machine. */
-export function statusTransition(current: 'pending' | 'running' | null, state: CommitStatusState, now: Date): { status: CommitStatusState; startedAt?: Date; finishedAt?: Date } {
+export function statusTransition(
+  current: 'pending' | 'running' | null,
+  state: CommitStatusState,
+  now: Date,
+): { status: CommitStatusState; startedAt?: Date; finishedAt?: Date } {
   switch (state) {
     case 'pending':
       // `enqueue` leaves only `created`.
@@ -77,7 +81,8 @@ export function statusTransition(current: 'pending' | 'running' | null, state: C
  * other failure is `failed`.
  */
 export function compositeStatus(statuses: LatestStatus[]): PipelineStatus {
-  const ignored = (status: LatestStatus) => status.allowFailure && (status.status === 'failed' || status.status === 'canceled' || status.status === 'manual');
+  const ignored = (status: LatestStatus) =>
+    status.allowFailure && (status.status === 'failed' || status.status === 'canceled' || status.status === 'manual');
   const relevant = statuses.filter((status) => !ignored(status));
   const warnings = statuses.some((status) => status.allowFailure && (status.status === 'failed' || status.status === 'canceled'));
   const count = (state: PipelineStatus) => relevant.filter((status) => status.status === state).length;
@@ -102,7 +107,11 @@ export function compositeStatus(statuses: LatestStatus[]): PipelineStatus {
  * Where a pipeline goes when its statuses compose to `composite`: the original's pipeline events (`enqueue`
  * makes a finished pipeline `running` again; `created` is no event), with the times its transitions set.
  */
-export function pipelineTransition(current: PipelineStatus, composite: PipelineStatus, now: Date): { status: PipelineStatus; startedAt?: Date; finishedAt?: Date } {
+export function pipelineTransition(
+  current: PipelineStatus,
+  composite: PipelineStatus,
+  now: Date,
+): { status: PipelineStatus; startedAt?: Date; finishedAt?: Date } {
   let status = current;
   if (composite === 'pending') {
     if (current === 'created' || current === 'skipped') status = 'pending';
@@ -173,7 +182,17 @@ export class CommitStatusesService extends Service {
       ? await updateCommitStatus(em, existing.id, next.status, now, columns)
       : await insertCommitStatus(
           em,
-          { projectId, pipelineId: pipeline.id, sha: commit.oid, ref, name, stage: EXTERNAL_STAGE, status: next.status, authorId: userId, now },
+          {
+            projectId,
+            pipelineId: pipeline.id,
+            sha: commit.oid,
+            ref,
+            name,
+            stage: EXTERNAL_STAGE,
+            status: next.status,
+            authorId: userId,
+            now,
+          },
           columns,
         );
     await this.updatePipeline(pipeline, now);

@@ -4,7 +4,16 @@ import { statsOf } from '../../git/diff.js';
 import { applyActions, type FileAction } from '../../git/edit.js';
 import { historyOf, lastCommitChanging } from '../../git/history.js';
 import { BRANCH_PREFIX, type Commit, type Repository, type Signature } from '../../git/repository.js';
-import type { CommitAction, CommitDetail, CommitListItem, CommitStats, CommitWithStats, CreateCommitInput, GetCommitQuery, ListCommitsQuery } from '../../schemas/commits.js';
+import type {
+  CommitAction,
+  CommitDetail,
+  CommitListItem,
+  CommitStats,
+  CommitWithStats,
+  CreateCommitInput,
+  GetCommitQuery,
+  ListCommitsQuery,
+} from '../../schemas/commits.js';
 import { isValidBranchName } from './branches.js';
 import { pageOf, type Page, type PageQuery } from '../pagination.js';
 import { presentCommit } from '../present/commits.js';
@@ -32,6 +41,7 @@ export interface CommitRequest {
 
 /** An edit request's actions as the tree edit takes them; base64 content decoded. */
 export function fileActionsOf(actions: CommitAction[]): FileAction[] {
+  // biome-ignore lint/suspicious/useIterableCallbackReturn: the switch covers every action the schema allows, each case returns or throws
   return actions.map((action, index) => {
     const content = action.content === undefined ? undefined : decodeContent(action.content, action.encoding, `actions[${index}][content]`);
     switch (action.action) {
@@ -151,7 +161,11 @@ export class CommitsService extends Service {
       },
     });
     const repo = this.ctx.repositoryOf(scoped.project);
-    return { ...presentCommit(commit, this.projectUrl(scoped)), stats: input.stats === false ? { additions: 0, deletions: 0, total: 0 } : await this.statsOf(repo, commit), status: null };
+    return {
+      ...presentCommit(commit, this.projectUrl(scoped)),
+      stats: input.stats === false ? { additions: 0, deletions: 0, total: 0 } : await this.statsOf(repo, commit),
+      status: null,
+    };
   }
 
   /**
@@ -168,7 +182,10 @@ export class CommitsService extends Service {
    * is made `initialize_with_readme`, and before a branch made in an empty repository. Null when the repository
    * holds a commit by the time its lock is taken (another write came first): there is nothing to start.
    */
-  async firstCommit(scoped: ProjectInScope, request: { branch: string; message: string; path: string; content: string; committer?: { name: string; email: string } }): Promise<Commit | null> {
+  async firstCommit(
+    scoped: ProjectInScope,
+    request: { branch: string; message: string; path: string; content: string; committer?: { name: string; email: string } },
+  ): Promise<Commit | null> {
     const file: FileAction[] = [{ action: 'create', path: request.path, content: Buffer.from(request.content, 'utf8') }];
     return this.commit(scoped, {
       branch: request.branch,
@@ -180,7 +197,11 @@ export class CommitsService extends Service {
       },
     }).catch(async (error: unknown) => {
       // Another write's first commit came first (on this branch or, refused as not the branch's, on another one).
-      if (error instanceof NotEmptyError || (error instanceof BadRequestError && (await this.ctx.repositoryOf(scoped.project).branches()).length)) return null;
+      if (
+        error instanceof NotEmptyError ||
+        (error instanceof BadRequestError && (await this.ctx.repositoryOf(scoped.project).branches()).length)
+      )
+        return null;
       throw error;
     });
   }
@@ -199,12 +220,15 @@ export class CommitsService extends Service {
     const committer: Signature = { name: user.name, email: user.email, timestamp: now, offsetMinutes: 0 };
     const given = request.author;
     const author: Signature =
-      given && 'timestamp' in given ? given : { name: given?.name || user.name, email: given?.email || user.email, timestamp: now, offsetMinutes: 0 };
+      given && 'timestamp' in given
+        ? given
+        : { name: given?.name || user.name, email: given?.email || user.email, timestamp: now, offsetMinutes: 0 };
     return writeRepository(this.ctx, scoped, async (repo) => {
       const current = await repo.branch(request.branch);
       const empty = current === null && (await repo.branches()).length === 0;
       let start: string | null = current;
-      const startsElsewhere = (request.startBranch !== undefined && request.startBranch !== request.branch) || request.startSha !== undefined;
+      const startsElsewhere =
+        (request.startBranch !== undefined && request.startBranch !== request.branch) || request.startSha !== undefined;
       if (startsElsewhere && !empty) {
         if (current) throw new BadRequestError(REFUSALS.branchTaken(request.branch));
         start = request.startSha !== undefined ? await repo.resolveCommit(request.startSha) : await repo.branch(request.startBranch!);

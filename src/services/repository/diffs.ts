@@ -20,7 +20,8 @@ export const COMPARE_LIMITS = { files: 100, lines: 5000, bytes: 100 * 5 * 1024 }
 /** A change as the original shows it: git's modes (`0` for a missing side), hunks only, `Binary files … differ` for binary content. */
 export function presentDiff(file: FileDiff): Diff {
   const changed = file.oldOid !== file.newOid;
-  const binaryText = `Binary files ${file.oldOid ? `a/${file.oldPath}` : '/dev/null'} and ${file.newOid ? `b/${file.newPath}` : '/dev/null'} differ\n`;
+  const binaryText =
+    `Binary files ${file.oldOid ? `a/${file.oldPath}` : '/dev/null'} ` + `and ${file.newOid ? `b/${file.newPath}` : '/dev/null'} differ\n`;
   return {
     diff: file.binary && changed ? binaryText : file.diff,
     new_path: file.newPath,
@@ -60,7 +61,10 @@ export class DiffService extends Service {
     return diffs;
   }
 
-  /** GET /projects/:id/repository/commits/:sha/diff: what the commit changed against its first parent (everything, for a first commit), a page of files. */
+  /**
+   * GET /projects/:id/repository/commits/:sha/diff: what the commit changed against its first parent (everything, for a first commit), a
+   * page of files.
+   */
   async commitDiff(scoped: ProjectInScope, revision: string, query: PageQuery): Promise<Page<Diff>> {
     const repo = this.ctx.repositoryOf(scoped.project);
     const commit = await this.ctx.commits.commitOf(repo, revision);
@@ -91,7 +95,9 @@ export class DiffService extends Service {
 
   /** The comparison of two commits, made. */
   private async compareCommits(repo: Repository, projectUrl: string, from: string, to: string, straight: boolean): Promise<Compare> {
-    const commits = await Promise.all((await commitsBetween(repo, from, to)).map(async (oid) => presentCommit(await repo.readCommit(oid), projectUrl)));
+    const commits = await Promise.all(
+      (await commitsBetween(repo, from, to)).map(async (oid) => presentCommit(await repo.readCommit(oid), projectUrl)),
+    );
     // Unrelated histories have no merge base: everything `to` has is new, as the original diffs them.
     const base = straight ? from : await mergeBase(repo, from, to);
     const { diffs, overflow } = await this.boundedDiffs(repo, base, to);

@@ -30,7 +30,8 @@ export async function referencesMoved(ctx: Context, scoped: ProjectInScope, repo
   }
   await ctx.em.nativeUpdate(Project, { id: scoped.project.id }, changes);
   for (const update of updates) {
-    if (update.name.startsWith(BRANCH_PREFIX)) await branchMoved(ctx.em, scoped.project.id, update.name.slice(BRANCH_PREFIX.length), update.new);
+    if (update.name.startsWith(BRANCH_PREFIX))
+      await branchMoved(ctx.em, scoped.project.id, update.name.slice(BRANCH_PREFIX.length), update.new);
   }
 }
 

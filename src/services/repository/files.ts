@@ -26,7 +26,7 @@ export class RepositoryFilesService extends Service {
     const repo = this.ctx.repositoryOf(scoped.project);
     const commit = await this.ctx.commits.commitOf(repo, ref);
     const entry = await repo.entryAt(commit.tree, path);
-    if (!entry || entry.type !== 'blob') throw new NotFoundError('File');
+    if (entry?.type !== 'blob') throw new NotFoundError('File');
     return { repo, commit, entry };
   }
 

@@ -16,7 +16,8 @@ type Levels = Pick<ProtectedBranch, 'pushAccessLevel' | 'mergeAccessLevel'>;
 export async function protectionsOf(em: EntityManager, projectId: number): Promise<ProtectionRow[]> {
   return (await queryRows(
     em,
-    sql`select "name", "push_access_level" as "pushAccessLevel", "merge_access_level" as "mergeAccessLevel" from "protected_branches" where "project_id" = ${projectId}`,
+    sql`select "name", "push_access_level" as "pushAccessLevel", "merge_access_level" as "mergeAccessLevel" from "protected_branches"
+      where "project_id" = ${projectId}`,
   )) as ProtectionRow[];
 }
 
@@ -44,12 +45,19 @@ export async function protectFirstBranch(em: EntityManager, projectId: number, b
  * A branch protected by name: a new protection with the levels given (maintainers for a level not given), or,
  * protected already, the levels given changed and the others kept.
  */
-export async function protectBranch(em: EntityManager, projectId: number, name: string, push: number | null, merge: number | null): Promise<void> {
+export async function protectBranch(
+  em: EntityManager,
+  projectId: number,
+  name: string,
+  push: number | null,
+  merge: number | null,
+): Promise<void> {
   await queryRows(
     em,
     sql`insert into "protected_branches" ("project_id", "name", "push_access_level", "merge_access_level", "created_at")
      values (${projectId}, ${name}, ${push ?? MAINTAINERS_ONLY.pushAccessLevel}, ${merge ?? MAINTAINERS_ONLY.mergeAccessLevel}, now())
-     on conflict ("project_id", "name") do update set "push_access_level" = coalesce(${push}::int, "protected_branches"."push_access_level"),
+     on conflict ("project_id", "name") do update set "push_access_level" = coalesce(${push}::int,
+       "protected_branches"."push_access_level"),
        "merge_access_level" = coalesce(${merge}::int, "protected_branches"."merge_access_level")`,
   );
 }

@@ -3,15 +3,16 @@ import { EditError, ReferenceChangedError, ReferenceConflictError, ReferenceLock
 
 /**
  * How the original refuses repository writes: 400 (and a few other statuses, where said) with its own words,
- * which (unlike most of its errors) do not start with the status. Written once here: the services answer with them, and the tests know them by these
- * names (test/robustness.test.ts accepts exactly these unnumbered messages).
+ * which (unlike most of its errors) do not start with the status. Written once here: the services answer with them, and the tests know them
+ * by these names (test/robustness.test.ts accepts exactly these unnumbered messages).
  */
 export const REFUSALS = {
   branchNameInvalid: 'Branch name is invalid',
   branchExists: 'Branch already exists',
   invalidReference: 'Invalid reference name',
   removeDefaultBranch: 'The default branch of a project cannot be deleted.',
-  deleteProtectedBranch: 'You are not allowed to delete protected branches from this project. Only a project master or owner can delete a protected branch.',
+  deleteProtectedBranch:
+    'You are not allowed to delete protected branches from this project. Only a project master or owner can delete a protected branch.',
   pushNotAllowed: 'You are not allowed to push into this branch',
   notOnBranch: 'You can only create or edit files when you are on a branch',
   invalidStartSha: 'Invalid start sha',
@@ -40,11 +41,13 @@ export const REFUSALS = {
   releaseParamsEmpty: 'params is empty',
   protectionExists: (name: string) => `Protected branch '${name}' already exists`,
   branchTaken: (branch: string) => `A branch called '${branch}' already exists. Switch to that branch in order to make changes`,
-  referenceMoved: (name: string) => `Could not update ${name}: it was changed by another write during this one. Please refresh and try again.`,
+  referenceMoved: (name: string) =>
+    `Could not update ${name}: it was changed by another write during this one. Please refresh and try again.`,
   referenceInTheWay: (name: string) => `${name} conflicts with an existing branch or tag`,
   // A cherry-pick that conflicts or changes nothing, with the line break and indentation of the original's source.
   cherryPickFailed:
-    'Sorry, we cannot cherry-pick this commit automatically.\n                   This commit may already have been cherry-picked, or a more recent commit may have updated some of its content.',
+    'Sorry, we cannot cherry-pick this commit automatically.\n                   This commit may already have been cherry-picked, ' +
+    'or a more recent commit may have updated some of its content.',
 } as const;
 
 const EDIT_REFUSALS: Record<EditError['problem'], string> = {
@@ -61,15 +64,18 @@ const shortName = (reference: string) => reference.replace(/^refs\/(heads|tags)\
 /** What a failed repository write answers; anything but the repository layer's refusals passes through unchanged. */
 export function writeRefusal(error: unknown): unknown {
   if (error instanceof EditError) return new BadRequestError(EDIT_REFUSALS[error.problem]);
-  if (error instanceof ReferenceChangedError || error instanceof ReferenceLockedError) return new BadRequestError(REFUSALS.referenceMoved(shortName(error.reference)));
+  if (error instanceof ReferenceChangedError || error instanceof ReferenceLockedError)
+    return new BadRequestError(REFUSALS.referenceMoved(shortName(error.reference)));
   if (error instanceof ReferenceConflictError) return new BadRequestError(REFUSALS.referenceInTheWay(shortName(error.reference)));
   return error;
 }
 
 /** Every refusal as a pattern of the messages it can make (its interpolations any text). */
 export function refusalPatterns(): RegExp[] {
-  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  const escapeRegExp = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   return Object.values(REFUSALS).map((refusal) =>
-    typeof refusal === 'string' ? new RegExp(`^${escape(refusal)}$`) : new RegExp(`^${refusal('\u0000').split('\u0000').map(escape).join('.*')}$`, 's'),
+    typeof refusal === 'string'
+      ? new RegExp(`^${escapeRegExp(refusal)}$`)
+      : new RegExp(`^${refusal('\u0000').split('\u0000').map(escapeRegExp).join('.*')}$`, 's'),
   );
 }

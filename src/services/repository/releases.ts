@@ -3,7 +3,14 @@ import type { Release as ReleaseRow } from '../../db/entities/index.js';
 import { keyOf } from '../../db/rows.js';
 import { BadRequestError, ConflictError, NotFoundError, UnprocessableEntityError } from '../../errors.js';
 import type { Repository } from '../../git/repository.js';
-import type { CreateReleaseInput, ListReleasesQuery, ProjectRelease, Release, ReleaseNoteInput, UpdateReleaseInput } from '../../schemas/tags.js';
+import type {
+  CreateReleaseInput,
+  ListReleasesQuery,
+  ProjectRelease,
+  Release,
+  ReleaseNoteInput,
+  UpdateReleaseInput,
+} from '../../schemas/tags.js';
 import { pageOf, type Page, type PageQuery } from '../pagination.js';
 import { presentCommit } from '../present/commits.js';
 import { projectWebUrl } from '../present/projects.js';
@@ -107,7 +114,13 @@ export class ReleasesService extends Service {
     const repo = this.ctx.repositoryOf(scoped.project);
     const tagNames = (await repo.tags()).map((tag) => tag.name);
     const rows = (await this.ctx.view()).rows;
-    const ids = await releaseIdsOfTags(rows, scoped.project.id, tagNames, query.order_by === 'created_at' ? 'created_at' : 'released_at', query.sort === 'asc' ? 'asc' : 'desc');
+    const ids = await releaseIdsOfTags(
+      rows,
+      scoped.project.id,
+      tagNames,
+      query.order_by === 'created_at' ? 'created_at' : 'released_at',
+      query.sort === 'asc' ? 'asc' : 'desc',
+    );
     const page = pageOf(ids, query);
     const found = await releasesByIds(rows, page.items);
     const byId = new Map(found.map((row) => [row.id, row]));
@@ -131,7 +144,11 @@ export class ReleasesService extends Service {
    */
   async create(scoped: ProjectInScope, input: CreateReleaseInput): Promise<ProjectRelease> {
     const repo = this.ctx.repositoryOf(scoped.project);
-    const release = { name: input.name, description: input.description ?? '', releasedAt: input.released_at === undefined ? undefined : new Date(input.released_at) };
+    const release = {
+      name: input.name,
+      description: input.description ?? '',
+      releasedAt: input.released_at === undefined ? undefined : new Date(input.released_at),
+    };
     const existing = await repo.tag(input.tag_name);
     let row: ReleaseRow | null;
     if (existing) {

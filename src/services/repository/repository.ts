@@ -30,7 +30,13 @@ import { Service } from '../service.js';
 const FULL_OID = /^[0-9a-f]{40}$/;
 
 /** What a tree listing shows of an entry: its mode padded to six digits, as the original writes `040000`. */
-const treeObject = (entry: TreeEntry, path: string): TreeObject => ({ id: entry.oid, name: entry.name, type: entry.type, path, mode: entry.mode.padStart(6, '0') });
+const treeObject = (entry: TreeEntry, path: string): TreeObject => ({
+  id: entry.oid,
+  name: entry.name,
+  type: entry.type,
+  path,
+  mode: entry.mode.padStart(6, '0'),
+});
 
 /** A blob as a raw route answers it: text as `text/plain`, anything else as `application/octet-stream`. */
 export const streamedFile = (blob: BlobStream): StreamedFile => ({
@@ -43,8 +49,20 @@ export const streamedFile = (blob: BlobStream): StreamedFile => ({
  * The archive a format names, and the extension it is downloaded with, as the original names them: `tgz` and `gz`
  * are `tar.gz`; `tbz`, `tbz2`, `tb2` and `bz2` are `tar.bz2`; any other name a `tar.gz`.
  */
-const FILE_FORMATS: Record<string, FileFormat> = { 'tar.gz': 'tar.gz', tgz: 'tar.gz', gz: 'tar.gz', 'tar.bz2': 'tar.bz2', tbz: 'tar.bz2', tbz2: 'tar.bz2', tb2: 'tar.bz2', bz2: 'tar.bz2', tar: 'tar', zip: 'zip' };
-const fileFormatOf = (format: ArchiveFormat | undefined): FileFormat => (format !== undefined && Object.hasOwn(FILE_FORMATS, format) ? FILE_FORMATS[format] : 'tar.gz');
+const FILE_FORMATS: Record<string, FileFormat> = {
+  'tar.gz': 'tar.gz',
+  tgz: 'tar.gz',
+  gz: 'tar.gz',
+  'tar.bz2': 'tar.bz2',
+  tbz: 'tar.bz2',
+  tbz2: 'tar.bz2',
+  tb2: 'tar.bz2',
+  bz2: 'tar.bz2',
+  tar: 'tar',
+  zip: 'zip',
+};
+const fileFormatOf = (format: ArchiveFormat | undefined): FileFormat =>
+  format !== undefined && Object.hasOwn(FILE_FORMATS, format) ? FILE_FORMATS[format] : 'tar.gz';
 
 /** The commits the original counts contributors in: the newest 2,000 of the default branch that are not merges. */
 export const CONTRIBUTOR_COMMITS = 2000;
@@ -109,7 +127,7 @@ export class RepositoryService extends Service {
     if (!oid) throw new NotFoundError('Tree');
     const parts = (query.path ?? '').split('/').filter(Boolean);
     const directory = await repo.entryAt((await repo.readCommit(oid)).tree, parts.join('/'));
-    if (!directory || directory.type !== 'tree') throw new NotFoundError('Tree');
+    if (directory?.type !== 'tree') throw new NotFoundError('Tree');
     const walked: TreeObject[] = [];
     const walk = async (tree: string, prefix: string): Promise<void> => {
       for (const entry of await repo.readTree(tree)) {
@@ -168,8 +186,8 @@ export class RepositoryService extends Service {
 
   /**
    * GET /projects/:id/repository/archive[.format]: the files of a ref (the default branch by default) in a
-   * tar.gz, tar.bz2, tar or zip archive (a format it does not know: tar.gz) whose top directory, and file name, is `<project path>-<ref>-<commit>`; 404
-   * `File Not Found` for a ref that names no commit, as the original answers any failure. The archive is made
+   * tar.gz, tar.bz2, tar or zip archive (a format it does not know: tar.gz) whose top directory, and file name, is `<project
+   * path>-<ref>-<commit>`; 404 `File Not Found` for a ref that names no commit, as the original answers any failure. The archive is made
    * by a worker thread as it is read (src/git/archive-pool.ts): past the workers and the requests that may wait
    * for one, 429 with Retry-After; past MAX_ARCHIVE_BYTES of content, 400 before a byte is made.
    */
@@ -181,13 +199,26 @@ export class RepositoryService extends Service {
     const commit = await repo.readCommit(oid);
     const fileFormat = fileFormatOf(format);
     const prefix = `${scoped.project.path}-${ref.replace(/\//g, '-')}-${oid}`;
-    const data = await makeArchive(repo.gitdir, { commit: oid, tree: commit.tree, time: commit.committer.timestamp, prefix, format: fileFormat }).catch((error: unknown) => {
+    const data = await makeArchive(repo.gitdir, {
+      commit: oid,
+      tree: commit.tree,
+      time: commit.committer.timestamp,
+      prefix,
+      format: fileFormat,
+    }).catch((error: unknown) => {
       if (error instanceof ArchiveTooLargeError) {
-        throw new BadRequestError(`400 (Bad request) archive too large: the files at ${ref} hold more than ${MAX_ARCHIVE_BYTES / 1024 / 1024} MB; clone the repository instead`);
+        throw new BadRequestError(
+          `400 (Bad request) archive too large: the files at ${ref} hold more than ${MAX_ARCHIVE_BYTES / 1024 / 1024} MB; ` +
+            `clone the repository instead`,
+        );
       }
       if (error instanceof ArchivesBusyError) throw new TooManyRequestsError(ARCHIVE_RETRY_AFTER);
       throw error;
     });
-    return { content_type: fileFormat === 'zip' ? 'application/zip' : 'application/octet-stream', file_name: `${prefix}.${fileFormat}`, data };
+    return {
+      content_type: fileFormat === 'zip' ? 'application/zip' : 'application/octet-stream',
+      file_name: `${prefix}.${fileFormat}`,
+      data,
+    };
   }
 }

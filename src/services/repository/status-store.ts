@@ -54,7 +54,13 @@ async function pipelines(em: EntityManager, where: Sql): Promise<Pipeline[]> {
 }
 
 /** A pipeline of the project's commit by ID (of that ref, when one is given); undefined when there is none. */
-export async function findPipelineOfCommit(em: EntityManager, projectId: number, sha: string, pipelineId: number, ref?: string): Promise<Pipeline | undefined> {
+export async function findPipelineOfCommit(
+  em: EntityManager,
+  projectId: number,
+  sha: string,
+  pipelineId: number,
+  ref?: string,
+): Promise<Pipeline | undefined> {
   const ofRef = ref !== undefined ? sql` and "ref" = ${ref}` : empty;
   return (await pipelines(em, sql`"id" = ${pipelineId} and "project_id" = ${projectId} and "sha" = ${sha}${ofRef}`))[0];
 }
@@ -65,16 +71,28 @@ export async function latestPipelineOfRef(em: EntityManager, projectId: number, 
 }
 
 /** The commit's latest pipeline (whatever its ref), as a commit shows it; null when there is none. */
-export async function lastPipelineOf(em: EntityManager, projectId: number, sha: string): Promise<{ id: number; ref: string | null; sha: string; status: string } | null> {
+export async function lastPipelineOf(
+  em: EntityManager,
+  projectId: number,
+  sha: string,
+): Promise<{ id: number; ref: string | null; sha: string; status: string } | null> {
   const [pipeline] = (await queryRows(
     em,
-    sql`select "id", "ref", "sha", "status" from "pipelines" where "project_id" = ${projectId} and "sha" = ${sha} order by "id" desc limit 1`,
+    sql`select "id", "ref", "sha", "status" from "pipelines" where "project_id" = ${projectId} and "sha" = ${sha} order by "id" desc
+      limit 1`,
   )) as { id: number; ref: string | null; sha: string; status: string }[];
   return pipeline ?? null;
 }
 
 /** A new pipeline of the commit and ref, `created`, the user's. */
-export async function insertPipeline(em: EntityManager, projectId: number, sha: string, ref: string, userId: number, now: Date): Promise<Pipeline> {
+export async function insertPipeline(
+  em: EntityManager,
+  projectId: number,
+  sha: string,
+  ref: string,
+  userId: number,
+  now: Date,
+): Promise<Pipeline> {
   const [row] = await queryRows(
     em,
     sql`insert into "pipelines" ("project_id", "sha", "ref", "status", "user_id", "created_at", "updated_at")
@@ -84,10 +102,16 @@ export async function insertPipeline(em: EntityManager, projectId: number, sha: 
 }
 
 /** The pipeline's status and its times changed (a time not given stays). */
-export async function updatePipelineStatus(em: EntityManager, pipelineId: number, next: { status: PipelineStatus; startedAt?: Date; finishedAt?: Date }, now: Date): Promise<void> {
+export async function updatePipelineStatus(
+  em: EntityManager,
+  pipelineId: number,
+  next: { status: PipelineStatus; startedAt?: Date; finishedAt?: Date },
+  now: Date,
+): Promise<void> {
   await queryRows(
     em,
-    sql`update "pipelines" set "status" = ${next.status}, "updated_at" = ${now}, "started_at" = coalesce(${next.startedAt ?? null}::timestamptz, "started_at"),
+    sql`update "pipelines" set "status" = ${next.status}, "updated_at" = ${now},
+      "started_at" = coalesce(${next.startedAt ?? null}::timestamptz, "started_at"),
       "finished_at" = coalesce(${next.finishedAt ?? null}::timestamptz, "finished_at") where "id" = ${pipelineId}`,
   );
 }
@@ -96,12 +120,18 @@ export async function updatePipelineStatus(em: EntityManager, pipelineId: number
 export async function latestStatuses(em: EntityManager, pipelineId: number): Promise<LatestStatus[]> {
   return (await queryRows(
     em,
-    sql`select distinct on ("name") "status", "allow_failure" as "allowFailure" from "commit_statuses" where "pipeline_id" = ${pipelineId} order by "name", "id" desc`,
+    sql`select distinct on ("name") "status", "allow_failure" as "allowFailure" from "commit_statuses" where "pipeline_id" = ${pipelineId}
+      order by "name", "id" desc`,
   )) as unknown as LatestStatus[];
 }
 
 /** The author's latest status of that name in the pipeline while it is still pending or running; undefined otherwise. */
-export async function openStatusOf(em: EntityManager, pipelineId: number, name: string, authorId: number): Promise<{ id: number; status: 'pending' | 'running' } | undefined> {
+export async function openStatusOf(
+  em: EntityManager,
+  pipelineId: number,
+  name: string,
+  authorId: number,
+): Promise<{ id: number; status: 'pending' | 'running' } | undefined> {
   const [existing] = await queryRows(
     em,
     sql`select "id", "status" from "commit_statuses" where "pipeline_id" = ${pipelineId} and "name" = ${name} and "author_id" = ${authorId}
@@ -111,11 +141,18 @@ export async function openStatusOf(em: EntityManager, pipelineId: number, name: 
 }
 
 /** A status's state changed, with the columns given. */
-export async function updateCommitStatus(em: EntityManager, statusId: number, status: string, now: Date, columns: StatusColumns): Promise<CommitStatus> {
+export async function updateCommitStatus(
+  em: EntityManager,
+  statusId: number,
+  status: string,
+  now: Date,
+  columns: StatusColumns,
+): Promise<CommitStatus> {
   const column = (name: keyof StatusColumns) => identifier(name, STATUS_COLUMNS);
   const [row] = await queryRows(
     em,
-    sql`update "commit_statuses" set "status" = ${status}, "updated_at" = ${now}${concat(givenColumns(columns).map((name) => sql`, ${column(name)} = ${columns[name]}`))}
+    sql`update "commit_statuses" set "status" = ${status},
+      "updated_at" = ${now}${concat(givenColumns(columns).map((name) => sql`, ${column(name)} = ${columns[name]}`))}
       where "id" = ${statusId} returning *`,
   );
   return rowAs(em, CommitStatus, row);
@@ -124,17 +161,27 @@ export async function updateCommitStatus(em: EntityManager, statusId: number, st
 /** A new status of the pipeline's commit and ref, with the columns given. */
 export async function insertCommitStatus(
   em: EntityManager,
-  status: { projectId: number; pipelineId: number; sha: string; ref: string; name: string; stage: string; status: string; authorId: number; now: Date },
+  status: {
+    projectId: number;
+    pipelineId: number;
+    sha: string;
+    ref: string;
+    name: string;
+    stage: string;
+    status: string;
+    authorId: number;
+    now: Date;
+  },
   columns: StatusColumns,
 ): Promise<CommitStatus> {
   const column = (name: keyof StatusColumns) => identifier(name, STATUS_COLUMNS);
   const given = givenColumns(columns);
   const [row] = await queryRows(
     em,
-    sql`insert into "commit_statuses" ("project_id", "pipeline_id", "sha", "ref", "name", "stage", "status", "author_id", "created_at", "updated_at"${concat(
-      given.map((name) => sql`, ${column(name)}`),
-    )})
-     values (${status.projectId}, ${status.pipelineId}, ${status.sha}, ${status.ref}, ${status.name}, ${status.stage}, ${status.status}, ${status.authorId}, ${status.now}, ${status.now}${concat(given.map((name) => sql`, ${columns[name]}`))})
+    sql`insert into "commit_statuses" ("project_id", "pipeline_id", "sha", "ref", "name", "stage", "status", "author_id", "created_at",
+      "updated_at"${concat(given.map((name) => sql`, ${column(name)}`))})
+     values (${status.projectId}, ${status.pipelineId}, ${status.sha}, ${status.ref}, ${status.name}, ${status.stage}, ${status.status},
+       ${status.authorId}, ${status.now}, ${status.now}${concat(given.map((name) => sql`, ${columns[name]}`))})
      returning *`,
   );
   return rowAs(em, CommitStatus, row);
@@ -146,11 +193,17 @@ function statusesWhere(filter: StatusFilter): Sql {
   if (filter.ref) conditions.push(sql`s."ref" = ${filter.ref}`);
   if (filter.stage) conditions.push(sql`s."stage" = ${filter.stage}`);
   if (filter.name) conditions.push(sql`s."name" = ${filter.name}`);
-  if (!filter.all) conditions.push(sql`not exists (select 1 from "commit_statuses" later where later."pipeline_id" = s."pipeline_id" and later."name" = s."name" and later."id" > s."id")`);
+  if (!filter.all)
+    conditions.push(
+      sql`not exists (select 1 from "commit_statuses" later where later."pipeline_id" = s."pipeline_id" and later."name" = s."name"
+        and later."id" > s."id")`,
+    );
   return join(conditions, ' and ');
 }
 
-/** A page of the statuses the filters keep, oldest first, each with its author (null once deleted), and how many there are: two statements. */
+/**
+ * A page of the statuses the filters keep, oldest first, each with its author (null once deleted), and how many there are: two statements.
+ */
 export async function commitStatusPage(
   em: EntityManager,
   filter: StatusFilter,

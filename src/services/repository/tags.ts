@@ -131,7 +131,10 @@ export class TagsService extends RefsService<Tag> {
 
   /** Tags in the answer's shape: their release notes read in one query. */
   protected async present(scoped: ProjectInScope, repo: Repository, tags: Reference[]): Promise<Tag[]> {
-    const notes = await this.ctx.releases.notesOf(scoped.project.id, tags.map((tag) => tag.name));
+    const notes = await this.ctx.releases.notesOf(
+      scoped.project.id,
+      tags.map((tag) => tag.name),
+    );
     const projectUrl = projectWebUrl(scoped.project, scoped.namespace, this.ctx.baseUrl);
     return Promise.all(
       tags.map(async ({ name, oid }) => {

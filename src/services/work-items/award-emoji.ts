@@ -42,7 +42,8 @@ export interface Awardable {
 export class AwardEmojiService extends Service {
   /** The target's kind and ID: the note's (which must be the work item's: 404 `Note Not Found` otherwise), or the work item's. */
   private async target(awardable: Awardable): Promise<{ kind: TargetKind; id: number; authorId: number | null }> {
-    if (awardable.noteId === undefined) return { kind: awardable.target.kind, id: awardable.target.id, authorId: authorOf(awardable.target) };
+    if (awardable.noteId === undefined)
+      return { kind: awardable.target.kind, id: awardable.target.id, authorId: authorOf(awardable.target) };
     const note = await this.ctx.notes.noteOf(awardable.target, awardable.noteId);
     return { kind: 'Note', id: note.id, authorId: note.author_id };
   }
@@ -71,7 +72,8 @@ export class AwardEmojiService extends Service {
     const target = await this.target(awardable);
     const user = this.ctx.currentUser;
     const name = normalized(input.name);
-    if (!EMOJI_NAMES.has(input.name)) throw new NotFoundError('404 Award Emoji {:name=>["is not included in the list"]} Not Found', { verbatim: true });
+    if (!EMOJI_NAMES.has(input.name))
+      throw new NotFoundError('404 Award Emoji {:name=>["is not included in the list"]} Not Found', { verbatim: true });
     if (VOTES.has(name) && target.authorId === user.id) throw new NotFoundError('Award Emoji');
     const em = this.ctx.em;
     const id = await insertAward(em, { kind: target.kind, targetId: target.id, userId: user.id, name, now: new Date() });

@@ -4,7 +4,17 @@ import type { CreateDiscussionInput, Discussion, Note, ReplyInput, UpdateDiscuss
 import { pageRequest, type Page, type PageQuery } from '../pagination.js';
 import type { View } from '../present/view.js';
 import { Service } from '../service.js';
-import { discussionNotes, discussionPage, findNote, insertNote, makeThread, newDiscussionId, resolveNotes, updateNoteBody, type NoteRow } from './note-store.js';
+import {
+  discussionNotes,
+  discussionPage,
+  findNote,
+  insertNote,
+  makeThread,
+  newDiscussionId,
+  resolveNotes,
+  updateNoteBody,
+  type NoteRow,
+} from './note-store.js';
 import { checkBody, presentNote } from './notes.js';
 import { touch } from './work-item-store.js';
 import { projectOf, type WorkItemTarget } from './work-item-target.js';
@@ -54,7 +64,8 @@ export class DiscussionsService extends Service {
 
   /** PUT .../discussions/:discussion_id/notes/:note_id: its text (as a note's), or whether it is resolved (a merge request's). */
   async updateNote(target: WorkItemTarget, discussionId: string, noteId: number, input: UpdateDiscussionNoteInput): Promise<Note> {
-    if ((input.body === undefined) === (input.resolved === undefined)) throw new BadRequestError('400 (Bad request) "body" or "resolved" must be given, not both');
+    if ((input.body === undefined) === (input.resolved === undefined))
+      throw new BadRequestError('400 (Bad request) "body" or "resolved" must be given, not both');
     const note = await this.noteIn(target, discussionId, noteId);
     const now = new Date();
     if (input.body !== undefined) {
@@ -84,12 +95,17 @@ export class DiscussionsService extends Service {
 
   /** 400 for a note that is not resolvable, 403 for a caller who may not resolve the merge request's threads. */
   private checkResolve(target: WorkItemTarget, note: NoteRow): void {
-    if (target.kind !== 'MergeRequest' || note.type !== 'DiscussionNote' || note.system) throw BadRequestError.invalid('resolved', 'is not resolvable');
+    if (target.kind !== 'MergeRequest' || note.type !== 'DiscussionNote' || note.system)
+      throw BadRequestError.invalid('resolved', 'is not resolvable');
     if (!can(this.ctx.caller, 'resolve_merge_request_discussion', target.scope)) throw new ForbiddenError();
   }
 
   /** A note by the caller in a discussion of the work item, which it touches. */
-  private async write(target: WorkItemTarget, input: { body: string; created_at?: string }, discussion: { id: string; type: 'DiscussionNote' }): Promise<number> {
+  private async write(
+    target: WorkItemTarget,
+    input: { body: string; created_at?: string },
+    discussion: { id: string; type: 'DiscussionNote' },
+  ): Promise<number> {
     const now = new Date();
     const project = projectOf(target);
     const createdAt = input.created_at && can(this.ctx.caller, 'set_issue_timestamps', project) ? new Date(input.created_at) : now;

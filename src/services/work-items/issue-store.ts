@@ -17,8 +17,10 @@ export async function nextIid(em: EntityManager, usage: IidUsage, owner: { proje
   const [projectId, namespaceId] = 'projectId' in owner ? [owner.projectId, null] : [null, owner.namespaceId];
   const [row] = await queryRows(
     em,
-    sql`insert into "internal_ids" ("usage", "project_id", "namespace_id", "last_value") values (${usage}, ${projectId}::int, ${namespaceId}::int, 1)
-      on conflict ("usage", coalesce("project_id", 0), coalesce("namespace_id", 0)) do update set "last_value" = "internal_ids"."last_value" + 1
+    sql`insert into "internal_ids" ("usage", "project_id", "namespace_id", "last_value")
+      values (${usage}, ${projectId}::int, ${namespaceId}::int, 1)
+      on conflict ("usage", coalesce("project_id", 0), coalesce("namespace_id", 0)) do update
+        set "last_value" = "internal_ids"."last_value" + 1
       returning "last_value"`,
   );
   return Number(row.last_value);
@@ -84,38 +86,45 @@ export interface IssueRow {
 
 /** A user's columns (the user aliased `u`, `au`, `a` or `c`) as a JSON object of the names UserRef has. */
 export const userJsonSql = (u: UserAlias) =>
-  sql`json_build_object('id', ${fixed(u)}."id", 'name', ${fixed(u)}."name", 'username', ${fixed(u)}."username", 'state', ${fixed(u)}."state",
-    'email', ${fixed(u)}."email", 'avatarFilename', ${fixed(u)}."avatar_filename")`;
+  sql`json_build_object('id', ${fixed(u)}."id", 'name', ${fixed(u)}."name", 'username', ${fixed(u)}."username",
+    'state', ${fixed(u)}."state", 'email', ${fixed(u)}."email", 'avatarFilename', ${fixed(u)}."avatar_filename")`;
 
 /** An alias of a user in the work items' statements. */
 type UserAlias = 'u' | 'au' | 'a' | 'c' | 'mb' | 'mu';
 const fixed = (alias: UserAlias) => fixedSql(`"${alias}"`);
 
 /** A user's columns as userJsonSql has them, and when the user joined (`createdAt`): a merge request's author and assignees. */
-export const userWithDateJsonSql = (u: UserAlias) => sql`(${userJsonSql(u)}::jsonb || jsonb_build_object('createdAt', ${fixed(u)}."created_at"))`;
+export const userWithDateJsonSql = (u: UserAlias) =>
+  sql`(${userJsonSql(u)}::jsonb || jsonb_build_object('createdAt', ${fixed(u)}."created_at"))`;
 
 /** The path of a milestone's page (aliased `m`), from its project's or its group's. */
 export const milestoneWebPathSql = sql`case when m."project_id" is not null
-  then (select mn."full_path" || '/' || mp."path" from "projects" mp join "namespaces" mn on mn."id" = mp."namespace_id" where mp."id" = m."project_id") || '/milestones/' || m."iid"
+  then (select mn."full_path" || '/' || mp."path" from "projects" mp join "namespaces" mn on mn."id" = mp."namespace_id"
+    where mp."id" = m."project_id") || '/milestones/' || m."iid"
   else 'groups/' || (select g."full_path" from "namespaces" g where g."id" = m."group_id") || '/-/milestones/' || m."iid" end`;
 
 /** A milestone (aliased `m`) as a JSON object of MilestoneRow. */
 export const milestoneJsonSql = sql`(to_jsonb(m) || jsonb_build_object('web_path', ${milestoneWebPathSql}))`;
 
 /** The columns of a page of issues (aliased `i`, projects `p`, namespaces `n`): the issue and all it embeds. */
-const ISSUE_COLUMNS = sql`i."id", i."iid", i."project_id", i."title", i."description", i."state", i."confidential", i."discussion_locked", i."due_date",
+const ISSUE_COLUMNS = sql`i."id", i."iid", i."project_id", i."title", i."description", i."state", i."confidential", i."discussion_locked",
+  i."due_date",
   i."time_estimate", i."total_time_spent", i."created_at", i."updated_at", i."closed_at", i."author_id", i."moved_to_id",
   n."full_path" || '/' || p."path" as "project_path",
   (select coalesce(json_agg(l."title" order by l."title"), '[]') from "label_links" ll join "labels" l on l."id" = ll."label_id"
     where ll."target_kind" = 'Issue' and ll."target_id" = i."id") as "labels",
-  (select coalesce(json_agg(${userJsonSql('au')} order by ia."id"), '[]') from "issue_assignees" ia join "users" au on au."id" = ia."user_id"
+  (select coalesce(json_agg(${userJsonSql('au')} order by ia."id"), '[]') from "issue_assignees" ia join "users" au
+    on au."id" = ia."user_id"
     where ia."issue_id" = i."id") as "assignees",
   (select ${userJsonSql('a')} from "users" a where a."id" = i."author_id") as "author",
   (select ${userJsonSql('c')} from "users" c where c."id" = i."closed_by_id") as "closed_by",
   (select ${milestoneJsonSql} from "milestones" m where m."id" = i."milestone_id") as "milestone",
-  (select count(*)::int from "notes" nt where nt."target_kind" = 'Issue' and nt."target_id" = i."id" and not nt."system") as "user_notes_count",
-  (select count(*)::int from "award_emoji" ae where ae."target_kind" = 'Issue' and ae."target_id" = i."id" and ae."name" = 'thumbsup') as "upvotes",
-  (select count(*)::int from "award_emoji" ae where ae."target_kind" = 'Issue' and ae."target_id" = i."id" and ae."name" = 'thumbsdown') as "downvotes"`;
+  (select count(*)::int from "notes" nt where nt."target_kind" = 'Issue' and nt."target_id" = i."id"
+    and not nt."system") as "user_notes_count",
+  (select count(*)::int from "award_emoji" ae where ae."target_kind" = 'Issue' and ae."target_id" = i."id"
+    and ae."name" = 'thumbsup') as "upvotes",
+  (select count(*)::int from "award_emoji" ae where ae."target_kind" = 'Issue' and ae."target_id" = i."id"
+    and ae."name" = 'thumbsdown') as "downvotes"`;
 
 const ISSUES_FROM = sql`"issues" i join "projects" p on p."id" = i."project_id" join "namespaces" n on n."id" = p."namespace_id"`;
 
@@ -144,7 +153,8 @@ export async function issuePage(
   if (Number(count) === 0 || page.offset >= Number(count)) return { total: Number(count), rows: [] };
   const rows = await queryRows(
     em,
-    sql`select ${ISSUE_COLUMNS} from ${ISSUES_FROM} where ${where} order by ${workItemsOrderSql('Issue', order.orderBy, order.sort)} limit ${page.limit} offset ${page.offset}`,
+    sql`select ${ISSUE_COLUMNS} from ${ISSUES_FROM} where ${where} order by ${workItemsOrderSql('Issue', order.orderBy, order.sort)}
+      limit ${page.limit} offset ${page.offset}`,
   );
   return { total: Number(count), rows: rows as unknown as IssueRow[] };
 }
@@ -160,7 +170,9 @@ export async function findIssueFacts(
   em: EntityManager,
   projectId: number,
   iid: number,
-): Promise<{ id: number; iid: number; authorId: number | null; confidential: boolean; discussionLocked: boolean; assigneeIds: number[] } | undefined> {
+): Promise<
+  { id: number; iid: number; authorId: number | null; confidential: boolean; discussionLocked: boolean; assigneeIds: number[] } | undefined
+> {
   const [row] = await queryRows(
     em,
     sql`select i."id", i."iid", i."author_id" as "authorId", i."confidential", i."discussion_locked" as "discussionLocked",
@@ -231,14 +243,24 @@ export async function insertIssue(
 export async function updateIssue(em: EntityManager, issueId: number, columns: IssueColumns): Promise<void> {
   const given = ISSUE_WRITABLE.filter((name) => columns[name] !== undefined);
   if (!given.length) return;
-  await queryRows(em, sql`update "issues" set ${join(given.map((name) => sql`${columnName(name)} = ${columns[name] ?? null}`), ', ')} where "id" = ${issueId}`);
+  await queryRows(
+    em,
+    sql`update "issues" set ${join(
+      given.map((name) => sql`${columnName(name)} = ${columns[name] ?? null}`),
+      ', ',
+    )} where "id" = ${issueId}`,
+  );
 }
 
 /** The issue's assignees made these users, in this order. */
 export async function setAssignees(em: EntityManager, issueId: number, userIds: number[]): Promise<void> {
   await queryRows(em, sql`delete from "issue_assignees" where "issue_id" = ${issueId}`);
   if (userIds.length) {
-    await queryRows(em, sql`insert into "issue_assignees" ("issue_id", "user_id") select ${issueId}, u from unnest(${userIds}::int[]) with ordinality as t(u, o) order by o`);
+    await queryRows(
+      em,
+      sql`insert into "issue_assignees" ("issue_id", "user_id") select ${issueId}, u
+        from unnest(${userIds}::int[]) with ordinality as t(u, o) order by o`,
+    );
   }
 }
 
@@ -258,17 +280,34 @@ export async function userRefs(em: EntityManager, userIds: number[]): Promise<Ma
 }
 
 /** Whether the user chose to hear of the target (true), or not to (false); null when the user never chose. */
-export async function subscriptionChoice(em: EntityManager, kind: 'Issue' | 'MergeRequest' | 'Label', targetId: number, userId: number): Promise<boolean | null> {
-  const [row] = await queryRows(em, sql`select "subscribed" from "subscriptions" where "target_kind" = ${kind} and "target_id" = ${targetId} and "user_id" = ${userId}`);
+export async function subscriptionChoice(
+  em: EntityManager,
+  kind: 'Issue' | 'MergeRequest' | 'Label',
+  targetId: number,
+  userId: number,
+): Promise<boolean | null> {
+  const [row] = await queryRows(
+    em,
+    sql`select "subscribed" from "subscriptions" where "target_kind" = ${kind} and "target_id" = ${targetId} and "user_id" = ${userId}`,
+  );
   return row ? Boolean(row.subscribed) : null;
 }
 
 /** The user's choice to hear of the target, or not, kept. */
-export async function setSubscription(em: EntityManager, kind: 'Issue' | 'MergeRequest' | 'Label', targetId: number, userId: number, subscribed: boolean, now: Date): Promise<void> {
+export async function setSubscription(
+  em: EntityManager,
+  kind: 'Issue' | 'MergeRequest' | 'Label',
+  targetId: number,
+  userId: number,
+  subscribed: boolean,
+  now: Date,
+): Promise<void> {
   await queryRows(
     em,
-    sql`insert into "subscriptions" ("user_id", "target_kind", "target_id", "subscribed", "created_at", "updated_at") values (${userId}, ${kind}, ${targetId}, ${subscribed}, ${now}, ${now})
-      on conflict ("target_kind", "target_id", "user_id") do update set "subscribed" = excluded."subscribed", "updated_at" = excluded."updated_at"`,
+    sql`insert into "subscriptions" ("user_id", "target_kind", "target_id", "subscribed", "created_at", "updated_at")
+      values (${userId}, ${kind}, ${targetId}, ${subscribed}, ${now}, ${now})
+      on conflict ("target_kind", "target_id", "user_id") do update
+        set "subscribed" = excluded."subscribed", "updated_at" = excluded."updated_at"`,
   );
 }
 
@@ -281,7 +320,8 @@ export async function participatesIn(em: EntityManager, kind: TargetKind, target
     kind === 'Issue'
       ? sql` or exists (select 1 from "issue_assignees" ia where ia."issue_id" = ${targetId} and ia."user_id" = ${userId})`
       : kind === 'MergeRequest'
-        ? sql` or exists (select 1 from "merge_request_assignees" ma where ma."merge_request_id" = ${targetId} and ma."user_id" = ${userId})`
+        ? sql` or exists (select 1 from "merge_request_assignees" ma
+          where ma."merge_request_id" = ${targetId} and ma."user_id" = ${userId})`
         : empty;
   const author =
     kind === 'Issue'
@@ -291,8 +331,10 @@ export async function participatesIn(em: EntityManager, kind: TargetKind, target
         : empty;
   const [row] = await queryRows(
     em,
-    sql`select (exists (select 1 from "notes" nt where nt."target_kind" = ${kind} and nt."target_id" = ${targetId} and nt."author_id" = ${userId} and not nt."system")${author}${assignee}
-      or exists (select 1 from "label_links" ll join "subscriptions" s on s."target_kind" = 'Label' and s."target_id" = ll."label_id" and s."user_id" = ${userId} and s."subscribed"
+    sql`select (exists (select 1 from "notes" nt where nt."target_kind" = ${kind} and nt."target_id" = ${targetId}
+      and nt."author_id" = ${userId} and not nt."system")${author}${assignee}
+      or exists (select 1 from "label_links" ll join "subscriptions" s
+        on s."target_kind" = 'Label' and s."target_id" = ll."label_id" and s."user_id" = ${userId} and s."subscribed"
         where ll."target_kind" = ${kind} and ll."target_id" = ${targetId})) as "participates"`,
   );
   return Boolean(row.participates);

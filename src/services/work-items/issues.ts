@@ -27,14 +27,7 @@ import { assigneeIdsOf, checkTitle, milestoneChange, reassign, relabel, textChan
 import { findUsableMilestone, findUsableMilestoneByTitle } from './milestone-store.js';
 import { mergeRequestRow } from './merge-request-store.js';
 import { copyDiscussion, insertNote, resolveNotes, unresolvedThreads } from './note-store.js';
-import {
-  confidentialityNote,
-  dueDateNote,
-  lockNote,
-  movedFromNote,
-  movedToNote,
-  statusNote,
-} from './system-notes.js';
+import { confidentialityNote, dueDateNote, lockNote, movedFromNote, movedToNote, statusNote } from './system-notes.js';
 
 /** `None`/`Any` as the original reads them in filters, whatever their case. */
 const noneOrAny = (value: string): 'none' | 'any' | undefined => {
@@ -74,13 +67,23 @@ export class IssuesService extends Service {
     return this.list({ project }, query, 'all');
   }
 
-  private async list(source: IssuesSource, query: ListIssuesQuery & PageQuery, defaultScope: 'created-by-me' | 'all'): Promise<Page<IssueBasic>> {
+  private async list(
+    source: IssuesSource,
+    query: ListIssuesQuery & PageQuery,
+    defaultScope: 'created-by-me' | 'all',
+  ): Promise<Page<IssueBasic>> {
     const caller = this.ctx.caller;
     const view = await this.ctx.view();
     const window = pageRequest(query);
-    if ('project' in source && !can(caller, 'read_issues', source.project)) return { items: [], total: 0, page: window.page, perPage: window.perPage };
+    if ('project' in source && !can(caller, 'read_issues', source.project))
+      return { items: [], total: 0, page: window.page, perPage: window.perPage };
     const filter = this.filterOf(source, query, defaultScope);
-    const { total, rows } = await issuePage(view.rows, filter, { orderBy: query.order_by ?? 'created_at', sort: query.sort ?? 'desc' }, { limit: window.perPage, offset: window.offset });
+    const { total, rows } = await issuePage(
+      view.rows,
+      filter,
+      { orderBy: query.order_by ?? 'created_at', sort: query.sort ?? 'desc' },
+      { limit: window.perPage, offset: window.offset },
+    );
     return { items: rows.map((row) => presentIssueBasic(row, view)), total, page: window.page, perPage: window.perPage };
   }
 
@@ -100,7 +103,8 @@ export class IssuesService extends Service {
     if (scope === 'created-by-me') filter.authorId = userId;
     if (scope === 'assigned-to-me') filter.assigneeId = userId;
     if (query.author_id !== undefined) filter.authorId = query.author_id;
-    if (query.assignee_id !== undefined) filter.assigneeId = typeof query.assignee_id === 'number' ? query.assignee_id : noneOrAny(query.assignee_id);
+    if (query.assignee_id !== undefined)
+      filter.assigneeId = typeof query.assignee_id === 'number' ? query.assignee_id : noneOrAny(query.assignee_id);
     if (query.labels?.length) {
       const [only] = query.labels;
       const special = query.labels.length === 1 ? (only === 'No Label' || only === 'No+Label' ? 'none' : noneOrAny(only)) : undefined;
@@ -110,7 +114,8 @@ export class IssuesService extends Service {
       const special = query.milestone === 'No Milestone' ? 'none' : noneOrAny(query.milestone);
       filter.milestone = special ?? query.milestone;
     }
-    if (query.my_reaction_emoji !== undefined) filter.reaction = { userId, name: noneOrAny(query.my_reaction_emoji) ?? query.my_reaction_emoji };
+    if (query.my_reaction_emoji !== undefined)
+      filter.reaction = { userId, name: noneOrAny(query.my_reaction_emoji) ?? query.my_reaction_emoji };
     if (query.iids?.length) filter.iids = query.iids;
     if (query.search) filter.search = likePattern(query.search);
     if (query.confidential !== undefined) filter.confidential = query.confidential;
@@ -185,9 +190,17 @@ export class IssuesService extends Service {
     if (manages) {
       const assignees = assigneeIdsOf(input);
       if (assignees?.length) await setAssignees(em, id, await existingUserIds(em, assignees));
-      if (input.labels?.length) await setLabelLinks(em, 'Issue', id, (await labelIdsOf(em, projectId, input.labels, now)).map((label) => label.id), now);
+      if (input.labels?.length)
+        await setLabelLinks(
+          em,
+          'Issue',
+          id,
+          (await labelIdsOf(em, projectId, input.labels, now)).map((label) => label.id),
+          now,
+        );
     }
-    if (followUp?.resolves) for (const discussionId of followUp.discussionIds) await resolveNotes(em, discussionId, this.ctx.currentUser.id, now);
+    if (followUp?.resolves)
+      for (const discussionId of followUp.discussionIds) await resolveNotes(em, discussionId, this.ctx.currentUser.id, now);
     return this.present(id);
   }
 
@@ -227,10 +240,13 @@ export class IssuesService extends Service {
    * reopens. What only those who manage issues may set is dropped for the others.
    */
   async update(scoped: IssueInScope & { id: number }, input: UpdateIssueInput): Promise<Issue> {
-    const given = Object.entries(input).filter(([, value]) => value !== undefined).map(([name]) => name);
+    const given = Object.entries(input)
+      .filter(([, value]) => value !== undefined)
+      .map(([name]) => name);
     if (!given.length) {
       throw new BadRequestError(
-        '400 (Bad request) "title, description, assignee_id, assignee_ids, confidential, milestone_id, labels, add_labels, remove_labels, state_event, updated_at, due_date, discussion_locked" are missing, at least one parameter must be provided',
+        '400 (Bad request) "title, description, assignee_id, assignee_ids, confidential, milestone_id, labels, add_labels, ' +
+          'remove_labels, state_event, updated_at, due_date, discussion_locked" are missing, at least one parameter must be provided',
       );
     }
     if (input.title !== undefined) checkTitle(input.title);
@@ -247,7 +263,8 @@ export class IssuesService extends Service {
       notes.push(confidentialityNote(input.confidential));
     }
     if (manages) {
-      const milestone = input.milestone_id !== undefined ? await milestoneChange(em, project.project.id, before.milestone, input.milestone_id) : null;
+      const milestone =
+        input.milestone_id !== undefined ? await milestoneChange(em, project.project.id, before.milestone, input.milestone_id) : null;
       if (milestone) {
         columns.milestone_id = milestone.milestone_id;
         notes.push(milestone.note);
@@ -270,7 +287,15 @@ export class IssuesService extends Service {
     }
     if (manages) {
       const assignees = assigneeIdsOf(input);
-      if (assignees !== undefined) notes.push(...(await reassign(em, { kind: 'Issue', id: scoped.id }, before.assignees.map((user) => user.id), assignees)));
+      if (assignees !== undefined)
+        notes.push(
+          ...(await reassign(
+            em,
+            { kind: 'Issue', id: scoped.id },
+            before.assignees.map((user) => user.id),
+            assignees,
+          )),
+        );
       notes.push(...(await relabel(em, { kind: 'Issue', id: scoped.id, projectId: project.project.id }, input, now)));
     }
     const backdates = can(this.ctx.caller, 'set_issue_timestamps', project) && input.updated_at !== undefined;
@@ -284,7 +309,15 @@ export class IssuesService extends Service {
 
   /** A system note on the issue, by the caller. */
   private systemNote(projectId: number, issueId: number, body: string, now: Date): Promise<number> {
-    return insertNote(this.ctx.em, { projectId, kind: 'Issue', targetId: issueId, authorId: this.ctx.currentUser.id, body, system: true, createdAt: now });
+    return insertNote(this.ctx.em, {
+      projectId,
+      kind: 'Issue',
+      targetId: issueId,
+      authorId: this.ctx.currentUser.id,
+      body,
+      system: true,
+      createdAt: now,
+    });
   }
 
   /** DELETE /projects/:id/issues/:issue_iid: the issue leaves every list and count; its row and iid stay taken. */
@@ -330,7 +363,11 @@ export class IssuesService extends Service {
     const kept = (await labelsOn(em, 'Issue', scoped.id)).map((label) => label.title);
     const labels = kept.length ? await existingLabelIds(em, targetId, kept) : [];
     if (labels.length) await setLabelLinks(em, 'Issue', id, labels, now);
-    await setAssignees(em, id, old.assignees.map((user) => user.id));
+    await setAssignees(
+      em,
+      id,
+      old.assignees.map((user) => user.id),
+    );
     await copyDiscussion(em, 'Issue', scoped.id, { projectId: targetId, targetId: id });
     const reference = (path: string, number: number) => `${path}#${number}`;
     const targetPath = `${target.namespace.fullPath}/${target.project.path}`;

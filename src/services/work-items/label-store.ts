@@ -36,7 +36,9 @@ const issueCount = (state: 'opened' | 'closed', visible: Sql) =>
   sql`(select count(*)::int from "label_links" ll join "issues" i on i."id" = ll."target_id" join "projects" p on p."id" = i."project_id"
     where ll."label_id" = l."id" and ll."target_kind" = 'Issue' and i."state" = ${state} and i."deleted_at" is null and ${visible})`;
 
-/** A project's labels (aliased `l`) with how many open and closed issues and open merge requests carry them, and the viewer's subscription. */
+/**
+ * A project's labels (aliased `l`) with how many open and closed issues and open merge requests carry them, and the viewer's subscription.
+ */
 const labelColumns = (viewer: LabelViewer) => sql`l."id", l."project_id", l."title", l."color", l."description", l."priority",
   ${issueCount('opened', viewer.visibleIssues)} as "open_issues_count",
   ${issueCount('closed', viewer.visibleIssues)} as "closed_issues_count",
@@ -46,7 +48,8 @@ const labelColumns = (viewer: LabelViewer) => sql`l."id", l."project_id", l."tit
           where ll."label_id" = l."id" and ll."target_kind" = 'MergeRequest' and i."state" = 'opened' and i."deleted_at" is null)`
       : sql`0`
   } as "open_merge_requests_count",
-  (select s."subscribed" from "subscriptions" s where s."target_kind" = 'Label' and s."target_id" = l."id" and s."user_id" = ${viewer.userId ?? 0}) as "subscribed"`;
+  (select s."subscribed" from "subscriptions" s where s."target_kind" = 'Label' and s."target_id" = l."id"
+    and s."user_id" = ${viewer.userId ?? 0}) as "subscribed"`;
 
 /**
  * A page of a project's labels by name (`search`: a LIKE pattern on the name and the description, as the original's
@@ -59,15 +62,24 @@ export async function labelPage(
   search: string | undefined,
   page: { limit: number; offset: number },
 ): Promise<{ total: number; rows: LabelRow[] }> {
-  const where = sql`l."project_id" = ${projectId}${search ? sql` and (l."title" ilike ${search} or l."description" ilike ${search})` : empty}`;
+  const matches = search ? sql` and (l."title" ilike ${search} or l."description" ilike ${search})` : empty;
+  const where = sql`l."project_id" = ${projectId}${matches}`;
   const [{ count }] = await queryRows(em, sql`select count(*)::int as "count" from "labels" l where ${where}`);
   if (Number(count) === 0 || page.offset >= Number(count)) return { total: Number(count), rows: [] };
-  const rows = await queryRows(em, sql`select ${labelColumns(viewer)} from "labels" l where ${where} order by l."title", l."id" limit ${page.limit} offset ${page.offset}`);
+  const rows = await queryRows(
+    em,
+    sql`select ${labelColumns(viewer)} from "labels" l where ${where} order by l."title", l."id" limit ${page.limit} offset ${page.offset}`,
+  );
   return { total: Number(count), rows: rows as unknown as LabelRow[] };
 }
 
 /** One of a project's labels, by ID or by title, with its counts; undefined when there is none. */
-export async function findLabel(em: EntityManager, projectId: number, by: { id: number } | { title: string }, viewer: LabelViewer): Promise<LabelRow | undefined> {
+export async function findLabel(
+  em: EntityManager,
+  projectId: number,
+  by: { id: number } | { title: string },
+  viewer: LabelViewer,
+): Promise<LabelRow | undefined> {
   const match = 'id' in by ? sql`l."id" = ${by.id}` : sql`l."title" = ${by.title}`;
   const [row] = await queryRows(em, sql`select ${labelColumns(viewer)} from "labels" l where l."project_id" = ${projectId} and ${match}`);
   return row as unknown as LabelRow | undefined;
@@ -115,14 +127,20 @@ export async function deleteLabel(em: EntityManager, labelId: number): Promise<v
  * The project's labels of these titles, made (in the default colour) where the project lacks them, as the
  * original makes a label named on a work item; their IDs in the order of the titles, each title once.
  */
-export async function labelIdsOf(em: EntityManager, projectId: number, titles: string[], now: Date): Promise<{ id: number; title: string }[]> {
+export async function labelIdsOf(
+  em: EntityManager,
+  projectId: number,
+  titles: string[],
+  now: Date,
+): Promise<{ id: number; title: string }[]> {
   // Names as the original keeps them: trimmed, blank ones dropped.
   const unique = [...new Set(titles.map((title) => title.trim()).filter((title) => title !== ''))];
   if (!unique.length) return [];
   await queryRows(
     em,
     sql`insert into "labels" ("project_id", "title", "color", "created_at", "updated_at")
-      select ${projectId}, t, ${DEFAULT_LABEL_COLOR}, ${now}, ${now} from unnest(${unique}::text[]) as t on conflict ("project_id", "title") do nothing`,
+      select ${projectId}, t, ${DEFAULT_LABEL_COLOR}, ${now}, ${now} from unnest(${unique}::text[]) as t
+        on conflict ("project_id", "title") do nothing`,
   );
   const rows = await queryRows(em, sql`select "id", "title" from "labels" where "project_id" = ${projectId} and "title" = any(${unique})`);
   const byTitle = new Map(rows.map((row) => [String(row.title), Number(row.id)]));
@@ -131,7 +149,10 @@ export async function labelIdsOf(em: EntityManager, projectId: number, titles: s
 
 /** The IDs of the project's labels of these titles that exist. */
 export async function existingLabelIds(em: EntityManager, projectId: number, titles: string[]): Promise<number[]> {
-  const rows = await queryRows(em, sql`select "id" from "labels" where "project_id" = ${projectId} and "title" = any(${titles}) order by "title"`);
+  const rows = await queryRows(
+    em,
+    sql`select "id" from "labels" where "project_id" = ${projectId} and "title" = any(${titles}) order by "title"`,
+  );
   return rows.map((row) => Number(row.id));
 }
 
@@ -139,18 +160,24 @@ export async function existingLabelIds(em: EntityManager, projectId: number, tit
 export async function labelsOn(em: EntityManager, kind: TargetKind, targetId: number): Promise<{ id: number; title: string }[]> {
   const rows = await queryRows(
     em,
-    sql`select l."id", l."title" from "label_links" ll join "labels" l on l."id" = ll."label_id" where ll."target_kind" = ${kind} and ll."target_id" = ${targetId} order by l."title"`,
+    sql`select l."id", l."title" from "label_links" ll join "labels" l on l."id" = ll."label_id"
+      where ll."target_kind" = ${kind} and ll."target_id" = ${targetId} order by l."title"`,
   );
   return rows.map((row) => ({ id: Number(row.id), title: String(row.title) }));
 }
 
 /** The labels on a work item made these. */
 export async function setLabelLinks(em: EntityManager, kind: TargetKind, targetId: number, labelIds: number[], now: Date): Promise<void> {
-  await queryRows(em, sql`delete from "label_links" where "target_kind" = ${kind} and "target_id" = ${targetId} and not ("label_id" = any(${labelIds}::int[]))`);
+  await queryRows(
+    em,
+    sql`delete from "label_links" where "target_kind" = ${kind} and "target_id" = ${targetId}
+      and not ("label_id" = any(${labelIds}::int[]))`,
+  );
   if (labelIds.length) {
     await queryRows(
       em,
-      sql`insert into "label_links" ("label_id", "target_kind", "target_id", "created_at") select l, ${kind}, ${targetId}, ${now} from unnest(${labelIds}::int[]) as l
+      sql`insert into "label_links" ("label_id", "target_kind", "target_id", "created_at") select l, ${kind}, ${targetId}, ${now}
+        from unnest(${labelIds}::int[]) as l
         on conflict ("target_kind", "target_id", "label_id") do nothing`,
     );
   }

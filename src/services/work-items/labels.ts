@@ -2,14 +2,30 @@ import { can, type ProjectInScope } from '../../auth/abilities.js';
 import { visibleIssuesSql } from '../../auth/access-levels.js';
 import { BadRequestError, ConflictError, NotFoundError, NotModifiedError, type ValidationMessages } from '../../errors.js';
 import { INT32_MAX } from '../../schemas/common.js';
-import type { CreateLabelInput, DeleteLabelInput, Label, ListLabelsQuery, UpdateLabelByNameInput, UpdateLabelInput } from '../../schemas/work-items.js';
+import type {
+  CreateLabelInput,
+  DeleteLabelInput,
+  Label,
+  ListLabelsQuery,
+  UpdateLabelByNameInput,
+  UpdateLabelInput,
+} from '../../schemas/work-items.js';
 import { pageRequest, type Page, type PageQuery } from '../pagination.js';
 import { presentLabel } from '../present/labels.js';
 import { likePattern } from '../search.js';
 import { Service } from '../service.js';
 import { setSubscription } from './issue-store.js';
 import { normalizeLabelColor, strip } from './label-colors.js';
-import { deleteLabel, existingLabelIds, findLabel, insertLabel, labelPage, updateLabel, type LabelRow, type LabelViewer } from './label-store.js';
+import {
+  deleteLabel,
+  existingLabelIds,
+  findLabel,
+  insertLabel,
+  labelPage,
+  updateLabel,
+  type LabelRow,
+  type LabelViewer,
+} from './label-store.js';
 
 /** What Label's validations say of a label's colour and title, in the order the original runs them (the colour first). */
 interface LabelChecks {
@@ -53,7 +69,10 @@ export class LabelsService extends Service {
   async list(scoped: ProjectInScope, query: ListLabelsQuery & PageQuery): Promise<Page<Label>> {
     const window = pageRequest(query);
     const search = query.search ? likePattern(query.search) : undefined;
-    const { total, rows } = await labelPage((await this.ctx.view()).rows, scoped.project.id, this.viewer(scoped), search, { limit: window.perPage, offset: window.offset });
+    const { total, rows } = await labelPage((await this.ctx.view()).rows, scoped.project.id, this.viewer(scoped), search, {
+      limit: window.perPage,
+      offset: window.offset,
+    });
     return { items: rows.map(presentLabel), total, page: window.page, perPage: window.perPage };
   }
 
@@ -76,7 +95,14 @@ export class LabelsService extends Service {
     const titleTaken = title !== '' && title !== input.name && (await existingLabelIds(em, projectId, [title])).length > 0;
     const problems = labelProblems({ color, title, titleTaken });
     if (Object.keys(problems).length) throw new BadRequestError(problems);
-    const id = await insertLabel(em, { projectId, title, color: color!, description: input.description ?? null, priority: input.priority ?? null, now: new Date() });
+    const id = await insertLabel(em, {
+      projectId,
+      title,
+      color: color!,
+      description: input.description ?? null,
+      priority: input.priority ?? null,
+      now: new Date(),
+    });
     if (id === undefined) throw new BadRequestError(labelProblems({ title, titleTaken: true }));
     return this.present(scoped, { id });
   }
@@ -105,7 +131,12 @@ export class LabelsService extends Service {
     const titleTaken = title !== undefined && title !== label.title && (await existingLabelIds(em, scoped.project.id, [title])).length > 0;
     const problems = labelProblems({ color, title, titleTaken });
     if (Object.keys(problems).length) throw new BadRequestError(problems);
-    await updateLabel(em, label.id, { title, color: color ?? undefined, description: input.description, priority: input.priority }, new Date());
+    await updateLabel(
+      em,
+      label.id,
+      { title, color: color ?? undefined, description: input.description, priority: input.priority },
+      new Date(),
+    );
     return this.present(scoped, { id: label.id });
   }
 
@@ -144,14 +175,19 @@ export class LabelsService extends Service {
    * A label of the project by ID or else by name (the original's find_label: an ID first, then a title, so a label
    * named `12` is found by its name when no label has the ID 12); `notFound` when there is none.
    */
-  private async labelOf(scoped: ProjectInScope, label: number | string | { title: string }, notFound = new NotFoundError('Label')): Promise<LabelRow> {
+  private async labelOf(
+    scoped: ProjectInScope,
+    label: number | string | { title: string },
+    notFound = new NotFoundError('Label'),
+  ): Promise<LabelRow> {
     const rows = (await this.ctx.view()).rows;
     const viewer = this.viewer(scoped);
     const projectId = scoped.project.id;
     const title = typeof label === 'object' ? label.title : String(label);
     const id = typeof label === 'number' ? label : typeof label === 'string' && /^\d{1,10}$/.test(label) ? Number(label) : undefined;
     const found =
-      (id !== undefined && id <= INT32_MAX ? await findLabel(rows, projectId, { id }, viewer) : undefined) ?? (await findLabel(rows, projectId, { title }, viewer));
+      (id !== undefined && id <= INT32_MAX ? await findLabel(rows, projectId, { id }, viewer) : undefined) ??
+      (await findLabel(rows, projectId, { title }, viewer));
     if (!found) throw notFound;
     return found;
   }
@@ -160,6 +196,8 @@ export class LabelsService extends Service {
 /** The original's `at_least_one_of :new_name, :color, :description, :priority`: a null counts as given. */
 function requireChanges(input: UpdateLabelInput): void {
   if (input.new_name === undefined && input.color === undefined && input.description === undefined && input.priority === undefined) {
-    throw new BadRequestError('400 (Bad request) "new_name, color, description, priority" are missing, at least one parameter must be provided');
+    throw new BadRequestError(
+      '400 (Bad request) "new_name, color, description, priority" are missing, at least one parameter must be provided',
+    );
   }
 }

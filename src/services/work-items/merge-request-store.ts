@@ -62,28 +62,35 @@ export interface MergeRequestRow {
  * The columns of a page of merge requests (aliased `i`, target projects `p`, namespaces `n`): the request and all it embeds.
  * Unresolved threads are looked up with `limit 1`: `not exists` became a hashed subplan over every note.
  */
-const MERGE_REQUEST_COLUMNS = sql`i."id", i."iid", i."project_id", i."source_project_id", i."source_branch", i."target_branch", i."title", i."description",
-  i."state", i."discussion_locked", i."merge_status", i."head_sha", i."start_sha", i."base_sha", i."merge_commit_sha", i."merged_at", i."closed_at",
+const MERGE_REQUEST_COLUMNS = sql`i."id", i."iid", i."project_id", i."source_project_id", i."source_branch", i."target_branch", i."title",
+  i."description",
+  i."state", i."discussion_locked", i."merge_status", i."head_sha", i."start_sha", i."base_sha", i."merge_commit_sha", i."merged_at",
+    i."closed_at",
   i."merge_when_pipeline_succeeds", i."merge_commit_message", i."should_remove_source_branch", i."force_remove_source_branch",
   i."time_estimate", i."total_time_spent", i."created_at", i."updated_at", i."author_id",
   n."full_path" || '/' || p."path" as "project_path", n."full_path" as "namespace_path",
   (select coalesce(json_agg(l."title" order by l."title"), '[]') from "label_links" ll join "labels" l on l."id" = ll."label_id"
     where ll."target_kind" = 'MergeRequest' and ll."target_id" = i."id") as "labels",
-  (select coalesce(json_agg(${userWithDateJsonSql('au')} order by ma."id"), '[]') from "merge_request_assignees" ma join "users" au on au."id" = ma."user_id"
+  (select coalesce(json_agg(${userWithDateJsonSql('au')} order by ma."id"), '[]') from "merge_request_assignees" ma join "users" au
+    on au."id" = ma."user_id"
     where ma."merge_request_id" = i."id") as "assignees",
   (select ${userWithDateJsonSql('a')} from "users" a where a."id" = i."author_id") as "author",
   (select ${userJsonSql('mb')} from "users" mb where mb."id" = i."merged_by_id") as "merged_by",
   (select ${userJsonSql('c')} from "users" c where c."id" = i."closed_by_id") as "closed_by",
   (select ${userJsonSql('mu')} from "users" mu where mu."id" = i."merge_user_id") as "merge_user",
   (select ${milestoneJsonSql} from "milestones" m where m."id" = i."milestone_id") as "milestone",
-  (select count(*)::int from "notes" nt where nt."target_kind" = 'MergeRequest' and nt."target_id" = i."id" and not nt."system") as "user_notes_count",
-  (select count(*)::int from "award_emoji" ae where ae."target_kind" = 'MergeRequest' and ae."target_id" = i."id" and ae."name" = 'thumbsup') as "upvotes",
-  (select count(*)::int from "award_emoji" ae where ae."target_kind" = 'MergeRequest' and ae."target_id" = i."id" and ae."name" = 'thumbsdown') as "downvotes",
+  (select count(*)::int from "notes" nt where nt."target_kind" = 'MergeRequest' and nt."target_id" = i."id"
+    and not nt."system") as "user_notes_count",
+  (select count(*)::int from "award_emoji" ae where ae."target_kind" = 'MergeRequest' and ae."target_id" = i."id"
+    and ae."name" = 'thumbsup') as "upvotes",
+  (select count(*)::int from "award_emoji" ae where ae."target_kind" = 'MergeRequest' and ae."target_id" = i."id"
+    and ae."name" = 'thumbsdown') as "downvotes",
   case when p."only_allow_merge_if_all_discussions_are_resolved" then coalesce((select false from "notes" nt
     where nt."target_kind" = 'MergeRequest' and nt."target_id" = i."id" and nt."type" = 'DiscussionNote' and not nt."system"
     and nt."resolved_at" is null limit 1), true) else true end as "blocking_discussions_resolved"`;
 
-const MERGE_REQUESTS_FROM = sql`"merge_requests" i join "projects" p on p."id" = i."project_id" join "namespaces" n on n."id" = p."namespace_id"`;
+const MERGE_REQUESTS_FROM = sql`"merge_requests" i join "projects" p on p."id" = i."project_id" join "namespaces" n
+  on n."id" = p."namespace_id"`;
 
 /** What a list of merge requests keeps: the filters of any work item, and a merge request's own. */
 export interface MergeRequestFilter extends WorkItemFilter {
@@ -212,16 +219,27 @@ const columnName = (name: keyof MergeRequestColumns) => identifier(name, WRITABL
 /** A new merge request; its ID, or null when an open one from the same source branch into the same target branch exists. */
 export async function insertMergeRequest(
   em: EntityManager,
-  request: { projectId: number; iid: number; sourceProjectId: number; sourceBranch: string; targetBranch: string; authorId: number; now: Date } & MergeRequestColumns,
+  request: {
+    projectId: number;
+    iid: number;
+    sourceProjectId: number;
+    sourceBranch: string;
+    targetBranch: string;
+    authorId: number;
+    now: Date;
+  } & MergeRequestColumns,
 ): Promise<number | null> {
   const { projectId, iid, sourceProjectId, sourceBranch, targetBranch, authorId, now, ...columns } = request;
   const values: MergeRequestColumns = { ...columns, target_branch: targetBranch, created_at: now, updated_at: now };
   const names = WRITABLE.filter((name) => values[name] !== undefined);
   const [row] = await queryRows(
     em,
-    sql`insert into "merge_requests" ("project_id", "iid", "source_project_id", "source_branch", "author_id"${concat(names.map((name) => sql`, ${columnName(name)}`))})
-      values (${projectId}, ${iid}, ${sourceProjectId}, ${sourceBranch}, ${authorId}${concat(names.map((name) => sql`, ${values[name] ?? null}`))})
-      on conflict ("source_project_id", "source_branch", "project_id", "target_branch") where "state" = 'opened' and "deleted_at" is null do nothing
+    sql`insert into "merge_requests" ("project_id", "iid", "source_project_id", "source_branch",
+      "author_id"${concat(names.map((name) => sql`, ${columnName(name)}`))})
+      values (${projectId}, ${iid}, ${sourceProjectId}, ${sourceBranch},
+        ${authorId}${concat(names.map((name) => sql`, ${values[name] ?? null}`))})
+      on conflict ("source_project_id", "source_branch", "project_id", "target_branch")
+        where "state" = 'opened' and "deleted_at" is null do nothing
       returning "id"`,
   );
   return row ? Number(row.id) : null;
@@ -236,7 +254,8 @@ export async function openMergeRequestIid(
   const [row] = await queryRows(
     em,
     sql`select "iid" from "merge_requests" where "source_project_id" = ${pair.sourceProjectId} and "source_branch" = ${pair.sourceBranch}
-      and "project_id" = ${pair.projectId} and "target_branch" = ${pair.targetBranch} and "state" = 'opened' and "deleted_at" is null and "id" <> ${except}`,
+      and "project_id" = ${pair.projectId} and "target_branch" = ${pair.targetBranch} and "state" = 'opened' and "deleted_at" is null
+        and "id" <> ${except}`,
   );
   return row ? Number(row.iid) : undefined;
 }
@@ -245,7 +264,13 @@ export async function openMergeRequestIid(
 export async function updateMergeRequest(em: EntityManager, id: number, columns: MergeRequestColumns): Promise<void> {
   const given = WRITABLE.filter((name) => columns[name] !== undefined);
   if (!given.length) return;
-  await queryRows(em, sql`update "merge_requests" set ${join(given.map((name) => sql`${columnName(name)} = ${columns[name] ?? null}`), ', ')} where "id" = ${id}`);
+  await queryRows(
+    em,
+    sql`update "merge_requests" set ${join(
+      given.map((name) => sql`${columnName(name)} = ${columns[name] ?? null}`),
+      ', ',
+    )} where "id" = ${id}`,
+  );
 }
 
 /** The merge request's assignees made these users, in this order. */
@@ -254,7 +279,8 @@ export async function setMergeRequestAssignees(em: EntityManager, id: number, us
   if (userIds.length) {
     await queryRows(
       em,
-      sql`insert into "merge_request_assignees" ("merge_request_id", "user_id") select ${id}, u from unnest(${userIds}::int[]) with ordinality as t(u, o) order by o`,
+      sql`insert into "merge_request_assignees" ("merge_request_id", "user_id") select ${id}, u
+        from unnest(${userIds}::int[]) with ordinality as t(u, o) order by o`,
     );
   }
 }
@@ -270,7 +296,8 @@ export async function branchMoved(em: EntityManager, projectId: number, branch: 
     await queryRows(
       em,
       // A new head was never built: an automatic merge waits for its own pipeline, so it is called off.
-      sql`update "merge_requests" set "head_sha" = ${head}, "base_sha" = null, "merge_status" = 'unchecked', "merge_when_pipeline_succeeds" = false
+      sql`update "merge_requests" set "head_sha" = ${head}, "base_sha" = null, "merge_status" = 'unchecked',
+        "merge_when_pipeline_succeeds" = false
         where "source_project_id" = ${projectId} and "source_branch" = ${branch} and ${open} and "head_sha" is distinct from ${head}`,
     );
   }
@@ -298,7 +325,8 @@ export async function keepWorkedOut(
 export async function mergesWaitFor(em: EntityManager, sourceProjectId: number, sha: string): Promise<boolean> {
   const [row] = await queryRows(
     em,
-    sql`select 1 from "merge_requests" where "source_project_id" = ${sourceProjectId} and "head_sha" = ${sha} and "merge_when_pipeline_succeeds"
+    sql`select 1 from "merge_requests" where "source_project_id" = ${sourceProjectId} and "head_sha" = ${sha}
+      and "merge_when_pipeline_succeeds"
       and "state" = 'opened' and "deleted_at" is null limit 1`,
   );
   return row !== undefined;

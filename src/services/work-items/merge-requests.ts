@@ -1,7 +1,16 @@
 import { can, mergesToBranch, pushesToBranch, type MergeRequestInScope, type ProjectInScope } from '../../auth/abilities.js';
 import { visibleMergeRequestsSql } from '../../auth/access-levels.js';
 import type { Namespace } from '../../db/entities/index.js';
-import { BadRequestError, ConflictError, ForbiddenError, MethodNotAllowedError, NotAcceptableError, NotFoundError, NotModifiedError, UnauthorizedError } from '../../errors.js';
+import {
+  BadRequestError,
+  ConflictError,
+  ForbiddenError,
+  MethodNotAllowedError,
+  NotAcceptableError,
+  NotFoundError,
+  NotModifiedError,
+  UnauthorizedError,
+} from '../../errors.js';
 import { commitsBetween, mergeBase } from '../../git/ancestry.js';
 import { changesBetween } from '../../git/diff.js';
 import { MergeConflictError } from '../../git/errors.js';
@@ -98,23 +107,38 @@ export class MergeRequestsService extends Service {
   }
 
   /** GET /groups/:id/merge_requests: of the group's projects and its subgroups'. */
-  listForGroup(group: { group: Namespace }, query: ListMergeRequestsQuery & PageQuery): Promise<Page<MergeRequestBasic | MergeRequestSimple>> {
+  listForGroup(
+    group: { group: Namespace },
+    query: ListMergeRequestsQuery & PageQuery,
+  ): Promise<Page<MergeRequestBasic | MergeRequestSimple>> {
     return this.list({ groupId: group.group.id, groupPath: group.group.fullPath }, query, 'all');
   }
 
   /** GET /projects/:id/merge_requests. */
-  listForProject(project: ProjectInScope, query: ListMergeRequestsQuery & PageQuery): Promise<Page<MergeRequestBasic | MergeRequestSimple>> {
+  listForProject(
+    project: ProjectInScope,
+    query: ListMergeRequestsQuery & PageQuery,
+  ): Promise<Page<MergeRequestBasic | MergeRequestSimple>> {
     return this.list({ project }, query, 'all');
   }
 
   private async list(source: MergeRequestsSource, query: ListMergeRequestsQuery & PageQuery, defaultScope: 'created-by-me' | 'all') {
     const view = await this.ctx.view();
     const window = pageRequest(query);
-    if ('project' in source && !can(this.ctx.caller, 'read_merge_requests', source.project)) return { items: [], total: 0, page: window.page, perPage: window.perPage };
+    if ('project' in source && !can(this.ctx.caller, 'read_merge_requests', source.project))
+      return { items: [], total: 0, page: window.page, perPage: window.perPage };
     const filter = this.filterOf(source, query, defaultScope);
-    const { total, rows } = await mergeRequestPage(view.rows, filter, { orderBy: query.order_by ?? 'created_at', sort: query.sort ?? 'desc' }, { limit: window.perPage, offset: window.offset });
-    const from: ReferenceBase = 'project' in source ? { projectId: source.project.project.id } : 'groupId' in source ? { groupPath: source.groupPath } : null;
-    const items = rows.map((row) => (query.view === 'simple' ? presentMergeRequestSimple(row, view) : presentMergeRequestBasic(row, view, from)));
+    const { total, rows } = await mergeRequestPage(
+      view.rows,
+      filter,
+      { orderBy: query.order_by ?? 'created_at', sort: query.sort ?? 'desc' },
+      { limit: window.perPage, offset: window.offset },
+    );
+    const from: ReferenceBase =
+      'project' in source ? { projectId: source.project.project.id } : 'groupId' in source ? { groupPath: source.groupPath } : null;
+    const items = rows.map((row) =>
+      query.view === 'simple' ? presentMergeRequestSimple(row, view) : presentMergeRequestBasic(row, view, from),
+    );
     return { items, total, page: window.page, perPage: window.perPage };
   }
 
@@ -130,7 +154,8 @@ export class MergeRequestsService extends Service {
     if (scope === 'created-by-me') filter.authorId = userId;
     if (scope === 'assigned-to-me') filter.assigneeId = userId;
     if (query.author_id !== undefined) filter.authorId = query.author_id;
-    if (query.assignee_id !== undefined) filter.assigneeId = typeof query.assignee_id === 'number' ? query.assignee_id : noneOrAny(query.assignee_id);
+    if (query.assignee_id !== undefined)
+      filter.assigneeId = typeof query.assignee_id === 'number' ? query.assignee_id : noneOrAny(query.assignee_id);
     if (query.labels?.length) {
       const [only] = query.labels;
       const special = query.labels.length === 1 ? (only === 'No Label' || only === 'No+Label' ? 'none' : noneOrAny(only)) : undefined;
@@ -140,7 +165,8 @@ export class MergeRequestsService extends Service {
       const special = query.milestone === 'No Milestone' ? 'none' : noneOrAny(query.milestone);
       filter.milestone = special ?? query.milestone;
     }
-    if (query.my_reaction_emoji !== undefined) filter.reaction = { userId, name: noneOrAny(query.my_reaction_emoji) ?? query.my_reaction_emoji };
+    if (query.my_reaction_emoji !== undefined)
+      filter.reaction = { userId, name: noneOrAny(query.my_reaction_emoji) ?? query.my_reaction_emoji };
     if (query.iids?.length) filter.iids = query.iids;
     if (query.search) filter.search = likePattern(query.search);
     if (query.source_branch !== undefined) filter.sourceBranch = query.source_branch;
@@ -167,7 +193,10 @@ export class MergeRequestsService extends Service {
     const row = await this.current(scoped);
     const changes = row.base_sha !== null && row.head_sha !== null ? await this.changedFiles(scoped, row) : null;
     const pipeline = await this.headPipeline(row);
-    const source = pipeline && row.source_project_id !== scoped.project.project.id ? await this.ctx.projects.findInScope(row.source_project_id!) : scoped.project;
+    const source =
+      pipeline && row.source_project_id !== scoped.project.project.id
+        ? await this.ctx.projects.findInScope(row.source_project_id!)
+        : scoped.project;
     return presentMergeRequest(
       row,
       {
@@ -175,7 +204,10 @@ export class MergeRequestsService extends Service {
         canMerge: row.state === 'opened' && (await this.mayMerge(scoped, row.target_branch)),
         changesCount: changes?.count ?? null,
         changesOverflow: changes?.overflow ?? false,
-        pipeline: pipeline && source ? { ...pipeline, web_url: `${projectWebUrl(source.project, source.namespace, this.ctx.baseUrl)}/pipelines/${pipeline.id}` } : null,
+        pipeline:
+          pipeline && source
+            ? { ...pipeline, web_url: `${projectWebUrl(source.project, source.namespace, this.ctx.baseUrl)}/pipelines/${pipeline.id}` }
+            : null,
         divergedCommitsCount: query.include_diverged_commits_count ? await this.divergedCommits(scoped, row) : undefined,
         rebaseInProgress: query.include_rebase_in_progress ? false : undefined,
       },
@@ -191,7 +223,9 @@ export class MergeRequestsService extends Service {
     const repo = this.ctx.repositoryOf(scoped.project.project);
     const oids = (row.start_sha ? await commitsBetween(repo, row.start_sha, row.head_sha) : [row.head_sha]).reverse();
     const projectUrl = projectWebUrl(scoped.project.project, scoped.project.namespace, this.ctx.baseUrl);
-    const items = await Promise.all(oids.slice(window.offset, window.offset + window.perPage).map(async (oid) => presentCommit(await repo.readCommit(oid), projectUrl)));
+    const items = await Promise.all(
+      oids.slice(window.offset, window.offset + window.perPage).map(async (oid) => presentCommit(await repo.readCommit(oid), projectUrl)),
+    );
     return { items, total: oids.length, page: window.page, perPage: window.perPage };
   }
 
@@ -200,7 +234,11 @@ export class MergeRequestsService extends Service {
     const shown = await this.present(scoped);
     const row = await this.current(scoped);
     if (!row.head_sha) return { ...shown, changes: [], overflow: false };
-    const { diffs, overflow } = await this.ctx.diffs.boundedDiffs(this.ctx.repositoryOf(scoped.project.project), row.base_sha, row.head_sha);
+    const { diffs, overflow } = await this.ctx.diffs.boundedDiffs(
+      this.ctx.repositoryOf(scoped.project.project),
+      row.base_sha,
+      row.head_sha,
+    );
     return { ...shown, changes: diffs, overflow };
   }
 
@@ -212,7 +250,8 @@ export class MergeRequestsService extends Service {
   private async current(scoped: MergeRequestTarget): Promise<MergeRequestRow> {
     const em = (await this.ctx.view()).rows;
     const row = (await mergeRequestRow(em, scoped.id))!;
-    if (row.state !== 'opened' || !row.head_sha || !row.start_sha || (row.base_sha !== null && row.merge_status !== 'unchecked')) return row;
+    if (row.state !== 'opened' || !row.head_sha || !row.start_sha || (row.base_sha !== null && row.merge_status !== 'unchecked'))
+      return row;
     const repo = this.ctx.repositoryOf(scoped.project.project);
     await this.sourceObjectsIn(row, repo);
     // A fork deleted before its new commits were brought over: nothing to work out from.
@@ -241,7 +280,10 @@ export class MergeRequestsService extends Service {
   }
 
   /** A fork's commits brought into the target's repository, where the request is compared and merged. */
-  private async sourceObjectsIn(row: Pick<MergeRequestRow, 'source_project_id' | 'project_id' | 'head_sha'>, repo: Repository): Promise<void> {
+  private async sourceObjectsIn(
+    row: Pick<MergeRequestRow, 'source_project_id' | 'project_id' | 'head_sha'>,
+    repo: Repository,
+  ): Promise<void> {
     if (row.source_project_id === row.project_id || row.source_project_id === null || !row.head_sha) return;
     const source = await this.ctx.projects.findInScope(row.source_project_id);
     if (!source) return;
@@ -289,18 +331,36 @@ export class MergeRequestsService extends Service {
       start_sha: start,
       force_remove_source_branch: input.remove_source_branch ?? false,
     };
-    if (manages && input.milestone_id) columns.milestone_id = (await findUsableMilestone(em, target.project.id, input.milestone_id))?.id ?? null;
-    const pair = { sourceProjectId: source.project.id, sourceBranch: input.source_branch, projectId: target.project.id, targetBranch: input.target_branch };
+    if (manages && input.milestone_id)
+      columns.milestone_id = (await findUsableMilestone(em, target.project.id, input.milestone_id))?.id ?? null;
+    const pair = {
+      sourceProjectId: source.project.id,
+      sourceBranch: input.source_branch,
+      projectId: target.project.id,
+      targetBranch: input.target_branch,
+    };
     const iid = await nextIid(em, 'merge_requests', { projectId: target.project.id });
     const id = await insertMergeRequest(em, { ...pair, iid, authorId: this.ctx.currentUser.id, now, ...columns });
     if (id === null) throw this.duplicate(await openMergeRequestIid(em, pair));
     if (manages) {
       const assignees = assigneeIdsOf(input);
       if (assignees?.length) await setMergeRequestAssignees(em, id, await existingUserIds(em, assignees));
-      if (input.labels?.length) await setLabelLinks(em, 'MergeRequest', id, (await labelIdsOf(em, target.project.id, input.labels, now)).map((label) => label.id), now);
+      if (input.labels?.length)
+        await setLabelLinks(
+          em,
+          'MergeRequest',
+          id,
+          (await labelIdsOf(em, target.project.id, input.labels, now)).map((label) => label.id),
+          now,
+        );
     }
     await this.sourceObjectsIn({ source_project_id: source.project.id, project_id: target.project.id, head_sha: head }, targetRepo);
-    return this.present({ id, iid, project: target, mergeRequest: { authorId: this.ctx.currentUser.id, assigneeIds: [], discussionLocked: false } });
+    return this.present({
+      id,
+      iid,
+      project: target,
+      mergeRequest: { authorId: this.ctx.currentUser.id, assigneeIds: [], discussionLocked: false },
+    });
   }
 
   /** The project a new request goes into: the source itself, or its upstream, where the caller may open one. */
@@ -311,8 +371,13 @@ export class MergeRequestsService extends Service {
     }
     const target = await this.ctx.projects.findInScope(targetProjectId);
     if (!target || !can(this.ctx.caller, 'read_project', target)) throw new NotFoundError('Project');
-    const upstream = source.project.forkedFrom ? (typeof source.project.forkedFrom === 'object' ? source.project.forkedFrom.id : source.project.forkedFrom) : null;
-    if (upstream !== target.project.id) throw new BadRequestError({ validate_fork: ['Source project is not a fork of the target project'] });
+    const upstream = source.project.forkedFrom
+      ? typeof source.project.forkedFrom === 'object'
+        ? source.project.forkedFrom.id
+        : source.project.forkedFrom
+      : null;
+    if (upstream !== target.project.id)
+      throw new BadRequestError({ validate_fork: ['Source project is not a fork of the target project'] });
     if (!can(this.ctx.caller, 'create_merge_request_in', target)) throw new ForbiddenError();
     return target;
   }
@@ -326,10 +391,13 @@ export class MergeRequestsService extends Service {
    * change recorded in a system note; `state_event` closes or reopens (a merged one neither).
    */
   async update(scoped: MergeRequestTarget, input: UpdateMergeRequestInput): Promise<MergeRequest> {
-    const given = Object.entries(input).filter(([, value]) => value !== undefined).map(([name]) => name);
+    const given = Object.entries(input)
+      .filter(([, value]) => value !== undefined)
+      .map(([name]) => name);
     if (!given.length) {
       throw new BadRequestError(
-        '400 (Bad request) "target_branch, title, assignee_id, assignee_ids, description, state_event, labels, add_labels, remove_labels, milestone_id, remove_source_branch, discussion_locked" are missing, at least one parameter must be provided',
+        '400 (Bad request) "target_branch, title, assignee_id, assignee_ids, description, state_event, labels, add_labels, ' +
+          'remove_labels, milestone_id, remove_source_branch, discussion_locked" are missing, at least one parameter must be provided',
       );
     }
     if (input.title !== undefined) checkTitle(input.title);
@@ -348,14 +416,27 @@ export class MergeRequestsService extends Service {
       }
       const start = await this.ctx.repositoryOf(project.project).branch(input.target_branch);
       if (!start) throw BadRequestError.invalid('target_branch', 'does not exist');
-      const pair = { sourceProjectId: before.source_project_id ?? 0, sourceBranch: before.source_branch, projectId: project.project.id, targetBranch: input.target_branch };
-      if (before.state === 'opened' && (await openMergeRequestIid(em, pair, scoped.id)) !== undefined) throw this.duplicate(await openMergeRequestIid(em, pair, scoped.id));
-      Object.assign(columns, { target_branch: input.target_branch, start_sha: start, base_sha: null, merge_status: 'unchecked' } satisfies MergeRequestColumns);
+      const pair = {
+        sourceProjectId: before.source_project_id ?? 0,
+        sourceBranch: before.source_branch,
+        projectId: project.project.id,
+        targetBranch: input.target_branch,
+      };
+      if (before.state === 'opened' && (await openMergeRequestIid(em, pair, scoped.id)) !== undefined)
+        throw this.duplicate(await openMergeRequestIid(em, pair, scoped.id));
+      Object.assign(columns, {
+        target_branch: input.target_branch,
+        start_sha: start,
+        base_sha: null,
+        merge_status: 'unchecked',
+      } satisfies MergeRequestColumns);
       notes.push(`changed target branch from \`${before.target_branch}\` to \`${input.target_branch}\``);
     }
-    if (input.remove_source_branch !== undefined && input.remove_source_branch !== before.force_remove_source_branch) columns.force_remove_source_branch = input.remove_source_branch;
+    if (input.remove_source_branch !== undefined && input.remove_source_branch !== before.force_remove_source_branch)
+      columns.force_remove_source_branch = input.remove_source_branch;
     if (manages) {
-      const milestone = input.milestone_id !== undefined ? await milestoneChange(em, project.project.id, before.milestone, input.milestone_id) : null;
+      const milestone =
+        input.milestone_id !== undefined ? await milestoneChange(em, project.project.id, before.milestone, input.milestone_id) : null;
       if (milestone) {
         columns.milestone_id = milestone.milestone_id;
         notes.push(milestone.note);
@@ -366,20 +447,45 @@ export class MergeRequestsService extends Service {
       }
     }
     if (input.state_event === 'close' && before.state === 'opened') {
-      Object.assign(columns, { state: 'closed', closed_at: now, closed_by_id: this.ctx.currentUser.id, merge_when_pipeline_succeeds: false } satisfies MergeRequestColumns);
+      Object.assign(columns, {
+        state: 'closed',
+        closed_at: now,
+        closed_by_id: this.ctx.currentUser.id,
+        merge_when_pipeline_succeeds: false,
+      } satisfies MergeRequestColumns);
       notes.push(statusNote('closed'));
     } else if (input.state_event === 'reopen' && before.state === 'closed') {
       const targetBranch = columns.target_branch ?? before.target_branch;
-      const pair = { sourceProjectId: before.source_project_id ?? 0, sourceBranch: before.source_branch, projectId: project.project.id, targetBranch };
+      const pair = {
+        sourceProjectId: before.source_project_id ?? 0,
+        sourceBranch: before.source_branch,
+        projectId: project.project.id,
+        targetBranch,
+      };
       const open = await openMergeRequestIid(em, pair, scoped.id);
       if (open !== undefined) throw this.duplicate(open);
       const heads = await this.headsOf(project, before.source_project_id, before.source_branch, targetBranch);
-      Object.assign(columns, { state: 'opened', closed_at: null, closed_by_id: null, ...heads, base_sha: null, merge_status: 'unchecked' } satisfies MergeRequestColumns);
+      Object.assign(columns, {
+        state: 'opened',
+        closed_at: null,
+        closed_by_id: null,
+        ...heads,
+        base_sha: null,
+        merge_status: 'unchecked',
+      } satisfies MergeRequestColumns);
       notes.push(statusNote('reopened'));
     }
     if (manages) {
       const assignees = assigneeIdsOf(input);
-      if (assignees !== undefined) notes.push(...(await reassign(em, { kind: 'MergeRequest', id: scoped.id }, before.assignees.map((user) => user.id), assignees)));
+      if (assignees !== undefined)
+        notes.push(
+          ...(await reassign(
+            em,
+            { kind: 'MergeRequest', id: scoped.id },
+            before.assignees.map((user) => user.id),
+            assignees,
+          )),
+        );
       notes.push(...(await relabel(em, { kind: 'MergeRequest', id: scoped.id, projectId: project.project.id }, input, now)));
     }
     if (notes.length || Object.keys(columns).length) {
@@ -391,8 +497,18 @@ export class MergeRequestsService extends Service {
   }
 
   /** The two branches' heads now (a reopened request takes them up again); a branch gone leaves what was kept. */
-  private async headsOf(target: ProjectInScope, sourceProjectId: number | null, sourceBranch: string, targetBranch: string): Promise<MergeRequestColumns> {
-    const source = sourceProjectId === target.project.id ? target : sourceProjectId === null ? null : await this.ctx.projects.findInScope(sourceProjectId);
+  private async headsOf(
+    target: ProjectInScope,
+    sourceProjectId: number | null,
+    sourceBranch: string,
+    targetBranch: string,
+  ): Promise<MergeRequestColumns> {
+    const source =
+      sourceProjectId === target.project.id
+        ? target
+        : sourceProjectId === null
+          ? null
+          : await this.ctx.projects.findInScope(sourceProjectId);
     const [head, start] = await Promise.all([
       source ? this.ctx.repositoryOf(source.project).branch(sourceBranch) : null,
       this.ctx.repositoryOf(target.project).branch(targetBranch),
@@ -402,10 +518,20 @@ export class MergeRequestsService extends Service {
 
   /** A system note on the merge request, by the caller. */
   private systemNote(projectId: number, id: number, body: string, now: Date): Promise<number> {
-    return insertNote(this.ctx.em, { projectId, kind: 'MergeRequest', targetId: id, authorId: this.ctx.currentUser.id, body, system: true, createdAt: now });
+    return insertNote(this.ctx.em, {
+      projectId,
+      kind: 'MergeRequest',
+      targetId: id,
+      authorId: this.ctx.currentUser.id,
+      body,
+      system: true,
+      createdAt: now,
+    });
   }
 
-  /** DELETE /projects/:id/merge_requests/:merge_request_iid: administrators and project owners; it leaves every list, its iid stays taken. */
+  /**
+   * DELETE /projects/:id/merge_requests/:merge_request_iid: administrators and project owners; it leaves every list, its iid stays taken.
+   */
   async delete(scoped: MergeRequestTarget): Promise<void> {
     if (!can(this.ctx.caller, 'destroy_merge_request', scoped.project)) throw new ForbiddenError();
     await updateMergeRequest(this.ctx.em, scoped.id, { deleted_at: new Date(), merge_when_pipeline_succeeds: false });
@@ -433,14 +559,23 @@ export class MergeRequestsService extends Service {
       if (target.project.onlyAllowMergeIfPipelineSucceeds && pipeline && pipeline.status !== 'success' && pipeline.status !== 'skipped') {
         throw new MethodNotAllowedError(MERGE_REFUSALS.cannotBeMerged);
       }
-      const sourceScoped = row.source_project_id === target.project.id ? target : row.source_project_id === null ? null : await this.ctx.projects.findInScope(row.source_project_id);
+      const sourceScoped =
+        row.source_project_id === target.project.id
+          ? target
+          : row.source_project_id === null
+            ? null
+            : await this.ctx.projects.findInScope(row.source_project_id);
       const sourceRepo = sourceScoped ? this.ctx.repositoryOf(sourceScoped.project) : null;
       const [head, start] = await Promise.all([sourceRepo ? sourceRepo.branch(row.source_branch) : null, repo.branch(row.target_branch)]);
       if (!head || !start) throw new MethodNotAllowedError(MERGE_REFUSALS.cannotBeMerged);
       if (input.sha !== undefined && input.sha !== head) throw new ConflictError(MERGE_REFUSALS.shaMismatch);
       if (sourceRepo && sourceRepo !== repo) await copyMissingObjects(sourceRepo, repo, head);
       const base = await mergeBase(repo, start, head);
-      const [baseTree, ours, theirs] = await Promise.all([base ? repo.readCommit(base).then((commit) => commit.tree) : null, repo.readCommit(start), repo.readCommit(head)]);
+      const [baseTree, ours, theirs] = await Promise.all([
+        base ? repo.readCommit(base).then((commit) => commit.tree) : null,
+        repo.readCommit(start),
+        repo.readCommit(head),
+      ]);
       let tree: string;
       try {
         tree = await mergeTrees(repo, baseTree, ours.tree, theirs.tree);
@@ -470,22 +605,39 @@ export class MergeRequestsService extends Service {
       // The source branch of the same project goes with the same move; a fork's, by a write of its own below.
       const removesHere = removeSource === true && sourceScoped === target && (await this.mayRemoveSource(target, repo, row.source_branch));
       if (removesHere) updates.push({ name: BRANCH_PREFIX + row.source_branch, old: head, new: null as never });
-      return { updates, result: { row, head, removeSource: removeSource === true && !removesHere && sourceScoped !== null && sourceScoped !== target ? sourceScoped : null } };
+      return {
+        updates,
+        result: {
+          row,
+          head,
+          removeSource: removeSource === true && !removesHere && sourceScoped !== null && sourceScoped !== target ? sourceScoped : null,
+        },
+      };
     });
     const now = new Date();
     await this.systemNote(target.project.id, scoped.id, 'merged', now);
-    if (merged.removeSource && (await this.mayRemoveSource(merged.removeSource, this.ctx.repositoryOf(merged.removeSource.project), merged.row.source_branch))) {
+    if (
+      merged.removeSource &&
+      (await this.mayRemoveSource(merged.removeSource, this.ctx.repositoryOf(merged.removeSource.project), merged.row.source_branch))
+    ) {
       await writeRepository(this.ctx, merged.removeSource, async (repo) => {
         const current = await repo.branch(merged.row.source_branch);
         // Only the head that was merged: a branch that moved since keeps its new commits.
-        return { updates: current === merged.head ? [{ name: BRANCH_PREFIX + merged.row.source_branch, old: current, new: null }] : [], result: undefined };
+        return {
+          updates: current === merged.head ? [{ name: BRANCH_PREFIX + merged.row.source_branch, old: current, new: null }] : [],
+          result: undefined,
+        };
       });
     }
-    if (merged.row.target_branch === (await this.ctx.repositoryOf(target.project).headBranch())) await this.closeIssues(scoped, merged.row, now);
+    if (merged.row.target_branch === (await this.ctx.repositoryOf(target.project).headBranch()))
+      await this.closeIssues(scoped, merged.row, now);
     return this.present(scoped);
   }
 
-  /** 401 without the right to merge into the target branch, 406 unless open, 405 for a draft or unresolved threads the project requires resolved. */
+  /**
+   * 401 without the right to merge into the target branch, 406 unless open, 405 for a draft or unresolved threads the project requires
+   * resolved.
+   */
   private async checkMergeable(scoped: MergeRequestTarget, row: MergeRequestRow): Promise<void> {
     if (!(await this.mayMerge(scoped, row.target_branch))) throw new UnauthorizedError();
     if (row.state !== 'opened') throw new NotAcceptableError(MERGE_REFUSALS.notOpen);
@@ -513,7 +665,12 @@ export class MergeRequestsService extends Service {
       should_remove_source_branch: input.should_remove_source_branch ?? row.should_remove_source_branch,
       updated_at: now,
     });
-    await this.systemNote(scoped.project.project.id, scoped.id, `enabled an automatic merge when the pipeline for ${row.head_sha} succeeds`, now);
+    await this.systemNote(
+      scoped.project.project.id,
+      scoped.id,
+      `enabled an automatic merge when the pipeline for ${row.head_sha} succeeds`,
+      now,
+    );
     return true;
   }
 
@@ -528,7 +685,12 @@ export class MergeRequestsService extends Service {
     if (row.state !== 'opened') throw new MethodNotAllowedError();
     if (!row.merge_when_pipeline_succeeds) throw new NotAcceptableError();
     const now = new Date();
-    await updateMergeRequest(em, scoped.id, { merge_when_pipeline_succeeds: false, merge_user_id: null, merge_commit_message: null, updated_at: now });
+    await updateMergeRequest(em, scoped.id, {
+      merge_when_pipeline_succeeds: false,
+      merge_user_id: null,
+      merge_commit_message: null,
+      updated_at: now,
+    });
     await this.systemNote(scoped.project.project.id, scoped.id, 'canceled the automatic merge', now);
     return this.present(scoped);
   }
@@ -550,7 +712,12 @@ export class MergeRequestsService extends Service {
   private async defaultMergeMessage(scoped: MergeRequestTarget, row: MergeRequestRow): Promise<string> {
     const closes = await this.closingReferences(scoped, row);
     const lines = [`Merge branch '${row.source_branch}' into '${row.target_branch}'`, '', row.title];
-    if (closes.length) lines.push('', `Closes ${sentence(closes.map((issue) => (issue.project_path === row.project_path ? `#${issue.iid}` : `${issue.project_path}#${issue.iid}`)))}`);
+    if (closes.length) {
+      const references = closes.map((issue) =>
+        issue.project_path === row.project_path ? `#${issue.iid}` : `${issue.project_path}#${issue.iid}`,
+      );
+      lines.push('', `Closes ${sentence(references)}`);
+    }
     lines.push('', `See merge request ${row.project_path}!${row.iid}`);
     return lines.join('\n');
   }
@@ -581,7 +748,10 @@ export class MergeRequestsService extends Service {
     const found = [];
     const em = (await this.ctx.view()).rows;
     for (const reference of references) {
-      const project = reference.projectPath.toLowerCase() === row.project_path.toLowerCase() ? scoped.project : await this.ctx.projects.findInScope(reference.projectPath);
+      const project =
+        reference.projectPath.toLowerCase() === row.project_path.toLowerCase()
+          ? scoped.project
+          : await this.ctx.projects.findInScope(reference.projectPath);
       const issue = project && (await this.ctx.issues.findInScope(project, reference.iid));
       if (!issue || !can(this.ctx.caller, 'read_issue', issue)) continue;
       const issueRowFound = await issueRow(em, issue.id);
@@ -595,7 +765,15 @@ export class MergeRequestsService extends Service {
     for (const issue of await this.closingReferences(scoped, row)) {
       await updateIssue(this.ctx.em, issue.id, { state: 'closed', closed_at: now, closed_by_id: this.ctx.currentUser.id, updated_at: now });
       const reference = issue.project_id === scoped.project.project.id ? `!${row.iid}` : `${row.project_path}!${row.iid}`;
-      await insertNote(this.ctx.em, { projectId: issue.project_id, kind: 'Issue', targetId: issue.id, authorId: this.ctx.currentUser.id, body: `closed via merge request ${reference}`, system: true, createdAt: now });
+      await insertNote(this.ctx.em, {
+        projectId: issue.project_id,
+        kind: 'Issue',
+        targetId: issue.id,
+        authorId: this.ctx.currentUser.id,
+        body: `closed via merge request ${reference}`,
+        system: true,
+        createdAt: now,
+      });
     }
   }
 

@@ -12,13 +12,22 @@ import { Service } from '../service.js';
 import { issuePage, nextIid, type IssueFilter, type MilestoneRow } from './issue-store.js';
 import { strip } from './label-colors.js';
 import { mergeRequestPage, type MergeRequestFilter } from './merge-request-store.js';
-import { deleteMilestone, findMilestone, insertMilestone, milestonePage, milestoneTitleTaken, updateMilestone, type MilestoneOwner } from './milestone-store.js';
+import {
+  deleteMilestone,
+  findMilestone,
+  insertMilestone,
+  milestonePage,
+  milestoneTitleTaken,
+  updateMilestone,
+  type MilestoneOwner,
+} from './milestone-store.js';
 import { milestoneNote } from './system-notes.js';
 
 /** Whose milestones a route names: a project's (`/projects/:id/milestones`) or a group's (`/groups/:id/milestones`). */
 export type MilestoneParent = ProjectInScope | GroupInScope;
 
-const ownerOf = (parent: MilestoneParent): MilestoneOwner => ('project' in parent ? { projectId: parent.project.id } : { groupId: parent.group.id });
+const ownerOf = (parent: MilestoneParent): MilestoneOwner =>
+  'project' in parent ? { projectId: parent.project.id } : { groupId: parent.group.id };
 
 /** `parent.milestones.find(id)` missing: the original's answer to ActiveRecord::RecordNotFound. */
 const notFound = () => new NotFoundError('404 Not found', { verbatim: true });
@@ -32,7 +41,12 @@ const rubyInspect = (messages: ValidationMessages) =>
 const TITLE_TAKEN = 'already being used for another group or project milestone.';
 
 /** Milestone's validations of a title and dates, in the order the original runs them. */
-function milestoneProblems(checks: { title?: string; titleTaken?: boolean; startDate: string | null; dueDate: string | null }): ValidationMessages {
+function milestoneProblems(checks: {
+  title?: string;
+  titleTaken?: boolean;
+  startDate: string | null;
+  dueDate: string | null;
+}): ValidationMessages {
   const problems: ValidationMessages = {};
   // A blank title is never written (Milestone#title=); the original then fails on its column, answered here as a validation.
   if (checks.title === '') problems.title = ["can't be blank"];
@@ -79,7 +93,10 @@ export class MilestonesService extends Service {
     const titleTaken = title !== '' && (await milestoneTitleTaken(em, owner, title));
     const problems = milestoneProblems({ title, titleTaken, ...dates });
     if (Object.keys(problems).length) throw new BadRequestError(`Failed to create milestone ${rubyInspect(problems)}`);
-    const iid = 'projectId' in owner ? await nextIid(em, 'milestones', { projectId: owner.projectId }) : await nextIid(em, 'group_milestones', { namespaceId: owner.groupId });
+    const iid =
+      'projectId' in owner
+        ? await nextIid(em, 'milestones', { projectId: owner.projectId })
+        : await nextIid(em, 'group_milestones', { namespaceId: owner.groupId });
     const id = await insertMilestone(em, owner, { iid, title, description: input.description ?? null, ...dates, now: new Date() });
     // Another writer took the title since the check: the same refusal.
     if (id === undefined) throw new BadRequestError(`Failed to create milestone ${rubyInspect({ title: [TITLE_TAKEN] })}`);
@@ -93,7 +110,9 @@ export class MilestonesService extends Service {
    */
   async update(parent: MilestoneParent, milestoneId: number, input: UpdateMilestoneInput): Promise<Milestone> {
     if ([input.title, input.description, input.start_date, input.due_date, input.state_event].every((value) => value === undefined)) {
-      throw new BadRequestError('400 (Bad request) "title, description, start_date, due_date, state_event" are missing, at least one parameter must be provided');
+      throw new BadRequestError(
+        '400 (Bad request) "title, description, start_date, due_date, state_event" are missing, at least one parameter must be provided',
+      );
     }
     const em = this.ctx.em;
     const owner = ownerOf(parent);
@@ -108,7 +127,12 @@ export class MilestonesService extends Service {
     const problems = milestoneProblems({ title, titleTaken, ...dates });
     if (Object.keys(problems).length) throw new BadRequestError(`Failed to update milestone ${rubyInspect(problems)}`);
     const state = input.state_event === 'close' ? 'closed' : input.state_event === 'activate' ? 'active' : undefined;
-    await updateMilestone(em, before.id, { title, description: input.description, state, dueDate: input.due_date, startDate: input.start_date }, new Date());
+    await updateMilestone(
+      em,
+      before.id,
+      { title, description: input.description, state, dueDate: input.due_date, startDate: input.start_date },
+      new Date(),
+    );
     return this.get(parent, before.id);
   }
 
@@ -138,7 +162,12 @@ export class MilestonesService extends Service {
             milestoneId: milestone.id,
           }
         : { groupId: parent.group.id, visible: visibleIssuesSql(caller), milestoneId: milestone.id };
-    const { total, rows } = await issuePage(view.rows, filter, { orderBy: 'priority', sort: 'asc' }, { limit: window.perPage, offset: window.offset });
+    const { total, rows } = await issuePage(
+      view.rows,
+      filter,
+      { orderBy: 'priority', sort: 'asc' },
+      { limit: window.perPage, offset: window.offset },
+    );
     return { items: rows.map((row) => presentIssueBasic(row, view)), total, page: window.page, perPage: window.perPage };
   }
 
@@ -150,12 +179,22 @@ export class MilestonesService extends Service {
     const milestone = await this.milestoneOf(parent, milestoneId);
     const view = await this.ctx.view();
     const window = pageRequest(query);
-    if ('project' in parent && !can(this.ctx.caller, 'read_merge_requests', parent)) return { items: [], total: 0, page: window.page, perPage: window.perPage };
+    if ('project' in parent && !can(this.ctx.caller, 'read_merge_requests', parent))
+      return { items: [], total: 0, page: window.page, perPage: window.perPage };
     const filter: MergeRequestFilter =
       'project' in parent
-        ? { projectId: parent.project.id, visible: visibleMergeRequestsSql(this.ctx.caller, { inProject: true }), milestoneId: milestone.id }
+        ? {
+            projectId: parent.project.id,
+            visible: visibleMergeRequestsSql(this.ctx.caller, { inProject: true }),
+            milestoneId: milestone.id,
+          }
         : { groupId: parent.group.id, visible: visibleMergeRequestsSql(this.ctx.caller), milestoneId: milestone.id };
-    const { total, rows } = await mergeRequestPage(view.rows, filter, { orderBy: 'created_at', sort: 'desc' }, { limit: window.perPage, offset: window.offset });
+    const { total, rows } = await mergeRequestPage(
+      view.rows,
+      filter,
+      { orderBy: 'created_at', sort: 'desc' },
+      { limit: window.perPage, offset: window.offset },
+    );
     return { items: rows.map((row) => presentMergeRequestBasic(row, view)), total, page: window.page, perPage: window.perPage };
   }
 

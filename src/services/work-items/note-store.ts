@@ -23,7 +23,8 @@ export interface NoteRow {
   author: UserRef | null;
 }
 
-const NOTE_COLUMNS = sql`nt."id", nt."body", nt."system", nt."discussion_id", nt."type", nt."resolved_at", nt."target_kind", nt."target_id", nt."author_id",
+const NOTE_COLUMNS = sql`nt."id", nt."body", nt."system", nt."discussion_id", nt."type", nt."resolved_at", nt."target_kind", nt."target_id",
+  nt."author_id",
   nt."created_at", nt."updated_at",
   (select ${userJsonSql('u')} from "users" u where u."id" = nt."author_id") as "author",
   (select ${userJsonSql('c')} from "users" c where c."id" = nt."resolved_by_id") as "resolved_by"`;
@@ -53,9 +54,11 @@ export async function insertNote(
 ): Promise<number> {
   const [row] = await queryRows(
     em,
-    sql`insert into "notes" ("project_id", "target_kind", "target_id", "author_id", "body", "system", "discussion_id", "type", "created_at", "updated_at")
+    sql`insert into "notes" ("project_id", "target_kind", "target_id", "author_id", "body", "system", "discussion_id", "type", "created_at",
+      "updated_at")
       values (${note.projectId}, ${note.kind}, ${note.targetId}, ${note.authorId}, ${note.body}, ${note.system},
-        ${note.discussion?.id ?? newDiscussionId()}, ${note.discussion?.type ?? null}, ${note.createdAt}, ${note.createdAt}) returning "id"`,
+        ${note.discussion?.id ?? newDiscussionId()}, ${note.discussion?.type ?? null}, ${note.createdAt}, ${note.createdAt})
+          returning "id"`,
   );
   return Number(row.id);
 }
@@ -73,7 +76,8 @@ export async function discussionPage(
     em,
     sql`with page as (select nt."discussion_id", min(nt."id") as "first" from "notes" nt where ${where} group by nt."discussion_id"
         order by "first" limit ${page.limit} offset ${page.offset})
-      select ${NOTE_COLUMNS}, page."first" from "notes" nt join page on page."discussion_id" = nt."discussion_id" where ${where} order by page."first", nt."id"`,
+      select ${NOTE_COLUMNS}, page."first" from "notes" nt join page on page."discussion_id" = nt."discussion_id" where ${where}
+        order by page."first", nt."id"`,
   )) as unknown as (NoteRow & { first: number })[];
   return { total: Number(count), discussions: threads(rows) };
 }
@@ -82,7 +86,8 @@ export async function discussionPage(
 export async function discussionNotes(em: EntityManager, kind: TargetKind, targetId: number, discussionId: string): Promise<NoteRow[]> {
   return (await queryRows(
     em,
-    sql`select ${NOTE_COLUMNS} from "notes" nt where nt."target_kind" = ${kind} and nt."target_id" = ${targetId} and nt."discussion_id" = ${discussionId} order by nt."id"`,
+    sql`select ${NOTE_COLUMNS} from "notes" nt where nt."target_kind" = ${kind} and nt."target_id" = ${targetId}
+      and nt."discussion_id" = ${discussionId} order by nt."id"`,
   )) as unknown as NoteRow[];
 }
 
@@ -95,19 +100,29 @@ function threads(rows: NoteRow[]): NoteRow[][] {
 
 /** A discussion becomes a thread (a reply to a note of its own makes it one). */
 export async function makeThread(em: EntityManager, discussionId: string): Promise<void> {
-  await queryRows(em, sql`update "notes" set "type" = 'DiscussionNote' where "discussion_id" = ${discussionId} and "type" is null and not "system"`);
+  await queryRows(
+    em,
+    sql`update "notes" set "type" = 'DiscussionNote' where "discussion_id" = ${discussionId} and "type" is null and not "system"`,
+  );
 }
 
 /**
  * The resolvable notes of a discussion (or the one note `noteId` of it) resolved by the user, or unresolved (null):
  * those that are not, or are, already.
  */
-export async function resolveNotes(em: EntityManager, discussionId: string, resolvedBy: number | null, now: Date, noteId?: number): Promise<void> {
+export async function resolveNotes(
+  em: EntityManager,
+  discussionId: string,
+  resolvedBy: number | null,
+  now: Date,
+  noteId?: number,
+): Promise<void> {
   const one = noteId === undefined ? sql`` : sql` and "id" = ${noteId}`;
   await queryRows(
     em,
     resolvedBy === null
-      ? sql`update "notes" set "resolved_at" = null, "resolved_by_id" = null where "discussion_id" = ${discussionId} and "resolved_at" is not null${one}`
+      ? sql`update "notes" set "resolved_at" = null, "resolved_by_id" = null
+        where "discussion_id" = ${discussionId} and "resolved_at" is not null${one}`
       : sql`update "notes" set "resolved_at" = ${now}, "resolved_by_id" = ${resolvedBy} where "discussion_id" = ${discussionId}
           and "type" = 'DiscussionNote' and not "system" and "target_kind" = 'MergeRequest' and "resolved_at" is null${one}`,
   );
@@ -126,14 +141,18 @@ export async function notePage(
   const column = order.orderBy === 'updated_at' ? sql`nt."updated_at"` : sql`nt."created_at"`;
   const rows = await queryRows(
     em,
-    sql`select ${NOTE_COLUMNS} from "notes" nt where ${where} order by ${column} ${direction(order.sort)}, nt."id" ${direction(order.sort)} limit ${page.limit} offset ${page.offset}`,
+    sql`select ${NOTE_COLUMNS} from "notes" nt where ${where} order by ${column} ${direction(order.sort)}, nt."id" ${direction(order.sort)}
+      limit ${page.limit} offset ${page.offset}`,
   );
   return { total: Number(count), rows: rows as unknown as NoteRow[] };
 }
 
 /** One of the target's notes; undefined for none. */
 export async function findNote(em: EntityManager, kind: TargetKind, targetId: number, noteId: number): Promise<NoteRow | undefined> {
-  const [row] = await queryRows(em, sql`select ${NOTE_COLUMNS} from "notes" nt where nt."target_kind" = ${kind} and nt."target_id" = ${targetId} and nt."id" = ${noteId}`);
+  const [row] = await queryRows(
+    em,
+    sql`select ${NOTE_COLUMNS} from "notes" nt where nt."target_kind" = ${kind} and nt."target_id" = ${targetId} and nt."id" = ${noteId}`,
+  );
   return row as unknown as NoteRow | undefined;
 }
 
@@ -163,24 +182,40 @@ const AWARD_COLUMNS = sql`ae."id", ae."name", ae."user_id", ae."target_kind", ae
     from "users" u where u."id" = ae."user_id") as "user"`;
 
 /** A page of the target's award emoji, oldest first, and how many there are. */
-export async function awardPage(em: EntityManager, kind: TargetKind, targetId: number, page: { limit: number; offset: number }): Promise<{ total: number; rows: AwardRow[] }> {
+export async function awardPage(
+  em: EntityManager,
+  kind: TargetKind,
+  targetId: number,
+  page: { limit: number; offset: number },
+): Promise<{ total: number; rows: AwardRow[] }> {
   const where = sql`ae."target_kind" = ${kind} and ae."target_id" = ${targetId}`;
   const [{ count }] = await queryRows(em, sql`select count(*)::int as "count" from "award_emoji" ae where ${where}`);
-  const rows = await queryRows(em, sql`select ${AWARD_COLUMNS} from "award_emoji" ae where ${where} order by ae."id" limit ${page.limit} offset ${page.offset}`);
+  const rows = await queryRows(
+    em,
+    sql`select ${AWARD_COLUMNS} from "award_emoji" ae where ${where} order by ae."id" limit ${page.limit} offset ${page.offset}`,
+  );
   return { total: Number(count), rows: rows as unknown as AwardRow[] };
 }
 
 export async function findAward(em: EntityManager, kind: TargetKind, targetId: number, awardId: number): Promise<AwardRow | undefined> {
-  const [row] = await queryRows(em, sql`select ${AWARD_COLUMNS} from "award_emoji" ae where ae."target_kind" = ${kind} and ae."target_id" = ${targetId} and ae."id" = ${awardId}`);
+  const [row] = await queryRows(
+    em,
+    sql`select ${AWARD_COLUMNS} from "award_emoji" ae where ae."target_kind" = ${kind} and ae."target_id" = ${targetId}
+      and ae."id" = ${awardId}`,
+  );
   return row as unknown as AwardRow | undefined;
 }
 
 /** The user's award of the emoji to the target; its ID, undefined when the user had awarded it already. */
-export async function insertAward(em: EntityManager, award: { kind: TargetKind; targetId: number; userId: number; name: string; now: Date }): Promise<number | undefined> {
+export async function insertAward(
+  em: EntityManager,
+  award: { kind: TargetKind; targetId: number; userId: number; name: string; now: Date },
+): Promise<number | undefined> {
   const [row] = await queryRows(
     em,
     sql`insert into "award_emoji" ("name", "user_id", "target_kind", "target_id", "created_at", "updated_at")
-      values (${award.name}, ${award.userId}, ${award.kind}, ${award.targetId}, ${award.now}, ${award.now}) on conflict do nothing returning "id"`,
+      values (${award.name}, ${award.userId}, ${award.kind}, ${award.targetId}, ${award.now}, ${award.now}) on conflict do nothing
+        returning "id"`,
   );
   return row ? Number(row.id) : undefined;
 }
@@ -193,18 +228,26 @@ export async function deleteAward(em: EntityManager, awardId: number): Promise<v
  * What a work item has that its copy in another project takes along (a moved issue): its notes with their award
  * emoji, its own award emoji, in their order, kept as they were written.
  */
-export async function copyDiscussion(em: EntityManager, kind: TargetKind, fromId: number, to: { projectId: number; targetId: number }): Promise<void> {
+export async function copyDiscussion(
+  em: EntityManager,
+  kind: TargetKind,
+  fromId: number,
+  to: { projectId: number; targetId: number },
+): Promise<void> {
   await queryRows(
     em,
     sql`insert into "award_emoji" ("name", "user_id", "target_kind", "target_id", "created_at", "updated_at")
-      select "name", "user_id", "target_kind", ${to.targetId}, "created_at", "updated_at" from "award_emoji" where "target_kind" = ${kind} and "target_id" = ${fromId} order by "id"`,
+      select "name", "user_id", "target_kind", ${to.targetId}, "created_at", "updated_at" from "award_emoji"
+        where "target_kind" = ${kind} and "target_id" = ${fromId} order by "id"`,
   );
   const notes = await queryRows(
     em,
     sql`with old as (select * from "notes" where "target_kind" = ${kind} and "target_id" = ${fromId}),
-      copied as (insert into "notes" ("project_id", "target_kind", "target_id", "author_id", "body", "system", "discussion_id", "type", "created_at", "updated_at")
+      copied as (insert into "notes" ("project_id", "target_kind", "target_id", "author_id", "body", "system", "discussion_id", "type",
+        "created_at", "updated_at")
         select ${to.projectId}, "target_kind", ${to.targetId}, "author_id", "body", "system",
-          md5("discussion_id" || ' ' || ${to.targetId}::text) || substr(md5("discussion_id"), 1, 8), "type", "created_at", "updated_at" from old order by "id" returning "id")
+          md5("discussion_id" || ' ' || ${to.targetId}::text) || substr(md5("discussion_id"), 1, 8), "type", "created_at", "updated_at"
+            from old order by "id" returning "id")
       select (select array_agg("id" order by "id") from old) as "old", (select array_agg("id" order by "id") from copied) as "new"`,
   );
   const [pair] = notes as { old: number[] | null; new: number[] | null }[];
@@ -213,15 +256,20 @@ export async function copyDiscussion(em: EntityManager, kind: TargetKind, fromId
     em,
     sql`insert into "award_emoji" ("name", "user_id", "target_kind", "target_id", "created_at", "updated_at")
       select ae."name", ae."user_id", 'Note', m."new", ae."created_at", ae."updated_at" from "award_emoji" ae
-      join unnest(${pair.old}::int[], ${pair.new}::int[]) as m("old", "new") on m."old" = ae."target_id" where ae."target_kind" = 'Note' order by ae."id"`,
+      join unnest(${pair.old}::int[], ${pair.new}::int[]) as m("old", "new") on m."old" = ae."target_id" where ae."target_kind" = 'Note'
+        order by ae."id"`,
   );
 }
 
 /** Time a user logged on a work item (negative: taken back). */
-export async function insertTimelog(em: EntityManager, log: { kind: TargetKind; targetId: number; userId: number; seconds: number; now: Date }): Promise<void> {
+export async function insertTimelog(
+  em: EntityManager,
+  log: { kind: TargetKind; targetId: number; userId: number; seconds: number; now: Date },
+): Promise<void> {
   await queryRows(
     em,
-    sql`insert into "timelogs" ("target_kind", "target_id", "user_id", "time_spent", "created_at") values (${log.kind}, ${log.targetId}, ${log.userId}, ${log.seconds}, ${log.now})`,
+    sql`insert into "timelogs" ("target_kind", "target_id", "user_id", "time_spent", "created_at")
+      values (${log.kind}, ${log.targetId}, ${log.userId}, ${log.seconds}, ${log.now})`,
   );
 }
 

@@ -43,7 +43,10 @@ export function checkBody(body: string): void {
   if (body.trim() === '') throw BadRequestError.invalid('note', "can't be blank");
 }
 
-/** Notes on issues and merge requests: comments listed, read, written, changed and deleted (system notes are written by the changes they record). */
+/**
+ * Notes on issues and merge requests: comments listed, read, written, changed and deleted (system notes are written by the changes they
+ * record).
+ */
 export class NotesService extends Service {
   /** GET .../notes: newest first unless asked otherwise, system notes among them. */
   async list(target: WorkItemTarget, query: ListNotesQuery & PageQuery): Promise<Page<Note>> {

@@ -58,8 +58,8 @@ const REFERENCE_HERE = new RegExp(REFERENCE, 'y');
 const CLOSING_WORD = /\b(?:clos(?:e[sd]?|ing)|fix(?:e[sd]|ing)?|resolv(?:e[sd]?|ing)|implement(?:s|ed|ing)?):? +(?:issues? +)?/gi;
 /**
  * What may come between two references of one closing phrase: a comma, an `and` after a space, both (`, and`),
- * spaces, or nothing; then `issue`/`issues` again. Every part is optional and taken greedily, so it never backtracks: where it stops, the next
- * reference starts or the phrase ends.
+ * spaces, or nothing; then `issue`/`issues` again. Every part is optional and taken greedily, so it never backtracks: where it stops, the
+ * next reference starts or the phrase ends.
  */
 const SEPARATOR = / *,? *(?:(?<= )and +)?(?:issues? +)?/y;
 

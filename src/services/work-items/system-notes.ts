@@ -55,7 +55,8 @@ export function titleNote(before: string, after: string): string {
 
 export const descriptionNote = () => 'changed the description';
 
-export const confidentialityNote = (confidential: boolean) => (confidential ? 'made the issue confidential' : 'made the issue visible to everyone');
+export const confidentialityNote = (confidential: boolean) =>
+  confidential ? 'made the issue confidential' : 'made the issue visible to everyone';
 
 export const lockNote = (locked: boolean, kind = 'issue') => `${locked ? 'locked' : 'unlocked'} this ${kind}`;
 
@@ -67,7 +68,8 @@ export function dueDateNote(day: string | null): string {
   return `changed due date to ${month} ${date.getUTCDate()}, ${date.getUTCFullYear()}`;
 }
 
-export const timeEstimateNote = (seconds: number) => (seconds ? `changed time estimate to ${formatDuration(seconds)}` : 'removed time estimate');
+export const timeEstimateNote = (seconds: number) =>
+  seconds ? `changed time estimate to ${formatDuration(seconds)}` : 'removed time estimate';
 
 /** `added 1h of time spent`, `subtracted 30m of time spent`, or (a reset) `removed time spent`. */
 export function timeSpentNote(seconds: number | 'reset'): string {

@@ -73,6 +73,14 @@ export class TimeTrackingService extends Service {
   }
 
   private note(issue: WorkItemTarget, body: string, now: Date): Promise<number> {
-    return insertNote(this.ctx.em, { projectId: projectOf(issue).project.id, kind: issue.kind, targetId: issue.id, authorId: this.ctx.currentUser.id, body, system: true, createdAt: now });
+    return insertNote(this.ctx.em, {
+      projectId: projectOf(issue).project.id,
+      kind: issue.kind,
+      targetId: issue.id,
+      authorId: this.ctx.currentUser.id,
+      body,
+      system: true,
+      createdAt: now,
+    });
   }
 }

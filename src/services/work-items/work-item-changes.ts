@@ -25,12 +25,23 @@ export async function relabel(
   const added = wanted.filter((label) => !current.some((old) => old.id === label.id));
   const removed = current.filter((label) => !wanted.some((kept) => kept.id === label.id));
   if (!added.length && !removed.length) return [];
-  await setLabelLinks(em, target.kind, target.id, wanted.map((label) => label.id), now);
+  await setLabelLinks(
+    em,
+    target.kind,
+    target.id,
+    wanted.map((label) => label.id),
+    now,
+  );
   return [labelsNote(added, removed)];
 }
 
 /** The assignees made these users (those that exist); the system note of the change, if any. */
-export async function reassign(em: EntityManager, target: { kind: WorkItemKind; id: number }, old: number[], wanted: number[]): Promise<string[]> {
+export async function reassign(
+  em: EntityManager,
+  target: { kind: WorkItemKind; id: number },
+  old: number[],
+  wanted: number[],
+): Promise<string[]> {
   const userIds = await existingUserIds(em, wanted);
   if (userIds.join() === old.join()) return [];
   await (target.kind === 'Issue' ? setAssignees : setMergeRequestAssignees)(em, target.id, userIds);
@@ -71,7 +82,12 @@ export function textChanges(
 }
 
 /** The milestone changed to one the project may use (0 or null: none), with its system note; nothing when it is the same. */
-export async function milestoneChange(em: EntityManager, projectId: number, before: { id: number } | null, milestoneId: number | null): Promise<{ milestone_id: number | null; note: string } | null> {
+export async function milestoneChange(
+  em: EntityManager,
+  projectId: number,
+  before: { id: number } | null,
+  milestoneId: number | null,
+): Promise<{ milestone_id: number | null; note: string } | null> {
   const milestone = milestoneId ? ((await findUsableMilestone(em, projectId, milestoneId)) ?? null) : null;
   if ((milestone?.id ?? null) === (before?.id ?? null)) return null;
   return { milestone_id: milestone?.id ?? null, note: milestoneNote(milestone) };

@@ -4,8 +4,8 @@ import { direction, empty, fixedSql, join, sql, type Sql } from '../../db/sql.js
 
 /**
  * What issues and merge requests share in the database: their lists' filters and orders, written once for either
- * table, and their time tracking and `updated_at`. Both are aliased `i` (with their projects `p` and the projects' namespaces `n`), so one condition serves
- * both; what differs is the kind that notes, labels and award emoji name them by, and their assignees' table.
+ * table, and their time tracking and `updated_at`. Both are aliased `i` (with their projects `p` and the projects' namespaces `n`), so one
+ * condition serves both; what differs is the kind that notes, labels and award emoji name them by, and their assignees' table.
  */
 
 /** The kinds of work item a list shows. */
@@ -23,7 +23,8 @@ const kindSql = (kind: WorkItemKind) => fixedSql(kind === 'Issue' ? "'Issue'" : 
 /** Whether a user (a bound value, or nothing for anyone) is an assignee of the work item `i` of this kind. */
 export function assignedSql(kind: WorkItemKind, userId?: number): Sql {
   const { table, key } = ASSIGNEES[kind];
-  return sql`exists (select 1 from ${table} ia where ia.${key} = i."id"${userId === undefined ? empty : sql` and ia."user_id" = ${userId}`})`;
+  const user = userId === undefined ? empty : sql` and ia."user_id" = ${userId}`;
+  return sql`exists (select 1 from ${table} ia where ia.${key} = i."id"${user})`;
 }
 
 /** What a list of work items keeps, each a condition on `i`, `p` and `n`; deleted ones never. */
@@ -58,9 +59,8 @@ export interface WorkItemFilter {
 /** The filter as one condition on the work items `i` of the kind. */
 export function workItemsWhere(kind: WorkItemKind, filter: WorkItemFilter): Sql {
   const hasLabel = (title: string | null) =>
-    sql`exists (select 1 from "label_links" ll join "labels" l on l."id" = ll."label_id" where ll."target_kind" = ${kindSql(kind)} and ll."target_id" = i."id"${
-      title !== null ? sql` and l."title" = ${title}` : empty
-    })`;
+    sql`exists (select 1 from "label_links" ll join "labels" l on l."id" = ll."label_id"
+      where ll."target_kind" = ${kindSql(kind)} and ll."target_id" = i."id"${title !== null ? sql` and l."title" = ${title}` : empty})`;
   const conditions = [sql`i."deleted_at" is null`, filter.visible];
   if (filter.projectId !== undefined) conditions.push(sql`i."project_id" = ${filter.projectId}`);
   if (filter.groupId !== undefined) conditions.push(sql`n."traversal_ids" @> array[${filter.groupId}]::int[]`);
@@ -70,7 +70,8 @@ export function workItemsWhere(kind: WorkItemKind, filter: WorkItemFilter): Sql 
   else for (const title of filter.labels ?? []) conditions.push(hasLabel(title));
   if (filter.milestone === 'none') conditions.push(sql`i."milestone_id" is null`);
   else if (filter.milestone === 'any') conditions.push(sql`i."milestone_id" is not null`);
-  else if (filter.milestone !== undefined) conditions.push(sql`i."milestone_id" in (select m."id" from "milestones" m where m."title" = ${filter.milestone})`);
+  else if (filter.milestone !== undefined)
+    conditions.push(sql`i."milestone_id" in (select m."id" from "milestones" m where m."title" = ${filter.milestone})`);
   if (filter.milestoneId !== undefined) conditions.push(sql`i."milestone_id" = ${filter.milestoneId}`);
   if (filter.authorId !== undefined) conditions.push(sql`i."author_id" = ${filter.authorId}`);
   if (filter.assigneeId === 'none') conditions.push(sql`not ${assignedSql(kind)}`);
@@ -78,7 +79,9 @@ export function workItemsWhere(kind: WorkItemKind, filter: WorkItemFilter): Sql 
   else if (filter.assigneeId !== undefined) conditions.push(assignedSql(kind, filter.assigneeId));
   if (filter.reaction) {
     const { userId, name } = filter.reaction;
-    const awarded = (named: Sql) => sql`exists (select 1 from "award_emoji" ae where ae."target_kind" = ${kindSql(kind)} and ae."target_id" = i."id" and ae."user_id" = ${userId}${named})`;
+    const awarded = (named: Sql) =>
+      sql`exists (select 1 from "award_emoji" ae where ae."target_kind" = ${kindSql(kind)} and ae."target_id" = i."id"
+        and ae."user_id" = ${userId}${named})`;
     if (name === 'none') conditions.push(sql`not ${awarded(empty)}`);
     else if (name === 'any') conditions.push(awarded(empty));
     else conditions.push(awarded(sql` and ae."name" = ${name}`));
@@ -86,7 +89,10 @@ export function workItemsWhere(kind: WorkItemKind, filter: WorkItemFilter): Sql 
   if (filter.iids) conditions.push(sql`i."iid" = any(${filter.iids})`);
   // The joined text finds the candidates through its index; each is then held to the title or the description alone.
   if (filter.search) {
-    conditions.push(sql`(i."title" || ' ' || coalesce(i."description", '')) ilike ${filter.search} and (i."title" ilike ${filter.search} or i."description" ilike ${filter.search})`);
+    conditions.push(
+      sql`(i."title" || ' ' || coalesce(i."description", '')) ilike ${filter.search} and (i."title" ilike ${filter.search}
+        or i."description" ilike ${filter.search})`,
+    );
   }
   if (filter.createdAfter) conditions.push(sql`i."created_at" >= ${filter.createdAfter}`);
   if (filter.createdBefore) conditions.push(sql`i."created_at" <= ${filter.createdBefore}`);
@@ -127,7 +133,12 @@ export async function timeOf(em: EntityManager, target: { kind: WorkItemKind; id
 }
 
 /** The work item's time columns changed (those given), and its `updated_at`. */
-export async function setTime(em: EntityManager, target: { kind: WorkItemKind; id: number }, time: { estimate?: number; spent?: number }, now: Date): Promise<void> {
+export async function setTime(
+  em: EntityManager,
+  target: { kind: WorkItemKind; id: number },
+  time: { estimate?: number; spent?: number },
+  now: Date,
+): Promise<void> {
   await queryRows(
     em,
     sql`update ${tableOf(target.kind)} set "time_estimate" = coalesce(${time.estimate ?? null}::int, "time_estimate"),

@@ -8,7 +8,12 @@ import type { IssueInScope, MergeRequestInScope, NoteableInScope, ProjectInScope
 export type WorkItemTarget = NoteableInScope & { id: number; iid: number };
 
 /** An issue's scope as a work item. */
-export const issueTarget = (issue: IssueInScope & { id: number; iid: number }): WorkItemTarget => ({ kind: 'Issue', scope: issue, id: issue.id, iid: issue.iid });
+export const issueTarget = (issue: IssueInScope & { id: number; iid: number }): WorkItemTarget => ({
+  kind: 'Issue',
+  scope: issue,
+  id: issue.id,
+  iid: issue.iid,
+});
 
 /** A merge request's scope as a work item. */
 export const mergeRequestTarget = (mergeRequest: MergeRequestInScope & { id: number; iid: number }): WorkItemTarget => ({
@@ -22,4 +27,5 @@ export const mergeRequestTarget = (mergeRequest: MergeRequestInScope & { id: num
 export const projectOf = (target: WorkItemTarget): ProjectInScope => target.scope.project;
 
 /** Who opened it (null once the account is gone). */
-export const authorOf = (target: WorkItemTarget): number | null => (target.kind === 'Issue' ? target.scope.issue.authorId : target.scope.mergeRequest.authorId);
+export const authorOf = (target: WorkItemTarget): number | null =>
+  target.kind === 'Issue' ? target.scope.issue.authorId : target.scope.mergeRequest.authorId;
