@@ -16,7 +16,11 @@ import { loadGit, RepositoryStore } from './git/store.js';
 import { JobQueue, type JobOutcome } from './jobs/queue.js';
 import { registerMergeJobs } from './jobs/merge-jobs.js';
 import { registerRepositoryJobs } from './jobs/repository-jobs.js';
-import type { Environment } from './services/context.js';
+import type { Context, Environment } from './services/context.js';
+import { EventBus, type EventHandler, type RecordedEvent } from './events/bus.js';
+import { EventDispatcher } from './events/dispatcher.js';
+import type { EventKind } from './events/kinds.js';
+import { EVENT_RULES } from './services/event-rules.js';
 import { silentLogger, type Logger } from './logger.js';
 import { queryRows } from './db/rows.js';
 import { sql } from './db/sql.js';
@@ -36,7 +40,32 @@ export interface BackgroundJobs {
   drain(): Promise<void>;
 }
 
-export type HostingService = Api & {
+/** The record of what happens, as embedders hear of it (docs/events.md), beside the Events API's calls. */
+export interface HostingEvents {
+  /**
+   * `handler` hears of every event of the kind (`'*'`: of every kind) once the write that recorded it has committed,
+   * in order, in this process; its failure is logged and never undoes the write. The function returned stops it.
+   */
+  subscribe<K extends EventKind>(kind: K | '*', handler: EventHandler<K>): () => void;
+  /**
+   * A durable consumer: it reads every committed event of its kinds, at least once and in order, after a restart too
+   * (its cursor, under its name, is kept in the database; a new one starts from the events committed from then on).
+   */
+  consume(consumer: EventConsumer): void;
+}
+
+/** An embedder's durable consumer of the record. */
+export interface EventConsumer {
+  /** Its cursor's name: the same across restarts (64 characters at most). */
+  name: string;
+  kinds: readonly EventKind[];
+  /** Called for each event in order; a throw stops the consumer there, to try again later (up to five times, then passed over). */
+  handle(event: RecordedEvent): Promise<void>;
+}
+
+export type HostingService = Omit<Api, 'events'> & {
+  /** The Events API's calls (`list`, `listForUser`, `listForProject`), and the record's subscriptions. */
+  readonly events: Api['events'] & HostingEvents;
   /** An Express router serving `/api/v4/...` (and `/oauth/token`) relative to where it is mounted. */
   router(): Router;
   /** The same typed API, bound to a caller: a user ID, a username, a token, or null for anonymous. */
@@ -73,6 +102,8 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
   const logger = options.logger ?? silentLogger;
   let temporaryStorage: string | undefined;
   let jobs: JobQueue | undefined;
+  let events: EventBus<Context> | undefined;
+  let dispatcher: EventDispatcher | undefined;
   try {
     const storages = storageRoots(options, () => (temporaryStorage = mkdtempSync(join(tmpdir(), 'forgekit-repositories-'))));
     for (const directory of Object.values(storages)) mkdirSync(directory, { recursive: true });
@@ -89,8 +120,14 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
     jobs = new JobQueue(db, logger);
     const localRequestsAllowed = async () => options.allowLocalRequests === true || (await localRequestsSetting(db));
     registerRepositoryJobs(jobs, { db, repositories, secrets, localRequestsAllowed });
+    events = new EventBus<Context>(db, logger);
+    for (const { kinds, run } of EVENT_RULES) events.rule(kinds, run);
+    dispatcher = new EventDispatcher(db, logger);
+    const wakeDispatcher = dispatcher.wake.bind(dispatcher);
+    events.onCommitted = wakeDispatcher;
     const env: Environment = {
       db,
+      events,
       baseUrl: options.baseUrl?.replace(/\/+$/, ''),
       storages,
       repositories,
@@ -113,22 +150,34 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
       }),
     );
     jobs.start();
+    dispatcher.start();
+    const api = createApi(env, 1);
+    const bus = events;
+    const consumers = dispatcher;
     const service: HostingService = {
-      ...createApi(env, 1),
+      ...api,
+      events: {
+        ...api.events,
+        subscribe: (kind, handler) => bus.subscribe(kind, handler),
+        consume: ({ name, kinds, handle }) => consumers.add({ name, kinds, handle: (event) => handle(event) }),
+      },
       router: () => createRouter(env),
       as: (caller) => createApi(env, caller),
-      backgroundJobs: { settled: (id) => env.jobs.settled(id), drain: () => env.jobs.drain() },
+      backgroundJobs: { settled: (id) => env.jobs.settled(id), drain: () => drainAll(consumers, env.jobs) },
       generatedRootPassword,
       async close() {
         await env.calls.drain();
+        await consumers.close();
         await env.jobs.close();
         env.repositories.forgetAll();
         await db.close();
         if (temporaryStorage) rmSync(temporaryStorage, { recursive: true, force: true });
       },
     };
+    environments.set(service, env);
     resets.set(service, async () => {
       // What is queued goes with the rows; what runs is waited for.
+      await consumers.drain();
       await db.rows.execute(`delete from "jobs" where "status" = 'queued'`);
       await env.jobs.drain();
       await db.fork().transactional(async (em) => {
@@ -146,11 +195,33 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
     });
     return service;
   } catch (error) {
+    await dispatcher?.close();
     await jobs?.close();
     await db.close();
     if (temporaryStorage) rmSync(temporaryStorage, { recursive: true, force: true });
     throw error;
   }
+}
+
+/**
+ * Until the deferred consumers have handled every committed event and no job is left: what they handle queues jobs,
+ * and jobs record events.
+ */
+async function drainAll(consumers: EventDispatcher, jobs: JobQueue): Promise<void> {
+  do {
+    await consumers.drain();
+    await jobs.drain();
+  } while (await consumers.behind());
+}
+
+/** Each instance's environment (tests only). */
+const environments = new WeakMap<HostingService, Environment>();
+
+/** Tests only (the package does not export it): what an instance's calls share, to reach what no call can (its rules). */
+export function environmentOf(hosting: HostingService): Environment {
+  const env = environments.get(hosting);
+  if (!env) throw new Error('environmentOf: not a service createHostingServiceOn made');
+  return env;
 }
 
 /** How each instance is reset (tests only). */

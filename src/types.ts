@@ -322,6 +322,90 @@ export interface OAuthError {
   scope?: string;
 }
 
+// src/schemas/events.ts
+
+/** The note a `commented on` event shows: on an issue, a merge request or a commit. */
+export interface EventNote {
+  id: number;
+  type: string | null;
+  body: string;
+  attachment: null;
+  author: UserBasic;
+  created_at: string;
+  updated_at: string;
+  system: boolean;
+  /** The issue's or merge request's ID; null on a commit. */
+  noteable_id: number | null;
+  noteable_type: 'Commit' | 'Issue' | 'MergeRequest';
+  noteable_iid: number | null;
+}
+
+/** What a push event tells: the reference, how it moved, and its newest commit's title. */
+export interface PushData {
+  commit_count: number;
+  /** `pushed` (moved), `created` or `removed`. */
+  action: 'created' | 'pushed' | 'removed';
+  ref_type: 'branch' | 'tag';
+  commit_from: string | null;
+  commit_to: string | null;
+  /** The branch's or tag's name. */
+  ref: string;
+  commit_title: string | null;
+}
+
+/** An event as the Events API shows it (the original's `Event` entity of its era). */
+export interface Event {
+  project_id: number | null;
+  /** What happened, in the original's words: `opened`, `closed`, `accepted`, `pushed to`, `pushed new`, `deleted`, `commented on`, `joined`, ... */
+  action_name: string;
+  target_id: number | null;
+  /** The target's iid (its ID for a target without one); null without a target. */
+  target_iid: number | null;
+  /** `Issue`, `MergeRequest`, `Note`, `DiffNote`, `Milestone`; null for pushes, projects and memberships. */
+  target_type: string | null;
+  author_id: number;
+  target_title: string | null;
+  created_at: string;
+  note?: EventNote;
+  author: UserBasic;
+  push_data?: PushData;
+  author_username: string;
+}
+
+export type EventActionName = never;
+
+/**
+ * The Events API's filters. As the original, an `action` or `target_type` it does not know filters nothing; dates are
+ * days (`before`: created before that day began; `after`: after that day ended).
+ */
+export interface ListEventsQuery {
+  action?: string;
+  target_type?: string;
+  before?: string;
+  after?: string;
+  sort?: 'asc' | 'desc';
+}
+
+/** An event as forgekit recorded it: what embedders' subscribers and consumers receive (`hosting.events`). */
+export interface RecordedEvent {
+  id: number;
+  kind: never;
+  /** The Events API's action; null for an event it does not show. */
+  action: null;
+  author_id: number | null;
+  project_id: number | null;
+  group_id: number | null;
+  target_type: string | null;
+  target_id: number | null;
+  target_iid: number | null;
+  target_title: string | null;
+  issue_id: number | null;
+  merge_request_id: number | null;
+  /** What the kind tells beside (a push's references and commits, the attributes an update changed). */
+  data: { [key: string]: unknown };
+  created_at: string;
+}
+
 // src/schemas/groups.ts
 
 export interface Group {
@@ -2205,6 +2289,14 @@ export interface Api {
     /** `/projects/:id/environments/:environment_id/stop` */
     stop: (id: number | string, environment_id: number) => Promise<Environment>;
   };
+  events: {
+    /** `/events` */
+    list: (input?: ListEventsQuery & PageQuery) => Promise<ListResult<Event>>;
+    /** `/users/:id/events` */
+    listForUser: (id: number | string, input?: ListEventsQuery & PageQuery) => Promise<ListResult<Event>>;
+    /** `/projects/:id/events` */
+    listForProject: (id: number | string, input?: ListEventsQuery & PageQuery) => Promise<ListResult<Event>>;
+  };
   instance: {
     /** `/openapi.json` */
     openapi: () => Promise<{ [key: string]: unknown }>;
@@ -2275,6 +2367,12 @@ export type SchemaName =
   | 'ErrorMessage'
   | 'ValidationError'
   | 'OAuthError'
+  | 'EventNote'
+  | 'PushData'
+  | 'Event'
+  | 'EventActionName'
+  | 'ListEventsQuery'
+  | 'RecordedEvent'
   | 'Group'
   | 'GroupShare'
   | 'GroupDetail'

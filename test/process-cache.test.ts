@@ -9,6 +9,7 @@ import type { EntityManager } from '../src/db/orm.js';
 import { InFlightCalls } from '../src/in-flight.js';
 import { SecretBox } from '../src/auth/secret-box.js';
 import { RepositoryStore } from '../src/git/store.js';
+import { EventBus } from '../src/events/bus.js';
 import { JobQueue } from '../src/jobs/queue.js';
 import { silentLogger } from '../src/logger.js';
 import { Context, type Environment } from '../src/services/context.js';
@@ -47,6 +48,7 @@ async function callsOn(hosting: TestHosting) {
     repositories: new RepositoryStore({ default: '/nonexistent' }),
     secrets: new SecretBox('a secret key of thirty-two characters'),
     jobs: new JobQueue(hosting.db, silentLogger),
+    events: new EventBus(hosting.db, silentLogger),
     logger: silentLogger,
     allowLocalRequests: false,
     calls: new InFlightCalls(),

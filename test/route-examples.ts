@@ -444,6 +444,11 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
     issues: { params: { id: 'project', milestone_id: 'milestone' } },
     mergeRequests: { params: { id: 'project', milestone_id: 'milestone' } },
   },
+  events: {
+    list: { input: { action: 'created', target_type: 'issue', sort: 'asc' } },
+    listForUser: { params: { id: 'user' }, input: { after: '2020-01-01', before: '2100-01-01' } },
+    listForProject: { params: { id: 'project' }, input: { target_type: 'note' } },
+  },
   environments: {
     list: { params: { id: 'project' }, input: { search: 'fix', states: 'available' } },
     get: { params: { id: 'project', environment_id: 'environment' } },

@@ -4,6 +4,7 @@ import { branches, protectedBranches } from './branches.js';
 import { commitComments, commitStatuses } from './commit-statuses.js';
 import { commits } from './commits.js';
 import { environments } from './environments.js';
+import { events } from './events.js';
 import { emails, gpgKeys, sshKeys } from './keys.js';
 import { instance } from './meta.js';
 import { labels } from './labels.js';
@@ -62,6 +63,7 @@ const groups = {
   runners,
   projectRunners,
   environments,
+  events,
   instance,
 };
 
@@ -114,6 +116,9 @@ const groupDescriptions: Record<keyof typeof groups, string> = {
   projectRunners: 'The runners of a project: those it may use, listed; specific runners enabled in it and disabled (its maintainers)',
   environments:
     'Deployment environments of projects: named, with a slug made from the name once and an external URL; stopped, renamed and deleted',
+  events:
+    'Events: what people did (opened, closed and merged work items, comments, pushes, projects made, members joining and leaving), ' +
+    'newest first, of what the caller may see',
   instance: 'What the service is: its version and this document',
 };
 

@@ -151,6 +151,8 @@ export async function invoke(env: Environment, route: AnyRoute, call: Call): Pro
       throw error;
     });
     await called?.runAfterCommit();
+    // The embedders' subscribers have heard of what the call recorded before it answers.
+    if (route.method !== 'GET') await env.events.delivered();
     return result;
   } catch (error) {
     await called?.runOnFailure();

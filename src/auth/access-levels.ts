@@ -314,10 +314,17 @@ export function visibleIssuesSql(caller: Caller, options: { i?: string; p?: stri
 export function visibleMergeRequestsSql(caller: Caller, options: { inProject?: boolean } = {}): Sql {
   const enabled = sql`p."merge_requests_enabled"`;
   if (caller.user?.admin || options.inProject) return enabled;
-  const code = caller.user
-    ? sql`(p."visibility" <> 'private' or ${accessLevelSql(caller.user.id, 'p', 'n')} >= ${ACCESS_LEVELS.reporter})`
-    : sql`p."visibility" <> 'private'`;
-  return sql`${visibleProjectsSql(caller, 'p')} and ${enabled} and ${code}`;
+  return sql`${visibleProjectsSql(caller, 'p')} and ${enabled} and ${readsCodeSql(caller)}`;
+}
+
+/**
+ * Whether the caller may read the code of a project it sees (aliased `p`, its namespace `n`), as a condition: the
+ * project policy's `download_code`: any project but a private one, where reporters and above (administrators all).
+ */
+export function readsCodeSql(caller: Caller): Sql {
+  if (caller.user?.admin) return sql`true`;
+  if (!caller.user) return sql`p."visibility" <> 'private'`;
+  return sql`(p."visibility" <> 'private' or ${accessLevelSql(caller.user.id, 'p', 'n')} >= ${ACCESS_LEVELS.reporter})`;
 }
 
 /** The groups the user is itself a maintainer or an owner of, as an array of IDs (what traversal IDs are matched against). */

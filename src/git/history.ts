@@ -254,3 +254,21 @@ export async function authorsOf(repo: Repository, start: string, limit: number):
   kept.set(key, result);
   return result;
 }
+
+/** The newest commits of `start`'s history, at most `limit`, newest first (`git log -n limit start`). */
+export async function newestCommits(repo: Repository, start: string, limit: number): Promise<string[]> {
+  const queue = new CommitQueue();
+  const seen = new Set([start]);
+  queue.push(await repo.commitNode(start));
+  const found: string[] = [];
+  while (queue.size && found.length < limit) {
+    const commit = queue.pop();
+    found.push(commit.oid);
+    for (const parent of commit.parents) {
+      if (seen.has(parent)) continue;
+      seen.add(parent);
+      queue.push(await repo.commitNode(parent));
+    }
+  }
+  return found;
+}

@@ -20,3 +20,4 @@ export * from './work-items.js';
 export * from './issues.js';
 export * from './runners.js';
 export * from './environments.js';
+export * from './events.js';

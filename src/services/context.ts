@@ -6,6 +6,8 @@ import type { Database, EntityManager } from '../db/orm.js';
 import { UnauthorizedError } from '../errors.js';
 import type { Repository } from '../git/repository.js';
 import type { RepositoryStore } from '../git/store.js';
+import type { EventBus, NewEvent, RecordedEvent } from '../events/bus.js';
+import type { EventKind } from '../events/kinds.js';
 import type { JobQueue } from '../jobs/queue.js';
 import { describeFailure, type Logger } from '../logger.js';
 import type { InFlightCalls } from '../in-flight.js';
@@ -44,6 +46,7 @@ import { MilestonesService } from './work-items/milestones.js';
 import { NotesService } from './work-items/notes.js';
 import { TimeTrackingService } from './work-items/time-tracking.js';
 import { RunnersService } from './ci/runners.js';
+import { EventsService } from './activity/events.js';
 
 /** What every call shares for the life of a hosting instance. */
 export interface Environment {
@@ -62,6 +65,8 @@ export interface Environment {
   secrets: SecretBox;
   /** Background jobs (forks, imports): queued inside a write's transaction, run by every instance's workers. */
   jobs: JobQueue;
+  /** The record of what happens: writes append to it, rules and subscribers hear of it (src/events/). */
+  events: EventBus<Context>;
   logger: Logger;
   /** The calls running now: closing waits for them. */
   calls: InFlightCalls;
@@ -131,6 +136,14 @@ export class Context {
     for (const work of this.onFailureWork.splice(0).reverse()) {
       await work().catch((error: unknown) => this.env.logger.error('forgekit: undoing a failed call failed', describeFailure(error)));
     }
+  }
+
+  /**
+   * Appends an event to the record in the call's transaction (what the write did, as the original announces it), and
+   * runs the rules that follow it, as this call's caller.
+   */
+  record<K extends EventKind>(event: NewEvent<K>): Promise<RecordedEvent<K>> {
+    return this.env.events.record(this, this.em, event);
   }
 
   /** The call's EntityManager: its identity map and unit of work. */
@@ -278,6 +291,9 @@ export class Context {
   }
   get runners() {
     return new RunnersService(this);
+  }
+  get events() {
+    return new EventsService(this);
   }
   get environments() {
     return new EnvironmentsService(this);

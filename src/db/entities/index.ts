@@ -24,6 +24,7 @@ import {
   Timelog,
 } from './work-items.js';
 import { CALLERS_CHANGED_CHANNEL, CustomAttribute, Identity, User, UserAvatar } from './user.js';
+import { DomainEvent, EventCursor } from './events.js';
 import { ENVIRONMENT_STATES, ProjectEnvironment, type EnvironmentState } from './environments.js';
 
 export { CALLERS_CHANGED_CHANNEL };
@@ -121,4 +122,6 @@ export const entities: EntitySchema<any, any>[] = [
   RunnerProject,
   RunnerGroup,
   ProjectEnvironment,
+  DomainEvent,
+  EventCursor,
 ];

@@ -21,6 +21,7 @@ import { Migration20261126000007_live_work_items } from './Migration202611260000
 import { Migration20261127000000_runners } from './Migration20261127000000_runners.js';
 import { Migration20261127000001_environments } from './Migration20261127000001_environments.js';
 import { Migration20261127000002_group_links } from './Migration20261127000002_group_links.js';
+import { Migration20261128000000_events } from './Migration20261128000000_events.js';
 
 /** Every migration, oldest first, under the name it declares. New ones come from `forgekit migration:create` (docs/development.md). */
 export const migrations: MigrationObject[] = [
@@ -46,6 +47,7 @@ export const migrations: MigrationObject[] = [
   Migration20261127000000_runners,
   Migration20261127000001_environments,
   Migration20261127000002_group_links,
+  Migration20261128000000_events,
 ].map((migration) => ({ name: declaredName(migration), class: migration }));
 
 /**

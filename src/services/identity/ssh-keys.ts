@@ -58,6 +58,19 @@ export class SshKeysService extends UserItemsService<SshKey, SshKeyShape> {
     await this.ctx.em.flush().catch((error: unknown) => {
       throw takenAttribute(error) ? new BadRequestError({ key: [TAKEN], fingerprint: [TAKEN] }) : error;
     });
+    await this.recordEvent('key.created', owner, key);
     return presentSshKey(key, await this.ctx.view());
+  }
+
+  override async delete(owner: User, id: number): Promise<void> {
+    const key = await this.find(owner, id);
+    await this.ctx.em.remove(key).flush();
+    await this.recordEvent('key.destroyed', owner, key);
+  }
+
+  /** An event of a user's SSH key, by the caller (the user, or an administrator). */
+  private recordEvent(kind: 'key.created' | 'key.destroyed', owner: User, key: SshKey): Promise<unknown> {
+    const target = { type: 'Key', id: key.id, title: key.title };
+    return this.ctx.record({ kind, authorId: this.ctx.currentUser.id, target, data: { user_id: owner.id } });
   }
 }

@@ -1,3 +1,4 @@
+import type { EventData } from '../../events/kinds.js';
 import { can } from '../../auth/abilities.js';
 import { randomBytes } from 'node:crypto';
 import type { FilterQuery } from '@mikro-orm/core';
@@ -160,7 +161,18 @@ export class UsersService extends Service {
     });
     setTraversalIds(namespace, null);
     await this.em.flush();
+    await this.recordEvent('user.created', user, {});
     return presentUserFull(user, await this.ctx.view());
+  }
+
+  /** An event of a user (made, renamed, removed), by the caller, with the user as its target. */
+  private recordEvent<K extends 'user.created' | 'user.renamed' | 'user.destroyed'>(
+    kind: K,
+    user: Pick<User, 'id' | 'username'>,
+    data: EventData[K],
+  ): Promise<unknown> {
+    const target = { type: 'User', id: user.id, title: user.username };
+    return this.ctx.record({ kind, authorId: this.ctx.caller.user?.id ?? null, target, data });
   }
 
   async update(user: User, input: UpdateUserInput): Promise<UserFull> {
@@ -176,6 +188,7 @@ export class UsersService extends Service {
     await this.checkTaken(taken, { username: input.username, email: input.email, identity: input, except: user });
     if (taken.any) throw new NotFoundValidationError(taken.messages);
 
+    const oldUsername = user.username;
     if (input.username !== undefined) {
       user.username = input.username;
       user.usernameLower = input.username.toLowerCase();
@@ -218,6 +231,7 @@ export class UsersService extends Service {
       const attribute = usernameFor(takenAttribute(error));
       throw attribute ? new NotFoundValidationError({ [attribute]: [TAKEN] }) : error;
     });
+    if (user.username !== oldUsername) await this.recordEvent('user.renamed', user, { old_path: oldUsername });
     return presentUserFull(user, await this.ctx.view());
   }
 
@@ -230,9 +244,14 @@ export class UsersService extends Service {
   async delete(user: User, options: { hard_delete?: boolean } = {}): Promise<void> {
     if (options.hard_delete) await this.em.nativeDelete(CommitNote, { author: user.id });
     // Its namespace and the projects in it go with it (the database cascades); their repositories once that is committed.
-    const projects = await this.em.find(Project, { namespace: { owner: user.id } }, { fields: ['id', 'repositoryStorage'] });
+    const projects = await this.em.find(Project, { namespace: { owner: user.id } }, { fields: ['id', 'path', 'repositoryStorage'] });
     await this.em.nativeDelete(User, { id: user.id });
-    for (const project of projects) this.ctx.afterCommit(() => this.ctx.env.repositories.remove(project.repositoryStorage, project.id));
+    for (const project of projects) {
+      this.ctx.afterCommit(() => this.ctx.env.repositories.remove(project.repositoryStorage, project.id));
+      const data = { path_with_namespace: `${user.username}/${project.path}` };
+      await this.ctx.record({ kind: 'project.destroyed', authorId: this.ctx.currentUser.id, projectId: project.id, data });
+    }
+    await this.recordEvent('user.destroyed', user, { username: user.username });
   }
 
   /**

@@ -175,6 +175,10 @@ export class GroupsService extends Service {
     await this.flush();
     setTraversalIds(group, parent);
     await this.flush();
+    const author = this.ctx.currentUser.id;
+    await this.ctx.record({ kind: 'group.created', authorId: author, groupId: group.id, data: {} });
+    const membership = { source_type: 'Group' as const, user_id: author, access_level: CREATOR_LEVELS.group };
+    await this.ctx.record({ kind: 'member.added', authorId: author, groupId: group.id, data: membership });
     return this.detail(group);
   }
 
@@ -210,6 +214,9 @@ export class GroupsService extends Service {
     if (group.fullPath !== oldPath || group.fullName !== oldName) {
       await renameDescendants(this.em, group, oldPath, oldName);
     }
+    if (group.fullPath !== oldPath) {
+      await this.ctx.record({ kind: 'group.renamed', authorId: this.ctx.currentUser.id, groupId: group.id, data: { old_path: oldPath } });
+    }
     return this.detail(group);
   }
 
@@ -219,7 +226,13 @@ export class GroupsService extends Service {
     const projects = await projectsBelow(this.em, group);
     // The subgroups go with it (their parent's foreign key cascades), and their projects with them.
     await this.em.nativeDelete(Namespace, { id: group.id });
-    for (const project of projects) this.ctx.afterCommit(() => this.ctx.env.repositories.remove(project.repository_storage, project.id));
+    const author = this.ctx.currentUser.id;
+    for (const project of projects) {
+      this.ctx.afterCommit(() => this.ctx.env.repositories.remove(project.repository_storage, project.id));
+      const data = { path_with_namespace: project.full_path };
+      await this.ctx.record({ kind: 'project.destroyed', authorId: author, projectId: project.id, data });
+    }
+    await this.ctx.record({ kind: 'group.destroyed', authorId: author, groupId: group.id, data: { full_path: group.fullPath } });
   }
 
   /** POST /groups/:id/projects/:project_id (administrators): the project moved into the group. */

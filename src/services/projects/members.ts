@@ -73,6 +73,7 @@ export class MembersService extends Service {
     if (!user) throw new NotFoundError('User');
     const membership = { access_level: input.access_level, expires_at: expiresAt };
     if (!(await insertMembership(this.em, source, input.user_id, membership))) throw new ConflictError('Member already exists');
+    await this.recordEvent('member.added', of, input.user_id, input.access_level);
     return (await this.present([user], new Map([[input.user_id, membership]])))[0];
   }
 
@@ -85,6 +86,7 @@ export class MembersService extends Service {
     if (takesAnOwnerAway(membership.access_level, input.access_level)) await this.keepAnOwner(of, userId);
     const expiresAt = input.expires_at === undefined ? membership.expires_at : memberExpiry(input.expires_at);
     await updateMembership(this.em, source, userId, { access_level: input.access_level, expires_at: expiresAt });
+    await this.recordEvent('member.updated', of, userId, input.access_level);
     return this.get(of, userId, false);
   }
 
@@ -95,6 +97,21 @@ export class MembersService extends Service {
     if (userId !== this.ctx.currentUser.id && !this.administers(of)) throw new ForbiddenError();
     if (takesAnOwnerAway(membership.access_level)) await this.keepAnOwner(of, userId);
     await deleteMembership(this.em, source, userId);
+    await this.recordEvent('member.removed', of, userId, membership.access_level);
+  }
+
+  /**
+   * An event of a membership, by the member (as the original's Events API has it: the user joined or left), naming the
+   * project or group.
+   */
+  private recordEvent(kind: 'member.added' | 'member.updated' | 'member.removed', of: MembersOf, userId: number, level: number) {
+    const source = sourceOf(of);
+    return this.ctx.record({
+      kind,
+      authorId: userId,
+      ...(source.kind === 'project' ? { projectId: source.id } : { groupId: source.id }),
+      data: { source_type: source.kind === 'project' ? 'Project' : 'Group', user_id: userId, access_level: level },
+    });
   }
 
   private administers(of: MembersOf): boolean {

@@ -97,12 +97,15 @@ export async function renameDescendants(em: EntityManager, group: Namespace, old
 }
 
 /** Every project in the group and its subgroups: what a deletion removes from the storage. */
-export async function projectsBelow(em: EntityManager, group: Namespace): Promise<{ id: number; repository_storage: string }[]> {
+export async function projectsBelow(
+  em: EntityManager,
+  group: Namespace,
+): Promise<{ id: number; repository_storage: string; full_path: string }[]> {
   return (await queryRows(
     em,
-    sql`select p."id", p."repository_storage" from "projects" p join "namespaces" n on n."id" = p."namespace_id"
-      where n."traversal_ids" @> array[${group.id}]::int[]`,
-  )) as { id: number; repository_storage: string }[];
+    sql`select p."id", p."repository_storage", n."full_path" || '/' || p."path" as "full_path" from "projects" p
+      join "namespaces" n on n."id" = p."namespace_id" where n."traversal_ids" @> array[${group.id}]::int[] order by p."id"`,
+  )) as { id: number; repository_storage: string; full_path: string }[];
 }
 
 /** The projects directly in the groups, with where their repositories are (for the groups' statistics). */

@@ -137,6 +137,12 @@ export class ProjectCreationService extends Service {
     // The repository once the row has its ID, inside the transaction: should it fail, the project is not made.
     const defaultBranch = input.default_branch ?? DEFAULT_BRANCH;
     await this.ctx.env.repositories.create(project.repositoryStorage, project.id, defaultBranch);
+    await this.ctx.record({
+      kind: 'project.created',
+      authorId: user.id,
+      projectId: project.id,
+      data: { forked_from_id: origin.forkedFrom?.id ?? null, ...(input.import_url ? { imported: true } : {}) },
+    });
     if (origin.forkedFrom)
       await this.ctx.env.jobs.enqueue(this.em, FORK_REPOSITORY, { projectId: project.id, sourceProjectId: origin.forkedFrom.id });
     else if (input.import_url) await this.ctx.env.jobs.enqueue(this.em, IMPORT_REPOSITORY, { projectId: project.id });
@@ -152,7 +158,7 @@ export class ProjectCreationService extends Service {
     const scoped = await this.ctx.projects.findInScopeOrFail(project.id);
     const content = `# ${project.name}\n\n${project.description ?? ''}`;
     await this.ctx.commits.firstCommit(scoped, { branch, message: 'Initial commit', path: 'README.md', content, committer: user });
-    // The first branch set the default branch and the last activity (src/services/repository/events.ts).
+    // The first branch set the default branch and the last activity (src/services/repository/reference-rules.ts).
     return (await this.ctx.projects.present([await this.em.refreshOrFail(project)]))[0];
   }
 

@@ -19,6 +19,8 @@ export class ProjectTransfersService extends Service {
     const target = await visibleNamespace(this.ctx, input.namespace);
     if (!target) throw new NotFoundError('Namespace');
     const project = await this.moveTo(scoped, target);
+    const event = { authorId: this.ctx.currentUser.id, projectId: project.id };
+    await this.ctx.record({ ...event, kind: 'project.transferred', data: { old_path: `${scoped.namespace.fullPath}/${project.path}` } });
     // The caller's levels on it may have changed with its namespace.
     return (await this.ctx.projects.present([project]))[0];
   }
@@ -39,6 +41,8 @@ export class ProjectTransfersService extends Service {
     if (namespace.kind === 'group' && visibilityRank(project.visibility) > visibilityRank(namespace.visibility)) {
       project.visibility = namespace.visibility;
       await unlinkForks(this.ctx, project);
+      const changes = ['visibility', 'forked_from_id'];
+      await this.ctx.record({ kind: 'project.updated', authorId: this.ctx.currentUser.id, projectId: project.id, data: { changes } });
     }
     project.namespace = this.em.getReference(Namespace, namespace.id);
     await this.em.flush().catch((error: unknown) => {

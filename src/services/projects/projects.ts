@@ -145,6 +145,7 @@ export class ProjectsService extends Service {
       problems.add('base', `Could not change HEAD: branch '${input.default_branch}' does not exist`);
     }
     if (problems.any) throw new BadRequestError(problems.messages);
+    const before = { ...project };
     if (input.name !== undefined) project.name = input.name;
     if (input.path !== undefined) project.path = input.path;
     if (input.default_branch !== undefined) project.defaultBranch = input.default_branch;
@@ -159,13 +160,28 @@ export class ProjectsService extends Service {
       setProjectAvatar(this.ctx, project, input.avatar);
     }
     Object.assign(project, settingsOf(input));
-    if (revisibles && visibilityRank(input.visibility!) < visibilityRank(scoped.project.visibility)) await unlinkForks(this.ctx, project);
+    const unlinks = revisibles && visibilityRank(input.visibility!) < visibilityRank(scoped.project.visibility);
+    if (unlinks) await unlinkForks(this.ctx, project);
     await this.em.flush().catch((error: unknown) => {
       throw takenAttribute(error) === 'path' ? BadRequestError.invalid('path', TAKEN) : error;
     });
+    await this.recordUpdate(scoped, before, project, unlinks);
     // HEAD, which clones check out, names the new default branch: last, once the row is written.
     if (changesDefaultBranch) await setHeadBranch(this.ctx, scoped, input.default_branch!);
     return (await this.present([project], new Map([[project.id, scoped]])))[0];
+  }
+
+  /**
+   * The events of a project's update: `project.updated` with the attributes that changed (`forked_from_id` when it left
+   * its fork network), and `project.renamed` with its old full path when its path changed.
+   */
+  private async recordUpdate(scoped: ProjectInScope, before: Project, after: Project, unlinked: boolean): Promise<void> {
+    const changes = PROJECT_ATTRIBUTES.filter((name) => JSON.stringify(before[name]) !== JSON.stringify(after[name])).map(snakeCase);
+    if (unlinked) changes.push('forked_from_id');
+    const event = { authorId: this.ctx.currentUser.id, projectId: after.id };
+    if (changes.length) await this.ctx.record({ ...event, kind: 'project.updated', data: { changes } });
+    const oldPath = `${scoped.namespace.fullPath}/${before.path}`;
+    if (before.path !== after.path) await this.ctx.record({ ...event, kind: 'project.renamed', data: { old_path: oldPath } });
   }
 
   /** POST /projects/:id/archive and /unarchive (its maintainers): 201 with the project, changed or not, as in the original. */
@@ -193,6 +209,12 @@ export class ProjectsService extends Service {
   async delete(scoped: ProjectInScope): Promise<void> {
     const { project } = scoped;
     await this.em.nativeDelete(Project, { id: project.id });
+    await this.ctx.record({
+      kind: 'project.destroyed',
+      authorId: this.ctx.currentUser.id,
+      projectId: project.id,
+      data: { path_with_namespace: `${scoped.namespace.fullPath}/${project.path}` },
+    });
     this.ctx.afterCommit(() => this.ctx.env.repositories.remove(project.repositoryStorage, project.id));
   }
 
@@ -217,3 +239,32 @@ export class ProjectsService extends Service {
     return presentProjects(projects, await projectRelations(this.ctx, projects, known, options), await this.ctx.view());
   }
 }
+
+/** The project's attributes whose change its update event names. */
+const PROJECT_ATTRIBUTES = [
+  'name',
+  'path',
+  'description',
+  'defaultBranch',
+  'visibility',
+  'tagList',
+  'ciConfigPath',
+  'avatarFilename',
+  'issuesEnabled',
+  'mergeRequestsEnabled',
+  'jobsEnabled',
+  'wikiEnabled',
+  'snippetsEnabled',
+  'containerRegistryEnabled',
+  'sharedRunnersEnabled',
+  'publicJobs',
+  'onlyAllowMergeIfPipelineSucceeds',
+  'onlyAllowMergeIfAllDiscussionsAreResolved',
+  'lfsEnabled',
+  'requestAccessEnabled',
+  'printingMergeRequestLinkEnabled',
+  'resolveOutdatedDiffDiscussions',
+] as const satisfies readonly (keyof Project)[];
+
+/** `defaultBranch` → `default_branch`. */
+const snakeCase = (name: string) => name.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`);

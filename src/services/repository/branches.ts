@@ -17,7 +17,7 @@ import type {
 import { findPage, type Page, type PageQuery } from '../pagination.js';
 import { presentCommit } from '../present/commits.js';
 import { projectWebUrl } from '../present/projects.js';
-import { defaultBranchProtection } from './events.js';
+import { defaultBranchProtection } from './reference-rules.js';
 import { insertProtection, protectBranch, protectionsOf, type ProtectionRow } from './protected-branch-store.js';
 import { REFUSALS, writeRefusal } from './refusals.js';
 import { writeRepository } from './writes.js';

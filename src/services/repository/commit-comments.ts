@@ -85,6 +85,13 @@ export class CommitCommentsService extends Service {
       place,
       authorId: this.ctx.currentUser.id,
     });
+    await this.ctx.record({
+      kind: 'note.created',
+      authorId: this.ctx.currentUser.id,
+      projectId: scoped.project.id,
+      target: { type: 'Note', id: note.id, iid: note.id, title: null },
+      data: { noteable_type: 'Commit', noteable_id: null, noteable_iid: null, commit_id: commit.oid },
+    });
     return presentCommitComment(note, this.ctx.currentUser as User, await this.ctx.view());
   }
 

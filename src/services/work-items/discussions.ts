@@ -1,3 +1,4 @@
+import { recordNoteEvent } from './work-item-events.js';
 import { can } from '../../auth/abilities.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../errors.js';
 import type { CreateDiscussionInput, Discussion, Note, ReplyInput, UpdateDiscussionNoteInput } from '../../schemas/work-items.js';
@@ -120,6 +121,7 @@ export class DiscussionsService extends Service {
       discussion,
     });
     await touch(this.ctx.em, target, now);
+    await recordNoteEvent(this.ctx, target, id);
     return id;
   }
 

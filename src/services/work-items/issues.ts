@@ -20,12 +20,14 @@ import {
   subscriptionChoice,
   updateIssue,
   type IssueColumns,
+  type IssueRow,
   type IssueFilter,
 } from './issue-store.js';
 import { existingLabelIds, labelIdsOf, labelsOn, setLabelLinks } from './label-store.js';
 import { assigneeIdsOf, checkTitle, milestoneChange, reassign, relabel, textChanges } from './work-item-changes.js';
 import { findUsableMilestone, findUsableMilestoneByTitle } from './milestone-store.js';
 import { mergeRequestRow } from './merge-request-store.js';
+import { changedAttributes, recordWorkItemEvent } from './work-item-events.js';
 import { copyDiscussion, insertNote, resolveNotes, unresolvedThreads } from './note-store.js';
 import { confidentialityNote, dueDateNote, lockNote, movedFromNote, movedToNote, statusNote } from './system-notes.js';
 
@@ -201,6 +203,7 @@ export class IssuesService extends Service {
     }
     if (followUp?.resolves)
       for (const discussionId of followUp.discussionIds) await resolveNotes(em, discussionId, this.ctx.currentUser.id, now);
+    await recordWorkItemEvent(this.ctx, 'issue.opened', { id, iid, title, projectId }, {});
     return this.present(id);
   }
 
@@ -285,25 +288,35 @@ export class IssuesService extends Service {
       Object.assign(columns, { state: 'opened', closed_at: null, closed_by_id: null } satisfies IssueColumns);
       notes.push(statusNote('reopened'));
     }
+    let reassigned = false;
+    let relabelled = false;
     if (manages) {
       const assignees = assigneeIdsOf(input);
-      if (assignees !== undefined)
-        notes.push(
-          ...(await reassign(
-            em,
-            { kind: 'Issue', id: scoped.id },
-            before.assignees.map((user) => user.id),
-            assignees,
-          )),
-        );
-      notes.push(...(await relabel(em, { kind: 'Issue', id: scoped.id, projectId: project.project.id }, input, now)));
+      const assigneeNotes =
+        assignees === undefined
+          ? []
+          : await reassign(
+              em,
+              { kind: 'Issue', id: scoped.id },
+              before.assignees.map((user) => user.id),
+              assignees,
+            );
+      const labelNotes = await relabel(em, { kind: 'Issue', id: scoped.id, projectId: project.project.id }, input, now);
+      reassigned = assigneeNotes.length > 0;
+      relabelled = labelNotes.length > 0;
+      notes.push(...assigneeNotes, ...labelNotes);
     }
+    const changes = changedAttributes(columns, { assignees: reassigned, labels: relabelled });
     const backdates = can(this.ctx.caller, 'set_issue_timestamps', project) && input.updated_at !== undefined;
     if (notes.length || Object.keys(columns).length || backdates) {
       columns.updated_at = backdates ? new Date(input.updated_at!) : now;
       await updateIssue(em, scoped.id, columns);
     }
     for (const body of notes) await this.systemNote(project.project.id, scoped.id, body, now);
+    const item = { id: scoped.id, iid: before.iid, title: columns.title ?? before.title, projectId: project.project.id };
+    if (columns.state === 'closed') await recordWorkItemEvent(this.ctx, 'issue.closed', item, {});
+    if (columns.state === 'opened') await recordWorkItemEvent(this.ctx, 'issue.reopened', item, {});
+    if (changes.length) await recordWorkItemEvent(this.ctx, 'issue.updated', item, { changes });
     return this.present(scoped.id);
   }
 
@@ -320,10 +333,28 @@ export class IssuesService extends Service {
     });
   }
 
+  /**
+   * Closes an open issue by the caller, with a system note saying how (`closed via merge request !1`, `closed via commit
+   * ...`), as merges and pushes close the issues they name.
+   */
+  async close(issue: Pick<IssueRow, 'id' | 'iid' | 'title' | 'project_id'>, note: string): Promise<void> {
+    const now = new Date();
+    await updateIssue(this.ctx.em, issue.id, { state: 'closed', closed_at: now, closed_by_id: this.ctx.currentUser.id, updated_at: now });
+    await this.systemNote(issue.project_id, issue.id, note, now);
+    await recordWorkItemEvent(
+      this.ctx,
+      'issue.closed',
+      { id: issue.id, iid: issue.iid, title: issue.title, projectId: issue.project_id },
+      {},
+    );
+  }
+
   /** DELETE /projects/:id/issues/:issue_iid: the issue leaves every list and count; its row and iid stay taken. */
   async delete(scoped: IssueInScope & { id: number }): Promise<void> {
     if (!can(this.ctx.caller, 'destroy_issue', scoped.project)) throw new ForbiddenError();
+    const row = (await issueRow(this.ctx.em, scoped.id))!;
     await updateIssue(this.ctx.em, scoped.id, { deleted_at: new Date() });
+    await recordWorkItemEvent(this.ctx, 'issue.deleted', { id: row.id, iid: row.iid, title: row.title, projectId: row.project_id }, {});
   }
 
   /**
@@ -379,6 +410,10 @@ export class IssuesService extends Service {
     });
     await this.systemNote(source.project.id, scoped.id, movedToNote(reference(targetPath, iid)), now);
     if (old.state === 'opened') await this.systemNote(source.project.id, scoped.id, statusNote('closed'), now);
+    // The original closes the issue it moves, and opens the new one.
+    const moved = { id: scoped.id, iid: old.iid, title: old.title, projectId: source.project.id };
+    await recordWorkItemEvent(this.ctx, 'issue.moved', moved, { moved_to_id: id });
+    await recordWorkItemEvent(this.ctx, 'issue.opened', { id, iid, title: old.title, projectId: targetId }, {});
     return this.present(id);
   }
 

@@ -331,3 +331,46 @@ export async function mergesWaitFor(em: EntityManager, sourceProjectId: number, 
   );
   return row !== undefined;
 }
+
+/** An open merge request as the rules of moving branches read it. */
+export interface OpenMergeRequest {
+  id: number;
+  iid: number;
+  title: string;
+  project_id: number;
+  head_sha: string | null;
+}
+
+/** How many open merge requests into one branch, or from one project, a rule reads at the most. */
+const OPEN_READ = 100;
+
+/** The open merge requests into a branch of the project, oldest first. */
+export async function openMergeRequestsInto(em: EntityManager, projectId: number, branch: string): Promise<OpenMergeRequest[]> {
+  return (await queryRows(
+    em,
+    sql`select "id", "iid", "title", "project_id", "head_sha" from "merge_requests"
+      where "project_id" = ${projectId} and "target_branch" = ${branch} and "state" = 'opened' and "deleted_at" is null
+      order by "id" limit ${OPEN_READ}`,
+  )) as unknown as OpenMergeRequest[];
+}
+
+/** The open merge requests between the project and others (from a fork into its source, or into it from a fork), oldest first. */
+export async function openCrossProjectMergeRequests(em: EntityManager, projectId: number): Promise<OpenMergeRequest[]> {
+  return (await queryRows(
+    em,
+    sql`select "id", "iid", "title", "project_id", "head_sha" from "merge_requests"
+      where ("source_project_id" = ${projectId} and "project_id" <> ${projectId}
+          or "project_id" = ${projectId} and "source_project_id" <> ${projectId})
+        and "state" = 'opened' and "deleted_at" is null
+      order by "id" limit ${OPEN_READ}`,
+  )) as unknown as OpenMergeRequest[];
+}
+
+/** Which of the commits are the merge commits of merged requests of the project. */
+export async function mergeCommitsAmong(em: EntityManager, projectId: number, shas: string[]): Promise<Set<string>> {
+  const rows = await queryRows(
+    em,
+    sql`select "merge_commit_sha" from "merge_requests" where "project_id" = ${projectId} and "merge_commit_sha" = any(${shas})`,
+  );
+  return new Set(rows.map((row) => row.merge_commit_sha as string));
+}

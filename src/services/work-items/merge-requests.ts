@@ -36,10 +36,10 @@ import { presentIssueBasic } from '../present/issues.js';
 import { presentMergeRequest, presentMergeRequestBasic, presentMergeRequestSimple, type ReferenceBase } from '../present/merge-requests.js';
 import { projectWebUrl } from '../present/projects.js';
 import { lastPipelineOf } from '../repository/status-store.js';
-import { writeRepository } from '../repository/writes.js';
+import { type ReferenceUpdate, writeRepository } from '../repository/writes.js';
 import { likePattern } from '../search.js';
 import { Service } from '../service.js';
-import { issueRow, nextIid, participatesIn, setSubscription, subscriptionChoice, updateIssue } from './issue-store.js';
+import { issueRow, nextIid, participatesIn, setSubscription, subscriptionChoice } from './issue-store.js';
 import { labelIdsOf, setLabelLinks } from './label-store.js';
 import {
   DRAFT_TITLE,
@@ -61,6 +61,7 @@ import { closingIssueReferencesIn } from './references.js';
 import { lockNote, statusNote } from './system-notes.js';
 import { assigneeIdsOf, checkTitle, milestoneChange, reassign, relabel, textChanges } from './work-item-changes.js';
 import { existingUserIds } from './issue-store.js';
+import { changedAttributes, recordWorkItemEvent } from './work-item-events.js';
 
 /** A merge request a path names, with its ID. */
 export type MergeRequestTarget = MergeRequestInScope & { id: number; iid: number };
@@ -355,6 +356,7 @@ export class MergeRequestsService extends Service {
         );
     }
     await this.sourceObjectsIn({ source_project_id: source.project.id, project_id: target.project.id, head_sha: head }, targetRepo);
+    await recordWorkItemEvent(this.ctx, 'merge_request.opened', { id, iid, title: input.title, projectId: target.project.id }, {});
     return this.present({
       id,
       iid,
@@ -475,24 +477,36 @@ export class MergeRequestsService extends Service {
       } satisfies MergeRequestColumns);
       notes.push(statusNote('reopened'));
     }
+    let reassigned = false;
+    let relabelled = false;
     if (manages) {
       const assignees = assigneeIdsOf(input);
-      if (assignees !== undefined)
-        notes.push(
-          ...(await reassign(
-            em,
-            { kind: 'MergeRequest', id: scoped.id },
-            before.assignees.map((user) => user.id),
-            assignees,
-          )),
-        );
-      notes.push(...(await relabel(em, { kind: 'MergeRequest', id: scoped.id, projectId: project.project.id }, input, now)));
+      const assigneeNotes =
+        assignees === undefined
+          ? []
+          : await reassign(
+              em,
+              { kind: 'MergeRequest', id: scoped.id },
+              before.assignees.map((user) => user.id),
+              assignees,
+            );
+      const labelNotes = await relabel(em, { kind: 'MergeRequest', id: scoped.id, projectId: project.project.id }, input, now);
+      reassigned = assigneeNotes.length > 0;
+      relabelled = labelNotes.length > 0;
+      notes.push(...assigneeNotes, ...labelNotes);
     }
+    const changes = changedAttributes(columns, { assignees: reassigned, labels: relabelled }).filter(
+      (name) => !['head_sha', 'start_sha', 'merge_when_pipeline_succeeds'].includes(name),
+    );
     if (notes.length || Object.keys(columns).length) {
       columns.updated_at = now;
       await updateMergeRequest(em, scoped.id, columns);
     }
     for (const body of notes) await this.systemNote(project.project.id, scoped.id, body, now);
+    const item = { id: scoped.id, iid: before.iid, title: columns.title ?? before.title, projectId: project.project.id };
+    if (columns.state === 'closed') await recordWorkItemEvent(this.ctx, 'merge_request.closed', item, {});
+    if (columns.state === 'opened') await recordWorkItemEvent(this.ctx, 'merge_request.reopened', item, {});
+    if (changes.length) await recordWorkItemEvent(this.ctx, 'merge_request.updated', item, { changes });
     return this.present(scoped);
   }
 
@@ -534,7 +548,10 @@ export class MergeRequestsService extends Service {
    */
   async delete(scoped: MergeRequestTarget): Promise<void> {
     if (!can(this.ctx.caller, 'destroy_merge_request', scoped.project)) throw new ForbiddenError();
+    const row = (await mergeRequestRow(this.ctx.em, scoped.id))!;
     await updateMergeRequest(this.ctx.em, scoped.id, { deleted_at: new Date(), merge_when_pipeline_succeeds: false });
+    const item = { id: row.id, iid: row.iid, title: row.title, projectId: row.project_id };
+    await recordWorkItemEvent(this.ctx, 'merge_request.deleted', item, {});
   }
 
   /**
@@ -548,7 +565,6 @@ export class MergeRequestsService extends Service {
   async merge(scoped: MergeRequestTarget, input: MergeInput): Promise<MergeRequest> {
     const em = this.ctx.em;
     const target = scoped.project;
-    const user = this.ctx.currentUser;
     if (input.merge_when_pipeline_succeeds && (await this.mergeWhenPipelineSucceeds(scoped, input))) return this.present(scoped);
     const merged = await writeRepository(this.ctx, target, async (repo) => {
       // Read under the lock: a merge that took it first has committed.
@@ -571,40 +587,17 @@ export class MergeRequestsService extends Service {
       if (input.sha !== undefined && input.sha !== head) throw new ConflictError(MERGE_REFUSALS.shaMismatch);
       if (sourceRepo && sourceRepo !== repo) await copyMissingObjects(sourceRepo, repo, head);
       const base = await mergeBase(repo, start, head);
-      const [baseTree, ours, theirs] = await Promise.all([
-        base ? repo.readCommit(base).then((commit) => commit.tree) : null,
-        repo.readCommit(start),
-        repo.readCommit(head),
-      ]);
-      let tree: string;
-      try {
-        tree = await mergeTrees(repo, baseTree, ours.tree, theirs.tree);
-      } catch (error) {
-        if (error instanceof MergeConflictError) throw new MethodNotAllowedError(MERGE_REFUSALS.cannotBeMerged);
-        throw error;
-      }
-      const now = Math.floor(Date.now() / 1000);
-      const signature: Signature = { name: user.name, email: user.email, timestamp: now, offsetMinutes: 0 };
-      const message = input.merge_commit_message || (await this.defaultMergeMessage(scoped, row));
-      const commit = await repo.writeCommit({ tree, parents: [start, head], message, author: signature, committer: signature });
       const removeSource = input.should_remove_source_branch ?? (row.force_remove_source_branch || null);
-      await updateMergeRequest(em, scoped.id, {
-        state: 'merged',
-        merge_commit_sha: commit,
-        merged_by_id: user.id,
-        merged_at: new Date(now * 1000),
-        merge_status: 'can_be_merged',
-        head_sha: head,
-        start_sha: start,
-        base_sha: base,
-        merge_when_pipeline_succeeds: false,
-        should_remove_source_branch: input.should_remove_source_branch ?? row.should_remove_source_branch,
-        updated_at: new Date(),
-      });
-      const updates = [{ name: BRANCH_PREFIX + row.target_branch, old: start, new: commit }];
+      const shouldRemove = input.should_remove_source_branch ?? row.should_remove_source_branch;
+      // The target has the source's head already (a merge cut short after its commit moved the branch, or one made
+      // elsewhere): merged as it is, without a second merge commit.
+      const commit = base === head ? null : await this.mergeCommit(repo, scoped, row, { base, start, head }, input);
+      const mergedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
+      await this.markMerged(row, { commit, head, start, base, mergedAt, shouldRemoveSourceBranch: shouldRemove });
+      const updates: ReferenceUpdate[] = commit ? [{ name: BRANCH_PREFIX + row.target_branch, old: start, new: commit }] : [];
       // The source branch of the same project goes with the same move; a fork's, by a write of its own below.
       const removesHere = removeSource === true && sourceScoped === target && (await this.mayRemoveSource(target, repo, row.source_branch));
-      if (removesHere) updates.push({ name: BRANCH_PREFIX + row.source_branch, old: head, new: null as never });
+      if (removesHere) updates.push({ name: BRANCH_PREFIX + row.source_branch, old: head, new: null });
       return {
         updates,
         result: {
@@ -614,8 +607,6 @@ export class MergeRequestsService extends Service {
         },
       };
     });
-    const now = new Date();
-    await this.systemNote(target.project.id, scoped.id, 'merged', now);
     if (
       merged.removeSource &&
       (await this.mayRemoveSource(merged.removeSource, this.ctx.repositoryOf(merged.removeSource.project), merged.row.source_branch))
@@ -629,9 +620,67 @@ export class MergeRequestsService extends Service {
         };
       });
     }
-    if (merged.row.target_branch === (await this.ctx.repositoryOf(target.project).headBranch()))
-      await this.closeIssues(scoped, merged.row, now);
     return this.present(scoped);
+  }
+
+  /** The merge commit of the target's head and the source's (two parents), by the caller, its tree merged from their base. */
+  private async mergeCommit(
+    repo: Repository,
+    scoped: MergeRequestTarget,
+    row: MergeRequestRow,
+    heads: { base: string | null; start: string; head: string },
+    input: MergeInput,
+  ): Promise<string> {
+    const user = this.ctx.currentUser;
+    const [baseTree, ours, theirs] = await Promise.all([
+      heads.base ? repo.readCommit(heads.base).then((commit) => commit.tree) : null,
+      repo.readCommit(heads.start),
+      repo.readCommit(heads.head),
+    ]);
+    let tree: string;
+    try {
+      tree = await mergeTrees(repo, baseTree, ours.tree, theirs.tree);
+    } catch (error) {
+      if (error instanceof MergeConflictError) throw new MethodNotAllowedError(MERGE_REFUSALS.cannotBeMerged);
+      throw error;
+    }
+    const signature: Signature = { name: user.name, email: user.email, timestamp: Math.floor(Date.now() / 1000), offsetMinutes: 0 };
+    const message = input.merge_commit_message || (await this.defaultMergeMessage(scoped, row));
+    return repo.writeCommit({ tree, parents: [heads.start, heads.head], message, author: signature, committer: signature });
+  }
+
+  /**
+   * The request merged by the caller, as the original's post-merge step does it: its state and the heads it was merged
+   * at, a system note, and the `merge_request.merged` event, whose rule closes the issues it closes when its target is
+   * the default branch. `commit` is null when the target had the source's head already.
+   */
+  async markMerged(
+    row: Pick<MergeRequestRow, 'id' | 'iid' | 'title' | 'project_id'>,
+    merge: {
+      commit: string | null;
+      head: string;
+      start: string;
+      base: string | null;
+      mergedAt: Date;
+      shouldRemoveSourceBranch?: boolean | null;
+    },
+  ): Promise<void> {
+    await updateMergeRequest(this.ctx.em, row.id, {
+      state: 'merged',
+      merge_commit_sha: merge.commit,
+      merged_by_id: this.ctx.currentUser.id,
+      merged_at: merge.mergedAt,
+      merge_status: 'can_be_merged',
+      head_sha: merge.head,
+      start_sha: merge.start,
+      base_sha: merge.base,
+      merge_when_pipeline_succeeds: false,
+      should_remove_source_branch: merge.shouldRemoveSourceBranch ?? undefined,
+      updated_at: new Date(),
+    });
+    await this.systemNote(row.project_id, row.id, 'merged', new Date());
+    const item = { id: row.id, iid: row.iid, title: row.title, projectId: row.project_id };
+    await recordWorkItemEvent(this.ctx, 'merge_request.merged', item, { merge_commit_sha: merge.commit });
   }
 
   /**
@@ -760,20 +809,33 @@ export class MergeRequestsService extends Service {
     return found;
   }
 
-  /** The issues the merged request closes, closed with a system note naming it. */
-  private async closeIssues(scoped: MergeRequestTarget, row: MergeRequestRow, now: Date): Promise<void> {
+  /** Closes an open request by the caller, with the system note and the event a close through the API makes. */
+  async close(request: Pick<MergeRequestRow, 'id' | 'iid' | 'title' | 'project_id'>): Promise<void> {
+    const now = new Date();
+    await updateMergeRequest(this.ctx.em, request.id, {
+      state: 'closed',
+      closed_at: now,
+      closed_by_id: this.ctx.currentUser.id,
+      merge_when_pipeline_succeeds: false,
+      updated_at: now,
+    });
+    await this.systemNote(request.project_id, request.id, statusNote('closed'), now);
+    const item = { id: request.id, iid: request.iid, title: request.title, projectId: request.project_id };
+    await recordWorkItemEvent(this.ctx, 'merge_request.closed', item, {});
+  }
+
+  /**
+   * The issues a request merged into its project's default branch closes, closed by the caller with a system note
+   * naming it (the rule of `merge_request.merged`).
+   */
+  async closeIssuesOnMerge(mergeRequestId: number): Promise<void> {
+    const row = (await mergeRequestRow(this.ctx.em, mergeRequestId))!;
+    const project = await this.ctx.projects.findInScope(row.project_id);
+    if (!project || row.target_branch !== (await this.ctx.repositoryOf(project.project).headBranch())) return;
+    const scoped = (await this.findInScope(project, row.iid))!;
     for (const issue of await this.closingReferences(scoped, row)) {
-      await updateIssue(this.ctx.em, issue.id, { state: 'closed', closed_at: now, closed_by_id: this.ctx.currentUser.id, updated_at: now });
-      const reference = issue.project_id === scoped.project.project.id ? `!${row.iid}` : `${row.project_path}!${row.iid}`;
-      await insertNote(this.ctx.em, {
-        projectId: issue.project_id,
-        kind: 'Issue',
-        targetId: issue.id,
-        authorId: this.ctx.currentUser.id,
-        body: `closed via merge request ${reference}`,
-        system: true,
-        createdAt: now,
-      });
+      const reference = issue.project_id === row.project_id ? `!${row.iid}` : `${row.project_path}!${row.iid}`;
+      await this.ctx.issues.close(issue, `closed via merge request ${reference}`);
     }
   }
 

@@ -100,6 +100,7 @@ export class MilestonesService extends Service {
     const id = await insertMilestone(em, owner, { iid, title, description: input.description ?? null, ...dates, now: new Date() });
     // Another writer took the title since the check: the same refusal.
     if (id === undefined) throw new BadRequestError(`Failed to create milestone ${rubyInspect({ title: [TITLE_TAKEN] })}`);
+    await this.recordEvent('milestone.created', owner, { id, iid, title });
     return this.get(parent, id);
   }
 
@@ -133,6 +134,12 @@ export class MilestonesService extends Service {
       { title, description: input.description, state, dueDate: input.due_date, startDate: input.start_date },
       new Date(),
     );
+    if (state && state !== before.state) {
+      await this.recordEvent(state === 'closed' ? 'milestone.closed' : 'milestone.reopened', owner, {
+        ...before,
+        title: title ?? before.title,
+      });
+    }
     return this.get(parent, before.id);
   }
 
@@ -143,6 +150,22 @@ export class MilestonesService extends Service {
   async delete(parent: MilestoneParent, milestoneId: number): Promise<void> {
     const milestone = await this.milestoneOf(parent, milestoneId);
     await deleteMilestone(this.ctx.em, milestone.id, { authorId: this.ctx.currentUser.id, note: milestoneNote(null), now: new Date() });
+    await this.recordEvent('milestone.destroyed', ownerOf(parent), milestone);
+  }
+
+  /** An event of a milestone of a project or of a group, by the caller. */
+  private recordEvent(
+    kind: 'milestone.created' | 'milestone.closed' | 'milestone.reopened' | 'milestone.destroyed',
+    owner: ReturnType<typeof ownerOf>,
+    milestone: { id: number; iid: number; title: string },
+  ): Promise<unknown> {
+    return this.ctx.record({
+      kind,
+      authorId: this.ctx.currentUser.id,
+      ...('projectId' in owner ? { projectId: owner.projectId } : { groupId: owner.groupId }),
+      target: { type: 'Milestone', id: milestone.id, iid: milestone.iid, title: milestone.title },
+      data: {},
+    });
   }
 
   /**

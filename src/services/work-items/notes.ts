@@ -1,3 +1,4 @@
+import { recordNoteEvent } from './work-item-events.js';
 import { can, type IssueInScope, type NoteInScope } from '../../auth/abilities.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../errors.js';
 import type { CreateNoteInput, ListNotesQuery, Note, UpdateNoteInput } from '../../schemas/work-items.js';
@@ -81,6 +82,7 @@ export class NotesService extends Service {
       createdAt,
     });
     await touch(this.ctx.em, target, now);
+    await recordNoteEvent(this.ctx, target, id);
     return presentNote((await findNote(this.ctx.em, target.kind, target.id, id))!, target.iid, await this.ctx.view());
   }
 

@@ -1,0 +1,40 @@
+import { Event, ListEventsQuery } from '../schemas/events.js';
+import { defineRoute } from './route.js';
+import { projectRoute } from './scoped.js';
+
+/** The Events API of the original's era: what people did, newest first, only what the caller may see. */
+export const events = {
+  list: defineRoute({
+    method: 'GET',
+    path: '/events',
+    summary:
+      'The caller’s own events on projects it may see: opened, closed, reopened and merged work items, comments, pushes, ' +
+      'projects made, members joining and leaving (`action`, `target_type`, `before`, `after`, `sort`)',
+    auth: 'user',
+    readUser: true,
+    input: ListEventsQuery,
+    list: Event,
+    run: (ctx, _params, input) => ctx.events.listOwn(input),
+  }),
+  listForUser: defineRoute({
+    method: 'GET',
+    path: '/users/:id/events',
+    summary: 'A user’s events (by ID or username), those on projects the caller may see and of what it may read there',
+    auth: 'public',
+    readUser: true,
+    scope: 'userByIdOrUsername',
+    input: ListEventsQuery,
+    list: Event,
+    run: (ctx, { user }, input) => ctx.events.listForUser({ user }, input),
+  }),
+  listForProject: projectRoute({
+    method: 'GET',
+    path: '/events',
+    summary: 'The project’s events the caller may read (a confidential issue’s only to those who may read it)',
+    auth: 'public',
+    ability: 'read_project',
+    input: ListEventsQuery,
+    list: Event,
+    run: (ctx, { project }, input) => ctx.events.listForProject(project, input),
+  }),
+};

@@ -1,0 +1,226 @@
+import type { Database, EntityManager } from '../db/orm.js';
+import { queryRows } from '../db/rows.js';
+import { fixedSql, sql } from '../db/sql.js';
+import { describeFailure, type Logger } from '../logger.js';
+import { type AnyRecordedEvent, EVENT_COLUMNS, recordedEvent } from './bus.js';
+import type { EventKind } from './kinds.js';
+
+/**
+ * A consumer of the record that may wait (deliveries, later notifications): it reads every committed event of its
+ * kinds, at least once, in order, after a crash too.
+ */
+export interface DeferredConsumer {
+  /** Its cursor's name in the database: the same across restarts and versions. */
+  name: string;
+  kinds: readonly EventKind[];
+  /**
+   * Handles events in the order of the record, in the transaction (`em`) that moves the consumer's cursor past them:
+   * what it writes there (the jobs it queues) commits with the cursor. A throw rolls the batch back; it is tried
+   * again later, and an event that fails every attempt is logged and passed over.
+   */
+  handle(event: AnyRecordedEvent, em: EntityManager): Promise<void>;
+}
+
+/** Begins the dispatcher's statements, to tell them apart in the database's activity (as the job workers' are). */
+const DISPATCHER_STATEMENT = fixedSql('/* forgekit event dispatcher */');
+/** Events one transaction hands over at the most. */
+const BATCH = 100;
+const MAX_ATTEMPTS = 5;
+const MAX_RETRY_DELAY_MS = 60_000;
+/** The oldest transaction still running: events of transactions below it have all committed or rolled back. */
+const OLDEST_RUNNING = sql`(pg_snapshot_xmin(pg_current_snapshot()))::text::bigint`;
+
+interface Registered {
+  consumer: DeferredConsumer;
+  /** The event its last attempts failed on, how many failed, and when it may try again. */
+  failedEventId?: number;
+  failures: number;
+  retryAt: number;
+}
+
+/**
+ * Hands the committed record to the deferred consumers: in the order transactions took their IDs (then the events'),
+ * only below the oldest transaction still running, so that an event committed late is never passed over; each
+ * consumer's cursor moves in the transaction that handled the events, so a crash repeats a batch, never loses one.
+ * Any process may dispatch: a consumer's cursor row is locked while a batch runs (`skip locked`: one process at a
+ * time). Woken when this process commits events; on PostgreSQL it also looks every `pollMs` (other processes'
+ * events, retries); an embedded database has one process, which looks only when woken or a retry comes due.
+ */
+export class EventDispatcher {
+  private readonly consumers = new Map<string, Registered>();
+  private running?: Promise<void>;
+  private closing = false;
+  private woken = false;
+  private wakeUp?: () => void;
+  /** Waiters for the next pass of the loop. */
+  private readonly passes = new Set<() => void>();
+
+  constructor(
+    private readonly db: Database,
+    private readonly logger: Logger,
+    private readonly pollMs = 5_000,
+  ) {}
+
+  /** Adds a consumer; a new one starts from the events committed from now on. */
+  add(consumer: DeferredConsumer): void {
+    if (this.consumers.has(consumer.name)) throw new Error(`an event consumer named ${consumer.name} exists already`);
+    this.consumers.set(consumer.name, { consumer, failures: 0, retryAt: 0 });
+    this.wake();
+  }
+
+  start(): void {
+    this.running ??= this.loop();
+  }
+
+  /** New events may be there. */
+  wake(): void {
+    this.woken = true;
+    this.wakeUp?.();
+  }
+
+  /** Resolves once every consumer has handled every event committed before the call (or given it up). */
+  async drain(): Promise<void> {
+    while (await this.behind()) {
+      this.wake();
+      await new Promise<void>((resolve) => this.passes.add(resolve));
+    }
+  }
+
+  async close(): Promise<void> {
+    this.closing = true;
+    this.wake();
+    await this.running;
+    for (const pass of this.passes) pass();
+  }
+
+  private async loop(): Promise<void> {
+    while (!this.closing) {
+      this.woken = false;
+      let handled = false;
+      for (const registered of this.consumers.values()) {
+        if (this.closing) break;
+        if (registered.retryAt > Date.now()) continue;
+        handled = (await this.dispatch(registered)) || handled;
+      }
+      for (const pass of [...this.passes]) {
+        this.passes.delete(pass);
+        pass();
+      }
+      if (!handled) await this.sleep();
+    }
+  }
+
+  /**
+   * One batch of a consumer's events, handled in one transaction with its cursor; whether it handled any. Each event is
+   * handled in a savepoint: one that fails is undone alone, the cursor stays before it, and the consumer tries it again
+   * later (those before it are not handled twice).
+   */
+  private async dispatch(registered: Registered): Promise<boolean> {
+    const { consumer } = registered;
+    let failure: { event: AnyRecordedEvent; error: unknown } | undefined;
+    let handled = false;
+    try {
+      handled = await this.db.fork().transactional(async (em) => {
+        const cursor = await this.cursor(em, consumer.name);
+        if (!cursor) return false;
+        const events = (
+          await queryRows(
+            em,
+            sql`${DISPATCHER_STATEMENT} select ${EVENT_COLUMNS}, e."xid"::text as "xid" from "events" e
+              where (e."xid", e."id") > (${cursor.xid}::bigint, ${cursor.eventId}) and e."xid" < ${OLDEST_RUNNING}
+                and e."kind" = any(${[...consumer.kinds]}) order by e."xid", e."id" limit ${BATCH}`,
+          )
+        ).map((row) => ({ event: recordedEvent(row), xid: row.xid as string }));
+        let last: (typeof events)[number] | undefined;
+        for (const entry of events) {
+          if (entry.event.id === registered.failedEventId && registered.failures >= MAX_ATTEMPTS) {
+            // Given up after its attempts: passed over.
+            this.logger.error(`forgekit: the event consumer ${consumer.name} gave up event ${entry.event.id} (${entry.event.kind})`);
+          } else {
+            try {
+              await em.transactional((savepoint) => consumer.handle(entry.event, savepoint));
+            } catch (error) {
+              failure = { event: entry.event, error };
+              break;
+            }
+          }
+          last = entry;
+        }
+        if (!last) return false;
+        await queryRows(
+          em,
+          sql`${DISPATCHER_STATEMENT} update "event_cursors" set "xid" = ${last.xid}::bigint, "event_id" = ${last.event.id},
+            "updated_at" = ${new Date()} where "consumer" = ${consumer.name}`,
+        );
+        return true;
+      });
+    } catch (error) {
+      if (this.closing) return false;
+      this.logger.warn(`forgekit: the event consumer ${consumer.name} could not read the record`, describeFailure(error));
+      registered.retryAt = Date.now() + this.pollMs;
+      return false;
+    }
+    if (!failure) {
+      registered.failures = 0;
+      registered.failedEventId = undefined;
+      return handled;
+    }
+    const { event, error } = failure;
+    registered.failures = event.id === registered.failedEventId ? registered.failures + 1 : 1;
+    registered.failedEventId = event.id;
+    registered.retryAt = Date.now() + Math.min(1000 * 4 ** (registered.failures - 1), MAX_RETRY_DELAY_MS);
+    this.logger.warn(
+      `forgekit: the event consumer ${consumer.name} failed on event ${event.id} (${event.kind}), attempt ${registered.failures}`,
+      describeFailure(error),
+    );
+    return handled;
+  }
+
+  /**
+   * The consumer's cursor, locked for this transaction; made at the end of the record for a new consumer. Null while
+   * another process holds it.
+   */
+  private async cursor(em: EntityManager, name: string): Promise<{ xid: string; eventId: number } | null> {
+    await queryRows(
+      em,
+      sql`${DISPATCHER_STATEMENT} insert into "event_cursors" ("consumer", "xid", "event_id", "updated_at")
+        values (${name}, ${OLDEST_RUNNING} - 1, 2147483647, ${new Date()}) on conflict do nothing`,
+    );
+    const [row] = await queryRows(
+      em,
+      sql`${DISPATCHER_STATEMENT} select "xid"::text as "xid", "event_id" from "event_cursors" where "consumer" = ${name} for update skip locked`,
+    );
+    return row ? { xid: row.xid as string, eventId: row.event_id as number } : null;
+  }
+
+  /** Whether a consumer has committed events left to handle (or to give up). */
+  async behind(): Promise<boolean> {
+    for (const { consumer } of this.consumers.values()) {
+      const [row] = await queryRows(
+        this.db.rows,
+        sql`${DISPATCHER_STATEMENT} select exists (select 1 from "events" e join "event_cursors" c on c."consumer" = ${consumer.name}
+          where (e."xid", e."id") > (c."xid", c."event_id") and e."kind" = any(${[...consumer.kinds]})) as "behind"`,
+      );
+      // A consumer without a cursor yet starts from its first pass: nothing is behind it.
+      if (row.behind) return true;
+    }
+    return false;
+  }
+
+  private sleep(): Promise<void> {
+    if (this.woken || this.closing) return Promise.resolve();
+    const retries = [...this.consumers.values()].map((registered) => registered.retryAt).filter((at) => at > Date.now());
+    const untilRetry = retries.length ? Math.min(...retries) - Date.now() : undefined;
+    const wait = this.db.shared ? Math.min(this.pollMs, untilRetry ?? this.pollMs) : untilRetry;
+    return new Promise((resolve) => {
+      const timer = wait === undefined ? undefined : setTimeout(done, wait);
+      const dispatcher = this;
+      function done() {
+        clearTimeout(timer);
+        dispatcher.wakeUp = undefined;
+        resolve();
+      }
+      this.wakeUp = done;
+    });
+  }
+}
