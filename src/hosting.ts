@@ -25,7 +25,7 @@ import { silentLogger, type Logger } from './logger.js';
 import { queryRows } from './db/rows.js';
 import { sql } from './db/sql.js';
 import { bootstrap, fillRunnersTokens } from './services/instance/bootstrap.js';
-import { localRequestsSetting, openSettingsCache } from './services/instance/settings.js';
+import { localRequestsSetting, openSettingsCache } from './services/instance/settings-store.js';
 // The public types as plain interfaces (src/types.ts), which the published declarations carry.
 import type { Api, HostingOptions } from './types.js';
 

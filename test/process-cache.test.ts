@@ -9,11 +9,12 @@ import type { EntityManager } from '../src/db/orm.js';
 import { InFlightCalls } from '../src/in-flight.js';
 import { SecretBox } from '../src/auth/secret-box.js';
 import { RepositoryStore } from '../src/git/store.js';
+import { SettingsService } from '../src/services/instance/settings.js';
 import { EventBus } from '../src/events/bus.js';
 import { JobQueue } from '../src/jobs/queue.js';
 import { silentLogger } from '../src/logger.js';
 import { Context, type Environment } from '../src/services/context.js';
-import { openSettingsCache } from '../src/services/instance/settings.js';
+import { openSettingsCache } from '../src/services/instance/settings-store.js';
 import { createUser, eventually, freshDatabase, queriesOf, ROOT_TOKEN, sharedHosting, startHosting, type TestHosting } from './helpers.js';
 
 // The application settings and the callers' tokens are kept in the process (src/db/process-cache.ts): a change
@@ -61,7 +62,7 @@ async function callsOn(hosting: TestHosting) {
     return new Context({ user: root, scopes: null, token: null, privateToken: null }, env, 'http://localhost', em);
   };
   /** The settings as a new call reads them. */
-  const current = async () => (await contextOn(hosting.db.fork())).applicationSettings.values();
+  const current = async () => new SettingsService(await contextOn(hosting.db.fork())).values();
   return { contextOn, current };
 }
 
@@ -107,8 +108,8 @@ describe('in one instance', () => {
     await expect(
       t.db.fork().transactional(async (em) => {
         const ctx = await contextOn(em);
-        await ctx.applicationSettings.update({ signup_enabled: false });
-        expect((await ctx.applicationSettings.values()).signup_enabled).toBe(false);
+        await new SettingsService(ctx).update({ signup_enabled: false });
+        expect((await new SettingsService(ctx).values()).signup_enabled).toBe(false);
         throw rolledBack;
       }),
     ).rejects.toBe(rolledBack);
@@ -237,8 +238,8 @@ describe.skipIf(!process.env.FORGEKIT_TEST_DATABASE_URL)('two instances on one P
     await expect(
       a.db.fork().transactional(async (em) => {
         const ctx = await contextOn(em);
-        await ctx.applicationSettings.update({ signup_enabled: false });
-        expect((await ctx.applicationSettings.values()).signup_enabled).toBe(false);
+        await new SettingsService(ctx).update({ signup_enabled: false });
+        expect((await new SettingsService(ctx).values()).signup_enabled).toBe(false);
         expect((await current()).signup_enabled).toBe(true);
         throw rolledBack;
       }),

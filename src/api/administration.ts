@@ -2,8 +2,10 @@ import { CustomAttribute, SetCustomAttributeInput } from '../schemas/custom-attr
 import { ApplicationSettings, UpdateSettingsInput } from '../schemas/settings.js';
 import { defineRoute } from './route.js';
 import { adminUserItems, adminUserRoute } from './scoped.js';
+import { CustomAttributesService } from '../services/identity/custom-attributes.js';
+import { SettingsService } from '../services/instance/settings.js';
 
-const customAttribute = adminUserItems({ path: '/custom_attributes', id: 'key', service: (ctx) => ctx.customAttributes });
+const customAttribute = adminUserItems({ path: '/custom_attributes', id: 'key', service: (ctx) => new CustomAttributesService(ctx) });
 
 export const customAttributes = {
   list: customAttribute.list({
@@ -20,7 +22,7 @@ export const customAttributes = {
     summary: 'Create or update a custom attribute of a user',
     input: SetCustomAttributeInput,
     response: CustomAttribute,
-    run: (ctx, { user, key }, { value }) => ctx.customAttributes.set(user, key, value),
+    run: (ctx, { user, key }, { value }) => new CustomAttributesService(ctx).set(user, key, value),
   }),
   delete: customAttribute.delete({
     summary: 'Delete a custom attribute of a user',
@@ -34,7 +36,7 @@ export const applicationSettings = {
     summary: 'The application settings',
     auth: 'admin',
     response: ApplicationSettings,
-    run: (ctx) => ctx.applicationSettings.get(),
+    run: (ctx) => new SettingsService(ctx).get(),
   }),
   update: defineRoute({
     method: 'PUT',
@@ -43,6 +45,6 @@ export const applicationSettings = {
     auth: 'admin',
     input: UpdateSettingsInput,
     response: ApplicationSettings,
-    run: (ctx, _params, input) => ctx.applicationSettings.update(input),
+    run: (ctx, _params, input) => new SettingsService(ctx).update(input),
   }),
 };

@@ -8,8 +8,9 @@ import {
 } from '../schemas/branches.js';
 import { Accepted, accepted } from './projects.js';
 import { projectItems, projectRoute } from './scoped.js';
+import { BranchesService } from '../services/repository/branches.js';
 
-const branch = projectItems({ path: '/repository/branches', id: 'branch', service: (ctx) => ctx.branches });
+const branch = projectItems({ path: '/repository/branches', id: 'branch', service: (ctx) => new BranchesService(ctx) });
 
 export const branches = {
   list: branch.list({
@@ -40,7 +41,7 @@ export const branches = {
     ability: 'admin_project',
     input: ProtectBranchInput,
     response: Branch,
-    run: (ctx, { project, branch }, input) => ctx.branches.protect(project, branch, input),
+    run: (ctx, { project, branch }, input) => new BranchesService(ctx).protect(project, branch, input),
   }),
   unprotect: projectRoute({
     method: 'PUT',
@@ -48,7 +49,7 @@ export const branches = {
     summary: 'Take a branch’s protection away (maintainers)',
     ability: 'admin_project',
     response: Branch,
-    run: (ctx, { project, branch }) => ctx.branches.unprotect(project, branch),
+    run: (ctx, { project, branch }) => new BranchesService(ctx).unprotect(project, branch),
   }),
   deleteMerged: projectRoute({
     method: 'DELETE',
@@ -57,7 +58,7 @@ export const branches = {
     ability: 'push_code',
     status: 202,
     response: Accepted,
-    run: (ctx, { project }) => accepted(ctx.branches.deleteMerged(project)),
+    run: (ctx, { project }) => accepted(new BranchesService(ctx).deleteMerged(project)),
   }),
 };
 
@@ -70,7 +71,7 @@ export const protectedBranches = {
     auth: 'user',
     ability: 'admin_project',
     list: ProtectedBranch,
-    run: (ctx, { project }, input) => ctx.branches.listProtected(project, input),
+    run: (ctx, { project }, input) => new BranchesService(ctx).listProtected(project, input),
   }),
   get: projectRoute({
     method: 'GET',
@@ -80,7 +81,7 @@ export const protectedBranches = {
     scope: 'protectedBranch',
     ability: 'read_protected_branch',
     response: ProtectedBranch,
-    run: async (ctx, { protection }) => ctx.branches.getProtected(protection),
+    run: async (ctx, { protection }) => new BranchesService(ctx).getProtected(protection),
   }),
   create: projectRoute({
     method: 'POST',
@@ -89,7 +90,7 @@ export const protectedBranches = {
     ability: 'admin_project',
     input: ProtectBranchesInput,
     response: ProtectedBranch,
-    run: (ctx, { project }, input) => ctx.branches.createProtected(project, input),
+    run: (ctx, { project }, input) => new BranchesService(ctx).createProtected(project, input),
   }),
   delete: projectRoute({
     method: 'DELETE',
@@ -97,6 +98,6 @@ export const protectedBranches = {
     summary: 'Take a protection away (maintainers)',
     scope: 'protectedBranch',
     ability: 'destroy_protected_branch',
-    run: (ctx, { protection }) => ctx.branches.deleteProtected(protection),
+    run: (ctx, { protection }) => new BranchesService(ctx).deleteProtected(protection),
   }),
 };

@@ -7,8 +7,10 @@ import {
   ListCommitStatusesQuery,
 } from '../schemas/commit-statuses.js';
 import { projectItems, projectRoute } from './scoped.js';
+import { CommitStatusesService } from '../services/repository/commit-statuses.js';
+import { CommitCommentsService } from '../services/repository/commit-comments.js';
 
-const commitStatus = projectItems({ path: '/repository/commits/:sha/statuses', service: (ctx) => ctx.commitStatuses });
+const commitStatus = projectItems({ path: '/repository/commits/:sha/statuses', service: (ctx) => new CommitStatusesService(ctx) });
 
 export const commitStatuses = {
   list: commitStatus.list({
@@ -27,11 +29,11 @@ export const commitStatuses = {
     ability: 'create_commit_status',
     input: CreateCommitStatusInput,
     response: CommitStatus,
-    run: (ctx, { project, sha }, input) => ctx.commitStatuses.create(project, sha, input),
+    run: (ctx, { project, sha }, input) => new CommitStatusesService(ctx).create(project, sha, input),
   }),
 };
 
-const commitComment = projectItems({ path: '/repository/commits/:sha/comments', service: (ctx) => ctx.commitComments });
+const commitComment = projectItems({ path: '/repository/commits/:sha/comments', service: (ctx) => new CommitCommentsService(ctx) });
 
 export const commitComments = {
   list: commitComment.list({

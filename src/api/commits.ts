@@ -8,8 +8,9 @@ import {
   ListCommitsQuery,
 } from '../schemas/commits.js';
 import { projectItems } from './scoped.js';
+import { CommitsService } from '../services/repository/commits.js';
 
-const commit = projectItems({ path: '/repository/commits', id: 'sha', service: (ctx) => ctx.commits });
+const commit = projectItems({ path: '/repository/commits', id: 'sha', service: (ctx) => new CommitsService(ctx) });
 
 export const commits = {
   list: commit.list({

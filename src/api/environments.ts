@@ -1,10 +1,11 @@
 import { CreateEnvironmentInput, Environment, ListEnvironmentsQuery, UpdateEnvironmentInput } from '../schemas/environments.js';
 import { projectItems, projectRoute } from './scoped.js';
+import { EnvironmentsService } from '../services/ci/environments.js';
 
 /** The original's Environments API authenticates every call, reads too. */
 const auth = 'user' as const;
 
-const environment = projectItems({ path: '/environments', id: 'environment_id', service: (ctx) => ctx.environments });
+const environment = projectItems({ path: '/environments', id: 'environment_id', service: (ctx) => new EnvironmentsService(ctx) });
 
 const CREATE_SUMMARY =
   // biome-ignore lint/suspicious/noTemplateCurlyInString: `${}` are characters a name may contain, not a placeholder
@@ -44,7 +45,7 @@ export const environments = {
     ability: 'create_environment',
     input: CreateEnvironmentInput,
     response: Environment,
-    run: (ctx, { project }, input) => ctx.environments.create(project, input),
+    run: (ctx, { project }, input) => new EnvironmentsService(ctx).create(project, input),
   }),
   update: environment.update({
     summary: 'Rename an environment (its slug stays) or change its `external_url` (maintainers); 400 with the validation messages',
@@ -66,6 +67,6 @@ export const environments = {
     ability: 'read_environment',
     response: Environment,
     status: 200,
-    run: (ctx, { project, environment_id }) => ctx.environments.stop(project, environment_id),
+    run: (ctx, { project, environment_id }) => new EnvironmentsService(ctx).stop(project, environment_id),
   }),
 };

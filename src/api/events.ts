@@ -1,6 +1,7 @@
 import { Event, ListEventsQuery } from '../schemas/events.js';
 import { defineRoute } from './route.js';
 import { projectRoute } from './scoped.js';
+import { EventsService } from '../services/activity/events.js';
 
 /** The Events API of the original's era: what people did, newest first, only what the caller may see. */
 export const events = {
@@ -14,7 +15,7 @@ export const events = {
     readUser: true,
     input: ListEventsQuery,
     list: Event,
-    run: (ctx, _params, input) => ctx.events.listOwn(input),
+    run: (ctx, _params, input) => new EventsService(ctx).listOwn(input),
   }),
   listForUser: defineRoute({
     method: 'GET',
@@ -25,7 +26,7 @@ export const events = {
     scope: 'userByIdOrUsername',
     input: ListEventsQuery,
     list: Event,
-    run: (ctx, { user }, input) => ctx.events.listForUser({ user }, input),
+    run: (ctx, { user }, input) => new EventsService(ctx).listForUser({ user }, input),
   }),
   listForProject: projectRoute({
     method: 'GET',
@@ -35,6 +36,6 @@ export const events = {
     ability: 'read_project',
     input: ListEventsQuery,
     list: Event,
-    run: (ctx, { project }, input) => ctx.events.listForProject(project, input),
+    run: (ctx, { project }, input) => new EventsService(ctx).listForProject(project, input),
   }),
 };

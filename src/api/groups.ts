@@ -12,6 +12,9 @@ import { ListProjectsQuery, Project, ProjectSimple } from '../schemas/projects.j
 import { Accepted, accepted } from './projects.js';
 import { defineRoute } from './route.js';
 import { groupRoute } from './scoped.js';
+import { GroupSharesService } from '../services/projects/group-shares.js';
+import { GroupsService } from '../services/projects/groups.js';
+import { ProjectsService } from '../services/projects/projects.js';
 
 export const groups = {
   list: defineRoute({
@@ -21,7 +24,7 @@ export const groups = {
     auth: 'public',
     input: ListGroupsQuery,
     list: Group,
-    run: (ctx, _params, input) => ctx.groups.list(input),
+    run: (ctx, _params, input) => new GroupsService(ctx).list(input),
   }),
   get: groupRoute({
     method: 'GET',
@@ -29,7 +32,7 @@ export const groups = {
     summary: 'A group, by ID or URL-encoded full path, with the projects in it and those shared with it',
     ability: 'read_group',
     response: GroupDetail,
-    run: (ctx, { group }) => ctx.groups.detail(group.group, group),
+    run: (ctx, { group }) => new GroupsService(ctx).detail(group.group, group),
   }),
   subgroups: groupRoute({
     method: 'GET',
@@ -38,7 +41,7 @@ export const groups = {
     ability: 'read_group',
     input: ListGroupsQuery,
     list: Group,
-    run: (ctx, { group }, input) => ctx.groups.list(input, group.group),
+    run: (ctx, { group }, input) => new GroupsService(ctx).list(input, group.group),
   }),
   descendantGroups: groupRoute({
     method: 'GET',
@@ -49,7 +52,7 @@ export const groups = {
     ability: 'read_group',
     input: ListGroupsQuery,
     list: Group,
-    run: (ctx, { group }, input) => ctx.groups.list(input, group.group, { descendants: true }),
+    run: (ctx, { group }, input) => new GroupsService(ctx).list(input, group.group, { descendants: true }),
   }),
   projects: groupRoute({
     method: 'GET',
@@ -58,7 +61,7 @@ export const groups = {
     ability: 'read_group',
     input: ListGroupProjectsQuery,
     list: Type.Union([Project, ProjectSimple]),
-    run: (ctx, { group }, input) => ctx.groups.projects(group.group, input),
+    run: (ctx, { group }, input) => new GroupsService(ctx).projects(group.group, input),
   }),
   sharedProjects: groupRoute({
     method: 'GET',
@@ -67,7 +70,7 @@ export const groups = {
     ability: 'read_group',
     input: ListProjectsQuery,
     list: Type.Union([Project, ProjectSimple]),
-    run: (ctx, { group }, input) => ctx.groupShares.sharedProjects(group.group, input),
+    run: (ctx, { group }, input) => new GroupSharesService(ctx).sharedProjects(group.group, input),
   }),
   share: groupRoute({
     method: 'POST',
@@ -78,14 +81,14 @@ export const groups = {
     ability: 'read_group',
     input: ShareGroupInput,
     response: GroupDetail,
-    run: (ctx, { group }, input) => ctx.groupShares.share(group, input),
+    run: (ctx, { group }, input) => new GroupSharesService(ctx).share(group, input),
   }),
   unshare: groupRoute({
     method: 'DELETE',
     path: '/share/:group_id',
     summary: 'Stop sharing a group with another group (its owners)',
     ability: 'admin_group_member',
-    run: (ctx, { group, group_id }) => ctx.groupShares.unshare(group, group_id),
+    run: (ctx, { group, group_id }) => new GroupSharesService(ctx).unshare(group, group_id),
   }),
   create: defineRoute({
     method: 'POST',
@@ -94,7 +97,7 @@ export const groups = {
     auth: 'user',
     input: CreateGroupInput,
     response: GroupDetail,
-    run: (ctx, _params, input) => ctx.groups.create(input),
+    run: (ctx, _params, input) => new GroupsService(ctx).create(input),
   }),
   transferProject: groupRoute({
     method: 'POST',
@@ -103,7 +106,8 @@ export const groups = {
     auth: 'admin',
     ability: 'read_group',
     response: GroupDetail,
-    run: async (ctx, { group, project_id }) => ctx.groups.transferProject(group, await ctx.projects.findInScopeOrFail(project_id)),
+    run: async (ctx, { group, project_id }) =>
+      new GroupsService(ctx).transferProject(group, await new ProjectsService(ctx).findInScopeOrFail(project_id)),
   }),
   update: groupRoute({
     method: 'PUT',
@@ -112,7 +116,7 @@ export const groups = {
     ability: 'admin_group',
     input: UpdateGroupInput,
     response: GroupDetail,
-    run: (ctx, { group }, input) => ctx.groups.update(group, input),
+    run: (ctx, { group }, input) => new GroupsService(ctx).update(group, input),
   }),
   delete: groupRoute({
     method: 'DELETE',
@@ -121,6 +125,6 @@ export const groups = {
     ability: 'admin_group',
     status: 202,
     response: Accepted,
-    run: (ctx, { group }) => accepted(ctx.groups.delete(group)),
+    run: (ctx, { group }) => accepted(new GroupsService(ctx).delete(group)),
   }),
 };

@@ -18,6 +18,11 @@ import {
 import { issueTarget } from '../services/work-items/work-item-target.js';
 import { defineRoute } from './route.js';
 import { groupRoute, projectRoute } from './scoped.js';
+import { AwardEmojiService } from '../services/work-items/award-emoji.js';
+import { DiscussionsService } from '../services/work-items/discussions.js';
+import { IssuesService } from '../services/work-items/issues.js';
+import { NotesService } from '../services/work-items/notes.js';
+import { TimeTrackingService } from '../services/work-items/time-tracking.js';
 
 /** Issue calls always require authentication (SPEC.md Authentication 1), reads too. */
 const auth = 'user' as const;
@@ -30,7 +35,7 @@ export const issues = {
     auth,
     input: ListIssuesQuery,
     list: IssueBasic,
-    run: (ctx, _params, input) => ctx.issues.listAll(input),
+    run: (ctx, _params, input) => new IssuesService(ctx).listAll(input),
   }),
   getById: defineRoute({
     method: 'GET',
@@ -38,7 +43,7 @@ export const issues = {
     summary: 'Any issue by its instance-wide ID (administrators)',
     auth: 'admin',
     response: Issue,
-    run: (ctx, { id }) => ctx.issues.getById(id),
+    run: (ctx, { id }) => new IssuesService(ctx).getById(id),
   }),
   listForGroup: groupRoute({
     method: 'GET',
@@ -48,7 +53,7 @@ export const issues = {
     ability: 'read_group',
     input: ListIssuesQuery,
     list: IssueBasic,
-    run: (ctx, { group }, input) => ctx.issues.listForGroup(group, input),
+    run: (ctx, { group }, input) => new IssuesService(ctx).listForGroup(group, input),
   }),
   list: projectRoute({
     method: 'GET',
@@ -58,7 +63,7 @@ export const issues = {
     ability: 'read_project',
     input: ListIssuesQuery,
     list: IssueBasic,
-    run: (ctx, { project }, input) => ctx.issues.listForProject(project, input),
+    run: (ctx, { project }, input) => new IssuesService(ctx).listForProject(project, input),
   }),
   get: projectRoute({
     method: 'GET',
@@ -68,7 +73,7 @@ export const issues = {
     auth,
     ability: 'read_issue',
     response: Issue,
-    run: (ctx, { issue }) => ctx.issues.get(issue),
+    run: (ctx, { issue }) => new IssuesService(ctx).get(issue),
   }),
   create: projectRoute({
     method: 'POST',
@@ -78,7 +83,7 @@ export const issues = {
     input: CreateIssueInput,
     response: Issue,
     bodyLimit: WORK_ITEM_BODY_LIMIT,
-    run: (ctx, { project }, input) => ctx.issues.create(project, input),
+    run: (ctx, { project }, input) => new IssuesService(ctx).create(project, input),
   }),
   update: projectRoute({
     method: 'PUT',
@@ -89,7 +94,7 @@ export const issues = {
     input: UpdateIssueInput,
     response: Issue,
     bodyLimit: WORK_ITEM_BODY_LIMIT,
-    run: (ctx, { issue }, input) => ctx.issues.update(issue, input),
+    run: (ctx, { issue }, input) => new IssuesService(ctx).update(issue, input),
   }),
   delete: projectRoute({
     method: 'DELETE',
@@ -97,7 +102,7 @@ export const issues = {
     scope: 'issue',
     summary: 'Delete an issue (administrators and project owners): it leaves every list and count',
     ability: 'read_issue',
-    run: (ctx, { issue }) => ctx.issues.delete(issue),
+    run: (ctx, { issue }) => new IssuesService(ctx).delete(issue),
   }),
   move: projectRoute({
     method: 'POST',
@@ -108,7 +113,7 @@ export const issues = {
     input: MoveIssueInput,
     response: Issue,
     status: 200,
-    run: (ctx, { issue }, input) => ctx.issues.move(issue, input),
+    run: (ctx, { issue }, input) => new IssuesService(ctx).move(issue, input),
   }),
   subscribe: projectRoute({
     method: 'POST',
@@ -117,7 +122,7 @@ export const issues = {
     summary: 'Hear of an issue’s changes (304 when subscribed already)',
     ability: 'read_issue',
     response: Issue,
-    run: (ctx, { issue }) => ctx.issues.subscribe(issue),
+    run: (ctx, { issue }) => new IssuesService(ctx).subscribe(issue),
   }),
   unsubscribe: projectRoute({
     method: 'POST',
@@ -126,7 +131,7 @@ export const issues = {
     summary: 'Stop hearing of an issue (304 when not subscribed)',
     ability: 'read_issue',
     response: Issue,
-    run: (ctx, { issue }) => ctx.issues.unsubscribe(issue),
+    run: (ctx, { issue }) => new IssuesService(ctx).unsubscribe(issue),
   }),
   timeStats: projectRoute({
     method: 'GET',
@@ -136,7 +141,7 @@ export const issues = {
     auth,
     ability: 'read_issue',
     response: TimeStats,
-    run: (ctx, { issue }) => ctx.timeTracking.stats(issueTarget(issue)),
+    run: (ctx, { issue }) => new TimeTrackingService(ctx).stats(issueTarget(issue)),
   }),
   setTimeEstimate: projectRoute({
     method: 'POST',
@@ -147,7 +152,7 @@ export const issues = {
     input: TimeEstimateInput,
     response: TimeStats,
     status: 200,
-    run: (ctx, { issue }, input) => ctx.timeTracking.setEstimate(issueTarget(issue), input),
+    run: (ctx, { issue }, input) => new TimeTrackingService(ctx).setEstimate(issueTarget(issue), input),
   }),
   resetTimeEstimate: projectRoute({
     method: 'POST',
@@ -157,7 +162,7 @@ export const issues = {
     ability: 'update_issue',
     response: TimeStats,
     status: 200,
-    run: (ctx, { issue }) => ctx.timeTracking.resetEstimate(issueTarget(issue)),
+    run: (ctx, { issue }) => new TimeTrackingService(ctx).resetEstimate(issueTarget(issue)),
   }),
   addSpentTime: projectRoute({
     method: 'POST',
@@ -167,7 +172,7 @@ export const issues = {
     ability: 'update_issue',
     input: SpentTimeInput,
     response: TimeStats,
-    run: (ctx, { issue }, input) => ctx.timeTracking.addSpent(issueTarget(issue), input),
+    run: (ctx, { issue }, input) => new TimeTrackingService(ctx).addSpent(issueTarget(issue), input),
   }),
   resetSpentTime: projectRoute({
     method: 'POST',
@@ -177,7 +182,7 @@ export const issues = {
     ability: 'update_issue',
     response: TimeStats,
     status: 200,
-    run: (ctx, { issue }) => ctx.timeTracking.resetSpent(issueTarget(issue)),
+    run: (ctx, { issue }) => new TimeTrackingService(ctx).resetSpent(issueTarget(issue)),
   }),
 };
 
@@ -191,7 +196,7 @@ export const issueNotes = {
     ability: 'read_issue',
     input: ListNotesQuery,
     list: Note,
-    run: (ctx, { issue }, input) => ctx.notes.list(issueTarget(issue), input),
+    run: (ctx, { issue }, input) => new NotesService(ctx).list(issueTarget(issue), input),
   }),
   get: projectRoute({
     method: 'GET',
@@ -201,7 +206,7 @@ export const issueNotes = {
     auth,
     ability: 'read_issue',
     response: Note,
-    run: (ctx, { issue, note_id }) => ctx.notes.get(issueTarget(issue), note_id),
+    run: (ctx, { issue, note_id }) => new NotesService(ctx).get(issueTarget(issue), note_id),
   }),
   create: projectRoute({
     method: 'POST',
@@ -212,7 +217,7 @@ export const issueNotes = {
     input: CreateNoteInput,
     response: Note,
     bodyLimit: WORK_ITEM_BODY_LIMIT,
-    run: (ctx, { issue }, input) => ctx.notes.create(issueTarget(issue), input),
+    run: (ctx, { issue }, input) => new NotesService(ctx).create(issueTarget(issue), input),
   }),
   update: projectRoute({
     method: 'PUT',
@@ -223,7 +228,7 @@ export const issueNotes = {
     input: UpdateNoteInput,
     response: Note,
     bodyLimit: WORK_ITEM_BODY_LIMIT,
-    run: (ctx, { issue, note_id }, input) => ctx.notes.update(issueTarget(issue), note_id, input),
+    run: (ctx, { issue, note_id }, input) => new NotesService(ctx).update(issueTarget(issue), note_id, input),
   }),
   delete: projectRoute({
     method: 'DELETE',
@@ -231,7 +236,7 @@ export const issueNotes = {
     scope: 'issue',
     summary: 'Delete a comment (its author, maintainers)',
     ability: 'read_issue',
-    run: (ctx, { issue, note_id }) => ctx.notes.delete(issueTarget(issue), note_id),
+    run: (ctx, { issue, note_id }) => new NotesService(ctx).delete(issueTarget(issue), note_id),
   }),
 };
 
@@ -244,7 +249,7 @@ export const awardEmoji = {
     auth,
     ability: 'read_issue',
     list: AwardEmoji,
-    run: (ctx, { issue }, input) => ctx.awardEmoji.list({ target: issueTarget(issue) }, input),
+    run: (ctx, { issue }, input) => new AwardEmojiService(ctx).list({ target: issueTarget(issue) }, input),
   }),
   get: projectRoute({
     method: 'GET',
@@ -254,7 +259,7 @@ export const awardEmoji = {
     auth,
     ability: 'read_issue',
     response: AwardEmoji,
-    run: (ctx, { issue, award_id }) => ctx.awardEmoji.get({ target: issueTarget(issue) }, award_id),
+    run: (ctx, { issue, award_id }) => new AwardEmojiService(ctx).get({ target: issueTarget(issue) }, award_id),
   }),
   create: projectRoute({
     method: 'POST',
@@ -264,7 +269,7 @@ export const awardEmoji = {
     ability: 'award_issue_emoji',
     input: CreateAwardEmojiInput,
     response: AwardEmoji,
-    run: (ctx, { issue }, input) => ctx.awardEmoji.create({ target: issueTarget(issue) }, input),
+    run: (ctx, { issue }, input) => new AwardEmojiService(ctx).create({ target: issueTarget(issue) }, input),
   }),
   delete: projectRoute({
     method: 'DELETE',
@@ -272,7 +277,7 @@ export const awardEmoji = {
     scope: 'issue',
     summary: 'Take back one’s emoji from an issue (administrators: anyone’s)',
     ability: 'read_issue',
-    run: (ctx, { issue, award_id }) => ctx.awardEmoji.delete({ target: issueTarget(issue) }, award_id),
+    run: (ctx, { issue, award_id }) => new AwardEmojiService(ctx).delete({ target: issueTarget(issue) }, award_id),
   }),
   listForNote: projectRoute({
     method: 'GET',
@@ -282,7 +287,7 @@ export const awardEmoji = {
     auth,
     ability: 'read_issue',
     list: AwardEmoji,
-    run: (ctx, { issue, note_id }, input) => ctx.awardEmoji.list({ target: issueTarget(issue), noteId: note_id }, input),
+    run: (ctx, { issue, note_id }, input) => new AwardEmojiService(ctx).list({ target: issueTarget(issue), noteId: note_id }, input),
   }),
   getForNote: projectRoute({
     method: 'GET',
@@ -292,7 +297,7 @@ export const awardEmoji = {
     auth,
     ability: 'read_issue',
     response: AwardEmoji,
-    run: (ctx, { issue, note_id, award_id }) => ctx.awardEmoji.get({ target: issueTarget(issue), noteId: note_id }, award_id),
+    run: (ctx, { issue, note_id, award_id }) => new AwardEmojiService(ctx).get({ target: issueTarget(issue), noteId: note_id }, award_id),
   }),
   createForNote: projectRoute({
     method: 'POST',
@@ -302,7 +307,7 @@ export const awardEmoji = {
     ability: 'award_issue_emoji',
     input: CreateAwardEmojiInput,
     response: AwardEmoji,
-    run: (ctx, { issue, note_id }, input) => ctx.awardEmoji.create({ target: issueTarget(issue), noteId: note_id }, input),
+    run: (ctx, { issue, note_id }, input) => new AwardEmojiService(ctx).create({ target: issueTarget(issue), noteId: note_id }, input),
   }),
   deleteForNote: projectRoute({
     method: 'DELETE',
@@ -310,7 +315,8 @@ export const awardEmoji = {
     scope: 'issue',
     summary: 'Take back one’s emoji from a note',
     ability: 'read_issue',
-    run: (ctx, { issue, note_id, award_id }) => ctx.awardEmoji.delete({ target: issueTarget(issue), noteId: note_id }, award_id),
+    run: (ctx, { issue, note_id, award_id }) =>
+      new AwardEmojiService(ctx).delete({ target: issueTarget(issue), noteId: note_id }, award_id),
   }),
 };
 
@@ -323,7 +329,7 @@ export const issueDiscussions = {
     auth,
     ability: 'read_issue',
     list: Discussion,
-    run: (ctx, { issue }, input) => ctx.discussions.list(issueTarget(issue), input),
+    run: (ctx, { issue }, input) => new DiscussionsService(ctx).list(issueTarget(issue), input),
   }),
   get: projectRoute({
     method: 'GET',
@@ -333,7 +339,7 @@ export const issueDiscussions = {
     auth,
     ability: 'read_issue',
     response: Discussion,
-    run: (ctx, { issue, discussion_id }) => ctx.discussions.get(issueTarget(issue), discussion_id),
+    run: (ctx, { issue, discussion_id }) => new DiscussionsService(ctx).get(issueTarget(issue), discussion_id),
   }),
   create: projectRoute({
     method: 'POST',
@@ -344,7 +350,7 @@ export const issueDiscussions = {
     input: CreateDiscussionInput,
     response: Discussion,
     bodyLimit: WORK_ITEM_BODY_LIMIT,
-    run: (ctx, { issue }, input) => ctx.discussions.create(issueTarget(issue), input),
+    run: (ctx, { issue }, input) => new DiscussionsService(ctx).create(issueTarget(issue), input),
   }),
   reply: projectRoute({
     method: 'POST',
@@ -355,7 +361,7 @@ export const issueDiscussions = {
     input: ReplyInput,
     response: Note,
     bodyLimit: WORK_ITEM_BODY_LIMIT,
-    run: (ctx, { issue, discussion_id }, input) => ctx.discussions.reply(issueTarget(issue), discussion_id, input),
+    run: (ctx, { issue, discussion_id }, input) => new DiscussionsService(ctx).reply(issueTarget(issue), discussion_id, input),
   }),
   updateNote: projectRoute({
     method: 'PUT',
@@ -366,7 +372,8 @@ export const issueDiscussions = {
     input: UpdateDiscussionNoteInput,
     response: Note,
     bodyLimit: WORK_ITEM_BODY_LIMIT,
-    run: (ctx, { issue, discussion_id, note_id }, input) => ctx.discussions.updateNote(issueTarget(issue), discussion_id, note_id, input),
+    run: (ctx, { issue, discussion_id, note_id }, input) =>
+      new DiscussionsService(ctx).updateNote(issueTarget(issue), discussion_id, note_id, input),
   }),
   deleteNote: projectRoute({
     method: 'DELETE',
@@ -374,6 +381,6 @@ export const issueDiscussions = {
     scope: 'issue',
     summary: 'Delete a note of a discussion (its author, maintainers)',
     ability: 'read_issue',
-    run: (ctx, { issue, discussion_id, note_id }) => ctx.discussions.deleteNote(issueTarget(issue), discussion_id, note_id),
+    run: (ctx, { issue, discussion_id, note_id }) => new DiscussionsService(ctx).deleteNote(issueTarget(issue), discussion_id, note_id),
   }),
 };

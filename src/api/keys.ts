@@ -4,6 +4,9 @@ import { CreateEmailInput, CreateGpgKeyInput, CreateSshKeyInput, Email, GpgKey, 
 import type { Context } from '../services/context.js';
 import type { Page, PageQuery } from '../services/pagination.js';
 import { defineRoute } from './route.js';
+import { EmailsService } from '../services/identity/emails.js';
+import { GpgKeysService } from '../services/identity/gpg-keys.js';
+import { SshKeysService } from '../services/identity/ssh-keys.js';
 
 /** An armored GPG key of up to a million characters, its line breaks escaped in JSON, and the fields around it. */
 const GPG_KEY_BODY_LIMIT = 2 * 1024 * 1024;
@@ -148,7 +151,7 @@ export const sshKeys = userItemsRoutes({
   id: 'key_id',
   shape: SshKey,
   input: CreateSshKeyInput,
-  service: (ctx) => ctx.sshKeys,
+  service: (ctx) => new SshKeysService(ctx),
   plural: 'SSH keys',
   singular: 'an SSH key',
   listScope: 'userByIdOrUsername',
@@ -160,7 +163,7 @@ export const gpgKeys = userItemsRoutes({
   id: 'key_id',
   shape: GpgKey,
   input: CreateGpgKeyInput,
-  service: (ctx) => ctx.gpgKeys,
+  service: (ctx) => new GpgKeysService(ctx),
   plural: 'GPG keys',
   singular: 'a GPG key',
   bodyLimit: GPG_KEY_BODY_LIMIT,
@@ -173,7 +176,7 @@ export const emails = userItemsRoutes({
   id: 'email_id',
   shape: Email,
   input: CreateEmailInput,
-  service: (ctx) => ctx.emails,
+  service: (ctx) => new EmailsService(ctx),
   plural: 'secondary e-mail addresses',
   singular: 'an e-mail address',
   listScope: 'user',

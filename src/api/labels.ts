@@ -7,11 +7,12 @@ import {
   UpdateLabelInput,
 } from '../schemas/work-items.js';
 import { projectItems, projectRoute } from './scoped.js';
+import { LabelsService } from '../services/work-items/labels.js';
 
 /** The original's Labels and Subscriptions APIs authenticate every call, reads too. */
 const auth = 'user' as const;
 
-const label = projectItems({ path: '/labels', id: 'label_id', service: (ctx) => ctx.labels });
+const label = projectItems({ path: '/labels', id: 'label_id', service: (ctx) => new LabelsService(ctx) });
 
 export const labels = {
   list: label.list({
@@ -48,7 +49,7 @@ export const labels = {
     ability: 'admin_label',
     input: UpdateLabelByNameInput,
     response: Label,
-    run: (ctx, { project }, input) => ctx.labels.updateByName(project, input),
+    run: (ctx, { project }, input) => new LabelsService(ctx).updateByName(project, input),
   }),
   update: label.update({
     summary: 'Change a label named by ID or name in the path (reporters), as later clients call it',
@@ -64,7 +65,7 @@ export const labels = {
     auth,
     ability: 'admin_label',
     input: DeleteLabelInput,
-    run: (ctx, { project }, input) => ctx.labels.deleteByName(project, input),
+    run: (ctx, { project }, input) => new LabelsService(ctx).deleteByName(project, input),
   }),
   delete: label.delete({
     summary: 'Delete a label named by ID or name in the path (reporters), as later clients call it',
@@ -78,7 +79,7 @@ export const labels = {
     auth,
     ability: 'read_label',
     response: Label,
-    run: (ctx, { project, label_id }) => ctx.labels.subscribe(project, label_id),
+    run: (ctx, { project, label_id }) => new LabelsService(ctx).subscribe(project, label_id),
   }),
   unsubscribe: projectRoute({
     method: 'POST',
@@ -87,6 +88,6 @@ export const labels = {
     auth,
     ability: 'read_label',
     response: Label,
-    run: (ctx, { project, label_id }) => ctx.labels.unsubscribe(project, label_id),
+    run: (ctx, { project, label_id }) => new LabelsService(ctx).unsubscribe(project, label_id),
   }),
 };

@@ -2,6 +2,7 @@ import { AddMemberInput, EditMemberInput, ListMembersQuery, Member } from '../sc
 import type { MembersOf } from '../services/projects/members.js';
 import { defineRoute } from './route.js';
 import type { ScopeAbility, ScopeEntry } from './scopes.js';
+import { MembersService } from '../services/projects/members.js';
 
 /** What differs between a project's member routes and a group's. */
 interface MembersSource<Base extends string, Scope extends 'project' | 'group'> {
@@ -35,7 +36,7 @@ function memberRoutes<const Base extends string, const Scope extends 'project' |
       ability: reads,
       input: ListMembersQuery,
       list: Member,
-      run: (ctx, params, input) => ctx.members.list(source.of(params), input, false),
+      run: (ctx, params, input) => new MembersService(ctx).list(source.of(params), input, false),
     }),
     listAll: defineRoute({
       method: 'GET',
@@ -46,7 +47,7 @@ function memberRoutes<const Base extends string, const Scope extends 'project' |
       ability: reads,
       input: ListMembersQuery,
       list: Member,
-      run: (ctx, params, input) => ctx.members.list(source.of(params), input, true),
+      run: (ctx, params, input) => new MembersService(ctx).list(source.of(params), input, true),
     }),
     get: defineRoute({
       method: 'GET',
@@ -56,7 +57,7 @@ function memberRoutes<const Base extends string, const Scope extends 'project' |
       scope,
       ability: reads,
       response: Member,
-      run: (ctx, params) => ctx.members.get(source.of(params), userId(params), false),
+      run: (ctx, params) => new MembersService(ctx).get(source.of(params), userId(params), false),
     }),
     getAll: defineRoute({
       method: 'GET',
@@ -66,7 +67,7 @@ function memberRoutes<const Base extends string, const Scope extends 'project' |
       scope,
       ability: reads,
       response: Member,
-      run: (ctx, params) => ctx.members.get(source.of(params), userId(params), true),
+      run: (ctx, params) => new MembersService(ctx).get(source.of(params), userId(params), true),
     }),
     add: defineRoute({
       method: 'POST',
@@ -77,7 +78,7 @@ function memberRoutes<const Base extends string, const Scope extends 'project' |
       ability: administers,
       input: AddMemberInput,
       response: Member,
-      run: (ctx, params, input) => ctx.members.add(source.of(params), input),
+      run: (ctx, params, input) => new MembersService(ctx).add(source.of(params), input),
     }),
     edit: defineRoute({
       method: 'PUT',
@@ -88,7 +89,7 @@ function memberRoutes<const Base extends string, const Scope extends 'project' |
       ability: administers,
       input: EditMemberInput,
       response: Member,
-      run: (ctx, params, input) => ctx.members.edit(source.of(params), userId(params), input),
+      run: (ctx, params, input) => new MembersService(ctx).edit(source.of(params), userId(params), input),
     }),
     remove: defineRoute({
       method: 'DELETE',
@@ -97,7 +98,7 @@ function memberRoutes<const Base extends string, const Scope extends 'project' |
       auth: 'user',
       scope,
       ability: reads,
-      run: (ctx, params) => ctx.members.remove(source.of(params), userId(params)),
+      run: (ctx, params) => new MembersService(ctx).remove(source.of(params), userId(params)),
     }),
   };
 }

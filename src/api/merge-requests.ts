@@ -32,6 +32,11 @@ import {
 import { mergeRequestTarget } from '../services/work-items/work-item-target.js';
 import { defineRoute } from './route.js';
 import { groupRoute, projectRoute } from './scoped.js';
+import { AwardEmojiService } from '../services/work-items/award-emoji.js';
+import { DiscussionsService } from '../services/work-items/discussions.js';
+import { MergeRequestsService } from '../services/work-items/merge-requests.js';
+import { NotesService } from '../services/work-items/notes.js';
+import { TimeTrackingService } from '../services/work-items/time-tracking.js';
 
 /** Merge request calls always require authentication (SPEC.md Authentication 1), reads too. */
 const auth = 'user' as const;
@@ -47,7 +52,7 @@ export const mergeRequests = {
     auth,
     input: ListMergeRequestsQuery,
     list: listed,
-    run: (ctx, _params, input) => ctx.mergeRequests.listAll(input),
+    run: (ctx, _params, input) => new MergeRequestsService(ctx).listAll(input),
   }),
   listForGroup: groupRoute({
     method: 'GET',
@@ -57,7 +62,7 @@ export const mergeRequests = {
     ability: 'read_group',
     input: ListMergeRequestsQuery,
     list: listed,
-    run: (ctx, { group }, input) => ctx.mergeRequests.listForGroup(group, input),
+    run: (ctx, { group }, input) => new MergeRequestsService(ctx).listForGroup(group, input),
   }),
   list: projectRoute({
     method: 'GET',
@@ -67,7 +72,7 @@ export const mergeRequests = {
     ability: 'read_project',
     input: ListMergeRequestsQuery,
     list: listed,
-    run: (ctx, { project }, input) => ctx.mergeRequests.listForProject(project, input),
+    run: (ctx, { project }, input) => new MergeRequestsService(ctx).listForProject(project, input),
   }),
   get: projectRoute({
     method: 'GET',
@@ -78,7 +83,7 @@ export const mergeRequests = {
     ability: 'read_merge_request',
     input: GetMergeRequestQuery,
     response: MergeRequest,
-    run: (ctx, { mergeRequest }, input) => ctx.mergeRequests.get(mergeRequest, input),
+    run: (ctx, { mergeRequest }, input) => new MergeRequestsService(ctx).get(mergeRequest, input),
   }),
   commits: projectRoute({
     method: 'GET',
@@ -88,7 +93,7 @@ export const mergeRequests = {
     auth,
     ability: 'read_merge_request',
     list: MergeRequestCommit,
-    run: (ctx, { mergeRequest }, input) => ctx.mergeRequests.commits(mergeRequest, input),
+    run: (ctx, { mergeRequest }, input) => new MergeRequestsService(ctx).commits(mergeRequest, input),
   }),
   changes: projectRoute({
     method: 'GET',
@@ -98,7 +103,7 @@ export const mergeRequests = {
     auth,
     ability: 'read_merge_request',
     response: MergeRequestChanges,
-    run: (ctx, { mergeRequest }) => ctx.mergeRequests.changes(mergeRequest),
+    run: (ctx, { mergeRequest }) => new MergeRequestsService(ctx).changes(mergeRequest),
   }),
   create: projectRoute({
     method: 'POST',
@@ -108,7 +113,7 @@ export const mergeRequests = {
     input: CreateMergeRequestInput,
     response: MergeRequest,
     bodyLimit: WORK_ITEM_BODY_LIMIT,
-    run: (ctx, { project }, input) => ctx.mergeRequests.create(project, input),
+    run: (ctx, { project }, input) => new MergeRequestsService(ctx).create(project, input),
   }),
   update: projectRoute({
     method: 'PUT',
@@ -120,7 +125,7 @@ export const mergeRequests = {
     input: UpdateMergeRequestInput,
     response: MergeRequest,
     bodyLimit: WORK_ITEM_BODY_LIMIT,
-    run: (ctx, { mergeRequest }, input) => ctx.mergeRequests.update(mergeRequest, input),
+    run: (ctx, { mergeRequest }, input) => new MergeRequestsService(ctx).update(mergeRequest, input),
   }),
   delete: projectRoute({
     method: 'DELETE',
@@ -128,7 +133,7 @@ export const mergeRequests = {
     scope: 'mergeRequest',
     summary: 'Delete a merge request (administrators and project owners): it leaves every list',
     ability: 'read_merge_request',
-    run: (ctx, { mergeRequest }) => ctx.mergeRequests.delete(mergeRequest),
+    run: (ctx, { mergeRequest }) => new MergeRequestsService(ctx).delete(mergeRequest),
   }),
   merge: projectRoute({
     method: 'PUT',
@@ -141,7 +146,7 @@ export const mergeRequests = {
     input: MergeInput,
     response: MergeRequest,
     bodyLimit: WORK_ITEM_BODY_LIMIT,
-    run: (ctx, { mergeRequest }, input) => ctx.mergeRequests.merge(mergeRequest, input),
+    run: (ctx, { mergeRequest }, input) => new MergeRequestsService(ctx).merge(mergeRequest, input),
   }),
   cancelMergeWhenPipelineSucceeds: projectRoute({
     method: 'PUT',
@@ -150,7 +155,7 @@ export const mergeRequests = {
     summary: 'Call off an automatic merge (401 without the right to merge, 405 when merged or closed, 406 when not set)',
     ability: 'read_merge_request',
     response: MergeRequest,
-    run: (ctx, { mergeRequest }) => ctx.mergeRequests.cancelMergeWhenPipelineSucceeds(mergeRequest),
+    run: (ctx, { mergeRequest }) => new MergeRequestsService(ctx).cancelMergeWhenPipelineSucceeds(mergeRequest),
   }),
   cancelMergeWhenPipelineSucceedsByPost: projectRoute({
     method: 'POST',
@@ -160,7 +165,7 @@ export const mergeRequests = {
     ability: 'read_merge_request',
     response: MergeRequest,
     status: 200,
-    run: (ctx, { mergeRequest }) => ctx.mergeRequests.cancelMergeWhenPipelineSucceeds(mergeRequest),
+    run: (ctx, { mergeRequest }) => new MergeRequestsService(ctx).cancelMergeWhenPipelineSucceeds(mergeRequest),
   }),
   closesIssues: projectRoute({
     method: 'GET',
@@ -170,7 +175,7 @@ export const mergeRequests = {
     auth,
     ability: 'read_merge_request',
     list: IssueBasic,
-    run: (ctx, { mergeRequest }, input) => ctx.mergeRequests.closesIssues(mergeRequest, input),
+    run: (ctx, { mergeRequest }, input) => new MergeRequestsService(ctx).closesIssues(mergeRequest, input),
   }),
   subscribe: projectRoute({
     method: 'POST',
@@ -179,7 +184,7 @@ export const mergeRequests = {
     summary: 'Hear of a merge request’s changes (304 when subscribed already)',
     ability: 'read_merge_request',
     response: MergeRequest,
-    run: (ctx, { mergeRequest }) => ctx.mergeRequests.subscribe(mergeRequest),
+    run: (ctx, { mergeRequest }) => new MergeRequestsService(ctx).subscribe(mergeRequest),
   }),
   unsubscribe: projectRoute({
     method: 'POST',
@@ -188,7 +193,7 @@ export const mergeRequests = {
     summary: 'Stop hearing of a merge request (304 when not subscribed)',
     ability: 'read_merge_request',
     response: MergeRequest,
-    run: (ctx, { mergeRequest }) => ctx.mergeRequests.unsubscribe(mergeRequest),
+    run: (ctx, { mergeRequest }) => new MergeRequestsService(ctx).unsubscribe(mergeRequest),
   }),
   timeStats: projectRoute({
     method: 'GET',
@@ -198,7 +203,7 @@ export const mergeRequests = {
     auth,
     ability: 'read_merge_request',
     response: TimeStats,
-    run: (ctx, { mergeRequest }) => ctx.timeTracking.stats(mergeRequestTarget(mergeRequest)),
+    run: (ctx, { mergeRequest }) => new TimeTrackingService(ctx).stats(mergeRequestTarget(mergeRequest)),
   }),
   setTimeEstimate: projectRoute({
     method: 'POST',
@@ -209,7 +214,7 @@ export const mergeRequests = {
     input: TimeEstimateInput,
     response: TimeStats,
     status: 200,
-    run: (ctx, { mergeRequest }, input) => ctx.timeTracking.setEstimate(mergeRequestTarget(mergeRequest), input),
+    run: (ctx, { mergeRequest }, input) => new TimeTrackingService(ctx).setEstimate(mergeRequestTarget(mergeRequest), input),
   }),
   resetTimeEstimate: projectRoute({
     method: 'POST',
@@ -219,7 +224,7 @@ export const mergeRequests = {
     ability: 'update_merge_request',
     response: TimeStats,
     status: 200,
-    run: (ctx, { mergeRequest }) => ctx.timeTracking.resetEstimate(mergeRequestTarget(mergeRequest)),
+    run: (ctx, { mergeRequest }) => new TimeTrackingService(ctx).resetEstimate(mergeRequestTarget(mergeRequest)),
   }),
   addSpentTime: projectRoute({
     method: 'POST',
@@ -229,7 +234,7 @@ export const mergeRequests = {
     ability: 'update_merge_request',
     input: SpentTimeInput,
     response: TimeStats,
-    run: (ctx, { mergeRequest }, input) => ctx.timeTracking.addSpent(mergeRequestTarget(mergeRequest), input),
+    run: (ctx, { mergeRequest }, input) => new TimeTrackingService(ctx).addSpent(mergeRequestTarget(mergeRequest), input),
   }),
   resetSpentTime: projectRoute({
     method: 'POST',
@@ -239,7 +244,7 @@ export const mergeRequests = {
     ability: 'update_merge_request',
     response: TimeStats,
     status: 200,
-    run: (ctx, { mergeRequest }) => ctx.timeTracking.resetSpent(mergeRequestTarget(mergeRequest)),
+    run: (ctx, { mergeRequest }) => new TimeTrackingService(ctx).resetSpent(mergeRequestTarget(mergeRequest)),
   }),
 };
 
@@ -253,7 +258,7 @@ export const mergeRequestNotes = {
     ability: 'read_merge_request',
     input: ListNotesQuery,
     list: Note,
-    run: (ctx, { mergeRequest }, input) => ctx.notes.list(mergeRequestTarget(mergeRequest), input),
+    run: (ctx, { mergeRequest }, input) => new NotesService(ctx).list(mergeRequestTarget(mergeRequest), input),
   }),
   get: projectRoute({
     method: 'GET',
@@ -263,7 +268,7 @@ export const mergeRequestNotes = {
     auth,
     ability: 'read_merge_request',
     response: Note,
-    run: (ctx, { mergeRequest, note_id }) => ctx.notes.get(mergeRequestTarget(mergeRequest), note_id),
+    run: (ctx, { mergeRequest, note_id }) => new NotesService(ctx).get(mergeRequestTarget(mergeRequest), note_id),
   }),
   create: projectRoute({
     method: 'POST',
@@ -274,7 +279,7 @@ export const mergeRequestNotes = {
     input: CreateNoteInput,
     response: Note,
     bodyLimit: WORK_ITEM_BODY_LIMIT,
-    run: (ctx, { mergeRequest }, input) => ctx.notes.create(mergeRequestTarget(mergeRequest), input),
+    run: (ctx, { mergeRequest }, input) => new NotesService(ctx).create(mergeRequestTarget(mergeRequest), input),
   }),
   update: projectRoute({
     method: 'PUT',
@@ -285,7 +290,7 @@ export const mergeRequestNotes = {
     input: UpdateNoteInput,
     response: Note,
     bodyLimit: WORK_ITEM_BODY_LIMIT,
-    run: (ctx, { mergeRequest, note_id }, input) => ctx.notes.update(mergeRequestTarget(mergeRequest), note_id, input),
+    run: (ctx, { mergeRequest, note_id }, input) => new NotesService(ctx).update(mergeRequestTarget(mergeRequest), note_id, input),
   }),
   delete: projectRoute({
     method: 'DELETE',
@@ -293,7 +298,7 @@ export const mergeRequestNotes = {
     scope: 'mergeRequest',
     summary: 'Delete a comment (its author, maintainers)',
     ability: 'read_merge_request',
-    run: (ctx, { mergeRequest, note_id }) => ctx.notes.delete(mergeRequestTarget(mergeRequest), note_id),
+    run: (ctx, { mergeRequest, note_id }) => new NotesService(ctx).delete(mergeRequestTarget(mergeRequest), note_id),
   }),
 };
 
@@ -306,7 +311,7 @@ export const mergeRequestAwardEmoji = {
     auth,
     ability: 'read_merge_request',
     list: AwardEmoji,
-    run: (ctx, { mergeRequest }, input) => ctx.awardEmoji.list({ target: mergeRequestTarget(mergeRequest) }, input),
+    run: (ctx, { mergeRequest }, input) => new AwardEmojiService(ctx).list({ target: mergeRequestTarget(mergeRequest) }, input),
   }),
   get: projectRoute({
     method: 'GET',
@@ -316,7 +321,7 @@ export const mergeRequestAwardEmoji = {
     auth,
     ability: 'read_merge_request',
     response: AwardEmoji,
-    run: (ctx, { mergeRequest, award_id }) => ctx.awardEmoji.get({ target: mergeRequestTarget(mergeRequest) }, award_id),
+    run: (ctx, { mergeRequest, award_id }) => new AwardEmojiService(ctx).get({ target: mergeRequestTarget(mergeRequest) }, award_id),
   }),
   create: projectRoute({
     method: 'POST',
@@ -326,7 +331,7 @@ export const mergeRequestAwardEmoji = {
     ability: 'award_merge_request_emoji',
     input: CreateAwardEmojiInput,
     response: AwardEmoji,
-    run: (ctx, { mergeRequest }, input) => ctx.awardEmoji.create({ target: mergeRequestTarget(mergeRequest) }, input),
+    run: (ctx, { mergeRequest }, input) => new AwardEmojiService(ctx).create({ target: mergeRequestTarget(mergeRequest) }, input),
   }),
   delete: projectRoute({
     method: 'DELETE',
@@ -334,7 +339,7 @@ export const mergeRequestAwardEmoji = {
     scope: 'mergeRequest',
     summary: 'Take back one’s emoji from a merge request (administrators: anyone’s)',
     ability: 'read_merge_request',
-    run: (ctx, { mergeRequest, award_id }) => ctx.awardEmoji.delete({ target: mergeRequestTarget(mergeRequest) }, award_id),
+    run: (ctx, { mergeRequest, award_id }) => new AwardEmojiService(ctx).delete({ target: mergeRequestTarget(mergeRequest) }, award_id),
   }),
   listForNote: projectRoute({
     method: 'GET',
@@ -345,7 +350,7 @@ export const mergeRequestAwardEmoji = {
     ability: 'read_merge_request',
     list: AwardEmoji,
     run: (ctx, { mergeRequest, note_id }, input) =>
-      ctx.awardEmoji.list({ target: mergeRequestTarget(mergeRequest), noteId: note_id }, input),
+      new AwardEmojiService(ctx).list({ target: mergeRequestTarget(mergeRequest), noteId: note_id }, input),
   }),
   getForNote: projectRoute({
     method: 'GET',
@@ -356,7 +361,7 @@ export const mergeRequestAwardEmoji = {
     ability: 'read_merge_request',
     response: AwardEmoji,
     run: (ctx, { mergeRequest, note_id, award_id }) =>
-      ctx.awardEmoji.get({ target: mergeRequestTarget(mergeRequest), noteId: note_id }, award_id),
+      new AwardEmojiService(ctx).get({ target: mergeRequestTarget(mergeRequest), noteId: note_id }, award_id),
   }),
   createForNote: projectRoute({
     method: 'POST',
@@ -367,7 +372,7 @@ export const mergeRequestAwardEmoji = {
     input: CreateAwardEmojiInput,
     response: AwardEmoji,
     run: (ctx, { mergeRequest, note_id }, input) =>
-      ctx.awardEmoji.create({ target: mergeRequestTarget(mergeRequest), noteId: note_id }, input),
+      new AwardEmojiService(ctx).create({ target: mergeRequestTarget(mergeRequest), noteId: note_id }, input),
   }),
   deleteForNote: projectRoute({
     method: 'DELETE',
@@ -376,7 +381,7 @@ export const mergeRequestAwardEmoji = {
     summary: 'Take back one’s emoji from a note on a merge request',
     ability: 'read_merge_request',
     run: (ctx, { mergeRequest, note_id, award_id }) =>
-      ctx.awardEmoji.delete({ target: mergeRequestTarget(mergeRequest), noteId: note_id }, award_id),
+      new AwardEmojiService(ctx).delete({ target: mergeRequestTarget(mergeRequest), noteId: note_id }, award_id),
   }),
 };
 
@@ -389,7 +394,7 @@ export const mergeRequestDiscussions = {
     auth,
     ability: 'read_merge_request',
     list: Discussion,
-    run: (ctx, { mergeRequest }, input) => ctx.discussions.list(mergeRequestTarget(mergeRequest), input),
+    run: (ctx, { mergeRequest }, input) => new DiscussionsService(ctx).list(mergeRequestTarget(mergeRequest), input),
   }),
   get: projectRoute({
     method: 'GET',
@@ -399,7 +404,7 @@ export const mergeRequestDiscussions = {
     auth,
     ability: 'read_merge_request',
     response: Discussion,
-    run: (ctx, { mergeRequest, discussion_id }) => ctx.discussions.get(mergeRequestTarget(mergeRequest), discussion_id),
+    run: (ctx, { mergeRequest, discussion_id }) => new DiscussionsService(ctx).get(mergeRequestTarget(mergeRequest), discussion_id),
   }),
   create: projectRoute({
     method: 'POST',
@@ -410,7 +415,7 @@ export const mergeRequestDiscussions = {
     input: CreateDiscussionInput,
     response: Discussion,
     bodyLimit: WORK_ITEM_BODY_LIMIT,
-    run: (ctx, { mergeRequest }, input) => ctx.discussions.create(mergeRequestTarget(mergeRequest), input),
+    run: (ctx, { mergeRequest }, input) => new DiscussionsService(ctx).create(mergeRequestTarget(mergeRequest), input),
   }),
   reply: projectRoute({
     method: 'POST',
@@ -421,7 +426,8 @@ export const mergeRequestDiscussions = {
     input: ReplyInput,
     response: Note,
     bodyLimit: WORK_ITEM_BODY_LIMIT,
-    run: (ctx, { mergeRequest, discussion_id }, input) => ctx.discussions.reply(mergeRequestTarget(mergeRequest), discussion_id, input),
+    run: (ctx, { mergeRequest, discussion_id }, input) =>
+      new DiscussionsService(ctx).reply(mergeRequestTarget(mergeRequest), discussion_id, input),
   }),
   updateNote: projectRoute({
     method: 'PUT',
@@ -433,7 +439,7 @@ export const mergeRequestDiscussions = {
     response: Note,
     bodyLimit: WORK_ITEM_BODY_LIMIT,
     run: (ctx, { mergeRequest, discussion_id, note_id }, input) =>
-      ctx.discussions.updateNote(mergeRequestTarget(mergeRequest), discussion_id, note_id, input),
+      new DiscussionsService(ctx).updateNote(mergeRequestTarget(mergeRequest), discussion_id, note_id, input),
   }),
   deleteNote: projectRoute({
     method: 'DELETE',
@@ -442,7 +448,7 @@ export const mergeRequestDiscussions = {
     summary: 'Delete a note of a discussion (its author, maintainers)',
     ability: 'read_merge_request',
     run: (ctx, { mergeRequest, discussion_id, note_id }) =>
-      ctx.discussions.deleteNote(mergeRequestTarget(mergeRequest), discussion_id, note_id),
+      new DiscussionsService(ctx).deleteNote(mergeRequestTarget(mergeRequest), discussion_id, note_id),
   }),
   resolve: projectRoute({
     method: 'PUT',
@@ -453,6 +459,6 @@ export const mergeRequestDiscussions = {
     input: ResolveDiscussionInput,
     response: Discussion,
     run: (ctx, { mergeRequest, discussion_id }, input) =>
-      ctx.discussions.resolve(mergeRequestTarget(mergeRequest), discussion_id, input.resolved),
+      new DiscussionsService(ctx).resolve(mergeRequestTarget(mergeRequest), discussion_id, input.resolved),
   }),
 };

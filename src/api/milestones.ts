@@ -2,11 +2,12 @@ import { IssueBasic } from '../schemas/issues.js';
 import { MergeRequestBasic } from '../schemas/merge-requests.js';
 import { CreateMilestoneInput, ListMilestonesQuery, Milestone, UpdateMilestoneInput, WORK_ITEM_BODY_LIMIT } from '../schemas/work-items.js';
 import { groupItems, groupRoute, projectItems, projectRoute } from './scoped.js';
+import { MilestonesService } from '../services/work-items/milestones.js';
 
 /** The original's milestone APIs authenticate every call, reads too. */
 const auth = 'user' as const;
 
-const milestone = projectItems({ path: '/milestones', id: 'milestone_id', service: (ctx) => ctx.milestones });
+const milestone = projectItems({ path: '/milestones', id: 'milestone_id', service: (ctx) => new MilestonesService(ctx) });
 
 export const milestones = {
   list: milestone.list({
@@ -52,7 +53,7 @@ export const milestones = {
     auth,
     ability: 'read_milestone',
     list: IssueBasic,
-    run: (ctx, { project, milestone_id }, input) => ctx.milestones.issues(project, milestone_id, input),
+    run: (ctx, { project, milestone_id }, input) => new MilestonesService(ctx).issues(project, milestone_id, input),
   }),
   mergeRequests: projectRoute({
     method: 'GET',
@@ -61,11 +62,11 @@ export const milestones = {
     auth,
     ability: 'read_milestone',
     list: MergeRequestBasic,
-    run: (ctx, { project, milestone_id }, input) => ctx.milestones.mergeRequests(project, milestone_id, input),
+    run: (ctx, { project, milestone_id }, input) => new MilestonesService(ctx).mergeRequests(project, milestone_id, input),
   }),
 };
 
-const groupMilestone = groupItems({ path: '/milestones', id: 'milestone_id', service: (ctx) => ctx.milestones });
+const groupMilestone = groupItems({ path: '/milestones', id: 'milestone_id', service: (ctx) => new MilestonesService(ctx) });
 
 export const groupMilestones = {
   list: groupMilestone.list({
@@ -111,7 +112,7 @@ export const groupMilestones = {
     auth,
     ability: 'read_group',
     list: IssueBasic,
-    run: (ctx, { group, milestone_id }, input) => ctx.milestones.issues(group, milestone_id, input),
+    run: (ctx, { group, milestone_id }, input) => new MilestonesService(ctx).issues(group, milestone_id, input),
   }),
   mergeRequests: groupRoute({
     method: 'GET',
@@ -120,6 +121,6 @@ export const groupMilestones = {
     auth,
     ability: 'read_group',
     list: MergeRequestBasic,
-    run: (ctx, { group, milestone_id }, input) => ctx.milestones.mergeRequests(group, milestone_id, input),
+    run: (ctx, { group, milestone_id }, input) => new MilestonesService(ctx).mergeRequests(group, milestone_id, input),
   }),
 };

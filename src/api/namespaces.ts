@@ -1,5 +1,6 @@
 import { ListNamespacesQuery, Namespace, NamespaceExists, NamespaceExistsQuery } from '../schemas/namespaces.js';
 import { defineRoute } from './route.js';
+import { NamespacesService } from '../services/projects/namespaces.js';
 
 export const namespaces = {
   list: defineRoute({
@@ -9,7 +10,7 @@ export const namespaces = {
     auth: 'user',
     input: ListNamespacesQuery,
     list: Namespace,
-    run: (ctx, _params, input) => ctx.namespaces.list(input),
+    run: (ctx, _params, input) => new NamespacesService(ctx).list(input),
   }),
   exists: defineRoute({
     method: 'GET',
@@ -21,7 +22,7 @@ export const namespaces = {
     input: NamespaceExistsQuery,
     response: NamespaceExists,
     status: 200,
-    run: (ctx, { namespace }, input) => ctx.namespaces.exists(namespace, input),
+    run: (ctx, { namespace }, input) => new NamespacesService(ctx).exists(namespace, input),
   }),
   get: defineRoute({
     method: 'GET',
@@ -31,6 +32,6 @@ export const namespaces = {
     scope: 'namespace',
     ability: 'read_namespace',
     response: Namespace,
-    run: async (ctx, { namespace }) => (await ctx.namespaces.present([namespace.namespace]))[0],
+    run: async (ctx, { namespace }) => (await new NamespacesService(ctx).present([namespace.namespace]))[0],
   }),
 };

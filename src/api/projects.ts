@@ -17,6 +17,10 @@ import { UserBasic } from '../schemas/users.js';
 import { RawFile } from '../schemas/common.js';
 import { AVATAR_BODY_LIMIT, defineRoute } from './route.js';
 import { projectRoute } from './scoped.js';
+import { GroupSharesService } from '../services/projects/group-shares.js';
+import { ProjectCreationService } from '../services/projects/project-creation.js';
+import { ProjectTransfersService } from '../services/projects/project-transfers.js';
+import { ProjectsService } from '../services/projects/projects.js';
 
 /** The original deletes a project in the background and answers at once; forgekit has deleted it by then. */
 export const Accepted = Type.Object({ message: Type.Literal('202 Accepted') }, { additionalProperties: false });
@@ -35,7 +39,7 @@ export const projects = {
     auth: 'public',
     input: ListProjectsQuery,
     list: Type.Union([Project, ProjectSimple]),
-    run: (ctx, _params, input) => ctx.projects.list(input),
+    run: (ctx, _params, input) => new ProjectsService(ctx).list(input),
   }),
   users: projectRoute({
     method: 'GET',
@@ -44,7 +48,7 @@ export const projects = {
     ability: 'read_project',
     input: ListProjectUsersQuery,
     list: UserBasic,
-    run: (ctx, { project }, input) => ctx.projects.users(project, input),
+    run: (ctx, { project }, input) => new ProjectsService(ctx).users(project, input),
   }),
   groups: projectRoute({
     method: 'GET',
@@ -54,7 +58,7 @@ export const projects = {
     ability: 'read_project',
     input: ListProjectGroupsQuery,
     list: PublicGroup,
-    run: (ctx, { project }, input) => ctx.groupShares.ofProject(project, input),
+    run: (ctx, { project }, input) => new GroupSharesService(ctx).ofProject(project, input),
   }),
   listOfUser: defineRoute({
     method: 'GET',
@@ -64,7 +68,7 @@ export const projects = {
     scope: 'userByIdOrUsername',
     input: ListProjectsQuery,
     list: Type.Union([Project, ProjectSimple]),
-    run: (ctx, { user }, input) => ctx.projects.listOfUser(user, input),
+    run: (ctx, { user }, input) => new ProjectsService(ctx).listOfUser(user, input),
   }),
   create: defineRoute({
     method: 'POST',
@@ -74,7 +78,7 @@ export const projects = {
     input: CreateProjectInput,
     response: Project,
     bodyLimit: AVATAR_BODY_LIMIT,
-    run: (ctx, _params, input) => ctx.projectCreation.create(input),
+    run: (ctx, _params, input) => new ProjectCreationService(ctx).create(input),
   }),
   createForUser: defineRoute({
     method: 'POST',
@@ -85,7 +89,7 @@ export const projects = {
     input: CreateProjectForUserInput,
     response: Project,
     bodyLimit: AVATAR_BODY_LIMIT,
-    run: (ctx, { user }, input) => ctx.projectCreation.createForUser(user, input),
+    run: (ctx, { user }, input) => new ProjectCreationService(ctx).createForUser(user, input),
   }),
   get: projectRoute({
     method: 'GET',
@@ -94,7 +98,7 @@ export const projects = {
     ability: 'read_project',
     input: GetProjectQuery,
     response: Project,
-    run: (ctx, { project }, input) => ctx.projects.presentOne(project, input),
+    run: (ctx, { project }, input) => new ProjectsService(ctx).presentOne(project, input),
   }),
   update: projectRoute({
     method: 'PUT',
@@ -104,7 +108,7 @@ export const projects = {
     input: UpdateProjectInput,
     response: Project,
     bodyLimit: AVATAR_BODY_LIMIT,
-    run: (ctx, { project }, input) => ctx.projects.update(project, input),
+    run: (ctx, { project }, input) => new ProjectsService(ctx).update(project, input),
   }),
   star: projectRoute({
     method: 'POST',
@@ -112,7 +116,7 @@ export const projects = {
     summary: 'Star a project; 304 when the caller has already',
     ability: 'read_project',
     response: Project,
-    run: (ctx, { project }) => ctx.projects.star(project),
+    run: (ctx, { project }) => new ProjectsService(ctx).star(project),
   }),
   unstar: projectRoute({
     method: 'POST',
@@ -120,7 +124,7 @@ export const projects = {
     summary: 'Take back a star; 304 when the caller has none on it',
     ability: 'read_project',
     response: Project,
-    run: (ctx, { project }) => ctx.projects.unstar(project),
+    run: (ctx, { project }) => new ProjectsService(ctx).unstar(project),
   }),
   avatar: defineRoute({
     method: 'GET',
@@ -133,7 +137,7 @@ export const projects = {
     scope: 'project',
     ability: 'read_project',
     response: RawFile,
-    run: (ctx, { project, filename }) => ctx.projects.avatar(project, filename),
+    run: (ctx, { project, filename }) => new ProjectsService(ctx).avatar(project, filename),
   }),
   fork: projectRoute({
     method: 'POST',
@@ -144,7 +148,7 @@ export const projects = {
     ability: 'fork_project',
     input: ForkProjectInput,
     response: Project,
-    run: (ctx, { project }, input) => ctx.projectCreation.fork(project, input),
+    run: (ctx, { project }, input) => new ProjectCreationService(ctx).fork(project, input),
   }),
   forks: projectRoute({
     method: 'GET',
@@ -153,7 +157,7 @@ export const projects = {
     ability: 'read_project',
     input: ListProjectsQuery,
     list: Type.Union([Project, ProjectSimple]),
-    run: (ctx, { project }, input) => ctx.projects.list(input, { forkedFrom: project.project.id }),
+    run: (ctx, { project }, input) => new ProjectsService(ctx).list(input, { forkedFrom: project.project.id }),
   }),
   archive: projectRoute({
     method: 'POST',
@@ -161,7 +165,7 @@ export const projects = {
     summary: 'Archive a project (its maintainers): the archived filter finds it',
     ability: 'admin_project',
     response: Project,
-    run: (ctx, { project }) => ctx.projects.setArchived(project, true),
+    run: (ctx, { project }) => new ProjectsService(ctx).setArchived(project, true),
   }),
   unarchive: projectRoute({
     method: 'POST',
@@ -169,7 +173,7 @@ export const projects = {
     summary: 'Take a project out of the archive (its maintainers)',
     ability: 'admin_project',
     response: Project,
-    run: (ctx, { project }) => ctx.projects.setArchived(project, false),
+    run: (ctx, { project }) => new ProjectsService(ctx).setArchived(project, false),
   }),
   transfer: projectRoute({
     method: 'PUT',
@@ -178,7 +182,7 @@ export const projects = {
     ability: 'change_namespace',
     input: TransferProjectInput,
     response: Project,
-    run: (ctx, { project }, input) => ctx.projectTransfers.transfer(project, input),
+    run: (ctx, { project }, input) => new ProjectTransfersService(ctx).transfer(project, input),
   }),
   share: projectRoute({
     method: 'POST',
@@ -187,14 +191,14 @@ export const projects = {
     ability: 'admin_project',
     input: ShareProjectInput,
     response: ProjectGroupLink,
-    run: (ctx, { project }, input) => ctx.projectTransfers.share(project, input),
+    run: (ctx, { project }, input) => new ProjectTransfersService(ctx).share(project, input),
   }),
   unshare: projectRoute({
     method: 'DELETE',
     path: '/share/:group_id',
     summary: 'Stop sharing a project with a group (its maintainers)',
     ability: 'admin_project',
-    run: (ctx, { project, group_id }) => ctx.projectTransfers.unshare(project, group_id),
+    run: (ctx, { project, group_id }) => new ProjectTransfersService(ctx).unshare(project, group_id),
   }),
   delete: projectRoute({
     method: 'DELETE',
@@ -203,6 +207,6 @@ export const projects = {
     ability: 'remove_project',
     status: 202,
     response: Accepted,
-    run: (ctx, { project }) => accepted(ctx.projects.delete(project)),
+    run: (ctx, { project }) => accepted(new ProjectsService(ctx).delete(project)),
   }),
 };

@@ -2,13 +2,14 @@ import { StreamedFile } from '../schemas/common.js';
 import { FILE_WRITE_BODY_LIMIT } from '../schemas/commits.js';
 import { DeleteFileInput, FileWriteResult, GetFileQuery, RepositoryFile, WriteFileInput } from '../schemas/repository-files.js';
 import { projectItems, projectRoute } from './scoped.js';
+import { RepositoryFilesService } from '../services/repository/files.js';
 
 /**
  * A name as a header value: as it is when printable ASCII (as the original sends it), percent-encoded otherwise (a header holds no other).
  */
 const headerText = (text: string) => (/^[\x20-\x7e]*$/.test(text) ? text : encodeURIComponent(text));
 
-const repositoryFile = projectItems({ path: '/repository/files', id: 'file_path', service: (ctx) => ctx.repositoryFiles });
+const repositoryFile = projectItems({ path: '/repository/files', id: 'file_path', service: (ctx) => new RepositoryFilesService(ctx) });
 
 export const repositoryFiles = {
   get: repositoryFile.get({
@@ -39,7 +40,7 @@ export const repositoryFiles = {
     input: GetFileQuery,
     response: StreamedFile,
     raw: true,
-    run: (ctx, { project, file_path }, input) => ctx.repositoryFiles.raw(project, file_path, input),
+    run: (ctx, { project, file_path }, input) => new RepositoryFilesService(ctx).raw(project, file_path, input),
   }),
   // Created at its own path, as the original does.
   create: projectRoute({
@@ -51,7 +52,7 @@ export const repositoryFiles = {
     response: FileWriteResult,
     keepsJsonSuffix: true,
     bodyLimit: FILE_WRITE_BODY_LIMIT,
-    run: (ctx, { project, file_path }, input) => ctx.repositoryFiles.create(project, file_path, input),
+    run: (ctx, { project, file_path }, input) => new RepositoryFilesService(ctx).create(project, file_path, input),
   }),
   update: repositoryFile.update({
     summary: 'Change a file in a commit on a branch; refused if it changed since `last_commit_id`',

@@ -15,6 +15,8 @@ import {
   TreeObject,
 } from '../schemas/repository.js';
 import { projectRoute } from './scoped.js';
+import { DiffService } from '../services/repository/diffs.js';
+import { RepositoryService } from '../services/repository/repository.js';
 
 /** `attachment; filename="…"`, the name percent-encoded beside it (RFC 6266) when it is not plain printable ASCII. */
 function attachment(fileName: string): string {
@@ -38,7 +40,7 @@ export const repository = {
     ability: 'download_code',
     input: ListTreeQuery,
     list: TreeObject,
-    run: (ctx, { project }, input) => ctx.repository.tree(project, input),
+    run: (ctx, { project }, input) => new RepositoryService(ctx).tree(project, input),
   }),
   blob: projectRoute({
     method: 'GET',
@@ -46,7 +48,7 @@ export const repository = {
     summary: 'A blob by its object ID, its content in Base64',
     ability: 'download_code',
     response: RepositoryBlob,
-    run: (ctx, { project, sha }) => ctx.repository.blob(project, sha),
+    run: (ctx, { project, sha }) => new RepositoryService(ctx).blob(project, sha),
   }),
   rawBlob: projectRoute({
     method: 'GET',
@@ -55,7 +57,7 @@ export const repository = {
     ability: 'download_code',
     response: StreamedFile,
     raw: true,
-    run: (ctx, { project, sha }) => ctx.repository.rawBlob(project, sha),
+    run: (ctx, { project, sha }) => new RepositoryService(ctx).rawBlob(project, sha),
   }),
   archive: projectRoute({
     method: 'GET',
@@ -65,7 +67,7 @@ export const repository = {
     input: ArchiveQuery,
     response: ArchiveFile,
     raw: true,
-    run: (ctx, { project }, { format, ...query }) => ctx.repository.archive(project, format, query),
+    run: (ctx, { project }, { format, ...query }) => new RepositoryService(ctx).archive(project, format, query),
     headers: archiveHeaders,
   }),
   archiveAs: projectRoute({
@@ -76,7 +78,7 @@ export const repository = {
     input: ArchiveWithFormatQuery,
     response: ArchiveFile,
     raw: true,
-    run: (ctx, { project, format }, input) => ctx.repository.archive(project, format, input),
+    run: (ctx, { project, format }, input) => new RepositoryService(ctx).archive(project, format, input),
     headers: archiveHeaders,
   }),
   compare: projectRoute({
@@ -86,7 +88,7 @@ export const repository = {
     ability: 'download_code',
     input: CompareQuery,
     response: Compare,
-    run: (ctx, { project }, input) => ctx.diffs.compare(project, input),
+    run: (ctx, { project }, input) => new DiffService(ctx).compare(project, input),
   }),
   contributors: projectRoute({
     method: 'GET',
@@ -97,7 +99,7 @@ export const repository = {
     ability: 'download_code',
     input: ListContributorsQuery,
     list: Contributor,
-    run: (ctx, { project }, input) => ctx.repository.contributors(project, input),
+    run: (ctx, { project }, input) => new RepositoryService(ctx).contributors(project, input),
   }),
   commitDiff: projectRoute({
     method: 'GET',
@@ -105,7 +107,7 @@ export const repository = {
     summary: 'The files a commit changed against its first parent, with their diffs',
     ability: 'download_code',
     list: Diff,
-    run: (ctx, { project, sha }, input) => ctx.diffs.commitDiff(project, sha, input),
+    run: (ctx, { project, sha }, input) => new DiffService(ctx).commitDiff(project, sha, input),
   }),
   cherryPick: projectRoute({
     method: 'POST',
@@ -114,6 +116,6 @@ export const repository = {
     ability: 'push_code',
     input: CherryPickInput,
     response: Commit,
-    run: (ctx, { project, sha }, input) => ctx.repository.cherryPick(project, sha, input),
+    run: (ctx, { project, sha }, input) => new RepositoryService(ctx).cherryPick(project, sha, input),
   }),
 };

@@ -14,6 +14,7 @@ import {
 } from '../schemas/runners.js';
 import { defineRoute } from './route.js';
 import { projectRoute } from './scoped.js';
+import { RunnersService } from '../services/ci/runners.js';
 
 export const runners = {
   list: defineRoute({
@@ -25,7 +26,7 @@ export const runners = {
     auth: 'user',
     input: ListRunnersQuery,
     list: Runner,
-    run: (ctx, _params, input) => ctx.runners.list(input),
+    run: (ctx, _params, input) => new RunnersService(ctx).list(input),
   }),
   all: defineRoute({
     method: 'GET',
@@ -34,7 +35,7 @@ export const runners = {
     auth: 'admin',
     input: ListAllRunnersQuery,
     list: Runner,
-    run: (ctx, _params, input) => ctx.runners.all(input),
+    run: (ctx, _params, input) => new RunnersService(ctx).all(input),
   }),
   get: defineRoute({
     method: 'GET',
@@ -46,7 +47,7 @@ export const runners = {
     scope: 'runner',
     ability: 'read_runner',
     response: RunnerDetails,
-    run: (ctx, { runner }) => ctx.runners.get(runner),
+    run: (ctx, { runner }) => new RunnersService(ctx).get(runner),
   }),
   update: defineRoute({
     method: 'PUT',
@@ -57,7 +58,7 @@ export const runners = {
     ability: 'update_runner',
     input: UpdateRunnerInput,
     response: RunnerDetails,
-    run: (ctx, { runner }, input) => ctx.runners.update(runner, input),
+    run: (ctx, { runner }, input) => new RunnersService(ctx).update(runner, input),
   }),
   delete: defineRoute({
     method: 'DELETE',
@@ -66,7 +67,7 @@ export const runners = {
     auth: 'user',
     scope: 'runner',
     ability: 'update_runner',
-    run: (ctx, { runner }) => ctx.runners.delete(runner),
+    run: (ctx, { runner }) => new RunnersService(ctx).delete(runner),
   }),
   register: defineRoute({
     method: 'POST',
@@ -77,7 +78,7 @@ export const runners = {
     auth: 'public',
     input: RegisterRunnerInput,
     response: RunnerRegistration,
-    run: (ctx, _params, input) => ctx.runners.register(input),
+    run: (ctx, _params, input) => new RunnersService(ctx).register(input),
   }),
   verify: defineRoute({
     method: 'POST',
@@ -87,7 +88,7 @@ export const runners = {
     input: VerifyRunnerInput,
     response: RunnerVerified,
     status: 200,
-    run: (ctx, _params, input) => ctx.runners.verify(input),
+    run: (ctx, _params, input) => new RunnersService(ctx).verify(input),
   }),
   unregister: defineRoute({
     method: 'DELETE',
@@ -95,7 +96,7 @@ export const runners = {
     summary: 'A runner removes itself with its token (403 for an unknown one)',
     auth: 'public',
     input: UnregisterRunnerInput,
-    run: (ctx, _params, input) => ctx.runners.unregister(input),
+    run: (ctx, _params, input) => new RunnersService(ctx).unregister(input),
   }),
   resetRegistrationToken: defineRoute({
     method: 'POST',
@@ -103,7 +104,7 @@ export const runners = {
     summary: 'A new registration token for shared runners (administrators, as later clients ask): the old one registers nothing any more',
     auth: 'admin',
     response: RegistrationTokenReset,
-    run: (ctx) => ctx.runners.resetRegistrationToken(),
+    run: (ctx) => new RunnersService(ctx).resetRegistrationToken(),
   }),
 };
 
@@ -116,7 +117,7 @@ export const projectRunners = {
     ability: 'admin_runner',
     input: ListAllRunnersQuery,
     list: Runner,
-    run: (ctx, { project }, input) => ctx.runners.projectRunners(project, input),
+    run: (ctx, { project }, input) => new RunnersService(ctx).projectRunners(project, input),
   }),
   enable: projectRoute({
     method: 'POST',
@@ -128,7 +129,7 @@ export const projectRunners = {
     ability: 'admin_runner',
     input: EnableRunnerInput,
     response: Runner,
-    run: (ctx, { project }, input) => ctx.runners.enable(project, input),
+    run: (ctx, { project }, input) => new RunnersService(ctx).enable(project, input),
   }),
   disable: projectRoute({
     method: 'DELETE',
@@ -136,6 +137,6 @@ export const projectRunners = {
     summary: 'Disable a runner in the project (its maintainers); 403 when it is the runner’s only project: remove the runner instead',
     auth: 'user',
     ability: 'admin_runner',
-    run: (ctx, { project, runner_id }) => ctx.runners.disable(project, runner_id),
+    run: (ctx, { project, runner_id }) => new RunnersService(ctx).disable(project, runner_id),
   }),
 };

@@ -180,8 +180,8 @@ const userForAdministrators = routesUnder('/users/:id', 'user', { read: 'admin',
 export const projectRoute = project.route;
 /**
  * A family of a project's items, listed, read, created, changed and deleted alike: with
- * `projectItems({ path: '/repository/branches', id: 'branch', service: (ctx) => ctx.branches })`, its `get({ ... })`
- * is GET `/projects/:id/repository/branches/:branch`, which `ctx.branches.get(project, branch)` answers.
+ * `projectItems({ path: '/repository/branches', id: 'branch', service: (ctx) => new BranchesService(ctx) })`, its `get({ ... })`
+ * is GET `/projects/:id/repository/branches/:branch`, which `new BranchesService(ctx).get(project, branch)` answers.
  */
 export const projectItems = project.items;
 /** A route of a group (`/groups/:id...`, the group by ID or full path): as a project's, reading as public as the group. */

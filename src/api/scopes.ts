@@ -3,6 +3,15 @@ import { ForbiddenError, NotFoundError } from '../errors.js';
 import { NO_ACCESS } from '../services/ci/runners.js';
 import type { Context } from '../services/context.js';
 import type { NestedScopeName, ScopeId, ScopeName } from './params.js';
+import { AccessTokensService } from '../services/identity/tokens.js';
+import { BranchesService } from '../services/repository/branches.js';
+import { GroupsService } from '../services/projects/groups.js';
+import { IssuesService } from '../services/work-items/issues.js';
+import { MergeRequestsService } from '../services/work-items/merge-requests.js';
+import { NamespacesService } from '../services/projects/namespaces.js';
+import { ProjectsService } from '../services/projects/projects.js';
+import { RunnersService } from '../services/ci/runners.js';
+import { UsersService } from '../services/identity/users.js';
 
 /** A scope whose resource the path's first parameter names. */
 interface RootScope<S extends ScopeName, Key extends string, Resource> {
@@ -36,32 +45,40 @@ const scope = <S extends ScopeName, Key extends string, Resource>(_name: S, defi
  * missing), checks the route's ability on it, and hands it to `run`.
  */
 const ROOT_SCOPES = {
-  user: scope('user', { key: 'user', load: (ctx, id) => ctx.users.findByIdOrUsername(id), notFound: () => new NotFoundError('User') }),
+  user: scope('user', {
+    key: 'user',
+    load: (ctx, id) => new UsersService(ctx).findByIdOrUsername(id),
+    notFound: () => new NotFoundError('User'),
+  }),
   userByIdOrUsername: scope('userByIdOrUsername', {
     key: 'user',
-    load: (ctx, id) => ctx.users.findByIdOrUsername(id),
+    load: (ctx, id) => new UsersService(ctx).findByIdOrUsername(id),
     notFound: () => new NotFoundError('User'),
   }),
   personalAccessToken: scope('personalAccessToken', {
     key: 'token',
-    load: (ctx, id) => ctx.accessTokens.findPersonal(id),
+    load: (ctx, id) => new AccessTokensService(ctx).findPersonal(id),
     notFound: () => new NotFoundError('Personal Access Token'),
   }),
   project: scope('project', {
     key: 'project',
-    load: (ctx, id) => ctx.projects.findInScope(id),
+    load: (ctx, id) => new ProjectsService(ctx).findInScope(id),
     notFound: () => new NotFoundError('Project'),
   }),
-  group: scope('group', { key: 'group', load: (ctx, id) => ctx.groups.findInScope(id), notFound: () => new NotFoundError('Group') }),
+  group: scope('group', {
+    key: 'group',
+    load: (ctx, id) => new GroupsService(ctx).findInScope(id),
+    notFound: () => new NotFoundError('Group'),
+  }),
   namespace: scope('namespace', {
     key: 'namespace',
-    load: (ctx, id) => ctx.namespaces.findInScope(id),
+    load: (ctx, id) => new NamespacesService(ctx).findInScope(id),
     notFound: () => new NotFoundError('Namespace'),
   }),
   // As the original's runners API refuses (`authenticate_show_runner!` and the others): 403 `No access granted`.
   runner: scope('runner', {
     key: 'runner',
-    load: (ctx, id) => ctx.runners.findInScope(id),
+    load: (ctx, id) => new RunnersService(ctx).findInScope(id),
     notFound: () => new NotFoundError('Runner'),
     forbidden: () => new ForbiddenError(NO_ACCESS),
   }),
@@ -78,21 +95,21 @@ const NESTED = {
     key: 'protection',
     parent: 'project',
     reads: 'read_project',
-    load: (ctx, project, name) => ctx.branches.findProtection(project, name),
+    load: (ctx, project, name) => new BranchesService(ctx).findProtection(project, name),
     notFound: () => new NotFoundError('404 Not found', { verbatim: true }),
   }),
   issue: nested({
     key: 'issue',
     parent: 'project',
     reads: 'read_project',
-    load: (ctx, project, iid) => ctx.issues.findInScope(project, iid),
+    load: (ctx, project, iid) => new IssuesService(ctx).findInScope(project, iid),
     notFound: () => new NotFoundError('Issue'),
   }),
   mergeRequest: nested({
     key: 'mergeRequest',
     parent: 'project',
     reads: 'read_project',
-    load: (ctx, project, iid) => ctx.mergeRequests.findInScope(project, iid),
+    load: (ctx, project, iid) => new MergeRequestsService(ctx).findInScope(project, iid),
     notFound: () => new NotFoundError('Merge Request'),
   }),
 } satisfies Record<NestedScopeName, unknown>;

@@ -10,8 +10,10 @@ import {
   UpdateReleaseInput,
 } from '../schemas/tags.js';
 import { projectItems, projectRoute } from './scoped.js';
+import { ReleasesService } from '../services/repository/releases.js';
+import { TagsService } from '../services/repository/tags.js';
 
-const tag = projectItems({ path: '/repository/tags', id: 'tag_name', service: (ctx) => ctx.tags });
+const tag = projectItems({ path: '/repository/tags', id: 'tag_name', service: (ctx) => new TagsService(ctx) });
 
 export const tags = {
   list: tag.list({
@@ -43,7 +45,7 @@ export const tags = {
     ability: 'push_code',
     input: ReleaseNoteInput,
     response: Release,
-    run: (ctx, { project, tag_name }, input) => ctx.releases.createNote(project, tag_name, input),
+    run: (ctx, { project, tag_name }, input) => new ReleasesService(ctx).createNote(project, tag_name, input),
   }),
   updateRelease: projectRoute({
     method: 'PUT',
@@ -52,11 +54,11 @@ export const tags = {
     ability: 'push_code',
     input: ReleaseNoteInput,
     response: Release,
-    run: (ctx, { project, tag_name }, input) => ctx.releases.updateNote(project, tag_name, input),
+    run: (ctx, { project, tag_name }, input) => new ReleasesService(ctx).updateNote(project, tag_name, input),
   }),
 };
 
-const release = projectItems({ path: '/releases', id: 'tag_name', service: (ctx) => ctx.releases });
+const release = projectItems({ path: '/releases', id: 'tag_name', service: (ctx) => new ReleasesService(ctx) });
 
 export const releases = {
   list: release.list({

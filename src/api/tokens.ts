@@ -14,6 +14,7 @@ import {
 import type { TSchema } from 'typebox';
 import type { User } from '../db/entities/index.js';
 import { defineRoute } from './route.js';
+import { AccessTokensService } from '../services/identity/tokens.js';
 
 /** What differs between a user's personal access tokens and its impersonation tokens. */
 interface UserTokensKind<Segment extends string, Shape extends TSchema, Created extends TSchema> {
@@ -42,7 +43,7 @@ function userTokenRoutes<const Segment extends string, Shape extends TSchema, Cr
       scope: 'user',
       input: ListTokensQuery,
       list: shape,
-      run: (ctx, params, input) => ctx.accessTokens.list(owner(params), kind, input) as Promise<never>,
+      run: (ctx, params, input) => new AccessTokensService(ctx).list(owner(params), kind, input) as Promise<never>,
     }),
     get: defineRoute({
       method: 'GET',
@@ -51,7 +52,7 @@ function userTokenRoutes<const Segment extends string, Shape extends TSchema, Cr
       auth: 'admin',
       scope: 'user',
       response: shape,
-      run: (ctx, params) => ctx.accessTokens.get(owner(params), kind, tokenId(params)) as Promise<never>,
+      run: (ctx, params) => new AccessTokensService(ctx).get(owner(params), kind, tokenId(params)) as Promise<never>,
     }),
     create: defineRoute({
       method: 'POST',
@@ -61,7 +62,7 @@ function userTokenRoutes<const Segment extends string, Shape extends TSchema, Cr
       scope: 'user',
       input: CreateTokenInput,
       response: tokens.created,
-      run: (ctx, params, input) => ctx.accessTokens.create(owner(params), kind, input) as Promise<never>,
+      run: (ctx, params, input) => new AccessTokensService(ctx).create(owner(params), kind, input) as Promise<never>,
     }),
     revoke: defineRoute({
       method: 'DELETE',
@@ -69,7 +70,7 @@ function userTokenRoutes<const Segment extends string, Shape extends TSchema, Cr
       summary: `Revoke a user's ${noun}`,
       auth: 'admin',
       scope: 'user',
-      run: (ctx, params) => ctx.accessTokens.revoke(owner(params), kind, tokenId(params)),
+      run: (ctx, params) => new AccessTokensService(ctx).revoke(owner(params), kind, tokenId(params)),
     }),
   };
 }
@@ -89,7 +90,7 @@ export const personalAccessTokens = {
     auth: 'user',
     input: ListAllTokensQuery,
     list: PersonalAccessToken,
-    run: (ctx, _params, input) => ctx.accessTokens.listVisible(input),
+    run: (ctx, _params, input) => new AccessTokensService(ctx).listVisible(input),
   }),
   getOwn: defineRoute({
     method: 'GET',
@@ -99,7 +100,7 @@ export const personalAccessTokens = {
     scope: 'personalAccessToken',
     ability: 'manage_personal_access_token',
     response: PersonalAccessToken,
-    run: async (ctx, { token }) => ctx.accessTokens.present(token),
+    run: async (ctx, { token }) => new AccessTokensService(ctx).present(token),
   }),
   self: defineRoute({
     method: 'GET',
@@ -107,7 +108,7 @@ export const personalAccessTokens = {
     summary: 'The personal access (or impersonation) token the request is authenticated with',
     auth: 'user',
     response: PersonalAccessToken,
-    run: async (ctx) => ctx.accessTokens.current(),
+    run: async (ctx) => new AccessTokensService(ctx).current(),
   }),
   revokeOwn: defineRoute({
     method: 'DELETE',
@@ -116,7 +117,7 @@ export const personalAccessTokens = {
     auth: 'user',
     scope: 'personalAccessToken',
     ability: 'manage_personal_access_token',
-    run: (ctx, { token }) => ctx.accessTokens.revokeToken(token),
+    run: (ctx, { token }) => new AccessTokensService(ctx).revokeToken(token),
   }),
 };
 
@@ -136,7 +137,7 @@ export const session = {
     auth: 'public',
     input: SessionInput,
     response: UserWithPrivateToken,
-    run: (ctx, _params, input) => ctx.accessTokens.createSession(input),
+    run: (ctx, _params, input) => new AccessTokensService(ctx).createSession(input),
     signInLogin: (input) => input.login ?? input.email,
   }),
 };
@@ -151,7 +152,7 @@ export const oauth = {
     auth: 'public',
     input: OAuthTokenInput,
     response: OAuthToken,
-    run: (ctx, _params, input) => ctx.accessTokens.oauthToken(input),
+    run: (ctx, _params, input) => new AccessTokensService(ctx).oauthToken(input),
     signInLogin: (input) => (input.grant_type === 'password' ? input.username : undefined),
   }),
 };

@@ -13,6 +13,7 @@ import {
   UserWithPrivateToken,
 } from '../schemas/users.js';
 import { AVATAR_BODY_LIMIT, defineRoute, perCaller } from './route.js';
+import { UsersService } from '../services/identity/users.js';
 
 export const users = {
   list: defineRoute({
@@ -23,7 +24,7 @@ export const users = {
     readUser: true,
     input: ListUsersQuery,
     list: perCaller(UserFull, UserBasic),
-    run: (ctx, _params, input) => ctx.users.list(input),
+    run: (ctx, _params, input) => new UsersService(ctx).list(input),
   }),
   get: defineRoute({
     method: 'GET',
@@ -35,7 +36,7 @@ export const users = {
     ability: 'read_user',
     input: GetUserQuery,
     response: perCaller(UserFull, UserProfile),
-    run: (ctx, { user }, input) => ctx.users.present(user, input),
+    run: (ctx, { user }, input) => new UsersService(ctx).present(user, input),
   }),
   current: defineRoute({
     method: 'GET',
@@ -44,7 +45,7 @@ export const users = {
     auth: 'user',
     readUser: true,
     response: perCaller(Type.Union([UserFull, UserWithPrivateToken]), UserSelf),
-    run: (ctx) => ctx.users.current(),
+    run: (ctx) => new UsersService(ctx).current(),
   }),
   create: defineRoute({
     method: 'POST',
@@ -54,7 +55,7 @@ export const users = {
     input: CreateUserInput,
     bodyLimit: AVATAR_BODY_LIMIT,
     response: UserFull,
-    run: (ctx, _params, input) => ctx.users.create(input),
+    run: (ctx, _params, input) => new UsersService(ctx).create(input),
   }),
   update: defineRoute({
     method: 'PUT',
@@ -65,7 +66,7 @@ export const users = {
     input: UpdateUserInput,
     bodyLimit: AVATAR_BODY_LIMIT,
     response: UserFull,
-    run: (ctx, { user }, input) => ctx.users.update(user, input),
+    run: (ctx, { user }, input) => new UsersService(ctx).update(user, input),
   }),
   delete: defineRoute({
     method: 'DELETE',
@@ -74,7 +75,7 @@ export const users = {
     auth: 'admin',
     scope: 'user',
     input: DeleteUserInput,
-    run: (ctx, { user }, input) => ctx.users.delete(user, input),
+    run: (ctx, { user }, input) => new UsersService(ctx).delete(user, input),
   }),
   block: defineRoute({
     method: 'POST',
@@ -83,7 +84,7 @@ export const users = {
     auth: 'admin',
     scope: 'user',
     response: BooleanResult,
-    run: (ctx, { user }) => ctx.users.block(user),
+    run: (ctx, { user }) => new UsersService(ctx).block(user),
   }),
   avatar: defineRoute({
     method: 'GET',
@@ -94,7 +95,7 @@ export const users = {
     summary: "A user's uploaded avatar, the target of its `avatar_url`; served beside /api/v4",
     auth: 'public',
     response: RawFile,
-    run: (ctx, { id, filename }) => ctx.users.avatar(id, filename),
+    run: (ctx, { id, filename }) => new UsersService(ctx).avatar(id, filename),
   }),
   unblock: defineRoute({
     method: 'POST',
@@ -103,6 +104,6 @@ export const users = {
     auth: 'admin',
     scope: 'user',
     response: BooleanResult,
-    run: (ctx, { user }) => ctx.users.unblock(user),
+    run: (ctx, { user }) => new UsersService(ctx).unblock(user),
   }),
 };

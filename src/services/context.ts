@@ -12,41 +12,8 @@ import type { JobQueue } from '../jobs/queue.js';
 import { describeFailure, type Logger } from '../logger.js';
 import type { InFlightCalls } from '../in-flight.js';
 import type { SettingsValues } from '../schemas/settings.js';
-import { BranchesService } from './repository/branches.js';
-import { CommitCommentsService } from './repository/commit-comments.js';
-import { CommitStatusesService } from './repository/commit-statuses.js';
-import { CommitsService } from './repository/commits.js';
-import { EnvironmentsService } from './ci/environments.js';
-import { CustomAttributesService } from './identity/custom-attributes.js';
-import { EmailsService } from './identity/emails.js';
-import { GpgKeysService } from './identity/gpg-keys.js';
-import { GroupsService } from './projects/groups.js';
-import { GroupSharesService } from './projects/group-shares.js';
-import { MembersService } from './projects/members.js';
-import { NamespacesService } from './projects/namespaces.js';
-import { ProjectCreationService } from './projects/project-creation.js';
-import { ProjectTransfersService } from './projects/project-transfers.js';
-import { ProjectsService } from './projects/projects.js';
-import { ReleasesService } from './repository/releases.js';
-import { DiffService } from './repository/diffs.js';
-import { RepositoryService } from './repository/repository.js';
-import { RepositoryFilesService } from './repository/files.js';
 import type { View } from './present/view.js';
-import { SettingsService, type SettingsCache } from './instance/settings.js';
-import { SshKeysService } from './identity/ssh-keys.js';
-import { TagsService } from './repository/tags.js';
-import { AccessTokensService } from './identity/tokens.js';
-import { UsersService } from './identity/users.js';
-import { AwardEmojiService } from './work-items/award-emoji.js';
-import { DiscussionsService } from './work-items/discussions.js';
-import { IssuesService } from './work-items/issues.js';
-import { LabelsService } from './work-items/labels.js';
-import { MergeRequestsService } from './work-items/merge-requests.js';
-import { MilestonesService } from './work-items/milestones.js';
-import { NotesService } from './work-items/notes.js';
-import { TimeTrackingService } from './work-items/time-tracking.js';
-import { RunnersService } from './ci/runners.js';
-import { EventsService } from './activity/events.js';
+import { type SettingsCache, settingsValues } from './instance/settings-store.js';
 
 /** What every call shares for the life of a hosting instance. */
 export interface Environment {
@@ -175,7 +142,7 @@ export class Context {
 
   /** Application settings, the same throughout a call (cached in the process: SettingsService.values). */
   async settings(): Promise<SettingsValues> {
-    this.settingsValues ??= await this.applicationSettings.values();
+    this.settingsValues ??= await settingsValues(this.em, this.env);
     return this.settingsValues;
   }
 
@@ -194,108 +161,5 @@ export class Context {
       rows: this.callEm ?? this.env.db.rows,
     };
     return this.presenterView;
-  }
-
-  get users() {
-    return new UsersService(this);
-  }
-  get sshKeys() {
-    return new SshKeysService(this);
-  }
-  get gpgKeys() {
-    return new GpgKeysService(this);
-  }
-  get emails() {
-    return new EmailsService(this);
-  }
-  get projects() {
-    return new ProjectsService(this);
-  }
-  get projectCreation() {
-    return new ProjectCreationService(this);
-  }
-  get projectTransfers() {
-    return new ProjectTransfersService(this);
-  }
-  get namespaces() {
-    return new NamespacesService(this);
-  }
-  get groups() {
-    return new GroupsService(this);
-  }
-  get groupShares() {
-    return new GroupSharesService(this);
-  }
-  get members() {
-    return new MembersService(this);
-  }
-  get customAttributes() {
-    return new CustomAttributesService(this);
-  }
-  get applicationSettings() {
-    return new SettingsService(this);
-  }
-  get accessTokens() {
-    return new AccessTokensService(this);
-  }
-  get branches() {
-    return new BranchesService(this);
-  }
-  get commits() {
-    return new CommitsService(this);
-  }
-  get commitStatuses() {
-    return new CommitStatusesService(this);
-  }
-  get commitComments() {
-    return new CommitCommentsService(this);
-  }
-  get repositoryFiles() {
-    return new RepositoryFilesService(this);
-  }
-  get tags() {
-    return new TagsService(this);
-  }
-  get releases() {
-    return new ReleasesService(this);
-  }
-  get repository() {
-    return new RepositoryService(this);
-  }
-  get diffs() {
-    return new DiffService(this);
-  }
-  get issues() {
-    return new IssuesService(this);
-  }
-  get labels() {
-    return new LabelsService(this);
-  }
-  get mergeRequests() {
-    return new MergeRequestsService(this);
-  }
-  get milestones() {
-    return new MilestonesService(this);
-  }
-  get notes() {
-    return new NotesService(this);
-  }
-  get discussions() {
-    return new DiscussionsService(this);
-  }
-  get awardEmoji() {
-    return new AwardEmojiService(this);
-  }
-  get timeTracking() {
-    return new TimeTrackingService(this);
-  }
-  get runners() {
-    return new RunnersService(this);
-  }
-  get events() {
-    return new EventsService(this);
-  }
-  get environments() {
-    return new EnvironmentsService(this);
   }
 }

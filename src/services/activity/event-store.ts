@@ -69,11 +69,21 @@ function visibleEventsSql(caller: Caller, source: EventsSource): Sql {
 
 /** The note a comment event made, as JSON: from the notes of work items, or from a commit's. */
 const NOTE_JSON = sql`case when nt."id" is not null then json_build_object('id', nt."id", 'type', nt."type", 'body', nt."body", 'system', nt."system",
-    'created_at', nt."created_at", 'updated_at', nt."updated_at", 'noteable_id', nt."target_id", 'noteable_iid', e."target_iid",
+    'created_at', nt."created_at", 'updated_at', nt."updated_at", 'noteable_id', nt."target_id", 'noteable_iid', coalesce(i."iid", m."iid"),
     'author', (select ${userJsonSql('a')} from "users" a where a."id" = nt."author_id"))
   when cn."id" is not null then json_build_object('id', cn."id", 'type', case when cn."path" is null then null else 'DiffNote' end,
     'body', cn."note", 'system', false, 'created_at', cn."created_at", 'updated_at', cn."updated_at", 'noteable_id', null,
     'noteable_iid', null, 'author', (select ${userJsonSql('a')} from "users" a where a."id" = cn."author_id")) end`;
+
+/**
+ * The target's ID, iid and title as the original shows them, read from the target as it is now (`target.try(:title)`):
+ * an issue's, a merge request's or a milestone's current title; a destroyed milestone's events name no target any more
+ * (the original sets their `target_id` to null as it destroys it).
+ */
+const TARGET_COLUMNS = sql`case when e."target_type" = 'Milestone' and ms."id" is null then null else e."target_id" end as "target_id",
+  case when e."target_type" = 'Milestone' then ms."iid" else e."target_iid" end as "target_iid",
+  case e."target_type" when 'Issue' then i."title" when 'MergeRequest' then m."title" when 'Milestone' then ms."title"
+    else e."target_title" end as "target_title"`;
 
 /** A page of the events the caller may see, newest first unless asked otherwise, and how many there are. */
 export async function eventPage(
@@ -98,13 +108,14 @@ export async function eventPage(
     join "users" u on u."id" = e."author_id"
     left join "issues" i on i."id" = e."issue_id"
     left join "merge_requests" m on m."id" = e."merge_request_id"
+    left join "milestones" ms on e."target_type" = 'Milestone' and ms."id" = e."target_id"
     left join "notes" nt on e."target_type" = 'Note' and e."data"->>'noteable_type' <> 'Commit' and nt."id" = e."target_id"
     left join "commit_notes" cn on e."target_type" = 'Note' and e."data"->>'noteable_type' = 'Commit' and cn."id" = e."target_id"`;
   const [counted, rows] = await Promise.all([
     queryRows(em, sql`select count(*)::int as "count" from ${from} where ${where}`),
     queryRows(
       em,
-      sql`select e."id", e."kind", e."action", e."project_id", e."author_id", e."target_type", e."target_id", e."target_iid", e."target_title",
+      sql`select e."id", e."kind", e."action", e."project_id", e."author_id", e."target_type", ${TARGET_COLUMNS},
           e."data", e."created_at", ${userJsonSql('u')} as "author", ${NOTE_JSON} as "note"
         from ${from} where ${where} order by e."id" ${direction(order)} limit ${page.limit} offset ${page.offset}`,
     ),

@@ -6,7 +6,7 @@ import type { EntityManager } from '../../db/orm.js';
 import { queryRows, readRows, rowAs } from '../../db/rows.js';
 import { concat, empty, identifier, sql, type Sql } from '../../db/sql.js';
 import type { RunnerGroup, RunnerProject } from '../../schemas/runners.js';
-import { SETTINGS_ID } from '../instance/settings.js';
+import { SETTINGS_ID } from '../instance/settings-store.js';
 
 /**
  * Runners' hand-written statements: a runner with what the caller is to it, pages of runners under a condition,

@@ -1,3 +1,4 @@
+import { findUserOrFail } from './user-store.js';
 import { can } from '../../auth/abilities.js';
 import { today } from '../../auth/access-levels.js';
 import { generateToken, tokenDigest, verifyPassword } from '../../auth/secrets.js';
@@ -136,7 +137,7 @@ export class AccessTokensService extends Service {
     const owner = !can(this.ctx.caller, 'read_all_resources')
       ? this.ctx.user
       : query.user_id !== undefined
-        ? await this.ctx.users.find(query.user_id)
+        ? await findUserOrFail(this.em, query.user_id)
         : null;
     return this.list(owner, 'personal', query);
   }

@@ -1,3 +1,4 @@
+import { findUserByIdOrUsername } from './user-store.js';
 import type { EventData } from '../../events/kinds.js';
 import { can } from '../../auth/abilities.js';
 import { randomBytes } from 'node:crypto';
@@ -23,6 +24,8 @@ import { likePattern } from '../search.js';
 import { presentCurrentUser, presentUser, presentUserFull, presentUsers, USER_BASIC_FIELDS } from '../present/users.js';
 import { checkAvatar, checkEmail, checkName, checkPassword, checkUsername, Problems, TAKEN } from './user-validation.js';
 import { Service } from '../service.js';
+import { AccessTokensService } from './tokens.js';
+import { NamespacesService } from '../projects/namespaces.js';
 
 /** A user's namespace path is its username: a namespace path lost to a concurrent writer is the username. */
 const usernameFor = (attribute: string | undefined) => (attribute === 'path' ? 'username' : attribute);
@@ -43,14 +46,7 @@ function withExternalRights(user: User): void {
 export class UsersService extends Service {
   /** The user, by ID (or by username where a route takes either). */
   findByIdOrUsername(idOrUsername: number | string): Promise<User | null> {
-    return this.em.findOne(User, typeof idOrUsername === 'number' ? { id: idOrUsername } : { usernameLower: idOrUsername.toLowerCase() });
-  }
-
-  /** The user, or `404 User Not Found`. */
-  async find(idOrUsername: number | string): Promise<User> {
-    const user = await this.findByIdOrUsername(idOrUsername);
-    if (!user) throw new NotFoundError('User');
-    return user;
+    return findUserByIdOrUsername(this.em, idOrUsername);
   }
 
   /** Administrators' parameters reach here only from administrators (the route table's `AdminOnly`). */
@@ -199,7 +195,7 @@ export class UsersService extends Service {
       user.passwordHash = await hashPassword(input.password);
       // Set by an administrator: the user must choose a new one at the next sign-in.
       user.passwordExpiresAt = new Date();
-      await this.ctx.accessTokens.revokeSessions(user);
+      await new AccessTokensService(this.ctx).revokeSessions(user);
     }
     if (input.skype !== undefined) user.skype = input.skype;
     if (input.linkedin !== undefined) user.linkedin = input.linkedin;
@@ -226,7 +222,7 @@ export class UsersService extends Service {
       await this.em.nativeDelete(UserAvatar, { user });
       this.setAvatar(user, input.avatar);
     }
-    if (input.username !== undefined || input.name !== undefined) await this.ctx.namespaces.renameForUser(user);
+    if (input.username !== undefined || input.name !== undefined) await new NamespacesService(this.ctx).renameForUser(user);
     await this.em.flush().catch((error: unknown) => {
       const attribute = usernameFor(takenAttribute(error));
       throw attribute ? new NotFoundValidationError({ [attribute]: [TAKEN] }) : error;
@@ -260,7 +256,7 @@ export class UsersService extends Service {
    */
   async block(user: User): Promise<boolean> {
     if (!(await this.changeState(user, 'active', 'blocked'))) return false;
-    await this.ctx.accessTokens.revokeSessions(user);
+    await new AccessTokensService(this.ctx).revokeSessions(user);
     await this.em.flush();
     return true;
   }
@@ -301,7 +297,7 @@ export class UsersService extends Service {
       const ownNamespace = wanted.except ? await this.em.findOne(Namespace, { owner: wanted.except }) : null;
       if (
         (await this.em.count(User, { ...others, usernameLower: wanted.username.toLowerCase() })) ||
-        (await this.ctx.namespaces.pathTaken(null, wanted.username, ownNamespace ?? undefined))
+        (await new NamespacesService(this.ctx).pathTaken(null, wanted.username, ownNamespace ?? undefined))
       ) {
         problems.add('username', TAKEN);
       }

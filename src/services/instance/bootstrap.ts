@@ -6,7 +6,7 @@ import type { Database } from '../../db/orm.js';
 import { queryRows } from '../../db/rows.js';
 import { sql } from '../../db/sql.js';
 import { createUserNamespace, setTraversalIds } from '../projects/namespaces.js';
-import { SETTINGS_ID } from './settings.js';
+import { SETTINGS_ID } from './settings-store.js';
 
 /** Any number, the same in every process: the advisory lock that serialises first starts. */
 const BOOTSTRAP_LOCK = 774201;

@@ -1,21 +1,12 @@
-import { ApplicationSettingsRow } from '../../db/entities/index.js';
+import type { ApplicationSettingsRow } from '../../db/entities/index.js';
 import { BadRequestError } from '../../errors.js';
-import {
-  defaultSettings,
-  settingAliases,
-  type ApplicationSettings,
-  type SettingsValues,
-  type UpdateSettingsInput,
-} from '../../schemas/settings.js';
-import type { Database } from '../../db/orm.js';
+import { settingAliases, type ApplicationSettings, type SettingsValues, type UpdateSettingsInput } from '../../schemas/settings.js';
 import { queryRows } from '../../db/rows.js';
 import { sql } from '../../db/sql.js';
-import { ProcessCache } from '../../db/process-cache.js';
 import { Problems } from '../identity/user-validation.js';
 import { Service } from '../service.js';
-
-/** The one row of application settings. */
-export const SETTINGS_ID = 1;
+import { CHANGED_CHANNEL, settingsRow, settingsValues, valuesOf } from './settings-store.js';
+import { RunnersService } from '../ci/runners.js';
 
 type AliasValues = { [Alias in keyof typeof settingAliases]: SettingsValues[(typeof settingAliases)[Alias]] };
 
@@ -38,48 +29,23 @@ export function decimalText(value: number): string {
   return text.includes('.') ? text : `${text}.0`;
 }
 
-/** Where a change of the settings is announced to every process on the same PostgreSQL database. */
-const CHANGED_CHANNEL = 'forgekit_settings_changed';
-
-/** The application settings of one hosting instance, kept in the process: every call needs them, and they almost never change. */
-export type SettingsCache = ProcessCache<SettingsValues>;
-
-/**
- * Whether the application setting lets imports reach local addresses, read from its row as it is now: for the
- * import jobs, which run outside any call and its settings.
- */
-export async function localRequestsSetting(db: Database): Promise<boolean> {
-  const allowed: keyof SettingsValues = 'allow_local_requests_from_web_hooks_and_services';
-  const [row] = await queryRows(
-    db.rows,
-    sql`select "values" -> ${allowed} as "allowed" from "application_settings" where "id" = ${SETTINGS_ID}`,
-  );
-  return row?.allowed === true;
-}
-
-export const openSettingsCache = (db: Database): Promise<SettingsCache> =>
-  ProcessCache.open(db, { channel: CHANGED_CHANNEL, maxAgeMs: 10_000, maxEntries: 1 });
-
 export class SettingsService extends Service {
-  private async row(): Promise<ApplicationSettingsRow> {
-    const row = await this.ctx.em.findOne(ApplicationSettingsRow, { id: SETTINGS_ID });
-    // The row is written when the service starts (bootstrap); it is only missing if someone deleted it.
-    return row ?? this.ctx.em.create(ApplicationSettingsRow, { id: SETTINGS_ID, values: {} });
+  private row(): Promise<ApplicationSettingsRow> {
+    return settingsRow(this.ctx.em);
   }
 
-  /** Stored values over the defaults, so that a setting added later has its default. */
   private valuesOf(row: ApplicationSettingsRow): SettingsValues {
-    return { ...defaultSettings(Object.keys(this.ctx.env.storages)), ...row.values } as SettingsValues;
+    return valuesOf(row, this.ctx.env.storages);
   }
 
-  /** The values every call reads: cached in the process (SettingsCache), shared by calls, frozen. */
-  async values(): Promise<SettingsValues> {
-    return (await this.ctx.env.settings.read('values', async () => Object.freeze(this.valuesOf(await this.row()))))!;
+  /** The values every call reads. */
+  values(): Promise<SettingsValues> {
+    return settingsValues(this.ctx.em, this.ctx.env);
   }
 
   async get(): Promise<ApplicationSettings> {
     const row = await this.row();
-    return this.present(row, this.valuesOf(row), await this.ctx.runners.registrationToken());
+    return this.present(row, this.valuesOf(row), await new RunnersService(this.ctx).registrationToken());
   }
 
   async update(input: UpdateSettingsInput): Promise<ApplicationSettings> {
@@ -123,7 +89,7 @@ export class SettingsService extends Service {
     await this.ctx.em.flush();
     // Delivered to every listening process when the transaction commits, and never if it rolls back.
     await queryRows(this.ctx.em, sql`select pg_notify(${CHANGED_CHANNEL}, '')`);
-    return this.present(row, next, await this.ctx.runners.registrationToken());
+    return this.present(row, next, await new RunnersService(this.ctx).registrationToken());
   }
 
   /** The settings with the instance's runners registration token, which is no setting one changes (services/ci/runners.ts). */

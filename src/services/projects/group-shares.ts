@@ -10,7 +10,9 @@ import { likePattern } from '../search.js';
 import { Service } from '../service.js';
 import { memberExpiry } from './members.js';
 import { insertGroupShare, projectGroupsWhere, sharesOfGroup } from './group-link-store.js';
-import { sharedWith } from './namespace-store.js';
+import { findGroupInScope, sharedWith } from './namespace-store.js';
+import { GroupsService } from './groups.js';
+import { ProjectsService } from './projects.js';
 
 /**
  * Groups shared with groups and projects with groups, as later clients read and make them: a group's shares
@@ -32,12 +34,12 @@ export class GroupSharesService extends Service {
   async share(scoped: GroupInScope, input: ShareGroupInput): Promise<GroupDetail> {
     if (!isMemberLevel('group', input.group_access)) throw BadRequestError.invalid('group_access', 'does not have a valid value');
     const expiresAt = memberExpiry(input.expires_at);
-    const other = await this.ctx.groups.findInScope(input.group_id);
+    const other = await findGroupInScope(this.ctx, input.group_id);
     if (!other || !can(this.ctx.caller, 'read_group', other)) throw new NotFoundError('Group');
     if (!can(this.ctx.caller, 'admin_group_member', scoped)) throw new NotFoundError('Not Found', { verbatim: true });
     const made = await insertGroupShare(this.em, scoped.group.id, other.group.id, input.group_access, expiresAt);
     if (made === undefined) throw new ConflictError('Shared group The group has already been shared with this group');
-    return this.ctx.groups.detail(scoped.group, scoped);
+    return new GroupsService(this.ctx).detail(scoped.group, scoped);
   }
 
   /** DELETE /groups/:id/share/:group_id (those who administer its members): the share taken back; 404 when there is none. */
@@ -48,7 +50,7 @@ export class GroupSharesService extends Service {
 
   /** GET /groups/:id/projects/shared: the projects shared with the group that the caller may see, with the project list's filters. */
   sharedProjects(group: Namespace, query: ListProjectsQuery & PageQuery): Promise<Page<ProjectShape | ProjectSimple>> {
-    return this.ctx.projects.list(query, sharedWith(group.id));
+    return new ProjectsService(this.ctx).list(query, sharedWith(group.id));
   }
 
   /**
@@ -65,7 +67,7 @@ export class GroupSharesService extends Service {
       where.push({ $or: [{ name: { $ilike: pattern } }, { path: { $ilike: pattern } }] });
     }
     const page = await findPage(this.em, Namespace, { $and: where }, { id: 'desc' }, query, { plainRows: true });
-    const groups = await this.ctx.groups.present(page.items);
+    const groups = await new GroupsService(this.ctx).present(page.items);
     return {
       ...page,
       items: groups.map((group) => ({

@@ -1,3 +1,4 @@
+import { sharesOfGroup } from './group-link-store.js';
 import type { FilterQuery } from '@mikro-orm/core';
 import { can, type GroupInScope, type ProjectInScope } from '../../auth/abilities.js';
 import { memberGroupsSql, ownedGroupsSql, visibleGroupsSql } from '../../auth/access-levels.js';
@@ -34,6 +35,8 @@ import { presentGroups } from '../present/groups.js';
 import { likePattern } from '../search.js';
 import { checkNamespacePath, Problems, TAKEN } from '../identity/user-validation.js';
 import { Service } from '../service.js';
+import { ProjectTransfersService } from './project-transfers.js';
+import { ProjectsService } from './projects.js';
 
 /** The original's rule for group names (Gitlab::Regex of its era), with its message. */
 const NAME_RULE = /^[\p{L}\p{N}\u{00A9}-\u{1f9c0}_][\p{L}\p{N}\p{Pd}\u{00A9}-\u{1f9c0}_(). ]*$/u;
@@ -104,15 +107,15 @@ export class GroupsService extends Service {
   async detail(group: Namespace, scoped?: GroupInScope): Promise<GroupDetail> {
     const newest = { per_page: DETAIL_PROJECTS, order_by: 'created_at', sort: 'desc' } as const;
     const [shape] = await this.present([group]);
-    const projects = await this.ctx.projects.list(newest, { namespace: group.id });
-    const shared = await this.ctx.projects.list(newest, sharedWith(group.id));
+    const projects = await new ProjectsService(this.ctx).list(newest, { namespace: group.id });
+    const shared = await new ProjectsService(this.ctx).list(newest, sharedWith(group.id));
     const runnersToken = await this.runnersToken(scoped ?? (await this.findInScope(group.id)));
     return {
       ...shape,
       ...(runnersToken === undefined ? {} : { runners_token: runnersToken }),
       projects: projects.items as ProjectShape[],
       shared_projects: shared.items as ProjectShape[],
-      shared_with_groups: await this.ctx.groupShares.sharedWith(group.id),
+      shared_with_groups: await sharesOfGroup(this.em, group.id, this.ctx.caller),
     };
   }
 
@@ -133,7 +136,7 @@ export class GroupsService extends Service {
   /** GET /groups/:id/projects: its projects and (unless `with_shared=false`) those shared with it, with the project list's filters. */
   projects(group: Namespace, query: ListGroupProjectsQuery & PageQuery): Promise<Page<ProjectShape | ProjectSimple>> {
     const own: FilterQuery<Project> = query.include_subgroups ? inGroupOrBelow(group.id) : { namespace: group.id };
-    return this.ctx.projects.list(query, query.with_shared === false ? own : { $or: [own, sharedWith(group.id)] });
+    return new ProjectsService(this.ctx).list(query, query.with_shared === false ? own : { $or: [own, sharedWith(group.id)] });
   }
 
   /** POST /groups: a group (a subgroup with `parent_id`) whose creator is its owner. */
@@ -237,7 +240,7 @@ export class GroupsService extends Service {
 
   /** POST /groups/:id/projects/:project_id (administrators): the project moved into the group. */
   async transferProject(scoped: GroupInScope, project: ProjectInScope): Promise<GroupDetail> {
-    await this.ctx.projectTransfers.moveTo(project, scoped.group);
+    await new ProjectTransfersService(this.ctx).moveTo(project, scoped.group);
     return this.detail(scoped.group, scoped);
   }
 

@@ -23,6 +23,8 @@ import {
   visibleNamespace,
 } from './project-rules.js';
 import { Service } from '../service.js';
+import { CommitsService } from '../repository/commits.js';
+import { ProjectsService } from './projects.js';
 
 /** Projects made: empty, imported from a URL, or forked (POST /projects, /projects/user/:user_id, /projects/:id/fork). */
 export class ProjectCreationService extends Service {
@@ -147,7 +149,7 @@ export class ProjectCreationService extends Service {
       await this.ctx.env.jobs.enqueue(this.em, FORK_REPOSITORY, { projectId: project.id, sourceProjectId: origin.forkedFrom.id });
     else if (input.import_url) await this.ctx.env.jobs.enqueue(this.em, IMPORT_REPOSITORY, { projectId: project.id });
     else if (input.initialize_with_readme) return this.initializeWithReadme(project, user, defaultBranch);
-    return (await this.ctx.projects.present([project]))[0];
+    return (await new ProjectsService(this.ctx).present([project]))[0];
   }
 
   /**
@@ -155,11 +157,17 @@ export class ProjectCreationService extends Service {
    * README.md as the original writes it (its name as a heading, then its description); the project as it is then.
    */
   private async initializeWithReadme(project: Project, user: User, branch: string): Promise<ProjectShape> {
-    const scoped = await this.ctx.projects.findInScopeOrFail(project.id);
+    const scoped = await new ProjectsService(this.ctx).findInScopeOrFail(project.id);
     const content = `# ${project.name}\n\n${project.description ?? ''}`;
-    await this.ctx.commits.firstCommit(scoped, { branch, message: 'Initial commit', path: 'README.md', content, committer: user });
+    await new CommitsService(this.ctx).firstCommit(scoped, {
+      branch,
+      message: 'Initial commit',
+      path: 'README.md',
+      content,
+      committer: user,
+    });
     // The first branch set the default branch and the last activity (src/services/repository/reference-rules.ts).
-    return (await this.ctx.projects.present([await this.em.refreshOrFail(project)]))[0];
+    return (await new ProjectsService(this.ctx).present([await this.em.refreshOrFail(project)]))[0];
   }
 
   /** The namespace asked for (the caller's own by default): its own, or a group it maintains or owns (any, for administrators). */

@@ -1,3 +1,4 @@
+import { findGroupInScope } from './namespace-store.js';
 import { can } from '../../auth/abilities.js';
 import { type Namespace, Project, ProjectAvatar, type User, visibilityRank, type Visibility } from '../../db/entities/index.js';
 import { keyOf } from '../../db/rows.js';
@@ -7,6 +8,7 @@ import { importUrlProblem } from './import-url.js';
 import type { Context } from '../context.js';
 import { type Problems, TAKEN } from '../identity/user-validation.js';
 import { projectVisibility, takenInNamespace } from './project-store.js';
+import { NamespacesService } from './namespaces.js';
 
 /**
  * The rules a project is made, changed and moved by (names and paths, visibility, limits, what is taken), as the
@@ -132,16 +134,16 @@ export async function checkLimit(ctx: Context, problems: Problems, user: User): 
  * null otherwise.
  */
 export async function visibleNamespace(ctx: Context, idOrPath: number | string): Promise<Namespace | null> {
-  const target = await ctx.namespaces.findInScope(idOrPath);
+  const target = await new NamespacesService(ctx).findInScope(idOrPath);
   if (!target) return null;
   if (can(ctx.caller, 'read_namespace', target)) return target.namespace;
-  const group = target.namespace.kind === 'group' ? await ctx.groups.findInScope(target.namespace.id) : null;
+  const group = target.namespace.kind === 'group' ? await findGroupInScope(ctx, target.namespace.id) : null;
   return group && can(ctx.caller, 'read_group', group) ? target.namespace : null;
 }
 
 /** Whether the caller may put projects in the namespace (namespacePolicy's `create_projects`). */
 export async function mayCreateProjectsIn(ctx: Context, namespace: Namespace): Promise<boolean> {
-  const scoped = await ctx.namespaces.findInScope(namespace.id);
+  const scoped = await new NamespacesService(ctx).findInScope(namespace.id);
   return scoped !== null && can(ctx.caller, 'create_projects', scoped);
 }
 

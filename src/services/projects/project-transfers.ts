@@ -1,3 +1,4 @@
+import { findGroupInScope } from './namespace-store.js';
 import { can, type ProjectInScope } from '../../auth/abilities.js';
 import { isMemberLevel } from '../../auth/levels.js';
 import { Namespace, Project, ProjectGroupLink, visibilityRank } from '../../db/entities/index.js';
@@ -11,6 +12,7 @@ import { Problems } from '../identity/user-validation.js';
 import { checkTaken, mayCreateProjectsIn, unlinkForks, visibleNamespace } from './project-rules.js';
 import { insertShare } from './project-store.js';
 import { Service } from '../service.js';
+import { ProjectsService } from './projects.js';
 
 /** Projects moved to another namespace, and shared with groups. */
 export class ProjectTransfersService extends Service {
@@ -22,7 +24,7 @@ export class ProjectTransfersService extends Service {
     const event = { authorId: this.ctx.currentUser.id, projectId: project.id };
     await this.ctx.record({ ...event, kind: 'project.transferred', data: { old_path: `${scoped.namespace.fullPath}/${project.path}` } });
     // The caller's levels on it may have changed with its namespace.
-    return (await this.ctx.projects.present([project]))[0];
+    return (await new ProjectsService(this.ctx).present([project]))[0];
   }
 
   /**
@@ -58,7 +60,7 @@ export class ProjectTransfersService extends Service {
   async share(scoped: ProjectInScope, input: ShareProjectInput): Promise<ProjectGroupLinkShape> {
     if (!isMemberLevel('project', input.group_access)) throw BadRequestError.invalid('group_access', 'does not have a valid value');
     const expiresAt = memberExpiry(input.expires_at);
-    const group = await this.ctx.groups.findInScope(input.group_id);
+    const group = await findGroupInScope(this.ctx, input.group_id);
     if (!group || !can(this.ctx.caller, 'read_group', group)) throw new NotFoundError('Group');
     if (scoped.namespace.traversalIds.includes(group.group.id))
       throw new ConflictError('Project cannot be shared with the group it is in or one of its ancestors.');

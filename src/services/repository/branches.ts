@@ -1,9 +1,8 @@
-import { can, pushesToBranch, type BranchProtection, type ProjectInScope, type ProtectedBranchInScope } from '../../auth/abilities.js';
-import { developersLevel, letsDevelopers, MAINTAINERS_ONLY, protectionDescription, strictest } from '../../auth/levels.js';
+import { can, pushesToBranch, type ProjectInScope, type ProtectedBranchInScope } from '../../auth/abilities.js';
+import { developersLevel, letsDevelopers, MAINTAINERS_ONLY, protectionDescription } from '../../auth/levels.js';
 import { ProtectedBranch } from '../../db/entities/index.js';
 import { BadRequestError, ConflictError } from '../../errors.js';
 import { historySetOf } from '../../git/history.js';
-import { isValidReferenceName } from '../../git/refs.js';
 import { DEFAULT_BRANCH } from '../../git/store.js';
 import { BRANCH_PREFIX, type Reference, type Repository } from '../../git/repository.js';
 import type {
@@ -17,57 +16,18 @@ import type {
 import { findPage, type Page, type PageQuery } from '../pagination.js';
 import { presentCommit } from '../present/commits.js';
 import { projectWebUrl } from '../present/projects.js';
-import { defaultBranchProtection } from './reference-rules.js';
-import { insertProtection, protectBranch, protectionsOf, type ProtectionRow } from './protected-branch-store.js';
+import { insertProtection, protectBranch } from './protected-branch-store.js';
+import { checkPush, isValidBranchName, projectProtections, protectionOf } from './branch-protection.js';
 import { REFUSALS, writeRefusal } from './refusals.js';
 import { writeRepository } from './writes.js';
 import { byName, RefsService, searchFilter } from './refs.js';
-
-const matches = (pattern: string, branch: string) =>
-  pattern === branch ||
-  (pattern.includes('*') &&
-    new RegExp(
-      `^${pattern
-        .split('*')
-        .map((part) => part.replace(/[.+?^${}()|[\]\\]/g, '\\$&'))
-        .join('.*')}$`,
-    ).test(branch));
-
-/**
- * Whether a name can be a branch's, by the original's rules: a valid git reference name that does not start
- * with `-`, is not `HEAD`, and does not name a reference itself (`refs/heads/...`).
- */
-export const isValidBranchName = (name: string) =>
-  isValidReferenceName(name) && !name.startsWith('-') && name !== 'HEAD' && !name.startsWith('refs/');
+import { CommitsService } from './commits.js';
 
 export class BranchesService extends RefsService<Branch> {
   protected readonly kind = 'Branch';
 
   protected find(repo: Repository, name: string): Promise<string | null> {
     return repo.branch(name);
-  }
-
-  /** The project's protections, each with its name or pattern. */
-  async protections(projectId: number): Promise<ProtectionRow[]> {
-    return protectionsOf((await this.ctx.view()).rows, projectId);
-  }
-
-  /** What protects a branch: the strictest of the protections whose name or pattern matches it; null for none. */
-  protectionOf(protections: ProtectionRow[], branch: string): ProtectionRow | null {
-    const matching = protections.filter((protection) => matches(protection.name, branch));
-    if (!matching.length) return null;
-    return strictest(matching);
-  }
-
-  /**
-   * 400 unless the caller may push to the branch (its protection considered), as the original refuses a commit.
-   * In an empty repository every branch is the first, protected as `default_branch_protection` will protect it.
-   */
-  async checkPush(scoped: ProjectInScope, branch: string): Promise<void> {
-    let protection: BranchProtection | null = this.protectionOf(await this.protections(scoped.project.id), branch);
-    if (!protection && (await this.ctx.repositoryOf(scoped.project).branches()).length === 0)
-      protection = await defaultBranchProtection(this.ctx);
-    if (!pushesToBranch(this.ctx.caller, scoped, protection)) throw new BadRequestError(REFUSALS.pushNotAllowed);
   }
 
   /** GET /projects/:id/repository/branches: by name, with `search`. */
@@ -88,9 +48,9 @@ export class BranchesService extends RefsService<Branch> {
     const repository = this.ctx.repositoryOf(scoped.project);
     if ((await repository.branches()).length === 0) {
       const branch = (await repository.headBranch()) ?? DEFAULT_BRANCH;
-      await this.ctx.commits.firstCommit(scoped, { branch, message: 'Add README.md', path: 'README.md', content: '' });
+      await new CommitsService(this.ctx).firstCommit(scoped, { branch, message: 'Add README.md', path: 'README.md', content: '' });
     }
-    await this.checkPush(scoped, input.branch);
+    await checkPush(this.ctx, scoped, input.branch);
     const created = await writeRepository(this.ctx, scoped, async (repo) => {
       const oid = await repo.resolveCommit(input.ref);
       if (!oid) throw new BadRequestError(REFUSALS.invalidReference);
@@ -111,7 +71,7 @@ export class BranchesService extends RefsService<Branch> {
       const oid = await this.oidOf(repo, name);
       if (name === (await repo.headBranch())) throw new BadRequestError(REFUSALS.removeDefaultBranch);
       // A protected branch goes by its maintainers' hands only, whoever its protection lets push.
-      const protected_ = this.protectionOf(await this.protections(scoped.project.id), name) !== null;
+      const protected_ = protectionOf(await projectProtections(this.ctx, scoped.project.id), name) !== null;
       if (protected_ && !can(this.ctx.caller, 'push_to_delete_protected_branch', scoped))
         throw new BadRequestError(REFUSALS.deleteProtectedBranch);
       return { updates: [{ name: BRANCH_PREFIX + name, old: oid, new: null }], result: undefined };
@@ -183,14 +143,14 @@ export class BranchesService extends RefsService<Branch> {
    * it when it answers 202.
    */
   async deleteMerged(scoped: ProjectInScope): Promise<void> {
-    const protections = await this.protections(scoped.project.id);
+    const protections = await projectProtections(this.ctx, scoped.project.id);
     await writeRepository(this.ctx, scoped, async (repo) => {
       const defaultBranch = await repo.headBranch();
       const defaultOid = defaultBranch ? await repo.branch(defaultBranch) : null;
       if (!defaultOid) return { updates: [], result: undefined };
       const merged = await historySetOf(repo, defaultOid);
       const updates = (await repo.branches())
-        .filter(({ name, oid }) => name !== defaultBranch && merged.has(oid) && this.protectionOf(protections, name) === null)
+        .filter(({ name, oid }) => name !== defaultBranch && merged.has(oid) && protectionOf(protections, name) === null)
         .map(({ name, oid }) => ({ name: BRANCH_PREFIX + name, old: oid, new: null }));
       return { updates, result: undefined };
     }).catch((error: unknown) => {
@@ -200,7 +160,7 @@ export class BranchesService extends RefsService<Branch> {
 
   /** Branches in the answer's shape: protections read once, `merged` from the default branch's history (kept). */
   protected async present(scoped: ProjectInScope, repo: Repository, branches: Reference[]): Promise<Branch[]> {
-    const protections = await this.protections(scoped.project.id);
+    const protections = await projectProtections(this.ctx, scoped.project.id);
     const defaultBranch = await repo.headBranch();
     const defaultOid = defaultBranch ? await repo.branch(defaultBranch) : null;
     const merged =
@@ -208,7 +168,7 @@ export class BranchesService extends RefsService<Branch> {
     const projectUrl = projectWebUrl(scoped.project, scoped.namespace, this.ctx.baseUrl);
     return Promise.all(
       branches.map(async ({ name, oid }) => {
-        const protection = this.protectionOf(protections, name);
+        const protection = protectionOf(protections, name);
         return {
           name,
           commit: presentCommit(await repo.readCommit(oid), projectUrl),

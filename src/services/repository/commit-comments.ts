@@ -10,6 +10,7 @@ import type { View } from '../present/view.js';
 import { commitCommentPage, insertCommitComment } from './comment-store.js';
 import { REFUSALS } from './refusals.js';
 import { Service } from '../service.js';
+import { CommitsService } from './commits.js';
 
 /** A comment in the answer's shape; `author` null once its user is deleted. */
 export function presentCommitComment(note: CommitNote, author: User | null, view: View): CommitComment {
@@ -51,7 +52,7 @@ export function changedLines(diff: string): { new: Set<number>; old: Set<number>
 export class CommitCommentsService extends Service {
   /** GET /projects/:id/repository/commits/:sha/comments: oldest first; a page costs two statements whatever its size. */
   async list(scoped: ProjectInScope, revision: string, query: PageQuery): Promise<Page<CommitComment>> {
-    const commit = await this.ctx.commits.commitOf(this.ctx.repositoryOf(scoped.project), revision);
+    const commit = await new CommitsService(this.ctx).commitOf(this.ctx.repositoryOf(scoped.project), revision);
     // The page asked for, clamped as every list clamps it.
     const { page, perPage } = pageOf([], query);
     const view = await this.ctx.view();
@@ -68,7 +69,7 @@ export class CommitCommentsService extends Service {
    */
   async create(scoped: ProjectInScope, revision: string, input: CreateCommitCommentInput): Promise<CommitComment> {
     const repo = this.ctx.repositoryOf(scoped.project);
-    const commit = await this.ctx.commits.commitOf(repo, revision);
+    const commit = await new CommitsService(this.ctx).commitOf(repo, revision);
     if (input.note.trim() === '') throw new BadRequestError(REFUSALS.noteBlank);
     let place: { path: string; line: number; lineType: 'new' | 'old' } | null = null;
     if (input.path !== undefined && input.path !== null) {

@@ -25,6 +25,7 @@ import {
   type LatestStatus,
 } from './status-store.js';
 import { Service } from '../service.js';
+import { CommitsService } from './commits.js';
 
 export type { LatestStatus };
 
@@ -147,7 +148,7 @@ export class CommitStatusesService extends Service {
    */
   async create(scoped: ProjectInScope, revision: string, input: CreateCommitStatusInput): Promise<CommitStatus> {
     const repo = this.ctx.repositoryOf(scoped.project);
-    const commit = await this.ctx.commits.commitOf(repo, revision);
+    const commit = await new CommitsService(this.ctx).commitOf(repo, revision);
     const name = input.name ?? input.context ?? 'default';
     const problems: Record<string, string[]> = {};
     if (name.trim() === '') problems.name = ["can't be blank"];
@@ -204,7 +205,7 @@ export class CommitStatusesService extends Service {
    * the latest of each name in each pipeline unless `all`. A page costs two statements whatever its size.
    */
   async list(scoped: ProjectInScope, revision: string, query: ListCommitStatusesQuery & PageQuery): Promise<Page<CommitStatus>> {
-    const commit = await this.ctx.commits.commitOf(this.ctx.repositoryOf(scoped.project), revision);
+    const commit = await new CommitsService(this.ctx).commitOf(this.ctx.repositoryOf(scoped.project), revision);
     // The page asked for, clamped as every list clamps it.
     const { page, perPage } = pageOf([], query);
     const view = await this.ctx.view();

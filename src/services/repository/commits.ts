@@ -14,7 +14,7 @@ import type {
   GetCommitQuery,
   ListCommitsQuery,
 } from '../../schemas/commits.js';
-import { isValidBranchName } from './branches.js';
+import { checkPush, isValidBranchName } from './branch-protection.js';
 import { pageOf, type Page, type PageQuery } from '../pagination.js';
 import { presentCommit } from '../present/commits.js';
 import { projectWebUrl } from '../present/projects.js';
@@ -214,7 +214,7 @@ export class CommitsService extends Service {
    */
   async commit(scoped: ProjectInScope, request: CommitRequest): Promise<Commit> {
     if (!isValidBranchName(request.branch)) throw new BadRequestError(REFUSALS.branchNameInvalid);
-    await this.ctx.branches.checkPush(scoped, request.branch);
+    await checkPush(this.ctx, scoped, request.branch);
     const user = request.committer ?? this.ctx.currentUser;
     const now = Math.floor(Date.now() / 1000);
     const committer: Signature = { name: user.name, email: user.email, timestamp: now, offsetMinutes: 0 };

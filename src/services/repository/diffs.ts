@@ -9,6 +9,7 @@ import { pageOf, type Page, type PageQuery } from '../pagination.js';
 import { presentCommit } from '../present/commits.js';
 import { projectWebUrl } from '../present/projects.js';
 import { Service } from '../service.js';
+import { CommitsService } from './commits.js';
 
 /**
  * What a comparison shows of its diffs, as the original bounds them (Gitlab::Git::DiffCollection's default limits):
@@ -67,7 +68,7 @@ export class DiffService extends Service {
    */
   async commitDiff(scoped: ProjectInScope, revision: string, query: PageQuery): Promise<Page<Diff>> {
     const repo = this.ctx.repositoryOf(scoped.project);
-    const commit = await this.ctx.commits.commitOf(repo, revision);
+    const commit = await new CommitsService(this.ctx).commitOf(repo, revision);
     const parentTree = commit.parents.length ? (await repo.readCommit(commit.parents[0])).tree : null;
     // Only the page's files are diffed: the list of changes is the tree walk alone.
     const page = pageOf(await changesBetween(repo, parentTree, commit.tree), query);

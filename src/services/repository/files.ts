@@ -9,6 +9,7 @@ import { decodeContent } from './commits.js';
 import { streamedFile } from './repository.js';
 import { REFUSALS } from './refusals.js';
 import { Service } from '../service.js';
+import { CommitsService } from './commits.js';
 
 /** 400 for a path no file can have, in the original's words: `..` climbs out of the repository. */
 function checkFilePath(path: string): void {
@@ -24,7 +25,7 @@ export class RepositoryFilesService extends Service {
   private async find(scoped: ProjectInScope, path: string, ref: string) {
     checkFilePath(path);
     const repo = this.ctx.repositoryOf(scoped.project);
-    const commit = await this.ctx.commits.commitOf(repo, ref);
+    const commit = await new CommitsService(this.ctx).commitOf(repo, ref);
     const entry = await repo.entryAt(commit.tree, path);
     if (entry?.type !== 'blob') throw new NotFoundError('File');
     return { repo, commit, entry };
@@ -91,7 +92,7 @@ export class RepositoryFilesService extends Service {
     actions: FileAction[],
   ): Promise<FileWriteResult> {
     checkFilePath(path);
-    const commits = this.ctx.commits;
+    const commits = new CommitsService(this.ctx);
     await commits.commit(scoped, {
       branch: input.branch,
       startBranch: input.start_branch,

@@ -17,12 +17,10 @@ import { projectWebUrl } from '../present/projects.js';
 import { presentUserBasic } from '../present/users.js';
 import { REFUSALS } from './refusals.js';
 import {
-  deleteRelease,
   findRelease,
   insertRelease,
   releaseAuthors,
   releaseIdsOfTags,
-  releaseNotesOf,
   releasesByIds,
   updateRelease,
   type NewRelease,
@@ -30,11 +28,12 @@ import {
 } from './release-store.js';
 import { tagWriteRefusal, type TagRefusal } from './tags.js';
 import { writeRepository } from './writes.js';
+import { noteOf, removeReleaseOfTag, replaceReleaseOfNewTag } from './release-notes.js';
 import { Service } from '../service.js';
+import { TagsService } from './tags.js';
 
 const tagMissing = () => new NotFoundError(REFUSALS.tagMissing, { verbatim: true });
 const releaseMissing = () => new NotFoundError(REFUSALS.releaseMissing, { verbatim: true });
-const noteOf = (row: ReleaseRow): Release => ({ tag_name: row.tagName, description: row.description });
 
 /**
  * Releases: the notes the database keeps beside a tag of the repository, one per tag name, shown by the tags API
@@ -46,29 +45,6 @@ const noteOf = (row: ReleaseRow): Release => ({ tag_name: row.tagName, descripti
  * write of a release and a tag writes the row first and moves the tag last (writeRepository).
  */
 export class ReleasesService extends Service {
-  // ---- the rows, as tags are made and deleted ----
-
-  /** The release notes of some of a project's tags, by tag name: one query. */
-  async notesOf(projectId: number, tagNames: string[]): Promise<Map<string, Release>> {
-    if (!tagNames.length) return new Map();
-    const rows = await releaseNotesOf((await this.ctx.view()).rows, projectId, tagNames);
-    return new Map(rows.map((row) => [row.tagName, noteOf(row)]));
-  }
-
-  /**
-   * For a tag being made, under the repository's lock: the release a crash left of a deleted tag of that name
-   * goes, and the new tag's release, when it has one, is made.
-   */
-  async replaceForNewTag(projectId: number, tagName: string, release: NewRelease | null): Promise<ReleaseRow | null> {
-    await this.removeOfTag(projectId, tagName);
-    return release ? this.insert(projectId, tagName, release) : null;
-  }
-
-  /** Deletes the release of a tag; the row it was, or null when there was none. */
-  removeOfTag(projectId: number, tagName: string): Promise<ReleaseRow | null> {
-    return deleteRelease(this.ctx.em, projectId, tagName);
-  }
-
   /** A new release of a tag, the caller its author; null when the tag has one (two writers racing: the second one gets null). */
   private insert(projectId: number, tagName: string, release: NewRelease): Promise<ReleaseRow | null> {
     return insertRelease(this.ctx.em, projectId, tagName, release, this.ctx.currentUser.id);
@@ -158,8 +134,11 @@ export class ReleasesService extends Service {
       if (ref === undefined) throw new UnprocessableEntityError(REFUSALS.refMissing);
       const refuse: TagRefusal = (message) => new BadRequestError(message);
       row = await writeRepository(this.ctx, scoped, async (locked) => {
-        const { update, commit } = await this.ctx.tags.build(scoped, locked, input.tag_name, ref, input.tag_message, refuse);
-        return { updates: [update], result: await this.replaceForNewTag(scoped.project.id, input.tag_name, { ...release, sha: commit }) };
+        const { update, commit } = await new TagsService(this.ctx).build(scoped, locked, input.tag_name, ref, input.tag_message, refuse);
+        return {
+          updates: [update],
+          result: await replaceReleaseOfNewTag(this.ctx, scoped.project.id, input.tag_name, { ...release, sha: commit }),
+        };
       }).catch((error: unknown) => {
         throw tagWriteRefusal(error, input.tag_name, refuse);
       });
@@ -190,7 +169,7 @@ export class ReleasesService extends Service {
   async delete(scoped: ProjectInScope, tagName: string): Promise<ProjectRelease> {
     const repo = this.ctx.repositoryOf(scoped.project);
     await this.tagCommit(repo, tagName);
-    const row = await this.removeOfTag(scoped.project.id, tagName);
+    const row = await removeReleaseOfTag(this.ctx, scoped.project.id, tagName);
     if (!row) throw releaseMissing();
     return (await this.present(scoped, repo, [row]))[0];
   }

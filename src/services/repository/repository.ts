@@ -26,6 +26,7 @@ import { presentCommit } from '../present/commits.js';
 import { projectWebUrl } from '../present/projects.js';
 import { REFUSALS } from './refusals.js';
 import { Service } from '../service.js';
+import { CommitsService } from './commits.js';
 
 const FULL_OID = /^[0-9a-f]{40}$/;
 
@@ -94,10 +95,10 @@ export class RepositoryService extends Service {
     // A client asking only for a check must not get a commit.
     if (input.dry_run) throw BadRequestError.invalid('dry_run', 'is not supported');
     const repo = this.ctx.repositoryOf(scoped.project);
-    const picked = await this.ctx.commits.commitOf(repo, revision);
+    const picked = await new CommitsService(this.ctx).commitOf(repo, revision);
     if ((await repo.branch(input.branch)) === null) throw new NotFoundError('Branch');
     const baseTree = picked.parents.length ? (await repo.readCommit(picked.parents[0])).tree : null;
-    const made = await this.ctx.commits.commit(scoped, {
+    const made = await new CommitsService(this.ctx).commit(scoped, {
       branch: input.branch,
       // As `git cherry-pick -x` writes it (the original adds the same line).
       message: input.message || `${withoutFinalNewlines(picked.message)}\n\n(cherry picked from commit ${picked.oid})`,

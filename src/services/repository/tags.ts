@@ -10,6 +10,7 @@ import { projectWebUrl } from '../present/projects.js';
 import { REFUSALS, writeRefusal } from './refusals.js';
 import { writeRepository, type ReferenceUpdate } from './writes.js';
 import { byName, RefsService, searchFilter } from './refs.js';
+import { releaseNotesOfTags, removeReleaseOfTag, replaceReleaseOfNewTag } from './release-notes.js';
 
 /**
  * Whether a name can be a tag's, by the original's rules: a valid git reference name that does not start with
@@ -68,7 +69,7 @@ export class TagsService extends RefsService<Tag> {
       const { update, commit } = await this.build(scoped, repo, input.tag_name, input.ref, input.message, refuse);
       // Release notes only when there is something in them, as the original stores them.
       const notes = input.release_description?.trim() ? { description: input.release_description, sha: commit } : null;
-      await this.ctx.releases.replaceForNewTag(scoped.project.id, input.tag_name, notes);
+      await replaceReleaseOfNewTag(this.ctx, scoped.project.id, input.tag_name, notes);
       return { updates: [update], result: { name: input.tag_name, oid: update.new! } };
     }).catch((error: unknown) => {
       throw tagWriteRefusal(error, input.tag_name, refuse);
@@ -117,7 +118,7 @@ export class TagsService extends RefsService<Tag> {
     await writeRepository(this.ctx, scoped, async (repo) => {
       const oid = await this.oidOf(repo, name);
       if (!this.changesTags(scoped)) throw new BadRequestError(REFUSALS.changeExistingTags);
-      await this.ctx.releases.removeOfTag(scoped.project.id, name);
+      await removeReleaseOfTag(this.ctx, scoped.project.id, name);
       return { updates: [{ name: TAG_PREFIX + name, old: oid, new: null }], result: undefined };
     }).catch((error: unknown) => {
       throw writeRefusal(error);
@@ -131,7 +132,8 @@ export class TagsService extends RefsService<Tag> {
 
   /** Tags in the answer's shape: their release notes read in one query. */
   protected async present(scoped: ProjectInScope, repo: Repository, tags: Reference[]): Promise<Tag[]> {
-    const notes = await this.ctx.releases.notesOf(
+    const notes = await releaseNotesOfTags(
+      this.ctx,
       scoped.project.id,
       tags.map((tag) => tag.name),
     );

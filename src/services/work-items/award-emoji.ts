@@ -9,6 +9,7 @@ import type { View } from '../present/view.js';
 import { Service } from '../service.js';
 import { awardPage, deleteAward, findAward, insertAward, type AwardRow } from './note-store.js';
 import { authorOf, type WorkItemTarget } from './work-item-target.js';
+import { NotesService } from './notes.js';
 
 /** Every emoji name (and alias) there is, as the original's list of emoji. */
 const EMOJI_NAMES = new Set(gemoji.flatMap((emoji) => emoji.names));
@@ -44,7 +45,7 @@ export class AwardEmojiService extends Service {
   private async target(awardable: Awardable): Promise<{ kind: TargetKind; id: number; authorId: number | null }> {
     if (awardable.noteId === undefined)
       return { kind: awardable.target.kind, id: awardable.target.id, authorId: authorOf(awardable.target) };
-    const note = await this.ctx.notes.noteOf(awardable.target, awardable.noteId);
+    const note = await new NotesService(this.ctx).noteOf(awardable.target, awardable.noteId);
     return { kind: 'Note', id: note.id, authorId: note.author_id };
   }
 

@@ -19,6 +19,7 @@ import {
 import { checkBody, presentNote } from './notes.js';
 import { touch } from './work-item-store.js';
 import { projectOf, type WorkItemTarget } from './work-item-target.js';
+import { NotesService } from './notes.js';
 
 /** A discussion as the API shows it. */
 function presentDiscussion(notes: NoteRow[], iid: number, view: View): Discussion {
@@ -71,7 +72,7 @@ export class DiscussionsService extends Service {
     const now = new Date();
     if (input.body !== undefined) {
       checkBody(input.body);
-      await this.ctx.notes.administered(target, note.id);
+      await new NotesService(this.ctx).administered(target, note.id);
       await updateNoteBody(this.ctx.em, note.id, input.body, now);
     } else {
       this.checkResolve(target, note);
@@ -83,7 +84,7 @@ export class DiscussionsService extends Service {
   /** DELETE .../discussions/:discussion_id/notes/:note_id: as a note's. */
   async deleteNote(target: WorkItemTarget, discussionId: string, noteId: number): Promise<void> {
     const note = await this.noteIn(target, discussionId, noteId);
-    await this.ctx.notes.delete(target, note.id);
+    await new NotesService(this.ctx).delete(target, note.id);
   }
 
   /** PUT /merge_requests/:iid/discussions/:discussion_id: the whole thread resolved (`resolved`) or unresolved. */

@@ -1,3 +1,4 @@
+import { findIssueInScope, findMergeRequestInScope, type IssueTarget } from './work-item-scopes.js';
 import { can, type IssueInScope, type ProjectInScope } from '../../auth/abilities.js';
 import { visibleIssuesSql } from '../../auth/access-levels.js';
 import type { Namespace } from '../../db/entities/index.js';
@@ -9,7 +10,6 @@ import { likePattern } from '../search.js';
 import { Service } from '../service.js';
 import {
   existingUserIds,
-  findIssueFacts,
   insertIssue,
   issuePage,
   issueRow,
@@ -20,7 +20,6 @@ import {
   subscriptionChoice,
   updateIssue,
   type IssueColumns,
-  type IssueRow,
   type IssueFilter,
 } from './issue-store.js';
 import { existingLabelIds, labelIdsOf, labelsOn, setLabelLinks } from './label-store.js';
@@ -30,6 +29,7 @@ import { mergeRequestRow } from './merge-request-store.js';
 import { changedAttributes, recordWorkItemEvent } from './work-item-events.js';
 import { copyDiscussion, insertNote, resolveNotes, unresolvedThreads } from './note-store.js';
 import { confidentialityNote, dueDateNote, lockNote, movedFromNote, movedToNote, statusNote } from './system-notes.js';
+import { ProjectsService } from '../projects/projects.js';
 
 /** `None`/`Any` as the original reads them in filters, whatever their case. */
 const noneOrAny = (value: string): 'none' | 'any' | undefined => {
@@ -46,12 +46,8 @@ const instant = (text: string | undefined) => (text === undefined ? undefined : 
 /** Issues: listed with the original's filters, read, opened, changed, closed and reopened, moved, deleted; who hears of them. */
 export class IssuesService extends Service {
   /** The issue a path names by iid in the project (the nested scope of `/projects/:id/issues/:issue_iid`); null for none. */
-  async findInScope(project: ProjectInScope, iid: string | number): Promise<(IssueInScope & { id: number; iid: number }) | null> {
-    const number = Number(iid);
-    if (!Number.isInteger(number) || number < 1 || number > 2 ** 31 - 1) return null;
-    const facts = await findIssueFacts((await this.ctx.view()).rows, project.project.id, number);
-    if (!facts) return null;
-    return { id: facts.id, iid: facts.iid, project, issue: facts };
+  findInScope(project: ProjectInScope, iid: string | number): Promise<IssueTarget | null> {
+    return findIssueInScope(this.ctx, project, iid);
   }
 
   /** GET /issues: the issues of every project the caller may read; its own (`created-by-me`) unless another scope is asked. */
@@ -138,7 +134,7 @@ export class IssuesService extends Service {
     const view = await this.ctx.view();
     const row = await issueRow(view.rows, id);
     if (!row) throw new NotFoundError('Issue');
-    const project = await this.ctx.projects.findInScope(row.project_id);
+    const project = await new ProjectsService(this.ctx).findInScope(row.project_id);
     const scoped = project && (await this.findInScope(project, row.iid));
     if (!scoped || !can(this.ctx.caller, 'read_issue', scoped)) throw new NotFoundError('Issue');
     return this.present(scoped.id);
@@ -214,7 +210,7 @@ export class IssuesService extends Service {
    * not there (404).
    */
   private async followUpOf(scoped: ProjectInScope, input: CreateIssueInput) {
-    const request = await this.ctx.mergeRequests.findInScope(scoped, input.merge_request_to_resolve_discussions_of!);
+    const request = await findMergeRequestInScope(this.ctx, scoped, input.merge_request_to_resolve_discussions_of!);
     if (!request || !can(this.ctx.caller, 'read_merge_request', request)) throw new NotFoundError('Merge Request');
     const row = (await mergeRequestRow((await this.ctx.view()).rows, request.id))!;
     const threads = await unresolvedThreads((await this.ctx.view()).rows, request.id, input.discussion_to_resolve);
@@ -333,22 +329,6 @@ export class IssuesService extends Service {
     });
   }
 
-  /**
-   * Closes an open issue by the caller, with a system note saying how (`closed via merge request !1`, `closed via commit
-   * ...`), as merges and pushes close the issues they name.
-   */
-  async close(issue: Pick<IssueRow, 'id' | 'iid' | 'title' | 'project_id'>, note: string): Promise<void> {
-    const now = new Date();
-    await updateIssue(this.ctx.em, issue.id, { state: 'closed', closed_at: now, closed_by_id: this.ctx.currentUser.id, updated_at: now });
-    await this.systemNote(issue.project_id, issue.id, note, now);
-    await recordWorkItemEvent(
-      this.ctx,
-      'issue.closed',
-      { id: issue.id, iid: issue.iid, title: issue.title, projectId: issue.project_id },
-      {},
-    );
-  }
-
   /** DELETE /projects/:id/issues/:issue_iid: the issue leaves every list and count; its row and iid stay taken. */
   async delete(scoped: IssueInScope & { id: number }): Promise<void> {
     if (!can(this.ctx.caller, 'destroy_issue', scoped.project)) throw new ForbiddenError();
@@ -367,7 +347,7 @@ export class IssuesService extends Service {
     const em = this.ctx.em;
     const now = new Date();
     const source = scoped.project;
-    const target = await this.ctx.projects.findInScope(input.to_project_id);
+    const target = await new ProjectsService(this.ctx).findInScope(input.to_project_id);
     if (target && target.project.id === source.project.id) throw new BadRequestError('Cannot move issue to project it originates from!');
     if (!target || !can(this.ctx.caller, 'admin_issue', source) || !can(this.ctx.caller, 'admin_issue', target)) {
       throw new BadRequestError('Cannot move issue due to insufficient permissions!');

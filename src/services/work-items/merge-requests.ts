@@ -1,4 +1,5 @@
-import { can, mergesToBranch, pushesToBranch, type MergeRequestInScope, type ProjectInScope } from '../../auth/abilities.js';
+import { closeIssue, findIssueInScope, findMergeRequestInScope, type MergeRequestTarget } from './work-item-scopes.js';
+import { can, mergesToBranch, pushesToBranch, type ProjectInScope } from '../../auth/abilities.js';
 import { visibleMergeRequestsSql } from '../../auth/access-levels.js';
 import type { Namespace } from '../../db/entities/index.js';
 import {
@@ -43,7 +44,6 @@ import { issueRow, nextIid, participatesIn, setSubscription, subscriptionChoice 
 import { labelIdsOf, setLabelLinks } from './label-store.js';
 import {
   DRAFT_TITLE,
-  findMergeRequestFacts,
   insertMergeRequest,
   mergeRequestPage,
   mergeRequestRow,
@@ -62,9 +62,9 @@ import { lockNote, statusNote } from './system-notes.js';
 import { assigneeIdsOf, checkTitle, milestoneChange, reassign, relabel, textChanges } from './work-item-changes.js';
 import { existingUserIds } from './issue-store.js';
 import { changedAttributes, recordWorkItemEvent } from './work-item-events.js';
-
-/** A merge request a path names, with its ID. */
-export type MergeRequestTarget = MergeRequestInScope & { id: number; iid: number };
+import { projectProtections, protectionOf } from '../repository/branch-protection.js';
+import { DiffService } from '../repository/diffs.js';
+import { ProjectsService } from '../projects/projects.js';
 
 /** Whose merge requests a list shows: one project's, the projects of a group and its subgroups, or every project's. */
 type MergeRequestsSource = { project: ProjectInScope } | { groupId: number; groupPath: string } | { all: true };
@@ -94,12 +94,8 @@ const MERGE_REFUSALS = {
  */
 export class MergeRequestsService extends Service {
   /** The merge request a path names by iid in the project (the nested scope of `/merge_requests/:merge_request_iid`); null for none. */
-  async findInScope(project: ProjectInScope, iid: string | number): Promise<MergeRequestTarget | null> {
-    const number = Number(iid);
-    if (!Number.isInteger(number) || number < 1 || number > 2 ** 31 - 1) return null;
-    const facts = await findMergeRequestFacts((await this.ctx.view()).rows, project.project.id, number);
-    if (!facts) return null;
-    return { id: facts.id, iid: facts.iid, project, mergeRequest: facts };
+  findInScope(project: ProjectInScope, iid: string | number): Promise<MergeRequestTarget | null> {
+    return findMergeRequestInScope(this.ctx, project, iid);
   }
 
   /** GET /merge_requests: of every project the caller may read; its own (`created-by-me`) unless another scope is asked. */
@@ -196,7 +192,7 @@ export class MergeRequestsService extends Service {
     const pipeline = await this.headPipeline(row);
     const source =
       pipeline && row.source_project_id !== scoped.project.project.id
-        ? await this.ctx.projects.findInScope(row.source_project_id!)
+        ? await new ProjectsService(this.ctx).findInScope(row.source_project_id!)
         : scoped.project;
     return presentMergeRequest(
       row,
@@ -235,7 +231,7 @@ export class MergeRequestsService extends Service {
     const shown = await this.present(scoped);
     const row = await this.current(scoped);
     if (!row.head_sha) return { ...shown, changes: [], overflow: false };
-    const { diffs, overflow } = await this.ctx.diffs.boundedDiffs(
+    const { diffs, overflow } = await new DiffService(this.ctx).boundedDiffs(
       this.ctx.repositoryOf(scoped.project.project),
       row.base_sha,
       row.head_sha,
@@ -286,14 +282,14 @@ export class MergeRequestsService extends Service {
     repo: Repository,
   ): Promise<void> {
     if (row.source_project_id === row.project_id || row.source_project_id === null || !row.head_sha) return;
-    const source = await this.ctx.projects.findInScope(row.source_project_id);
+    const source = await new ProjectsService(this.ctx).findInScope(row.source_project_id);
     if (!source) return;
     await copyMissingObjects(this.ctx.repositoryOf(source.project), repo, row.head_sha);
   }
 
   /** Whether the caller may merge into the branch of the request's project: push to it, or merge as its protection allows. */
   private async mayMerge(scoped: MergeRequestTarget, branch: string): Promise<boolean> {
-    const protection = this.ctx.branches.protectionOf(await this.ctx.branches.protections(scoped.project.project.id), branch);
+    const protection = protectionOf(await projectProtections(this.ctx, scoped.project.project.id), branch);
     return mergesToBranch(this.ctx.caller, scoped.project, protection);
   }
 
@@ -371,7 +367,7 @@ export class MergeRequestsService extends Service {
       if (!can(this.ctx.caller, 'create_merge_request_in', source)) throw new ForbiddenError();
       return source;
     }
-    const target = await this.ctx.projects.findInScope(targetProjectId);
+    const target = await new ProjectsService(this.ctx).findInScope(targetProjectId);
     if (!target || !can(this.ctx.caller, 'read_project', target)) throw new NotFoundError('Project');
     const upstream = source.project.forkedFrom
       ? typeof source.project.forkedFrom === 'object'
@@ -522,7 +518,7 @@ export class MergeRequestsService extends Service {
         ? target
         : sourceProjectId === null
           ? null
-          : await this.ctx.projects.findInScope(sourceProjectId);
+          : await new ProjectsService(this.ctx).findInScope(sourceProjectId);
     const [head, start] = await Promise.all([
       source ? this.ctx.repositoryOf(source.project).branch(sourceBranch) : null,
       this.ctx.repositoryOf(target.project).branch(targetBranch),
@@ -580,7 +576,7 @@ export class MergeRequestsService extends Service {
           ? target
           : row.source_project_id === null
             ? null
-            : await this.ctx.projects.findInScope(row.source_project_id);
+            : await new ProjectsService(this.ctx).findInScope(row.source_project_id);
       const sourceRepo = sourceScoped ? this.ctx.repositoryOf(sourceScoped.project) : null;
       const [head, start] = await Promise.all([sourceRepo ? sourceRepo.branch(row.source_branch) : null, repo.branch(row.target_branch)]);
       if (!head || !start) throw new MethodNotAllowedError(MERGE_REFUSALS.cannotBeMerged);
@@ -753,7 +749,7 @@ export class MergeRequestsService extends Service {
   /** Whether the source branch may go after the merge: the caller pushes to it, and it is not its project's default branch. */
   private async mayRemoveSource(source: ProjectInScope, repo: Repository, branch: string): Promise<boolean> {
     if (branch === (await repo.headBranch())) return false;
-    const protection = this.ctx.branches.protectionOf(await this.ctx.branches.protections(source.project.id), branch);
+    const protection = protectionOf(await projectProtections(this.ctx, source.project.id), branch);
     return pushesToBranch(this.ctx.caller, source, protection);
   }
 
@@ -800,8 +796,8 @@ export class MergeRequestsService extends Service {
       const project =
         reference.projectPath.toLowerCase() === row.project_path.toLowerCase()
           ? scoped.project
-          : await this.ctx.projects.findInScope(reference.projectPath);
-      const issue = project && (await this.ctx.issues.findInScope(project, reference.iid));
+          : await new ProjectsService(this.ctx).findInScope(reference.projectPath);
+      const issue = project && (await findIssueInScope(this.ctx, project, reference.iid));
       if (!issue || !can(this.ctx.caller, 'read_issue', issue)) continue;
       const issueRowFound = await issueRow(em, issue.id);
       if (issueRowFound && issueRowFound.state === 'opened') found.push(issueRowFound);
@@ -830,12 +826,12 @@ export class MergeRequestsService extends Service {
    */
   async closeIssuesOnMerge(mergeRequestId: number): Promise<void> {
     const row = (await mergeRequestRow(this.ctx.em, mergeRequestId))!;
-    const project = await this.ctx.projects.findInScope(row.project_id);
+    const project = await new ProjectsService(this.ctx).findInScope(row.project_id);
     if (!project || row.target_branch !== (await this.ctx.repositoryOf(project.project).headBranch())) return;
     const scoped = (await this.findInScope(project, row.iid))!;
     for (const issue of await this.closingReferences(scoped, row)) {
       const reference = issue.project_id === row.project_id ? `!${row.iid}` : `${row.project_path}!${row.iid}`;
-      await this.ctx.issues.close(issue, `closed via merge request ${reference}`);
+      await closeIssue(this.ctx, issue, `closed via merge request ${reference}`);
     }
   }
 
@@ -885,3 +881,5 @@ async function mergesCleanly(repo: Repository, base: string | null, ours: string
 function sentence(items: string[]): string {
   return items.length <= 1 ? (items[0] ?? '') : `${items.slice(0, -1).join(', ')} and ${items.at(-1)}`;
 }
+
+export type { MergeRequestTarget };

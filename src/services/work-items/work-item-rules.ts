@@ -5,6 +5,9 @@ import { rule } from '../rules.js';
 import { issueRow } from './issue-store.js';
 import { mergeCommitsAmong, openCrossProjectMergeRequests, openMergeRequestsInto } from './merge-request-store.js';
 import { closingIssueReferencesIn } from './references.js';
+import { closeIssue, findIssueInScope } from './work-item-scopes.js';
+import { MergeRequestsService } from './merge-requests.js';
+import { findProjectInScope } from '../projects/project-store.js';
 
 /** How many issues one commit's message closes at the most. */
 const MAX_CLOSED_BY_COMMIT = 100;
@@ -25,17 +28,17 @@ export const workItemRules = [
     const projectId = event.project_id!;
     const open = await openMergeRequestsInto(ctx.em, projectId, event.data.ref.slice(BRANCH_PREFIX.length));
     if (!open.length) return;
-    const project = await ctx.projects.findInScope(projectId);
+    const project = await findProjectInScope(ctx, projectId);
     if (!project) return;
     const repo = ctx.repositoryOf(project.project);
     for (const request of open) {
       const head = request.head_sha;
       if (!head || (await repo.objectType(head)) !== 'commit' || (await mergeBase(repo, head, after)) !== head) continue;
-      await ctx.mergeRequests.markMerged(request, { commit: null, head, start: after, base: head, mergedAt: new Date() });
+      await new MergeRequestsService(ctx).markMerged(request, { commit: null, head, start: after, base: head, mergedAt: new Date() });
     }
   }),
   /** A request merged into its project's default branch closes the issues it names with a closing pattern. */
-  rule(['merge_request.merged'], (ctx, event) => ctx.mergeRequests.closeIssuesOnMerge(event.merge_request_id!)),
+  rule(['merge_request.merged'], (ctx, event) => new MergeRequestsService(ctx).closeIssuesOnMerge(event.merge_request_id!)),
   /**
    * Commits that reach the default branch close the open issues their messages name with a closing pattern (`Closes
    * #1`), where the pusher may change them; a request's merge commit closes nothing of its own (the request did).
@@ -43,7 +46,7 @@ export const workItemRules = [
   rule(['push'], async (ctx, event) => {
     const { after, commits, ref } = event.data;
     if (after === null || !commits.length) return;
-    const project = await ctx.projects.findInScope(event.project_id!);
+    const project = await findProjectInScope(ctx, event.project_id!);
     if (!project) return;
     const repo = ctx.repositoryOf(project.project);
     if (ref !== `${BRANCH_PREFIX}${await repo.headBranch()}`) return;
@@ -58,11 +61,11 @@ export const workItemRules = [
         const owner =
           reference.projectPath.toLowerCase() === projectPath.toLowerCase()
             ? project
-            : await ctx.projects.findInScope(reference.projectPath);
-        const issue = owner && (await ctx.issues.findInScope(owner, reference.iid));
+            : await findProjectInScope(ctx, reference.projectPath);
+        const issue = owner && (await findIssueInScope(ctx, owner, reference.iid));
         if (!issue || !can(ctx.caller, 'update_issue', issue)) continue;
         const row = await issueRow(ctx.em, issue.id);
-        if (row?.state === 'opened') await ctx.issues.close(row, `closed via commit ${sha}`);
+        if (row?.state === 'opened') await closeIssue(ctx, row, `closed via commit ${sha}`);
       }
     }
   }),
@@ -72,6 +75,7 @@ export const workItemRules = [
    */
   rule(['project.updated'], async (ctx, event) => {
     if (!event.data.changes.includes('forked_from_id')) return;
-    for (const request of await openCrossProjectMergeRequests(ctx.em, event.project_id!)) await ctx.mergeRequests.close(request);
+    for (const request of await openCrossProjectMergeRequests(ctx.em, event.project_id!))
+      await new MergeRequestsService(ctx).close(request);
   }),
 ];
