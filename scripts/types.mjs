@@ -4,7 +4,7 @@
 // Each type is printed from the compiler's resolved form of the source's. `node scripts/types.mjs` checks that
 // each printed type and its source are assignable to each other, then writes the file; `--check` fails when
 // the file differs from what it would write.
-import { readFileSync, writeFileSync } from 'node:fs';
+import { readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
@@ -12,6 +12,15 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 const src = (name) => `${root}src/${name}`;
 const typesFile = src('types.ts');
 const probeFile = src('__types-probe.ts');
+const schemasFile = src('__types-schemas.ts');
+/**
+ * Every schema file's exports in one module, as the resources' modules declare them (src/api/modules.ts; a test holds
+ * the two the same): files in name order.
+ */
+const schemaFiles = readdirSync(src('schemas'))
+  .filter((file) => file.endsWith('.ts'))
+  .sort();
+const schemasModule = schemaFiles.map((file) => `export * from './schemas/${file.replace(/\.ts$/, '.js')}';`).join('\n');
 const checkFile = src('__types-check.ts');
 
 /** The fewest members an interface has for others to extend it: fewer in common is likeness, not composition. */
@@ -29,7 +38,7 @@ const references = {
 // (with the table, for the names of each route's path parameters) and the options of createHostingService.
 const probe =
   `import type { Static } from 'typebox';
-import type * as schemas from './schemas/index.js';
+import type * as schemas from './__types-schemas.js';
 export type Schemas = { [Name in keyof typeof schemas]: ` +
   `(typeof schemas)[Name] extends { '~kind': string } ? Static<(typeof schemas)[Name]> : never };
 export type { RouteApi, RouteTable } from './api/index.js';
@@ -350,7 +359,12 @@ function createPrinter(program, referenceSymbols) {
 
 /** The text of src/types.ts, from the source as it is now, and how to verify it. */
 function generateTypes() {
-  const program = createProgram(new Map([[probeFile, probe]]));
+  const program = createProgram(
+    new Map([
+      [probeFile, probe],
+      [schemasFile, schemasModule],
+    ]),
+  );
   const checker = program.getTypeChecker();
   const probeSymbols = new Map(
     checker.getExportsOfModule(checker.getSymbolAtLocation(program.getSourceFile(probeFile))).map((symbol) => [symbol.name, symbol]),
@@ -363,7 +377,7 @@ function generateTypes() {
   const schemasType = declared('Schemas');
   const schemaModule = program
     .getSourceFile(probeFile)
-    .statements.find((statement) => ts.isImportDeclaration(statement) && statement.moduleSpecifier.text === './schemas/index.js');
+    .statements.find((statement) => ts.isImportDeclaration(statement) && statement.moduleSpecifier.text === './__types-schemas.js');
   const schemaSymbols = bySource(
     checker
       .getExportsOfModule(checker.getSymbolAtLocation(schemaModule.moduleSpecifier))
@@ -428,6 +442,7 @@ ${pairs.map(([name, source]) => `export const _${name}: Same<generated.${name}, 
   const checked = createProgram(
     new Map([
       [probeFile, probe],
+      [schemasFile, schemasModule],
       [typesFile, text],
       [checkFile, check],
     ]),

@@ -103,7 +103,7 @@ ${ROOT_ENVIRONMENT}`,
     (default DIR src/db/migrations; add it to src/db/migrations/index.ts).`,
     positionals: 1,
     run: async (_values, [directory]) => {
-      const { openDatabase } = await import('./db/orm.js');
+      const { openDatabase } = await import('./database.js');
       const db = await openDatabase();
       try {
         const result = await db.orm.migrator.create(resolve(directory ?? 'src/db/migrations'));

@@ -11,7 +11,7 @@ import type { Readable } from 'node:stream';
 /** A branch, with its last commit and what its protection allows. */
 export interface Branch {
   name: string;
-  commit: Commit;
+  commit: { id: string; short_id: string; title: string; message: string; author_name: string; author_email: string; authored_date: string; committer_name: string; committer_email: string; committed_date: string; created_at: string; parent_ids: string[]; web_url: string };
   /** Whether its commit is in the default branch (never for the default branch itself). */
   merged: boolean;
   protected: boolean;
@@ -101,7 +101,7 @@ export interface CommitComment {
   line: number | null;
   line_type: 'new' | 'old' | null;
   /** With its e-mail address and when it joined, as SPEC.md has a commit comment's author. */
-  author: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] } | null;
+  author: UserWithEmail | null;
   created_at: string;
 }
 
@@ -356,7 +356,10 @@ export interface PushData {
 /** An event as the Events API shows it (the original's `Event` entity of its era). */
 export interface Event {
   project_id: number | null;
-  /** What happened, in the original's words: `opened`, `closed`, `accepted`, `pushed to`, `pushed new`, `deleted`, `commented on`, `joined`, ... */
+  /**
+   * What happened, in the original's words: `opened`, `closed`, `accepted`, `pushed to`, `pushed new`, `deleted`, `commented on`,
+   * `joined`, ...
+   */
   action_name: string;
   target_id: number | null;
   /** The target's iid (its ID for a target without one); null without a target. */
@@ -691,6 +694,189 @@ export interface ShareProjectInput {
   expires_at?: string | null;
 }
 
+// src/schemas/merge-requests.ts
+
+/** A merge request's author and assignees: user references with their e-mail address and when they joined (SPEC.md). */
+export interface UserWithEmail extends UserBasic {
+  email: string;
+  created_at: string;
+}
+
+export type MergeRequestState = 'closed' | 'locked' | 'merged' | 'opened';
+
+export interface MergeRequestBasic {
+  id: number;
+  iid: number;
+  /** The target project, always. */
+  project_id: number;
+  title: string;
+  description: string | null;
+  state: MergeRequestState;
+  created_at: string;
+  updated_at: string;
+  merged_by: UserBasic | null;
+  merged_at: string | null;
+  closed_by: UserBasic | null;
+  closed_at: string | null;
+  target_branch: string;
+  source_branch: string;
+  upvotes: number;
+  downvotes: number;
+  author: UserWithEmail;
+  /** The first of `assignees`. */
+  assignee: UserWithEmail | null;
+  assignees: UserWithEmail[];
+  reviewers: UserBasic[];
+  /** The fork's ID for a request from a fork; else the target's. Null once the source project is gone. */
+  source_project_id: number | null;
+  target_project_id: number;
+  labels: string[];
+  /** From a `WIP:`, `[WIP]`, `Draft:` or `[Draft]` at the start of the title (or `(Draft)`, `Draft -`). */
+  work_in_progress: boolean;
+  draft: boolean;
+  milestone: Milestone | null;
+  merge_when_pipeline_succeeds: boolean;
+  merge_status: 'can_be_merged' | 'cannot_be_merged' | 'unchecked';
+  /** The source branch's head. */
+  sha: string | null;
+  merge_commit_sha: string | null;
+  squash_commit_sha: null;
+  user_notes_count: number;
+  discussion_locked: boolean;
+  should_remove_source_branch: boolean | null;
+  force_remove_source_branch: boolean;
+  allow_collaboration: boolean;
+  allow_maintainer_to_push: boolean;
+  web_url: string;
+  /** `!iid`, and as later clients read them: short, relative to the project's namespace, full. */
+  reference: string;
+  references: { short: string; relative: string; full: string };
+  time_stats: TimeStats;
+  squash: boolean;
+  task_completion_status: { count: number; completed_count: number };
+  has_conflicts: boolean;
+  blocking_discussions_resolved: boolean;
+}
+
+/** `view=simple`: the request's numbers, URL, title, description and state. */
+export interface MergeRequestSimple {
+  id: number;
+  iid: number;
+  project_id: number;
+  title: string;
+  description: string | null;
+  state: MergeRequestState;
+  created_at: string;
+  updated_at: string;
+  web_url: string;
+}
+
+/** One merge request, with the viewer's subscription, what merging it involves, and whether the viewer may. */
+export interface MergeRequest extends MergeRequestBasic {
+  subscribed: boolean;
+  /** The number of files changed, as a string as the original writes it (`"1000+"` past its limit); null before it is known. */
+  changes_count: string | null;
+  merge_user: UserBasic | null;
+  latest_build_started_at: null;
+  latest_build_finished_at: null;
+  first_deployed_to_production_at: null;
+  pipeline: { id: number; sha: string; ref: string; status: string; web_url: string } | null;
+  head_pipeline: null;
+  diff_refs: { base_sha: string | null; head_sha: string | null; start_sha: string | null } | null;
+  merge_error: null;
+  first_contribution: boolean;
+  user: { can_merge: boolean };
+  approvals_before_merge: null;
+  diverged_commits_count?: number;
+  rebase_in_progress?: boolean;
+}
+
+/** One merge request with its changes from the merge base (`GET .../changes`). */
+export interface MergeRequestChanges extends MergeRequest {
+  changes: Diff[];
+  overflow: boolean;
+}
+
+/** A commit of a merge request: the commit as repository lists show it. */
+export interface MergeRequestCommit {
+  id: string;
+  short_id: string;
+  title: string;
+  message: string;
+  author_name: string;
+  author_email: string;
+  authored_date: string;
+  committer_name: string;
+  committer_email: string;
+  committed_date: string;
+  created_at: string;
+  parent_ids: string[];
+  web_url: string;
+}
+
+export interface ListMergeRequestsQuery {
+  state?: 'all' | 'closed' | 'locked' | 'merged' | 'opened';
+  order_by?: 'created_at' | 'updated_at';
+  sort?: 'asc' | 'desc';
+  milestone?: string;
+  view?: 'simple';
+  labels?: string[];
+  created_after?: string;
+  created_before?: string;
+  updated_after?: string;
+  updated_before?: string;
+  scope?: 'all' | 'assigned-to-me' | 'assigned_to_me' | 'created-by-me' | 'created_by_me';
+  author_id?: number;
+  assignee_id?: 'Any' | 'None' | 'any' | 'none' | number;
+  my_reaction_emoji?: string;
+  iids?: number[];
+  source_branch?: string;
+  target_branch?: string;
+  search?: string;
+  wip?: 'no' | 'yes';
+}
+
+export interface GetMergeRequestQuery {
+  include_diverged_commits_count?: boolean;
+  include_rebase_in_progress?: boolean;
+  render_html?: boolean;
+}
+
+export interface CreateMergeRequestInput {
+  description?: string | null;
+  assignee_id?: number | null;
+  assignee_ids?: number[];
+  milestone_id?: number | null;
+  labels?: string[];
+  remove_source_branch?: boolean;
+  source_branch: string;
+  target_branch: string;
+  title: string;
+  target_project_id?: number;
+}
+
+export interface UpdateMergeRequestInput {
+  description?: string | null;
+  assignee_id?: number | null;
+  assignee_ids?: number[];
+  milestone_id?: number | null;
+  labels?: string[];
+  remove_source_branch?: boolean;
+  target_branch?: string;
+  title?: string;
+  add_labels?: string[];
+  remove_labels?: string[];
+  state_event?: 'close' | 'reopen';
+  discussion_locked?: boolean;
+}
+
+export interface MergeInput {
+  merge_commit_message?: string;
+  should_remove_source_branch?: boolean;
+  merge_when_pipeline_succeeds?: boolean;
+  sha?: string;
+}
+
 // src/schemas/namespaces.ts
 
 /**
@@ -954,8 +1140,8 @@ export interface RepositoryBlob {
 
 /** What changed from one ref to another: the commits and the files. */
 export interface Compare {
-  commit: Commit | null;
-  commits: Commit[];
+  commit: { id: string; short_id: string; title: string; message: string; author_name: string; author_email: string; authored_date: string; committer_name: string; committer_email: string; committed_date: string; created_at: string; parent_ids: string[]; web_url: string } | null;
+  commits: { id: string; short_id: string; title: string; message: string; author_name: string; author_email: string; authored_date: string; committer_name: string; committer_email: string; committed_date: string; created_at: string; parent_ids: string[]; web_url: string }[];
   diffs: Diff[];
   compare_timeout: boolean;
   compare_same_ref: boolean;
@@ -1275,7 +1461,7 @@ export interface Tag {
   /** The object the tag holds: the annotated tag object's ID, or the commit's for a lightweight tag. */
   target: string;
   /** The commit the tag names; null for a tag of another kind of object (a tree, a blob), which git allows. */
-  commit: Commit | null;
+  commit: { id: string; short_id: string; title: string; message: string; author_name: string; author_email: string; authored_date: string; committer_name: string; committer_email: string; committed_date: string; created_at: string; parent_ids: string[]; web_url: string } | null;
   release: Release | null;
   /** forgekit protects no tags. */
   protected: boolean;
@@ -1309,7 +1495,7 @@ export interface ProjectRelease {
   /** Who made it; absent once that user is deleted. */
   author?: UserBasic;
   /** The commit the tag named when the release was made. */
-  commit: Commit | null;
+  commit: { id: string; short_id: string; title: string; message: string; author_name: string; author_email: string; authored_date: string; committer_name: string; committer_email: string; committed_date: string; created_at: string; parent_ids: string[]; web_url: string } | null;
   /** Whether `released_at` is still to come. */
   upcoming_release: boolean;
   assets: { count: number; sources: never[]; links: never[] };
@@ -1742,7 +1928,7 @@ export interface sApi {
   /** `/projects/:id/milestones/:milestone_id/issues`, `/groups/:id/milestones/:milestone_id/issues` */
   issues: (id: number | string, milestone_id: number, input?: PageQuery) => Promise<ListResult<IssueBasic>>;
   /** `/projects/:id/milestones/:milestone_id/merge_requests`, `/groups/:id/milestones/:milestone_id/merge_requests` */
-  mergeRequests: (id: number | string, milestone_id: number, input?: PageQuery) => Promise<ListResult<{ id: number; iid: number; project_id: number; title: string; description: string | null; state: 'closed' | 'locked' | 'merged' | 'opened'; created_at: string; updated_at: string; merged_by: UserBasic | null; merged_at: string | null; closed_by: UserBasic | null; closed_at: string | null; target_branch: string; source_branch: string; upvotes: number; downvotes: number; author: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] }; assignee: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] } | null; assignees: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] }[]; reviewers: UserBasic[]; source_project_id: number | null; target_project_id: number; labels: string[]; work_in_progress: boolean; draft: boolean; milestone: Milestone | null; merge_when_pipeline_succeeds: boolean; merge_status: 'can_be_merged' | 'cannot_be_merged' | 'unchecked'; sha: string | null; merge_commit_sha: string | null; squash_commit_sha: null; user_notes_count: number; discussion_locked: boolean; should_remove_source_branch: boolean | null; force_remove_source_branch: boolean; allow_collaboration: boolean; allow_maintainer_to_push: boolean; web_url: string; reference: string; references: { short: string; relative: string; full: string }; time_stats: TimeStats; squash: boolean; task_completion_status: { count: number; completed_count: number }; has_conflicts: boolean; blocking_discussions_resolved: boolean }>>;
+  mergeRequests: (id: number | string, milestone_id: number, input?: PageQuery) => Promise<ListResult<MergeRequestBasic>>;
 }
 
 /**
@@ -1751,25 +1937,203 @@ export interface sApi {
  * the size of the whole list (`total`, `totalPages`, `page`, `perPage`).
  */
 export interface Api {
-  users: {
-    /** `/users` */
-    list: (input?: ListUsersQuery & PageQuery) => Promise<ListResult<UserBasic | UserFull>>;
-    /** `/users/:id` */
-    get: (id: number, input?: GetUserQuery) => Promise<UserFull | UserProfile>;
-    /** `/user` */
-    current: () => Promise<UserFull | UserSelf | UserWithPrivateToken>;
-    /** `/users` */
-    create: (input: CreateUserInput) => Promise<UserFull>;
-    /** `/users/:id` */
-    update: (id: number, input?: UpdateUserInput) => Promise<UserFull>;
-    /** `/users/:id` */
-    delete: (id: number, input?: DeleteUserInput) => Promise<void>;
-    /** `/users/:id/block` */
-    block: (id: number) => Promise<boolean>;
-    /** `/uploads/-/system/user/avatar/:id/:filename` */
-    avatar: (id: number, filename: string) => Promise<RawFile>;
-    /** `/users/:id/unblock` */
-    unblock: (id: number) => Promise<boolean>;
+  customAttributes: {
+    /** `/users/:id/custom_attributes` */
+    list: (id: number, input?: PageQuery) => Promise<ListResult<CustomAttribute>>;
+    /** `/users/:id/custom_attributes/:key` */
+    get: (id: number, key: string) => Promise<CustomAttribute>;
+    /** `/users/:id/custom_attributes/:key` */
+    set: (id: number, key: string, input: SetCustomAttributeInput) => Promise<CustomAttribute>;
+    /** `/users/:id/custom_attributes/:key` */
+    delete: (id: number, key: string) => Promise<void>;
+  };
+  applicationSettings: {
+    /** `/application/settings` */
+    get: () => Promise<ApplicationSettings>;
+    /** `/application/settings` */
+    update: (input?: UpdateSettingsInput) => Promise<ApplicationSettings>;
+  };
+  branches: {
+    /** `/projects/:id/repository/branches` */
+    list: (id: number | string, input?: PageQuery & { search?: string }) => Promise<ListResult<Branch>>;
+    /** `/projects/:id/repository/branches/:branch` */
+    get: (id: number | string, branch: string) => Promise<Branch>;
+    /** `/projects/:id/repository/branches` */
+    create: (id: number | string, input: CreateBranchInput) => Promise<Branch>;
+    /** `/projects/:id/repository/branches/:branch` */
+    delete: (id: number | string, branch: string) => Promise<void>;
+    /** `/projects/:id/repository/branches/:branch/protect` */
+    protect: (id: number | string, branch: string, input?: ProtectBranchInput) => Promise<Branch>;
+    /** `/projects/:id/repository/branches/:branch/unprotect` */
+    unprotect: (id: number | string, branch: string) => Promise<Branch>;
+    /** `/projects/:id/repository/merged_branches` */
+    deleteMerged: (id: number | string) => Promise<{ message: '202 Accepted' }>;
+  };
+  protectedBranches: {
+    /** `/projects/:id/protected_branches` */
+    list: (id: number | string, input?: PageQuery) => Promise<ListResult<ProtectedBranch>>;
+    /** `/projects/:id/protected_branches/:name` */
+    get: (id: number | string, name: string) => Promise<ProtectedBranch>;
+    /** `/projects/:id/protected_branches` */
+    create: (id: number | string, input: ProtectBranchesInput) => Promise<ProtectedBranch>;
+    /** `/projects/:id/protected_branches/:name` */
+    delete: (id: number | string, name: string) => Promise<void>;
+  };
+  commitStatuses: {
+    /** `/projects/:id/repository/commits/:sha/statuses` */
+    list: (id: number | string, sha: string, input?: ListCommitStatusesQuery & PageQuery) => Promise<ListResult<CommitStatus>>;
+    /** `/projects/:id/statuses/:sha` */
+    create: (id: number | string, sha: string, input: CreateCommitStatusInput) => Promise<CommitStatus>;
+  };
+  commitComments: {
+    /** `/projects/:id/repository/commits/:sha/comments` */
+    list: (id: number | string, sha: string, input?: PageQuery) => Promise<ListResult<CommitComment>>;
+    /** `/projects/:id/repository/commits/:sha/comments` */
+    create: (id: number | string, sha: string, input: CreateCommitCommentInput) => Promise<CommitComment>;
+  };
+  commits: {
+    /** `/projects/:id/repository/commits` */
+    list: (id: number | string, input?: ListCommitsQuery & PageQuery) => Promise<ListResult<CommitListItem>>;
+    /** `/projects/:id/repository/commits` */
+    create: (id: number | string, input: CreateCommitInput) => Promise<CommitWithStats>;
+    /** `/projects/:id/repository/commits/:sha` */
+    get: (id: number | string, sha: string, input?: GetCommitQuery) => Promise<CommitDetail>;
+  };
+  environments: {
+    /** `/projects/:id/environments` */
+    list: (id: number | string, input?: ListEnvironmentsQuery & PageQuery) => Promise<ListResult<Environment>>;
+    /** `/projects/:id/environments/:environment_id` */
+    get: (id: number | string, environment_id: number) => Promise<Environment>;
+    /** `/projects/:id/environments` */
+    create: (id: number | string, input: CreateEnvironmentInput) => Promise<Environment>;
+    /** `/projects/:id/environment` */
+    createSingular: (id: number | string, input: CreateEnvironmentInput) => Promise<Environment>;
+    /** `/projects/:id/environments/:environment_id` */
+    update: (id: number | string, environment_id: number, input?: UpdateEnvironmentInput) => Promise<Environment>;
+    /** `/projects/:id/environments/:environment_id` */
+    delete: (id: number | string, environment_id: number) => Promise<void>;
+    /** `/projects/:id/environments/:environment_id/stop` */
+    stop: (id: number | string, environment_id: number) => Promise<Environment>;
+  };
+  events: {
+    /** `/events` */
+    list: (input?: ListEventsQuery & PageQuery) => Promise<ListResult<Event>>;
+    /** `/users/:id/events` */
+    listForUser: (id: number | string, input?: ListEventsQuery & PageQuery) => Promise<ListResult<Event>>;
+    /** `/projects/:id/events` */
+    listForProject: (id: number | string, input?: ListEventsQuery & PageQuery) => Promise<ListResult<Event>>;
+  };
+  groups: {
+    /** `/groups` */
+    list: (input?: ListGroupsQuery & PageQuery) => Promise<ListResult<Group>>;
+    /** `/groups/:id` */
+    get: (id: number | string) => Promise<GroupDetail>;
+    /** `/groups/:id/subgroups` */
+    subgroups: (id: number | string, input?: ListGroupsQuery & PageQuery) => Promise<ListResult<Group>>;
+    /** `/groups/:id/descendant_groups` */
+    descendantGroups: (id: number | string, input?: ListGroupsQuery & PageQuery) => Promise<ListResult<Group>>;
+    /** `/groups/:id/projects` */
+    projects: (id: number | string, input?: ListGroupProjectsQuery & PageQuery) => Promise<ListResult<Project | ProjectSimple>>;
+    /** `/groups/:id/projects/shared` */
+    sharedProjects: (id: number | string, input?: ListProjectsQuery & PageQuery) => Promise<ListResult<Project | ProjectSimple>>;
+    /** `/groups/:id/share` */
+    share: (id: number | string, input: { group_id: number; group_access: number; expires_at?: string | null }) => Promise<GroupDetail>;
+    /** `/groups/:id/share/:group_id` */
+    unshare: (id: number | string, group_id: number) => Promise<void>;
+    /** `/groups` */
+    create: (input: CreateGroupInput) => Promise<GroupDetail>;
+    /** `/groups/:id/projects/:project_id` */
+    transferProject: (id: number | string, project_id: number) => Promise<GroupDetail>;
+    /** `/groups/:id` */
+    update: (id: number | string, input?: UpdateGroupInput) => Promise<GroupDetail>;
+    /** `/groups/:id` */
+    delete: (id: number | string) => Promise<{ message: '202 Accepted' }>;
+  };
+  instance: {
+    /** `/openapi.json` */
+    openapi: () => Promise<{ [key: string]: unknown }>;
+    /** `/version` */
+    version: () => Promise<Version>;
+    /** `/metadata` */
+    metadata: () => Promise<Metadata>;
+  };
+  issues: {
+    /** `/issues` */
+    listAll: (input?: ListIssuesQuery & PageQuery) => Promise<ListResult<IssueBasic>>;
+    /** `/issues/:id` */
+    getById: (id: number) => Promise<Issue>;
+    /** `/groups/:id/issues` */
+    listForGroup: (id: number | string, input?: ListIssuesQuery & PageQuery) => Promise<ListResult<IssueBasic>>;
+    /** `/projects/:id/issues` */
+    list: (id: number | string, input?: ListIssuesQuery & PageQuery) => Promise<ListResult<IssueBasic>>;
+    /** `/projects/:id/issues/:issue_iid` */
+    get: (id: number | string, issue_iid: number) => Promise<Issue>;
+    /** `/projects/:id/issues` */
+    create: (id: number | string, input: CreateIssueInput) => Promise<Issue>;
+    /** `/projects/:id/issues/:issue_iid` */
+    update: (id: number | string, issue_iid: number, input?: UpdateIssueInput) => Promise<Issue>;
+    /** `/projects/:id/issues/:issue_iid` */
+    delete: (id: number | string, issue_iid: number) => Promise<void>;
+    /** `/projects/:id/issues/:issue_iid/move` */
+    move: (id: number | string, issue_iid: number, input: MoveIssueInput) => Promise<Issue>;
+    /** `/projects/:id/issues/:issue_iid/subscribe` */
+    subscribe: (id: number | string, issue_iid: number) => Promise<Issue>;
+    /** `/projects/:id/issues/:issue_iid/unsubscribe` */
+    unsubscribe: (id: number | string, issue_iid: number) => Promise<Issue>;
+    /** `/projects/:id/issues/:issue_iid/time_stats` */
+    timeStats: (id: number | string, issue_iid: number) => Promise<TimeStats>;
+    /** `/projects/:id/issues/:issue_iid/time_estimate` */
+    setTimeEstimate: (id: number | string, issue_iid: number, input: { duration: string }) => Promise<TimeStats>;
+    /** `/projects/:id/issues/:issue_iid/reset_time_estimate` */
+    resetTimeEstimate: (id: number | string, issue_iid: number) => Promise<TimeStats>;
+    /** `/projects/:id/issues/:issue_iid/add_spent_time` */
+    addSpentTime: (id: number | string, issue_iid: number, input: { duration: string }) => Promise<TimeStats>;
+    /** `/projects/:id/issues/:issue_iid/reset_spent_time` */
+    resetSpentTime: (id: number | string, issue_iid: number) => Promise<TimeStats>;
+  };
+  issueNotes: {
+    /** `/projects/:id/issues/:issue_iid/notes` */
+    list: (id: number | string, issue_iid: number, input?: ListNotesQuery & PageQuery) => Promise<ListResult<Note>>;
+    /** `/projects/:id/issues/:issue_iid/notes/:note_id` */
+    get: (id: number | string, issue_iid: number, note_id: number) => Promise<Note>;
+    /** `/projects/:id/issues/:issue_iid/notes` */
+    create: (id: number | string, issue_iid: number, input: { body: string; created_at?: string }) => Promise<Note>;
+    /** `/projects/:id/issues/:issue_iid/notes/:note_id` */
+    update: (id: number | string, issue_iid: number, note_id: number, input: UpdateNoteInput) => Promise<Note>;
+    /** `/projects/:id/issues/:issue_iid/notes/:note_id` */
+    delete: (id: number | string, issue_iid: number, note_id: number) => Promise<void>;
+  };
+  awardEmoji: {
+    /** `/projects/:id/issues/:issue_iid/award_emoji` */
+    list: (id: number | string, issue_iid: number, input?: PageQuery) => Promise<ListResult<AwardEmoji>>;
+    /** `/projects/:id/issues/:issue_iid/award_emoji/:award_id` */
+    get: (id: number | string, issue_iid: number, award_id: number) => Promise<AwardEmoji>;
+    /** `/projects/:id/issues/:issue_iid/award_emoji` */
+    create: (id: number | string, issue_iid: number, input: { name: string }) => Promise<AwardEmoji>;
+    /** `/projects/:id/issues/:issue_iid/award_emoji/:award_id` */
+    delete: (id: number | string, issue_iid: number, award_id: number) => Promise<void>;
+    /** `/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji` */
+    listForNote: (id: number | string, issue_iid: number, note_id: number, input?: PageQuery) => Promise<ListResult<AwardEmoji>>;
+    /** `/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji/:award_id` */
+    getForNote: (id: number | string, issue_iid: number, note_id: number, award_id: number) => Promise<AwardEmoji>;
+    /** `/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji` */
+    createForNote: (id: number | string, issue_iid: number, note_id: number, input: { name: string }) => Promise<AwardEmoji>;
+    /** `/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji/:award_id` */
+    deleteForNote: (id: number | string, issue_iid: number, note_id: number, award_id: number) => Promise<void>;
+  };
+  issueDiscussions: {
+    /** `/projects/:id/issues/:issue_iid/discussions` */
+    list: (id: number | string, issue_iid: number, input?: PageQuery) => Promise<ListResult<Discussion>>;
+    /** `/projects/:id/issues/:issue_iid/discussions/:discussion_id` */
+    get: (id: number | string, issue_iid: number, discussion_id: string) => Promise<Discussion>;
+    /** `/projects/:id/issues/:issue_iid/discussions` */
+    create: (id: number | string, issue_iid: number, input: { body: string; created_at?: string }) => Promise<Discussion>;
+    /** `/projects/:id/issues/:issue_iid/discussions/:discussion_id/notes` */
+    reply: (id: number | string, issue_iid: number, discussion_id: string, input: { body: string; created_at?: string }) => Promise<Note>;
+    /** `/projects/:id/issues/:issue_iid/discussions/:discussion_id/notes/:note_id` */
+    updateNote: (id: number | string, issue_iid: number, discussion_id: string, note_id: number, input?: UpdateDiscussionNoteInput) => Promise<Note>;
+    /** `/projects/:id/issues/:issue_iid/discussions/:discussion_id/notes/:note_id` */
+    deleteNote: (id: number | string, issue_iid: number, discussion_id: string, note_id: number) => Promise<void>;
   };
   sshKeys: {
     /** `/user/keys` */
@@ -1825,58 +2189,118 @@ export interface Api {
     /** `/users/:id/emails/:email_id` */
     deleteForUser: (id: number, email_id: number) => Promise<void>;
   };
-  customAttributes: {
-    /** `/users/:id/custom_attributes` */
-    list: (id: number, input?: PageQuery) => Promise<ListResult<CustomAttribute>>;
-    /** `/users/:id/custom_attributes/:key` */
-    get: (id: number, key: string) => Promise<CustomAttribute>;
-    /** `/users/:id/custom_attributes/:key` */
-    set: (id: number, key: string, input: SetCustomAttributeInput) => Promise<CustomAttribute>;
-    /** `/users/:id/custom_attributes/:key` */
-    delete: (id: number, key: string) => Promise<void>;
+  labels: {
+    /** `/projects/:id/labels` */
+    list: (id: number | string, input?: ListLabelsQuery & PageQuery) => Promise<ListResult<Label>>;
+    /** `/projects/:id/labels/:label_id` */
+    get: (id: number | string, label_id: number | string) => Promise<Label>;
+    /** `/projects/:id/labels` */
+    create: (id: number | string, input: CreateLabelInput) => Promise<Label>;
+    /** `/projects/:id/labels` */
+    updateByName: (id: number | string, input: UpdateLabelByNameInput) => Promise<Label>;
+    /** `/projects/:id/labels/:label_id` */
+    update: (id: number | string, label_id: number | string, input?: UpdateLabelInput) => Promise<Label>;
+    /** `/projects/:id/labels` */
+    deleteByName: (id: number | string, input: { name: string }) => Promise<void>;
+    /** `/projects/:id/labels/:label_id` */
+    delete: (id: number | string, label_id: number | string) => Promise<void>;
+    /** `/projects/:id/labels/:label_id/subscribe` */
+    subscribe: (id: number | string, label_id: number | string) => Promise<Label>;
+    /** `/projects/:id/labels/:label_id/unsubscribe` */
+    unsubscribe: (id: number | string, label_id: number | string) => Promise<Label>;
   };
-  applicationSettings: {
-    /** `/application/settings` */
-    get: () => Promise<ApplicationSettings>;
-    /** `/application/settings` */
-    update: (input?: UpdateSettingsInput) => Promise<ApplicationSettings>;
+  projectMembers: MembersApi;
+  groupMembers: MembersApi;
+  mergeRequests: {
+    /** `/merge_requests` */
+    listAll: (input?: ListMergeRequestsQuery & PageQuery) => Promise<ListResult<MergeRequestBasic | MergeRequestSimple>>;
+    /** `/groups/:id/merge_requests` */
+    listForGroup: (id: number | string, input?: ListMergeRequestsQuery & PageQuery) => Promise<ListResult<MergeRequestBasic | MergeRequestSimple>>;
+    /** `/projects/:id/merge_requests` */
+    list: (id: number | string, input?: ListMergeRequestsQuery & PageQuery) => Promise<ListResult<MergeRequestBasic | MergeRequestSimple>>;
+    /** `/projects/:id/merge_requests/:merge_request_iid` */
+    get: (id: number | string, merge_request_iid: number, input?: GetMergeRequestQuery) => Promise<MergeRequest>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/commits` */
+    commits: (id: number | string, merge_request_iid: number, input?: PageQuery) => Promise<ListResult<{ id: string; short_id: string; title: string; message: string; author_name: string; author_email: string; authored_date: string; committer_name: string; committer_email: string; committed_date: string; created_at: string; parent_ids: string[]; web_url: string }>>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/changes` */
+    changes: (id: number | string, merge_request_iid: number) => Promise<MergeRequestChanges>;
+    /** `/projects/:id/merge_requests` */
+    create: (id: number | string, input: CreateMergeRequestInput) => Promise<MergeRequest>;
+    /** `/projects/:id/merge_requests/:merge_request_iid` */
+    update: (id: number | string, merge_request_iid: number, input?: UpdateMergeRequestInput) => Promise<MergeRequest>;
+    /** `/projects/:id/merge_requests/:merge_request_iid` */
+    delete: (id: number | string, merge_request_iid: number) => Promise<void>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/merge` */
+    merge: (id: number | string, merge_request_iid: number, input?: MergeInput) => Promise<MergeRequest>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/cancel_merge_when_pipeline_succeeds` */
+    cancelMergeWhenPipelineSucceeds: (id: number | string, merge_request_iid: number) => Promise<MergeRequest>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/cancel_merge_when_pipeline_succeeds` */
+    cancelMergeWhenPipelineSucceedsByPost: (id: number | string, merge_request_iid: number) => Promise<MergeRequest>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/closes_issues` */
+    closesIssues: (id: number | string, merge_request_iid: number, input?: PageQuery) => Promise<ListResult<IssueBasic>>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/subscribe` */
+    subscribe: (id: number | string, merge_request_iid: number) => Promise<MergeRequest>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/unsubscribe` */
+    unsubscribe: (id: number | string, merge_request_iid: number) => Promise<MergeRequest>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/time_stats` */
+    timeStats: (id: number | string, merge_request_iid: number) => Promise<TimeStats>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/time_estimate` */
+    setTimeEstimate: (id: number | string, merge_request_iid: number, input: { duration: string }) => Promise<TimeStats>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/reset_time_estimate` */
+    resetTimeEstimate: (id: number | string, merge_request_iid: number) => Promise<TimeStats>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/add_spent_time` */
+    addSpentTime: (id: number | string, merge_request_iid: number, input: { duration: string }) => Promise<TimeStats>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/reset_spent_time` */
+    resetSpentTime: (id: number | string, merge_request_iid: number) => Promise<TimeStats>;
   };
-  personalAccessTokens: {
-    /** `/users/:user_id/personal_access_tokens` */
-    list: (user_id: number, input?: ListTokensQuery & PageQuery) => Promise<ListResult<PersonalAccessToken>>;
-    /** `/users/:user_id/personal_access_tokens/:token_id` */
-    get: (user_id: number, token_id: number) => Promise<PersonalAccessToken>;
-    /** `/users/:user_id/personal_access_tokens` */
-    create: (user_id: number, input: CreateTokenInput) => Promise<PersonalAccessTokenWithToken>;
-    /** `/users/:user_id/personal_access_tokens/:token_id` */
-    revoke: (user_id: number, token_id: number) => Promise<void>;
-    /** `/personal_access_tokens` */
-    listOwn: (input?: ListAllTokensQuery & PageQuery) => Promise<ListResult<PersonalAccessToken>>;
-    /** `/personal_access_tokens/:token_id` */
-    getOwn: (token_id: number) => Promise<PersonalAccessToken>;
-    /** `/personal_access_tokens/self` */
-    self: () => Promise<PersonalAccessToken>;
-    /** `/personal_access_tokens/:token_id` */
-    revokeOwn: (token_id: number) => Promise<void>;
+  mergeRequestNotes: {
+    /** `/projects/:id/merge_requests/:merge_request_iid/notes` */
+    list: (id: number | string, merge_request_iid: number, input?: ListNotesQuery & PageQuery) => Promise<ListResult<Note>>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/notes/:note_id` */
+    get: (id: number | string, merge_request_iid: number, note_id: number) => Promise<Note>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/notes` */
+    create: (id: number | string, merge_request_iid: number, input: { body: string; created_at?: string }) => Promise<Note>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/notes/:note_id` */
+    update: (id: number | string, merge_request_iid: number, note_id: number, input: UpdateNoteInput) => Promise<Note>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/notes/:note_id` */
+    delete: (id: number | string, merge_request_iid: number, note_id: number) => Promise<void>;
   };
-  impersonationTokens: {
-    /** `/users/:user_id/impersonation_tokens` */
-    list: (user_id: number, input?: ListTokensQuery & PageQuery) => Promise<ListResult<ImpersonationToken>>;
-    /** `/users/:user_id/impersonation_tokens/:token_id` */
-    get: (user_id: number, token_id: number) => Promise<ImpersonationToken>;
-    /** `/users/:user_id/impersonation_tokens` */
-    create: (user_id: number, input: CreateTokenInput) => Promise<ImpersonationTokenWithToken>;
-    /** `/users/:user_id/impersonation_tokens/:token_id` */
-    revoke: (user_id: number, token_id: number) => Promise<void>;
+  mergeRequestAwardEmoji: {
+    /** `/projects/:id/merge_requests/:merge_request_iid/award_emoji` */
+    list: (id: number | string, merge_request_iid: number, input?: PageQuery) => Promise<ListResult<AwardEmoji>>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/award_emoji/:award_id` */
+    get: (id: number | string, merge_request_iid: number, award_id: number) => Promise<AwardEmoji>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/award_emoji` */
+    create: (id: number | string, merge_request_iid: number, input: { name: string }) => Promise<AwardEmoji>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/award_emoji/:award_id` */
+    delete: (id: number | string, merge_request_iid: number, award_id: number) => Promise<void>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/notes/:note_id/award_emoji` */
+    listForNote: (id: number | string, merge_request_iid: number, note_id: number, input?: PageQuery) => Promise<ListResult<AwardEmoji>>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/notes/:note_id/award_emoji/:award_id` */
+    getForNote: (id: number | string, merge_request_iid: number, note_id: number, award_id: number) => Promise<AwardEmoji>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/notes/:note_id/award_emoji` */
+    createForNote: (id: number | string, merge_request_iid: number, note_id: number, input: { name: string }) => Promise<AwardEmoji>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/notes/:note_id/award_emoji/:award_id` */
+    deleteForNote: (id: number | string, merge_request_iid: number, note_id: number, award_id: number) => Promise<void>;
   };
-  session: {
-    /** `/session` */
-    create: (input: SessionInput) => Promise<UserWithPrivateToken>;
+  mergeRequestDiscussions: {
+    /** `/projects/:id/merge_requests/:merge_request_iid/discussions` */
+    list: (id: number | string, merge_request_iid: number, input?: PageQuery) => Promise<ListResult<Discussion>>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id` */
+    get: (id: number | string, merge_request_iid: number, discussion_id: string) => Promise<Discussion>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/discussions` */
+    create: (id: number | string, merge_request_iid: number, input: { body: string; created_at?: string }) => Promise<Discussion>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id/notes` */
+    reply: (id: number | string, merge_request_iid: number, discussion_id: string, input: { body: string; created_at?: string }) => Promise<Note>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id/notes/:note_id` */
+    updateNote: (id: number | string, merge_request_iid: number, discussion_id: string, note_id: number, input?: UpdateDiscussionNoteInput) => Promise<Note>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id/notes/:note_id` */
+    deleteNote: (id: number | string, merge_request_iid: number, discussion_id: string, note_id: number) => Promise<void>;
+    /** `/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id` */
+    resolve: (id: number | string, merge_request_iid: number, discussion_id: string, input: ResolveDiscussionInput) => Promise<Discussion>;
   };
-  oauth: {
-    /** `/oauth/token` */
-    token: (input?: OAuthTokenInput) => Promise<OAuthToken>;
-  };
+  milestones: sApi;
+  groupMilestones: sApi;
   namespaces: {
     /** `/namespaces` */
     list: (input?: PageQuery & { search?: string }) => Promise<ListResult<Namespace>>;
@@ -1925,60 +2349,6 @@ export interface Api {
     /** `/projects/:id` */
     delete: (id: number | string) => Promise<{ message: '202 Accepted' }>;
   };
-  projectMembers: MembersApi;
-  groups: {
-    /** `/groups` */
-    list: (input?: ListGroupsQuery & PageQuery) => Promise<ListResult<Group>>;
-    /** `/groups/:id` */
-    get: (id: number | string) => Promise<GroupDetail>;
-    /** `/groups/:id/subgroups` */
-    subgroups: (id: number | string, input?: ListGroupsQuery & PageQuery) => Promise<ListResult<Group>>;
-    /** `/groups/:id/descendant_groups` */
-    descendantGroups: (id: number | string, input?: ListGroupsQuery & PageQuery) => Promise<ListResult<Group>>;
-    /** `/groups/:id/projects` */
-    projects: (id: number | string, input?: ListGroupProjectsQuery & PageQuery) => Promise<ListResult<Project | ProjectSimple>>;
-    /** `/groups/:id/projects/shared` */
-    sharedProjects: (id: number | string, input?: ListProjectsQuery & PageQuery) => Promise<ListResult<Project | ProjectSimple>>;
-    /** `/groups/:id/share` */
-    share: (id: number | string, input: { group_id: number; group_access: number; expires_at?: string | null }) => Promise<GroupDetail>;
-    /** `/groups/:id/share/:group_id` */
-    unshare: (id: number | string, group_id: number) => Promise<void>;
-    /** `/groups` */
-    create: (input: CreateGroupInput) => Promise<GroupDetail>;
-    /** `/groups/:id/projects/:project_id` */
-    transferProject: (id: number | string, project_id: number) => Promise<GroupDetail>;
-    /** `/groups/:id` */
-    update: (id: number | string, input?: UpdateGroupInput) => Promise<GroupDetail>;
-    /** `/groups/:id` */
-    delete: (id: number | string) => Promise<{ message: '202 Accepted' }>;
-  };
-  groupMembers: MembersApi;
-  branches: {
-    /** `/projects/:id/repository/branches` */
-    list: (id: number | string, input?: PageQuery & { search?: string }) => Promise<ListResult<Branch>>;
-    /** `/projects/:id/repository/branches/:branch` */
-    get: (id: number | string, branch: string) => Promise<Branch>;
-    /** `/projects/:id/repository/branches` */
-    create: (id: number | string, input: CreateBranchInput) => Promise<Branch>;
-    /** `/projects/:id/repository/branches/:branch` */
-    delete: (id: number | string, branch: string) => Promise<void>;
-    /** `/projects/:id/repository/branches/:branch/protect` */
-    protect: (id: number | string, branch: string, input?: ProtectBranchInput) => Promise<Branch>;
-    /** `/projects/:id/repository/branches/:branch/unprotect` */
-    unprotect: (id: number | string, branch: string) => Promise<Branch>;
-    /** `/projects/:id/repository/merged_branches` */
-    deleteMerged: (id: number | string) => Promise<{ message: '202 Accepted' }>;
-  };
-  protectedBranches: {
-    /** `/projects/:id/protected_branches` */
-    list: (id: number | string, input?: PageQuery) => Promise<ListResult<ProtectedBranch>>;
-    /** `/projects/:id/protected_branches/:name` */
-    get: (id: number | string, name: string) => Promise<ProtectedBranch>;
-    /** `/projects/:id/protected_branches` */
-    create: (id: number | string, input: ProtectBranchesInput) => Promise<ProtectedBranch>;
-    /** `/projects/:id/protected_branches/:name` */
-    delete: (id: number | string, name: string) => Promise<void>;
-  };
   repositoryFiles: {
     /** `/projects/:id/repository/files/:file_path` */
     get: (id: number | string, file_path: string, input: GetFileQuery) => Promise<RepositoryFile>;
@@ -1990,52 +2360,6 @@ export interface Api {
     update: (id: number | string, file_path: string, input: WriteFileInput) => Promise<FileWriteResult>;
     /** `/projects/:id/repository/files/:file_path` */
     delete: (id: number | string, file_path: string, input: DeleteFileInput) => Promise<void>;
-  };
-  commits: {
-    /** `/projects/:id/repository/commits` */
-    list: (id: number | string, input?: ListCommitsQuery & PageQuery) => Promise<ListResult<CommitListItem>>;
-    /** `/projects/:id/repository/commits` */
-    create: (id: number | string, input: CreateCommitInput) => Promise<CommitWithStats>;
-    /** `/projects/:id/repository/commits/:sha` */
-    get: (id: number | string, sha: string, input?: GetCommitQuery) => Promise<CommitDetail>;
-  };
-  tags: {
-    /** `/projects/:id/repository/tags` */
-    list: (id: number | string, input?: ListTagsQuery & PageQuery) => Promise<ListResult<Tag>>;
-    /** `/projects/:id/repository/tags/:tag_name` */
-    get: (id: number | string, tag_name: string) => Promise<Tag>;
-    /** `/projects/:id/repository/tags` */
-    create: (id: number | string, input: CreateTagInput) => Promise<Tag>;
-    /** `/projects/:id/repository/tags/:tag_name` */
-    delete: (id: number | string, tag_name: string) => Promise<void>;
-    /** `/projects/:id/repository/tags/:tag_name/release` */
-    createRelease: (id: number | string, tag_name: string, input: ReleaseNoteInput) => Promise<Release>;
-    /** `/projects/:id/repository/tags/:tag_name/release` */
-    updateRelease: (id: number | string, tag_name: string, input: ReleaseNoteInput) => Promise<Release>;
-  };
-  releases: {
-    /** `/projects/:id/releases` */
-    list: (id: number | string, input?: ListReleasesQuery & PageQuery) => Promise<ListResult<ProjectRelease>>;
-    /** `/projects/:id/releases/:tag_name` */
-    get: (id: number | string, tag_name: string) => Promise<ProjectRelease>;
-    /** `/projects/:id/releases` */
-    create: (id: number | string, input: CreateReleaseInput) => Promise<ProjectRelease>;
-    /** `/projects/:id/releases/:tag_name` */
-    update: (id: number | string, tag_name: string, input?: UpdateReleaseInput) => Promise<ProjectRelease>;
-    /** `/projects/:id/releases/:tag_name` */
-    delete: (id: number | string, tag_name: string) => Promise<ProjectRelease>;
-  };
-  commitStatuses: {
-    /** `/projects/:id/repository/commits/:sha/statuses` */
-    list: (id: number | string, sha: string, input?: ListCommitStatusesQuery & PageQuery) => Promise<ListResult<CommitStatus>>;
-    /** `/projects/:id/statuses/:sha` */
-    create: (id: number | string, sha: string, input: CreateCommitStatusInput) => Promise<CommitStatus>;
-  };
-  commitComments: {
-    /** `/projects/:id/repository/commits/:sha/comments` */
-    list: (id: number | string, sha: string, input?: PageQuery) => Promise<ListResult<CommitComment>>;
-    /** `/projects/:id/repository/commits/:sha/comments` */
-    create: (id: number | string, sha: string, input: CreateCommitCommentInput) => Promise<CommitComment>;
   };
   repository: {
     /** `/projects/:id/repository/tree` */
@@ -2055,196 +2379,8 @@ export interface Api {
     /** `/projects/:id/repository/commits/:sha/diff` */
     commitDiff: (id: number | string, sha: string, input?: PageQuery) => Promise<ListResult<Diff>>;
     /** `/projects/:id/repository/commits/:sha/cherry_pick` */
-    cherryPick: (id: number | string, sha: string, input: CherryPickInput) => Promise<Commit>;
+    cherryPick: (id: number | string, sha: string, input: CherryPickInput) => Promise<{ id: string; short_id: string; title: string; message: string; author_name: string; author_email: string; authored_date: string; committer_name: string; committer_email: string; committed_date: string; created_at: string; parent_ids: string[]; web_url: string }>;
   };
-  issues: {
-    /** `/issues` */
-    listAll: (input?: ListIssuesQuery & PageQuery) => Promise<ListResult<IssueBasic>>;
-    /** `/issues/:id` */
-    getById: (id: number) => Promise<Issue>;
-    /** `/groups/:id/issues` */
-    listForGroup: (id: number | string, input?: ListIssuesQuery & PageQuery) => Promise<ListResult<IssueBasic>>;
-    /** `/projects/:id/issues` */
-    list: (id: number | string, input?: ListIssuesQuery & PageQuery) => Promise<ListResult<IssueBasic>>;
-    /** `/projects/:id/issues/:issue_iid` */
-    get: (id: number | string, issue_iid: number) => Promise<Issue>;
-    /** `/projects/:id/issues` */
-    create: (id: number | string, input: CreateIssueInput) => Promise<Issue>;
-    /** `/projects/:id/issues/:issue_iid` */
-    update: (id: number | string, issue_iid: number, input?: UpdateIssueInput) => Promise<Issue>;
-    /** `/projects/:id/issues/:issue_iid` */
-    delete: (id: number | string, issue_iid: number) => Promise<void>;
-    /** `/projects/:id/issues/:issue_iid/move` */
-    move: (id: number | string, issue_iid: number, input: MoveIssueInput) => Promise<Issue>;
-    /** `/projects/:id/issues/:issue_iid/subscribe` */
-    subscribe: (id: number | string, issue_iid: number) => Promise<Issue>;
-    /** `/projects/:id/issues/:issue_iid/unsubscribe` */
-    unsubscribe: (id: number | string, issue_iid: number) => Promise<Issue>;
-    /** `/projects/:id/issues/:issue_iid/time_stats` */
-    timeStats: (id: number | string, issue_iid: number) => Promise<TimeStats>;
-    /** `/projects/:id/issues/:issue_iid/time_estimate` */
-    setTimeEstimate: (id: number | string, issue_iid: number, input: { duration: string }) => Promise<TimeStats>;
-    /** `/projects/:id/issues/:issue_iid/reset_time_estimate` */
-    resetTimeEstimate: (id: number | string, issue_iid: number) => Promise<TimeStats>;
-    /** `/projects/:id/issues/:issue_iid/add_spent_time` */
-    addSpentTime: (id: number | string, issue_iid: number, input: { duration: string }) => Promise<TimeStats>;
-    /** `/projects/:id/issues/:issue_iid/reset_spent_time` */
-    resetSpentTime: (id: number | string, issue_iid: number) => Promise<TimeStats>;
-  };
-  issueNotes: {
-    /** `/projects/:id/issues/:issue_iid/notes` */
-    list: (id: number | string, issue_iid: number, input?: ListNotesQuery & PageQuery) => Promise<ListResult<Note>>;
-    /** `/projects/:id/issues/:issue_iid/notes/:note_id` */
-    get: (id: number | string, issue_iid: number, note_id: number) => Promise<Note>;
-    /** `/projects/:id/issues/:issue_iid/notes` */
-    create: (id: number | string, issue_iid: number, input: { body: string; created_at?: string }) => Promise<Note>;
-    /** `/projects/:id/issues/:issue_iid/notes/:note_id` */
-    update: (id: number | string, issue_iid: number, note_id: number, input: UpdateNoteInput) => Promise<Note>;
-    /** `/projects/:id/issues/:issue_iid/notes/:note_id` */
-    delete: (id: number | string, issue_iid: number, note_id: number) => Promise<void>;
-  };
-  issueDiscussions: {
-    /** `/projects/:id/issues/:issue_iid/discussions` */
-    list: (id: number | string, issue_iid: number, input?: PageQuery) => Promise<ListResult<Discussion>>;
-    /** `/projects/:id/issues/:issue_iid/discussions/:discussion_id` */
-    get: (id: number | string, issue_iid: number, discussion_id: string) => Promise<Discussion>;
-    /** `/projects/:id/issues/:issue_iid/discussions` */
-    create: (id: number | string, issue_iid: number, input: { body: string; created_at?: string }) => Promise<Discussion>;
-    /** `/projects/:id/issues/:issue_iid/discussions/:discussion_id/notes` */
-    reply: (id: number | string, issue_iid: number, discussion_id: string, input: { body: string; created_at?: string }) => Promise<Note>;
-    /** `/projects/:id/issues/:issue_iid/discussions/:discussion_id/notes/:note_id` */
-    updateNote: (id: number | string, issue_iid: number, discussion_id: string, note_id: number, input?: UpdateDiscussionNoteInput) => Promise<Note>;
-    /** `/projects/:id/issues/:issue_iid/discussions/:discussion_id/notes/:note_id` */
-    deleteNote: (id: number | string, issue_iid: number, discussion_id: string, note_id: number) => Promise<void>;
-  };
-  awardEmoji: {
-    /** `/projects/:id/issues/:issue_iid/award_emoji` */
-    list: (id: number | string, issue_iid: number, input?: PageQuery) => Promise<ListResult<AwardEmoji>>;
-    /** `/projects/:id/issues/:issue_iid/award_emoji/:award_id` */
-    get: (id: number | string, issue_iid: number, award_id: number) => Promise<AwardEmoji>;
-    /** `/projects/:id/issues/:issue_iid/award_emoji` */
-    create: (id: number | string, issue_iid: number, input: { name: string }) => Promise<AwardEmoji>;
-    /** `/projects/:id/issues/:issue_iid/award_emoji/:award_id` */
-    delete: (id: number | string, issue_iid: number, award_id: number) => Promise<void>;
-    /** `/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji` */
-    listForNote: (id: number | string, issue_iid: number, note_id: number, input?: PageQuery) => Promise<ListResult<AwardEmoji>>;
-    /** `/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji/:award_id` */
-    getForNote: (id: number | string, issue_iid: number, note_id: number, award_id: number) => Promise<AwardEmoji>;
-    /** `/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji` */
-    createForNote: (id: number | string, issue_iid: number, note_id: number, input: { name: string }) => Promise<AwardEmoji>;
-    /** `/projects/:id/issues/:issue_iid/notes/:note_id/award_emoji/:award_id` */
-    deleteForNote: (id: number | string, issue_iid: number, note_id: number, award_id: number) => Promise<void>;
-  };
-  mergeRequests: {
-    /** `/merge_requests` */
-    listAll: (input?: PageQuery & { state?: 'all' | 'closed' | 'locked' | 'merged' | 'opened'; order_by?: 'created_at' | 'updated_at'; sort?: 'asc' | 'desc'; milestone?: string; view?: 'simple'; labels?: string[]; created_after?: string; created_before?: string; updated_after?: string; updated_before?: string; scope?: 'all' | 'assigned-to-me' | 'assigned_to_me' | 'created-by-me' | 'created_by_me'; author_id?: number; assignee_id?: 'Any' | 'None' | 'any' | 'none' | number; my_reaction_emoji?: string; iids?: number[]; source_branch?: string; target_branch?: string; search?: string; wip?: 'no' | 'yes' }) => Promise<ListResult<{ id: number; iid: number; project_id: number; title: string; description: string | null; state: 'closed' | 'locked' | 'merged' | 'opened'; created_at: string; updated_at: string; merged_by: UserBasic | null; merged_at: string | null; closed_by: UserBasic | null; closed_at: string | null; target_branch: string; source_branch: string; upvotes: number; downvotes: number; author: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] }; assignee: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] } | null; assignees: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] }[]; reviewers: UserBasic[]; source_project_id: number | null; target_project_id: number; labels: string[]; work_in_progress: boolean; draft: boolean; milestone: Milestone | null; merge_when_pipeline_succeeds: boolean; merge_status: 'can_be_merged' | 'cannot_be_merged' | 'unchecked'; sha: string | null; merge_commit_sha: string | null; squash_commit_sha: null; user_notes_count: number; discussion_locked: boolean; should_remove_source_branch: boolean | null; force_remove_source_branch: boolean; allow_collaboration: boolean; allow_maintainer_to_push: boolean; web_url: string; reference: string; references: { short: string; relative: string; full: string }; time_stats: TimeStats; squash: boolean; task_completion_status: { count: number; completed_count: number }; has_conflicts: boolean; blocking_discussions_resolved: boolean } | { id: number; iid: number; project_id: number; title: string; description: string | null; state: 'closed' | 'locked' | 'merged' | 'opened'; created_at: string; updated_at: string; web_url: string }>>;
-    /** `/groups/:id/merge_requests` */
-    listForGroup: (id: number | string, input?: PageQuery & { state?: 'all' | 'closed' | 'locked' | 'merged' | 'opened'; order_by?: 'created_at' | 'updated_at'; sort?: 'asc' | 'desc'; milestone?: string; view?: 'simple'; labels?: string[]; created_after?: string; created_before?: string; updated_after?: string; updated_before?: string; scope?: 'all' | 'assigned-to-me' | 'assigned_to_me' | 'created-by-me' | 'created_by_me'; author_id?: number; assignee_id?: 'Any' | 'None' | 'any' | 'none' | number; my_reaction_emoji?: string; iids?: number[]; source_branch?: string; target_branch?: string; search?: string; wip?: 'no' | 'yes' }) => Promise<ListResult<{ id: number; iid: number; project_id: number; title: string; description: string | null; state: 'closed' | 'locked' | 'merged' | 'opened'; created_at: string; updated_at: string; merged_by: UserBasic | null; merged_at: string | null; closed_by: UserBasic | null; closed_at: string | null; target_branch: string; source_branch: string; upvotes: number; downvotes: number; author: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] }; assignee: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] } | null; assignees: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] }[]; reviewers: UserBasic[]; source_project_id: number | null; target_project_id: number; labels: string[]; work_in_progress: boolean; draft: boolean; milestone: Milestone | null; merge_when_pipeline_succeeds: boolean; merge_status: 'can_be_merged' | 'cannot_be_merged' | 'unchecked'; sha: string | null; merge_commit_sha: string | null; squash_commit_sha: null; user_notes_count: number; discussion_locked: boolean; should_remove_source_branch: boolean | null; force_remove_source_branch: boolean; allow_collaboration: boolean; allow_maintainer_to_push: boolean; web_url: string; reference: string; references: { short: string; relative: string; full: string }; time_stats: TimeStats; squash: boolean; task_completion_status: { count: number; completed_count: number }; has_conflicts: boolean; blocking_discussions_resolved: boolean } | { id: number; iid: number; project_id: number; title: string; description: string | null; state: 'closed' | 'locked' | 'merged' | 'opened'; created_at: string; updated_at: string; web_url: string }>>;
-    /** `/projects/:id/merge_requests` */
-    list: (id: number | string, input?: PageQuery & { state?: 'all' | 'closed' | 'locked' | 'merged' | 'opened'; order_by?: 'created_at' | 'updated_at'; sort?: 'asc' | 'desc'; milestone?: string; view?: 'simple'; labels?: string[]; created_after?: string; created_before?: string; updated_after?: string; updated_before?: string; scope?: 'all' | 'assigned-to-me' | 'assigned_to_me' | 'created-by-me' | 'created_by_me'; author_id?: number; assignee_id?: 'Any' | 'None' | 'any' | 'none' | number; my_reaction_emoji?: string; iids?: number[]; source_branch?: string; target_branch?: string; search?: string; wip?: 'no' | 'yes' }) => Promise<ListResult<{ id: number; iid: number; project_id: number; title: string; description: string | null; state: 'closed' | 'locked' | 'merged' | 'opened'; created_at: string; updated_at: string; merged_by: UserBasic | null; merged_at: string | null; closed_by: UserBasic | null; closed_at: string | null; target_branch: string; source_branch: string; upvotes: number; downvotes: number; author: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] }; assignee: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] } | null; assignees: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] }[]; reviewers: UserBasic[]; source_project_id: number | null; target_project_id: number; labels: string[]; work_in_progress: boolean; draft: boolean; milestone: Milestone | null; merge_when_pipeline_succeeds: boolean; merge_status: 'can_be_merged' | 'cannot_be_merged' | 'unchecked'; sha: string | null; merge_commit_sha: string | null; squash_commit_sha: null; user_notes_count: number; discussion_locked: boolean; should_remove_source_branch: boolean | null; force_remove_source_branch: boolean; allow_collaboration: boolean; allow_maintainer_to_push: boolean; web_url: string; reference: string; references: { short: string; relative: string; full: string }; time_stats: TimeStats; squash: boolean; task_completion_status: { count: number; completed_count: number }; has_conflicts: boolean; blocking_discussions_resolved: boolean } | { id: number; iid: number; project_id: number; title: string; description: string | null; state: 'closed' | 'locked' | 'merged' | 'opened'; created_at: string; updated_at: string; web_url: string }>>;
-    /** `/projects/:id/merge_requests/:merge_request_iid` */
-    get: (id: number | string, merge_request_iid: number, input?: { include_diverged_commits_count?: boolean; include_rebase_in_progress?: boolean; render_html?: boolean }) => Promise<{ id: number; iid: number; project_id: number; title: string; description: string | null; state: 'closed' | 'locked' | 'merged' | 'opened'; created_at: string; updated_at: string; merged_by: UserBasic | null; merged_at: string | null; closed_by: UserBasic | null; closed_at: string | null; target_branch: string; source_branch: string; upvotes: number; downvotes: number; author: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] }; assignee: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] } | null; assignees: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] }[]; reviewers: UserBasic[]; source_project_id: number | null; target_project_id: number; labels: string[]; work_in_progress: boolean; draft: boolean; milestone: Milestone | null; merge_when_pipeline_succeeds: boolean; merge_status: 'can_be_merged' | 'cannot_be_merged' | 'unchecked'; sha: string | null; merge_commit_sha: string | null; squash_commit_sha: null; user_notes_count: number; discussion_locked: boolean; should_remove_source_branch: boolean | null; force_remove_source_branch: boolean; allow_collaboration: boolean; allow_maintainer_to_push: boolean; web_url: string; reference: string; references: { short: string; relative: string; full: string }; time_stats: TimeStats; squash: boolean; task_completion_status: { count: number; completed_count: number }; has_conflicts: boolean; blocking_discussions_resolved: boolean; subscribed: boolean; changes_count: string | null; merge_user: UserBasic | null; latest_build_started_at: null; latest_build_finished_at: null; first_deployed_to_production_at: null; pipeline: { id: number; sha: string; ref: string; status: string; web_url: string } | null; head_pipeline: null; diff_refs: { base_sha: string | null; head_sha: string | null; start_sha: string | null } | null; merge_error: null; first_contribution: boolean; user: { can_merge: boolean }; approvals_before_merge: null; diverged_commits_count?: number; rebase_in_progress?: boolean }>;
-    /** `/projects/:id/merge_requests/:merge_request_iid/commits` */
-    commits: (id: number | string, merge_request_iid: number, input?: PageQuery) => Promise<ListResult<Commit>>;
-    /** `/projects/:id/merge_requests/:merge_request_iid/changes` */
-    changes: (id: number | string, merge_request_iid: number) => Promise<{ id: number; iid: number; project_id: number; title: string; description: string | null; state: 'closed' | 'locked' | 'merged' | 'opened'; created_at: string; updated_at: string; merged_by: UserBasic | null; merged_at: string | null; closed_by: UserBasic | null; closed_at: string | null; target_branch: string; source_branch: string; upvotes: number; downvotes: number; author: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] }; assignee: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] } | null; assignees: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] }[]; reviewers: UserBasic[]; source_project_id: number | null; target_project_id: number; labels: string[]; work_in_progress: boolean; draft: boolean; milestone: Milestone | null; merge_when_pipeline_succeeds: boolean; merge_status: 'can_be_merged' | 'cannot_be_merged' | 'unchecked'; sha: string | null; merge_commit_sha: string | null; squash_commit_sha: null; user_notes_count: number; discussion_locked: boolean; should_remove_source_branch: boolean | null; force_remove_source_branch: boolean; allow_collaboration: boolean; allow_maintainer_to_push: boolean; web_url: string; reference: string; references: { short: string; relative: string; full: string }; time_stats: TimeStats; squash: boolean; task_completion_status: { count: number; completed_count: number }; has_conflicts: boolean; blocking_discussions_resolved: boolean; subscribed: boolean; changes_count: string | null; merge_user: UserBasic | null; latest_build_started_at: null; latest_build_finished_at: null; first_deployed_to_production_at: null; pipeline: { id: number; sha: string; ref: string; status: string; web_url: string } | null; head_pipeline: null; diff_refs: { base_sha: string | null; head_sha: string | null; start_sha: string | null } | null; merge_error: null; first_contribution: boolean; user: { can_merge: boolean }; approvals_before_merge: null; diverged_commits_count?: number; rebase_in_progress?: boolean; changes: Diff[]; overflow: boolean }>;
-    /** `/projects/:id/merge_requests` */
-    create: (id: number | string, input: { description?: string | null; assignee_id?: number | null; assignee_ids?: number[]; milestone_id?: number | null; labels?: string[]; remove_source_branch?: boolean; source_branch: string; target_branch: string; title: string; target_project_id?: number }) => Promise<{ id: number; iid: number; project_id: number; title: string; description: string | null; state: 'closed' | 'locked' | 'merged' | 'opened'; created_at: string; updated_at: string; merged_by: UserBasic | null; merged_at: string | null; closed_by: UserBasic | null; closed_at: string | null; target_branch: string; source_branch: string; upvotes: number; downvotes: number; author: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] }; assignee: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] } | null; assignees: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] }[]; reviewers: UserBasic[]; source_project_id: number | null; target_project_id: number; labels: string[]; work_in_progress: boolean; draft: boolean; milestone: Milestone | null; merge_when_pipeline_succeeds: boolean; merge_status: 'can_be_merged' | 'cannot_be_merged' | 'unchecked'; sha: string | null; merge_commit_sha: string | null; squash_commit_sha: null; user_notes_count: number; discussion_locked: boolean; should_remove_source_branch: boolean | null; force_remove_source_branch: boolean; allow_collaboration: boolean; allow_maintainer_to_push: boolean; web_url: string; reference: string; references: { short: string; relative: string; full: string }; time_stats: TimeStats; squash: boolean; task_completion_status: { count: number; completed_count: number }; has_conflicts: boolean; blocking_discussions_resolved: boolean; subscribed: boolean; changes_count: string | null; merge_user: UserBasic | null; latest_build_started_at: null; latest_build_finished_at: null; first_deployed_to_production_at: null; pipeline: { id: number; sha: string; ref: string; status: string; web_url: string } | null; head_pipeline: null; diff_refs: { base_sha: string | null; head_sha: string | null; start_sha: string | null } | null; merge_error: null; first_contribution: boolean; user: { can_merge: boolean }; approvals_before_merge: null; diverged_commits_count?: number; rebase_in_progress?: boolean }>;
-    /** `/projects/:id/merge_requests/:merge_request_iid` */
-    update: (id: number | string, merge_request_iid: number, input?: { description?: string | null; assignee_id?: number | null; assignee_ids?: number[]; milestone_id?: number | null; labels?: string[]; remove_source_branch?: boolean; target_branch?: string; title?: string; add_labels?: string[]; remove_labels?: string[]; state_event?: 'close' | 'reopen'; discussion_locked?: boolean }) => Promise<{ id: number; iid: number; project_id: number; title: string; description: string | null; state: 'closed' | 'locked' | 'merged' | 'opened'; created_at: string; updated_at: string; merged_by: UserBasic | null; merged_at: string | null; closed_by: UserBasic | null; closed_at: string | null; target_branch: string; source_branch: string; upvotes: number; downvotes: number; author: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] }; assignee: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] } | null; assignees: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] }[]; reviewers: UserBasic[]; source_project_id: number | null; target_project_id: number; labels: string[]; work_in_progress: boolean; draft: boolean; milestone: Milestone | null; merge_when_pipeline_succeeds: boolean; merge_status: 'can_be_merged' | 'cannot_be_merged' | 'unchecked'; sha: string | null; merge_commit_sha: string | null; squash_commit_sha: null; user_notes_count: number; discussion_locked: boolean; should_remove_source_branch: boolean | null; force_remove_source_branch: boolean; allow_collaboration: boolean; allow_maintainer_to_push: boolean; web_url: string; reference: string; references: { short: string; relative: string; full: string }; time_stats: TimeStats; squash: boolean; task_completion_status: { count: number; completed_count: number }; has_conflicts: boolean; blocking_discussions_resolved: boolean; subscribed: boolean; changes_count: string | null; merge_user: UserBasic | null; latest_build_started_at: null; latest_build_finished_at: null; first_deployed_to_production_at: null; pipeline: { id: number; sha: string; ref: string; status: string; web_url: string } | null; head_pipeline: null; diff_refs: { base_sha: string | null; head_sha: string | null; start_sha: string | null } | null; merge_error: null; first_contribution: boolean; user: { can_merge: boolean }; approvals_before_merge: null; diverged_commits_count?: number; rebase_in_progress?: boolean }>;
-    /** `/projects/:id/merge_requests/:merge_request_iid` */
-    delete: (id: number | string, merge_request_iid: number) => Promise<void>;
-    /** `/projects/:id/merge_requests/:merge_request_iid/merge` */
-    merge: (id: number | string, merge_request_iid: number, input?: { merge_commit_message?: string; should_remove_source_branch?: boolean; merge_when_pipeline_succeeds?: boolean; sha?: string }) => Promise<{ id: number; iid: number; project_id: number; title: string; description: string | null; state: 'closed' | 'locked' | 'merged' | 'opened'; created_at: string; updated_at: string; merged_by: UserBasic | null; merged_at: string | null; closed_by: UserBasic | null; closed_at: string | null; target_branch: string; source_branch: string; upvotes: number; downvotes: number; author: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] }; assignee: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] } | null; assignees: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] }[]; reviewers: UserBasic[]; source_project_id: number | null; target_project_id: number; labels: string[]; work_in_progress: boolean; draft: boolean; milestone: Milestone | null; merge_when_pipeline_succeeds: boolean; merge_status: 'can_be_merged' | 'cannot_be_merged' | 'unchecked'; sha: string | null; merge_commit_sha: string | null; squash_commit_sha: null; user_notes_count: number; discussion_locked: boolean; should_remove_source_branch: boolean | null; force_remove_source_branch: boolean; allow_collaboration: boolean; allow_maintainer_to_push: boolean; web_url: string; reference: string; references: { short: string; relative: string; full: string }; time_stats: TimeStats; squash: boolean; task_completion_status: { count: number; completed_count: number }; has_conflicts: boolean; blocking_discussions_resolved: boolean; subscribed: boolean; changes_count: string | null; merge_user: UserBasic | null; latest_build_started_at: null; latest_build_finished_at: null; first_deployed_to_production_at: null; pipeline: { id: number; sha: string; ref: string; status: string; web_url: string } | null; head_pipeline: null; diff_refs: { base_sha: string | null; head_sha: string | null; start_sha: string | null } | null; merge_error: null; first_contribution: boolean; user: { can_merge: boolean }; approvals_before_merge: null; diverged_commits_count?: number; rebase_in_progress?: boolean }>;
-    /** `/projects/:id/merge_requests/:merge_request_iid/cancel_merge_when_pipeline_succeeds` */
-    cancelMergeWhenPipelineSucceeds: (id: number | string, merge_request_iid: number) => Promise<{ id: number; iid: number; project_id: number; title: string; description: string | null; state: 'closed' | 'locked' | 'merged' | 'opened'; created_at: string; updated_at: string; merged_by: UserBasic | null; merged_at: string | null; closed_by: UserBasic | null; closed_at: string | null; target_branch: string; source_branch: string; upvotes: number; downvotes: number; author: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] }; assignee: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] } | null; assignees: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] }[]; reviewers: UserBasic[]; source_project_id: number | null; target_project_id: number; labels: string[]; work_in_progress: boolean; draft: boolean; milestone: Milestone | null; merge_when_pipeline_succeeds: boolean; merge_status: 'can_be_merged' | 'cannot_be_merged' | 'unchecked'; sha: string | null; merge_commit_sha: string | null; squash_commit_sha: null; user_notes_count: number; discussion_locked: boolean; should_remove_source_branch: boolean | null; force_remove_source_branch: boolean; allow_collaboration: boolean; allow_maintainer_to_push: boolean; web_url: string; reference: string; references: { short: string; relative: string; full: string }; time_stats: TimeStats; squash: boolean; task_completion_status: { count: number; completed_count: number }; has_conflicts: boolean; blocking_discussions_resolved: boolean; subscribed: boolean; changes_count: string | null; merge_user: UserBasic | null; latest_build_started_at: null; latest_build_finished_at: null; first_deployed_to_production_at: null; pipeline: { id: number; sha: string; ref: string; status: string; web_url: string } | null; head_pipeline: null; diff_refs: { base_sha: string | null; head_sha: string | null; start_sha: string | null } | null; merge_error: null; first_contribution: boolean; user: { can_merge: boolean }; approvals_before_merge: null; diverged_commits_count?: number; rebase_in_progress?: boolean }>;
-    /** `/projects/:id/merge_requests/:merge_request_iid/cancel_merge_when_pipeline_succeeds` */
-    cancelMergeWhenPipelineSucceedsByPost: (id: number | string, merge_request_iid: number) => Promise<{ id: number; iid: number; project_id: number; title: string; description: string | null; state: 'closed' | 'locked' | 'merged' | 'opened'; created_at: string; updated_at: string; merged_by: UserBasic | null; merged_at: string | null; closed_by: UserBasic | null; closed_at: string | null; target_branch: string; source_branch: string; upvotes: number; downvotes: number; author: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] }; assignee: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] } | null; assignees: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] }[]; reviewers: UserBasic[]; source_project_id: number | null; target_project_id: number; labels: string[]; work_in_progress: boolean; draft: boolean; milestone: Milestone | null; merge_when_pipeline_succeeds: boolean; merge_status: 'can_be_merged' | 'cannot_be_merged' | 'unchecked'; sha: string | null; merge_commit_sha: string | null; squash_commit_sha: null; user_notes_count: number; discussion_locked: boolean; should_remove_source_branch: boolean | null; force_remove_source_branch: boolean; allow_collaboration: boolean; allow_maintainer_to_push: boolean; web_url: string; reference: string; references: { short: string; relative: string; full: string }; time_stats: TimeStats; squash: boolean; task_completion_status: { count: number; completed_count: number }; has_conflicts: boolean; blocking_discussions_resolved: boolean; subscribed: boolean; changes_count: string | null; merge_user: UserBasic | null; latest_build_started_at: null; latest_build_finished_at: null; first_deployed_to_production_at: null; pipeline: { id: number; sha: string; ref: string; status: string; web_url: string } | null; head_pipeline: null; diff_refs: { base_sha: string | null; head_sha: string | null; start_sha: string | null } | null; merge_error: null; first_contribution: boolean; user: { can_merge: boolean }; approvals_before_merge: null; diverged_commits_count?: number; rebase_in_progress?: boolean }>;
-    /** `/projects/:id/merge_requests/:merge_request_iid/closes_issues` */
-    closesIssues: (id: number | string, merge_request_iid: number, input?: PageQuery) => Promise<ListResult<IssueBasic>>;
-    /** `/projects/:id/merge_requests/:merge_request_iid/subscribe` */
-    subscribe: (id: number | string, merge_request_iid: number) => Promise<{ id: number; iid: number; project_id: number; title: string; description: string | null; state: 'closed' | 'locked' | 'merged' | 'opened'; created_at: string; updated_at: string; merged_by: UserBasic | null; merged_at: string | null; closed_by: UserBasic | null; closed_at: string | null; target_branch: string; source_branch: string; upvotes: number; downvotes: number; author: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] }; assignee: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] } | null; assignees: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] }[]; reviewers: UserBasic[]; source_project_id: number | null; target_project_id: number; labels: string[]; work_in_progress: boolean; draft: boolean; milestone: Milestone | null; merge_when_pipeline_succeeds: boolean; merge_status: 'can_be_merged' | 'cannot_be_merged' | 'unchecked'; sha: string | null; merge_commit_sha: string | null; squash_commit_sha: null; user_notes_count: number; discussion_locked: boolean; should_remove_source_branch: boolean | null; force_remove_source_branch: boolean; allow_collaboration: boolean; allow_maintainer_to_push: boolean; web_url: string; reference: string; references: { short: string; relative: string; full: string }; time_stats: TimeStats; squash: boolean; task_completion_status: { count: number; completed_count: number }; has_conflicts: boolean; blocking_discussions_resolved: boolean; subscribed: boolean; changes_count: string | null; merge_user: UserBasic | null; latest_build_started_at: null; latest_build_finished_at: null; first_deployed_to_production_at: null; pipeline: { id: number; sha: string; ref: string; status: string; web_url: string } | null; head_pipeline: null; diff_refs: { base_sha: string | null; head_sha: string | null; start_sha: string | null } | null; merge_error: null; first_contribution: boolean; user: { can_merge: boolean }; approvals_before_merge: null; diverged_commits_count?: number; rebase_in_progress?: boolean }>;
-    /** `/projects/:id/merge_requests/:merge_request_iid/unsubscribe` */
-    unsubscribe: (id: number | string, merge_request_iid: number) => Promise<{ id: number; iid: number; project_id: number; title: string; description: string | null; state: 'closed' | 'locked' | 'merged' | 'opened'; created_at: string; updated_at: string; merged_by: UserBasic | null; merged_at: string | null; closed_by: UserBasic | null; closed_at: string | null; target_branch: string; source_branch: string; upvotes: number; downvotes: number; author: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] }; assignee: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] } | null; assignees: { email: string; created_at: string; id: number; name: string; username: string; state: 'active' | 'blocked'; avatar_url: string | null; web_url: string; custom_attributes?: CustomAttribute[] }[]; reviewers: UserBasic[]; source_project_id: number | null; target_project_id: number; labels: string[]; work_in_progress: boolean; draft: boolean; milestone: Milestone | null; merge_when_pipeline_succeeds: boolean; merge_status: 'can_be_merged' | 'cannot_be_merged' | 'unchecked'; sha: string | null; merge_commit_sha: string | null; squash_commit_sha: null; user_notes_count: number; discussion_locked: boolean; should_remove_source_branch: boolean | null; force_remove_source_branch: boolean; allow_collaboration: boolean; allow_maintainer_to_push: boolean; web_url: string; reference: string; references: { short: string; relative: string; full: string }; time_stats: TimeStats; squash: boolean; task_completion_status: { count: number; completed_count: number }; has_conflicts: boolean; blocking_discussions_resolved: boolean; subscribed: boolean; changes_count: string | null; merge_user: UserBasic | null; latest_build_started_at: null; latest_build_finished_at: null; first_deployed_to_production_at: null; pipeline: { id: number; sha: string; ref: string; status: string; web_url: string } | null; head_pipeline: null; diff_refs: { base_sha: string | null; head_sha: string | null; start_sha: string | null } | null; merge_error: null; first_contribution: boolean; user: { can_merge: boolean }; approvals_before_merge: null; diverged_commits_count?: number; rebase_in_progress?: boolean }>;
-    /** `/projects/:id/merge_requests/:merge_request_iid/time_stats` */
-    timeStats: (id: number | string, merge_request_iid: number) => Promise<TimeStats>;
-    /** `/projects/:id/merge_requests/:merge_request_iid/time_estimate` */
-    setTimeEstimate: (id: number | string, merge_request_iid: number, input: { duration: string }) => Promise<TimeStats>;
-    /** `/projects/:id/merge_requests/:merge_request_iid/reset_time_estimate` */
-    resetTimeEstimate: (id: number | string, merge_request_iid: number) => Promise<TimeStats>;
-    /** `/projects/:id/merge_requests/:merge_request_iid/add_spent_time` */
-    addSpentTime: (id: number | string, merge_request_iid: number, input: { duration: string }) => Promise<TimeStats>;
-    /** `/projects/:id/merge_requests/:merge_request_iid/reset_spent_time` */
-    resetSpentTime: (id: number | string, merge_request_iid: number) => Promise<TimeStats>;
-  };
-  mergeRequestNotes: {
-    /** `/projects/:id/merge_requests/:merge_request_iid/notes` */
-    list: (id: number | string, merge_request_iid: number, input?: ListNotesQuery & PageQuery) => Promise<ListResult<Note>>;
-    /** `/projects/:id/merge_requests/:merge_request_iid/notes/:note_id` */
-    get: (id: number | string, merge_request_iid: number, note_id: number) => Promise<Note>;
-    /** `/projects/:id/merge_requests/:merge_request_iid/notes` */
-    create: (id: number | string, merge_request_iid: number, input: { body: string; created_at?: string }) => Promise<Note>;
-    /** `/projects/:id/merge_requests/:merge_request_iid/notes/:note_id` */
-    update: (id: number | string, merge_request_iid: number, note_id: number, input: UpdateNoteInput) => Promise<Note>;
-    /** `/projects/:id/merge_requests/:merge_request_iid/notes/:note_id` */
-    delete: (id: number | string, merge_request_iid: number, note_id: number) => Promise<void>;
-  };
-  mergeRequestDiscussions: {
-    /** `/projects/:id/merge_requests/:merge_request_iid/discussions` */
-    list: (id: number | string, merge_request_iid: number, input?: PageQuery) => Promise<ListResult<Discussion>>;
-    /** `/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id` */
-    get: (id: number | string, merge_request_iid: number, discussion_id: string) => Promise<Discussion>;
-    /** `/projects/:id/merge_requests/:merge_request_iid/discussions` */
-    create: (id: number | string, merge_request_iid: number, input: { body: string; created_at?: string }) => Promise<Discussion>;
-    /** `/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id/notes` */
-    reply: (id: number | string, merge_request_iid: number, discussion_id: string, input: { body: string; created_at?: string }) => Promise<Note>;
-    /** `/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id/notes/:note_id` */
-    updateNote: (id: number | string, merge_request_iid: number, discussion_id: string, note_id: number, input?: UpdateDiscussionNoteInput) => Promise<Note>;
-    /** `/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id/notes/:note_id` */
-    deleteNote: (id: number | string, merge_request_iid: number, discussion_id: string, note_id: number) => Promise<void>;
-    /** `/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id` */
-    resolve: (id: number | string, merge_request_iid: number, discussion_id: string, input: ResolveDiscussionInput) => Promise<Discussion>;
-  };
-  mergeRequestAwardEmoji: {
-    /** `/projects/:id/merge_requests/:merge_request_iid/award_emoji` */
-    list: (id: number | string, merge_request_iid: number, input?: PageQuery) => Promise<ListResult<AwardEmoji>>;
-    /** `/projects/:id/merge_requests/:merge_request_iid/award_emoji/:award_id` */
-    get: (id: number | string, merge_request_iid: number, award_id: number) => Promise<AwardEmoji>;
-    /** `/projects/:id/merge_requests/:merge_request_iid/award_emoji` */
-    create: (id: number | string, merge_request_iid: number, input: { name: string }) => Promise<AwardEmoji>;
-    /** `/projects/:id/merge_requests/:merge_request_iid/award_emoji/:award_id` */
-    delete: (id: number | string, merge_request_iid: number, award_id: number) => Promise<void>;
-    /** `/projects/:id/merge_requests/:merge_request_iid/notes/:note_id/award_emoji` */
-    listForNote: (id: number | string, merge_request_iid: number, note_id: number, input?: PageQuery) => Promise<ListResult<AwardEmoji>>;
-    /** `/projects/:id/merge_requests/:merge_request_iid/notes/:note_id/award_emoji/:award_id` */
-    getForNote: (id: number | string, merge_request_iid: number, note_id: number, award_id: number) => Promise<AwardEmoji>;
-    /** `/projects/:id/merge_requests/:merge_request_iid/notes/:note_id/award_emoji` */
-    createForNote: (id: number | string, merge_request_iid: number, note_id: number, input: { name: string }) => Promise<AwardEmoji>;
-    /** `/projects/:id/merge_requests/:merge_request_iid/notes/:note_id/award_emoji/:award_id` */
-    deleteForNote: (id: number | string, merge_request_iid: number, note_id: number, award_id: number) => Promise<void>;
-  };
-  labels: {
-    /** `/projects/:id/labels` */
-    list: (id: number | string, input?: ListLabelsQuery & PageQuery) => Promise<ListResult<Label>>;
-    /** `/projects/:id/labels/:label_id` */
-    get: (id: number | string, label_id: number | string) => Promise<Label>;
-    /** `/projects/:id/labels` */
-    create: (id: number | string, input: CreateLabelInput) => Promise<Label>;
-    /** `/projects/:id/labels` */
-    updateByName: (id: number | string, input: UpdateLabelByNameInput) => Promise<Label>;
-    /** `/projects/:id/labels/:label_id` */
-    update: (id: number | string, label_id: number | string, input?: UpdateLabelInput) => Promise<Label>;
-    /** `/projects/:id/labels` */
-    deleteByName: (id: number | string, input: { name: string }) => Promise<void>;
-    /** `/projects/:id/labels/:label_id` */
-    delete: (id: number | string, label_id: number | string) => Promise<void>;
-    /** `/projects/:id/labels/:label_id/subscribe` */
-    subscribe: (id: number | string, label_id: number | string) => Promise<Label>;
-    /** `/projects/:id/labels/:label_id/unsubscribe` */
-    unsubscribe: (id: number | string, label_id: number | string) => Promise<Label>;
-  };
-  milestones: sApi;
-  groupMilestones: sApi;
   runners: {
     /** `/runners` */
     list: (input?: ListRunnersQuery & PageQuery) => Promise<ListResult<Runner>>;
@@ -2273,37 +2409,87 @@ export interface Api {
     /** `/projects/:id/runners/:runner_id` */
     disable: (id: number | string, runner_id: number) => Promise<void>;
   };
-  environments: {
-    /** `/projects/:id/environments` */
-    list: (id: number | string, input?: ListEnvironmentsQuery & PageQuery) => Promise<ListResult<Environment>>;
-    /** `/projects/:id/environments/:environment_id` */
-    get: (id: number | string, environment_id: number) => Promise<Environment>;
-    /** `/projects/:id/environments` */
-    create: (id: number | string, input: CreateEnvironmentInput) => Promise<Environment>;
-    /** `/projects/:id/environment` */
-    createSingular: (id: number | string, input: CreateEnvironmentInput) => Promise<Environment>;
-    /** `/projects/:id/environments/:environment_id` */
-    update: (id: number | string, environment_id: number, input?: UpdateEnvironmentInput) => Promise<Environment>;
-    /** `/projects/:id/environments/:environment_id` */
-    delete: (id: number | string, environment_id: number) => Promise<void>;
-    /** `/projects/:id/environments/:environment_id/stop` */
-    stop: (id: number | string, environment_id: number) => Promise<Environment>;
+  tags: {
+    /** `/projects/:id/repository/tags` */
+    list: (id: number | string, input?: ListTagsQuery & PageQuery) => Promise<ListResult<Tag>>;
+    /** `/projects/:id/repository/tags/:tag_name` */
+    get: (id: number | string, tag_name: string) => Promise<Tag>;
+    /** `/projects/:id/repository/tags` */
+    create: (id: number | string, input: CreateTagInput) => Promise<Tag>;
+    /** `/projects/:id/repository/tags/:tag_name` */
+    delete: (id: number | string, tag_name: string) => Promise<void>;
+    /** `/projects/:id/repository/tags/:tag_name/release` */
+    createRelease: (id: number | string, tag_name: string, input: ReleaseNoteInput) => Promise<Release>;
+    /** `/projects/:id/repository/tags/:tag_name/release` */
+    updateRelease: (id: number | string, tag_name: string, input: ReleaseNoteInput) => Promise<Release>;
   };
-  events: {
-    /** `/events` */
-    list: (input?: ListEventsQuery & PageQuery) => Promise<ListResult<Event>>;
-    /** `/users/:id/events` */
-    listForUser: (id: number | string, input?: ListEventsQuery & PageQuery) => Promise<ListResult<Event>>;
-    /** `/projects/:id/events` */
-    listForProject: (id: number | string, input?: ListEventsQuery & PageQuery) => Promise<ListResult<Event>>;
+  releases: {
+    /** `/projects/:id/releases` */
+    list: (id: number | string, input?: ListReleasesQuery & PageQuery) => Promise<ListResult<ProjectRelease>>;
+    /** `/projects/:id/releases/:tag_name` */
+    get: (id: number | string, tag_name: string) => Promise<ProjectRelease>;
+    /** `/projects/:id/releases` */
+    create: (id: number | string, input: CreateReleaseInput) => Promise<ProjectRelease>;
+    /** `/projects/:id/releases/:tag_name` */
+    update: (id: number | string, tag_name: string, input?: UpdateReleaseInput) => Promise<ProjectRelease>;
+    /** `/projects/:id/releases/:tag_name` */
+    delete: (id: number | string, tag_name: string) => Promise<ProjectRelease>;
   };
-  instance: {
-    /** `/openapi.json` */
-    openapi: () => Promise<{ [key: string]: unknown }>;
-    /** `/version` */
-    version: () => Promise<Version>;
-    /** `/metadata` */
-    metadata: () => Promise<Metadata>;
+  personalAccessTokens: {
+    /** `/users/:user_id/personal_access_tokens` */
+    list: (user_id: number, input?: ListTokensQuery & PageQuery) => Promise<ListResult<PersonalAccessToken>>;
+    /** `/users/:user_id/personal_access_tokens/:token_id` */
+    get: (user_id: number, token_id: number) => Promise<PersonalAccessToken>;
+    /** `/users/:user_id/personal_access_tokens` */
+    create: (user_id: number, input: CreateTokenInput) => Promise<PersonalAccessTokenWithToken>;
+    /** `/users/:user_id/personal_access_tokens/:token_id` */
+    revoke: (user_id: number, token_id: number) => Promise<void>;
+    /** `/personal_access_tokens` */
+    listOwn: (input?: ListAllTokensQuery & PageQuery) => Promise<ListResult<PersonalAccessToken>>;
+    /** `/personal_access_tokens/:token_id` */
+    getOwn: (token_id: number) => Promise<PersonalAccessToken>;
+    /** `/personal_access_tokens/self` */
+    self: () => Promise<PersonalAccessToken>;
+    /** `/personal_access_tokens/:token_id` */
+    revokeOwn: (token_id: number) => Promise<void>;
+  };
+  impersonationTokens: {
+    /** `/users/:user_id/impersonation_tokens` */
+    list: (user_id: number, input?: ListTokensQuery & PageQuery) => Promise<ListResult<ImpersonationToken>>;
+    /** `/users/:user_id/impersonation_tokens/:token_id` */
+    get: (user_id: number, token_id: number) => Promise<ImpersonationToken>;
+    /** `/users/:user_id/impersonation_tokens` */
+    create: (user_id: number, input: CreateTokenInput) => Promise<ImpersonationTokenWithToken>;
+    /** `/users/:user_id/impersonation_tokens/:token_id` */
+    revoke: (user_id: number, token_id: number) => Promise<void>;
+  };
+  session: {
+    /** `/session` */
+    create: (input: SessionInput) => Promise<UserWithPrivateToken>;
+  };
+  oauth: {
+    /** `/oauth/token` */
+    token: (input?: OAuthTokenInput) => Promise<OAuthToken>;
+  };
+  users: {
+    /** `/users` */
+    list: (input?: ListUsersQuery & PageQuery) => Promise<ListResult<UserBasic | UserFull>>;
+    /** `/users/:id` */
+    get: (id: number, input?: GetUserQuery) => Promise<UserFull | UserProfile>;
+    /** `/user` */
+    current: () => Promise<UserFull | UserSelf | UserWithPrivateToken>;
+    /** `/users` */
+    create: (input: CreateUserInput) => Promise<UserFull>;
+    /** `/users/:id` */
+    update: (id: number, input?: UpdateUserInput) => Promise<UserFull>;
+    /** `/users/:id` */
+    delete: (id: number, input?: DeleteUserInput) => Promise<void>;
+    /** `/users/:id/block` */
+    block: (id: number) => Promise<boolean>;
+    /** `/uploads/-/system/user/avatar/:id/:filename` */
+    avatar: (id: number, filename: string) => Promise<RawFile>;
+    /** `/users/:id/unblock` */
+    unblock: (id: number) => Promise<boolean>;
   };
 }
 
@@ -2403,6 +2589,18 @@ export type SchemaName =
   | 'EditMemberInput'
   | 'ProjectGroupLink'
   | 'ShareProjectInput'
+  | 'UserWithEmail'
+  | 'MergeRequestState'
+  | 'MergeRequestBasic'
+  | 'MergeRequestSimple'
+  | 'MergeRequest'
+  | 'MergeRequestChanges'
+  | 'MergeRequestCommit'
+  | 'ListMergeRequestsQuery'
+  | 'GetMergeRequestQuery'
+  | 'CreateMergeRequestInput'
+  | 'UpdateMergeRequestInput'
+  | 'MergeInput'
   | 'Namespace'
   | 'ListNamespacesQuery'
   | 'NamespaceExistsQuery'

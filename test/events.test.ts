@@ -289,7 +289,8 @@ describe('every write records exactly its events, with the original’s fields',
     const renamed = await recorded(() => t.hosting.users.update(made.result.id, { username: `${username}x` }));
     expect(renamed.events).toMatchObject([{ kind: 'user.renamed', data: { old_path: username } }]);
     const key = generateKeyPairSync('ed25519').publicKey.export({ type: 'spki', format: 'der' });
-    const openssh = `ssh-ed25519 ${Buffer.concat([Buffer.from([0, 0, 0, 11]), Buffer.from('ssh-ed25519'), Buffer.from([0, 0, 0, 32]), key.subarray(-32)]).toString('base64')}`;
+    const blob = Buffer.concat([Buffer.from([0, 0, 0, 11]), Buffer.from('ssh-ed25519'), Buffer.from([0, 0, 0, 32]), key.subarray(-32)]);
+    const openssh = `ssh-ed25519 ${blob.toString('base64')}`;
     const keyed = await recorded(() => t.hosting.as(made.result.id).sshKeys.create({ title: 'laptop', key: openssh }));
     expect(keyed.events).toMatchObject([
       { kind: 'key.created', author_id: made.result.id, target_type: 'Key', data: { user_id: made.result.id } },

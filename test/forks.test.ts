@@ -3,7 +3,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase } from '../src/db/orm.js';
+import { openDatabase } from '../src/database.js';
 import { RepositoryStore } from '../src/git/store.js';
 import { createUser, migratedDataDir, ROOT_TOKEN, sharedHosting, startHosting, type SharedHosting } from './helpers.js';
 

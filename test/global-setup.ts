@@ -4,7 +4,7 @@ import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { TestProject } from 'vitest/node';
-import { migratedMemoryDataDir } from '../src/db/orm.js';
+import { migratedMemoryDataDir } from '../src/database.js';
 
 declare module 'vitest' {
   export interface ProvidedContext {

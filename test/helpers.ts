@@ -7,7 +7,7 @@ import express from 'express';
 import pg from 'pg';
 import request from 'supertest';
 import { inject } from 'vitest';
-import { openDatabase, useMemoryTemplate, type Database } from '../src/db/orm.js';
+import { openDatabase, useMemoryTemplate, type Database } from '../src/database.js';
 import { createHostingServiceOn, resetHostingService } from '../src/hosting.js';
 import { WORKER_STATEMENT } from '../src/jobs/queue.js';
 import type { HostingOptions, HostingService } from '../src/index.js';

@@ -2,7 +2,7 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { openDatabase, type Database } from '../src/db/orm.js';
+import { openDatabase, type Database } from '../src/database.js';
 import { queryRows } from '../src/db/rows.js';
 import { sql } from '../src/db/sql.js';
 import { REMOTE_FAILED, RepositoryImportError, RepositoryStore } from '../src/git/store.js';

@@ -30,3 +30,19 @@ describe('the services', () => {
     expect(offenders).toEqual([]);
   });
 });
+
+describe('the modules', () => {
+  it('declare every schema of src/schemas (the published types list them by file: scripts/types.mjs)', async () => {
+    const { MODULE_SCHEMAS } = await import('../src/api/modules.js');
+    const declared = new Set<unknown>(Object.values(MODULE_SCHEMAS));
+    const missing: string[] = [];
+    for (const file of readdirSync(join(root, 'src/schemas')).filter((name) => name.endsWith('.ts'))) {
+      const exports = (await import(`../src/schemas/${file.replace(/\.ts$/, '.js')}`)) as Record<string, unknown>;
+      for (const [name, value] of Object.entries(exports)) {
+        const schema = typeof value === 'object' && value !== null && '~kind' in value;
+        if (schema && !declared.has(value)) missing.push(`${file}: ${name}`);
+      }
+    }
+    expect(missing).toEqual([]);
+  });
+});

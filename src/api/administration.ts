@@ -4,6 +4,11 @@ import { defineRoute } from './route.js';
 import { adminUserItems, adminUserRoute } from './scoped.js';
 import { CustomAttributesService } from '../services/identity/custom-attributes.js';
 import { SettingsService } from '../services/instance/settings.js';
+import { defineModule } from './module.js';
+import * as customAttributesSchemas from '../schemas/custom-attributes.js';
+import * as settingsSchemas from '../schemas/settings.js';
+import * as userTables from '../db/entities/user.js';
+import * as settingsTables from '../db/entities/settings.js';
 
 const customAttribute = adminUserItems({ path: '/custom_attributes', id: 'key', service: (ctx) => new CustomAttributesService(ctx) });
 
@@ -48,3 +53,14 @@ export const applicationSettings = {
     run: (ctx, _params, input) => new SettingsService(ctx).update(input),
   }),
 };
+
+export const administrationModule = defineModule({
+  routes: { customAttributes, applicationSettings },
+  descriptions: {
+    customAttributes: 'Custom attributes of users: key-value pairs that administrators set',
+    applicationSettings: 'The instance-wide application settings (administrators)',
+  },
+  schemas: { ...customAttributesSchemas, ...settingsSchemas },
+  entities: [userTables.CustomAttribute, settingsTables.ApplicationSettingsRow, settingsTables.InstanceSecret],
+  migrations: [() => import('../db/migrations/Migration20261123000004_runners_tokens.js')],
+});

@@ -9,6 +9,10 @@ import {
 import { Accepted, accepted } from './projects.js';
 import { projectItems, projectRoute } from './scoped.js';
 import { BranchesService } from '../services/repository/branches.js';
+import { defineModule } from './module.js';
+import * as branchesSchemas from '../schemas/branches.js';
+import * as repositoriesTables from '../db/entities/repositories.js';
+import { referenceRules } from '../services/repository/reference-rules.js';
 
 const branch = projectItems({ path: '/repository/branches', id: 'branch', service: (ctx) => new BranchesService(ctx) });
 
@@ -101,3 +105,15 @@ export const protectedBranches = {
     run: (ctx, { protection }) => new BranchesService(ctx).deleteProtected(protection),
   }),
 };
+
+export const branchesModule = defineModule({
+  routes: { branches, protectedBranches },
+  descriptions: {
+    branches: 'Branches of a project’s repository: made, deleted and protected; the first branch of an empty repository is its default',
+    protectedBranches: 'Protected branches by name or pattern, as today’s clients protect them: who may push and merge',
+  },
+  schemas: { ...branchesSchemas },
+  entities: [repositoriesTables.ProtectedBranch],
+  migrations: [() => import('../db/migrations/Migration20261124000000_repositories.js')],
+  rules: referenceRules,
+});

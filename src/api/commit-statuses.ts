@@ -9,6 +9,9 @@ import {
 import { projectItems, projectRoute } from './scoped.js';
 import { CommitStatusesService } from '../services/repository/commit-statuses.js';
 import { CommitCommentsService } from '../services/repository/commit-comments.js';
+import { defineModule } from './module.js';
+import * as commitStatusesSchemas from '../schemas/commit-statuses.js';
+import * as repositoriesTables from '../db/entities/repositories.js';
 
 const commitStatus = projectItems({ path: '/repository/commits/:sha/statuses', service: (ctx) => new CommitStatusesService(ctx) });
 
@@ -49,3 +52,14 @@ export const commitComments = {
     bodyLimit: COMMENT_BODY_LIMIT,
   }),
 };
+
+export const commitStatusesModule = defineModule({
+  routes: { commitStatuses, commitComments },
+  descriptions: {
+    commitStatuses:
+      'Statuses that external systems post for a commit and ref: together they make the pipeline whose status the commit shows',
+    commitComments: 'Comments on a commit, or on a line it adds or removes',
+  },
+  schemas: { ...commitStatusesSchemas },
+  entities: [repositoriesTables.Pipeline, repositoriesTables.CommitStatus, repositoriesTables.CommitNote],
+});

@@ -9,6 +9,8 @@ import {
 } from '../schemas/commits.js';
 import { projectItems } from './scoped.js';
 import { CommitsService } from '../services/repository/commits.js';
+import { defineModule } from './module.js';
+import * as commitsSchemas from '../schemas/commits.js';
 
 const commit = projectItems({ path: '/repository/commits', id: 'sha', service: (ctx) => new CommitsService(ctx) });
 
@@ -33,3 +35,11 @@ export const commits = {
     response: CommitDetail,
   }),
 };
+
+export const commitsModule = defineModule({
+  routes: { commits },
+  descriptions: {
+    commits: 'Commits of a project’s repository: its history, single commits, and batch commits of several file actions',
+  },
+  schemas: { ...commitsSchemas },
+});

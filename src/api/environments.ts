@@ -1,6 +1,9 @@
 import { CreateEnvironmentInput, Environment, ListEnvironmentsQuery, UpdateEnvironmentInput } from '../schemas/environments.js';
 import { projectItems, projectRoute } from './scoped.js';
 import { EnvironmentsService } from '../services/ci/environments.js';
+import { defineModule } from './module.js';
+import * as environmentsSchemas from '../schemas/environments.js';
+import * as environmentsTables from '../db/entities/environments.js';
 
 /** The original's Environments API authenticates every call, reads too. */
 const auth = 'user' as const;
@@ -70,3 +73,14 @@ export const environments = {
     run: (ctx, { project, environment_id }) => new EnvironmentsService(ctx).stop(project, environment_id),
   }),
 };
+
+export const environmentsModule = defineModule({
+  routes: { environments },
+  descriptions: {
+    environments:
+      'Deployment environments of projects: named, with a slug made from the name once and an external URL; stopped, renamed and deleted',
+  },
+  schemas: { ...environmentsSchemas },
+  entities: [environmentsTables.ProjectEnvironment],
+  migrations: [() => import('../db/migrations/Migration20261127000001_environments.js')],
+});

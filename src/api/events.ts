@@ -2,6 +2,9 @@ import { Event, ListEventsQuery } from '../schemas/events.js';
 import { defineRoute } from './route.js';
 import { projectRoute } from './scoped.js';
 import { EventsService } from '../services/activity/events.js';
+import { defineModule } from './module.js';
+import * as eventsSchemas from '../schemas/events.js';
+import * as eventsTables from '../db/entities/events.js';
 
 /** The Events API of the original's era: what people did, newest first, only what the caller may see. */
 export const events = {
@@ -39,3 +42,15 @@ export const events = {
     run: (ctx, { project }, input) => new EventsService(ctx).listForProject(project, input),
   }),
 };
+
+export const eventsModule = defineModule({
+  routes: { events },
+  descriptions: {
+    events:
+      'Events: what people did (opened, closed and merged work items, comments, pushes, projects made, members ' +
+      'joining and leaving), newest first, of what the caller may see',
+  },
+  schemas: { ...eventsSchemas },
+  entities: [eventsTables.DomainEvent, eventsTables.EventCursor],
+  migrations: [() => import('../db/migrations/Migration20261128000000_events.js')],
+});

@@ -15,6 +15,10 @@ import { groupRoute } from './scoped.js';
 import { GroupSharesService } from '../services/projects/group-shares.js';
 import { GroupsService } from '../services/projects/groups.js';
 import { ProjectsService } from '../services/projects/projects.js';
+import { defineModule } from './module.js';
+import * as groupsSchemas from '../schemas/groups.js';
+import * as namespacesTables from '../db/entities/namespaces.js';
+import * as groupLinksTables from '../db/entities/group-links.js';
 
 export const groups = {
   list: defineRoute({
@@ -128,3 +132,13 @@ export const groups = {
     run: (ctx, { group }) => accepted(new GroupsService(ctx).delete(group)),
   }),
 };
+
+export const groupsModule = defineModule({
+  routes: { groups },
+  descriptions: {
+    groups: 'Groups: nested namespaces of projects, whose members’ levels their subgroups and projects inherit',
+  },
+  schemas: { ...groupsSchemas },
+  entities: [namespacesTables.Namespace, groupLinksTables.GroupGroupLink],
+  migrations: [() => import('../db/migrations/Migration20261127000002_group_links.js')],
+});

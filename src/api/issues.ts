@@ -23,6 +23,10 @@ import { DiscussionsService } from '../services/work-items/discussions.js';
 import { IssuesService } from '../services/work-items/issues.js';
 import { NotesService } from '../services/work-items/notes.js';
 import { TimeTrackingService } from '../services/work-items/time-tracking.js';
+import { defineModule } from './module.js';
+import * as issuesSchemas from '../schemas/issues.js';
+import * as workItemsSchemas from '../schemas/work-items.js';
+import * as workItemsTables from '../db/entities/work-items.js';
 
 /** Issue calls always require authentication (SPEC.md Authentication 1), reads too. */
 const auth = 'user' as const;
@@ -384,3 +388,32 @@ export const issueDiscussions = {
     run: (ctx, { issue, discussion_id, note_id }) => new DiscussionsService(ctx).deleteNote(issueTarget(issue), discussion_id, note_id),
   }),
 };
+
+export const issuesModule = defineModule({
+  routes: { issues, issueNotes, awardEmoji, issueDiscussions },
+  descriptions: {
+    issues:
+      'Issues of projects: listed with filters, opened, changed, closed and reopened, moved and deleted; ' +
+      'confidential ones only to those who may read them; time tracking and subscriptions',
+    issueNotes: 'Notes on issues: comments, and the system notes that record each change',
+    awardEmoji: 'Emoji awarded to issues and to notes on them (`thumbsup` and `thumbsdown` count as votes)',
+    issueDiscussions: 'Discussions of issues: threads of notes and notes of their own',
+  },
+  schemas: { ...issuesSchemas, ...workItemsSchemas },
+  entities: [
+    workItemsTables.InternalId,
+    workItemsTables.Issue,
+    workItemsTables.IssueAssignee,
+    workItemsTables.Note,
+    workItemsTables.AwardEmoji,
+    workItemsTables.Subscription,
+    workItemsTables.Timelog,
+  ],
+  migrations: [
+    () => import('../db/migrations/Migration20261126000002_work_items.js'),
+    () => import('../db/migrations/Migration20261126000003_issue_search.js'),
+    () => import('../db/migrations/Migration20261126000004_issue_order.js'),
+    () => import('../db/migrations/Migration20261126000006_discussions.js'),
+    () => import('../db/migrations/Migration20261126000007_live_work_items.js'),
+  ],
+});

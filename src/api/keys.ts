@@ -7,6 +7,9 @@ import { defineRoute } from './route.js';
 import { EmailsService } from '../services/identity/emails.js';
 import { GpgKeysService } from '../services/identity/gpg-keys.js';
 import { SshKeysService } from '../services/identity/ssh-keys.js';
+import { defineModule } from './module.js';
+import * as keysSchemas from '../schemas/keys.js';
+import * as keysTables from '../db/entities/keys.js';
 
 /** An armored GPG key of up to a million characters, its line breaks escaped in JSON, and the fields around it. */
 const GPG_KEY_BODY_LIMIT = 2 * 1024 * 1024;
@@ -180,4 +183,15 @@ export const emails = userItemsRoutes({
   plural: 'secondary e-mail addresses',
   singular: 'an e-mail address',
   listScope: 'user',
+});
+
+export const keysModule = defineModule({
+  routes: { sshKeys, gpgKeys, emails },
+  descriptions: {
+    sshKeys: 'SSH keys of the current user, and of any user (administrators)',
+    gpgKeys: 'GPG keys of the current user, and of any user (administrators)',
+    emails: 'Secondary e-mail addresses of the current user, and of any user (administrators)',
+  },
+  schemas: { ...keysSchemas },
+  entities: [keysTables.SshKey, keysTables.GpgKey, keysTables.Email],
 });

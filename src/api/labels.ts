@@ -8,6 +8,8 @@ import {
 } from '../schemas/work-items.js';
 import { projectItems, projectRoute } from './scoped.js';
 import { LabelsService } from '../services/work-items/labels.js';
+import { defineModule } from './module.js';
+import * as workItemsTables from '../db/entities/work-items.js';
 
 /** The original's Labels and Subscriptions APIs authenticate every call, reads too. */
 const auth = 'user' as const;
@@ -91,3 +93,11 @@ export const labels = {
     run: (ctx, { project, label_id }) => new LabelsService(ctx).unsubscribe(project, label_id),
   }),
 };
+
+export const labelsModule = defineModule({
+  routes: { labels },
+  descriptions: {
+    labels: 'Labels of projects: listed with the counts of the issues that carry them, created, changed, deleted and subscribed to',
+  },
+  entities: [workItemsTables.Label, workItemsTables.LabelLink],
+});

@@ -3,6 +3,10 @@ import type { MembersOf } from '../services/projects/members.js';
 import { defineRoute } from './route.js';
 import type { ScopeAbility, ScopeEntry } from './scopes.js';
 import { MembersService } from '../services/projects/members.js';
+import { defineModule } from './module.js';
+import * as membersSchemas from '../schemas/members.js';
+import * as projectsTables from '../db/entities/projects.js';
+import * as namespacesTables from '../db/entities/namespaces.js';
 
 /** What differs between a project's member routes and a group's. */
 interface MembersSource<Base extends string, Scope extends 'project' | 'group'> {
@@ -123,4 +127,14 @@ export const groupMembers = memberRoutes({
   administrators: 'its owners',
   lastOwner: '; not its last owner',
   of: ({ group }) => ({ kind: 'group', scoped: group }),
+});
+
+export const membersModule = defineModule({
+  routes: { projectMembers, groupMembers },
+  descriptions: {
+    projectMembers: 'Members of projects: who has which access level on a project, until when',
+    groupMembers: 'Members of groups: who has which access level on a group, its subgroups and its projects',
+  },
+  schemas: { ...membersSchemas },
+  entities: [projectsTables.ProjectMember, namespacesTables.GroupMember],
 });

@@ -37,6 +37,10 @@ import { DiscussionsService } from '../services/work-items/discussions.js';
 import { MergeRequestsService } from '../services/work-items/merge-requests.js';
 import { NotesService } from '../services/work-items/notes.js';
 import { TimeTrackingService } from '../services/work-items/time-tracking.js';
+import { defineModule } from './module.js';
+import * as mergeRequestsSchemas from '../schemas/merge-requests.js';
+import * as workItemsTables from '../db/entities/work-items.js';
+import { workItemRules } from '../services/work-items/work-item-rules.js';
 
 /** Merge request calls always require authentication (SPEC.md Authentication 1), reads too. */
 const auth = 'user' as const;
@@ -462,3 +466,19 @@ export const mergeRequestDiscussions = {
       new DiscussionsService(ctx).resolve(mergeRequestTarget(mergeRequest), discussion_id, input.resolved),
   }),
 };
+
+export const mergeRequestsModule = defineModule({
+  routes: { mergeRequests, mergeRequestNotes, mergeRequestAwardEmoji, mergeRequestDiscussions },
+  descriptions: {
+    mergeRequests:
+      'Merge requests: from a branch into another of the same project or, from a fork, of its upstream; their ' +
+      'commits and changes, merged by a real merge commit, the issues they close',
+    mergeRequestNotes: 'Notes on merge requests: comments, and the system notes that record each change',
+    mergeRequestAwardEmoji: 'Emoji awarded to merge requests and to notes on them',
+    mergeRequestDiscussions: 'Discussions of merge requests: threads of notes, resolvable by the request’s author and developers',
+  },
+  schemas: { ...mergeRequestsSchemas },
+  entities: [workItemsTables.MergeRequest, workItemsTables.MergeRequestAssignee],
+  migrations: [() => import('../db/migrations/Migration20261126000005_merge_requests.js')],
+  rules: workItemRules,
+});

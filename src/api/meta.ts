@@ -2,6 +2,10 @@ import { Metadata } from '../schemas/instance.js';
 import { Version } from '../schemas/users.js';
 import { API_VERSION, FORGEKIT_VERSION } from '../version.js';
 import { defineRoute } from './route.js';
+import { defineModule } from './module.js';
+import * as instanceSchemas from '../schemas/instance.js';
+import * as commonSchemas from '../schemas/common.js';
+import * as errorsSchemas from '../schemas/errors.js';
 
 export const instance = {
   version: defineRoute({
@@ -28,3 +32,11 @@ export const instance = {
     }),
   }),
 };
+
+export const instanceModule = defineModule({
+  routes: { instance },
+  descriptions: {
+    instance: 'What the service is: its version and this document',
+  },
+  schemas: { ...instanceSchemas, ...commonSchemas, ...errorsSchemas },
+});

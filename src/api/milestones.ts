@@ -3,6 +3,8 @@ import { MergeRequestBasic } from '../schemas/merge-requests.js';
 import { CreateMilestoneInput, ListMilestonesQuery, Milestone, UpdateMilestoneInput, WORK_ITEM_BODY_LIMIT } from '../schemas/work-items.js';
 import { groupItems, groupRoute, projectItems, projectRoute } from './scoped.js';
 import { MilestonesService } from '../services/work-items/milestones.js';
+import { defineModule } from './module.js';
+import * as workItemsTables from '../db/entities/work-items.js';
 
 /** The original's milestone APIs authenticate every call, reads too. */
 const auth = 'user' as const;
@@ -124,3 +126,14 @@ export const groupMilestones = {
     run: (ctx, { group, milestone_id }, input) => new MilestonesService(ctx).mergeRequests(group, milestone_id, input),
   }),
 };
+
+export const milestonesModule = defineModule({
+  routes: { milestones, groupMilestones },
+  descriptions: {
+    milestones:
+      'Milestones of projects: listed, created with the project’s next iid, changed, closed and activated, deleted; ' +
+      'the issues that have one',
+    groupMilestones: 'Milestones of groups, which the projects of the group and of its subgroups may use: as a project’s',
+  },
+  entities: [workItemsTables.Milestone],
+});

@@ -1,6 +1,8 @@
 import { ListNamespacesQuery, Namespace, NamespaceExists, NamespaceExistsQuery } from '../schemas/namespaces.js';
 import { defineRoute } from './route.js';
 import { NamespacesService } from '../services/projects/namespaces.js';
+import { defineModule } from './module.js';
+import * as namespacesSchemas from '../schemas/namespaces.js';
 
 export const namespaces = {
   list: defineRoute({
@@ -35,3 +37,11 @@ export const namespaces = {
     run: async (ctx, { namespace }) => (await new NamespacesService(ctx).present([namespace.namespace]))[0],
   }),
 };
+
+export const namespacesModule = defineModule({
+  routes: { namespaces },
+  descriptions: {
+    namespaces: "Namespaces: each user's own, and groups'",
+  },
+  schemas: { ...namespacesSchemas },
+});

@@ -1,6 +1,6 @@
 import type { TSchema } from 'typebox';
 import { scopesFor } from '../auth/access.js';
-import * as schemaModules from '../schemas/index.js';
+import { MODULE_SCHEMAS } from './modules.js';
 import { ErrorMessage, OAuthError, ValidationError } from '../schemas/errors.js';
 import { API_VERSION, FORGEKIT_VERSION } from '../version.js';
 import { PerCaller, successStatus, type AnyRoute, type NamedRoute, type Shape } from './route.js';
@@ -8,7 +8,7 @@ import { PerCaller, successStatus, type AnyRoute, type NamedRoute, type Shape } 
 type JsonObject = Record<string, unknown>;
 
 /** Every schema src/schemas exports (TypeBox marks each schema it builds with its kind), by name. */
-export const namedSchemas = Object.entries(schemaModules as Record<string, unknown>).filter(
+export const namedSchemas = Object.entries(MODULE_SCHEMAS as Record<string, unknown>).filter(
   (entry): entry is [string, TSchema] => typeof entry[1] === 'object' && entry[1] !== null && '~kind' in entry[1],
 );
 const namesByObject = new Map<unknown, string>(namedSchemas.map(([name, schema]) => [schema, name]));

@@ -21,6 +21,10 @@ import { GroupSharesService } from '../services/projects/group-shares.js';
 import { ProjectCreationService } from '../services/projects/project-creation.js';
 import { ProjectTransfersService } from '../services/projects/project-transfers.js';
 import { ProjectsService } from '../services/projects/projects.js';
+import { defineModule } from './module.js';
+import * as projectsSchemas from '../schemas/projects.js';
+import * as projectsTables from '../db/entities/projects.js';
+import * as jobsTables from '../db/entities/jobs.js';
 
 /** The original deletes a project in the background and answers at once; forgekit has deleted it by then. */
 export const Accepted = Type.Object({ message: Type.Literal('202 Accepted') }, { additionalProperties: false });
@@ -210,3 +214,24 @@ export const projects = {
     run: (ctx, { project }) => accepted(new ProjectsService(ctx).delete(project)),
   }),
 };
+
+export const projectsModule = defineModule({
+  routes: { projects },
+  descriptions: {
+    projects:
+      'Projects: created with an empty repository, read by whoever may see them, shared with groups, moved and deleted by their owners',
+  },
+  schemas: { ...projectsSchemas },
+  entities: [
+    projectsTables.Project,
+    projectsTables.ProjectAvatar,
+    projectsTables.ProjectStar,
+    projectsTables.ProjectGroupLink,
+    jobsTables.Job,
+  ],
+  migrations: [
+    () => import('../db/migrations/Migration20261123000001_namespaces_projects.js'),
+    () => import('../db/migrations/Migration20261123000002_jobs.js'),
+    () => import('../db/migrations/Migration20261123000005_project_avatars.js'),
+  ],
+});

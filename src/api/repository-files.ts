@@ -3,6 +3,8 @@ import { FILE_WRITE_BODY_LIMIT } from '../schemas/commits.js';
 import { DeleteFileInput, FileWriteResult, GetFileQuery, RepositoryFile, WriteFileInput } from '../schemas/repository-files.js';
 import { projectItems, projectRoute } from './scoped.js';
 import { RepositoryFilesService } from '../services/repository/files.js';
+import { defineModule } from './module.js';
+import * as repositoryFilesSchemas from '../schemas/repository-files.js';
 
 /**
  * A name as a header value: as it is when printable ASCII (as the original sends it), percent-encoded otherwise (a header holds no other).
@@ -69,3 +71,11 @@ export const repositoryFiles = {
     keepsJsonSuffix: true,
   }),
 };
+
+export const repositoryFilesModule = defineModule({
+  routes: { repositoryFiles },
+  descriptions: {
+    repositoryFiles: 'Files of a project’s repository: read at any ref, and written in commits on a branch',
+  },
+  schemas: { ...repositoryFilesSchemas },
+});

@@ -17,6 +17,8 @@ import {
 import { projectRoute } from './scoped.js';
 import { DiffService } from '../services/repository/diffs.js';
 import { RepositoryService } from '../services/repository/repository.js';
+import { defineModule } from './module.js';
+import * as repositorySchemas from '../schemas/repository.js';
 
 /** `attachment; filename="…"`, the name percent-encoded beside it (RFC 6266) when it is not plain printable ASCII. */
 function attachment(fileName: string): string {
@@ -119,3 +121,11 @@ export const repository = {
     run: (ctx, { project, sha }, input) => new RepositoryService(ctx).cherryPick(project, sha, input),
   }),
 };
+
+export const repositoryModule = defineModule({
+  routes: { repository },
+  descriptions: {
+    repository: 'A repository read whole: its trees, blobs, archives and comparisons; a commit’s diff, and cherry-picking it onto a branch',
+  },
+  schemas: { ...repositorySchemas },
+});

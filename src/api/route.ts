@@ -1,6 +1,6 @@
 import { Type, type Static, type TObject, type TSchema } from 'typebox';
 import type { Ability } from '../auth/abilities.js';
-import { Pagination } from '../schemas/common.js';
+import { Int32, Pagination } from '../schemas/common.js';
 import type { Context } from '../services/context.js';
 import type { ListResult, Page, PageQuery } from '../services/pagination.js';
 import {
@@ -46,13 +46,16 @@ type ParamsOf<Path extends string, Scope extends ScopeName | undefined> = {
   [Name in PathNames<Path>[number]]: Scope extends ScopeName
     ? Name extends PathNames<Path>[0]
       ? ScopeId<Scope>
-      : Name extends PathParameterName
-        ? PathParameterTypes[Name]
-        : never
-    : Name extends PathParameterName
-      ? PathParameterTypes[Name]
-      : never;
+      : PathParameterType<Name>
+    : PathParameterType<Name>;
 };
+
+/** A path parameter's type: the registry's, or a number for an ID it does not name (`:hook_id`, `:item_iid`). */
+type PathParameterType<Name extends string> = Name extends PathParameterName
+  ? PathParameterTypes[Name]
+  : Name extends `${string}_id` | `${string}_iid`
+    ? number
+    : never;
 
 /** A route's input: its own parameters, and the page it asks for when it is a list. */
 // biome-ignore lint/complexity/noBannedTypes: `{}` is the identity of `&` here (no members added)
@@ -158,8 +161,10 @@ function pathSchema(path: string, scope: ScopeName | undefined): TObject | undef
     Object.fromEntries(
       names.map((name, index) => {
         if (scope && index === 0) return [name, scopeParameter(scope)];
-        if (!isPathParameter(name)) throw new Error(`${path}: the path parameter :${name} is not in PATH_PARAMETERS (src/api/params.ts)`);
-        return [name, PATH_PARAMETERS[name]];
+        if (isPathParameter(name)) return [name, PATH_PARAMETERS[name]];
+        // An ID the registry does not name: a whole number, as every ID is.
+        if (/_i?id$/.test(name)) return [name, Int32({ description: name.replaceAll('_', ' ') })];
+        throw new Error(`${path}: the path parameter :${name} is not in PATH_PARAMETERS (src/api/params.ts), nor an ID`);
       }),
     ),
   );

@@ -15,6 +15,9 @@ import {
 import { defineRoute } from './route.js';
 import { projectRoute } from './scoped.js';
 import { RunnersService } from '../services/ci/runners.js';
+import { defineModule } from './module.js';
+import * as runnersSchemas from '../schemas/runners.js';
+import * as runnersTables from '../db/entities/runners.js';
 
 export const runners = {
   list: defineRoute({
@@ -140,3 +143,16 @@ export const projectRunners = {
     run: (ctx, { project, runner_id }) => new RunnersService(ctx).disable(project, runner_id),
   }),
 };
+
+export const runnersModule = defineModule({
+  routes: { runners, projectRunners },
+  descriptions: {
+    runners:
+      'CI runners: registered with the instance’s, a group’s or a project’s token; listed (the caller’s own, or all ' +
+      'for administrators), read, changed, paused and removed; runners check their token and remove themselves',
+    projectRunners: 'The runners of a project: those it may use, listed; specific runners enabled in it and disabled (its maintainers)',
+  },
+  schemas: { ...runnersSchemas },
+  entities: [runnersTables.Runner, runnersTables.RunnerProject, runnersTables.RunnerGroup],
+  migrations: [() => import('../db/migrations/Migration20261127000000_runners.js')],
+});

@@ -12,6 +12,9 @@ import {
 import { projectItems, projectRoute } from './scoped.js';
 import { ReleasesService } from '../services/repository/releases.js';
 import { TagsService } from '../services/repository/tags.js';
+import { defineModule } from './module.js';
+import * as tagsSchemas from '../schemas/tags.js';
+import * as repositoriesTables from '../db/entities/repositories.js';
 
 const tag = projectItems({ path: '/repository/tags', id: 'tag_name', service: (ctx) => new TagsService(ctx) });
 
@@ -90,3 +93,13 @@ export const releases = {
     response: ProjectRelease,
   }),
 };
+
+export const tagsModule = defineModule({
+  routes: { tags, releases },
+  descriptions: {
+    tags: 'Tags of a project’s repository: lightweight or annotated, each with the release notes kept beside it',
+    releases: 'Releases of a project’s tags, as today’s clients manage them: a name, notes and a release date per tag',
+  },
+  schemas: { ...tagsSchemas },
+  entities: [repositoriesTables.Release],
+});

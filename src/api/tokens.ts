@@ -15,6 +15,10 @@ import type { TSchema } from 'typebox';
 import type { User } from '../db/entities/index.js';
 import { defineRoute } from './route.js';
 import { AccessTokensService } from '../services/identity/tokens.js';
+import { defineModule } from './module.js';
+import * as tokensSchemas from '../schemas/tokens.js';
+import * as tokensTables from '../db/entities/tokens.js';
+import * as authFailuresTables from '../db/entities/auth-failures.js';
 
 /** What differs between a user's personal access tokens and its impersonation tokens. */
 interface UserTokensKind<Segment extends string, Shape extends TSchema, Created extends TSchema> {
@@ -156,3 +160,16 @@ export const oauth = {
     signInLogin: (input) => (input.grant_type === 'password' ? input.username : undefined),
   }),
 };
+
+export const tokensModule = defineModule({
+  routes: { personalAccessTokens, impersonationTokens, session, oauth },
+  descriptions: {
+    personalAccessTokens: 'Personal access tokens: created for a user by an administrator; listed and revoked by their owner',
+    impersonationTokens: 'Impersonation tokens: tokens that administrators create to act as a user',
+    session: 'Signing in with a password for a private token',
+    oauth: 'OAuth 2 access tokens (password and refresh token grants)',
+  },
+  schemas: { ...tokensSchemas },
+  entities: [tokensTables.AccessToken, authFailuresTables.AuthFailure],
+  migrations: [() => import('../db/migrations/Migration20261122000001_auth_failures.js')],
+});

@@ -14,6 +14,9 @@ import {
 } from '../schemas/users.js';
 import { AVATAR_BODY_LIMIT, defineRoute, perCaller } from './route.js';
 import { UsersService } from '../services/identity/users.js';
+import { defineModule } from './module.js';
+import * as usersSchemas from '../schemas/users.js';
+import * as userTables from '../db/entities/user.js';
 
 export const users = {
   list: defineRoute({
@@ -107,3 +110,21 @@ export const users = {
     run: (ctx, { user }) => new UsersService(ctx).unblock(user),
   }),
 };
+
+export const usersModule = defineModule({
+  routes: { users },
+  descriptions: {
+    users: 'Users: lists, profiles, avatars, the current user; creating, changing, blocking and deleting users (administrators)',
+  },
+  schemas: { ...usersSchemas },
+  entities: [userTables.User, userTables.UserAvatar, userTables.Identity],
+  migrations: [
+    () => import('../db/migrations/Migration20261121000000_initial.js'),
+    () => import('../db/migrations/Migration20261121000001_user_search.js'),
+    () => import('../db/migrations/Migration20261122000000_email_owner.js'),
+    () => import('../db/migrations/Migration20261122000002_user_filters.js'),
+    () => import('../db/migrations/Migration20261123000000_callers_changed.js'),
+    () => import('../db/migrations/Migration20261126000000_external_users.js'),
+    () => import('../db/migrations/Migration20261126000001_callers_changed_flag.js'),
+  ],
+});

@@ -1,8 +1,7 @@
 import { createHash, randomBytes } from 'node:crypto';
 import { join, resolve } from 'node:path';
-import { raw } from '@mikro-orm/core';
+import { type EntitySchema, type MigrationObject, raw } from '@mikro-orm/core';
 import type { SqlEntityManager, SqlMikroORM } from '@mikro-orm/sql';
-import { entities } from './entities/index.js';
 import { maintainEvery, type EmbeddedClient } from './embedded-maintenance.js';
 import { DataDirLock } from './lock.js';
 import { PgliteThread } from './pglite-thread.js';
@@ -37,6 +36,25 @@ export interface Database {
 }
 
 /**
+ * What the database holds: the entities, and the migrations that make their tables, each as the loading of the module
+ * that exports it (src/modules.ts gathers both from the resources' modules).
+ */
+export interface DatabaseSchema {
+  // Typed loosely: the list's inferred type is too long for declaration files.
+  // biome-ignore lint/suspicious/noExplicitAny: entities of every shape
+  entities: EntitySchema<any, any>[];
+  migrations: (() => Promise<Record<string, unknown>>)[];
+}
+
+/** The schema the process opens its databases with: one per process, given by the first open. */
+let schema: DatabaseSchema | undefined;
+
+function useSchema(given: DatabaseSchema): void {
+  if (schema && schema !== given) throw new Error('forgekit: a process opens its databases with one schema');
+  schema = given;
+}
+
+/**
  * The drivers, the migrator and the migrations, loaded on the first open rather than when forgekit is
  * imported. Once, and one after the other: in the CommonJS build a migration's require() of
  * @mikro-orm/migrations must not meet an import() of the same ES module still in flight.
@@ -44,7 +62,10 @@ export interface Database {
 let modules: ReturnType<typeof loadModules> | undefined;
 
 async function loadModules() {
-  const { migrations } = await import('./migrations/index.js');
+  const { entities, migrations: loaders } = schema!;
+  const migrations: MigrationObject[] = [];
+  for (const load of loaders) migrations.push(migrationIn(await load()));
+  migrations.sort((a, b) => a.name.localeCompare(b.name));
   const { Migrator } = await import('@mikro-orm/migrations');
   const { MikroORM: PgliteMikroORM } = await import('@mikro-orm/pglite');
   const { pg_trgm } = await import('@electric-sql/pglite/contrib/pg_trgm');
@@ -69,8 +90,21 @@ function databaseModules() {
   return modules;
 }
 
+/**
+ * A migration as its module exports it, under the name it declares (the one the database records; MikroORM reads it from
+ * an instance too): a bundler may rename the class itself. Making one runs nothing: the constructor keeps its arguments.
+ */
+function migrationIn(module: Record<string, unknown>): MigrationObject {
+  const classes = Object.values(module).filter((value): value is MigrationObject['class'] => typeof value === 'function');
+  if (classes.length !== 1) throw new Error('forgekit: a migration module exports one migration');
+  const { name } = new classes[0](undefined as never, undefined as never);
+  if (!name) throw new Error(`the migration ${classes[0].name} declares no name`);
+  return { name, class: classes[0] };
+}
+
 /** Opens the database, applies every pending migration and returns it. */
-export async function openDatabase(options: DatabaseOptions = {}): Promise<Database> {
+export async function openDatabase(given: DatabaseSchema, options: DatabaseOptions = {}): Promise<Database> {
+  useSchema(given);
   if (options.url) return options.isolated ? openIsolatedPostgreSql(options.url) : openPostgreSql(options.url);
   if (options.dataDir) return openDataDir(resolve(options.dataDir));
   return openInMemory();
@@ -115,7 +149,7 @@ async function openDataDir(dataDir: string): Promise<Database> {
 }
 
 async function openInMemory(): Promise<Database> {
-  const orm = await initPglite('memory://', { loadDataDir: await migratedMemoryDataDir() });
+  const orm = await initPglite('memory://', { loadDataDir: await migratedMemoryDataDir(schema!) });
   // A copy of the migrated template: it has every migration.
   return maintained(await migrated(orm, async () => {}));
 }
@@ -166,7 +200,8 @@ async function migrated(orm: SqlMikroORM, migrate: () => Promise<unknown>, relea
  */
 let memoryTemplate: Promise<Blob> | undefined;
 
-export function migratedMemoryDataDir(): Promise<Blob> {
+export function migratedMemoryDataDir(given: DatabaseSchema): Promise<Blob> {
+  useSchema(given);
   memoryTemplate ??= makeMemoryTemplate().catch((error: unknown) => {
     memoryTemplate = undefined; // the next database tries again
     throw error;

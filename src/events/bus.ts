@@ -139,8 +139,9 @@ export class EventBus<Scope> {
       em,
       sql`insert into "events" as e ("kind", "action", "author_id", "project_id", "group_id", "target_type", "target_id", "target_iid",
           "target_title", "issue_id", "merge_request_id", "data", "created_at")
-        values (${event.kind}, ${action}, ${event.authorId}, ${event.projectId ?? null}, ${event.groupId ?? null}, ${target?.type ?? null},
-          ${target?.id ?? null}, ${target?.iid ?? null}, ${target?.title ?? null}, ${event.issueId ?? null}, ${event.mergeRequestId ?? null},
+        values (${event.kind}, ${action}, ${event.authorId}, ${event.projectId ?? null}, ${event.groupId ?? null},
+          ${target?.type ?? null}, ${target?.id ?? null}, ${target?.iid ?? null}, ${target?.title ?? null}, ${event.issueId ?? null},
+          ${event.mergeRequestId ?? null},
           ${JSON.stringify(event.data)}::jsonb, ${new Date()})
         returning ${EVENT_COLUMNS}`,
     );

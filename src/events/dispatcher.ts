@@ -188,7 +188,8 @@ export class EventDispatcher {
     );
     const [row] = await queryRows(
       em,
-      sql`${DISPATCHER_STATEMENT} select "xid"::text as "xid", "event_id" from "event_cursors" where "consumer" = ${name} for update skip locked`,
+      sql`${DISPATCHER_STATEMENT} select "xid"::text as "xid", "event_id" from "event_cursors" where "consumer" = ${name}
+        for update skip locked`,
     );
     return row ? { xid: row.xid as string, eventId: row.event_id as number } : null;
   }

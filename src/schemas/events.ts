@@ -46,7 +46,10 @@ export type PushData = Static<typeof PushData>;
 export const Event = Type.Object(
   {
     project_id: Nullable(Type.Integer()),
-    /** What happened, in the original's words: `opened`, `closed`, `accepted`, `pushed to`, `pushed new`, `deleted`, `commented on`, `joined`, ... */
+    /**
+     * What happened, in the original's words: `opened`, `closed`, `accepted`, `pushed to`, `pushed new`, `deleted`, `commented on`,
+     * `joined`, ...
+     */
     action_name: Type.String(),
     target_id: Nullable(Type.Integer()),
     /** The target's iid (its ID for a target without one); null without a target. */

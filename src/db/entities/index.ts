@@ -1,4 +1,3 @@
-import type { EntitySchema } from '@mikro-orm/core';
 import { AuthFailure } from './auth-failures.js';
 import { AccessToken } from './tokens.js';
 import { Email, GpgKey, SshKey } from './keys.js';
@@ -24,7 +23,6 @@ import {
   Timelog,
 } from './work-items.js';
 import { CALLERS_CHANGED_CHANNEL, CustomAttribute, Identity, User, UserAvatar } from './user.js';
-import { DomainEvent, EventCursor } from './events.js';
 import { ENVIRONMENT_STATES, ProjectEnvironment, type EnvironmentState } from './environments.js';
 
 export { CALLERS_CHANGED_CHANNEL };
@@ -77,51 +75,3 @@ export { Runner, RunnerGroup, RunnerProject };
 export { GroupGroupLink };
 export { RUNNER_ACCESS_LEVELS, RUNNER_TYPES, type RunnerAccessLevel, type RunnerType } from './runners.js';
 export { ENVIRONMENT_STATES, ProjectEnvironment, type EnvironmentState };
-
-/** Every entity (typed loosely: the list's inferred type is too long for declaration files). */
-// biome-ignore lint/suspicious/noExplicitAny: the list's inferred type is too long for declaration files (see above)
-export const entities: EntitySchema<any, any>[] = [
-  User,
-  UserAvatar,
-  Identity,
-  CustomAttribute,
-  SshKey,
-  GpgKey,
-  Email,
-  AccessToken,
-  ApplicationSettingsRow,
-  InstanceSecret,
-  AuthFailure,
-  Namespace,
-  GroupMember,
-  GroupGroupLink,
-  Project,
-  ProjectAvatar,
-  ProjectMember,
-  ProjectGroupLink,
-  ProjectStar,
-  Job,
-  ProtectedBranch,
-  Pipeline,
-  CommitStatus,
-  CommitNote,
-  Release,
-  InternalId,
-  Milestone,
-  Label,
-  LabelLink,
-  Issue,
-  IssueAssignee,
-  MergeRequest,
-  MergeRequestAssignee,
-  Note,
-  AwardEmoji,
-  Subscription,
-  Timelog,
-  Runner,
-  RunnerProject,
-  RunnerGroup,
-  ProjectEnvironment,
-  DomainEvent,
-  EventCursor,
-];
