@@ -1,18 +1,20 @@
 /**
  * `forgekit serve` stopped (SIGTERM) and killed (kill -9), then started again with the same flags: everything it
- * acknowledged is there, repositories included, and `git fsck` finds nothing wrong. On the embedded database in
- * the PGlite suite, on PostgreSQL in the PostgreSQL suite (repositories under the data directory in both).
+ * acknowledged is there, repositories included, and `git fsck` finds nothing wrong; an embedder's durable event consumer
+ * (test/fixtures/event-consumer.mjs) killed likewise sees every event once started again, in order. On the embedded
+ * database in the PGlite suite, on PostgreSQL in the PostgreSQL suite (repositories under the data directory in both).
  */
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { RepositoryStore } from '../src/git/store.js';
-import { freshDatabase, hasGit, migratedDataDir } from './helpers.js';
+import { eventually, freshDatabase, hasGit, migratedDataDir } from './helpers.js';
 import { listeningOn, Processes, runGathering, type Running } from './processes.js';
 
 const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
+const eventConsumer = fileURLToPath(new URL('./fixtures/event-consumer.mjs', import.meta.url));
 const postgres = process.env.FORGEKIT_TEST_DATABASE_URL;
 const TOKEN = 'restarts-root-token';
 const processes = new Processes();
@@ -29,24 +31,33 @@ afterAll(async () => {
  * The flags of one instance: a data directory (the embedded database, migrated already, and the repositories), and
  * on the PostgreSQL suite a database of its own.
  */
-async function instanceFlags(): Promise<{ flags: string[]; storage: string }> {
+async function instanceFlags(): Promise<{ flags: string[]; storage: string; dataDir: string; databaseUrl?: string }> {
   const dataDir = migratedDataDir();
   directories.push(dataDir);
-  if (!postgres) return { flags: ['--data-dir', dataDir], storage: join(dataDir, 'repositories') };
+  if (!postgres) return { flags: ['--data-dir', dataDir], storage: join(dataDir, 'repositories'), dataDir };
   const database = await freshDatabase();
   cleanups.push(database.drop);
-  return { flags: ['--database-url', database.url, '--data-dir', dataDir], storage: join(dataDir, 'repositories') };
+  return {
+    flags: ['--database-url', database.url, '--data-dir', dataDir],
+    storage: join(dataDir, 'repositories'),
+    dataDir,
+    databaseUrl: database.url,
+  };
 }
 
-async function serve(
-  flags: string[],
-  // biome-ignore lint/suspicious/noExplicitAny: the response body is any endpoint's JSON, as supertest's is
-): Promise<{ server: Running; api: (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }> }> {
+// biome-ignore lint/suspicious/noExplicitAny: the response body is any endpoint's JSON, as supertest's is
+type Api = (method: string, path: string, body?: unknown) => Promise<{ status: number; body: any }>;
+
+async function serve(flags: string[]): Promise<{ server: Running; api: Api }> {
   const server = runGathering(processes, process.execPath, [cli, 'serve', '--port', '0', ...flags], {
     env: { ...process.env, DATABASE_URL: '', FORGEKIT_ROOT_TOKEN: TOKEN },
   });
-  const url = await listeningOn(server, 60_000);
-  const api = async (method: string, path: string, body?: unknown) => {
+  return { server, api: apiAt(await listeningOn(server, 60_000)) };
+}
+
+/** Calls of the API at `url`, as root. */
+function apiAt(url: string): Api {
+  return async (method: string, path: string, body?: unknown) => {
     const res = await fetch(`${url}/api/v4${path}`, {
       method,
       headers: { 'PRIVATE-TOKEN': TOKEN, ...(body ? { 'content-type': 'application/json' } : {}) },
@@ -55,7 +66,6 @@ async function serve(
     const text = await res.text();
     return { status: res.status, body: text.startsWith('{') || text.startsWith('[') ? JSON.parse(text) : text };
   };
-  return { server, api };
 }
 
 /**
@@ -235,5 +245,76 @@ describe.runIf(hasGit)('forgekit serve, stopped and started again', { timeout: 2
     }
     for (const kept of acknowledged.values()) expect(kept.commits.size).toBeGreaterThan(ROUNDS - 1);
     expect(existsSync(storage)).toBe(true);
+  });
+});
+
+describe('a deferred event consumer, killed and started again', { timeout: 60_000 }, () => {
+  /** test/fixtures/event-consumer.mjs on the instance's data, writing to `file`, started. */
+  async function embed(instance: { dataDir: string; databaseUrl?: string }, file: string): Promise<{ server: Running; api: Api }> {
+    const args = [eventConsumer, instance.dataDir, file, ...(instance.databaseUrl ? [instance.databaseUrl] : [])];
+    const server = runGathering(processes, process.execPath, args, { env: { ...process.env, FORGEKIT_ROOT_TOKEN: TOKEN } });
+    return { server, api: apiAt(await listeningOn(server, 60_000)) };
+  }
+
+  /** The event IDs the consumer wrote, in its order, and the issue IDs beside them. */
+  const consumed = (file: string) =>
+    (existsSync(file) ? readFileSync(file, 'utf8') : '')
+      .split('\n')
+      .filter(Boolean)
+      .map((line) => line.split(' ').map(Number) as [number, number]);
+
+  it('sees every event, in the order of the record, at least once: a repeat only re-delivered after kill -9', async () => {
+    const instance = await instanceFlags();
+    const file = join(instance.dataDir, 'consumed.txt');
+    const first = await embed(instance, file);
+    const project = await first.api('POST', '/projects', { name: 'consumed' });
+    expect(project.status).toBe(201);
+    const issues = `/projects/${project.body.id}/issues`;
+    const acknowledged: number[] = [];
+    // One client, one issue after the other; kill -9 while one of them is on its way, somewhere in the first 10 to 30.
+    const killAt = 10 + Math.floor(Math.random() * 20);
+    let killed = false;
+    for (let index = 0; !killed; index += 1) {
+      const created = first.api('POST', issues, { title: `Storm ${index}` });
+      if (index === killAt)
+        setTimeout(() => {
+          first.server.child.kill('SIGKILL');
+          killed = true;
+        }, Math.random() * 30);
+      const answer = await created.catch(() => null);
+      // Each answer received is acknowledged.
+      if (answer?.status === 201) acknowledged.push(answer.body.id);
+    }
+    await first.server.exited;
+    const beforeKill = consumed(file).map(([id]) => id);
+    expect(acknowledged.length).toBeGreaterThanOrEqual(killAt);
+
+    const second = await embed(instance, file);
+    for (const title of ['After 1', 'After 2', 'After 3']) {
+      const created = await second.api('POST', issues, { title });
+      expect(created.status).toBe(201);
+      acknowledged.push(created.body.id);
+    }
+    // The record's issue.opened events of the project, in its order (those made but not acknowledged before the kill too).
+    const events = await second.api('GET', `/projects/${project.body.id}/events?action=created&target_type=issue&sort=asc&per_page=100`);
+    expect([events.status, events.body.length < 100]).toEqual([200, true]);
+    const recorded: number[] = events.body.map((event: { target_id: number }) => event.target_id);
+    expect(recorded).toEqual(expect.arrayContaining(acknowledged));
+    // Caught up: the consumer has handled every one of them.
+    await eventually(async () => expect(new Set(consumed(file).map(([, issue]) => issue)).size).toBe(recorded.length), 15_000);
+
+    const lines = consumed(file);
+    const once = lines.filter(([id], index) => lines.findIndex(([other]) => other === id) === index);
+    // Every event, in the order of the record: the issues as the record has them, each event ID above the one before.
+    expect(once.map(([, issue]) => issue)).toEqual(recorded);
+    for (let index = 1; index < once.length; index += 1) expect(once[index][0]).toBeGreaterThan(once[index - 1][0]);
+    // Each process handed each event once; what the second handed again is the end of what the first handed before the
+    // kill (a batch whose cursor had not moved yet), handed again first.
+    const afterKill = lines.slice(beforeKill.length).map(([id]) => id);
+    expect(new Set(beforeKill).size).toBe(beforeKill.length);
+    expect(new Set(afterKill).size).toBe(afterKill.length);
+    const again = afterKill.filter((id) => beforeKill.includes(id));
+    expect(afterKill.slice(0, again.length)).toEqual(again);
+    expect(beforeKill.slice(beforeKill.length - again.length)).toEqual(again);
   });
 });

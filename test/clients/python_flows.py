@@ -2158,6 +2158,70 @@ class Flows:
                 "type, tags; 400), all (scope; 403), save, enable in a project (twice 400; shared 403), project list, disable (only project 403), "
                 "delete (two projects 403), a runner removing itself")
 
+    def events(self):
+        gl = self.gl
+        project = gl.projects.create({"name": "py-events", "visibility": "private"})
+        member = self.new_user("py-events-member")
+        project.members.create({"user_id": member.id, "access_level": 20})
+        project.files.create({"file_path": "README.md", "branch": "main", "content": "# Events\n", "commit_message": "Start the events"})
+        head = project.commits.list(ref_name="main", get_all=True)[0]
+        issue = project.issues.create({"title": "py-events issue"})
+        issue.state_event = "close"
+        issue.save()
+        as_member = self.as_user(member, "py-events-member")
+        as_member.projects.get(project.id, lazy=True).issues.get(issue.iid, lazy=True).notes.create({"body": "py-events comment"})
+
+        # The project's events, newest first (oldest first with sort="asc"), with the original's action names.
+        events = project.events.list(get_all=True)
+        check("project.events.list action_name", [e.action_name for e in events],
+              ["commented on", "closed", "opened", "pushed new", "joined", "created"])
+        check("project.events.list author_username", [e.author_username for e in events],
+              ["py-events-member", "root", "root", "root", "py-events-member", "root"])
+        check("project.events.list(sort='asc')", [e.action_name for e in project.events.list(sort="asc", get_all=True)],
+              [e.action_name for e in reversed(events)])
+        check_datetime("event created_at", events[0].created_at)
+        check("event author", (events[0].author["id"], events[0].author["username"]), (member.id, "py-events-member"))
+
+        # Filtered by action: a push, with its push_data.
+        [push] = project.events.list(action="pushed", get_all=True)
+        check("push event", (push.action_name, push.target_type, push.target_id, push.project_id, push.author_username),
+              ("pushed new", None, None, project.id, "root"))
+        check("push event push_data", push.push_data,
+              {"commit_count": 1, "action": "created", "ref_type": "branch", "commit_from": None, "commit_to": head.id,
+               "ref": "main", "commit_title": "Start the events"})
+        check_true("only pushes carry push_data", not any(hasattr(e, "push_data") for e in events if e.action_name != "pushed new"))
+
+        # Filtered by target type: the issue's events, and the comment with its note.
+        check("project.events.list(target_type='issue')",
+              [(e.action_name, e.target_type, e.target_id, e.target_iid, e.target_title)
+               for e in project.events.list(target_type="issue", get_all=True)],
+              [("closed", "Issue", issue.id, issue.iid, "py-events issue"), ("opened", "Issue", issue.id, issue.iid, "py-events issue")])
+        [comment] = project.events.list(action="commented", target_type="note", get_all=True)
+        check("comment event", (comment.target_type, comment.note["body"], comment.note["noteable_type"], comment.note["noteable_iid"],
+                                comment.note["author"]["username"]),
+              ("Note", "py-events comment", "Issue", issue.iid, "py-events-member"))
+        check("project.events.list(action='merged')", project.events.list(action="merged", get_all=True), [])
+
+        # A user's events (a gl.users.get object's), and the caller's own (gl.events).
+        user = gl.users.get(member.id)
+        theirs = user.events.list(get_all=True)
+        check("user.events.list", [(e.action_name, e.author_username) for e in theirs],
+              [("commented on", "py-events-member"), ("joined", "py-events-member")])
+        check("user.events.list(action='commented')", [e.target_type for e in user.events.list(action="commented", get_all=True)], ["Note"])
+        check("gl.events.list as the member", [e.action_name for e in as_member.events.list(get_all=True)], ["commented on", "joined"])
+        check("gl.events.list(target_type='issue') as root",
+              [(e.action_name, e.target_title, e.author_username) for e in gl.events.list(target_type="issue", per_page=2, page=1)],
+              [("closed", "py-events issue", "root"), ("opened", "py-events issue", "root")])
+        # A stranger sees none of a private project's events; anonymously, GET /events is refused.
+        stranger = self.as_user(self.new_user("py-events-stranger"), "py-events-stranger")
+        check("user.events.list by a stranger", stranger.users.get(member.id, lazy=True).events.list(get_all=True), [])
+        expect_error("project.events.list by a stranger", lambda: stranger.projects.get(project.id, lazy=True).events.list(get_all=True),
+                     gitlab.exceptions.GitlabListError, 404, "404 Project Not Found")
+        expect_error("gl.events.list anonymously", lambda: gitlab.Gitlab(self.url).events.list(get_all=True),
+                     gitlab.exceptions.GitlabAuthenticationError, 401, "401 Unauthorized")
+        return ("project (newest first, sort, action, target_type: pushes with push_data, issues, comments with their note), "
+                "user.events, gl.events (own, anonymously 401), a stranger's (404)")
+
     def metadata(self):
         check_true("python-gitlab 3.12 has no metadata call", not hasattr(self.gl, "metadata"))
         return "not offered by python-gitlab 3.12 (skipped)"
@@ -2185,7 +2249,8 @@ def main():
              ("repository", flows.repository), ("issues", flows.issues), ("labels and milestones", flows.planning),
              ("merge requests", flows.merge_requests), ("merge request from a fork", flows.merge_request_from_fork),
              ("merge when pipeline succeeds", flows.merge_when_pipeline_succeeds), ("discussions", flows.discussions),
-             ("environments", flows.environments), ("runners", flows.runners), ("metadata", flows.metadata)]
+             ("environments", flows.environments), ("runners", flows.runners), ("events", flows.events),
+             ("metadata", flows.metadata)]
     try:
         for name, step in steps:
             try:

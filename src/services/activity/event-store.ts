@@ -68,9 +68,9 @@ function visibleEventsSql(caller: Caller, source: EventsSource): Sql {
 }
 
 /** The note a comment event made, as JSON: from the notes of work items, or from a commit's. */
-const NOTE_JSON = sql`case when nt."id" is not null then json_build_object('id', nt."id", 'type', nt."type", 'body', nt."body", 'system', nt."system",
-    'created_at', nt."created_at", 'updated_at', nt."updated_at", 'noteable_id', nt."target_id", 'noteable_iid', coalesce(i."iid", m."iid"),
-    'author', (select ${userJsonSql('a')} from "users" a where a."id" = nt."author_id"))
+const NOTE_JSON = sql`case when nt."id" is not null then json_build_object('id', nt."id", 'type', nt."type", 'body', nt."body",
+    'system', nt."system", 'created_at', nt."created_at", 'updated_at', nt."updated_at", 'noteable_id', nt."target_id",
+    'noteable_iid', coalesce(i."iid", m."iid"), 'author', (select ${userJsonSql('a')} from "users" a where a."id" = nt."author_id"))
   when cn."id" is not null then json_build_object('id', cn."id", 'type', case when cn."path" is null then null else 'DiffNote' end,
     'body', cn."note", 'system', false, 'created_at', cn."created_at", 'updated_at', cn."updated_at", 'noteable_id', null,
     'noteable_iid', null, 'author', (select ${userJsonSql('a')} from "users" a where a."id" = cn."author_id")) end`;
