@@ -2284,6 +2284,8 @@ export interface Api {
     deleteForNote: (id: number | string, merge_request_iid: number, note_id: number, award_id: number) => Promise<void>;
   };
   mergeRequestDiscussions: {
+    /** `/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id` */
+    resolve: (id: number | string, merge_request_iid: number, discussion_id: string, input: ResolveDiscussionInput) => Promise<Discussion>;
     /** `/projects/:id/merge_requests/:merge_request_iid/discussions` */
     list: (id: number | string, merge_request_iid: number, input?: PageQuery) => Promise<ListResult<Discussion>>;
     /** `/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id` */
@@ -2296,8 +2298,6 @@ export interface Api {
     updateNote: (id: number | string, merge_request_iid: number, discussion_id: string, note_id: number, input?: UpdateDiscussionNoteInput) => Promise<Note>;
     /** `/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id/notes/:note_id` */
     deleteNote: (id: number | string, merge_request_iid: number, discussion_id: string, note_id: number) => Promise<void>;
-    /** `/projects/:id/merge_requests/:merge_request_iid/discussions/:discussion_id` */
-    resolve: (id: number | string, merge_request_iid: number, discussion_id: string, input: ResolveDiscussionInput) => Promise<Discussion>;
   };
   milestones: sApi;
   groupMilestones: sApi;

@@ -12,32 +12,14 @@ import {
   UpdateMergeRequestInput,
 } from '../schemas/merge-requests.js';
 import { IssueBasic } from '../schemas/issues.js';
-import {
-  AwardEmoji,
-  CreateAwardEmojiInput,
-  CreateDiscussionInput,
-  Discussion,
-  ReplyInput,
-  ResolveDiscussionInput,
-  UpdateDiscussionNoteInput,
-  CreateNoteInput,
-  ListNotesQuery,
-  Note,
-  SpentTimeInput,
-  TimeEstimateInput,
-  TimeStats,
-  UpdateNoteInput,
-  WORK_ITEM_BODY_LIMIT,
-} from '../schemas/work-items.js';
+import { Discussion, ResolveDiscussionInput, WORK_ITEM_BODY_LIMIT } from '../schemas/work-items.js';
 import { mergeRequestTarget } from '../services/work-items/work-item-target.js';
 import { defineRoute } from './route.js';
 import { groupRoute, projectRoute } from './scoped.js';
-import { AwardEmojiService } from '../services/work-items/award-emoji.js';
 import { DiscussionsService } from '../services/work-items/discussions.js';
 import { MergeRequestsService } from '../services/work-items/merge-requests.js';
-import { NotesService } from '../services/work-items/notes.js';
-import { TimeTrackingService } from '../services/work-items/time-tracking.js';
 import { defineModule } from './module.js';
+import { awardEmojiRoutes, discussionRoutes, MERGE_REQUEST, noteRoutes, timeTrackingRoutes } from './work-items.js';
 import * as mergeRequestsSchemas from '../schemas/merge-requests.js';
 import * as workItemsTables from '../db/entities/work-items.js';
 import { workItemRules } from '../services/work-items/work-item-rules.js';
@@ -113,7 +95,7 @@ export const mergeRequests = {
     method: 'POST',
     path: '/merge_requests',
     summary: 'Open a merge request from a branch of this project into one of it or, from a fork, of its upstream (`target_project_id`)',
-    ability: 'read_project',
+    ability: 'create_merge_request_from',
     input: CreateMergeRequestInput,
     response: MergeRequest,
     bodyLimit: WORK_ITEM_BODY_LIMIT,
@@ -199,267 +181,20 @@ export const mergeRequests = {
     response: MergeRequest,
     run: (ctx, { mergeRequest }) => new MergeRequestsService(ctx).unsubscribe(mergeRequest),
   }),
-  timeStats: projectRoute({
-    method: 'GET',
-    path: '/merge_requests/:merge_request_iid/time_stats',
-    scope: 'mergeRequest',
-    summary: 'The time estimated for a merge request and spent on it',
-    auth,
-    ability: 'read_merge_request',
-    response: TimeStats,
-    run: (ctx, { mergeRequest }) => new TimeTrackingService(ctx).stats(mergeRequestTarget(mergeRequest)),
-  }),
-  setTimeEstimate: projectRoute({
-    method: 'POST',
-    path: '/merge_requests/:merge_request_iid/time_estimate',
-    scope: 'mergeRequest',
-    summary: 'Estimate the time a merge request takes (`3h30m`, `1w 2d`)',
-    ability: 'update_merge_request',
-    input: TimeEstimateInput,
-    response: TimeStats,
-    status: 200,
-    run: (ctx, { mergeRequest }, input) => new TimeTrackingService(ctx).setEstimate(mergeRequestTarget(mergeRequest), input),
-  }),
-  resetTimeEstimate: projectRoute({
-    method: 'POST',
-    path: '/merge_requests/:merge_request_iid/reset_time_estimate',
-    scope: 'mergeRequest',
-    summary: 'Take a merge request’s estimate away',
-    ability: 'update_merge_request',
-    response: TimeStats,
-    status: 200,
-    run: (ctx, { mergeRequest }) => new TimeTrackingService(ctx).resetEstimate(mergeRequestTarget(mergeRequest)),
-  }),
-  addSpentTime: projectRoute({
-    method: 'POST',
-    path: '/merge_requests/:merge_request_iid/add_spent_time',
-    scope: 'mergeRequest',
-    summary: 'Log time spent on a merge request (negative to take some back)',
-    ability: 'update_merge_request',
-    input: SpentTimeInput,
-    response: TimeStats,
-    run: (ctx, { mergeRequest }, input) => new TimeTrackingService(ctx).addSpent(mergeRequestTarget(mergeRequest), input),
-  }),
-  resetSpentTime: projectRoute({
-    method: 'POST',
-    path: '/merge_requests/:merge_request_iid/reset_spent_time',
-    scope: 'mergeRequest',
-    summary: 'Take back all the time spent on a merge request',
-    ability: 'update_merge_request',
-    response: TimeStats,
-    status: 200,
-    run: (ctx, { mergeRequest }) => new TimeTrackingService(ctx).resetSpent(mergeRequestTarget(mergeRequest)),
-  }),
+  ...timeTrackingRoutes(MERGE_REQUEST),
 };
 
-export const mergeRequestNotes = {
-  list: projectRoute({
-    method: 'GET',
-    path: '/merge_requests/:merge_request_iid/notes',
-    scope: 'mergeRequest',
-    summary: 'The notes on a merge request, comments and system notes, newest first unless asked otherwise',
-    auth,
-    ability: 'read_merge_request',
-    input: ListNotesQuery,
-    list: Note,
-    run: (ctx, { mergeRequest }, input) => new NotesService(ctx).list(mergeRequestTarget(mergeRequest), input),
-  }),
-  get: projectRoute({
-    method: 'GET',
-    path: '/merge_requests/:merge_request_iid/notes/:note_id',
-    scope: 'mergeRequest',
-    summary: 'One note on a merge request',
-    auth,
-    ability: 'read_merge_request',
-    response: Note,
-    run: (ctx, { mergeRequest, note_id }) => new NotesService(ctx).get(mergeRequestTarget(mergeRequest), note_id),
-  }),
-  create: projectRoute({
-    method: 'POST',
-    path: '/merge_requests/:merge_request_iid/notes',
-    scope: 'mergeRequest',
-    summary: 'Comment on a merge request (while its discussion is locked, project members only)',
-    ability: 'create_merge_request_note',
-    input: CreateNoteInput,
-    response: Note,
-    bodyLimit: WORK_ITEM_BODY_LIMIT,
-    run: (ctx, { mergeRequest }, input) => new NotesService(ctx).create(mergeRequestTarget(mergeRequest), input),
-  }),
-  update: projectRoute({
-    method: 'PUT',
-    path: '/merge_requests/:merge_request_iid/notes/:note_id',
-    scope: 'mergeRequest',
-    summary: 'Change a comment (its author, maintainers)',
-    ability: 'read_merge_request',
-    input: UpdateNoteInput,
-    response: Note,
-    bodyLimit: WORK_ITEM_BODY_LIMIT,
-    run: (ctx, { mergeRequest, note_id }, input) => new NotesService(ctx).update(mergeRequestTarget(mergeRequest), note_id, input),
-  }),
-  delete: projectRoute({
-    method: 'DELETE',
-    path: '/merge_requests/:merge_request_iid/notes/:note_id',
-    scope: 'mergeRequest',
-    summary: 'Delete a comment (its author, maintainers)',
-    ability: 'read_merge_request',
-    run: (ctx, { mergeRequest, note_id }) => new NotesService(ctx).delete(mergeRequestTarget(mergeRequest), note_id),
-  }),
-};
-
-export const mergeRequestAwardEmoji = {
-  list: projectRoute({
-    method: 'GET',
-    path: '/merge_requests/:merge_request_iid/award_emoji',
-    scope: 'mergeRequest',
-    summary: 'The emoji awarded to a merge request',
-    auth,
-    ability: 'read_merge_request',
-    list: AwardEmoji,
-    run: (ctx, { mergeRequest }, input) => new AwardEmojiService(ctx).list({ target: mergeRequestTarget(mergeRequest) }, input),
-  }),
-  get: projectRoute({
-    method: 'GET',
-    path: '/merge_requests/:merge_request_iid/award_emoji/:award_id',
-    scope: 'mergeRequest',
-    summary: 'One emoji awarded to a merge request',
-    auth,
-    ability: 'read_merge_request',
-    response: AwardEmoji,
-    run: (ctx, { mergeRequest, award_id }) => new AwardEmojiService(ctx).get({ target: mergeRequestTarget(mergeRequest) }, award_id),
-  }),
-  create: projectRoute({
-    method: 'POST',
-    path: '/merge_requests/:merge_request_iid/award_emoji',
-    scope: 'mergeRequest',
-    summary: 'Award an emoji to a merge request (`thumbsup` and `thumbsdown` count as votes, never one’s own)',
-    ability: 'award_merge_request_emoji',
-    input: CreateAwardEmojiInput,
-    response: AwardEmoji,
-    run: (ctx, { mergeRequest }, input) => new AwardEmojiService(ctx).create({ target: mergeRequestTarget(mergeRequest) }, input),
-  }),
-  delete: projectRoute({
-    method: 'DELETE',
-    path: '/merge_requests/:merge_request_iid/award_emoji/:award_id',
-    scope: 'mergeRequest',
-    summary: 'Take back one’s emoji from a merge request (administrators: anyone’s)',
-    ability: 'read_merge_request',
-    run: (ctx, { mergeRequest, award_id }) => new AwardEmojiService(ctx).delete({ target: mergeRequestTarget(mergeRequest) }, award_id),
-  }),
-  listForNote: projectRoute({
-    method: 'GET',
-    path: '/merge_requests/:merge_request_iid/notes/:note_id/award_emoji',
-    scope: 'mergeRequest',
-    summary: 'The emoji awarded to a note on a merge request',
-    auth,
-    ability: 'read_merge_request',
-    list: AwardEmoji,
-    run: (ctx, { mergeRequest, note_id }, input) =>
-      new AwardEmojiService(ctx).list({ target: mergeRequestTarget(mergeRequest), noteId: note_id }, input),
-  }),
-  getForNote: projectRoute({
-    method: 'GET',
-    path: '/merge_requests/:merge_request_iid/notes/:note_id/award_emoji/:award_id',
-    scope: 'mergeRequest',
-    summary: 'One emoji awarded to a note on a merge request',
-    auth,
-    ability: 'read_merge_request',
-    response: AwardEmoji,
-    run: (ctx, { mergeRequest, note_id, award_id }) =>
-      new AwardEmojiService(ctx).get({ target: mergeRequestTarget(mergeRequest), noteId: note_id }, award_id),
-  }),
-  createForNote: projectRoute({
-    method: 'POST',
-    path: '/merge_requests/:merge_request_iid/notes/:note_id/award_emoji',
-    scope: 'mergeRequest',
-    summary: 'Award an emoji to a note on a merge request',
-    ability: 'award_merge_request_emoji',
-    input: CreateAwardEmojiInput,
-    response: AwardEmoji,
-    run: (ctx, { mergeRequest, note_id }, input) =>
-      new AwardEmojiService(ctx).create({ target: mergeRequestTarget(mergeRequest), noteId: note_id }, input),
-  }),
-  deleteForNote: projectRoute({
-    method: 'DELETE',
-    path: '/merge_requests/:merge_request_iid/notes/:note_id/award_emoji/:award_id',
-    scope: 'mergeRequest',
-    summary: 'Take back one’s emoji from a note on a merge request',
-    ability: 'read_merge_request',
-    run: (ctx, { mergeRequest, note_id, award_id }) =>
-      new AwardEmojiService(ctx).delete({ target: mergeRequestTarget(mergeRequest), noteId: note_id }, award_id),
-  }),
-};
+export const mergeRequestNotes = noteRoutes(MERGE_REQUEST);
+export const mergeRequestAwardEmoji = awardEmojiRoutes(MERGE_REQUEST);
 
 export const mergeRequestDiscussions = {
-  list: projectRoute({
-    method: 'GET',
-    path: '/merge_requests/:merge_request_iid/discussions',
-    scope: 'mergeRequest',
-    summary: 'The discussions of a merge request: threads and notes of their own, in the order they began',
-    auth,
-    ability: 'read_merge_request',
-    list: Discussion,
-    run: (ctx, { mergeRequest }, input) => new DiscussionsService(ctx).list(mergeRequestTarget(mergeRequest), input),
-  }),
-  get: projectRoute({
-    method: 'GET',
-    path: '/merge_requests/:merge_request_iid/discussions/:discussion_id',
-    scope: 'mergeRequest',
-    summary: 'One discussion of a merge request, with its notes',
-    auth,
-    ability: 'read_merge_request',
-    response: Discussion,
-    run: (ctx, { mergeRequest, discussion_id }) => new DiscussionsService(ctx).get(mergeRequestTarget(mergeRequest), discussion_id),
-  }),
-  create: projectRoute({
-    method: 'POST',
-    path: '/merge_requests/:merge_request_iid/discussions',
-    scope: 'mergeRequest',
-    summary: 'Start a thread on a merge request',
-    ability: 'create_merge_request_note',
-    input: CreateDiscussionInput,
-    response: Discussion,
-    bodyLimit: WORK_ITEM_BODY_LIMIT,
-    run: (ctx, { mergeRequest }, input) => new DiscussionsService(ctx).create(mergeRequestTarget(mergeRequest), input),
-  }),
-  reply: projectRoute({
-    method: 'POST',
-    path: '/merge_requests/:merge_request_iid/discussions/:discussion_id/notes',
-    scope: 'mergeRequest',
-    summary: 'Reply in a discussion (a note of its own becomes a thread)',
-    ability: 'create_merge_request_note',
-    input: ReplyInput,
-    response: Note,
-    bodyLimit: WORK_ITEM_BODY_LIMIT,
-    run: (ctx, { mergeRequest, discussion_id }, input) =>
-      new DiscussionsService(ctx).reply(mergeRequestTarget(mergeRequest), discussion_id, input),
-  }),
-  updateNote: projectRoute({
-    method: 'PUT',
-    path: '/merge_requests/:merge_request_iid/discussions/:discussion_id/notes/:note_id',
-    scope: 'mergeRequest',
-    summary: 'Change a note of a discussion (`body`), or resolve it (`resolved`, a merge request’s)',
-    ability: 'read_merge_request',
-    input: UpdateDiscussionNoteInput,
-    response: Note,
-    bodyLimit: WORK_ITEM_BODY_LIMIT,
-    run: (ctx, { mergeRequest, discussion_id, note_id }, input) =>
-      new DiscussionsService(ctx).updateNote(mergeRequestTarget(mergeRequest), discussion_id, note_id, input),
-  }),
-  deleteNote: projectRoute({
-    method: 'DELETE',
-    path: '/merge_requests/:merge_request_iid/discussions/:discussion_id/notes/:note_id',
-    scope: 'mergeRequest',
-    summary: 'Delete a note of a discussion (its author, maintainers)',
-    ability: 'read_merge_request',
-    run: (ctx, { mergeRequest, discussion_id, note_id }) =>
-      new DiscussionsService(ctx).deleteNote(mergeRequestTarget(mergeRequest), discussion_id, note_id),
-  }),
+  ...discussionRoutes(MERGE_REQUEST),
   resolve: projectRoute({
     method: 'PUT',
     path: '/merge_requests/:merge_request_iid/discussions/:discussion_id',
     scope: 'mergeRequest',
     summary: 'Resolve (or unresolve) a whole thread (the request’s author, developers and above)',
-    ability: 'read_merge_request',
+    ability: 'resolve_merge_request_discussion',
     input: ResolveDiscussionInput,
     response: Discussion,
     run: (ctx, { mergeRequest, discussion_id }, input) =>
