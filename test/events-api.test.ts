@@ -574,7 +574,7 @@ describe('who sees what', () => {
     expect(pageHeaders(paged.headers)).toMatchObject({ total: 6, totalPages: 6 });
   });
 
-  it('a public project’s confidential issue: its events and the comments on it only to its author, reporters and administrators', async () => {
+  it('a public project’s confidential issue: its events and comments on it only to its author, reporters and administrators', async () => {
     for (const caller of [undefined, stranger, external, guest]) {
       expect(brief(await list(`/projects/${open}/events`, caller)), caller?.username ?? 'anonymous').toEqual(OPEN_PUBLIC);
     }
