@@ -28,6 +28,12 @@ try {
     console.log(error.status, JSON.stringify(error.body()));
   }
 
+  // What happens is recorded: subscribers hear of each event once its write has committed.
+  const heard: string[] = [];
+  hosting.events.subscribe('*', (event) => {
+    heard.push(event.kind);
+  });
+
   // A project is a real git repository: the first commit makes its default branch.
   const project = await asAlice.projects.create({ name: 'app' });
   await asAlice.repositoryFiles.create(project.id, 'README.md', { branch: 'main', content: '# App\n', commit_message: 'Start' });
@@ -42,6 +48,13 @@ try {
     history.map((commit) => commit.title),
     'default branch',
     (await asAlice.projects.get(project.id)).default_branch,
+  );
+
+  console.log('heard', heard);
+  const pushes = await asAlice.events.listForProject(project.id, { action: 'pushed' });
+  console.log(
+    'events',
+    pushes.map((event) => `${event.action_name} ${event.push_data?.ref}: ${event.push_data?.commit_title}`),
   );
 
   // Tokens work too: this is what a client would send as PRIVATE-TOKEN.

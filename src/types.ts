@@ -375,15 +375,15 @@ export interface Event {
   author_username: string;
 }
 
-export type EventActionName = never;
+export type EventActionName = 'closed' | 'commented' | 'created' | 'destroyed' | 'expired' | 'joined' | 'left' | 'merged' | 'pushed' | 'reopened' | 'updated';
 
 /**
- * The Events API's filters. As the original, an `action` or `target_type` it does not know filters nothing; dates are
- * days (`before`: created before that day began; `after`: after that day ended).
+ * The Events API's filters, as the original declares them: an `action` and a `target_type` of its lists (400
+ * otherwise); dates are days (`before`: created before that day began; `after`: after that day ended).
  */
 export interface ListEventsQuery {
-  action?: string;
-  target_type?: string;
+  action?: EventActionName;
+  target_type?: 'issue' | 'merge_request' | 'milestone' | 'note' | 'project' | 'snippet' | 'user';
   before?: string;
   after?: string;
   sort?: 'asc' | 'desc';
@@ -392,9 +392,9 @@ export interface ListEventsQuery {
 /** An event as forgekit recorded it: what embedders' subscribers and consumers receive (`hosting.events`). */
 export interface RecordedEvent {
   id: number;
-  kind: never;
+  kind: 'group.created' | 'group.destroyed' | 'group.renamed' | 'issue.closed' | 'issue.deleted' | 'issue.moved' | 'issue.opened' | 'issue.reopened' | 'issue.updated' | 'key.created' | 'key.destroyed' | 'member.added' | 'member.removed' | 'member.updated' | 'merge_request.closed' | 'merge_request.deleted' | 'merge_request.merged' | 'merge_request.opened' | 'merge_request.reopened' | 'merge_request.updated' | 'milestone.closed' | 'milestone.created' | 'milestone.destroyed' | 'milestone.reopened' | 'note.created' | 'project.created' | 'project.destroyed' | 'project.renamed' | 'project.transferred' | 'project.updated' | 'push' | 'tag_push' | 'user.created' | 'user.destroyed' | 'user.renamed';
   /** The Events API's action; null for an event it does not show. */
-  action: null;
+  action: 'closed' | 'commented' | 'created' | 'destroyed' | 'expired' | 'joined' | 'left' | 'merged' | 'pushed' | 'reopened' | 'updated' | null;
   author_id: number | null;
   project_id: number | null;
   group_id: number | null;

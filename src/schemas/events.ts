@@ -1,6 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { EVENT_ACTIONS, EVENT_KINDS } from '../events/kinds.js';
-import { BoundedText, DateTime, Nullable } from './common.js';
+import { DateTime, Nullable } from './common.js';
 import { UserBasic } from './users.js';
 
 const closed = { additionalProperties: false } as const;
@@ -68,22 +68,27 @@ export const Event = Type.Object(
 );
 export type Event = Static<typeof Event>;
 
-export const EventActionName = Type.Union(
-  EVENT_ACTIONS.map((action) => Type.Literal(action)),
-  { description: 'created, updated, closed, reopened, pushed, commented, merged, joined, left, destroyed or expired' },
-);
+export const EventActionName = Type.Enum(EVENT_ACTIONS, {
+  description: 'created, updated, closed, reopened, pushed, commented, merged, joined, left, destroyed or expired',
+});
+
+/** The Events API's target types, as its `target_type` filter names them. */
+export const EVENT_TARGET_TYPES = ['issue', 'milestone', 'merge_request', 'note', 'project', 'snippet', 'user'] as const;
+
+/** A day the Events API filters by: a date, or a timestamp whose date counts (Grape's `Date` takes either). */
+const EventDay = Type.String({ format: 'iso8601', maxLength: 64, description: 'date (`2027-01-05`), or a timestamp whose date counts' });
 
 /**
- * The Events API's filters. As the original, an `action` or `target_type` it does not know filters nothing; dates are
- * days (`before`: created before that day began; `after`: after that day ended).
+ * The Events API's filters, as the original declares them: an `action` and a `target_type` of its lists (400
+ * otherwise); dates are days (`before`: created before that day began; `after`: after that day ended).
  */
 export const ListEventsQuery = Type.Object({
-  action: Type.Optional(BoundedText({ maxLength: 32, description: 'only events of this action (`created`, `pushed`, `commented`, ...)' })),
+  action: Type.Optional(EventActionName),
   target_type: Type.Optional(
-    BoundedText({ maxLength: 32, description: 'only events whose target is of this type (`issue`, `merge_request`, `note`, ...)' }),
+    Type.Enum(EVENT_TARGET_TYPES, { description: 'issue, milestone, merge_request, note, project, snippet or user' }),
   ),
-  before: Type.Optional(Type.String({ format: 'date', maxLength: 10 })),
-  after: Type.Optional(Type.String({ format: 'date', maxLength: 10 })),
+  before: Type.Optional(EventDay),
+  after: Type.Optional(EventDay),
   sort: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { description: 'by creation, newest first unless `asc`' })),
 });
 export type ListEventsQuery = Static<typeof ListEventsQuery>;
@@ -92,7 +97,7 @@ export type ListEventsQuery = Static<typeof ListEventsQuery>;
 export const RecordedEvent = Type.Object(
   {
     id: Type.Integer(),
-    kind: Type.Union(EVENT_KINDS.map((kind) => Type.Literal(kind))),
+    kind: Type.Enum(EVENT_KINDS),
     /** The Events API's action; null for an event it does not show. */
     action: Nullable(EventActionName),
     author_id: Nullable(Type.Integer()),

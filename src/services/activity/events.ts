@@ -1,27 +1,29 @@
 import { can, type ProjectInScope } from '../../auth/abilities.js';
 import type { User } from '../../db/entities/index.js';
-import { EVENT_ACTIONS, type EventAction } from '../../events/kinds.js';
-import type { Event, ListEventsQuery } from '../../schemas/events.js';
+import type { EVENT_TARGET_TYPES, Event, ListEventsQuery } from '../../schemas/events.js';
 import { type Page, type PageQuery, pageRequest } from '../pagination.js';
 import { presentEvent } from '../present/events.js';
 import { Service } from '../service.js';
 import { type EventFilter, type EventsSource, eventPage } from './event-store.js';
 
-/** The `target_type` filter's values, as the original names them, and the type each stands for. */
-const TARGET_TYPES = new Map(
-  Object.entries({
-    issue: 'Issue',
-    milestone: 'Milestone',
-    merge_request: 'MergeRequest',
-    note: 'Note',
-    project: 'Project',
-    snippet: 'Snippet',
-    user: 'User',
-  }),
-);
+type EventTargetType = (typeof EVENT_TARGET_TYPES)[number];
+
+/** The type of the targets the `target_type` filter's values stand for. */
+const TARGET_TYPES: Record<EventTargetType, string> = {
+  issue: 'Issue',
+  milestone: 'Milestone',
+  merge_request: 'MergeRequest',
+  note: 'Note',
+  project: 'Project',
+  snippet: 'Snippet',
+  user: 'User',
+};
+
+/** A day given as a date or a timestamp, at its start (UTC). */
+const dayStart = (day: string) => new Date(`${day.slice(0, 10)}T00:00:00Z`);
 
 /** The start of the day after `day` (`YYYY-MM-DD`), UTC. */
-const dayAfter = (day: string) => new Date(Date.parse(`${day}T00:00:00Z`) + 24 * 60 * 60 * 1000);
+const dayAfter = (day: string) => new Date(dayStart(day).getTime() + 24 * 60 * 60 * 1000);
 
 /**
  * The Events API of the original's era: what people did, read from the one record of what happens. Only events the
@@ -56,12 +58,10 @@ export class EventsService extends Service {
   private async list(source: EventsSource, query: ListEventsQuery & PageQuery): Promise<Page<Event>> {
     const view = await this.ctx.view();
     const window = pageRequest(query);
-    // As the original: an action or a target type it does not know filters nothing.
-    const action = query.action?.toLowerCase();
     const filter: EventFilter = {
-      action: EVENT_ACTIONS.includes(action as EventAction) ? (action as EventAction) : undefined,
-      targetType: TARGET_TYPES.get(query.target_type?.toLowerCase() ?? ''),
-      createdBefore: query.before ? new Date(`${query.before}T00:00:00Z`) : undefined,
+      action: query.action,
+      targetType: query.target_type && TARGET_TYPES[query.target_type],
+      createdBefore: query.before ? dayStart(query.before) : undefined,
       createdFrom: query.after ? dayAfter(query.after) : undefined,
     };
     const { total, rows } = await eventPage(view.rows, this.ctx.caller, source, filter, query.sort ?? 'desc', {
