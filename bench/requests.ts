@@ -489,8 +489,14 @@ function statementsOf(answer: Answer): string[] {
   const own = Object.entries(answer.own).filter((entry): entry is [string, string] => entry[1] !== undefined);
   return answer.statements
     .filter((statement) => !statement.text.includes('"application_settings"'))
-    .map(({ text, values }) => `${text.replace(/\s+/g, ' ')} -- values ${JSON.stringify(values)}`)
+    .map(({ text, values }) => `${text.replace(/\s+/g, ' ')} -- values ${JSON.stringify(eventValues(text, values))}`)
     .map((statement) => own.reduce((named, [name, value]) => named.replaceAll(value, `<${name}>`), statement));
+}
+
+/** An event's values, its target's ID and its time named: each side records its own key's event. */
+function eventValues(text: string, values: unknown[]): unknown[] {
+  if (!text.startsWith('insert into "events"')) return values;
+  return values.map((value, index) => (index === 6 ? '<key id>' : index === 12 ? '<time>' : value));
 }
 
 /**

@@ -12,6 +12,7 @@ import express from 'express';
 import { raw } from 'sql-template-tag';
 import type { SecretBox } from '../../src/auth/secret-box.ts';
 import { empty, fixedSql, sql } from '../../src/db/sql.ts';
+import { eventInsertSql } from '../../src/events/statements.ts';
 import { listIssues } from './bare-issues.ts';
 import { getMergeRequest, listMergeRequests } from './bare-merge-requests.ts';
 import { getProject, listProjects, type ProjectsCaller } from './bare-projects.ts';
@@ -329,7 +330,12 @@ export function bareServer(
     const [{ id }] = await write(async (client) => {
       const [{ count }] = await client.query(statements.countKeys(fingerprint));
       if (Number(count)) throw new Refused(400, { message: { key: ['has already been taken'], fingerprint: ['has already been taken'] } });
-      return client.query(statements.insertKey(caller.user_id, input.title, key, fingerprint, createdAt));
+      const inserted = await client.query(statements.insertKey(caller.user_id, input.title, key, fingerprint, createdAt));
+      // The record of what happens: the key's event, in the same transaction.
+      const target = { type: 'Key', id: Number(inserted[0].id), title: String(input.title) };
+      const event = { kind: 'key.created' as const, authorId: caller.user_id, target, data: { user_id: caller.user_id } };
+      await client.query(eventInsertSql(event, new Date()));
+      return inserted;
     });
     send(res, 201, { id, title: input.title, key, created_at: createdAt.toISOString() });
   }

@@ -1,9 +1,9 @@
 import type { TransactionEventArgs } from '@mikro-orm/core';
 import type { Database, EntityManager } from '../db/orm.js';
 import { queryRows } from '../db/rows.js';
-import { sql } from '../db/sql.js';
+import { eventInsertSql, recordedEvent } from './statements.js';
 import { describeFailure, type Logger } from '../logger.js';
-import { type EventAction, type EventData, type EventKind, eventAction } from './kinds.js';
+import type { EventAction, EventData, EventKind } from './kinds.js';
 
 /** What an event is about, as the original names it: `Issue`, `MergeRequest`, `Note`, `Milestone`, `User`, ... */
 export interface EventTarget {
@@ -57,17 +57,6 @@ export type EventRule<Scope, K extends EventKind = EventKind> = (scope: Scope, e
 
 /** An embedder's handler: called once the write has committed. */
 export type EventHandler<K extends EventKind = EventKind> = (event: RecordedEvent<K>) => void | Promise<void>;
-
-/** The record's columns, as statements read them into a RecordedEvent. */
-export const EVENT_COLUMNS = sql`e."id", e."kind", e."action", e."author_id", e."project_id", e."group_id", e."target_type", e."target_id",
-  e."target_iid", e."target_title", e."issue_id", e."merge_request_id", e."data", e."created_at"`;
-
-/** A row of EVENT_COLUMNS as a RecordedEvent. */
-export function recordedEvent(row: Record<string, unknown>): AnyRecordedEvent {
-  const data = typeof row.data === 'string' ? JSON.parse(row.data) : row.data;
-  const created = row.created_at instanceof Date ? row.created_at : new Date(row.created_at as string);
-  return { ...(row as unknown as AnyRecordedEvent), data, created_at: created.toISOString() };
-}
 
 /**
  * The one record of what happens, and who hears of it (DESIGN.md): a write appends its events with `record`, in its
@@ -133,18 +122,7 @@ export class EventBus<Scope> {
    * as `scope`. Resolves to the event as recorded.
    */
   async record<K extends EventKind>(scope: Scope, em: EntityManager, event: NewEvent<K>): Promise<RecordedEvent<K>> {
-    const action = eventAction(event.kind, event.data);
-    const target = event.target ?? null;
-    const [row] = await queryRows(
-      em,
-      sql`insert into "events" as e ("kind", "action", "author_id", "project_id", "group_id", "target_type", "target_id", "target_iid",
-          "target_title", "issue_id", "merge_request_id", "data", "created_at")
-        values (${event.kind}, ${action}, ${event.authorId}, ${event.projectId ?? null}, ${event.groupId ?? null},
-          ${target?.type ?? null}, ${target?.id ?? null}, ${target?.iid ?? null}, ${target?.title ?? null}, ${event.issueId ?? null},
-          ${event.mergeRequestId ?? null},
-          ${JSON.stringify(event.data)}::jsonb, ${new Date()})
-        returning ${EVENT_COLUMNS}`,
-    );
+    const [row] = await queryRows(em, eventInsertSql(event, new Date()));
     const recorded = recordedEvent(row) as RecordedEvent<K>;
     if (em.isInTransaction()) {
       const transaction = em.getTransactionContext();

@@ -2,7 +2,8 @@ import type { Database, EntityManager } from '../db/orm.js';
 import { queryRows } from '../db/rows.js';
 import { fixedSql, sql } from '../db/sql.js';
 import { describeFailure, type Logger } from '../logger.js';
-import { type AnyRecordedEvent, EVENT_COLUMNS, recordedEvent } from './bus.js';
+import type { AnyRecordedEvent } from './bus.js';
+import { EVENT_COLUMNS, recordedEvent } from './statements.js';
 import type { EventKind } from './kinds.js';
 
 /**
