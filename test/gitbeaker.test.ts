@@ -1,7 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import { generateKeyPairSync } from 'node:crypto';
-import { Gitlab } from '@gitbeaker/rest';
+import { type EventSchema, Gitlab } from '@gitbeaker/rest';
 import sshpk from 'sshpk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ROOT_TOKEN, sharedHosting, type TestHosting } from './helpers.js';
@@ -813,6 +813,164 @@ describe('@gitbeaker/rest against forgekit', () => {
     expect(await refusal(root.Runners.show(runner.id))).toEqual([404, '404 Runner Not Found']);
     await root.Runners.remove({ token: shared.token });
     expect(await refusal(root.Runners.show(shared.id))).toEqual([404, '404 Runner Not Found']);
+  });
+
+  it("lists a project's, a user's and the caller's events: action names, push_data, notes, filters and pages", async () => {
+    const refusal = (call: Promise<unknown>) =>
+      call.then(
+        () => 'succeeded',
+        (failure: { cause: { response: { status: number }; description: string } }) => [
+          failure.cause.response.status,
+          failure.cause.description,
+        ],
+      );
+    const client = async (username: string) => {
+      const user = await root.Users.create({
+        email: `${username}@example.com`,
+        username,
+        name: username,
+        password: 'long-enough-1',
+        skipConfirmation: true,
+      });
+      const pat = await root.Users.createPersonalAccessToken(user.id, username, ['api']);
+      return { user, api: new Gitlab({ host, token: pat.token as string }) };
+    };
+    /** gitbeaker types a client's answers as either casing's; the service's are snake_case. */
+    const eventsOf = (events: unknown) => events as EventSchema[];
+    /** Each event's action, target type and author, as the original's Events API words them. */
+    const brief = (events: unknown) =>
+      eventsOf(events).map((event) => `${event.action_name}|${event.target_type}|${event.author_username}`);
+
+    const { user: member, api: asMember } = await client('gb-events-member');
+    const project = await root.Projects.create({ name: 'gb-events', visibility: 'private' });
+    await root.ProjectMembers.add(project.id, 20, { userId: member.id });
+    // Two pushes through the API: the first makes the branch, the second moves it.
+    await root.RepositoryFiles.create(project.id, 'README.md', 'main', '# Events\n', 'Start the events');
+    const first = await root.Commits.show(project.id, 'main');
+    const second = await root.Commits.create(project.id, 'main', 'Add the notes\n\nWith a body.', [
+      { action: 'create', filePath: 'NOTES.md', content: 'notes\n' },
+    ]);
+    // An issue opened by root, commented on by the member, closed by root.
+    const issue = await root.Issues.create(project.id, 'gb-events issue');
+    const note = await asMember.IssueNotes.create(project.id, issue.iid, 'gb-events comment');
+    await root.Issues.edit(project.id, issue.iid, { stateEvent: 'close' });
+
+    // The project's events, newest first; oldest first with sort: 'asc'.
+    const events = eventsOf(await root.Events.all({ projectId: project.id }));
+    expect(brief(events)).toEqual([
+      'closed|Issue|root',
+      'commented on|Note|gb-events-member',
+      'opened|Issue|root',
+      'pushed to|null|root',
+      'pushed new|null|root',
+      'joined|null|gb-events-member',
+      'created|null|root',
+    ]);
+    for (const event of events) {
+      expect([event.project_id, event.author_id, event.author.id, event.author.username]).toEqual([
+        project.id,
+        event.author_id,
+        event.author_id,
+        event.author_username,
+      ]);
+      expect(new Date(event.created_at).getTime()).toBeGreaterThan(Date.now() - 60 * 60 * 1000);
+      expect(['note' in event, 'push_data' in event]).toEqual([
+        event.action_name === 'commented on',
+        event.action_name.startsWith('pushed'),
+      ]);
+    }
+    expect([events[5].author_id, events[5].target_id, events[5].target_title]).toEqual([member.id, null, null]);
+    expect(brief(await root.Events.all({ projectId: project.id, sort: 'asc' }))).toEqual(brief(events).reverse());
+
+    // By action: the pushes, with their push_data.
+    const pushes = eventsOf(await root.Events.all({ projectId: project.id, action: 'pushed' }));
+    expect(pushes.map((event) => [event.action_name, event.target_id, event.target_iid, event.target_title, event.push_data])).toEqual([
+      [
+        'pushed to',
+        null,
+        null,
+        null,
+        {
+          commit_count: 1,
+          action: 'pushed',
+          ref_type: 'branch',
+          commit_from: first.id,
+          commit_to: second.id,
+          ref: 'main',
+          commit_title: 'Add the notes',
+        },
+      ],
+      [
+        'pushed new',
+        null,
+        null,
+        null,
+        {
+          commit_count: 1,
+          action: 'created',
+          ref_type: 'branch',
+          commit_from: null,
+          commit_to: first.id,
+          ref: 'main',
+          commit_title: 'Start the events',
+        },
+      ],
+    ]);
+    // By target type: the issue's events; a comment, with its note.
+    const onIssue = eventsOf(await root.Events.all({ projectId: project.id, targetType: 'issue' }));
+    expect(onIssue.map((event) => [event.action_name, event.target_id, event.target_iid, event.target_title])).toEqual([
+      ['closed', issue.id, issue.iid, 'gb-events issue'],
+      ['opened', issue.id, issue.iid, 'gb-events issue'],
+    ]);
+    const [comment, ...others] = eventsOf(await root.Events.all({ projectId: project.id, action: 'commented', targetType: 'note' }));
+    expect(others).toEqual([]);
+    expect([comment.action_name, comment.target_type, comment.target_id, comment.target_iid]).toEqual([
+      'commented on',
+      'Note',
+      note.id,
+      note.id,
+    ]);
+    expect(comment.note).toMatchObject({
+      id: note.id,
+      type: null,
+      body: 'gb-events comment',
+      attachment: null,
+      system: false,
+      noteable_id: issue.id,
+      noteable_type: 'Issue',
+      noteable_iid: issue.iid,
+      author: { id: member.id, username: 'gb-events-member' },
+    });
+    expect(await root.Events.all({ projectId: project.id, action: 'merged' })).toEqual([]);
+    // By day: before a day began, after it ended.
+    const day = (shift: number) => new Date(Date.parse(events[0].created_at) + shift * 24 * 60 * 60 * 1000).toISOString().slice(0, 10);
+    expect((await root.Events.all({ projectId: project.id, after: day(-1), before: day(1) })).length).toBe(events.length);
+    expect(await root.Events.all({ projectId: project.id, before: day(0) })).toEqual([]);
+    expect(await root.Events.all({ projectId: project.id, after: day(0) })).toEqual([]);
+
+    // Pages: gitbeaker follows each page's Link (which keeps the filters) to the end, or up to maxPages; one page with showExpanded.
+    expect(brief(await root.Events.all({ projectId: project.id, perPage: 2 }))).toEqual(brief(events));
+    expect(brief(await root.Events.all({ projectId: project.id, targetType: 'issue', perPage: 1 }))).toEqual(brief(onIssue));
+    expect(brief(await root.Events.all({ projectId: project.id, perPage: 2, maxPages: 2 }))).toEqual(brief(events).slice(0, 4));
+    const { data, paginationInfo } = await root.Events.all({ projectId: project.id, perPage: 2, page: 2, showExpanded: true });
+    expect([brief(data), paginationInfo]).toEqual([
+      brief(events).slice(2, 4),
+      { total: 7, next: 3, current: 2, previous: 1, perPage: 2, totalPages: 4 },
+    ]);
+
+    // A user's events (by ID or username), and the caller's own.
+    const theirs = ['commented on|Note|gb-events-member', 'joined|null|gb-events-member'];
+    expect(brief(await root.Events.all({ userId: member.id }))).toEqual(theirs);
+    expect(brief(await root.Events.all({ userId: 'gb-events-member', action: 'commented' }))).toEqual(theirs.slice(0, 1));
+    expect(brief(await root.Users.allEvents(member.id, { targetType: 'note' }))).toEqual(theirs.slice(0, 1));
+    expect(brief(await asMember.Events.all())).toEqual(theirs);
+    expect(brief(await root.Events.all({ targetType: 'issue', perPage: 2, page: 1 }))).toEqual(brief(onIssue));
+
+    // A stranger sees none of a private project's events; anonymously, GET /events is refused.
+    const { api: stranger } = await client('gb-events-stranger');
+    expect(await refusal(stranger.Events.all({ projectId: project.id }))).toEqual([404, '404 Project Not Found']);
+    expect(await stranger.Events.all({ userId: member.id })).toEqual([]);
+    expect(await refusal(new Gitlab({ host }).Events.all())).toEqual([401, '401 Unauthorized']);
   });
 
   it('surfaces errors with the status and body the original service gives', async () => {

@@ -3355,6 +3355,156 @@ func (f *flows) runners() string {
 		"project list, disable (only project 403), remove (two projects 403), a runner removing itself"
 }
 
+// eventSummary is what a list of events says, one line each: the action, the target's type and the author.
+func eventSummary(events []*gitlab.ContributionEvent) []string {
+	lines := []string{}
+	for _, event := range events {
+		lines = append(lines, fmt.Sprintf("%s|%s|%s", event.ActionName, event.TargetType, event.AuthorUsername))
+	}
+	return lines
+}
+
+func (f *flows) events() string {
+	project, _, err := f.root.Projects.CreateProject(&gitlab.CreateProjectOptions{Name: gitlab.String("go-events"), Visibility: gitlab.Visibility(gitlab.PrivateVisibility)})
+	must("CreateProject go-events", err)
+	member, _, err := f.newUser("go-events-member")
+	must("Users.CreateUser go-events-member", err)
+	_, _, err = f.root.ProjectMembers.AddProjectMember(project.ID, &gitlab.AddProjectMemberOptions{UserID: member.ID, AccessLevel: gitlab.AccessLevel(gitlab.ReporterPermissions)})
+	must("ProjectMembers.AddProjectMember", err)
+	asMember := f.asUser(member, "go-events-member")
+
+	// Two pushes through the API: the first makes the branch, the second moves it.
+	_, _, err = f.root.RepositoryFiles.CreateFile(project.ID, "README.md", &gitlab.CreateFileOptions{
+		Branch: gitlab.String("main"), Content: gitlab.String("# Events\n"), CommitMessage: gitlab.String("Start the events"),
+	})
+	must("RepositoryFiles.CreateFile", err)
+	first, _, err := f.root.Commits.GetCommit(project.ID, "main")
+	must("Commits.GetCommit main", err)
+	second, _, err := f.root.Commits.CreateCommit(project.ID, &gitlab.CreateCommitOptions{
+		Branch: gitlab.String("main"), CommitMessage: gitlab.String("Add the notes\n\nWith a body."),
+		Actions: []*gitlab.CommitActionOptions{{Action: gitlab.FileAction(gitlab.FileCreate), FilePath: gitlab.String("NOTES.md"), Content: gitlab.String("notes\n")}},
+	})
+	must("Commits.CreateCommit", err)
+	// An issue opened by root, commented on by the member, closed by root.
+	issue, _, err := f.root.Issues.CreateIssue(project.ID, &gitlab.CreateIssueOptions{Title: gitlab.String("go-events issue")})
+	must("Issues.CreateIssue", err)
+	note, _, err := asMember.Notes.CreateIssueNote(project.ID, issue.IID, &gitlab.CreateIssueNoteOptions{Body: gitlab.String("go-events comment")})
+	must("Notes.CreateIssueNote", err)
+	_, _, err = f.root.Issues.UpdateIssue(project.ID, issue.IID, &gitlab.UpdateIssueOptions{StateEvent: gitlab.String("close")})
+	must("Issues.UpdateIssue close", err)
+
+	// The project's events, newest first, in the original's words; oldest first with Sort asc.
+	events := f.root.Events
+	listed, resp, err := events.ListProjectVisibleEvents(project.ID, nil)
+	must("Events.ListProjectVisibleEvents", err)
+	checkStatus("ListProjectVisibleEvents", resp, 200)
+	check("ListProjectVisibleEvents", eventSummary(listed), []string{
+		"closed|Issue|root", "commented on|Note|go-events-member", "opened|Issue|root", "pushed to||root", "pushed new||root",
+		"joined||go-events-member", "created||root",
+	})
+	for _, event := range listed {
+		check("event ProjectID", event.ProjectID, project.ID)
+		checkTrue("event CreatedAt", event.CreatedAt != nil && time.Since(*event.CreatedAt) < time.Hour, event.CreatedAt)
+		check("event Author", []interface{}{event.Author.ID, event.Author.Username, event.AuthorID}, []interface{}{event.AuthorID, event.AuthorUsername, event.Author.ID})
+		check("event Note only on comments", event.Note != nil, event.ActionName == "commented on")
+	}
+	check("joined event author", []interface{}{listed[5].AuthorID, listed[5].Author.State, listed[5].TargetID}, []interface{}{member.ID, "active", 0})
+	ascending, _, err := events.ListProjectVisibleEvents(project.ID, &gitlab.ListContributionEventsOptions{Sort: gitlab.String("asc")})
+	must("Events.ListProjectVisibleEvents Sort asc", err)
+	reversed := eventSummary(listed)
+	for i, j := 0, len(reversed)-1; i < j; i, j = i+1, j-1 {
+		reversed[i], reversed[j] = reversed[j], reversed[i]
+	}
+	check("ListProjectVisibleEvents Sort asc", eventSummary(ascending), reversed)
+	page, resp, err := events.ListProjectVisibleEvents(project.ID, &gitlab.ListContributionEventsOptions{ListOptions: gitlab.ListOptions{PerPage: 2, Page: 2}})
+	must("Events.ListProjectVisibleEvents page 2", err)
+	check("ListProjectVisibleEvents page 2", []interface{}{eventSummary(page), resp.TotalItems, resp.TotalPages, resp.CurrentPage, resp.PreviousPage, resp.NextPage},
+		[]interface{}{[]string{"opened|Issue|root", "pushed to||root"}, 7, 4, 2, 1, 3})
+
+	// By action: the pushes, with their push_data.
+	pushed := gitlab.PushedEventType
+	pushes, _, err := events.ListProjectVisibleEvents(project.ID, &gitlab.ListContributionEventsOptions{Action: &pushed})
+	must("Events.ListProjectVisibleEvents Action pushed", err)
+	check("ListProjectVisibleEvents Action pushed", eventSummary(pushes), []string{"pushed to||root", "pushed new||root"})
+	moved, made := pushes[0], pushes[1]
+	check("pushed to", []interface{}{moved.TargetID, moved.TargetIID, moved.TargetTitle, moved.Note == nil}, []interface{}{0, 0, "", true})
+	check("pushed to PushData", []interface{}{moved.PushData.CommitCount, moved.PushData.Action, moved.PushData.RefType, moved.PushData.Ref,
+		moved.PushData.CommitFrom, moved.PushData.CommitTo, moved.PushData.CommitTitle},
+		[]interface{}{1, "pushed", "branch", "main", first.ID, second.ID, "Add the notes"})
+	check("pushed new PushData", []interface{}{made.PushData.CommitCount, made.PushData.Action, made.PushData.RefType, made.PushData.Ref,
+		made.PushData.CommitFrom, made.PushData.CommitTo, made.PushData.CommitTitle},
+		[]interface{}{1, "created", "branch", "main", "", first.ID, "Start the events"})
+	check("no PushData but on pushes", listed[0].PushData.Ref+listed[1].PushData.Ref+listed[6].PushData.Action, "")
+
+	// By target type: the issue's events; a comment, with its note.
+	issueType, noteType := gitlab.IssueEventTargetType, gitlab.NoteEventTargetType
+	onIssue, _, err := events.ListProjectVisibleEvents(project.ID, &gitlab.ListContributionEventsOptions{TargetType: &issueType})
+	must("Events.ListProjectVisibleEvents TargetType issue", err)
+	check("ListProjectVisibleEvents TargetType issue", eventSummary(onIssue), []string{"closed|Issue|root", "opened|Issue|root"})
+	for _, event := range onIssue {
+		check("issue event target", []interface{}{event.TargetID, event.TargetIID, event.TargetTitle}, []interface{}{issue.ID, issue.IID, "go-events issue"})
+	}
+	commented := gitlab.CommentedEventType
+	comments, _, err := events.ListProjectVisibleEvents(project.ID, &gitlab.ListContributionEventsOptions{Action: &commented, TargetType: &noteType})
+	must("Events.ListProjectVisibleEvents Action commented TargetType note", err)
+	check("ListProjectVisibleEvents commented", eventSummary(comments), []string{"commented on|Note|go-events-member"})
+	comment := comments[0]
+	check("comment event target", []interface{}{comment.TargetID, comment.TargetIID}, []interface{}{note.ID, note.ID})
+	check("comment event Note", []interface{}{comment.Note.ID, comment.Note.Body, comment.Note.Type, comment.Note.System, comment.Note.Author.Username,
+		comment.Note.NoteableType, comment.Note.NoteableID, comment.Note.NoteableIID},
+		[]interface{}{note.ID, "go-events comment", gitlab.NoteTypeValue(""), false, "go-events-member", "Issue", issue.ID, issue.IID})
+	merged := gitlab.MergedEventType
+	none, _, err := events.ListProjectVisibleEvents(project.ID, &gitlab.ListContributionEventsOptions{Action: &merged})
+	must("Events.ListProjectVisibleEvents Action merged", err)
+	check("ListProjectVisibleEvents Action merged", eventSummary(none), []string{})
+
+	// By day: before a day began, after it ended.
+	day := listed[0].CreatedAt.UTC()
+	isoDay := func(days int) *gitlab.ISOTime {
+		shifted := gitlab.ISOTime(day.AddDate(0, 0, days))
+		return &shifted
+	}
+	for _, when := range []struct {
+		what          string
+		before, after *gitlab.ISOTime
+		count         int
+	}{{"After yesterday, Before tomorrow", isoDay(1), isoDay(-1), 7}, {"Before today", isoDay(0), nil, 0}, {"After today", nil, isoDay(0), 0}} {
+		dated, _, err := events.ListProjectVisibleEvents(project.ID, &gitlab.ListContributionEventsOptions{Before: when.before, After: when.after})
+		must("Events.ListProjectVisibleEvents "+when.what, err)
+		check("ListProjectVisibleEvents "+when.what, len(dated), when.count)
+	}
+
+	// A user's contribution events, by ID and by username; the caller's own.
+	theirs, _, err := f.root.Users.ListUserContributionEvents(member.ID, nil)
+	must("Users.ListUserContributionEvents", err)
+	check("ListUserContributionEvents", eventSummary(theirs), []string{"commented on|Note|go-events-member", "joined||go-events-member"})
+	byName, _, err := f.root.Users.ListUserContributionEvents("go-events-member", &gitlab.ListContributionEventsOptions{Action: &commented})
+	must("Users.ListUserContributionEvents by username", err)
+	check("ListUserContributionEvents by username, Action commented", eventSummary(byName), []string{"commented on|Note|go-events-member"})
+	own, _, err := asMember.Events.ListCurrentUserContributionEvents(nil)
+	must("Events.ListCurrentUserContributionEvents as the member", err)
+	check("ListCurrentUserContributionEvents as the member", eventSummary(own), []string{"commented on|Note|go-events-member", "joined||go-events-member"})
+	rootOwn, resp, err := events.ListCurrentUserContributionEvents(&gitlab.ListContributionEventsOptions{TargetType: &issueType, ListOptions: gitlab.ListOptions{PerPage: 2, Page: 1}})
+	must("Events.ListCurrentUserContributionEvents TargetType issue", err)
+	check("ListCurrentUserContributionEvents TargetType issue", eventSummary(rootOwn), []string{"closed|Issue|root", "opened|Issue|root"})
+	check("ListCurrentUserContributionEvents TargetType issue titles", []string{rootOwn[0].TargetTitle, rootOwn[1].TargetTitle}, []string{"go-events issue", "go-events issue"})
+	check("ListCurrentUserContributionEvents page", []interface{}{resp.CurrentPage, resp.PreviousPage, resp.NextPage}, []interface{}{1, 0, 2})
+
+	// A stranger sees none of a private project's events; anonymously, GET /events is refused.
+	stranger, _, err := f.newUser("go-events-stranger")
+	must("Users.CreateUser go-events-stranger", err)
+	asStranger := f.asUser(stranger, "go-events-stranger")
+	_, _, err = asStranger.Events.ListProjectVisibleEvents(project.ID, nil)
+	expectError("ListProjectVisibleEvents by a stranger", err, 404, "{message: 404 Project Not Found}")
+	seen, _, err := asStranger.Users.ListUserContributionEvents(member.ID, nil)
+	must("Users.ListUserContributionEvents by a stranger", err)
+	check("ListUserContributionEvents by a stranger", eventSummary(seen), []string{})
+	_, _, err = f.client("").Events.ListCurrentUserContributionEvents(nil)
+	expectError("ListCurrentUserContributionEvents anonymously", err, 401, "{message: 401 Unauthorized}")
+	return "project (newest first, Sort asc, pages; Action pushed with push_data, TargetType issue, commented+note with its note, merged none; " +
+		"Before/After), a user's (by ID and username), the caller's own (TargetType, pages), a stranger's (404, none), anonymously 401"
+}
+
 func (f *flows) metadata() string {
 	// go-gitlab 0.73 has no call for GET /metadata.
 	return "not offered by go-gitlab 0.73 (skipped)"
@@ -3386,7 +3536,8 @@ func main() {
 		{"tags", f.tags}, {"commit statuses", f.commitStatuses}, {"commit comments", f.commitComments}, {"repository", f.repository},
 		{"issues", f.issues}, {"labels and milestones", f.planning}, {"merge requests", f.mergeRequests},
 		{"merge request from a fork", f.mergeRequestFromFork}, {"merge when pipeline succeeds", f.mergeWhenPipelineSucceeds},
-		{"discussions", f.discussions}, {"environments", f.environments}, {"runners", f.runners}, {"metadata", f.metadata},
+		{"discussions", f.discussions}, {"environments", f.environments}, {"runners", f.runners}, {"events", f.events},
+		{"metadata", f.metadata},
 	}
 	for _, step := range steps {
 		if !runStep(step.name, step.run) {
