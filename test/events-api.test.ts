@@ -66,7 +66,7 @@ async function list(path: string, caller?: User): Promise<Event[]> {
 /** What an event says, briefly: its action and its target (or the push's reference). */
 const brief = (events: Event[]) =>
   events.map((shown) =>
-    [shown.action_name, shown.target_type ?? shown.push_data?.ref ?? '-', shown.target_title ?? shown.note?.body ?? ''].join(' '),
+    [shown.action_name, shown.target_type ?? shown.push_data?.ref ?? '-', shown.note?.body ?? shown.target_title ?? ''].join(' '),
   );
 
 describe('each kind of event, as the API shows it', () => {
@@ -281,13 +281,15 @@ describe('each kind of event, as the API shows it', () => {
       .send({ note: 'On a line', path: 'README.md', line: 1, line_type: 'new' });
     expect(onLine.status).toBe(201);
 
-    const comment = (author: User, noteId: unknown, note: Record<string, unknown>) =>
+    // A note's title is its noteable's (the original's Note delegates `title` to it): the issue's, the request's, the commit's.
+    const comment = (author: User, noteId: unknown, title: string, note: Record<string, unknown>) =>
       event(author, {
         project_id: id,
         action_name: 'commented on',
         target_id: noteId as number,
         target_iid: noteId as number,
         target_type: 'Note',
+        target_title: title,
         note: {
           id: noteId,
           type: null,
@@ -303,15 +305,25 @@ describe('each kind of event, as the API shows it', () => {
     expect(res.status).toBe(200);
     const [commitNoteId, lineNoteId] = [res.body[2]?.target_id, res.body[3]?.target_id];
     expect(res.body).toEqual([
-      comment(reporter, onIssue.body.id, { body: 'On the issue', noteable_id: issue.id, noteable_type: 'Issue', noteable_iid: issue.iid }),
-      comment(owner, onRequest.body.id, {
+      comment(reporter, onIssue.body.id, 'Talk', {
+        body: 'On the issue',
+        noteable_id: issue.id,
+        noteable_type: 'Issue',
+        noteable_iid: issue.iid,
+      }),
+      comment(owner, onRequest.body.id, 'Review', {
         body: 'On the request',
         noteable_id: request.id,
         noteable_type: 'MergeRequest',
         noteable_iid: request.iid,
       }),
-      comment(owner, expect.any(Number), { body: 'On the commit', noteable_id: null, noteable_type: 'Commit', noteable_iid: null }),
-      comment(owner, expect.any(Number), {
+      comment(owner, expect.any(Number), 'Start', {
+        body: 'On the commit',
+        noteable_id: null,
+        noteable_type: 'Commit',
+        noteable_iid: null,
+      }),
+      comment(owner, expect.any(Number), 'Start', {
         type: 'DiffNote',
         body: 'On a line',
         noteable_id: null,
@@ -322,8 +334,9 @@ describe('each kind of event, as the API shows it', () => {
     expect(lineNoteId).not.toBe(commitNoteId);
     // The note as it is now: an edited body shows.
     await api.issueNotes.update(id, issue.iid, onIssue.body.id, { body: 'On the issue, edited' });
+    await api.issues.update(id, issue.iid, { title: 'Talk on' });
     const [edited] = await t.hosting.as(reporter.id).events.list({ target_type: 'note' });
-    expect(edited.note?.body).toBe('On the issue, edited');
+    expect([edited.note?.body, edited.target_title]).toEqual(['On the issue, edited', 'Talk on']);
     expect(await t.hosting.events.listForUser(reporter.username, { target_type: 'note' })).toEqual([edited]);
   });
 

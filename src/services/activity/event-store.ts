@@ -77,13 +77,14 @@ const NOTE_JSON = sql`case when nt."id" is not null then json_build_object('id',
 
 /**
  * The target's ID, iid and title as the original shows them, read from the target as it is now (`target.try(:title)`):
- * an issue's, a merge request's or a milestone's current title; a destroyed milestone's events name no target any more
- * (the original sets their `target_id` to null as it destroys it).
+ * an issue's, a merge request's or a milestone's current title; a note's is its noteable's (an issue's or a merge
+ * request's as it is now, a commit's as it was); a destroyed milestone's events name no target any more (the original
+ * sets their `target_id` to null as it destroys it).
  */
 const TARGET_COLUMNS = sql`case when e."target_type" = 'Milestone' and ms."id" is null then null else e."target_id" end as "target_id",
   case when e."target_type" = 'Milestone' then ms."iid" else e."target_iid" end as "target_iid",
   case e."target_type" when 'Issue' then i."title" when 'MergeRequest' then m."title" when 'Milestone' then ms."title"
-    else e."target_title" end as "target_title"`;
+    when 'Note' then coalesce(i."title", m."title", e."target_title") else e."target_title" end as "target_title"`;
 
 /** A page of the events the caller may see, newest first unless asked otherwise, and how many there are. */
 export async function eventPage(

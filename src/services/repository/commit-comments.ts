@@ -90,7 +90,8 @@ export class CommitCommentsService extends Service {
       kind: 'note.created',
       authorId: this.ctx.currentUser.id,
       projectId: scoped.project.id,
-      target: { type: 'Note', id: note.id, iid: note.id, title: null },
+      // A note's title is its noteable's: the commit's.
+      target: { type: 'Note', id: note.id, iid: note.id, title: commit.message.split('\n', 1)[0] },
       data: { noteable_type: 'Commit', noteable_id: null, noteable_iid: null, commit_id: commit.oid },
     });
     return presentCommitComment(note, this.ctx.currentUser as User, await this.ctx.view());

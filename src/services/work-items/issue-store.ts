@@ -1,8 +1,15 @@
 import type { IidUsage, TargetKind } from '../../db/entities/index.js';
 import type { EntityManager } from '../../db/orm.js';
 import { queryRows } from '../../db/rows.js';
-import { concat, empty, fixedSql, identifier, join, sql, type Sql } from '../../db/sql.js';
-import { workItemsOrderSql, workItemsWhere, type WorkItemFilter, type WorkItemOrder } from './work-item-store.js';
+import { concat, empty, fixedSql, identifier, sql, type Sql } from '../../db/sql.js';
+import {
+  setWorkItemAssignees,
+  updateWorkItem,
+  workItemsOrderSql,
+  workItemsWhere,
+  type WorkItemFilter,
+  type WorkItemOrder,
+} from './work-item-store.js';
 
 /**
  * Issues' hand-written statements: the next `iid`, a page of issues with all that each embeds (two statements
@@ -240,28 +247,13 @@ export async function insertIssue(
 }
 
 /** An issue's columns changed. */
-export async function updateIssue(em: EntityManager, issueId: number, columns: IssueColumns): Promise<void> {
-  const given = ISSUE_WRITABLE.filter((name) => columns[name] !== undefined);
-  if (!given.length) return;
-  await queryRows(
-    em,
-    sql`update "issues" set ${join(
-      given.map((name) => sql`${columnName(name)} = ${columns[name] ?? null}`),
-      ', ',
-    )} where "id" = ${issueId}`,
-  );
+export function updateIssue(em: EntityManager, issueId: number, columns: IssueColumns): Promise<void> {
+  return updateWorkItem(em, 'Issue', issueId, columns, ISSUE_WRITABLE);
 }
 
 /** The issue's assignees made these users, in this order. */
-export async function setAssignees(em: EntityManager, issueId: number, userIds: number[]): Promise<void> {
-  await queryRows(em, sql`delete from "issue_assignees" where "issue_id" = ${issueId}`);
-  if (userIds.length) {
-    await queryRows(
-      em,
-      sql`insert into "issue_assignees" ("issue_id", "user_id") select ${issueId}, u
-        from unnest(${userIds}::int[]) with ordinality as t(u, o) order by o`,
-    );
-  }
+export function setAssignees(em: EntityManager, issueId: number, userIds: number[]): Promise<void> {
+  return setWorkItemAssignees(em, 'Issue', issueId, userIds);
 }
 
 /** The IDs of the users among `userIds` who exist, in the given order. */

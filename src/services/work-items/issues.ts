@@ -6,7 +6,6 @@ import { BadRequestError, ForbiddenError, NotFoundError, NotModifiedError } from
 import type { CreateIssueInput, Issue, IssueBasic, ListIssuesQuery, MoveIssueInput, UpdateIssueInput } from '../../schemas/issues.js';
 import { pageRequest, type Page, type PageQuery } from '../pagination.js';
 import { presentIssue, presentIssueBasic } from '../present/issues.js';
-import { likePattern } from '../search.js';
 import { Service } from '../service.js';
 import {
   existingUserIds,
@@ -26,22 +25,14 @@ import { existingLabelIds, labelIdsOf, labelsOn, setLabelLinks } from './label-s
 import { assigneeIdsOf, checkTitle, milestoneChange, reassign, relabel, textChanges } from './work-item-changes.js';
 import { findUsableMilestone, findUsableMilestoneByTitle } from './milestone-store.js';
 import { mergeRequestRow } from './merge-request-store.js';
+import { workItemFilter } from './work-item-filters.js';
 import { changedAttributes, recordWorkItemEvent } from './work-item-events.js';
 import { copyDiscussion, insertNote, resolveNotes, unresolvedThreads } from './note-store.js';
 import { confidentialityNote, dueDateNote, lockNote, movedFromNote, movedToNote, statusNote } from './system-notes.js';
 import { ProjectsService } from '../projects/projects.js';
 
-/** `None`/`Any` as the original reads them in filters, whatever their case. */
-const noneOrAny = (value: string): 'none' | 'any' | undefined => {
-  const lower = value.toLowerCase();
-  return lower === 'none' ? 'none' : lower === 'any' ? 'any' : undefined;
-};
-
 /** Whose issues a list shows: one project's, the projects of a group and its subgroups, or every project's. */
 type IssuesSource = { project: ProjectInScope } | { groupId: number } | { all: true };
-
-/** An instant given as an ISO 8601 text. */
-const instant = (text: string | undefined) => (text === undefined ? undefined : new Date(text));
 
 /** Issues: listed with the original's filters, read, opened, changed, closed and reopened, moved, deleted; who hears of them. */
 export class IssuesService extends Service {
@@ -88,39 +79,15 @@ export class IssuesService extends Service {
   /** The list's filters as conditions; visibility always, in SQL. */
   private filterOf(source: IssuesSource, query: ListIssuesQuery, defaultScope: 'created-by-me' | 'all'): IssueFilter {
     const caller = this.ctx.caller;
-    const userId = this.ctx.currentUser.id;
-    const filter: IssueFilter =
+    const where =
       'project' in source
         ? {
             projectId: source.project.project.id,
             visible: visibleIssuesSql(caller, { readsConfidential: can(caller, 'read_confidential_issues', source.project) }),
           }
         : { groupId: 'groupId' in source ? source.groupId : undefined, visible: visibleIssuesSql(caller) };
-    if (query.state && query.state !== 'all') filter.state = query.state;
-    const scope = (query.scope ?? defaultScope).replaceAll('_', '-');
-    if (scope === 'created-by-me') filter.authorId = userId;
-    if (scope === 'assigned-to-me') filter.assigneeId = userId;
-    if (query.author_id !== undefined) filter.authorId = query.author_id;
-    if (query.assignee_id !== undefined)
-      filter.assigneeId = typeof query.assignee_id === 'number' ? query.assignee_id : noneOrAny(query.assignee_id);
-    if (query.labels?.length) {
-      const [only] = query.labels;
-      const special = query.labels.length === 1 ? (only === 'No Label' || only === 'No+Label' ? 'none' : noneOrAny(only)) : undefined;
-      filter.labels = special ?? query.labels;
-    }
-    if (query.milestone !== undefined) {
-      const special = query.milestone === 'No Milestone' ? 'none' : noneOrAny(query.milestone);
-      filter.milestone = special ?? query.milestone;
-    }
-    if (query.my_reaction_emoji !== undefined)
-      filter.reaction = { userId, name: noneOrAny(query.my_reaction_emoji) ?? query.my_reaction_emoji };
-    if (query.iids?.length) filter.iids = query.iids;
-    if (query.search) filter.search = likePattern(query.search);
+    const filter: IssueFilter = workItemFilter(query, where, this.ctx.currentUser.id, defaultScope);
     if (query.confidential !== undefined) filter.confidential = query.confidential;
-    filter.createdAfter = instant(query.created_after);
-    filter.createdBefore = instant(query.created_before);
-    filter.updatedAfter = instant(query.updated_after);
-    filter.updatedBefore = instant(query.updated_before);
     return filter;
   }
 

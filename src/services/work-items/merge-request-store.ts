@@ -1,8 +1,8 @@
 import type { EntityManager } from '../../db/orm.js';
 import { queryRows } from '../../db/rows.js';
-import { concat, identifier, join, sql, type Sql } from '../../db/sql.js';
+import { concat, identifier, sql, type Sql } from '../../db/sql.js';
 import { milestoneJsonSql, userJsonSql, userWithDateJsonSql, type MilestoneRow, type UserRef } from './issue-store.js';
-import { workItemsOrderSql, workItemsWhere, type WorkItemFilter } from './work-item-store.js';
+import { setWorkItemAssignees, updateWorkItem, workItemsOrderSql, workItemsWhere, type WorkItemFilter } from './work-item-store.js';
 
 /**
  * Merge requests' hand-written statements: a page of them with all that each embeds (two statements whatever the
@@ -261,28 +261,13 @@ export async function openMergeRequestIid(
 }
 
 /** A merge request's columns changed. */
-export async function updateMergeRequest(em: EntityManager, id: number, columns: MergeRequestColumns): Promise<void> {
-  const given = WRITABLE.filter((name) => columns[name] !== undefined);
-  if (!given.length) return;
-  await queryRows(
-    em,
-    sql`update "merge_requests" set ${join(
-      given.map((name) => sql`${columnName(name)} = ${columns[name] ?? null}`),
-      ', ',
-    )} where "id" = ${id}`,
-  );
+export function updateMergeRequest(em: EntityManager, id: number, columns: MergeRequestColumns): Promise<void> {
+  return updateWorkItem(em, 'MergeRequest', id, columns, WRITABLE);
 }
 
 /** The merge request's assignees made these users, in this order. */
-export async function setMergeRequestAssignees(em: EntityManager, id: number, userIds: number[]): Promise<void> {
-  await queryRows(em, sql`delete from "merge_request_assignees" where "merge_request_id" = ${id}`);
-  if (userIds.length) {
-    await queryRows(
-      em,
-      sql`insert into "merge_request_assignees" ("merge_request_id", "user_id") select ${id}, u
-        from unnest(${userIds}::int[]) with ordinality as t(u, o) order by o`,
-    );
-  }
+export function setMergeRequestAssignees(em: EntityManager, id: number, userIds: number[]): Promise<void> {
+  return setWorkItemAssignees(em, 'MergeRequest', id, userIds);
 }
 
 /**

@@ -38,7 +38,6 @@ import { presentMergeRequest, presentMergeRequestBasic, presentMergeRequestSimpl
 import { projectWebUrl } from '../present/projects.js';
 import { lastPipelineOf } from '../repository/status-store.js';
 import { type ReferenceUpdate, writeRepository } from '../repository/writes.js';
-import { likePattern } from '../search.js';
 import { Service } from '../service.js';
 import { issueRow, nextIid, participatesIn, setSubscription, subscriptionChoice } from './issue-store.js';
 import { labelIdsOf, setLabelLinks } from './label-store.js';
@@ -62,20 +61,13 @@ import { lockNote, statusNote } from './system-notes.js';
 import { assigneeIdsOf, checkTitle, milestoneChange, reassign, relabel, textChanges } from './work-item-changes.js';
 import { existingUserIds } from './issue-store.js';
 import { changedAttributes, recordWorkItemEvent } from './work-item-events.js';
+import { workItemFilter } from './work-item-filters.js';
 import { projectProtections, protectionOf } from '../repository/branch-protection.js';
 import { DiffService } from '../repository/diffs.js';
 import { ProjectsService } from '../projects/projects.js';
 
 /** Whose merge requests a list shows: one project's, the projects of a group and its subgroups, or every project's. */
 type MergeRequestsSource = { project: ProjectInScope } | { groupId: number; groupPath: string } | { all: true };
-
-/** `None`/`Any` as the original reads them in filters, whatever their case. */
-const noneOrAny = (value: string): 'none' | 'any' | undefined => {
-  const lower = value.toLowerCase();
-  return lower === 'none' ? 'none' : lower === 'any' ? 'any' : undefined;
-};
-
-const instant = (text: string | undefined) => (text === undefined ? undefined : new Date(text));
 
 /** The original's refusal of a request from a branch into itself. */
 const SAME_BRANCH = { validate_branches: ["You can't use same project/branch for source and target"] };
@@ -141,38 +133,14 @@ export class MergeRequestsService extends Service {
 
   /** The list's filters as conditions; visibility always, in SQL. */
   private filterOf(source: MergeRequestsSource, query: ListMergeRequestsQuery, defaultScope: 'created-by-me' | 'all'): MergeRequestFilter {
-    const userId = this.ctx.currentUser.id;
-    const filter: MergeRequestFilter =
+    const where =
       'project' in source
         ? { projectId: source.project.project.id, visible: visibleMergeRequestsSql(this.ctx.caller, { inProject: true }) }
         : { groupId: 'groupId' in source ? source.groupId : undefined, visible: visibleMergeRequestsSql(this.ctx.caller) };
-    if (query.state && query.state !== 'all') filter.state = query.state;
-    const scope = (query.scope ?? defaultScope).replaceAll('_', '-');
-    if (scope === 'created-by-me') filter.authorId = userId;
-    if (scope === 'assigned-to-me') filter.assigneeId = userId;
-    if (query.author_id !== undefined) filter.authorId = query.author_id;
-    if (query.assignee_id !== undefined)
-      filter.assigneeId = typeof query.assignee_id === 'number' ? query.assignee_id : noneOrAny(query.assignee_id);
-    if (query.labels?.length) {
-      const [only] = query.labels;
-      const special = query.labels.length === 1 ? (only === 'No Label' || only === 'No+Label' ? 'none' : noneOrAny(only)) : undefined;
-      filter.labels = special ?? query.labels;
-    }
-    if (query.milestone !== undefined) {
-      const special = query.milestone === 'No Milestone' ? 'none' : noneOrAny(query.milestone);
-      filter.milestone = special ?? query.milestone;
-    }
-    if (query.my_reaction_emoji !== undefined)
-      filter.reaction = { userId, name: noneOrAny(query.my_reaction_emoji) ?? query.my_reaction_emoji };
-    if (query.iids?.length) filter.iids = query.iids;
-    if (query.search) filter.search = likePattern(query.search);
+    const filter: MergeRequestFilter = workItemFilter(query, where, this.ctx.currentUser.id, defaultScope);
     if (query.source_branch !== undefined) filter.sourceBranch = query.source_branch;
     if (query.target_branch !== undefined) filter.targetBranch = query.target_branch;
     if (query.wip !== undefined) filter.draft = query.wip === 'yes';
-    filter.createdAfter = instant(query.created_after);
-    filter.createdBefore = instant(query.created_before);
-    filter.updatedAfter = instant(query.updated_after);
-    filter.updatedBefore = instant(query.updated_before);
     return filter;
   }
 

@@ -1,6 +1,6 @@
 import type { EntityManager } from '../../db/orm.js';
 import { queryRows } from '../../db/rows.js';
-import { direction, empty, fixedSql, join, sql, type Sql } from '../../db/sql.js';
+import { direction, empty, fixedSql, identifier, join, sql, type Sql } from '../../db/sql.js';
 
 /**
  * What issues and merge requests share in the database: their lists' filters and orders, written once for either
@@ -149,4 +149,45 @@ export async function setTime(
 /** The work item touched (`updated_at`): a comment on it counts as a change. */
 export async function touch(em: EntityManager, target: { kind: WorkItemKind; id: number }, now: Date): Promise<void> {
   await queryRows(em, sql`update ${tableOf(target.kind)} set "updated_at" = ${now} where "id" = ${target.id}`);
+}
+
+/** Where each kind of work item keeps its rows and its assignees. */
+const WORK_ITEM_TABLES = {
+  Issue: { table: fixedSql('"issues"'), assignees: fixedSql('"issue_assignees"'), key: fixedSql('"issue_id"') },
+  MergeRequest: {
+    table: fixedSql('"merge_requests"'),
+    assignees: fixedSql('"merge_request_assignees"'),
+    key: fixedSql('"merge_request_id"'),
+  },
+};
+
+/** A work item's columns changed: those given (`columns`, each one of `writable`, which names them). */
+export async function updateWorkItem<Columns extends object>(
+  em: EntityManager,
+  kind: 'Issue' | 'MergeRequest',
+  id: number,
+  columns: Columns,
+  writable: readonly (keyof Columns & string)[],
+): Promise<void> {
+  const given = writable.filter((name) => columns[name] !== undefined);
+  if (!given.length) return;
+  const set = given.map((name) => sql`${identifier(name, writable)} = ${(columns[name] ?? null) as never}`);
+  await queryRows(em, sql`update ${WORK_ITEM_TABLES[kind].table} set ${join(set, ', ')} where "id" = ${id}`);
+}
+
+/** The work item's assignees made these users, in this order. */
+export async function setWorkItemAssignees(
+  em: EntityManager,
+  kind: 'Issue' | 'MergeRequest',
+  id: number,
+  userIds: number[],
+): Promise<void> {
+  const { assignees, key } = WORK_ITEM_TABLES[kind];
+  await queryRows(em, sql`delete from ${assignees} where ${key} = ${id}`);
+  if (userIds.length) {
+    await queryRows(
+      em,
+      sql`insert into ${assignees} (${key}, "user_id") select ${id}, u from unnest(${userIds}::int[]) with ordinality as t(u, o) order by o`,
+    );
+  }
 }
