@@ -528,14 +528,6 @@ export interface Metadata {
 export type IssueState = 'closed' | 'opened';
 
 export interface IssueBasic {
-  id: number;
-  iid: number;
-  project_id: number;
-  title: string;
-  description: string | null;
-  state: IssueState;
-  created_at: string;
-  updated_at: string;
   closed_at: string | null;
   closed_by: UserBasic | null;
   /** The issue it was moved to (it is closed here); null for none. */
@@ -554,6 +546,15 @@ export interface IssueBasic {
   discussion_locked: boolean;
   web_url: string;
   time_stats: TimeStats;
+  id: number;
+  iid: number;
+  /** Its project (a merge request's target project). */
+  project_id: number;
+  title: string;
+  description: string | null;
+  state: IssueState;
+  created_at: string;
+  updated_at: string;
 }
 
 /** One issue (read, created, changed, moved, subscribed to): with the viewer's subscription and its links. */
@@ -562,8 +563,11 @@ export interface Issue extends IssueBasic {
   _links: { self: string; notes: string; award_emoji: string; project: string };
 }
 
+/** `None` and `Any` (and the original's era's `No+Label`, read as `No Label`) beside names and IDs. */
 export interface ListIssuesQuery {
   state?: 'all' | 'closed' | 'opened';
+  order_by?: 'created_at' | 'due_date' | 'priority' | 'relative_position' | 'updated_at';
+  confidential?: boolean;
   labels?: string[];
   milestone?: string;
   scope?: 'all' | 'assigned-to-me' | 'assigned_to_me' | 'created-by-me' | 'created_by_me';
@@ -571,14 +575,12 @@ export interface ListIssuesQuery {
   assignee_id?: 'Any' | 'None' | 'any' | 'none' | number;
   my_reaction_emoji?: string;
   iids?: number[];
-  order_by?: 'created_at' | 'due_date' | 'priority' | 'relative_position' | 'updated_at';
-  sort?: 'asc' | 'desc';
   search?: string;
-  confidential?: boolean;
   created_after?: string;
   created_before?: string;
   updated_after?: string;
   updated_before?: string;
+  sort?: 'asc' | 'desc';
 }
 
 export interface CreateIssueInput {
@@ -704,16 +706,7 @@ export interface UserWithEmail extends UserBasic {
 
 export type MergeRequestState = 'closed' | 'locked' | 'merged' | 'opened';
 
-export interface MergeRequestBasic {
-  id: number;
-  iid: number;
-  /** The target project, always. */
-  project_id: number;
-  title: string;
-  description: string | null;
-  state: MergeRequestState;
-  created_at: string;
-  updated_at: string;
+export interface MergeRequestBasic extends MergeRequestSimple {
   merged_by: UserBasic | null;
   merged_at: string | null;
   closed_by: UserBasic | null;
@@ -747,7 +740,6 @@ export interface MergeRequestBasic {
   force_remove_source_branch: boolean;
   allow_collaboration: boolean;
   allow_maintainer_to_push: boolean;
-  web_url: string;
   /** `!iid`, and as later clients read them: short, relative to the project's namespace, full. */
   reference: string;
   references: { short: string; relative: string; full: string };
@@ -760,15 +752,16 @@ export interface MergeRequestBasic {
 
 /** `view=simple`: the request's numbers, URL, title, description and state. */
 export interface MergeRequestSimple {
+  web_url: string;
   id: number;
   iid: number;
+  /** Its project (a merge request's target project). */
   project_id: number;
   title: string;
   description: string | null;
   state: MergeRequestState;
   created_at: string;
   updated_at: string;
-  web_url: string;
 }
 
 /** One merge request, with the viewer's subscription, what merging it involves, and whether the viewer may. */
@@ -814,26 +807,27 @@ export interface MergeRequestCommit {
   web_url: string;
 }
 
+/** `None` and `Any` beside user IDs. */
 export interface ListMergeRequestsQuery {
   state?: 'all' | 'closed' | 'locked' | 'merged' | 'opened';
   order_by?: 'created_at' | 'updated_at';
-  sort?: 'asc' | 'desc';
-  milestone?: string;
   view?: 'simple';
+  source_branch?: string;
+  target_branch?: string;
+  wip?: 'no' | 'yes';
   labels?: string[];
-  created_after?: string;
-  created_before?: string;
-  updated_after?: string;
-  updated_before?: string;
+  milestone?: string;
   scope?: 'all' | 'assigned-to-me' | 'assigned_to_me' | 'created-by-me' | 'created_by_me';
   author_id?: number;
   assignee_id?: 'Any' | 'None' | 'any' | 'none' | number;
   my_reaction_emoji?: string;
   iids?: number[];
-  source_branch?: string;
-  target_branch?: string;
   search?: string;
-  wip?: 'no' | 'yes';
+  created_after?: string;
+  created_before?: string;
+  updated_after?: string;
+  updated_before?: string;
+  sort?: 'asc' | 'desc';
 }
 
 export interface GetMergeRequestQuery {

@@ -1,7 +1,7 @@
 import { Type, type Static } from 'typebox';
 import { BoundedText, DateOnly, DateTime, DateTimeInput, Int32, LIST_MAX, Nullable, NullableValue } from './common.js';
 import { UserBasic } from './users.js';
-import { DayInput, LongText, Milestone, TimeStats } from './work-items.js';
+import { DayInput, LongText, Milestone, TimeStats, workItemHeadFields, workItemListFilters } from './work-items.js';
 
 const closed = { additionalProperties: false } as const;
 
@@ -9,14 +9,7 @@ export const IssueState = Type.Union([Type.Literal('opened'), Type.Literal('clos
 
 /** An issue as lists show it. */
 const basicFields = {
-  id: Type.Integer(),
-  iid: Type.Integer(),
-  project_id: Type.Integer(),
-  title: Type.String(),
-  description: Nullable(Type.String()),
-  state: IssueState,
-  created_at: DateTime,
-  updated_at: DateTime,
+  ...workItemHeadFields(IssueState),
   closed_at: Nullable(DateTime),
   closed_by: Nullable(UserBasic),
   /** The issue it was moved to (it is closed here); null for none. */
@@ -52,38 +45,9 @@ export const Issue = Type.Object(
 export type Issue = Static<typeof Issue>;
 
 /** `None` and `Any` (and the original's era's `No+Label`, read as `No Label`) beside names and IDs. */
-const userFilter = (description: string) =>
-  Type.Optional(
-    Type.Union([Int32(), Type.Literal('None'), Type.Literal('Any'), Type.Literal('none'), Type.Literal('any')], { description }),
-  );
-
 export const ListIssuesQuery = Type.Object({
   state: Type.Optional(Type.Union([IssueState, Type.Literal('all')], { description: 'opened, closed, or all (default)' })),
-  labels: Type.Optional(
-    Type.Array(BoundedText(), {
-      maxItems: LIST_MAX,
-      description: 'comma-separated names: issues with all of them; `No Label` (or `None`) for none, `Any` for at least one',
-    }),
-  ),
-  milestone: Type.Optional(BoundedText({ description: 'a milestone title; `None` for none, `Any` for any' })),
-  scope: Type.Optional(
-    Type.Union(
-      [
-        Type.Literal('created-by-me'),
-        Type.Literal('assigned-to-me'),
-        Type.Literal('created_by_me'),
-        Type.Literal('assigned_to_me'),
-        Type.Literal('all'),
-      ],
-      { description: 'created-by-me (the default of GET /issues), assigned-to-me, or all' },
-    ),
-  ),
-  author_id: Type.Optional(Int32({ description: 'issues created by this user' })),
-  assignee_id: userFilter('issues assigned to this user; `None` for unassigned, `Any` for assigned'),
-  my_reaction_emoji: Type.Optional(
-    BoundedText({ maxLength: 128, description: 'issues the caller reacted to with this emoji; `None` or `Any`' }),
-  ),
-  iids: Type.Optional(Type.Array(Int32(), { maxItems: LIST_MAX, description: 'only these iids' })),
+  ...workItemListFilters('issues', 'GET /issues'),
   order_by: Type.Optional(
     Type.Union(
       [
@@ -98,13 +62,7 @@ export const ListIssuesQuery = Type.Object({
       },
     ),
   ),
-  sort: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { description: 'desc (default) or asc' })),
-  search: Type.Optional(BoundedText({ description: 'part of the title or the description' })),
   confidential: Type.Optional(Type.Boolean({ description: 'only confidential issues, or only the others' })),
-  created_after: Type.Optional(DateTimeInput),
-  created_before: Type.Optional(DateTimeInput),
-  updated_after: Type.Optional(DateTimeInput),
-  updated_before: Type.Optional(DateTimeInput),
 });
 export type ListIssuesQuery = Static<typeof ListIssuesQuery>;
 

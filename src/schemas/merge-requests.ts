@@ -1,9 +1,9 @@
 import { Type, type Static } from 'typebox';
-import { BoundedText, DateTime, DateTimeInput, Int32, LIST_MAX, Nullable, NullableValue, REF_MAX } from './common.js';
+import { BoundedText, DateTime, Int32, LIST_MAX, Nullable, NullableValue, REF_MAX } from './common.js';
 import { Commit } from './commits.js';
 import { Diff } from './repository.js';
 import { UserBasic } from './users.js';
-import { LongText, Milestone, TimeStats } from './work-items.js';
+import { LongText, Milestone, TimeStats, workItemHeadFields, workItemListFilters } from './work-items.js';
 
 const closed = { additionalProperties: false } as const;
 
@@ -23,15 +23,7 @@ export const MergeRequestState = Type.Union([
 
 /** A merge request as lists show it. */
 const basicFields = {
-  id: Type.Integer(),
-  iid: Type.Integer(),
-  /** The target project, always. */
-  project_id: Type.Integer(),
-  title: Type.String(),
-  description: Nullable(Type.String()),
-  state: MergeRequestState,
-  created_at: DateTime,
-  updated_at: DateTime,
+  ...workItemHeadFields(MergeRequestState),
   merged_by: Nullable(UserBasic),
   merged_at: Nullable(DateTime),
   closed_by: Nullable(UserBasic),
@@ -81,17 +73,7 @@ export type MergeRequestBasic = Static<typeof MergeRequestBasic>;
 
 /** `view=simple`: the request's numbers, URL, title, description and state. */
 export const MergeRequestSimple = Type.Object(
-  {
-    id: Type.Integer(),
-    iid: Type.Integer(),
-    project_id: Type.Integer(),
-    title: Type.String(),
-    description: Nullable(Type.String()),
-    state: MergeRequestState,
-    created_at: DateTime,
-    updated_at: DateTime,
-    web_url: Type.String(),
-  },
+  { ...workItemHeadFields(MergeRequestState), web_url: Type.String() },
   { ...closed, title: 'MergeRequestSimple' },
 );
 export type MergeRequestSimple = Static<typeof MergeRequestSimple>;
@@ -135,52 +117,17 @@ export type MergeRequestChanges = Static<typeof MergeRequestChanges>;
 export const MergeRequestCommit = Commit;
 
 /** `None` and `Any` beside user IDs. */
-const userFilter = (description: string) =>
-  Type.Optional(
-    Type.Union([Int32(), Type.Literal('None'), Type.Literal('Any'), Type.Literal('none'), Type.Literal('any')], { description }),
-  );
-
 export const ListMergeRequestsQuery = Type.Object({
   state: Type.Optional(
     Type.Union([MergeRequestState, Type.Literal('all')], { description: 'opened, closed, merged, locked, or all (default)' }),
   ),
+  ...workItemListFilters('requests', 'GET /merge_requests'),
   order_by: Type.Optional(
     Type.Union([Type.Literal('created_at'), Type.Literal('updated_at')], { description: 'created_at (default) or updated_at' }),
   ),
-  sort: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { description: 'desc (default) or asc' })),
-  milestone: Type.Optional(BoundedText({ description: 'a milestone title; `None` for none, `Any` for any' })),
   view: Type.Optional(Type.Literal('simple', { description: '`simple`: only the request’s numbers, URL, title, description and state' })),
-  labels: Type.Optional(
-    Type.Array(BoundedText(), {
-      maxItems: LIST_MAX,
-      description: 'comma-separated names: requests with all of them; `None` for none, `Any` for at least one',
-    }),
-  ),
-  created_after: Type.Optional(DateTimeInput),
-  created_before: Type.Optional(DateTimeInput),
-  updated_after: Type.Optional(DateTimeInput),
-  updated_before: Type.Optional(DateTimeInput),
-  scope: Type.Optional(
-    Type.Union(
-      [
-        Type.Literal('created-by-me'),
-        Type.Literal('assigned-to-me'),
-        Type.Literal('created_by_me'),
-        Type.Literal('assigned_to_me'),
-        Type.Literal('all'),
-      ],
-      { description: 'created-by-me (the default of GET /merge_requests), assigned-to-me, or all' },
-    ),
-  ),
-  author_id: Type.Optional(Int32({ description: 'requests opened by this user' })),
-  assignee_id: userFilter('requests assigned to this user; `None` for unassigned, `Any` for assigned'),
-  my_reaction_emoji: Type.Optional(
-    BoundedText({ maxLength: 128, description: 'requests the caller reacted to with this emoji; `None` or `Any`' }),
-  ),
-  iids: Type.Optional(Type.Array(Int32(), { maxItems: LIST_MAX, description: 'only these iids' })),
   source_branch: Type.Optional(BoundedText({ maxLength: REF_MAX, description: 'requests from this branch' })),
   target_branch: Type.Optional(BoundedText({ maxLength: REF_MAX, description: 'requests into this branch' })),
-  search: Type.Optional(BoundedText({ description: 'part of the title or the description' })),
   wip: Type.Optional(Type.Union([Type.Literal('yes'), Type.Literal('no')], { description: '`yes`: drafts only; `no`: the others' })),
 });
 export type ListMergeRequestsQuery = Static<typeof ListMergeRequestsQuery>;

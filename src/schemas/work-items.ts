@@ -1,4 +1,4 @@
-import { Type, type Static } from 'typebox';
+import { Type, type Static, type TSchema } from 'typebox';
 import { BoundedText, DateOnly, DateTime, DateTimeInput, Int32, LIST_MAX, Nullable, NullableValue } from './common.js';
 import { UserBasic } from './users.js';
 
@@ -243,3 +243,60 @@ export const CreateAwardEmojiInput = Type.Object({
   name: BoundedText({ maxLength: 128, description: "the emoji's name, without colons: `thumbsup`" }),
 });
 export type CreateAwardEmojiInput = Static<typeof CreateAwardEmojiInput>;
+
+/** What an issue and a merge request show first, alike: who they are, their text and state, when made and changed. */
+export const workItemHeadFields = <State extends TSchema>(state: State) => ({
+  id: Type.Integer(),
+  iid: Type.Integer(),
+  /** Its project (a merge request's target project). */
+  project_id: Type.Integer(),
+  title: Type.String(),
+  description: Nullable(Type.String()),
+  state,
+  created_at: DateTime,
+  updated_at: DateTime,
+});
+
+/** A user a list filters by: by ID, or `None` (nobody) or `Any` (somebody), whatever their case. */
+const userFilter = (description: string) =>
+  Type.Optional(
+    Type.Union([Int32(), Type.Literal('None'), Type.Literal('Any'), Type.Literal('none'), Type.Literal('any')], { description }),
+  );
+
+/**
+ * The filters lists of issues and merge requests take alike (the original's IssuableFinder): `noun` names the items in
+ * the descriptions, `list` the list whose default scope is the caller's own.
+ */
+export const workItemListFilters = (noun: 'issues' | 'requests', list: string) => ({
+  labels: Type.Optional(
+    Type.Array(BoundedText(), {
+      maxItems: LIST_MAX,
+      description: `comma-separated names: ${noun} with all of them; \`No Label\` (or \`None\`) for none, \`Any\` for at least one`,
+    }),
+  ),
+  milestone: Type.Optional(BoundedText({ description: 'a milestone title; `None` for none, `Any` for any' })),
+  scope: Type.Optional(
+    Type.Union(
+      [
+        Type.Literal('created-by-me'),
+        Type.Literal('assigned-to-me'),
+        Type.Literal('created_by_me'),
+        Type.Literal('assigned_to_me'),
+        Type.Literal('all'),
+      ],
+      { description: `created-by-me (the default of ${list}), assigned-to-me, or all` },
+    ),
+  ),
+  author_id: Type.Optional(Int32({ description: `${noun} opened by this user` })),
+  assignee_id: userFilter(`${noun} assigned to this user; \`None\` for unassigned, \`Any\` for assigned`),
+  my_reaction_emoji: Type.Optional(
+    BoundedText({ maxLength: 128, description: `${noun} the caller reacted to with this emoji; \`None\` or \`Any\`` }),
+  ),
+  iids: Type.Optional(Type.Array(Int32(), { maxItems: LIST_MAX, description: 'only these iids' })),
+  search: Type.Optional(BoundedText({ description: 'part of the title or the description' })),
+  created_after: Type.Optional(DateTimeInput),
+  created_before: Type.Optional(DateTimeInput),
+  updated_after: Type.Optional(DateTimeInput),
+  updated_before: Type.Optional(DateTimeInput),
+  sort: Type.Optional(Type.Union([Type.Literal('asc'), Type.Literal('desc')], { description: 'desc (default) or asc' })),
+});

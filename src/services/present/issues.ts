@@ -39,13 +39,17 @@ export function presentTimeStats(estimate: number, spent: number): TimeStats {
   };
 }
 
-/** The URL of an issue's page. */
-export const issueWebUrl = (row: Pick<IssueRow, 'project_path' | 'iid'>, view: View) =>
-  `${view.baseUrl}/${row.project_path}/issues/${row.iid}`;
-
-/** An issue as lists show it. */
-export function presentIssueBasic(row: IssueRow, view: View): IssueBasic {
-  const assignees = row.assignees.map((user) => presentUserRef(user, view));
+/** What an issue and a merge request show first, alike: who they are, their text and state, when they were made and changed. */
+export function presentWorkItemHead<State extends string>(row: {
+  id: number;
+  iid: number;
+  project_id: number;
+  title: string;
+  description: string | null;
+  state: State;
+  created_at: Date | string;
+  updated_at: Date | string;
+}) {
   return {
     id: row.id,
     iid: row.iid,
@@ -55,6 +59,18 @@ export function presentIssueBasic(row: IssueRow, view: View): IssueBasic {
     state: row.state,
     created_at: iso(row.created_at),
     updated_at: iso(row.updated_at),
+  };
+}
+
+/** The URL of an issue's page. */
+export const issueWebUrl = (row: Pick<IssueRow, 'project_path' | 'iid'>, view: View) =>
+  `${view.baseUrl}/${row.project_path}/issues/${row.iid}`;
+
+/** An issue as lists show it. */
+export function presentIssueBasic(row: IssueRow, view: View): IssueBasic {
+  const assignees = row.assignees.map((user) => presentUserRef(user, view));
+  return {
+    ...presentWorkItemHead(row),
     closed_at: row.closed_at ? iso(row.closed_at) : null,
     closed_by: row.closed_by ? presentUserRef(row.closed_by, view) : null,
     moved_to_id: row.moved_to_id,

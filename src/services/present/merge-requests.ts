@@ -1,7 +1,7 @@
 import type { MergeRequest, MergeRequestBasic, MergeRequestSimple, UserWithEmail } from '../../schemas/merge-requests.js';
 import { DRAFT_TITLE, type MergeRequestRow } from '../work-items/merge-request-store.js';
 import type { UserRef } from '../work-items/issue-store.js';
-import { ghostUser, presentMilestone, presentTimeStats, presentUserRef } from './issues.js';
+import { ghostUser, presentMilestone, presentTimeStats, presentUserRef, presentWorkItemHead } from './issues.js';
 import type { View } from './view.js';
 
 /** A timestamp as the API writes it, from a column or a JSON value of one. */
@@ -19,14 +19,7 @@ export const mergeRequestWebUrl = (row: Pick<MergeRequestRow, 'project_path' | '
 /** `view=simple`. */
 export function presentMergeRequestSimple(row: MergeRequestRow, view: View): MergeRequestSimple {
   return {
-    id: row.id,
-    iid: row.iid,
-    project_id: row.project_id,
-    title: row.title,
-    description: row.description,
-    state: row.state,
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
+    ...presentWorkItemHead(row),
     web_url: mergeRequestWebUrl(row, view),
   };
 }
@@ -54,14 +47,7 @@ export function presentMergeRequestBasic(
   const assignees = row.assignees.map((user) => presentUserWithEmail(user, view));
   const draft = DRAFT_TITLE.test(row.title);
   return {
-    id: row.id,
-    iid: row.iid,
-    project_id: row.project_id,
-    title: row.title,
-    description: row.description,
-    state: row.state,
-    created_at: iso(row.created_at),
-    updated_at: iso(row.updated_at),
+    ...presentWorkItemHead(row),
     merged_by: row.merged_by ? presentUserRef(row.merged_by, view) : null,
     merged_at: row.merged_at ? iso(row.merged_at) : null,
     closed_by: row.closed_by ? presentUserRef(row.closed_by, view) : null,

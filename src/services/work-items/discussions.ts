@@ -1,4 +1,3 @@
-import { recordNoteEvent } from './work-item-events.js';
 import { can } from '../../auth/abilities.js';
 import { BadRequestError, ForbiddenError, NotFoundError } from '../../errors.js';
 import type { CreateDiscussionInput, Discussion, Note, ReplyInput, UpdateDiscussionNoteInput } from '../../schemas/work-items.js';
@@ -9,7 +8,6 @@ import {
   discussionNotes,
   discussionPage,
   findNote,
-  insertNote,
   makeThread,
   newDiscussionId,
   resolveNotes,
@@ -17,8 +15,7 @@ import {
   type NoteRow,
 } from './note-store.js';
 import { checkBody, presentNote } from './notes.js';
-import { touch } from './work-item-store.js';
-import { projectOf, type WorkItemTarget } from './work-item-target.js';
+import type { WorkItemTarget } from './work-item-target.js';
 import { NotesService } from './notes.js';
 
 /** A discussion as the API shows it. */
@@ -50,7 +47,7 @@ export class DiscussionsService extends Service {
   async create(target: WorkItemTarget, input: CreateDiscussionInput): Promise<Discussion> {
     checkBody(input.body);
     const discussion = { id: newDiscussionId(), type: 'DiscussionNote' as const };
-    await this.write(target, input, discussion);
+    await new NotesService(this.ctx).comment(target, input, discussion);
     return presentDiscussion(await discussionNotes(this.ctx.em, target.kind, target.id, discussion.id), target.iid, await this.ctx.view());
   }
 
@@ -60,7 +57,7 @@ export class DiscussionsService extends Service {
     const [first] = await this.notesOf(target, discussionId);
     if (first.system) throw new BadRequestError('400 (Bad request) "discussion" is a system note: it takes no reply');
     await makeThread(this.ctx.em, discussionId);
-    const id = await this.write(target, input, { id: discussionId, type: 'DiscussionNote' });
+    const id = await new NotesService(this.ctx).comment(target, input, { id: discussionId, type: 'DiscussionNote' });
     return presentNote((await findNote(this.ctx.em, target.kind, target.id, id))!, target.iid, await this.ctx.view());
   }
 
@@ -100,30 +97,6 @@ export class DiscussionsService extends Service {
     if (target.kind !== 'MergeRequest' || note.type !== 'DiscussionNote' || note.system)
       throw BadRequestError.invalid('resolved', 'is not resolvable');
     if (!can(this.ctx.caller, 'resolve_merge_request_discussion', target.scope)) throw new ForbiddenError();
-  }
-
-  /** A note by the caller in a discussion of the work item, which it touches. */
-  private async write(
-    target: WorkItemTarget,
-    input: { body: string; created_at?: string },
-    discussion: { id: string; type: 'DiscussionNote' },
-  ): Promise<number> {
-    const now = new Date();
-    const project = projectOf(target);
-    const createdAt = input.created_at && can(this.ctx.caller, 'set_issue_timestamps', project) ? new Date(input.created_at) : now;
-    const id = await insertNote(this.ctx.em, {
-      projectId: project.project.id,
-      kind: target.kind,
-      targetId: target.id,
-      authorId: this.ctx.currentUser.id,
-      body: input.body,
-      system: false,
-      createdAt,
-      discussion,
-    });
-    await touch(this.ctx.em, target, now);
-    await recordNoteEvent(this.ctx, target, id);
-    return id;
   }
 
   /** The discussion's notes; 404 `Discussion Not Found` for none. */

@@ -69,6 +69,19 @@ export class NotesService extends Service {
    */
   async create(target: WorkItemTarget, input: CreateNoteInput): Promise<Note> {
     checkBody(input.body);
+    const id = await this.comment(target, input);
+    return presentNote((await findNote(this.ctx.em, target.kind, target.id, id))!, target.iid, await this.ctx.view());
+  }
+
+  /**
+   * A note by the caller on the work item (in a thread when `discussion` names one), which it touches: `created_at` kept
+   * for administrators and project owners, as for issues; the comment's event recorded. Its ID.
+   */
+  async comment(
+    target: WorkItemTarget,
+    input: { body: string; created_at?: string },
+    discussion?: { id: string; type: 'DiscussionNote' },
+  ): Promise<number> {
     const now = new Date();
     const project = projectOf(target);
     const createdAt = input.created_at && can(this.ctx.caller, 'set_issue_timestamps', project) ? new Date(input.created_at) : now;
@@ -80,10 +93,11 @@ export class NotesService extends Service {
       body: input.body,
       system: false,
       createdAt,
+      discussion,
     });
     await touch(this.ctx.em, target, now);
     await recordNoteEvent(this.ctx, target, id);
-    return presentNote((await findNote(this.ctx.em, target.kind, target.id, id))!, target.iid, await this.ctx.view());
+    return id;
   }
 
   /** PUT .../notes/:note_id: its author, the project's maintainers and administrators change a comment. */
