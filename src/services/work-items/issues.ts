@@ -22,11 +22,11 @@ import {
   type IssueFilter,
 } from './issue-store.js';
 import { existingLabelIds, labelIdsOf, labelsOn, setLabelLinks } from './label-store.js';
-import { assigneeIdsOf, checkTitle, milestoneChange, reassign, relabel, textChanges } from './work-item-changes.js';
+import { assigneeIdsOf, checkTitle, finishUpdate, milestoneChange, peopleAndLabelChanges, textChanges } from './work-item-changes.js';
 import { findUsableMilestone, findUsableMilestoneByTitle } from './milestone-store.js';
 import { mergeRequestRow } from './merge-request-store.js';
 import { workItemFilter } from './work-item-filters.js';
-import { changedAttributes, recordWorkItemEvent } from './work-item-events.js';
+import { recordWorkItemEvent } from './work-item-events.js';
 import { copyDiscussion, insertNote, resolveNotes, unresolvedThreads } from './note-store.js';
 import { confidentialityNote, dueDateNote, lockNote, movedFromNote, movedToNote, statusNote } from './system-notes.js';
 import { ProjectsService } from '../projects/projects.js';
@@ -251,35 +251,19 @@ export class IssuesService extends Service {
       Object.assign(columns, { state: 'opened', closed_at: null, closed_by_id: null } satisfies IssueColumns);
       notes.push(statusNote('reopened'));
     }
-    let reassigned = false;
-    let relabelled = false;
-    if (manages) {
-      const assignees = assigneeIdsOf(input);
-      const assigneeNotes =
-        assignees === undefined
-          ? []
-          : await reassign(
-              em,
-              { kind: 'Issue', id: scoped.id },
-              before.assignees.map((user) => user.id),
-              assignees,
-            );
-      const labelNotes = await relabel(em, { kind: 'Issue', id: scoped.id, projectId: project.project.id }, input, now);
-      reassigned = assigneeNotes.length > 0;
-      relabelled = labelNotes.length > 0;
-      notes.push(...assigneeNotes, ...labelNotes);
-    }
-    const changes = changedAttributes(columns, { assignees: reassigned, labels: relabelled });
+    const people = manages
+      ? await peopleAndLabelChanges(em, { kind: 'Issue', id: scoped.id, projectId: project.project.id }, before, input, now)
+      : { notes: [], assignees: false, labels: false };
     const backdates = can(this.ctx.caller, 'set_issue_timestamps', project) && input.updated_at !== undefined;
-    if (notes.length || Object.keys(columns).length || backdates) {
-      columns.updated_at = backdates ? new Date(input.updated_at!) : now;
-      await updateIssue(em, scoped.id, columns);
-    }
-    for (const body of notes) await this.systemNote(project.project.id, scoped.id, body, now);
-    const item = { id: scoped.id, iid: before.iid, title: columns.title ?? before.title, projectId: project.project.id };
-    if (columns.state === 'closed') await recordWorkItemEvent(this.ctx, 'issue.closed', item, {});
-    if (columns.state === 'opened') await recordWorkItemEvent(this.ctx, 'issue.reopened', item, {});
-    if (changes.length) await recordWorkItemEvent(this.ctx, 'issue.updated', item, { changes });
+    const item = { id: scoped.id, iid: before.iid, title: before.title, projectId: project.project.id };
+    const change = {
+      columns,
+      ...people,
+      notes: [...notes, ...people.notes],
+      now,
+      updatedAt: backdates ? new Date(input.updated_at!) : undefined,
+    };
+    await finishUpdate(this.ctx, 'Issue', item, change, (written) => updateIssue(em, scoped.id, written));
     return this.present(scoped.id);
   }
 

@@ -58,9 +58,9 @@ import { findUsableMilestone } from './milestone-store.js';
 import { insertNote } from './note-store.js';
 import { closingIssueReferencesIn } from './references.js';
 import { lockNote, statusNote } from './system-notes.js';
-import { assigneeIdsOf, checkTitle, milestoneChange, reassign, relabel, textChanges } from './work-item-changes.js';
+import { assigneeIdsOf, checkTitle, finishUpdate, milestoneChange, peopleAndLabelChanges, textChanges } from './work-item-changes.js';
 import { existingUserIds } from './issue-store.js';
-import { changedAttributes, recordWorkItemEvent } from './work-item-events.js';
+import { recordWorkItemEvent } from './work-item-events.js';
 import { workItemFilter } from './work-item-filters.js';
 import { projectProtections, protectionOf } from '../repository/branch-protection.js';
 import { DiffService } from '../repository/diffs.js';
@@ -441,36 +441,12 @@ export class MergeRequestsService extends Service {
       } satisfies MergeRequestColumns);
       notes.push(statusNote('reopened'));
     }
-    let reassigned = false;
-    let relabelled = false;
-    if (manages) {
-      const assignees = assigneeIdsOf(input);
-      const assigneeNotes =
-        assignees === undefined
-          ? []
-          : await reassign(
-              em,
-              { kind: 'MergeRequest', id: scoped.id },
-              before.assignees.map((user) => user.id),
-              assignees,
-            );
-      const labelNotes = await relabel(em, { kind: 'MergeRequest', id: scoped.id, projectId: project.project.id }, input, now);
-      reassigned = assigneeNotes.length > 0;
-      relabelled = labelNotes.length > 0;
-      notes.push(...assigneeNotes, ...labelNotes);
-    }
-    const changes = changedAttributes(columns, { assignees: reassigned, labels: relabelled }).filter(
-      (name) => !['head_sha', 'start_sha', 'merge_when_pipeline_succeeds'].includes(name),
-    );
-    if (notes.length || Object.keys(columns).length) {
-      columns.updated_at = now;
-      await updateMergeRequest(em, scoped.id, columns);
-    }
-    for (const body of notes) await this.systemNote(project.project.id, scoped.id, body, now);
-    const item = { id: scoped.id, iid: before.iid, title: columns.title ?? before.title, projectId: project.project.id };
-    if (columns.state === 'closed') await recordWorkItemEvent(this.ctx, 'merge_request.closed', item, {});
-    if (columns.state === 'opened') await recordWorkItemEvent(this.ctx, 'merge_request.reopened', item, {});
-    if (changes.length) await recordWorkItemEvent(this.ctx, 'merge_request.updated', item, { changes });
+    const people = manages
+      ? await peopleAndLabelChanges(em, { kind: 'MergeRequest', id: scoped.id, projectId: project.project.id }, before, input, now)
+      : { notes: [], assignees: false, labels: false };
+    const item = { id: scoped.id, iid: before.iid, title: before.title, projectId: project.project.id };
+    const change = { columns, ...people, notes: [...notes, ...people.notes], now };
+    await finishUpdate(this.ctx, 'MergeRequest', item, change, (written) => updateMergeRequest(em, scoped.id, written));
     return this.present(scoped);
   }
 

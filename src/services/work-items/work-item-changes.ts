@@ -1,4 +1,7 @@
 import type { EntityManager } from '../../db/orm.js';
+import type { Context } from '../context.js';
+import { insertNote } from './note-store.js';
+import { changedAttributes, recordWorkItemEvent } from './work-item-events.js';
 import { existingUserIds, setAssignees, userRefs } from './issue-store.js';
 import { labelIdsOf, labelsOn, setLabelLinks } from './label-store.js';
 import { setMergeRequestAssignees } from './merge-request-store.js';
@@ -91,4 +94,58 @@ export async function milestoneChange(
   const milestone = milestoneId ? ((await findUsableMilestone(em, projectId, milestoneId)) ?? null) : null;
   if ((milestone?.id ?? null) === (before?.id ?? null)) return null;
   return { milestone_id: milestone?.id ?? null, note: milestoneNote(milestone) };
+}
+
+/** The assignees and the labels changed by those who manage the work item (as the original filters them), with their notes. */
+export async function peopleAndLabelChanges(
+  em: EntityManager,
+  target: { kind: WorkItemKind; id: number; projectId: number },
+  before: { assignees: { id: number }[] },
+  input: { assignee_ids?: number[]; assignee_id?: number | null; labels?: string[]; add_labels?: string[]; remove_labels?: string[] },
+  now: Date,
+): Promise<{ notes: string[]; assignees: boolean; labels: boolean }> {
+  const assignees = assigneeIdsOf(input);
+  const old = before.assignees.map((user) => user.id);
+  const assigneeNotes = assignees === undefined ? [] : await reassign(em, target, old, assignees);
+  const labelNotes = await relabel(em, target, input, now);
+  return { notes: [...assigneeNotes, ...labelNotes], assignees: assigneeNotes.length > 0, labels: labelNotes.length > 0 };
+}
+
+/**
+ * The end of a work item's update: its columns written (with `updated_at`) when anything changed, each change's system
+ * note by the caller, and its events: closed or reopened when its state changed so, and `updated` with the attributes
+ * it changed otherwise.
+ */
+export async function finishUpdate<Columns extends { state?: string; title?: string; updated_at?: Date }>(
+  ctx: Context,
+  kind: 'Issue' | 'MergeRequest',
+  item: { id: number; iid: number; title: string; projectId: number },
+  change: { columns: Columns; notes: string[]; assignees: boolean; labels: boolean; now: Date; updatedAt?: Date },
+  write: (columns: Columns) => Promise<void>,
+): Promise<void> {
+  const { columns, notes } = change;
+  const changes = changedAttributes(columns, { assignees: change.assignees, labels: change.labels }).filter(
+    (name) => !['head_sha', 'start_sha', 'merge_when_pipeline_succeeds'].includes(name),
+  );
+  // A given `updated_at` (an import's) is written even alone.
+  if (notes.length || Object.keys(columns).length || change.updatedAt) {
+    columns.updated_at = change.updatedAt ?? change.now;
+    await write(columns);
+  }
+  for (const body of notes) {
+    await insertNote(ctx.em, {
+      projectId: item.projectId,
+      kind,
+      targetId: item.id,
+      authorId: ctx.currentUser.id,
+      body,
+      system: true,
+      createdAt: change.now,
+    });
+  }
+  const shown = { ...item, title: columns.title ?? item.title };
+  const prefix = kind === 'Issue' ? 'issue' : 'merge_request';
+  if (columns.state === 'closed') await recordWorkItemEvent(ctx, `${prefix}.closed`, shown, {});
+  if (columns.state === 'opened') await recordWorkItemEvent(ctx, `${prefix}.reopened`, shown, {});
+  if (changes.length) await recordWorkItemEvent(ctx, `${prefix}.updated`, shown, { changes });
 }
