@@ -3,7 +3,8 @@ import type { Database, EntityManager } from '../db/orm.js';
 import { queryRows } from '../db/rows.js';
 import { eventInsertSql, recordedEvent } from './statements.js';
 import { describeFailure, type Logger } from '../logger.js';
-import type { EventAction, EventData, EventKind } from './kinds.js';
+import type { RecordedEvent as RecordedEventShape } from '../types.js';
+import type { EventData, EventKind } from './kinds.js';
 
 /** What an event is about, as the original names it: `Issue`, `MergeRequest`, `Note`, `Milestone`, `User`, ... */
 export interface EventTarget {
@@ -27,24 +28,8 @@ export interface NewEvent<K extends EventKind = EventKind> {
   data: EventData[K];
 }
 
-/** An event as it was recorded: what subscribers and consumers receive (the `RecordedEvent` schema). */
-export interface RecordedEvent<K extends EventKind = EventKind> {
-  id: number;
-  kind: K;
-  /** The Events API's action; null for an event it does not show. */
-  action: EventAction | null;
-  author_id: number | null;
-  project_id: number | null;
-  group_id: number | null;
-  target_type: string | null;
-  target_id: number | null;
-  target_iid: number | null;
-  target_title: string | null;
-  issue_id: number | null;
-  merge_request_id: number | null;
-  data: EventData[K];
-  created_at: string;
-}
+/** An event as it was recorded: what subscribers and consumers receive (the `RecordedEvent` schema), its data typed by its kind. */
+export type RecordedEvent<K extends EventKind = EventKind> = Omit<RecordedEventShape, 'kind' | 'data'> & { kind: K; data: EventData[K] };
 
 /** An event of any kind, its data typed by its kind. */
 export type AnyRecordedEvent = { [K in EventKind]: RecordedEvent<K> }[EventKind];

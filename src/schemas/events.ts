@@ -2,20 +2,14 @@ import { Type, type Static } from 'typebox';
 import { EVENT_ACTIONS, EVENT_KINDS } from '../events/kinds.js';
 import { DateTime, Nullable } from './common.js';
 import { UserBasic } from './users.js';
+import { noteFields } from './work-items.js';
 
 const closed = { additionalProperties: false } as const;
 
 /** The note a `commented on` event shows: on an issue, a merge request or a commit. */
 export const EventNote = Type.Object(
   {
-    id: Type.Integer(),
-    type: Nullable(Type.String()),
-    body: Type.String(),
-    attachment: Type.Null(),
-    author: UserBasic,
-    created_at: DateTime,
-    updated_at: DateTime,
-    system: Type.Boolean(),
+    ...noteFields(Nullable(Type.String())),
     /** The issue's or merge request's ID; null on a commit. */
     noteable_id: Nullable(Type.Integer()),
     noteable_type: Type.Union([Type.Literal('Issue'), Type.Literal('MergeRequest'), Type.Literal('Commit')]),

@@ -150,17 +150,22 @@ export type DeleteLabelInput = Static<typeof DeleteLabelInput>;
 export const NoteableType = Type.Union([Type.Literal('Issue'), Type.Literal('MergeRequest')]);
 
 /** A comment on a work item, or a system note recording a change to it. */
+/** A note's own fields, as every note shows them (on a work item, in an event), its kind (`type`) beside. */
+export const noteFields = <Kind extends TSchema>(type: Kind) => ({
+  id: Type.Integer(),
+  type,
+  body: Type.String(),
+  attachment: Type.Null(),
+  author: UserBasic,
+  created_at: DateTime,
+  updated_at: DateTime,
+  system: Type.Boolean(),
+});
+
 export const Note = Type.Object(
   {
-    id: Type.Integer(),
-    /** `DiscussionNote` in a thread of replies; null for a note of its own. */
-    type: Nullable(Type.Literal('DiscussionNote')),
-    body: Type.String(),
-    attachment: Type.Null(),
-    author: UserBasic,
-    created_at: DateTime,
-    updated_at: DateTime,
-    system: Type.Boolean(),
+    /** `type`: `DiscussionNote` in a thread of replies; null for a note of its own. */
+    ...noteFields(Nullable(Type.Literal('DiscussionNote'))),
     noteable_id: Type.Integer(),
     noteable_type: NoteableType,
     noteable_iid: Type.Integer(),

@@ -1,22 +1,10 @@
 import type { Sql } from '../../db/sql.js';
+import type { ListIssuesQuery } from '../../schemas/issues.js';
 import { likePattern } from '../search.js';
 import type { WorkItemFilter } from './work-item-store.js';
 
 /** What a list of issues or merge requests takes alike (the original's IssuableFinder params). */
-export interface WorkItemListQuery {
-  scope?: string;
-  author_id?: number;
-  assignee_id?: number | string;
-  labels?: string[];
-  milestone?: string;
-  my_reaction_emoji?: string;
-  iids?: number[];
-  search?: string;
-  created_after?: string;
-  created_before?: string;
-  updated_after?: string;
-  updated_before?: string;
-}
+export type WorkItemListQuery = Omit<ListIssuesQuery, 'state' | 'order_by' | 'sort' | 'confidential'>;
 
 /** `None`/`Any` as the original reads them in filters, whatever their case. */
 const noneOrAny = (value: string): 'none' | 'any' | undefined => {
