@@ -3,7 +3,16 @@ import { ANONYMOUS, type Caller } from '../src/auth/caller.js';
 import { can, type Ability, type GroupInScope, type ProjectInScope } from '../src/auth/abilities.js';
 import { queryRows } from '../src/db/rows.js';
 import { sql, type Sql } from '../src/db/sql.js';
-import { accessLevelSql, canReadProject, groupAccessColumnsSql, visibleGroupsSql, visibleProjectsSql } from '../src/auth/access-levels.js';
+import {
+  accessLevelSql,
+  canReadProject,
+  groupAccessColumnsSql,
+  readsCodeSql,
+  visibleGroupsSql,
+  visibleIssuesSql,
+  visibleMergeRequestsSql,
+  visibleProjectsSql,
+} from '../src/auth/access-levels.js';
 import type { Namespace, Project, User, Visibility } from '../src/db/entities/index.js';
 import { createUser, ROOT_TOKEN, sharedHosting, type TestHosting } from './helpers.js';
 
@@ -98,6 +107,18 @@ describe('the access level and visibility of projects', () => {
     for (const visibility of VISIBILITIES) {
       inSub[visibility] = await project(sub.id, `in-sub-${visibility}`, visibility);
       sharedWithTeam[visibility] = await project(elsewhere.id, `shared-${visibility}`, visibility);
+      for (const project of [inSub[visibility], sharedWithTeam[visibility]]) {
+        for (const [iid, confidential] of [
+          [1, false],
+          [2, true],
+        ] as const) {
+          await run(
+            `insert into "issues" ("project_id", "iid", "title", "author_id", "confidential", "created_at", "updated_at") ` +
+              `values (?, ?, 'issue', 1, ?, now(), now())`,
+            [project, iid, confidential],
+          );
+        }
+      }
       await run(`insert into "project_group_links" ("project_id", "group_id", "group_access", "created_at") values (?, ?, 20, now())`, [
         sharedWithTeam[visibility],
         team.id,
@@ -255,6 +276,45 @@ describe('the access level and visibility of projects', () => {
         }
       }
     }
+  });
+
+  /**
+   * The SQL conditions lists filter with (src/auth/access-levels.ts) and the policies (src/auth/policies/) are two
+   * writings of one rule: for every kind of caller and every project above, each condition keeps exactly the projects
+   * (and issues) its ability allows.
+   */
+  it.each(levels.map(([name]) => [name]))('%s: each list condition keeps exactly what its ability allows', async (name) => {
+    const caller = callers[name];
+    const ids = [...Object.values(inSub), ...Object.values(sharedWithTeam)];
+    const kept = async (condition: Sql) =>
+      (
+        await withRule<{ id: number }>(
+          sql`select p."id" from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" = any(${ids}) and ${condition}`,
+        )
+      ).map((row) => row.id);
+    const conditions: [Ability, Sql][] = [
+      ['read_project', visibleProjectsSql(caller)],
+      ['download_code', sql`${visibleProjectsSql(caller)} and ${readsCodeSql(caller)}`],
+      ['read_merge_requests', visibleMergeRequestsSql(caller)],
+    ];
+    for (const [ability, condition] of conditions) {
+      const allowed: number[] = [];
+      for (const id of ids) if (can(caller, ability, (await scoped(caller, id)) as never)) allowed.push(id);
+      expect((await kept(condition)).sort(), `${name} ${ability}`).toEqual(allowed.sort());
+    }
+    // Issues: an open one and a confidential one of someone else's on each project.
+    const issues = await withRule<{ id: number; project_id: number; confidential: boolean }>(
+      sql`select i."id", i."project_id", i."confidential" from "issues" i join "projects" p on p."id" = i."project_id"
+        join "namespaces" n on n."id" = p."namespace_id" where i."project_id" = any(${ids}) and ${visibleIssuesSql(caller)}`,
+    );
+    const allowed: string[] = [];
+    for (const id of ids) {
+      for (const confidential of [false, true]) {
+        const issue = { project: await scoped(caller, id), issue: { authorId: 1, assigneeIds: [], confidential, discussionLocked: false } };
+        if (can(caller, 'read_issue', issue)) allowed.push(`${id} ${confidential}`);
+      }
+    }
+    expect(issues.map((issue) => `${issue.project_id} ${issue.confidential}`).sort(), `${name} read_issue`).toEqual(allowed.sort());
   });
 
   it('gives a blocked user nothing at all: it cannot authenticate', async () => {
