@@ -326,6 +326,10 @@ export interface OAuthError {
 
 /** The note a `commented on` event shows: on an issue, a merge request or a commit. */
 export interface EventNote {
+  /** The issue's or merge request's ID; null on a commit. */
+  noteable_id: number | null;
+  noteable_type: 'Commit' | 'Issue' | 'MergeRequest';
+  noteable_iid: number | null;
   id: number;
   type: string | null;
   body: string;
@@ -334,10 +338,6 @@ export interface EventNote {
   created_at: string;
   updated_at: string;
   system: boolean;
-  /** The issue's or merge request's ID; null on a commit. */
-  noteable_id: number | null;
-  noteable_type: 'Commit' | 'Issue' | 'MergeRequest';
-  noteable_iid: number | null;
 }
 
 /** What a push event tells: the reference, how it moved, and its newest commit's title. */
@@ -1812,10 +1812,8 @@ export interface DeleteLabelInput {
 
 export type NoteableType = 'Issue' | 'MergeRequest';
 
-/** A comment on a work item, or a system note recording a change to it. */
 export interface Note {
   id: number;
-  /** `DiscussionNote` in a thread of replies; null for a note of its own. */
   type: 'DiscussionNote' | null;
   body: string;
   attachment: null;
