@@ -187,7 +187,8 @@ export async function setWorkItemAssignees(
   if (userIds.length) {
     await queryRows(
       em,
-      sql`insert into ${assignees} (${key}, "user_id") select ${id}, u from unnest(${userIds}::int[]) with ordinality as t(u, o) order by o`,
+      sql`insert into ${assignees} (${key}, "user_id") select ${id}, u
+        from unnest(${userIds}::int[]) with ordinality as t(u, o) order by o`,
     );
   }
 }
