@@ -22,7 +22,15 @@ import {
   type IssueFilter,
 } from './issue-store.js';
 import { existingLabelIds, labelIdsOf, labelsOn, setLabelLinks } from './label-store.js';
-import { assigneeIdsOf, checkTitle, finishUpdate, milestoneChange, peopleAndLabelChanges, textChanges } from './work-item-changes.js';
+import {
+  assigneeIdsOf,
+  checkTitle,
+  checkUpdate,
+  finishUpdate,
+  milestoneChange,
+  peopleAndLabelChanges,
+  textChanges,
+} from './work-item-changes.js';
 import { findUsableMilestone, findUsableMilestoneByTitle } from './milestone-store.js';
 import { mergeRequestRow } from './merge-request-store.js';
 import { workItemFilter } from './work-item-filters.js';
@@ -206,16 +214,11 @@ export class IssuesService extends Service {
    * reopens. What only those who manage issues may set is dropped for the others.
    */
   async update(scoped: IssueInScope & { id: number }, input: UpdateIssueInput): Promise<Issue> {
-    const given = Object.entries(input)
-      .filter(([, value]) => value !== undefined)
-      .map(([name]) => name);
-    if (!given.length) {
-      throw new BadRequestError(
-        '400 (Bad request) "title, description, assignee_id, assignee_ids, confidential, milestone_id, labels, add_labels, ' +
-          'remove_labels, state_event, updated_at, due_date, discussion_locked" are missing, at least one parameter must be provided',
-      );
-    }
-    if (input.title !== undefined) checkTitle(input.title);
+    checkUpdate(
+      input,
+      'title, description, assignee_id, assignee_ids, confidential, milestone_id, labels, add_labels, ' +
+        'remove_labels, state_event, updated_at, due_date, discussion_locked',
+    );
     const em = this.ctx.em;
     const now = new Date();
     const project = scoped.project;

@@ -58,7 +58,15 @@ import { findUsableMilestone } from './milestone-store.js';
 import { insertNote } from './note-store.js';
 import { closingIssueReferencesIn } from './references.js';
 import { lockNote, statusNote } from './system-notes.js';
-import { assigneeIdsOf, checkTitle, finishUpdate, milestoneChange, peopleAndLabelChanges, textChanges } from './work-item-changes.js';
+import {
+  assigneeIdsOf,
+  checkTitle,
+  checkUpdate,
+  finishUpdate,
+  milestoneChange,
+  peopleAndLabelChanges,
+  textChanges,
+} from './work-item-changes.js';
 import { existingUserIds } from './issue-store.js';
 import { recordWorkItemEvent } from './work-item-events.js';
 import { workItemFilter } from './work-item-filters.js';
@@ -357,16 +365,11 @@ export class MergeRequestsService extends Service {
    * change recorded in a system note; `state_event` closes or reopens (a merged one neither).
    */
   async update(scoped: MergeRequestTarget, input: UpdateMergeRequestInput): Promise<MergeRequest> {
-    const given = Object.entries(input)
-      .filter(([, value]) => value !== undefined)
-      .map(([name]) => name);
-    if (!given.length) {
-      throw new BadRequestError(
-        '400 (Bad request) "target_branch, title, assignee_id, assignee_ids, description, state_event, labels, add_labels, ' +
-          'remove_labels, milestone_id, remove_source_branch, discussion_locked" are missing, at least one parameter must be provided',
-      );
-    }
-    if (input.title !== undefined) checkTitle(input.title);
+    checkUpdate(
+      input,
+      'target_branch, title, assignee_id, assignee_ids, description, state_event, labels, add_labels, ' +
+        'remove_labels, milestone_id, remove_source_branch, discussion_locked',
+    );
     const em = this.ctx.em;
     const now = new Date();
     const project = scoped.project;

@@ -61,6 +61,17 @@ export function assigneeIdsOf(input: { assignee_ids?: number[]; assignee_id?: nu
   return undefined;
 }
 
+/**
+ * What an update asks checked before anything is read: at least one attribute (else the original's 400 naming the
+ * attributes it takes, `accepted`), and a title that says something.
+ */
+export function checkUpdate(input: { title?: string }, accepted: string): void {
+  if (Object.values(input).every((value) => value === undefined)) {
+    throw new BadRequestError(`400 (Bad request) "${accepted}" are missing, at least one parameter must be provided`);
+  }
+  if (input.title !== undefined) checkTitle(input.title);
+}
+
 /** A title must say something, as the original validates it. */
 export function checkTitle(title: string): void {
   if (title.trim() === '') throw BadRequestError.invalid('title', "can't be blank");
