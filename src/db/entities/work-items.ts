@@ -212,8 +212,8 @@ export const MERGE_STATUSES = ['unchecked', 'can_be_merged', 'cannot_be_merged']
 
 /**
  * A merge request of a project (the target) from a branch of the same project or of a fork of it (the source).
- * `headSha` is the source branch's head and `startSha` the target branch's, as the one event of a moving
- * reference (services/repository/events.ts) last set them; `baseSha`, their merge base, and `mergeStatus` are
+ * `headSha` is the source branch's head and `startSha` the target branch's, as the rules of a moving reference's
+ * event (services/repository/reference-rules.ts) last set them; `baseSha`, their merge base, and `mergeStatus` are
  * worked out from the two when first asked (null and `unchecked` until then). Only one open merge request per
  * source branch and target branch.
  */
