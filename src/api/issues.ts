@@ -86,7 +86,7 @@ export const issues = {
     path: '/issues/:issue_iid',
     scope: 'issue',
     summary: 'Delete an issue (administrators and project owners): it leaves every list and count',
-    ability: 'read_issue',
+    ability: 'destroy_issue',
     run: (ctx, { issue }) => new IssuesService(ctx).delete(issue),
   }),
   move: projectRoute({

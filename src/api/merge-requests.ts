@@ -118,7 +118,7 @@ export const mergeRequests = {
     path: '/merge_requests/:merge_request_iid',
     scope: 'mergeRequest',
     summary: 'Delete a merge request (administrators and project owners): it leaves every list',
-    ability: 'read_merge_request',
+    ability: 'destroy_merge_request',
     run: (ctx, { mergeRequest }) => new MergeRequestsService(ctx).delete(mergeRequest),
   }),
   merge: projectRoute({

@@ -26,7 +26,7 @@ const user = (caller: Caller) => caller.user?.id;
  * members only). A confidential issue is hidden (404) from those who may not read it, as its project is.
  */
 export const issuePolicy = definePolicy({
-  abilities: ['read_issue', 'update_issue', 'create_issue_note', 'award_issue_emoji'],
+  abilities: ['read_issue', 'update_issue', 'create_issue_note', 'award_issue_emoji', 'destroy_issue'],
   conditions: {
     reads_tracker: (caller: Caller, scoped: IssueInScope) => projectPolicy.allows(caller, 'read_issues', scoped.project),
     reads_confidential: (caller: Caller, scoped: IssueInScope) => projectPolicy.allows(caller, 'read_confidential_issues', scoped.project),
@@ -37,6 +37,7 @@ export const issuePolicy = definePolicy({
     member: (_caller: Caller, scoped: IssueInScope) => scoped.project.accessLevel >= ACCESS_LEVELS.guest,
     author: (caller: Caller, scoped: IssueInScope) => user(caller) !== undefined && scoped.issue.authorId === user(caller),
     assignee: (caller: Caller, scoped: IssueInScope) => user(caller) !== undefined && scoped.issue.assigneeIds.includes(user(caller)!),
+    owner: (_caller: Caller, scoped: IssueInScope) => scoped.project.accessLevel >= ACCESS_LEVELS.owner,
     confidential: (_caller: Caller, scoped: IssueInScope) => scoped.issue.confidential,
     locked: (_caller: Caller, scoped: IssueInScope) => scoped.issue.discussionLocked,
   },
@@ -47,6 +48,8 @@ export const issuePolicy = definePolicy({
       enable: ['award_issue_emoji', 'create_issue_note'],
     },
     { when: (is) => is.reads_tracker && (is.reporter || is.admin || is.author || is.assignee), enable: ['update_issue'] },
+    // Deleting one, as the original allows its project's owners.
+    { when: (is) => is.reads_tracker && (is.owner || is.admin), enable: ['destroy_issue'] },
     { when: (is) => is.locked && !is.member && !is.admin, prevent: ['create_issue_note'] },
     { when: (is) => is.archived, prevent: ['update_issue', 'create_issue_note', 'award_issue_emoji'] },
   ],

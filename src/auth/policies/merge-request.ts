@@ -34,6 +34,7 @@ export const mergeRequestPolicy = definePolicy({
     'create_merge_request_note',
     'award_merge_request_emoji',
     'resolve_merge_request_discussion',
+    'destroy_merge_request',
   ],
   conditions: {
     reads_requests: (caller: Caller, scoped: MergeRequestInScope) => projectPolicy.allows(caller, 'read_merge_requests', scoped.project),
@@ -46,6 +47,7 @@ export const mergeRequestPolicy = definePolicy({
     assignee: (caller: Caller, scoped: MergeRequestInScope) =>
       user(caller) !== undefined && scoped.mergeRequest.assigneeIds.includes(user(caller)!),
     locked: (_caller: Caller, scoped: MergeRequestInScope) => scoped.mergeRequest.discussionLocked,
+    owner: (_caller: Caller, scoped: MergeRequestInScope) => scoped.project.accessLevel >= ACCESS_LEVELS.owner,
   },
   rules: [
     { when: (is) => is.reads_requests, enable: ['read_merge_request'] },
@@ -53,6 +55,8 @@ export const mergeRequestPolicy = definePolicy({
     { when: (is) => is.reads_requests && (is.manages || is.author || is.assignee), enable: ['update_merge_request'] },
     // Threads are resolved by the request's author and by developers and above, as the original's `resolve_note`.
     { when: (is) => is.reads_requests && (is.manages || is.author), enable: ['resolve_merge_request_discussion'] },
+    // Deleting one, as the original allows its project's owners.
+    { when: (is) => is.reads_requests && (is.owner || is.admin), enable: ['destroy_merge_request'] },
     { when: (is) => is.locked && !is.member && !is.admin, prevent: ['create_merge_request_note'] },
     {
       when: (is) => is.archived,

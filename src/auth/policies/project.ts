@@ -63,7 +63,6 @@ export const projectPolicy = definePolicy({
     'create_issue',
     'read_confidential_issues',
     'admin_issue',
-    'destroy_issue',
     'set_issue_timestamps',
     'read_label',
     'admin_label',
@@ -73,7 +72,6 @@ export const projectPolicy = definePolicy({
     'create_merge_request_in',
     'create_merge_request_from',
     'admin_merge_request',
-    'destroy_merge_request',
     'read_environment',
     'create_environment',
     'update_environment',
@@ -113,7 +111,7 @@ export const projectPolicy = definePolicy({
     { when: (is) => is.signed_in && is.sees && is.issues_enabled, enable: ['create_issue'] },
     { when: (is) => (is.reporter || is.admin) && is.issues_enabled, enable: ['read_confidential_issues', 'admin_issue'] },
     // Deleting issues, and giving the times they were made and changed (an import's), as the original allows owners.
-    { when: (is) => (is.owner || is.admin) && is.issues_enabled, enable: ['destroy_issue', 'set_issue_timestamps'] },
+    { when: (is) => (is.owner || is.admin) && is.issues_enabled, enable: ['set_issue_timestamps'] },
     // Labels and milestones: seen with the project, managed by reporters (labels) and developers (milestones).
     { when: (is) => is.sees, enable: ['read_label', 'read_milestone'] },
     { when: (is) => is.reporter || is.admin, enable: ['admin_label'] },
@@ -130,7 +128,6 @@ export const projectPolicy = definePolicy({
       enable: ['create_merge_request_in'],
     },
     { when: (is) => is.merge_requests_enabled && (is.developer || is.admin), enable: ['create_merge_request_from', 'admin_merge_request'] },
-    { when: (is) => is.merge_requests_enabled && (is.owner || is.admin), enable: ['destroy_merge_request'] },
     // Environments, while CI/CD is enabled: read by reporters, managed by developers, as the original of 11.x has it
     // (developers `create_environment` and `update_environment`, which stopping and deleting one without deployments take).
     { when: (is) => is.jobs_enabled && (is.reporter || is.admin), enable: ['read_environment'] },
