@@ -142,7 +142,7 @@ export class Context {
 
   /** Application settings, the same throughout a call (cached in the process: SettingsService.values). */
   async settings(): Promise<SettingsValues> {
-    this.settingsValues ??= await settingsValues(this.em, this.env);
+    this.settingsValues ??= await settingsValues(() => this.em, this.env);
     return this.settingsValues;
   }
 

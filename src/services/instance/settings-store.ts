@@ -42,6 +42,10 @@ export const valuesOf = (row: ApplicationSettingsRow, storages: Record<string, s
   ({ ...defaultSettings(Object.keys(storages)), ...row.values }) as SettingsValues;
 
 /** The values every call reads (Context#settings): cached in the process (SettingsCache), shared by calls, frozen. */
-export async function settingsValues(em: EntityManager, env: { settings: SettingsCache; storages: Record<string, string> }) {
-  return (await env.settings.read('values', async () => Object.freeze(valuesOf(await settingsRow(em), env.storages))))!;
+export async function settingsValues(
+  /** The call's EntityManager, asked for only when the cache has none: most calls never fork one. */
+  em: () => EntityManager,
+  env: { settings: SettingsCache; storages: Record<string, string> },
+) {
+  return (await env.settings.read('values', async () => Object.freeze(valuesOf(await settingsRow(em()), env.storages))))!;
 }

@@ -40,7 +40,7 @@ export class SettingsService extends Service {
 
   /** The values every call reads. */
   values(): Promise<SettingsValues> {
-    return settingsValues(this.ctx.em, this.ctx.env);
+    return settingsValues(() => this.ctx.em, this.ctx.env);
   }
 
   async get(): Promise<ApplicationSettings> {
