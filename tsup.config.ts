@@ -8,7 +8,6 @@ export default defineConfig([
     shims: true,
     dts: true,
     sourcemap: true,
-    clean: true,
     target: 'node22',
   },
   {
