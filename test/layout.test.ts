@@ -4,7 +4,7 @@
  */
 import { readdirSync, readFileSync } from 'node:fs';
 import { join, relative } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -37,7 +37,7 @@ describe('the modules', () => {
     const declared = new Set<unknown>(Object.values(MODULE_SCHEMAS));
     const missing: string[] = [];
     for (const file of readdirSync(join(root, 'src/schemas')).filter((name) => name.endsWith('.ts'))) {
-      const exports = (await import(`../src/schemas/${file.replace(/\.ts$/, '.js')}`)) as Record<string, unknown>;
+      const exports = (await import(/* @vite-ignore */ pathToFileURL(join(root, 'src/schemas', file)).href)) as Record<string, unknown>;
       for (const [name, value] of Object.entries(exports)) {
         const schema = typeof value === 'object' && value !== null && '~kind' in value;
         if (schema && !declared.has(value)) missing.push(`${file}: ${name}`);
