@@ -511,6 +511,16 @@ describe('award emoji', () => {
       .set(as(guest))
       .send({ name: 'tada' });
     expect([onNote.status, onNote.body.awardable_type, onNote.body.awardable_id]).toEqual([201, 'Note', note.id]);
+    const onNoteUrl = `${issuesUrl(id)}/${issue.iid}/notes/${note.id}/award_emoji/${onNote.body.id}`;
+    // Another's award: 401 as the original answers, even to the note's author; a note elsewhere: 404.
+    const refused = await t.http.delete(onNoteUrl).set(as(reporter));
+    expect([refused.status, refused.body]).toEqual([401, { message: '401 Unauthorized' }]);
+    const elsewhere = await t.http
+      .delete(`${issuesUrl(id)}/${issue.iid}/notes/${note.id + 1000}/award_emoji/${onNote.body.id}`)
+      .set(as(guest));
+    expect([elsewhere.status, elsewhere.body]).toEqual([404, { message: '404 Note Not Found' }]);
+    expect((await t.http.delete(onNoteUrl).set(as(guest))).status).toBe(204);
+    expect((await t.http.delete(onNoteUrl).set(as(guest))).body).toEqual({ message: '404 Award Emoji Not Found' });
     expect((await t.http.get(`${issuesUrl(id)}/${issue.iid}/notes/${note.id + 1000}/award_emoji`).set(as(guest))).body).toEqual({
       message: '404 Note Not Found',
     });

@@ -238,6 +238,26 @@ const ROWS: Record<keyof typeof POLICIES, () => Row[]> = {
       ]);
     return rows;
   },
+  awardEmoji: () => {
+    const issue = (visibility: Visibility, level: number) => ({
+      kind: 'Issue' as const,
+      scope: {
+        project: projectOf(visibility, level),
+        issue: { authorId: 9, assigneeIds: [], confidential: false, discussionLocked: false },
+      },
+    });
+    return [
+      ['its awarder', "its award on a public project's issue", CALLERS.user, { awardable: issue('public', 0), award: { userId: 2 } }],
+      ['maintainer', "another's award on a public project's issue", CALLERS.user, { awardable: issue('public', 40), award: { userId: 9 } }],
+      ['administrator', "another's award", CALLERS.administrator, { awardable: issue('private', 0), award: { userId: 9 } }],
+      [
+        'its awarder, no longer a member',
+        "its award on a private project's issue",
+        CALLERS.user,
+        { awardable: issue('private', 0), award: { userId: 2 } },
+      ],
+    ];
+  },
   runner: () => {
     const scopedRunner = (
       runnerType: RunnerType,

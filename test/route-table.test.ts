@@ -9,8 +9,8 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { abilityMayHide, type Ability } from '../src/auth/abilities.js';
 import { allRoutes } from '../src/api/index.js';
-import { PerCaller, successStatus, type AnyRoute } from '../src/api/route.js';
-import { PATH_PARAMETERS, type PathParameterName, type ScopeName } from '../src/api/params.js';
+import { defineRoute, PerCaller, successStatus, type AnyRoute } from '../src/api/route.js';
+import { NESTED_SCOPES, PATH_PARAMETERS, rootScopeOf, type NestedScopeName, type ScopeName } from '../src/api/params.js';
 import { SCOPES } from '../src/api/scopes.js';
 import { exampleCall, exampleInput, exampleParams, exampleTools, FixtureSet, sendCall, type Owner, type TestUser } from './fixtures.js';
 import { exampleOf } from './route-examples.js';
@@ -118,7 +118,9 @@ const ADMITS_OTHERS: Record<Ability, boolean> = {
   create_merge_request_note: false,
   award_merge_request_emoji: false,
   resolve_merge_request_discussion: false,
+  read_note: false,
   admin_note: false,
+  destroy_award_emoji: false,
   admin_runner: false,
   read_runner: false,
   update_runner: false,
@@ -136,14 +138,13 @@ const ADMITS_OTHERS: Record<Ability, boolean> = {
  * What a route of the scope answers when the resource its path's first parameter names is missing or hidden: a nested scope's outer one.
  */
 function firstNotFound(name: ScopeName): unknown {
-  const scope = SCOPES[name];
-  return ('parent' in scope ? SCOPES[scope.parent] : scope).notFound().body();
+  return SCOPES[rootScopeOf(name)].notFound().body();
 }
 
 /** What a route of the scope answers when its ability is refused and the resource is not hidden: the scope's reason, if it has one. */
 function scopeForbidden(name: ScopeName): Answer {
-  const forbidden = (SCOPES[name] as { forbidden?: () => { body(): unknown } }).forbidden;
-  return forbidden ? { status: 403, body: forbidden().body() } : FORBIDDEN;
+  const forbidden = (SCOPES[name] as { forbidden?: () => { status: number; body(): unknown } }).forbidden?.();
+  return forbidden ? { status: forbidden.status, body: forbidden.body() } : FORBIDDEN;
 }
 
 interface Answer {
@@ -234,14 +235,13 @@ describe('a route with a scope answers 404 for a resource that is not there', ()
       // The largest id a path takes: valid, and never reached by the fixtures of a test.
       const res = await sendCall(t, route, { ...call, params: { ...call.params, [first]: 2147483647 } }, headersOf('administrator'));
       expect([res.status, res.body]).toEqual([404, firstNotFound(route.scope!)]);
-      // A nested scope's inner resource, missing in an outer one that is there.
-      const [, second] = Object.keys(call.params);
-      if ('parent' in SCOPES[route.scope!]) {
+      // Each nested scope's own resource, missing in the scopes around it that are there.
+      for (let name: ScopeName = route.scope!; name in NESTED_SCOPES; name = NESTED_SCOPES[name as NestedScopeName].parent) {
+        const { parameter } = NESTED_SCOPES[name as NestedScopeName];
         // A value the parameter takes: the largest ID for a number (an issue's iid), a name for text.
-        const missing =
-          (PATH_PARAMETERS[second as PathParameterName] as { type?: string }).type === 'integer' ? 2147483647 : 'no-such-thing';
-        const inner = await sendCall(t, route, { ...call, params: { ...call.params, [second]: missing } }, headersOf('administrator'));
-        expect([inner.status, inner.body]).toEqual([404, SCOPES[route.scope!].notFound().body()]);
+        const missing = (PATH_PARAMETERS[parameter] as { type?: string }).type === 'integer' ? 2147483647 : 'no-such-thing';
+        const inner = await sendCall(t, route, { ...call, params: { ...call.params, [parameter]: missing } }, headersOf('administrator'));
+        expect([inner.status, inner.body], name).toEqual([404, SCOPES[name].notFound().body()]);
       }
     });
   }
@@ -336,5 +336,20 @@ describe('every parameter of every route is bounded before any query runs', () =
       'c: record keys without maxLength',
       'e: number past int4',
     ]);
+  });
+});
+
+describe('defineRoute', () => {
+  it('refuses a nested scope whose path lacks the parameter of a scope it is in', () => {
+    const run = async () => undefined as never;
+    expect(() => defineRoute({ method: 'DELETE', path: '/projects/:id/issues/:issue_iid/notes', scope: 'issueNote', run })).toThrow(
+      '/projects/:id/issues/:issue_iid/notes: the issueNote scope needs :note_id',
+    );
+    expect(() => defineRoute({ method: 'DELETE', path: '/projects/:id/notes/:note_id', scope: 'issueNote', run })).toThrow(
+      '/projects/:id/notes/:note_id: the issue scope needs :issue_iid',
+    );
+    expect(() =>
+      defineRoute({ method: 'DELETE', path: '/projects/:id/issues/:issue_iid/notes/:note_id', scope: 'issueNote', run }),
+    ).not.toThrow();
   });
 });

@@ -17,7 +17,7 @@ import type { AdminOnlyRule } from '../schemas/common.js';
 import { Context, type Environment } from '../services/context.js';
 import type { Page } from '../services/pagination.js';
 import { responseFor, type AnyRoute } from './route.js';
-import type { ScopeName } from './params.js';
+import { NESTED_SCOPES, type NestedScopeName, type ScopeName } from './params.js';
 import { SCOPES } from './scopes.js';
 import { parseInput, responseMismatches } from './validation.js';
 
@@ -48,40 +48,46 @@ function applyAdminOnly(route: AnyRoute, input: Record<string, unknown>): void {
   for (const { name } of given) delete input[name];
 }
 
-/** A scope as the pipeline walks it: its loader, and for a nested one its outer scope. */
+/** A scope as the pipeline walks it: its loader, and for a nested one its outer scope and its path parameter. */
 interface LoadableScope {
   key: string;
   parent?: ScopeName;
   reads?: Ability;
   load(ctx: Context, ...ids: unknown[]): Promise<object | null>;
   notFound(): NotFoundError;
-  forbidden?(): ForbiddenError;
+  forbidden?(): ForbiddenError | UnauthorizedError;
 }
 
 /**
  * The route's scope: the resource its path names, loaded (404 when missing) and held to the route's ability
- * (404 when refused and the ability hides existence, 403 otherwise). A nested scope's outer resource is loaded
- * first, from the path's first parameter, and must be readable (404 as the outer scope's otherwise); the inner
- * one comes from the next parameter. `run` finds the innermost among its parameters.
+ * (404 when refused and the ability hides existence, 403 otherwise, or the scope's own refusal). A nested
+ * scope's outer resources are loaded first, outermost from the path's first parameter, and each must be readable
+ * (404 as that scope's otherwise); each inner one comes from its own parameter. `run` finds the innermost among
+ * its parameters.
  */
 async function loadScope(route: AnyRoute, ctx: Context, params: Record<string, unknown>): Promise<void> {
   if (!route.scope) return;
   const scope = SCOPES[route.scope] as LoadableScope;
-  const [first, second] = Object.keys(route.params?.properties ?? {}).map((name) => params[name]);
-  let resource: object | null;
-  if (scope.parent) {
-    const outer = SCOPES[scope.parent] as LoadableScope;
-    const parent = await outer.load(ctx, first);
-    if (!parent || !can(ctx.caller, scope.reads!, parent as never)) throw outer.notFound();
-    resource = await scope.load(ctx, parent, second);
-  } else {
-    resource = await scope.load(ctx, first);
-  }
-  if (!resource) throw scope.notFound();
+  const resource = await loadResource(route.scope, ctx, params, Object.keys(route.params?.properties ?? {})[0]);
   if (route.ability && !can(ctx.caller, route.ability, resource as never)) {
     throw refusalHides(ctx.caller, route.ability, resource as never) ? scope.notFound() : (scope.forbidden?.() ?? new ForbiddenError());
   }
   params[scope.key] = resource;
+}
+
+/** A scope's resource, through the scopes it is in: `first` names the path parameter of the outermost. */
+async function loadResource(name: ScopeName, ctx: Context, params: Record<string, unknown>, first: string): Promise<object> {
+  const scope = SCOPES[name] as LoadableScope;
+  let resource: object | null;
+  if (scope.parent) {
+    const parent = await loadResource(scope.parent, ctx, params, first);
+    if (!can(ctx.caller, scope.reads!, parent as never)) throw (SCOPES[scope.parent] as LoadableScope).notFound();
+    resource = await scope.load(ctx, parent, params[NESTED_SCOPES[name as NestedScopeName].parameter], params);
+  } else {
+    resource = await scope.load(ctx, params[first]);
+  }
+  if (!resource) throw scope.notFound();
+  return resource;
 }
 
 /** A route's input as HTTP has it: read only once the caller is authenticated, with the `sudo` it may carry. */

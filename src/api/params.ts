@@ -68,29 +68,36 @@ export const SCOPE_PARAMETERS = {
 };
 
 /**
- * Scopes inside another (a project's protected branch; later an issue by `iid`, then a note): the path's first
- * parameter names the outer scope's resource, the next one the inner's, by its registry schema (PATH_PARAMETERS).
+ * Scopes inside another (a project's protected branch, an issue by `iid`, a note on it): the path's first parameter
+ * names the outermost scope's resource, and each scope inside it the parameter it names (PATH_PARAMETERS's schema).
  */
 export const NESTED_SCOPES = {
   protectedBranch: { parent: 'project', parameter: 'name' },
   issue: { parent: 'project', parameter: 'issue_iid' },
   mergeRequest: { parent: 'project', parameter: 'merge_request_iid' },
-} as const satisfies Record<string, { parent: keyof typeof SCOPE_PARAMETERS; parameter: keyof typeof PATH_PARAMETERS }>;
+  issueNote: { parent: 'issue', parameter: 'note_id' },
+  mergeRequestNote: { parent: 'mergeRequest', parameter: 'note_id' },
+  issueAward: { parent: 'issue', parameter: 'award_id' },
+  mergeRequestAward: { parent: 'mergeRequest', parameter: 'award_id' },
+} as const satisfies Record<string, { parent: string; parameter: keyof typeof PATH_PARAMETERS }>;
 
 export type NestedScopeName = keyof typeof NESTED_SCOPES;
-export type ScopeName = keyof typeof SCOPE_PARAMETERS | NestedScopeName;
+export type RootScopeName = keyof typeof SCOPE_PARAMETERS;
+export type ScopeName = RootScopeName | NestedScopeName;
+/** The scope a scope is in, outermost: `project` for an issue's note. */
+export type RootScopeOf<S extends ScopeName> = S extends NestedScopeName ? RootScopeOf<(typeof NESTED_SCOPES)[S]['parent']> : S;
 /** What the path's first parameter of a route of the scope holds: the (outermost) resource's ID. */
-export type ScopeId<S extends ScopeName> = S extends NestedScopeName
-  ? Static<(typeof SCOPE_PARAMETERS)[(typeof NESTED_SCOPES)[S]['parent']]>
-  : S extends keyof typeof SCOPE_PARAMETERS
-    ? Static<(typeof SCOPE_PARAMETERS)[S]>
-    : never;
+export type ScopeId<S extends ScopeName> = Static<(typeof SCOPE_PARAMETERS)[RootScopeOf<S>]>;
+
+/** The outermost scope of a scope: itself, or the one its parents lead to. */
+export function rootScopeOf(scope: ScopeName): RootScopeName {
+  let name: ScopeName = scope;
+  while (name in NESTED_SCOPES) name = NESTED_SCOPES[name as NestedScopeName].parent;
+  return name as RootScopeName;
+}
 
 /** The schema of the path's first parameter of a route of the scope. */
-export const scopeParameter = (scope: ScopeName) =>
-  scope in NESTED_SCOPES
-    ? SCOPE_PARAMETERS[NESTED_SCOPES[scope as NestedScopeName].parent]
-    : SCOPE_PARAMETERS[scope as keyof typeof SCOPE_PARAMETERS];
+export const scopeParameter = (scope: ScopeName) => SCOPE_PARAMETERS[rootScopeOf(scope)];
 
 export type PathParameterName = keyof typeof PATH_PARAMETERS;
 export type PathParameterTypes = { [Name in PathParameterName]: Static<(typeof PATH_PARAMETERS)[Name]> };

@@ -5,9 +5,11 @@ import type { Context } from '../services/context.js';
 import type { ListResult, Page, PageQuery } from '../services/pagination.js';
 import {
   isPathParameter,
+  NESTED_SCOPES,
   PATH_PARAMETERS,
   pathParameterNames,
   scopeParameter,
+  type NestedScopeName,
   type PathNames,
   type PathParameterName,
   type PathParameterTypes,
@@ -179,6 +181,11 @@ export function defineRoute<
 >(route: RouteDefinition<Path, Scope, Input, Response, Item>): RouteSpec<Path, Scope, Input, Response, Item> {
   const list = route.list as Shape | undefined;
   const input = route.input as TObject | undefined;
+  // Each scope the route's is in loads by a parameter of its own: the path must name it.
+  for (let name: ScopeName | undefined = route.scope; name && name in NESTED_SCOPES; name = NESTED_SCOPES[name as NestedScopeName].parent) {
+    const { parameter } = NESTED_SCOPES[name as NestedScopeName];
+    if (!pathParameterNames(route.path).includes(parameter)) throw new Error(`${route.path}: the ${name} scope needs :${parameter}`);
+  }
   const complete: AnyRoute = {
     ...(route as unknown as AnyRoute),
     params: pathSchema(route.path, route.scope),

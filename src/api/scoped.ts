@@ -46,9 +46,14 @@ export type ScopedDefinition<
   auth?: AuthRule;
 };
 
-/** The scopes nested in a scope: a project's protected branch. */
+/** The scopes a nested scope is in: an issue's note is in the issue and in its project. */
+type ScopesAround<S extends ScopeName> = S extends NestedScopeName
+  ? (typeof NESTED_SCOPES)[S]['parent'] | ScopesAround<(typeof NESTED_SCOPES)[S]['parent']>
+  : never;
+
+/** The scopes nested in a scope, however deep: a project's protected branch, an issue's note. */
 type NestedIn<Scope extends ScopeName> = {
-  [Nested in NestedScopeName]: (typeof NESTED_SCOPES)[Nested]['parent'] extends Scope ? Nested : never;
+  [Nested in NestedScopeName]: [Scope] extends [ScopesAround<Nested>] ? Nested : never;
 }[NestedScopeName];
 
 /** What a family's routes do, by name: the method, and whether the path goes on to name one item (`/:<id>`). */

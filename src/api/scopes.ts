@@ -1,13 +1,16 @@
 import type { Ability, AbilityResource } from '../auth/abilities.js';
-import { ForbiddenError, NotFoundError } from '../errors.js';
+import { ForbiddenError, NotFoundError, UnauthorizedError } from '../errors.js';
 import { NO_ACCESS } from '../services/ci/runners.js';
 import type { Context } from '../services/context.js';
-import type { NestedScopeName, ScopeId, ScopeName } from './params.js';
+import type { NestedScopeName, PathParameterName, PathParameterTypes, ScopeId, ScopeName } from './params.js';
 import { AccessTokensService } from '../services/identity/tokens.js';
 import { BranchesService } from '../services/repository/branches.js';
 import { GroupsService } from '../services/projects/groups.js';
+import { AwardEmojiService } from '../services/work-items/award-emoji.js';
 import { IssuesService } from '../services/work-items/issues.js';
 import { MergeRequestsService } from '../services/work-items/merge-requests.js';
+import { NotesService } from '../services/work-items/notes.js';
+import { issueTarget, mergeRequestTarget, type WorkItemTarget } from '../services/work-items/work-item-target.js';
 import { NamespacesService } from '../services/projects/namespaces.js';
 import { ProjectsService } from '../services/projects/projects.js';
 import { RunnersService } from '../services/ci/runners.js';
@@ -26,17 +29,22 @@ interface RootScope<S extends ScopeName, Key extends string, Resource> {
 
 /**
  * A scope inside another (src/api/params.ts NESTED_SCOPES): the outer resource is loaded first and must be
- * readable by the caller (`reads`: 404 as the outer scope's otherwise); then the inner one, by the next path
- * parameter, from the outer one.
+ * readable by the caller (`reads`: 404 as the outer scope's otherwise); then the inner one, by its path parameter,
+ * from the outer one (the other path parameters at hand: a note's discussion, an award's note).
  */
 interface NestedScope<Parent extends ScopeName, Key extends string, ParentResource, Resource> {
   key: Key;
   parent: Parent;
   /** What the caller must be able to do with the outer resource to reach the inner one at all. */
   reads: Ability;
-  load(ctx: Context, parent: ParentResource, id: string): Promise<Resource | null>;
+  load(ctx: Context, parent: ParentResource, id: string, params: PathValues): Promise<Resource | null>;
   notFound(): NotFoundError;
+  /** As a root scope's. */
+  forbidden?(): ForbiddenError | UnauthorizedError;
 }
+
+/** A route's path parameters, validated, by name. */
+type PathValues = { readonly [Name in PathParameterName]?: PathParameterTypes[Name] };
 
 const scope = <S extends ScopeName, Key extends string, Resource>(_name: S, definition: RootScope<S, Key, Resource>) => definition;
 
@@ -84,13 +92,20 @@ const ROOT_SCOPES = {
   }),
 };
 
-type RootResource<S extends keyof typeof ROOT_SCOPES> = NonNullable<Awaited<ReturnType<(typeof ROOT_SCOPES)[S]['load']>>>;
+/** The resource a scope of `scopes` loads. */
+type Loaded<Scopes, S extends keyof Scopes> = Scopes[S] extends { load(...args: never[]): Promise<infer Resource> }
+  ? NonNullable<Resource>
+  : never;
 
-const nested = <P extends keyof typeof ROOT_SCOPES, Key extends string, Resource>(
-  definition: NestedScope<P, Key, RootResource<P>, Resource>,
-) => definition;
+/** A scope's definition inside one of `Outer`'s scopes, typed by the resource that one loads. */
+const nestedIn =
+  <Outer>() =>
+  <P extends keyof Outer & ScopeName, Key extends string, Resource>(definition: NestedScope<P, Key, Loaded<Outer, P>, Resource>) =>
+    definition;
 
-const NESTED = {
+const nested = nestedIn<typeof ROOT_SCOPES>();
+
+const IN_ROOT_SCOPES = {
   protectedBranch: nested({
     key: 'protection',
     parent: 'project',
@@ -112,7 +127,47 @@ const NESTED = {
     load: (ctx, project, iid) => new MergeRequestsService(ctx).findInScope(project, iid),
     notFound: () => new NotFoundError('Merge Request'),
   }),
-} satisfies Record<NestedScopeName, unknown>;
+};
+
+const inWorkItem = nestedIn<typeof IN_ROOT_SCOPES>();
+
+/** The scopes inside an issue or a merge request: a note on it, and an emoji awarded to it or to its note. */
+function inWorkItemScopes<P extends 'issue' | 'mergeRequest'>(
+  parent: P,
+  reads: Ability,
+  targetOf: (item: Loaded<typeof IN_ROOT_SCOPES, P>) => WorkItemTarget,
+) {
+  return {
+    note: inWorkItem({
+      key: 'note',
+      parent,
+      reads,
+      load: (ctx, item, id, params) => new NotesService(ctx).findInScope(targetOf(item), Number(id), params.discussion_id),
+      notFound: () => new NotFoundError('Note'),
+    }),
+    award: inWorkItem({
+      key: 'award',
+      parent,
+      reads,
+      load: (ctx, item, id, params) =>
+        new AwardEmojiService(ctx).findInScope({ target: targetOf(item), noteId: params.note_id }, Number(id)),
+      notFound: () => new NotFoundError('Award Emoji'),
+      // As the original's award emoji API refuses another's award: 401.
+      forbidden: () => new UnauthorizedError(),
+    }),
+  };
+}
+
+const IN_ISSUE = inWorkItemScopes('issue', 'read_issue', issueTarget);
+const IN_MERGE_REQUEST = inWorkItemScopes('mergeRequest', 'read_merge_request', mergeRequestTarget);
+const IN_WORK_ITEMS = {
+  issueNote: IN_ISSUE.note,
+  issueAward: IN_ISSUE.award,
+  mergeRequestNote: IN_MERGE_REQUEST.note,
+  mergeRequestAward: IN_MERGE_REQUEST.award,
+};
+
+const NESTED = { ...IN_ROOT_SCOPES, ...IN_WORK_ITEMS } satisfies Record<NestedScopeName, unknown>;
 
 export const SCOPES = { ...ROOT_SCOPES, ...NESTED };
 

@@ -30,11 +30,14 @@ import { projectRoute } from './scoped.js';
  * families of a kind of work item.
  */
 
-/** A kind of work item as its routes name it: where it is, its scope, the abilities its routes need, its words. */
+/** A kind of work item as its routes name it: where it is, its scopes, the abilities its routes need, its words. */
 interface WorkItemKind<Path extends string, Scope extends 'issue' | 'mergeRequest'> {
   /** After the project's path: `/issues/:issue_iid`. */
   path: Path;
   scope: Scope;
+  /** The scopes of a note on it and of an emoji awarded to it (or to its note). */
+  noteScope: `${Scope}Note`;
+  awardScope: `${Scope}Award`;
   /** `issue`, `merge request`: in the routes' summaries. */
   noun: string;
   abilities: { read: string; update: string; comment: string; award: string };
@@ -44,6 +47,8 @@ interface WorkItemKind<Path extends string, Scope extends 'issue' | 'mergeReques
 export const ISSUE = {
   path: '/issues/:issue_iid',
   scope: 'issue',
+  noteScope: 'issueNote',
+  awardScope: 'issueAward',
   noun: 'issue',
   abilities: { read: 'read_issue', update: 'update_issue', comment: 'create_issue_note', award: 'award_issue_emoji' },
   target: (issue) => issueTarget(issue as never),
@@ -52,6 +57,8 @@ export const ISSUE = {
 export const MERGE_REQUEST = {
   path: '/merge_requests/:merge_request_iid',
   scope: 'mergeRequest',
+  noteScope: 'mergeRequestNote',
+  awardScope: 'mergeRequestAward',
   noun: 'merge request',
   abilities: {
     read: 'read_merge_request',
@@ -68,7 +75,13 @@ interface FamilyRoute<Input, Response, Item> {
   /** After the work item's path. */
   path: string;
   summary: string;
-  ability: 'read' | 'update' | 'comment' | 'award';
+  /**
+   * The kind's ability on the work item; or, for a route naming one of its notes or awards (whose scope it then
+   * has), `read_note`, `admin_note` or `destroy_award_emoji` on that one.
+   */
+  ability: 'read' | 'update' | 'comment' | 'award' | 'read_note' | 'admin_note' | 'destroy_award_emoji';
+  /** Names one of the work item's notes or awards (by its scope's path parameter): the route has that scope. */
+  names?: 'note' | 'award';
   input?: Input;
   response?: Response;
   list?: Item;
@@ -89,14 +102,18 @@ function familyRoute<
   Response extends Shape | undefined = undefined,
   Item extends Shape | undefined = undefined,
 >(kind: WorkItemKind<Path, Scope>, route: FamilyRoute<Input, Response, Item> & { path: Sub }) {
-  const { ability, run, ...rest } = route;
+  const { ability, names, run, ...rest } = route;
   const definition = {
     ...rest,
     path: `${kind.path}${route.path}`,
-    scope: kind.scope,
+    scope: names === 'note' ? kind.noteScope : names === 'award' ? kind.awardScope : kind.scope,
     auth: AUTH,
-    ability: kind.abilities[ability],
-    run: (ctx: Context, params: Record<string, never>, input: never) => run(ctx, kind.target(params[kind.scope]), params, input),
+    ability: ability in kind.abilities ? kind.abilities[ability as keyof typeof kind.abilities] : ability,
+    run: (ctx: Context, params: Record<string, never>, input: never) => {
+      const named = names && (params[names] as { noteable: WorkItemTarget } | { awardable: WorkItemTarget });
+      const target = named ? ('noteable' in named ? named.noteable : named.awardable) : kind.target(params[kind.scope]);
+      return run(ctx, target, params, input);
+    },
   };
   // The kind's abilities apply to its scope's resource; the compiler cannot follow them through the kind.
   return projectRoute(definition as never) as unknown as RouteSpec<`/projects/:id${Path}${Sub}`, Scope, Input, Response, Item>;
@@ -137,18 +154,20 @@ export function noteRoutes<const Path extends string, const Scope extends 'issue
       method: 'PUT',
       path: '/notes/:note_id',
       summary: 'Change a comment (its author, maintainers)',
-      ability: 'read',
+      ability: 'admin_note',
+      names: 'note',
       input: UpdateNoteInput,
       response: Note,
       bodyLimit: WORK_ITEM_BODY_LIMIT,
-      run: (ctx, target, { note_id }, input) => notes(ctx).update(target, note_id, input),
+      run: (ctx, _target, { note }, input) => notes(ctx).update(note, input),
     }),
     delete: familyRoute(kind, {
       method: 'DELETE',
       path: '/notes/:note_id',
       summary: 'Delete a comment (its author, maintainers)',
-      ability: 'read',
-      run: (ctx, target, { note_id }) => notes(ctx).delete(target, note_id),
+      ability: 'admin_note',
+      names: 'note',
+      run: (ctx, _target, { note }) => notes(ctx).delete(note),
     }),
   };
 }
@@ -187,8 +206,9 @@ export function awardEmojiRoutes<const Path extends string, const Scope extends 
       method: 'DELETE',
       path: '/award_emoji/:award_id',
       summary: `Take back one’s emoji from a ${noun} (administrators: anyone’s)`,
-      ability: 'read',
-      run: (ctx, target, { award_id }) => awards(ctx).delete({ target }, award_id),
+      ability: 'destroy_award_emoji',
+      names: 'award',
+      run: (ctx, _target, { award }) => awards(ctx).delete(award),
     }),
     listForNote: familyRoute(kind, {
       method: 'GET',
@@ -219,8 +239,9 @@ export function awardEmojiRoutes<const Path extends string, const Scope extends 
       method: 'DELETE',
       path: '/notes/:note_id/award_emoji/:award_id',
       summary: `Take back one’s emoji from a note on a ${noun}`,
-      ability: 'read',
-      run: (ctx, target, { note_id, award_id }) => awards(ctx).delete({ target, noteId: note_id }, award_id),
+      ability: 'destroy_award_emoji',
+      names: 'award',
+      run: (ctx, _target, { award }) => awards(ctx).delete(award),
     }),
   };
 }
@@ -270,18 +291,21 @@ export function discussionRoutes<const Path extends string, const Scope extends 
       method: 'PUT',
       path: '/discussions/:discussion_id/notes/:note_id',
       summary: 'Change a note of a discussion (`body`), or resolve it (`resolved`, a merge request’s)',
-      ability: 'read',
+      // Changing it further depends on the input: the service asks for admin_note or resolve_merge_request_discussion.
+      ability: 'read_note',
+      names: 'note',
       input: UpdateDiscussionNoteInput,
       response: Note,
       bodyLimit: WORK_ITEM_BODY_LIMIT,
-      run: (ctx, target, { discussion_id, note_id }, input) => discussions(ctx).updateNote(target, discussion_id, note_id, input),
+      run: (ctx, _target, { note }, input) => discussions(ctx).updateNote(note, input),
     }),
     deleteNote: familyRoute(kind, {
       method: 'DELETE',
       path: '/discussions/:discussion_id/notes/:note_id',
       summary: 'Delete a note of a discussion (its author, maintainers)',
-      ability: 'read',
-      run: (ctx, target, { discussion_id, note_id }) => discussions(ctx).deleteNote(target, discussion_id, note_id),
+      ability: 'admin_note',
+      names: 'note',
+      run: (ctx, _target, { note }) => new NotesService(ctx).delete(note),
     }),
   };
 }

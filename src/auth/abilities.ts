@@ -1,5 +1,6 @@
 import type { Caller } from './caller.js';
 import type { Policy } from './policy.js';
+import { awardEmojiPolicy } from './policies/award-emoji.js';
 import { groupPolicy } from './policies/group.js';
 import { issuePolicy } from './policies/issue.js';
 import { mergeRequestPolicy } from './policies/merge-request.js';
@@ -11,6 +12,7 @@ import { runnerPolicy } from './policies/runner.js';
 import { globalPolicy, personalAccessTokenPolicy, userPolicy } from './policies/user.js';
 
 export { mergesToBranch, pushesToBranch, type BranchProtection, type ProjectInScope } from './policies/project.js';
+export type { AwardInScope } from './policies/award-emoji.js';
 export type { GroupInScope } from './policies/group.js';
 export type { IssueFacts, IssueInScope } from './policies/issue.js';
 export type { NoteableInScope, NoteInScope } from './policies/note.js';
@@ -35,6 +37,7 @@ export const POLICIES = {
   issue: issuePolicy,
   mergeRequest: mergeRequestPolicy,
   note: notePolicy,
+  awardEmoji: awardEmojiPolicy,
   runner: runnerPolicy,
 };
 

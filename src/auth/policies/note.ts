@@ -15,21 +15,21 @@ export interface NoteInScope {
 
 const user = (caller: Caller) => caller.user?.id;
 
-/** Whether the caller may read what the note is on. */
-const readsNoteable = (caller: Caller, { noteable }: NoteInScope) =>
+/** Whether the caller may read an issue or a merge request (what a note or an award is on). */
+export const readsNoteable = (caller: Caller, noteable: NoteableInScope) =>
   noteable.kind === 'Issue'
     ? issuePolicy.allows(caller, 'read_issue', noteable.scope)
     : mergeRequestPolicy.allows(caller, 'read_merge_request', noteable.scope);
 
 /**
- * Who may change or delete a note on an issue or a merge request (the original's NotePolicy `admin_note`): its
- * author and the project's maintainers and administrators, while they may read what it is on; system notes, which
- * record changes, never; nothing in an archived project.
+ * Who may read a note on an issue or a merge request (whoever reads what it is on), and change or delete it (the
+ * original's NotePolicy `admin_note`): its author and the project's maintainers and administrators, while they may
+ * read what it is on; system notes, which record changes, never; nothing in an archived project.
  */
 export const notePolicy = definePolicy({
-  abilities: ['admin_note'],
+  abilities: ['read_note', 'admin_note'],
   conditions: {
-    reads_noteable: readsNoteable,
+    reads_noteable: (caller: Caller, scoped: NoteInScope) => readsNoteable(caller, scoped.noteable),
     author: (caller: Caller, scoped: NoteInScope) => user(caller) !== undefined && scoped.note.authorId === user(caller),
     maintainer: (_caller: Caller, scoped: NoteInScope) => scoped.noteable.scope.project.accessLevel >= ACCESS_LEVELS.maintainer,
     admin: (caller: Caller) => caller.user?.admin === true,
@@ -37,6 +37,7 @@ export const notePolicy = definePolicy({
     archived: (_caller: Caller, scoped: NoteInScope) => scoped.noteable.scope.project.project.archived === true,
   },
   rules: [
+    { when: (is) => is.reads_noteable, enable: ['read_note'] },
     { when: (is) => is.reads_noteable && (is.author || is.maintainer || is.admin), enable: ['admin_note'] },
     { when: (is) => is.system || is.archived, prevent: ['admin_note'] },
   ],

@@ -1,7 +1,7 @@
 import { gemoji } from 'gemoji';
-import { can } from '../../auth/abilities.js';
+import type { AwardInScope } from '../../auth/abilities.js';
 import type { TargetKind } from '../../db/entities/index.js';
-import { NotFoundError, UnauthorizedError } from '../../errors.js';
+import { NotFoundError } from '../../errors.js';
 import type { AwardEmoji, CreateAwardEmojiInput } from '../../schemas/work-items.js';
 import { pageRequest, type Page, type PageQuery } from '../pagination.js';
 import { presentUserRef } from '../present/issues.js';
@@ -30,6 +30,11 @@ function presentAward(award: AwardRow, view: View): AwardEmoji {
     awardable_id: award.target_id,
     awardable_type: award.target_kind,
   };
+}
+
+/** An award a route names: what it is on, who awarded it (for its policy) and the award itself. */
+export interface AwardInWorkItem extends AwardInScope {
+  row: AwardRow;
 }
 
 /** What an award route names: an issue or a merge request, or a note on one. */
@@ -82,12 +87,18 @@ export class AwardEmojiService extends Service {
     return presentAward((await findAward(em, target.kind, target.id, id))!, await this.ctx.view());
   }
 
-  /** DELETE .../award_emoji/:award_id: the caller's own award (any, for administrators); 401 for another's. */
-  async delete(awardable: Awardable, awardId: number): Promise<void> {
+  /**
+   * The award a path names (the nested scope of `.../award_emoji/:award_id`), with what it is on; null for none.
+   * On a note, the note must be the work item's (404 `Note Not Found` otherwise).
+   */
+  async findInScope(awardable: Awardable, awardId: number): Promise<AwardInWorkItem | null> {
     const target = await this.target(awardable);
-    const award = await findAward(this.ctx.em, target.kind, target.id, awardId);
-    if (!award) throw new NotFoundError('Award Emoji');
-    if (award.user_id !== this.ctx.currentUser.id && !can(this.ctx.caller, 'admin_all_resources')) throw new UnauthorizedError();
-    await deleteAward(this.ctx.em, award.id);
+    const row = await findAward((await this.ctx.view()).rows, target.kind, target.id, awardId);
+    return row ? { awardable: awardable.target, award: { userId: row.user_id }, row } : null;
+  }
+
+  /** DELETE .../award_emoji/:award_id: taken back (by whoever awarded it, or an administrator: 401 for others). */
+  async delete({ row }: AwardInWorkItem): Promise<void> {
+    await deleteAward(this.ctx.em, row.id);
   }
 }

@@ -4,19 +4,10 @@ import type { CreateDiscussionInput, Discussion, Note, ReplyInput, UpdateDiscuss
 import { pageRequest, type Page, type PageQuery } from '../pagination.js';
 import type { View } from '../present/view.js';
 import { Service } from '../service.js';
-import {
-  discussionNotes,
-  discussionPage,
-  findNote,
-  makeThread,
-  newDiscussionId,
-  resolveNotes,
-  updateNoteBody,
-  type NoteRow,
-} from './note-store.js';
+import { discussionNotes, discussionPage, findNote, makeThread, newDiscussionId, resolveNotes, type NoteRow } from './note-store.js';
 import { checkBody, presentNote } from './notes.js';
 import type { WorkItemTarget } from './work-item-target.js';
-import { NotesService } from './notes.js';
+import { NotesService, type NoteInWorkItem } from './notes.js';
 
 /** A discussion as the API shows it. */
 function presentDiscussion(notes: NoteRow[], iid: number, view: View): Discussion {
@@ -61,27 +52,22 @@ export class DiscussionsService extends Service {
     return presentNote((await findNote(this.ctx.em, target.kind, target.id, id))!, target.iid, await this.ctx.view());
   }
 
-  /** PUT .../discussions/:discussion_id/notes/:note_id: its text (as a note's), or whether it is resolved (a merge request's). */
-  async updateNote(target: WorkItemTarget, discussionId: string, noteId: number, input: UpdateDiscussionNoteInput): Promise<Note> {
+  /**
+   * PUT .../discussions/:discussion_id/notes/:note_id: its text (as a note's, `admin_note`), or whether it is resolved
+   * (a merge request's, `resolve_merge_request_discussion`): one route, the ability the input's.
+   */
+  async updateNote(note: NoteInWorkItem, input: UpdateDiscussionNoteInput): Promise<Note> {
     if ((input.body === undefined) === (input.resolved === undefined))
       throw new BadRequestError('400 (Bad request) "body" or "resolved" must be given, not both');
-    const note = await this.noteIn(target, discussionId, noteId);
-    const now = new Date();
     if (input.body !== undefined) {
       checkBody(input.body);
-      await new NotesService(this.ctx).administered(target, note.id);
-      await updateNoteBody(this.ctx.em, note.id, input.body, now);
-    } else {
-      this.checkResolve(target, note);
-      await resolveNotes(this.ctx.em, discussionId, input.resolved ? this.ctx.currentUser.id : null, now, note.id);
+      if (!can(this.ctx.caller, 'admin_note', note)) throw new ForbiddenError();
+      return new NotesService(this.ctx).update(note, { body: input.body });
     }
-    return presentNote((await findNote(this.ctx.em, target.kind, target.id, note.id))!, target.iid, await this.ctx.view());
-  }
-
-  /** DELETE .../discussions/:discussion_id/notes/:note_id: as a note's. */
-  async deleteNote(target: WorkItemTarget, discussionId: string, noteId: number): Promise<void> {
-    const note = await this.noteIn(target, discussionId, noteId);
-    await new NotesService(this.ctx).delete(target, note.id);
+    const { noteable: target, row } = note;
+    this.checkResolve(target, row);
+    await resolveNotes(this.ctx.em, row.discussion_id, input.resolved ? this.ctx.currentUser.id : null, new Date(), row.id);
+    return presentNote((await findNote(this.ctx.em, target.kind, target.id, row.id))!, target.iid, await this.ctx.view());
   }
 
   /** PUT /merge_requests/:iid/discussions/:discussion_id: the whole thread resolved (`resolved`) or unresolved. */
@@ -104,12 +90,5 @@ export class DiscussionsService extends Service {
     const notes = await discussionNotes((await this.ctx.view()).rows, target.kind, target.id, discussionId);
     if (!notes.length) throw new NotFoundError('Discussion');
     return notes;
-  }
-
-  /** One note of the discussion; 404 `Note Not Found` for none. */
-  private async noteIn(target: WorkItemTarget, discussionId: string, noteId: number): Promise<NoteRow> {
-    const note = await findNote((await this.ctx.view()).rows, target.kind, target.id, noteId);
-    if (!note || note.discussion_id !== discussionId) throw new NotFoundError('Note');
-    return note;
   }
 }

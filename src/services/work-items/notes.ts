@@ -1,6 +1,6 @@
 import { recordNoteEvent } from './work-item-events.js';
 import { can, type IssueInScope, type NoteInScope } from '../../auth/abilities.js';
-import { BadRequestError, ForbiddenError, NotFoundError } from '../../errors.js';
+import { BadRequestError, NotFoundError } from '../../errors.js';
 import type { CreateNoteInput, ListNotesQuery, Note, UpdateNoteInput } from '../../schemas/work-items.js';
 import { pageRequest, type Page, type PageQuery } from '../pagination.js';
 import { ghostUser, presentUserRef } from '../present/issues.js';
@@ -9,6 +9,12 @@ import { Service } from '../service.js';
 import { deleteNote, findNote, insertNote, notePage, updateNoteBody, type NoteRow } from './note-store.js';
 import { touch } from './work-item-store.js';
 import { projectOf, type WorkItemTarget } from './work-item-target.js';
+
+/** A note a route names: the work item it is on, who wrote it (for its policy) and the note itself. */
+export interface NoteInWorkItem extends NoteInScope {
+  noteable: WorkItemTarget;
+  row: NoteRow;
+}
 
 /** An issue a route names: its scope, with its ID and iid. */
 export type IssueTarget = IssueInScope & { id: number; iid: number };
@@ -100,32 +106,32 @@ export class NotesService extends Service {
     return id;
   }
 
-  /** PUT .../notes/:note_id: its author, the project's maintainers and administrators change a comment. */
-  async update(target: WorkItemTarget, noteId: number, input: UpdateNoteInput): Promise<Note> {
+  /**
+   * The note a path names on the work item (the nested scope of `.../notes/:note_id`), with what it is on; null
+   * for none, and for a note of another discussion than the path's.
+   */
+  async findInScope(target: WorkItemTarget, noteId: number, discussionId?: string): Promise<NoteInWorkItem | null> {
+    const row = await findNote((await this.ctx.view()).rows, target.kind, target.id, noteId);
+    if (!row || (discussionId !== undefined && row.discussion_id !== discussionId)) return null;
+    return { noteable: target, note: { authorId: row.author_id, system: row.system }, row };
+  }
+
+  /** PUT .../notes/:note_id: a comment's text, changed (its author, the project's maintainers and administrators). */
+  async update({ noteable, row }: NoteInWorkItem, input: UpdateNoteInput): Promise<Note> {
     checkBody(input.body);
-    const note = await this.administered(target, noteId);
-    await updateNoteBody(this.ctx.em, note.id, input.body, new Date());
-    return presentNote((await findNote(this.ctx.em, target.kind, target.id, note.id))!, target.iid, await this.ctx.view());
+    await updateNoteBody(this.ctx.em, row.id, input.body, new Date());
+    return presentNote((await findNote(this.ctx.em, noteable.kind, noteable.id, row.id))!, noteable.iid, await this.ctx.view());
   }
 
   /** DELETE .../notes/:note_id: as changing it. */
-  async delete(target: WorkItemTarget, noteId: number): Promise<void> {
-    const note = await this.administered(target, noteId);
-    await deleteNote(this.ctx.em, note.id);
+  async delete({ row }: NoteInWorkItem): Promise<void> {
+    await deleteNote(this.ctx.em, row.id);
   }
 
   /** The work item's note of that ID; 404 `Note Not Found` for none. */
   async noteOf(target: WorkItemTarget, noteId: number): Promise<NoteRow> {
     const note = await findNote((await this.ctx.view()).rows, target.kind, target.id, noteId);
     if (!note) throw new NotFoundError('Note');
-    return note;
-  }
-
-  /** The note, when the caller may change it (403 otherwise). */
-  async administered(target: WorkItemTarget, noteId: number): Promise<NoteRow> {
-    const note = await this.noteOf(target, noteId);
-    const scoped: NoteInScope = { noteable: target, note: { authorId: note.author_id, system: note.system } };
-    if (!can(this.ctx.caller, 'admin_note', scoped)) throw new ForbiddenError();
     return note;
   }
 }
