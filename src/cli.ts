@@ -55,6 +55,17 @@ ${DATABASE_FLAGS}
                             or FORGEKIT_ALLOW_LOCAL_REQUESTS=true)
       --workers N           serve from N processes sharing the port (default 1; or FORGEKIT_WORKERS);
                             PostgreSQL only: the embedded database is opened by one process
+      --request-timeout SECONDS
+                            a call still running then answers 503 and rolls back (default 60; 0: none;
+                            or FORGEKIT_REQUEST_TIMEOUT)
+    With --database-url (docs/operations.md; each also FORGEKIT_ and the flag's name in capitals):
+      --pool-size N         connections this process opens at most (default 10)
+      --connect-timeout SECONDS
+                            how long to wait for a connection, new or of the pool (default 10)
+      --statement-timeout SECONDS, --lock-timeout SECONDS
+                            how long a statement may run, and wait for a lock (default 30 each; 0: no limit)
+      --idle-in-transaction-timeout SECONDS
+                            how long a session may idle inside a transaction before the server ends it (default 60)
 ${ROOT_ENVIRONMENT}`,
     options: {
       port: { type: 'string' },
@@ -65,6 +76,12 @@ ${ROOT_ENVIRONMENT}`,
       'max-auth-failures': { type: 'string' },
       'auth-failure-period': { type: 'string' },
       workers: { type: 'string' },
+      'request-timeout': { type: 'string' },
+      'pool-size': { type: 'string' },
+      'connect-timeout': { type: 'string' },
+      'statement-timeout': { type: 'string' },
+      'lock-timeout': { type: 'string' },
+      'idle-in-transaction-timeout': { type: 'string' },
     },
     run: async (values) => {
       const settings = await settingsFrom(values);
@@ -148,7 +165,33 @@ async function openHosting(settings: ServeSettings, logger: Logger = console): P
     const { createHostingService } = await import('./hosting.js');
     return await createHostingService({ ...settings.options, logger });
   } catch (error) {
-    throw new Error(`could not open ${describeDatabase(settings)}: ${error instanceof Error ? error.message : String(error)}`);
+    throw new Error(`could not open ${describeDatabase(settings)}: ${error instanceof Error ? error.message : String(error)}`, {
+      cause: error,
+    });
+  }
+}
+
+/**
+ * The service, opened once its PostgreSQL server answers: while it cannot be reached (not started yet, restarting),
+ * `waiting` hears why and the next try comes a little later. Any other failure, and any on the embedded database, ends it.
+ */
+async function openHostingWhenReachable(
+  settings: ServeSettings,
+  logger: Logger,
+  waiting: (reason: string) => void,
+): Promise<HostingService> {
+  const { isTransientDatabaseError } = await import('./db/transient.js');
+  for (let delay = 500; ; delay = Math.min(delay * 2, 10_000)) {
+    try {
+      return await openHosting(settings, logger);
+    } catch (error) {
+      if (!settings.options.database?.url || !isTransientDatabaseError(error)) throw error;
+      // Readiness says what failed, not where the database is.
+      const { cause } = error as Error;
+      waiting(cause instanceof Error ? cause.message : 'the database cannot be reached');
+      logger.warn(`forgekit: ${(error as Error).message}; trying again in ${delay / 1000} s`);
+      await new Promise((resolve) => setTimeout(resolve, delay));
+    }
   }
 }
 
@@ -180,7 +223,14 @@ function listen(server: Server, port: number, host: string): Promise<void> {
  * flight, and closes the database.
  */
 async function serve(settings: ServeSettings): Promise<void> {
-  let handle: (req: IncomingMessage, res: ServerResponse) => void = (_req, res) => answerError(res, new ServiceUnavailableError());
+  // Until the service is open: alive, not ready (and why), and every call 503.
+  let starting = 'starting';
+  const { answerHealth } = await import('./http/health.js');
+  const { notReady } = await import('./health.js');
+  let handle: (req: IncomingMessage, res: ServerResponse) => void = (req, res) => {
+    const path = new URL(req.url ?? '/', 'http://forgekit').pathname;
+    if (!answerHealth(req, res, path, async () => notReady(starting))) answerError(res, new ServiceUnavailableError('starting'));
+  };
   const server = createServer((req, res) => handle(req, res));
   // A worker takes its share of the port once it can answer: the primary hands it connections from then on.
   if (!cluster.isWorker) await listen(server, settings.port, settings.host);
@@ -189,7 +239,7 @@ async function serve(settings: ServeSettings): Promise<void> {
   console.log(`forgekit ${FORGEKIT_VERSION}: database: ${describeDatabase(settings)}; repositories: ${describeStorage(settings)}`);
   let hosting: HostingService;
   try {
-    hosting = await openHosting(settings, logger);
+    hosting = await openHostingWhenReachable(settings, logger, (reason) => (starting = reason));
   } catch (error) {
     server.close();
     throw error;

@@ -7,6 +7,9 @@ import type { Logger } from './logger.js';
 /** A storage's name: what `repository_storages` and projects' `repository_storage` hold. */
 export const STORAGE_NAME = /^[A-Za-z0-9_][A-Za-z0-9_.-]{0,63}$/;
 
+/** A number of seconds, at most a day. */
+const seconds = (minimum: number, description: string) => Type.Integer({ minimum, maximum: 86_400, description });
+
 /** The options of `createHostingService`, as a schema: checked at start, documented from one place. */
 export const HostingOptionsSchema = Type.Object({
   database: Type.Optional(
@@ -22,6 +25,29 @@ export const HostingOptionsSchema = Type.Object({
               'with `url`: a new database of its own on that server, copied from a migrated template (made once per server ' +
               'and set of migrations) and dropped on `close()`; for tests. In memory a database is always new',
           }),
+        ),
+        poolSize: Type.Optional(
+          Type.Integer({ minimum: 1, maximum: 1000, description: 'with `url`: the most connections this process opens (default 10)' }),
+        ),
+        connectTimeout: Type.Optional(
+          seconds(1, 'with `url`: seconds to open a connection, or to wait for one of the pool, before the call answers 503 (default 10)'),
+        ),
+        statementTimeout: Type.Optional(
+          seconds(
+            0,
+            'with `url`: seconds one statement may run before the server cancels it ' +
+              "(default 30; 0: no limit; PostgreSQL's statement_timeout)",
+          ),
+        ),
+        lockTimeout: Type.Optional(
+          seconds(0, "with `url`: seconds a statement may wait for a lock (default 30; 0: no limit; PostgreSQL's lock_timeout)"),
+        ),
+        idleInTransactionTimeout: Type.Optional(
+          seconds(
+            0,
+            'with `url`: seconds a session may stay idle inside a transaction before the server ends it and its locks go ' +
+              "(default 60; 0: no limit; PostgreSQL's idle_in_transaction_session_timeout)",
+          ),
         ),
       },
       { description: 'PostgreSQL (`url`), PGlite on disk (`dataDir`), or PGlite in memory when omitted' },
@@ -76,6 +102,13 @@ export const HostingOptionsSchema = Type.Object({
         'or in the PostgreSQL database (give one so that the database alone does not reveal them)',
     }),
   ),
+  requestTimeout: Type.Optional(
+    seconds(
+      0,
+      'seconds a call may take before it answers 503 with Retry-After and rolls back (default 60; 0: no deadline); ' +
+        'a streamed answer (a file, an archive) is timed until it starts',
+    ),
+  ),
   checkResponses: Type.Optional(Type.Boolean({ description: 'check every answer against its schema (tests)' })),
 });
 
@@ -108,6 +141,15 @@ const OPTION_SOURCES: Record<string, { source: string; takes?: string }> = {
   'throttle[maxFailures]': {
     source: '--max-auth-failures (or FORGEKIT_MAX_AUTH_FAILURES)',
     takes: 'a whole number, 0 to turn throttling off',
+  },
+  requestTimeout: { source: '--request-timeout (or FORGEKIT_REQUEST_TIMEOUT)', takes: 'a number of seconds, 0 for none' },
+  'database[poolSize]': { source: '--pool-size (or FORGEKIT_POOL_SIZE)', takes: 'a whole number of connections' },
+  'database[connectTimeout]': { source: '--connect-timeout (or FORGEKIT_CONNECT_TIMEOUT)', takes: 'a number of seconds' },
+  'database[statementTimeout]': { source: '--statement-timeout (or FORGEKIT_STATEMENT_TIMEOUT)', takes: 'a number of seconds' },
+  'database[lockTimeout]': { source: '--lock-timeout (or FORGEKIT_LOCK_TIMEOUT)', takes: 'a number of seconds' },
+  'database[idleInTransactionTimeout]': {
+    source: '--idle-in-transaction-timeout (or FORGEKIT_IDLE_IN_TRANSACTION_TIMEOUT)',
+    takes: 'a number of seconds',
   },
   'throttle[periodSeconds]': { source: '--auth-failure-period (or FORGEKIT_AUTH_FAILURE_PERIOD)', takes: 'a number of seconds' },
   rootPassword: { source: 'FORGEKIT_ROOT_PASSWORD' },
@@ -156,8 +198,23 @@ export function serveSettings(flags: Record<string, string | string[] | boolean 
   // Throttling is on by default for a server that faces a network; 0 failures turns it off.
   const maxFailures = Number(text(flags['max-auth-failures']) ?? text(env.FORGEKIT_MAX_AUTH_FAILURES) ?? 10);
   const periodSeconds = Number(text(flags['auth-failure-period']) ?? text(env.FORGEKIT_AUTH_FAILURE_PERIOD) ?? 600);
+  // A number given by flag or environment; checked by the schema below, under the name the user typed.
+  const number = (flagName: string, envName: string) => {
+    const value = text(flags[flagName]) ?? text(env[envName]);
+    return value === undefined ? undefined : Number(value);
+  };
   const options: HostingOptions = {
-    database: databaseUrl ? { url: databaseUrl } : { dataDir },
+    database: databaseUrl
+      ? {
+          url: databaseUrl,
+          poolSize: number('pool-size', 'FORGEKIT_POOL_SIZE'),
+          connectTimeout: number('connect-timeout', 'FORGEKIT_CONNECT_TIMEOUT'),
+          statementTimeout: number('statement-timeout', 'FORGEKIT_STATEMENT_TIMEOUT'),
+          lockTimeout: number('lock-timeout', 'FORGEKIT_LOCK_TIMEOUT'),
+          idleInTransactionTimeout: number('idle-in-transaction-timeout', 'FORGEKIT_IDLE_IN_TRANSACTION_TIMEOUT'),
+        }
+      : { dataDir },
+    requestTimeout: number('request-timeout', 'FORGEKIT_REQUEST_TIMEOUT'),
     storage: storageOption(
       storageValues.filter((value) => value !== ''),
       dataDir,

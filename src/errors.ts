@@ -63,10 +63,21 @@ export class NotAcceptableError extends statusError('NotAcceptableError', 406, '
 /** 422: the entity could not be processed. */
 export class UnprocessableEntityError extends statusError('UnprocessableEntityError', 422, '422 Unprocessable Entity') {}
 /**
- * 503: the service is shutting down and takes no new calls, or what a call needs is not there (a repository
- * missing from its storage): `503 Service Unavailable - <reason>`.
+ * 503: the service is starting or shutting down and takes no calls, what a call needs is not there (a repository
+ * missing from its storage), or the database failed it for now (src/db/transient.ts) or it ran past its deadline:
+ * `503 Service Unavailable - <reason>`, and `Retry-After` over HTTP.
  */
-export class ServiceUnavailableError extends statusError('ServiceUnavailableError', 503, '503 Service Unavailable', 'reason') {}
+export class ServiceUnavailableError extends ApiError {
+  override readonly name = 'ServiceUnavailableError';
+  readonly status = 503;
+  constructor(
+    reason?: string,
+    /** Seconds until the client may try again. */
+    readonly retryAfter = 1,
+  ) {
+    super(reason ? `503 Service Unavailable - ${reason}` : '503 Service Unavailable');
+  }
+}
 
 /** 400: a required attribute is missing, or attributes failed validation. */
 export class BadRequestError extends MessagesError {

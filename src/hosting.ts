@@ -13,6 +13,7 @@ import type { Database } from './db/orm.js';
 import { openDatabase } from './database.js';
 import { BadRequestError } from './errors.js';
 import { InFlightCalls } from './in-flight.js';
+import { readiness, type Readiness } from './health.js';
 import { loadGit, RepositoryStore } from './git/store.js';
 import { JobQueue, type JobOutcome } from './jobs/queue.js';
 import { registerMergeJobs } from './jobs/merge-jobs.js';
@@ -29,6 +30,9 @@ import { bootstrap, fillRunnersTokens } from './services/instance/bootstrap.js';
 import { localRequestsSetting, openSettingsCache } from './services/instance/settings-store.js';
 // The public types as plain interfaces (src/types.ts), which the published declarations carry.
 import type { Api, HostingOptions } from './types.js';
+
+/** Seconds a call may take by default before it answers 503 (docs/operations.md). */
+const DEFAULT_REQUEST_TIMEOUT = 60;
 
 /** Background work (a fork's or an import's repository), as in-process callers wait for it. */
 export interface BackgroundJobs {
@@ -71,6 +75,8 @@ export type HostingService = Omit<Api, 'events'> & {
   router(): Router;
   /** The same typed API, bound to a caller: a user ID, a username, a token, or null for anonymous. */
   as(caller: CallerIdentity): Api;
+  /** What `/-/liveness` and `/-/readiness` answer (docs/operations.md). */
+  readonly health: { liveness(): { status: 'ok' }; readiness(): Promise<Readiness> };
   /** Waits for background jobs: `await hosting.backgroundJobs.drain()` once a fork has been asked for. */
   readonly backgroundJobs: BackgroundJobs;
   /** root's password when this start created root with a generated one: shown once, never stored. */
@@ -137,6 +143,7 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
       logger,
       allowLocalRequests: options.allowLocalRequests === true,
       checkResponses: options.checkResponses,
+      requestTimeoutMs: (options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT) * 1000,
       calls: new InFlightCalls(),
       throttle: new FailedAuthThrottle(db, options.throttle),
       settings: await openSettingsCache(db),
@@ -164,6 +171,7 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
       },
       router: () => createRouter(env),
       as: (caller) => createApi(env, caller),
+      health: { liveness: () => ({ status: 'ok' }), readiness: () => readiness(env) },
       backgroundJobs: { settled: (id) => env.jobs.settled(id), drain: () => drainAll(consumers, env.jobs) },
       generatedRootPassword,
       async close() {

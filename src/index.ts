@@ -5,6 +5,7 @@ import type { SchemaName } from './types.js';
 
 export { createHostingService, type BackgroundJobs, type HostingService } from './hosting.js';
 export type { JobOutcome } from './jobs/queue.js';
+export type { HealthCheck, Readiness } from './health.js';
 export type { CallerIdentity } from './auth/caller.js';
 export type { Logger } from './logger.js';
 export type { ListResult, PageQuery } from './services/pagination.js';

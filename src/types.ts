@@ -2487,7 +2487,7 @@ export interface Api {
 
 /** The options of `createHostingService`: `HostingOptionsSchema` and a logger. */
 export interface HostingOptions {
-  database?: { url?: string; dataDir?: string; isolated?: boolean };
+  database?: { url?: string; dataDir?: string; isolated?: boolean; poolSize?: number; connectTimeout?: number; statementTimeout?: number; lockTimeout?: number; idleInTransactionTimeout?: number };
   storage?: string | { [key: string]: string };
   allowLocalRequests?: boolean;
   baseUrl?: string;
@@ -2495,6 +2495,7 @@ export interface HostingOptions {
   rootToken?: string;
   throttle?: { maxFailures: number; periodSeconds: number };
   secretKey?: string;
+  requestTimeout?: number;
   checkResponses?: boolean;
   /** Where forgekit reports errors and start-up; silent when omitted. */
   logger?: Logger;

@@ -278,6 +278,16 @@ describe('forgekit serve', PROCESSES_TIMEOUT, () => {
         { FORGEKIT_AUTH_FAILURE_PERIOD: '0' },
         'forgekit: --auth-failure-period (or FORGEKIT_AUTH_FAILURE_PERIOD) must be greater than or equal to 1\n',
       ],
+      [
+        ['serve', '--request-timeout', 'soon'],
+        {},
+        'forgekit: --request-timeout (or FORGEKIT_REQUEST_TIMEOUT) is invalid: it takes a number of seconds, 0 for none\n',
+      ],
+      [
+        ['serve', '--database-url', 'postgres://db.example.com/forge'],
+        { FORGEKIT_LOCK_TIMEOUT: '-1' },
+        'forgekit: --lock-timeout (or FORGEKIT_LOCK_TIMEOUT) must be greater than or equal to 0\n',
+      ],
       [['migrate'], { FORGEKIT_ROOT_TOKEN: 'short' }, 'forgekit: FORGEKIT_ROOT_TOKEN is too short (minimum is 8 characters)\n'],
       [['serve', '--storage', 'fast='], {}, 'forgekit: --storage fast= needs a directory\n'],
       [

@@ -53,6 +53,7 @@ async function callsOn(hosting: TestHosting) {
     logger: silentLogger,
     allowLocalRequests: false,
     calls: new InFlightCalls(),
+    requestTimeoutMs: 0,
     throttle: new FailedAuthThrottle(hosting.db, undefined),
     settings: await openSettingsCache(hosting.db),
     tokens: await openTokenCache(hosting.db),

@@ -13,6 +13,10 @@ import {
   UnauthorizedError,
 } from '../errors.js';
 import { RepositoryMissingError } from '../git/errors.js';
+import { queryRows } from '../db/rows.js';
+import { sql } from '../db/sql.js';
+import { isTransientDatabaseError } from '../db/transient.js';
+import { describeFailure } from '../logger.js';
 import type { AdminOnlyRule } from '../schemas/common.js';
 import { Context, type Environment } from '../services/context.js';
 import type { Page } from '../services/pagination.js';
@@ -114,12 +118,20 @@ const isAuthenticationFailure = (error: unknown) =>
  * One call of a route, whichever way it came in: authenticate the caller, read the input (only then: a
  * stranger's body is never read), apply the route's access rule, validate and coerce the parameters, run
  * the service (in a transaction for writes, so a failed write changes nothing) and, when asked, check the
- * answer's shape.
+ * answer's shape. Past the call's deadline it answers 503 (CallDeadline); closing waits for it to end all the same.
  */
 export async function invoke(env: Environment, route: AnyRoute, call: Call): Promise<unknown> {
   const release = env.calls.begin();
+  const deadline = new CallDeadline(env.requestTimeoutMs);
+  return deadline.race(runCall(env, route, call, deadline).finally(release));
+}
+
+async function runCall(env: Environment, route: AnyRoute, call: Call, deadline: CallDeadline): Promise<unknown> {
   // The call's context, kept for the work it leaves for after its commit, or for its failure.
   let called: Context | undefined;
+  // A write that moved references: its transaction, to learn its outcome should the commit's answer be lost.
+  let transaction: string | undefined;
+  let answer: unknown;
   try {
     // An invalid token counts against the client's address; a valid one costs the throttle nothing.
     let caller = await authenticate(env.db.rows, env.tokens, call.identity).catch(async (error: unknown) => {
@@ -149,6 +161,11 @@ export async function invoke(env: Environment, route: AnyRoute, call: Call): Pro
         const mismatches = responseMismatches(response, route.list ? (result as Page<unknown>).items : result);
         if (mismatches.length) throw new Error(`${route.method} ${route.path} answered outside its schema: ${mismatches.join('; ')}`);
       }
+      if (txEm) {
+        if (ctx.undoesOnFailure && env.db.shared) transaction = await transactionId(txEm);
+        deadline.commit();
+      }
+      answer = result;
       return result;
     };
     const result = await (route.method === 'GET' ? execute() : env.db.fork().transactional(execute)).catch(async (error: unknown) => {
@@ -161,13 +178,85 @@ export async function invoke(env: Environment, route: AnyRoute, call: Call): Pro
     if (route.method !== 'GET') await env.events.delivered();
     return result;
   } catch (error) {
+    if (isTransientDatabaseError(error)) {
+      env.logger.warn(`forgekit: ${route.method} ${route.path} failed for now (the database): ${describeFailure(error).split('\n')[0]}`);
+      // The connection was lost as the write committed: whether it did decides between its answer and its undoing.
+      const outcome = transaction === undefined ? 'aborted' : await transactionOutcome(env, transaction);
+      if (outcome === 'committed') {
+        await called?.runAfterCommit();
+        await env.events.delivered();
+        return answer;
+      }
+      // Undoing a write that may yet have committed could lose it: its references stay where it moved them.
+      if (outcome === 'aborted') await called?.runOnFailure();
+      else env.logger.error(`forgekit: the outcome of transaction ${transaction} is unknown; the references it moved stay`);
+      throw new ServiceUnavailableError('the database is unavailable for now', DATABASE_RETRY_AFTER);
+    }
     await called?.runOnFailure();
     // Two writers raced for the same unique value; the one that lost changed nothing.
     if (error instanceof UniqueConstraintViolationException) throw new ConflictError();
     // Said at start, and to each call that needs it: never read as an empty repository.
     if (error instanceof RepositoryMissingError) throw new ServiceUnavailableError("the project's repository is missing from its storage");
     throw error;
-  } finally {
-    release();
   }
 }
+
+/** What a call that met a transient failure of the database tells its client to wait, in seconds. */
+const DATABASE_RETRY_AFTER = 1;
+
+/**
+ * A call's deadline. Past it a call that has not begun to commit answers 503 at once, and rolls back when it next
+ * reaches the database (its statements are bounded by the session's own timeouts); one that is committing is let finish.
+ */
+class CallDeadline {
+  private expired = false;
+  private committing = false;
+
+  constructor(private readonly ms: number) {}
+
+  race<T>(work: Promise<T>): Promise<T> {
+    if (!this.ms) return work;
+    return new Promise<T>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        if (this.committing) return;
+        this.expired = true;
+        reject(new ServiceUnavailableError('the call ran past its deadline', DATABASE_RETRY_AFTER));
+      }, this.ms);
+      work.then(resolve, reject).finally(() => clearTimeout(timer));
+    });
+  }
+
+  /** The write is about to commit: past the deadline it rolls back instead; from here on it is no longer cut short. */
+  commit(): void {
+    if (this.expired) throw new ServiceUnavailableError('the call ran past its deadline', DATABASE_RETRY_AFTER);
+    this.committing = true;
+  }
+}
+
+/** The ID of `em`'s transaction (PostgreSQL's xid8, as text). */
+async function transactionId(em: EntityManager): Promise<string> {
+  const [row] = await queryRows(em, sql`select pg_current_xact_id()::text as "xid"`);
+  return row.xid as string;
+}
+
+/**
+ * Whether a transaction whose commit went unanswered committed, asked on another connection for a few seconds
+ * (the database may be coming back): `unknown` when it could not be asked.
+ */
+async function transactionOutcome(env: Environment, xid: string): Promise<'committed' | 'aborted' | 'unknown'> {
+  for (let attempt = 0; attempt < OUTCOME_ATTEMPTS; attempt++) {
+    try {
+      const [row] = await queryRows(env.db.rows, sql`select pg_xact_status(${xid}::xid8) as "status"`);
+      if (row.status === 'committed') return 'committed';
+      // Ended by the server with its session: nothing of it stands.
+      if (row.status !== 'in progress') return 'aborted';
+    } catch (error) {
+      if (!isTransientDatabaseError(error)) throw error;
+    }
+    await new Promise((resolve) => setTimeout(resolve, OUTCOME_RETRY_MS));
+  }
+  return 'unknown';
+}
+
+const OUTCOME_ATTEMPTS = 10;
+const OUTCOME_RETRY_MS = 500;

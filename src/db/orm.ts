@@ -19,7 +19,82 @@ export interface DatabaseOptions {
   dataDir?: string;
   /** With `url`: a new database of its own on that server, copied from a migrated template, dropped on `close()`. */
   isolated?: boolean;
+  /** With `url`: the most connections this process opens. */
+  poolSize?: number;
+  /**
+   * With `url`, in seconds: to open a connection or wait for one of the pool; a statement's run; its wait for a lock; a
+   * session's idling in a transaction (0: no limit).
+   */
+  connectTimeout?: number;
+  statementTimeout?: number;
+  lockTimeout?: number;
+  idleInTransactionTimeout?: number;
 }
+
+/**
+ * The backstops of a PostgreSQL session (docs/operations.md): nothing a call does waits for ever. The pool hands out a
+ * connection within the connect timeout or fails the call, which answers 503; a statement is cancelled past its run or
+ * lock wait; a session that idles inside a transaction (a process that stopped without closing it) is ended by the
+ * server, and its locks with it.
+ */
+const SESSION_DEFAULTS = { poolSize: 10, connectTimeout: 10, statementTimeout: 30, lockTimeout: 30, idleInTransactionTimeout: 60 };
+
+/** The backstops lifted for the rest of a transaction: maintenance work (a migration) takes what it takes. */
+export const NO_TIMEOUTS = ['statement_timeout', 'lock_timeout', 'idle_in_transaction_session_timeout']
+  .map((name) => `set_config('${name}', '0', true)`)
+  .join(', ');
+
+function poolOptions(options: DatabaseOptions) {
+  const { poolSize, connectTimeout, statementTimeout, lockTimeout, idleInTransactionTimeout } = {
+    ...SESSION_DEFAULTS,
+    ...definedOf(options),
+  };
+  return {
+    max: poolSize,
+    connectionTimeoutMillis: connectTimeout * 1000,
+    // A peer gone without a word (a host or a network lost) is noticed by TCP keepalive rather than never.
+    keepAlive: true,
+    // pg leaves a setting of 0 out; the server's own default (none) then holds.
+    statement_timeout: statementTimeout * 1000,
+    lock_timeout: lockTimeout * 1000,
+    idle_in_transaction_session_timeout: idleInTransactionTimeout * 1000,
+    onPoolCreated: releaseLostConnections,
+  };
+}
+
+/** What of pg's Pool and its clients `releaseLostConnections` uses. */
+interface PgPool {
+  on(event: 'connect' | 'acquire', listener: (client: PgClient) => void): void;
+  on(event: 'release', listener: (error: unknown, client: PgClient) => void): void;
+}
+interface PgClient {
+  once(event: 'end', listener: () => void): void;
+  release(error?: Error): void;
+}
+
+/**
+ * A connection that ends while a call holds it goes back to the pool, which drops it and opens another for whoever
+ * waits. Without this, a transaction whose connection died (a failover, `pg_terminate_backend`) kept it for ever: kysely
+ * releases a transaction's connection only once its ROLLBACK has succeeded, which on a dead connection it never does,
+ * and a pool whose connections all went that way made every later call wait for one.
+ */
+function releaseLostConnections(pool: PgPool): void {
+  const held = new WeakSet<PgClient>();
+  pool.on('acquire', (client) => held.add(client));
+  pool.on('release', (_error, client) => held.delete(client));
+  pool.on('connect', (client) =>
+    client.once('end', () => {
+      if (!held.has(client)) return;
+      const release = client.release.bind(client);
+      // Whoever held it may still release it: once is enough.
+      client.release = () => {};
+      release(new Error('the connection ended'));
+    }),
+  );
+}
+
+const definedOf = <T extends object>(value: T) =>
+  Object.fromEntries(Object.entries(value).filter(([, entry]) => entry !== undefined)) as Partial<T>;
 
 export interface Database {
   orm: SqlMikroORM;
@@ -105,20 +180,24 @@ function migrationIn(module: Record<string, unknown>): MigrationObject {
 /** Opens the database, applies every pending migration and returns it. */
 export async function openDatabase(given: DatabaseSchema, options: DatabaseOptions = {}): Promise<Database> {
   useSchema(given);
-  if (options.url) return options.isolated ? openIsolatedPostgreSql(options.url) : openPostgreSql(options.url);
+  const { url } = options;
+  if (url) return options.isolated ? openIsolatedPostgreSql({ ...options, url }) : openPostgreSql({ ...options, url });
   if (options.dataDir) return openDataDir(resolve(options.dataDir));
   return openInMemory();
 }
 
 /** `copyOfTemplate`: a copy of the migrated template (isolated instances), which has every migration already. */
-async function openPostgreSql(url: string, copyOfTemplate = false): Promise<Database> {
+async function openPostgreSql(given: DatabaseOptions & { url: string }, copyOfTemplate = false): Promise<Database> {
   const { PostgreSqlMikroORM, options } = await databaseModules();
-  const orm = await PostgreSqlMikroORM.init({ ...options, clientUrl: url, dbName: databaseName(url) });
+  const { url } = given;
+  const orm = await PostgreSqlMikroORM.init({ ...options, clientUrl: url, dbName: databaseName(url), driverOptions: poolOptions(given) });
   // Processes starting together on one PostgreSQL database migrate one after the other. (An embedded
   // database has one process only, and one connection that the lock's transaction would hold.)
   const migrate = async () => {
     if (copyOfTemplate) return;
     await orm.em.fork().transactional(async (em) => {
+      // Maintenance: a migration, and the wait for another process's, take what they take.
+      await em.execute(raw(`select ${NO_TIMEOUTS}`));
       await em.execute(raw(`select pg_advisory_xact_lock(${MIGRATION_LOCK})`));
       await orm.migrator.up({ transaction: em.getTransactionContext() });
     });
@@ -239,7 +318,8 @@ async function makeMemoryTemplate(): Promise<Blob> {
  * taken by renaming it, or else a copy made now (`CREATE DATABASE ... TEMPLATE`: tens of milliseconds, where
  * migrating an empty database takes seconds). Then spares are made again for the next ones, in the background.
  */
-async function openIsolatedPostgreSql(serverUrl: string): Promise<Database> {
+async function openIsolatedPostgreSql(given: DatabaseOptions & { url: string }): Promise<Database> {
+  const serverUrl = given.url;
   const name = `forgekit_isolated_${randomBytes(6).toString('hex')}`;
   const template = await onServer(serverUrl, async (execute) => {
     const template = await migratedTemplate(serverUrl, execute);
@@ -250,7 +330,7 @@ async function openIsolatedPostgreSql(serverUrl: string): Promise<Database> {
   const drop = () => onServer(serverUrl, (execute) => execute(`drop database if exists "${name}" with (force)`));
   let db: Database;
   try {
-    db = await openPostgreSql(withDatabase(serverUrl, name), true);
+    db = await openPostgreSql({ ...given, url: withDatabase(serverUrl, name) }, true);
   } catch (error) {
     await drop();
     throw error;
@@ -334,7 +414,7 @@ async function migratedTemplate(serverUrl: string, execute: (sql: string) => Pro
     await execute(`drop database if exists "${building}" with (force)`);
     await execute(`create database "${building}"`);
     try {
-      await (await openPostgreSql(withDatabase(serverUrl, building))).close();
+      await (await openPostgreSql({ url: withDatabase(serverUrl, building) })).close();
       // No connections: one open on a template would make every copy of it fail.
       await execute(`alter database "${building}" with allow_connections false`);
       await execute(`alter database "${building}" rename to "${template}"`);

@@ -54,7 +54,13 @@ export class ProcessCache<Value> {
   async read(key: string, load: () => Promise<Value | undefined>): Promise<Value | undefined> {
     const entry = this.entries.get(key);
     if (entry && Date.now() - entry.readAt < this.options.maxAgeMs) return entry.value;
-    if (!this.listening) await (this.arming ??= this.listen().finally(() => (this.arming = undefined)));
+    // Listening again is not waited for: a read may come inside a call's transaction, which must never wait for a second
+    // connection (docs/operations.md). Until it listens, what is read is not kept.
+    if (!this.listening)
+      this.arming ??= this.listen().then(
+        () => (this.arming = undefined),
+        () => (this.arming = undefined),
+      );
     const generation = this.generation;
     const readAt = Date.now();
     const value = await load();

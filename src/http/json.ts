@@ -13,8 +13,10 @@ export function sendJson(res: ServerResponse, status: number, value: unknown): v
 /** A path no route serves: the original's answer for an unknown API path. */
 export const answerNotFound = (_req: unknown, res: ServerResponse): void => sendJson(res, 404, { error: '404 Not Found' });
 
-/** An error's own status and body (src/errors.ts). */
+/** An error's own status and body (src/errors.ts), and `Retry-After` when it says when to try again (429, 503). */
 export function answerError(res: ServerResponse, error: ApiError): void {
+  const { retryAfter } = error as { retryAfter?: number };
+  if (retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
   // A 304 has no body.
   if (error.status === 304) {
     res.statusCode = 304;

@@ -7,7 +7,9 @@ import { allRoutes } from '../api/index.js';
 import { invoke, type InputReader } from '../api/invoke.js';
 import { DEFAULT_BODY_LIMIT, successStatus, type AnyRoute } from '../api/route.js';
 import type { CallerIdentity } from '../auth/caller.js';
-import { ApiError, TooManyRequestsError } from '../errors.js';
+import { ApiError } from '../errors.js';
+import { readiness } from '../health.js';
+import { answerHealth } from './health.js';
 import { describeFailure } from '../logger.js';
 import type { RawFile, StreamedFile } from '../schemas/common.js';
 import type { Environment } from '../services/context.js';
@@ -165,6 +167,7 @@ export function createRouter(env: Environment): express.Router {
   // of a fast request's time.
   router.use((req, res, next) => {
     const path = req.path;
+    if (path.startsWith('/-/') && answerHealth(req, res, path, () => readiness(env))) return;
     const api = path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
     const found = matcher.match(req.method, api ? path.slice(API_PREFIX.length) : path, !api);
     if (found) return void serve(req, res, found);
@@ -198,7 +201,6 @@ function sendStream(env: Environment, route: AnyRoute, req: Request, res: Respon
 
 /** The answer to a failed call: the error's own status and body, or a plain 500 (logged without data). */
 function sendError(env: Environment, route: AnyRoute, error: unknown, res: Response): void {
-  if (error instanceof TooManyRequestsError) res.setHeader('Retry-After', String(error.retryAfter));
   if (error instanceof ApiError) {
     answerError(res, error);
     return;

@@ -134,6 +134,8 @@ export class JobQueue {
   private closing = false;
   private closed = false;
   private prunedAt = 0;
+  /** What the workers' last look at the queue met, when it failed. */
+  private lastFailure?: string;
 
   constructor(
     private readonly db: Database,
@@ -294,11 +296,21 @@ export class JobQueue {
   /** Runs `work`; a failure (the database unreachable, say) is logged, and the next round tries again. */
   private async attempt<T>(what: string, work: () => Promise<T>): Promise<T | undefined> {
     try {
-      return await work();
+      const result = await work();
+      this.lastFailure = undefined;
+      return result;
     } catch (error) {
+      this.lastFailure = `${what} failed: ${error instanceof Error ? error.message : String(error)}`;
       if (!this.closed) this.logger.warn(`forgekit: ${what} failed`, describeFailure(error));
       return undefined;
     }
+  }
+
+  /** Whether the workers run and their last look at the queue succeeded (the readiness check's `queues_check`). */
+  status(): { ok: true } | { ok: false; message: string } {
+    if (this.closing) return { ok: false, message: 'the queue is closing' };
+    if (!this.workers) return { ok: false, message: 'the workers have not started' };
+    return this.lastFailure ? { ok: false, message: this.lastFailure } : { ok: true };
   }
 
   /** Listening for the announcements of other processes, again once the listening connection has gone. */

@@ -50,6 +50,8 @@ export interface Environment {
   allowLocalRequests: boolean;
   /** Check every answer against its route's response schema (the test suite turns this on). */
   checkResponses?: boolean;
+  /** How long a call may take before it answers 503 and rolls back (0: no deadline). */
+  requestTimeoutMs: number;
 }
 
 /** One call: its database session, its caller, and the services bound to both. */
@@ -95,6 +97,11 @@ export class Context {
    */
   onFailure(work: () => Promise<void>): void {
     this.onFailureWork.push(work);
+  }
+
+  /** Whether a failure of the call leaves work to undo outside the database. */
+  get undoesOnFailure(): boolean {
+    return this.onFailureWork.length > 0;
   }
 
   /** Runs the undoing work, newest first; its own failures are logged. */
