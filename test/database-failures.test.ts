@@ -157,6 +157,32 @@ describe.runIf(postgres)('calls the PostgreSQL database fails', { timeout: 60_00
     });
   });
 
+  it('serves writes with a pool of one connection: no call waits for a second while it holds one in its transaction', async () => {
+    // A call that did would wait for the connection it holds itself: 503 after the connect timeout.
+    await withDatabase({ poolSize: 1, connectTimeout: 5 }, async (t, id) => {
+      const api = t.hosting;
+      await api.repositoryFiles.create(id, 'README.md', { branch: 'master', content: '# Hi\n', commit_message: 'Start' });
+      await api.commits.create(id, {
+        branch: 'feature',
+        start_branch: 'master',
+        commit_message: 'Feature',
+        actions: [{ action: 'create', file_path: 'f.txt', content: 'f\n' }],
+      });
+      const issue = await api.issues.create(id, { title: 'One connection' });
+      await api.issueNotes.create(id, issue.iid, { body: 'Still one' });
+      const request = await api.mergeRequests.create(id, { source_branch: 'feature', target_branch: 'master', title: 'Review' });
+      expect(await api.mergeRequests.merge(id, request.iid, {})).toMatchObject({ state: 'merged' });
+      // A write that changes the settings, which every process keeps: the next calls read them again.
+      await t.http.put('/api/v4/application/settings').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ default_projects_limit: 7 }).expect(200);
+      expect(await api.users.create({ email: 'one@example.com', username: 'one', name: 'One', password: 'one-password-1' })).toMatchObject({
+        projects_limit: 7,
+      });
+      await api.projects.fork(id, { namespace: 'one', path: 'fork', name: 'fork' });
+      await api.backgroundJobs.drain();
+      expect(await api.projects.get('one/fork')).toMatchObject({ import_status: 'finished' });
+    });
+  });
+
   it('starts `forgekit serve` while the server cannot be reached: ready (and serving) once it can', async () => {
     const proxy = await TcpProxy.start(Number(new URL(postgres!).port || 5432), new URL(postgres!).hostname);
     proxy.refuse(true);
