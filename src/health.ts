@@ -28,8 +28,9 @@ export interface Readiness {
 const CHECK_TIMEOUT_MS = 2_000;
 
 export async function readiness(env: Pick<Environment, 'db' | 'jobs' | 'storages'>): Promise<Readiness> {
-  const [db_check, fs_shards_check] = await Promise.all([
+  const [db_check, queues_check, fs_shards_check] = await Promise.all([
     check(() => queryRows(env.db.rows, sql`select 1`)),
+    check(() => env.jobs.check()),
     Promise.all(
       Object.entries(env.storages).map(async ([shard, directory]) => ({
         ...(await check(() => access(directory, constants.R_OK | constants.W_OK | constants.X_OK))),
@@ -37,8 +38,6 @@ export async function readiness(env: Pick<Environment, 'db' | 'jobs' | 'storages
       })),
     ),
   ]);
-  const queue = env.jobs.status();
-  const queues_check: HealthCheck = queue.ok ? { status: 'ok' } : { status: 'failed', message: queue.message };
   const failed = [db_check, queues_check, ...fs_shards_check].some((result) => result.status === 'failed');
   return { status: failed ? 'failed' : 'ok', db_check, queues_check, fs_shards_check };
 }

@@ -1,4 +1,4 @@
-import { execFileSync } from 'node:child_process';
+import { execFileSync, spawnSync } from 'node:child_process';
 import { createHash, randomBytes } from 'node:crypto';
 import { cpSync, mkdirSync, mkdtempSync, readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -237,3 +237,17 @@ export const hasGit = (() => {
     return false;
   }
 })();
+
+/**
+ * `git fsck --full` of a repository: nothing wrong (objects no reference names, which a write cut short leaves, are
+ * not wrong: `git gc` removes them), its notices aside (a repository whose first write was cut short is empty:
+ * `notice: HEAD points to an unborn branch`). `0 ` when clean.
+ */
+export function fsck(gitdir: string): string {
+  const result = spawnSync('git', ['--git-dir', gitdir, 'fsck', '--full', '--strict', '--no-dangling'], { encoding: 'utf8' });
+  const output = `${result.stdout}${result.stderr}`
+    .split('\n')
+    .filter((line) => !line.startsWith('notice: '))
+    .join('\n');
+  return `${result.status} ${output}`;
+}

@@ -10,7 +10,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
 import { RepositoryStore } from '../src/git/store.js';
-import { eventually, freshDatabase, hasGit, migratedDataDir } from './helpers.js';
+import { eventually, freshDatabase, fsck, hasGit, migratedDataDir } from './helpers.js';
 import { listeningOn, Processes, runGathering, type Running } from './processes.js';
 
 const cli = fileURLToPath(new URL('../dist/cli.js', import.meta.url));
@@ -66,20 +66,6 @@ function apiAt(url: string): Api {
     const text = await res.text();
     return { status: res.status, body: text.startsWith('{') || text.startsWith('[') ? JSON.parse(text) : text };
   };
-}
-
-/**
- * `git fsck --full` of a repository: nothing wrong (objects no reference names, which a write cut short leaves, are
- * not wrong: `git gc` removes them), its notices aside (a repository whose first write was cut short is empty:
- * `notice: HEAD points to an unborn branch`).
- */
-function fsck(gitdir: string): string {
-  const result = spawnSync('git', ['--git-dir', gitdir, 'fsck', '--full', '--strict', '--no-dangling'], { encoding: 'utf8' });
-  const output = `${result.stdout}${result.stderr}`
-    .split('\n')
-    .filter((line) => !line.startsWith('notice: '))
-    .join('\n');
-  return `${result.status} ${output}`;
 }
 
 const gitLog = (gitdir: string, ref: string) =>

@@ -134,8 +134,6 @@ export class JobQueue {
   private closing = false;
   private closed = false;
   private prunedAt = 0;
-  /** What the workers' last look at the queue met, when it failed. */
-  private lastFailure?: string;
 
   constructor(
     private readonly db: Database,
@@ -296,21 +294,18 @@ export class JobQueue {
   /** Runs `work`; a failure (the database unreachable, say) is logged, and the next round tries again. */
   private async attempt<T>(what: string, work: () => Promise<T>): Promise<T | undefined> {
     try {
-      const result = await work();
-      this.lastFailure = undefined;
-      return result;
+      return await work();
     } catch (error) {
-      this.lastFailure = `${what} failed: ${error instanceof Error ? error.message : String(error)}`;
       if (!this.closed) this.logger.warn(`forgekit: ${what} failed`, describeFailure(error));
       return undefined;
     }
   }
 
-  /** Whether the workers run and their last look at the queue succeeded (the readiness check's `queues_check`). */
-  status(): { ok: true } | { ok: false; message: string } {
-    if (this.closing) return { ok: false, message: 'the queue is closing' };
-    if (!this.workers) return { ok: false, message: 'the workers have not started' };
-    return this.lastFailure ? { ok: false, message: this.lastFailure } : { ok: true };
+  /** Whether the workers run and the queue's table answers (the readiness check's `queues_check`). */
+  async check(): Promise<void> {
+    if (this.closing) throw new Error('the queue is closing');
+    if (!this.workers) throw new Error('the workers have not started');
+    await queryRows(this.db.rows, sql`${worker} select 1 from jobs limit 1`);
   }
 
   /** Listening for the announcements of other processes, again once the listening connection has gone. */

@@ -6,6 +6,7 @@ import { newestCommits } from '../../git/history.js';
 import { BRANCH_PREFIX, type Repository, TAG_PREFIX } from '../../git/repository.js';
 import { PUSH_COMMITS_KEPT, type ReferenceMoved } from '../../events/kinds.js';
 import type { Context } from '../context.js';
+import { isTransientDatabaseError } from '../../db/transient.js';
 import { isArchived, takeRepositoryLock } from './repository-store.js';
 
 /** A project's repository locked for the rest of the call: its writes are then this call's alone, here and in every process. */
@@ -20,11 +21,22 @@ export async function lockRepository(ctx: Context, projectId: number): Promise<v
  * transaction (and the lock with it) has ended, and must not meet another writer's lock files.
  */
 async function underRepositoryLock(ctx: Context, projectId: number, work: () => Promise<void>): Promise<void> {
-  await ctx.env.db.fork().transactional(async (em) => {
-    await takeRepositoryLock(em, projectId);
-    await work();
-  });
+  // The database may be failing the call that is undone (a connection lost, a server restarting): tried a few times.
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await ctx.env.db.fork().transactional(async (em) => {
+        await takeRepositoryLock(em, projectId);
+        await work();
+      });
+    } catch (error) {
+      if (attempt === UNDO_ATTEMPTS || !isTransientDatabaseError(error)) throw error;
+      await new Promise((resolve) => setTimeout(resolve, UNDO_RETRY_MS));
+    }
+  }
 }
+
+const UNDO_ATTEMPTS = 10;
+const UNDO_RETRY_MS = 500;
 
 /** A reference a write moves: from `old` (null: created) to `new` (null: deleted). */
 export interface ReferenceUpdate {
