@@ -212,9 +212,10 @@ describe.runIf(hasGit && hasCurl)('heavy requests and the event loop', () => {
     expect(bodies.filter((body) => body[0] === 0x7b).map((body) => JSON.parse(body.toString()))).toEqual(
       [0, 1, 2].map(() => ({ message: '429 Too Many Requests' })),
     );
+    // /version answered all along, the fork requests' burst included. How fast it answered is bench/archives.ts's to
+    // report (the same load, 70 MB): a bound in milliseconds here fails on a busy machine.
     expect(rest.length).toBeGreaterThan(50);
     expect(duringForkRequests.length).toBeGreaterThan(20);
-    expect(percentile([...rest, ...duringForkRequests], 99)).toBeLessThan(100);
     // Five archives of 24 MB held whole would pass 100 MB; the workers' own isolates stay within the looser bound.
     expect(growth.held).toBeLessThan(100 * 1024 * 1024);
     expect(growth.rss).toBeLessThan(200 * 1024 * 1024);
