@@ -109,6 +109,9 @@ export const HostingOptionsSchema = Type.Object({
         'a streamed answer (a file, an archive) is timed until it starts',
     ),
   ),
+  maxPushSize: Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 1024 * 1024, description: 'the largest pack a git push may send, in MiB (default 1024)' }),
+  ),
   checkResponses: Type.Optional(Type.Boolean({ description: 'check every answer against its schema (tests)' })),
 });
 

@@ -33,6 +33,8 @@ import type { Api, HostingOptions } from './types.js';
 
 /** Seconds a call may take by default before it answers 503 (docs/operations.md). */
 const DEFAULT_REQUEST_TIMEOUT = 60;
+/** The largest pack a git push may send by default, in MiB. */
+const DEFAULT_MAX_PUSH_SIZE = 1024;
 
 /** Background work (a fork's or an import's repository), as in-process callers wait for it. */
 export interface BackgroundJobs {
@@ -144,6 +146,7 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
       allowLocalRequests: options.allowLocalRequests === true,
       checkResponses: options.checkResponses,
       requestTimeoutMs: (options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT) * 1000,
+      maxPushBytes: (options.maxPushSize ?? DEFAULT_MAX_PUSH_SIZE) * 1024 * 1024,
       calls: new InFlightCalls(),
       throttle: new FailedAuthThrottle(db, options.throttle),
       settings: await openSettingsCache(db),

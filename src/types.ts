@@ -2496,6 +2496,7 @@ export interface HostingOptions {
   throttle?: { maxFailures: number; periodSeconds: number };
   secretKey?: string;
   requestTimeout?: number;
+  maxPushSize?: number;
   checkResponses?: boolean;
   /** Where forgekit reports errors and start-up; silent when omitted. */
   logger?: Logger;

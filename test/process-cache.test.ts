@@ -54,6 +54,7 @@ async function callsOn(hosting: TestHosting) {
     allowLocalRequests: false,
     calls: new InFlightCalls(),
     requestTimeoutMs: 0,
+    maxPushBytes: 0,
     throttle: new FailedAuthThrottle(hosting.db, undefined),
     settings: await openSettingsCache(hosting.db),
     tokens: await openTokenCache(hosting.db),

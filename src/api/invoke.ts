@@ -1,7 +1,7 @@
 import { UniqueConstraintViolationException } from '@mikro-orm/core';
 import { can, refusalHides, type Ability } from '../auth/abilities.js';
 import { checkAccess } from '../auth/access.js';
-import { authenticate, callersChangedIn, switchUser, type CallerIdentity } from '../auth/caller.js';
+import { authenticate, type Caller, callersChangedIn, switchUser, type CallerIdentity } from '../auth/caller.js';
 import type { EntityManager } from '../db/orm.js';
 import {
   BadRequestError,
@@ -178,27 +178,71 @@ async function runCall(env: Environment, route: AnyRoute, call: Call, deadline: 
     if (route.method !== 'GET') await env.events.delivered();
     return result;
   } catch (error) {
-    if (isTransientDatabaseError(error)) {
-      env.logger.warn(`forgekit: ${route.method} ${route.path} failed for now (the database): ${describeFailure(error).split('\n')[0]}`);
-      // The connection was lost as the write committed: whether it did decides between its answer and its undoing.
-      const outcome = transaction === undefined ? 'aborted' : await transactionOutcome(env, transaction);
-      if (outcome === 'committed') {
-        await called?.runAfterCommit();
-        await env.events.delivered();
-        return answer;
-      }
-      // Undoing a write that may yet have committed could lose it: its references stay where it moved them.
-      if (outcome === 'aborted') await called?.runOnFailure();
-      else env.logger.error(`forgekit: the outcome of transaction ${transaction} is unknown; the references it moved stay`);
-      throw new ServiceUnavailableError('the database is unavailable for now', DATABASE_RETRY_AFTER);
-    }
-    await called?.runOnFailure();
-    // Two writers raced for the same unique value; the one that lost changed nothing.
-    if (error instanceof UniqueConstraintViolationException) throw new ConflictError();
-    // Said at start, and to each call that needs it: never read as an empty repository.
-    if (error instanceof RepositoryMissingError) throw new ServiceUnavailableError("the project's repository is missing from its storage");
-    throw error;
+    return settleFailure(env, `${route.method} ${route.path}`, error, called, transaction, answer);
   }
+}
+
+/**
+ * `work` as a write call runs it, for a way in that is no route (a git push): in a transaction of its own, its work
+ * for after the commit run once it has committed, and a failure settled as a route's is (settleFailure).
+ */
+export async function runWrite<T>(
+  env: Environment,
+  caller: Caller,
+  baseUrl: string,
+  clientAddress: string | undefined,
+  work: (ctx: Context) => Promise<T>,
+): Promise<T> {
+  let called: Context | undefined;
+  let transaction: string | undefined;
+  let answer: T | undefined;
+  try {
+    const result = await env.db.fork().transactional(async (em) => {
+      const ctx = (called = new Context(caller, env, baseUrl, em, clientAddress));
+      answer = await work(ctx);
+      if (ctx.undoesOnFailure && env.db.shared) transaction = await transactionId(em);
+      return answer;
+    });
+    await called?.runAfterCommit();
+    await env.events.delivered();
+    return result;
+  } catch (error) {
+    return (await settleFailure(env, 'a write', error, called, transaction, answer)) as T;
+  }
+}
+
+/**
+ * A failed call's end: what it did outside the database undone (a reference moved back), and the error as the caller
+ * is told it. A transient failure of the database answers 503; when it cut off a commit's answer, the database is asked
+ * whether the commit happened: if it did, the call succeeded after all and `answer` is returned.
+ */
+async function settleFailure(
+  env: Environment,
+  what: string,
+  error: unknown,
+  called: Context | undefined,
+  transaction: string | undefined,
+  answer: unknown,
+): Promise<unknown> {
+  if (isTransientDatabaseError(error)) {
+    env.logger.warn(`forgekit: ${what} failed for now (the database): ${describeFailure(error).split('\n')[0]}`);
+    const outcome = transaction === undefined ? 'aborted' : await transactionOutcome(env, transaction);
+    if (outcome === 'committed') {
+      await called?.runAfterCommit();
+      await env.events.delivered();
+      return answer;
+    }
+    // Undoing a write that may yet have committed could lose it: its references stay where it moved them.
+    if (outcome === 'aborted') await called?.runOnFailure();
+    else env.logger.error(`forgekit: the outcome of transaction ${transaction} is unknown; the references it moved stay`);
+    throw new ServiceUnavailableError('the database is unavailable for now', DATABASE_RETRY_AFTER);
+  }
+  await called?.runOnFailure();
+  // Two writers raced for the same unique value; the one that lost changed nothing.
+  if (error instanceof UniqueConstraintViolationException) throw new ConflictError();
+  // Said at start, and to each call that needs it: never read as an empty repository.
+  if (error instanceof RepositoryMissingError) throw new ServiceUnavailableError("the project's repository is missing from its storage");
+  throw error;
 }
 
 /** What a call that met a transient failure of the database tells its client to wait, in seconds. */

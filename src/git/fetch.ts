@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { indexPackInWorker, PackedCommits, PackIndexError } from './index-pack.js';
+import { PacketReader } from './pkt-line.js';
 import { isValidReferenceName } from './refs.js';
 import type { RemoteHttp } from './remote-http.js';
 
@@ -26,59 +27,6 @@ export interface Advertisement {
   head?: string;
   /** The ID HEAD holds. */
   headId?: string;
-}
-
-/** Reads pkt-lines out of a stream of chunks: `next()` gives a line's payload, null for a flush packet. */
-class PacketReader {
-  private buffer: Buffer = Buffer.alloc(0);
-  private ended = false;
-  private readonly chunks: AsyncIterator<Uint8Array>;
-
-  constructor(chunks: AsyncIterable<Uint8Array>) {
-    this.chunks = chunks[Symbol.asyncIterator]();
-  }
-
-  private async fill(bytes: number): Promise<boolean> {
-    while (this.buffer.length < bytes && !this.ended) {
-      const { value, done } = await this.chunks.next();
-      if (done) this.ended = true;
-      else
-        this.buffer = this.buffer.length
-          ? Buffer.concat([this.buffer, value])
-          : Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-    }
-    return this.buffer.length >= bytes;
-  }
-
-  /** The next packet's payload, null for a flush (`0000`), undefined at the end of the stream. */
-  async next(): Promise<Buffer | null | undefined> {
-    if (!(await this.fill(4))) {
-      if (this.buffer.length) throw new RemoteProtocolError('a packet is cut short');
-      return undefined;
-    }
-    const length = Number.parseInt(this.buffer.toString('latin1', 0, 4), 16);
-    if (!/^[0-9a-f]{4}$/i.test(this.buffer.toString('latin1', 0, 4)) || (length > 0 && length < 4))
-      throw new RemoteProtocolError('not a packet line');
-    if (length === 0) {
-      this.buffer = this.buffer.subarray(4);
-      return null;
-    }
-    if (!(await this.fill(length))) throw new RemoteProtocolError('a packet is cut short');
-    const payload = this.buffer.subarray(4, length);
-    this.buffer = this.buffer.subarray(length);
-    return payload;
-  }
-
-  /** The rest of the stream as it is (a pack sent without side-band). */
-  async *rest(): AsyncIterableIterator<Buffer> {
-    if (this.buffer.length) yield this.buffer;
-    this.buffer = Buffer.alloc(0);
-    for (;;) {
-      const { value, done } = await this.chunks.next();
-      if (done) return;
-      yield Buffer.from(value.buffer, value.byteOffset, value.byteLength);
-    }
-  }
 }
 
 const packet = (text: string): string => `${(text.length + 4).toString(16).padStart(4, '0')}${text}`;
@@ -119,7 +67,7 @@ export async function readAdvertisement(http: RemoteHttp, remote: string, header
     { method: 'GET', headers: { ...headers, accept: 'application/x-git-upload-pack-advertisement' } },
     'application/x-git-upload-pack-advertisement',
   );
-  const reader = new PacketReader(body);
+  const reader = new PacketReader(body, { error: (message) => new RemoteProtocolError(message) });
   const first = await reader.next();
   if (!first || !/^# service=git-upload-pack\n?$/.test(first.toString('latin1')))
     throw new RemoteProtocolError('not an upload-pack advertisement');
@@ -192,7 +140,7 @@ async function receivePack(
     },
     'application/x-git-upload-pack-result',
   );
-  const reader = new PacketReader(body);
+  const reader = new PacketReader(body, { error: (message) => new RemoteProtocolError(message) });
   // Having sent no `have`, the remote acknowledges nothing: NAK, then the pack.
   const nak = await reader.next();
   if (nak?.toString('latin1').trim() !== 'NAK') throw new RemoteProtocolError('no NAK before the pack');

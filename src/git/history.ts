@@ -34,6 +34,11 @@ export class CommitQueue {
     return this.heap.length;
   }
 
+  /** The newest queued commit's time. */
+  peekTime(): number {
+    return this.heap[0].commit.time;
+  }
+
   /** Whether a queued commit satisfies `test` (queues stay about as wide as the history, so a scan is cheap). */
   some(test: (oid: string) => boolean): boolean {
     return this.heap.some((entry) => test(entry.commit.oid));

@@ -9,6 +9,7 @@ import { DEFAULT_BODY_LIMIT, successStatus, type AnyRoute } from '../api/route.j
 import type { CallerIdentity } from '../auth/caller.js';
 import { ApiError } from '../errors.js';
 import { readiness } from '../health.js';
+import { gitRoute, serveGit } from './git.js';
 import { answerHealth } from './health.js';
 import { describeFailure } from '../logger.js';
 import type { RawFile, StreamedFile } from '../schemas/common.js';
@@ -172,6 +173,12 @@ export function createRouter(env: Environment): express.Router {
     const found = matcher.match(req.method, api ? path.slice(API_PREFIX.length) : path, !api);
     if (found) return void serve(req, res, found);
     if (api) return answerNotFound(req, res);
+    // git's smart HTTP, at the URLs projects' `http_url_to_repo` name.
+    const git = gitRoute(req.method, path, new URLSearchParams(req.originalUrl.split('?')[1] ?? ''));
+    if (git) {
+      const baseUrl = `${req.protocol}://${req.get('host') ?? 'localhost'}${req.baseUrl}`;
+      return void serveGit(env, req, res, git, { baseUrl: env.baseUrl ?? baseUrl, clientAddress: req.ip });
+    }
     next();
   });
   return router;

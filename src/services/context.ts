@@ -52,6 +52,8 @@ export interface Environment {
   checkResponses?: boolean;
   /** How long a call may take before it answers 503 and rolls back (0: no deadline). */
   requestTimeoutMs: number;
+  /** The largest pack a git push may send, in bytes. */
+  maxPushBytes: number;
 }
 
 /** One call: its database session, its caller, and the services bound to both. */

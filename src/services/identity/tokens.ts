@@ -173,7 +173,7 @@ export class AccessTokensService extends Service {
    * Finds the user a password sign-in names, if the password is right and the user may sign in. A password is
    * checked whatever the login names, so that no answer comes sooner for an unknown or blocked user.
    */
-  private async signIn(login: string, password: string): Promise<User | null> {
+  async signIn(login: string, password: string): Promise<User | null> {
     const lower = login.toLowerCase();
     const user = await this.em.findOne(User, { $or: [{ usernameLower: lower }, { email: lower }] });
     const mayTry = user !== null && user.state !== 'blocked' && (await this.ctx.settings()).password_authentication_enabled;

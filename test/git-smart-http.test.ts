@@ -1,0 +1,243 @@
+/**
+ * Native git against forgekit's smart HTTP (src/http/git.ts) at the URL `http_url_to_repo` names: clones and fetches
+ * over protocol v2 and v0, as each kind of caller may (anonymous for public projects, signed in for internal ones, a
+ * token, a password or `oauth2:<token>` for private ones), refusals as git shows them, and `git fsck` clean.
+ */
+import { execFileSync, spawn, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import type { Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createUser, hasGit, startHosting, type TestHosting } from './helpers.js';
+
+type TestUser = Awaited<ReturnType<typeof createUser>>;
+
+let t: TestHosting;
+let server: Server;
+let origin: string;
+const work = mkdtempSync(join(tmpdir(), 'forgekit-git-http-'));
+let owner: TestUser;
+let stranger: TestUser;
+const projects: Record<'public' | 'internal' | 'private', { id: number; url: string; head: string }> = {} as never;
+
+/**
+ * git, as a user at a terminal would run it but never prompted: credentials come in the URL or not at all. Run apart
+ * from the event loop's thread (the server answering it runs in this process), and stopped should it hang.
+ */
+function git(args: string[], cwd = work): Promise<{ status: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn('git', args, {
+      cwd,
+      timeout: 60_000,
+      env: {
+        ...process.env,
+        GIT_TERMINAL_PROMPT: '0',
+        GIT_ASKPASS: '',
+        GIT_CONFIG_NOSYSTEM: '1',
+        HOME: work,
+        GIT_AUTHOR_NAME: 'Ada',
+        GIT_AUTHOR_EMAIL: 'ada@example.com',
+        GIT_COMMITTER_NAME: 'Ada',
+        GIT_COMMITTER_EMAIL: 'ada@example.com',
+      },
+    });
+    let output = '';
+    child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
+    child.on('close', (status) => resolve({ status, output }));
+  });
+}
+
+/** The project's clone URL with credentials in it. */
+const withCredentials = (url: string, login: string, password: string) => {
+  const parsed = new URL(url);
+  parsed.username = encodeURIComponent(login);
+  parsed.password = encodeURIComponent(password);
+  return parsed.toString();
+};
+
+let clones = 0;
+const cloneDir = () => join(work, `clone-${++clones}`);
+
+beforeAll(async () => {
+  t = await startHosting();
+  server = t.app.listen(0, '127.0.0.1');
+  await new Promise((resolve) => server.once('listening', resolve));
+  origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  owner = await createUser(t.hosting);
+  stranger = await createUser(t.hosting);
+  for (const visibility of ['public', 'internal', 'private'] as const) {
+    const api = t.hosting.as(owner.id);
+    const project = await api.projects.create({ name: `Cloned ${visibility}`, visibility });
+    await api.commits.create(project.id, {
+      branch: 'master',
+      commit_message: 'First',
+      actions: [{ action: 'create', file_path: 'README.md', content: `# ${visibility}\n` }],
+    });
+    const second = await api.commits.create(project.id, {
+      branch: 'master',
+      commit_message: 'Second',
+      actions: [{ action: 'create', file_path: 'src/main.ts', content: 'main();\n' }],
+    });
+    await api.tags.create(project.id, { tag_name: 'v1.0', ref: 'master', message: 'Release 1.0' });
+    // The clone URL as the API gives it, on this server.
+    const url = (await t.http.get(`/api/v4/projects/${project.id}`).set('PRIVATE-TOKEN', owner.token)).body.http_url_to_repo;
+    projects[visibility] = { id: project.id, url: url.replace(/^http:\/\/[^/]+/, origin), head: second.id };
+  }
+}, 60_000);
+
+afterAll(async () => {
+  server?.close();
+  await t?.close();
+  rmSync(work, { recursive: true, force: true });
+});
+
+/** A clone's state: its files, its branches and tags, and git's verdict on its objects. */
+function cloned(dir: string) {
+  const head = execFileSync('git', ['-C', dir, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
+  const tags = execFileSync('git', ['-C', dir, 'tag', '--list'], { encoding: 'utf8' }).trim();
+  const fsck = spawnSync('git', ['-C', dir, 'fsck', '--full', '--strict'], { encoding: 'utf8' });
+  return { head, tags, readme: readFileSync(join(dir, 'README.md'), 'utf8'), fsck: fsck.status };
+}
+
+describe.runIf(hasGit)('git clone and fetch over smart HTTP', () => {
+  it.each(['2', '0'])('clones a public project anonymously over protocol v%s, with its tags, objects whole', async (version) => {
+    const dir = cloneDir();
+    const result = await git(['-c', `protocol.version=${version}`, 'clone', projects.public.url, dir]);
+    expect(result.status, result.output).toBe(0);
+    expect(cloned(dir)).toEqual({ head: projects.public.head, tags: 'v1.0', readme: '# public\n', fsck: 0 });
+  });
+
+  it('clones an internal project signed in (password or token), and asks anonymous callers for credentials', async () => {
+    const anonymous = await git(['clone', projects.internal.url, cloneDir()]);
+    expect(anonymous.status).not.toBe(0);
+    expect(anonymous.output).toContain('could not read Username');
+    for (const [login, password] of [
+      [owner.username, owner.password],
+      [stranger.username, stranger.token],
+      ['oauth2', stranger.token],
+    ]) {
+      const dir = cloneDir();
+      const result = await git(['clone', withCredentials(projects.internal.url, login, password), dir]);
+      expect(result.status, `${login}: ${result.output}`).toBe(0);
+      expect(cloned(dir).head).toBe(projects.internal.head);
+    }
+  });
+
+  it("clones a private project with its member's credentials; a stranger is told it is not found, a wrong password refused", async () => {
+    const dir = cloneDir();
+    expect((await git(['clone', withCredentials(projects.private.url, 'anything', owner.token), dir])).status).toBe(0);
+    expect(cloned(dir)).toMatchObject({ head: projects.private.head, fsck: 0 });
+    const strangers = await git(['clone', withCredentials(projects.private.url, stranger.username, stranger.token), cloneDir()]);
+    expect(strangers.status).not.toBe(0);
+    expect(strangers.output).toMatch(/not found/i);
+    const wrong = await git(['clone', withCredentials(projects.private.url, owner.username, 'wrong-password'), cloneDir()]);
+    expect(wrong.status).not.toBe(0);
+    expect(wrong.output).toContain('Authentication failed');
+  });
+
+  it('answers at the path without .git, and a shallow clone then deepened', async () => {
+    const dir = cloneDir();
+    const shallow = await git(['clone', '--depth', '1', projects.public.url.replace(/\.git$/, ''), dir]);
+    expect(shallow.status, shallow.output).toBe(0);
+    expect(execFileSync('git', ['-C', dir, 'rev-list', '--count', 'HEAD'], { encoding: 'utf8' }).trim()).toBe('1');
+    const deepened = await git(['-C', dir, 'fetch', '--deepen', '1']);
+    expect(deepened.status, deepened.output).toBe(0);
+    expect(execFileSync('git', ['-C', dir, 'rev-list', '--count', 'HEAD'], { encoding: 'utf8' }).trim()).toBe('2');
+  });
+
+  it('fetches what came since, and only that', async () => {
+    const dir = cloneDir();
+    expect((await git(['clone', projects.public.url, dir])).status).toBe(0);
+    const third = await t.hosting.as(owner.id).commits.create(projects.public.id, {
+      branch: 'master',
+      commit_message: 'Third',
+      actions: [{ action: 'create', file_path: 'third.txt', content: 'three\n' }],
+    });
+    const fetched = await git(['-C', dir, 'fetch', '--verbose', 'origin']);
+    expect(fetched.status, fetched.output).toBe(0);
+    expect(execFileSync('git', ['-C', dir, 'rev-parse', 'origin/master'], { encoding: 'utf8' }).trim()).toBe(third.id);
+    // The commit, its tree and the new file, unpacked as loose objects (a clone keeps its pack): nothing it had.
+    expect(execFileSync('git', ['-C', dir, 'count-objects', '-v'], { encoding: 'utf8' })).toMatch(/^count: 3$/m);
+  });
+});
+
+describe.runIf(hasGit)('git push over smart HTTP', () => {
+  /** A clone of the private project as the owner, with a commit of its own on `branch`. */
+  async function cloneWithCommit(branch: string, message: string, file = `${branch}.txt`) {
+    const dir = cloneDir();
+    expect((await git(['clone', withCredentials(projects.private.url, owner.username, owner.token), dir])).status).toBe(0);
+    await git(['-C', dir, 'checkout', '-B', branch]);
+    execFileSync('sh', ['-c', `echo ${branch} > ${file}`], { cwd: dir });
+    await git(['-C', dir, 'add', '.']);
+    expect((await git(['-C', dir, 'commit', '-m', message])).status).toBe(0);
+    return { dir, head: execFileSync('git', ['-C', dir, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim() };
+  }
+
+  it('pushes a new branch and a tag; the API shows them at once, and deleting the branch by a push removes it', async () => {
+    const { dir, head } = await cloneWithCommit('feature', 'Feature work');
+    const pushed = await git(['-C', dir, 'push', 'origin', 'feature']);
+    expect(pushed.status, pushed.output).toBe(0);
+    const api = t.hosting.as(owner.id);
+    expect((await api.branches.get(projects.private.id, 'feature')).commit.id).toBe(head);
+    expect((await api.commits.get(projects.private.id, head)).title).toBe('Feature work');
+    await git(['-C', dir, 'tag', 'v2.0']);
+    expect((await git(['-C', dir, 'push', 'origin', 'v2.0'])).status).toBe(0);
+    expect((await api.tags.get(projects.private.id, 'v2.0')).commit?.id).toBe(head);
+    const deleted = await git(['-C', dir, 'push', 'origin', ':feature']);
+    expect(deleted.status, deleted.output).toBe(0);
+    await expect(api.branches.get(projects.private.id, 'feature')).rejects.toMatchObject({ status: 404 });
+  });
+
+  it("refuses a reporter's push with the original's words, and a force push to the protected default branch", async () => {
+    const reporter = await createUser(t.hosting);
+    await t.hosting.as(owner.id).projectMembers.add(projects.private.id, { user_id: reporter.id, access_level: 20 });
+    const { dir } = await cloneWithCommit('reported', 'A reporter writes');
+    const refused = await git(['-C', dir, 'push', withCredentials(projects.private.url, reporter.username, reporter.token), 'reported']);
+    expect(refused.status).not.toBe(0);
+    expect(refused.output).toContain('You are not allowed to push code to this project.');
+
+    // A commit beside master's head, forced onto master: the default branch is protected.
+    const forced = await cloneWithCommit('master', 'Rewritten');
+    await git(['-C', forced.dir, 'reset', '--soft', 'HEAD~2']);
+    expect((await git(['-C', forced.dir, 'commit', '-m', 'Squashed'])).status).toBe(0);
+    const result = await git(['-C', forced.dir, 'push', '--force', 'origin', 'master']);
+    expect(result.status).not.toBe(0);
+    expect(result.output).toContain('You are not allowed to force push code to a protected branch on this project.');
+    expect((await t.hosting.as(owner.id).branches.get(projects.private.id, 'master')).commit.id).toBe(projects.private.head);
+  });
+
+  it('lands none of an atomic push when one of its references is refused', async () => {
+    const { dir, head } = await cloneWithCommit('atomic-one', 'One');
+    await git(['-C', dir, 'branch', 'atomic-two', head]);
+    await git(['-C', dir, 'branch', '-f', 'master', 'HEAD~2']);
+    const result = await git(['-C', dir, 'push', '--atomic', '--force', 'origin', 'atomic-one', 'master']);
+    expect(result.status).not.toBe(0);
+    const branches = (await t.hosting.as(owner.id).branches.list(projects.private.id)).map((branch) => branch.name);
+    expect(branches).not.toContain('atomic-one');
+  });
+
+  it("moves a merge request's head when its source branch is pushed, and closes an issue named on the default branch", async () => {
+    const api = t.hosting.as(owner.id);
+    const source = await cloneWithCommit('reviewed', 'To review');
+    expect((await git(['-C', source.dir, 'push', 'origin', 'reviewed'])).status).toBe(0);
+    const request = await api.mergeRequests.create(projects.private.id, {
+      source_branch: 'reviewed',
+      target_branch: 'master',
+      title: 'Review',
+    });
+    execFileSync('sh', ['-c', 'echo more >> reviewed.txt'], { cwd: source.dir });
+    await git(['-C', source.dir, 'commit', '-am', 'More']);
+    expect((await git(['-C', source.dir, 'push', 'origin', 'reviewed'])).status).toBe(0);
+    const moved = execFileSync('git', ['-C', source.dir, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
+    expect((await api.mergeRequests.get(projects.private.id, request.iid)).sha).toBe(moved);
+
+    const issue = await api.issues.create(projects.private.id, { title: 'Fixed by a push' });
+    const fix = await cloneWithCommit('master', `Fix it\n\nCloses #${issue.iid}`, 'fix.txt');
+    const pushed = await git(['-C', fix.dir, 'push', 'origin', 'master']);
+    expect(pushed.status, pushed.output).toBe(0);
+    expect(await api.issues.get(projects.private.id, issue.iid)).toMatchObject({ state: 'closed' });
+  });
+});
