@@ -53,8 +53,10 @@ export async function serveGit(
   route: { fullPath: string; service: GitService; advertise: boolean },
   options: { baseUrl: string; clientAddress?: string },
 ): Promise<void> {
-  const release = env.calls.begin();
+  let release: (() => void) | undefined;
   try {
+    // Closing waits for the call; once closing has begun it is refused (503).
+    release = env.calls.begin();
     const caller = await gitCaller(env, basicCredentials(req.headers.authorization), options.clientAddress);
     const ctx = new Context(caller, env, options.baseUrl, undefined, options.clientAddress);
     const scoped = await gitProject(ctx, route.fullPath, route.service);
@@ -91,7 +93,7 @@ export async function serveGit(
   } catch (error) {
     answerGitError(env.logger, res, error);
   } finally {
-    release();
+    release?.();
   }
 }
 
