@@ -1,4 +1,5 @@
 import { spawn, type ChildProcessWithoutNullStreams, type SpawnOptionsWithoutStdio } from 'node:child_process';
+import type { Readable } from 'node:stream';
 
 /**
  * The processes a test file starts. Each is the leader of a process group of its own, so that stopping it also
@@ -63,7 +64,19 @@ export function runGathering(processes: Processes, command: string, args: string
   let output = '';
   child.stdout.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr.on('data', (chunk: Buffer) => (output += chunk.toString()));
-  return { child, output: () => output, exited: new Promise((resolve) => child.once('exit', (code) => resolve(code))) };
+  // Exited once its output is read too: 'exit' can come before the last of its output has (a process that prints and
+  // exits at once). A grandchild still holding the pipes is not waited for past a second.
+  const drained = (stream: Readable) => (stream.readableEnded ? Promise.resolve() : new Promise((resolve) => stream.once('end', resolve)));
+  const exited = new Promise<number | null>((resolve) =>
+    child.once('exit', (code) => {
+      const timer = setTimeout(() => resolve(code), 1000);
+      void Promise.all([drained(child.stdout), drained(child.stderr)]).then(() => {
+        clearTimeout(timer);
+        resolve(code);
+      });
+    }),
+  );
+  return { child, output: () => output, exited };
 }
 
 /** The URL `forgekit serve` says it listens on, once it says so. */

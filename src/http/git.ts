@@ -81,6 +81,8 @@ export async function serveGit(
             applyPush(writing, scoped, commands, push.atomic),
           )
         : new Map();
+      // The commit-graph lists the pushed commits before the next walks need them (in the background: an index only).
+      if (push.commits && [...results.values()].some((result) => result.ok)) void repo.writeCommitGraph(push.commits).catch(() => {});
       const body = reportStatus(push, results);
       res.writeHead(200, { 'Content-Type': `application/x-${route.service}-result`, 'Content-Length': body.length });
       return void res.end(body);
