@@ -6,6 +6,17 @@ import { Processes } from './processes.js';
 
 // Remotes for the import tests (test/jobs.test.ts, test/imports.test.ts): git itself, serving repositories over HTTP.
 
+/** The environment of a test's native git: a fixed identity, no system configuration, never a prompt. */
+export const GIT_ENV = {
+  ...process.env,
+  GIT_AUTHOR_NAME: 'A',
+  GIT_AUTHOR_EMAIL: 'a@example.com',
+  GIT_COMMITTER_NAME: 'A',
+  GIT_COMMITTER_EMAIL: 'a@example.com',
+  GIT_CONFIG_NOSYSTEM: '1',
+  GIT_TERMINAL_PROMPT: '0',
+};
+
 /** `git` on a repository or a working directory, with a fixed identity and dates. */
 export function git(args: string[], cwd?: string): string {
   return execFileSync('git', args, {

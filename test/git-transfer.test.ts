@@ -9,6 +9,7 @@ import type { Repository } from '../src/git/repository.js';
 import { RepositoryStore } from '../src/git/store.js';
 import { copyMissingObjects, MissingTipError } from '../src/git/transfer.js';
 import { hasGit } from './helpers.js';
+import { GIT_ENV } from './git-http.js';
 
 const root = mkdtempSync(join(tmpdir(), 'forgekit-transfer-'));
 const store = new RepositoryStore({ default: root });
@@ -18,14 +19,7 @@ afterAll(() => {
   rmSync(root, { recursive: true, force: true });
 });
 
-const env = {
-  ...process.env,
-  GIT_AUTHOR_NAME: 'A',
-  GIT_AUTHOR_EMAIL: 'a@example.com',
-  GIT_COMMITTER_NAME: 'A',
-  GIT_COMMITTER_EMAIL: 'a@example.com',
-  GIT_CONFIG_NOSYSTEM: '1',
-};
+const env = GIT_ENV;
 const run = (args: string[], cwd?: string) =>
   execFileSync('git', args, { cwd, env, encoding: 'utf8', maxBuffer: 256 * 1024 * 1024 }).trim();
 /** git on a bare repository. */

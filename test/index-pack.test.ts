@@ -7,19 +7,12 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { indexPack, indexPackInWorker, PackIndexError } from '../src/git/index-pack.js';
 import { hasGit } from './helpers.js';
+import { GIT_ENV } from './git-http.js';
 
 const root = mkdtempSync(join(tmpdir(), 'forgekit-index-pack-'));
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
-const env = {
-  ...process.env,
-  GIT_AUTHOR_NAME: 'A',
-  GIT_AUTHOR_EMAIL: 'a@example.com',
-  GIT_COMMITTER_NAME: 'A',
-  GIT_COMMITTER_EMAIL: 'a@example.com',
-  GIT_CONFIG_NOSYSTEM: '1',
-  HOME: root,
-};
+const env = { ...GIT_ENV, HOME: root };
 const git = (cwd: string, args: string[], input?: string | Buffer): Buffer =>
   execFileSync('git', args, { cwd, env, input, maxBuffer: 1 << 28 });
 

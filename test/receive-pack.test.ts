@@ -23,20 +23,12 @@ import {
 import type { Repository } from '../src/git/repository.js';
 import { RepositoryStore } from '../src/git/store.js';
 import { fsck, hasGit } from './helpers.js';
+import { GIT_ENV } from './git-http.js';
 
 const ZERO_ID = '0'.repeat(40);
 const root = mkdtempSync(join(tmpdir(), 'forgekit-receive-pack-'));
 const store = new RepositoryStore({ default: root });
-const env = {
-  ...process.env,
-  GIT_AUTHOR_NAME: 'A',
-  GIT_AUTHOR_EMAIL: 'a@example.com',
-  GIT_COMMITTER_NAME: 'A',
-  GIT_COMMITTER_EMAIL: 'a@example.com',
-  GIT_CONFIG_NOSYSTEM: '1',
-  GIT_TERMINAL_PROMPT: '0',
-  HOME: root,
-};
+const env = { ...GIT_ENV, HOME: root };
 /** git, run while the test server (in this process) answers: never a blocking call. */
 const gitAsync = promisify(execFile);
 /** git where no server is involved. */
