@@ -2338,6 +2338,8 @@ export interface Api {
     share: (id: number | string, input: { group_id: number; group_access: number; expires_at?: string | null }) => Promise<ProjectGroupLink>;
     /** `/projects/:id/share/:group_id` */
     unshare: (id: number | string, group_id: number) => Promise<void>;
+    /** `/projects/:id/housekeeping` */
+    housekeeping: (id: number | string) => Promise<string>;
     /** `/projects/:id` */
     delete: (id: number | string) => Promise<{ message: '202 Accepted' }>;
   };

@@ -240,4 +240,119 @@ describe.runIf(hasGit)('git push over smart HTTP', () => {
     expect(pushed.status, pushed.output).toBe(0);
     expect(await api.issues.get(projects.private.id, issue.iid)).toMatchObject({ state: 'closed' });
   });
+
+  it('lands exactly one of 20 concurrent pushes to one branch from one base; pushes and API commits made together lose nothing', async () => {
+    const api = t.hosting.as(owner.id);
+    const project = await api.projects.create({ name: 'Raced', path: 'raced', visibility: 'private' });
+    await api.commits.create(project.id, {
+      branch: 'master',
+      commit_message: 'Base',
+      actions: [{ action: 'create', file_path: 'README.md', content: '# raced\n' }],
+    });
+    const url = withCredentials(`${origin}/${owner.username}/raced.git`, owner.username, owner.token);
+    const base = cloneDir();
+    expect((await git(['clone', '--quiet', url, base])).status).toBe(0);
+    /** A copy of the clone, with a commit of its own. */
+    const racer = async (index: number) => {
+      const dir = cloneDir();
+      execFileSync('cp', ['-a', base, dir]);
+      expect((await git(['-C', dir, 'commit', '--allow-empty', '-m', `Racer ${index}`])).status).toBe(0);
+      return { dir, head: execFileSync('git', ['-C', dir, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim() };
+    };
+    const racers = await Promise.all(Array.from({ length: 20 }, (_, index) => racer(index)));
+    const pushes = await Promise.all(racers.map(({ dir }) => git(['-C', dir, 'push', 'origin', 'master'])));
+    const landed = racers.filter((_, index) => pushes[index].status === 0);
+    expect(landed).toHaveLength(1);
+    for (const push of pushes.filter((result) => result.status !== 0)) expect(push.output).toMatch(/\[(remote )?rejected\]/);
+    expect((await api.branches.get(project.id, 'master')).commit.id).toBe(landed[0].head);
+
+    // Pushes and API commits to the same branch at once: whatever each was told landed is in its history.
+    const next = await Promise.all(Array.from({ length: 5 }, (_, index) => racer(20 + index)));
+    const [pushed, committed] = await Promise.all([
+      Promise.all(next.map(({ dir }) => git(['-C', dir, 'push', 'origin', 'master']))),
+      Promise.all(
+        Array.from({ length: 5 }, (_, index) =>
+          api.commits.create(project.id, {
+            branch: 'master',
+            commit_message: `Through the API ${index}`,
+            actions: [{ action: 'create', file_path: `api-${index}.txt`, content: `${index}\n` }],
+          }),
+        ),
+      ),
+    ]);
+    const dir = cloneDir();
+    expect((await git(['clone', '--quiet', url, dir])).status).toBe(0);
+    const history = execFileSync('git', ['-C', dir, 'rev-list', 'master'], { encoding: 'utf8' }).trim().split('\n');
+    for (const commit of committed) expect(history).toContain(commit.id);
+    for (const [index, { head }] of next.entries()) if (pushed[index].status === 0) expect(history).toContain(head);
+    expect(history).toContain(landed[0].head);
+    expect(cloned(dir).fsck).toBe(0);
+  });
+
+  it('refuses a corrupt pack with `unpack <error>`, and the repository is as it was', async () => {
+    const path = new URL(projects.private.url).pathname;
+    const before = await git(['ls-remote', withCredentials(projects.private.url, owner.username, owner.token)]);
+    const command = `${'0'.repeat(40)} ${projects.private.head} refs/heads/corrupt\0report-status\n`;
+    const pack = Buffer.concat([Buffer.from('PACK\0\0\0\x02\0\0\0\x03', 'latin1'), Buffer.from('a damaged pack, cut short')]);
+    const response = await fetch(`${origin}${path}/git-receive-pack`, {
+      method: 'POST',
+      headers: {
+        'Content-Type': 'application/x-git-receive-pack-request',
+        Authorization: `Basic ${Buffer.from(`${owner.username}:${owner.token}`).toString('base64')}`,
+      },
+      body: Buffer.concat([Buffer.from(`${(command.length + 4).toString(16).padStart(4, '0')}${command}0000`), pack]),
+    });
+    expect(response.status).toBe(200);
+    const report = await response.text();
+    expect(report).toMatch(/unpack (?!ok)/);
+    expect(report).toContain('ng refs/heads/corrupt');
+    const after = await git(['ls-remote', withCredentials(projects.private.url, owner.username, owner.token)]);
+    expect(after.output).toBe(before.output);
+    const dir = cloneDir();
+    expect(
+      (await git(['clone', '--quiet', '--mirror', withCredentials(projects.private.url, owner.username, owner.token), dir])).status,
+    ).toBe(0);
+    expect(spawnSync('git', ['-C', dir, 'fsck', '--full', '--strict'], { encoding: 'utf8' }).status).toBe(0);
+  });
+
+  it("redirects git from a renamed or moved project's old path to where it is now, for those who may see it", async () => {
+    const api = t.hosting.as(owner.id);
+    const project = await api.projects.create({ name: 'Moving', path: 'moving', visibility: 'private' });
+    await api.commits.create(project.id, {
+      branch: 'master',
+      commit_message: 'First',
+      actions: [{ action: 'create', file_path: 'README.md', content: '# moving\n' }],
+    });
+    const oldUrl = `${origin}/${owner.username}/moving.git`;
+    await api.projects.update(project.id, { path: 'moved' });
+    const group = await api.groups.create({ name: `Movers ${owner.id}`, path: `movers-${owner.id}` });
+    await api.projects.transfer(project.id, { namespace: group.id });
+    await api.groups.update(group.id, { path: `moved-movers-${owner.id}` });
+    const newUrl = `${origin}/moved-movers-${owner.id}/moved.git`;
+
+    const dir = cloneDir();
+    const clone = await git(['clone', withCredentials(oldUrl, owner.username, owner.token), dir]);
+    expect(clone.status, clone.output).toBe(0);
+    expect(clone.output).toContain(`warning: redirecting to ${newUrl}/`);
+    expect(cloned(dir)).toMatchObject({ readme: '# moving\n', fsck: 0 });
+    // A push through the old remote lands on the project where it is now.
+    await git(['-C', dir, 'commit', '--allow-empty', '-m', 'Through the old path']);
+    const pushed = await git(['-C', dir, 'push', 'origin', 'master']);
+    expect(pushed.status, pushed.output).toBe(0);
+    expect((await api.commits.get(project.id, 'master')).title).toBe('Through the old path');
+    // Each old path of the group's: the project's own, and the group's.
+    const viaOldGroup = await git(['ls-remote', withCredentials(`${origin}/movers-${owner.id}/moved.git`, owner.username, owner.token)]);
+    expect(viaOldGroup.status, viaOldGroup.output).toBe(0);
+
+    // Who may not see the project is not told where it went.
+    const strangers = await git(['ls-remote', withCredentials(oldUrl, stranger.username, stranger.token)]);
+    expect(strangers.status).toBe(128);
+    expect(strangers.output).not.toContain('redirecting');
+    // A project that takes the old path is served there.
+    const taker = await api.projects.create({ name: 'Taker', path: 'moving', visibility: 'public' });
+    const served = await git(['ls-remote', oldUrl]);
+    expect(served.status, served.output).toBe(0);
+    expect(served.output).not.toContain('redirecting');
+    await api.projects.delete(taker.id);
+  });
 });

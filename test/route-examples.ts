@@ -311,6 +311,7 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
       input: async (tools) => ({ group_id: await tools.newGroup(), group_access: 30, expires_at: '2099-12-31' }),
     },
     unshare: { params: { id: 'sharedProject', group_id: 'group' } },
+    housekeeping: { params: { id: 'repository' } },
     delete: { params: { id: 'project' } },
   },
   repositoryFiles: {

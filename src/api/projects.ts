@@ -21,6 +21,8 @@ import { GroupSharesService } from '../services/projects/group-shares.js';
 import { ProjectCreationService } from '../services/projects/project-creation.js';
 import { ProjectTransfersService } from '../services/projects/project-transfers.js';
 import { ProjectsService } from '../services/projects/projects.js';
+import { HousekeepingService } from '../services/repository/housekeeping.js';
+import { redirectRules } from '../services/projects/redirect-routes.js';
 import { defineModule } from './module.js';
 import * as projectsSchemas from '../schemas/projects.js';
 import * as projectsTables from '../db/entities/projects.js';
@@ -204,6 +206,16 @@ export const projects = {
     ability: 'admin_project',
     run: (ctx, { project, group_id }) => new ProjectTransfersService(ctx).unshare(project, group_id),
   }),
+  housekeeping: projectRoute({
+    method: 'POST',
+    path: '/housekeeping',
+    summary:
+      'Queue the repository’s housekeeping (its maintainers): objects packed, unreachable ones pruned after two weeks, ' +
+      'its commit-graph written; answers the job’s ID, 409 while one is queued or running',
+    ability: 'admin_project',
+    response: Type.String(),
+    run: (ctx, { project }) => new HousekeepingService(ctx).start(project),
+  }),
   delete: projectRoute({
     method: 'DELETE',
     path: '',
@@ -227,11 +239,14 @@ export const projectsModule = defineModule({
     projectsTables.ProjectAvatar,
     projectsTables.ProjectStar,
     projectsTables.ProjectGroupLink,
+    projectsTables.RedirectRoute,
     jobsTables.Job,
   ],
   migrations: [
     () => import('../db/migrations/Migration20261123000001_namespaces_projects.js'),
     () => import('../db/migrations/Migration20261123000002_jobs.js'),
     () => import('../db/migrations/Migration20261123000005_project_avatars.js'),
+    () => import('../db/migrations/Migration20261128000001_housekeeping.js'),
   ],
+  rules: redirectRules,
 });

@@ -312,7 +312,10 @@ export class ObjectReader {
     const packed = await this.findPacked(oid);
     if (packed) return this.packedHeader(packed.pack, packed.offset, 0);
     const loose = await this.readLooseStart(oid);
-    return loose ? loose.header : null;
+    if (loose) return loose.header;
+    // Packed meanwhile (housekeeping): found in the packs listed again.
+    const repacked = await this.findPacked(oid);
+    return repacked ? this.packedHeader(repacked.pack, repacked.offset, 0) : null;
   }
 
   /** The object whole; MissingObjectError when it is not there. */
@@ -322,7 +325,12 @@ export class ObjectReader {
     const packed = await this.findPacked(oid);
     if (packed) return this.readPacked(packed.pack, packed.offset, 0);
     const file = await this.readLooseFile(oid);
-    if (!file) throw new MissingObjectError(oid);
+    if (!file) {
+      // Packed meanwhile (housekeeping): found in the packs listed again.
+      const repacked = await this.findPacked(oid);
+      if (repacked) return this.readPacked(repacked.pack, repacked.offset, 0);
+      throw new MissingObjectError(oid);
+    }
     const data = await inflateWhole(file);
     const parsed = looseHeader(data, oid);
     if (!parsed || data.length - parsed.contentStart !== parsed.header.size)

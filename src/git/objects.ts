@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import { mkdir, stat } from 'node:fs/promises';
+import { mkdir, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { deflateSync } from 'node:zlib';
 import { RepositoryMissingError } from './errors.js';
@@ -20,8 +20,11 @@ export async function writeLooseObject(gitdir: string, type: ObjectType, content
   const oid = createHash('sha1').update(header).update(content).digest('hex');
   const directory = join(gitdir, 'objects', oid.slice(0, 2));
   const path = join(directory, oid.slice(2));
+  // There already: made new, as git freshens an object it would write, so that housekeeping does not take an
+  // unreachable object this write is about to make reachable again.
+  const now = new Date();
   if (
-    await stat(path).then(
+    await utimes(path, now, now).then(
       () => true,
       () => false,
     )

@@ -3,6 +3,7 @@ import { copyFile, link, mkdir, readdir, rename, rm, stat, writeFile } from 'nod
 import { basename, dirname, join, relative } from 'node:path';
 import { RepositoryMissingError } from './errors.js';
 import { isoGit as git } from './fs.js';
+import { housekeep, type HousekeepingOptions, type HousekeepingResult } from './housekeeping.js';
 import { historyOf } from './history.js';
 import { LruMap } from './lru.js';
 import { fetchMirror } from './fetch.js';
@@ -243,6 +244,21 @@ export class RepositoryStore {
       if (hadOne) await rm(replaced, { recursive: true, force: true });
     } finally {
       await rm(temporary, { recursive: true, force: true });
+    }
+  }
+
+  /**
+   * Packs the repository's objects, prunes what no reference reaches past the grace period and writes its
+   * commit-graph (src/git/housekeeping.ts); what this store kept of it is read anew, from the new pack.
+   */
+  async housekeep(storage: string, projectId: number, options: HousekeepingOptions = {}): Promise<HousekeepingResult> {
+    const gitdir = this.path(storage, projectId);
+    const repository = new Repository(gitdir);
+    try {
+      return await housekeep(repository, options);
+    } finally {
+      repository.release();
+      this.forget(gitdir);
     }
   }
 

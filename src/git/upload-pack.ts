@@ -200,6 +200,23 @@ export function uploadPack(
   return answer;
 }
 
+/**
+ * Every object `tips` reach (annotated tags, commits, trees, blobs), as a clone of them all is sent: what housekeeping
+ * packs. From the bitmap when the repository has one.
+ */
+export async function reachableObjects(
+  repo: Repository,
+  tips: readonly string[],
+  signal = new AbortController().signal,
+): Promise<string[]> {
+  const session = new UploadPack(repo, signal);
+  try {
+    return await session.reachableFrom(tips);
+  } finally {
+    await session.close();
+  }
+}
+
 async function* answerRequest(
   repo: Repository,
   request: AsyncIterable<Uint8Array> | Iterable<Uint8Array>,
@@ -354,6 +371,16 @@ class UploadPack {
 
   async close(): Promise<void> {
     await this.objects.close();
+  }
+
+  async reachableFrom(tips: readonly string[]): Promise<string[]> {
+    for (const tip of tips) this.addWant(tip);
+    const packs = await StoredPacks.open(this.repo.gitdir);
+    try {
+      return (await this.enumerate(packs)).oids;
+    } finally {
+      await packs.close();
+    }
   }
 
   /** The answer to a failure: `ERR` before the pack, the error band within it (nothing without side-band). */
@@ -908,7 +935,10 @@ class UploadPack {
       }
     }
     const { oids, clientHas } = await enumerating;
-    if (progress) yield this.band(2, Buffer.from(`Enumerating objects: ${oids.length}, done.\n`));
+    if (progress) {
+      const count = oids.length;
+      yield this.band(2, Buffer.from(`Enumerating objects: ${count}, done.\nCounting objects: 100% (${count}/${count}), done.\n`));
+    }
     const pack = writePack(this.objects, packs, oids, {
       ofsDelta: this.ofsDelta,
       clientHas: this.thinPack ? clientHas : undefined,

@@ -10,7 +10,7 @@ import { applyPush } from '../services/repository/pushes.js';
 import type { Logger } from '../logger.js';
 import { describeFailure } from '../logger.js';
 import { Context, type Environment } from '../services/context.js';
-import { type BasicCredentials, gitCaller, gitProject, type GitService } from '../services/repository/git-access.js';
+import { type BasicCredentials, gitCaller, gitProject, type GitService, ProjectMovedError } from '../services/repository/git-access.js';
 
 /**
  * git's smart HTTP protocol (gitprotocol-http) at the URL a project's `http_url_to_repo` names, relative to where the
@@ -93,10 +93,24 @@ export async function serveGit(
     res.writeHead(200, { 'Content-Type': `application/x-${route.service}-result` });
     await pipeline(answer, res).catch((error: unknown) => logCut(env.logger, error));
   } catch (error) {
+    if (error instanceof ProjectMovedError) return redirect(res, req, route.fullPath, error.fullPath);
     answerGitError(env.logger, res, error);
   } finally {
     release?.();
   }
+}
+
+/**
+ * A request at a project's old path sent to its new one, the rest of the URL kept: git follows the redirect of its
+ * first request (info/refs) and sends the next ones there, as the original's redirect routes lead it.
+ */
+function redirect(res: ServerResponse, req: IncomingMessage, oldPath: string, newPath: string): void {
+  const url = (req as { originalUrl?: string }).originalUrl ?? req.url ?? '/';
+  const at = url.indexOf(`/${oldPath}`);
+  const location = `${url.slice(0, at)}/${newPath}${url.slice(at + 1 + oldPath.length)}`;
+  // 301 for info/refs, as the original answers; 308 keeps a POST a POST.
+  res.writeHead(req.method === 'POST' ? 308 : 301, { Location: location, 'Content-Length': 0 });
+  res.end();
 }
 
 /** The request's body, gunzipped when git sent it so, and refused past `limit` bytes. */

@@ -10,8 +10,12 @@ export const FORK_REPOSITORY = 'fork_repository';
 /** A project's repository, cloned from its `import_url` (stored sealed). */
 export const IMPORT_REPOSITORY = 'import_repository';
 
+/** A project's repository packed, pruned and its commit-graph written (src/git/housekeeping.ts). */
+export const HOUSEKEEPING = 'housekeeping';
+
 export type ForkRepositoryPayload = { projectId: number; sourceProjectId: number };
 export type ImportRepositoryPayload = { projectId: number };
+export type HousekeepingPayload = { projectId: number };
 
 /** The project a repository job fills, as it reads it when it starts. */
 interface TargetProject {
@@ -71,6 +75,37 @@ export function registerRepositoryJobs(jobs: JobQueue, env: RepositoryJobsEnviro
       await markFailed(env, job.payload.projectId, 'The repository could not be imported');
     },
   });
+  jobs.register<HousekeepingPayload>(HOUSEKEEPING, {
+    run: async (job) => {
+      const { projectId } = job.payload;
+      const [project] = await queryRows(env.db.rows, sql`select repository_storage from projects where id = ${projectId}`);
+      // A project deleted meanwhile has no repository left to keep.
+      if (!project) return;
+      await env.repositories.housekeep(project.repository_storage as string, projectId, {
+        keep: await commitsNamed(env.db, projectId),
+        signal: job.signal,
+      });
+    },
+  });
+}
+
+/**
+ * The commits the database names for a project, which its repository keeps though no reference may reach them (a
+ * closed merge request whose branch was deleted, a commit with a pipeline or notes): the original keeps them by refs
+ * of its own (`refs/merge-requests/*`, `refs/keep-around/*`).
+ */
+async function commitsNamed(db: Database, projectId: number): Promise<string[]> {
+  const rows = await queryRows(
+    db.rows,
+    sql`select sha from (
+        select unnest(array[head_sha, start_sha, base_sha, merge_commit_sha]) as sha from merge_requests
+          where project_id = ${projectId} or source_project_id = ${projectId}
+        union select sha from pipelines where project_id = ${projectId}
+        union select commit_sha from commit_notes where project_id = ${projectId}
+        union select sha from releases where project_id = ${projectId}
+      ) named where sha is not null`,
+  );
+  return rows.map((row) => row.sha as string);
 }
 
 /**

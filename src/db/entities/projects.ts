@@ -59,6 +59,8 @@ export const Project = defineEntity({
     /** Its open issues, and how many of them are confidential: counted by the issues' trigger (entities/work-items.ts). */
     openIssuesCount: p.integer().default(0),
     openConfidentialIssuesCount: p.integer().default(0),
+    /** Branch pushes since the repository's last housekeeping (src/services/repository/housekeeping.ts). */
+    pushesSinceGc: p.integer().default(0),
     ...timestamps(),
     lastActivityAt: p.datetime().onCreate(now),
   },
@@ -93,6 +95,28 @@ export const ProjectGroupLink = defineEntity({
   },
 });
 export type ProjectGroupLink = InferEntity<typeof ProjectGroupLink>;
+
+/**
+ * A path a project had before it (or a namespace above it) was renamed or moved: git clients that still use it are
+ * redirected to where the project is now, as the original's redirect routes do. A project that takes the path wins.
+ */
+export const RedirectRoute = defineEntity({
+  name: 'RedirectRoute',
+  tableName: 'redirect_routes',
+  indexes: [
+    {
+      name: 'redirect_routes_path_lower_index',
+      expression: 'create unique index "redirect_routes_path_lower_index" on "redirect_routes" (lower("path"))',
+    },
+  ],
+  properties: {
+    id: p.integer().primary(),
+    path: p.text(),
+    project: belongsTo(Project).index(),
+    createdAt: createdAt(),
+  },
+});
+export type RedirectRoute = InferEntity<typeof RedirectRoute>;
 
 /** A user's star on a project. */
 export const ProjectStar = defineEntity({

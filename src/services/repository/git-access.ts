@@ -4,6 +4,7 @@ import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../errors.j
 import { Context, type Environment } from '../context.js';
 import { AccessTokensService } from '../identity/tokens.js';
 import { ProjectsService } from '../projects/projects.js';
+import { redirectedPath } from '../projects/redirect-routes.js';
 
 /**
  * Who may clone, fetch and push a project's repository over git's smart HTTP, decided by the same abilities as the
@@ -11,6 +12,14 @@ import { ProjectsService } from '../projects/projects.js';
  * the username (`oauth2:<token>` as the original takes an OAuth token), or a username (or e-mail) and password, as
  * sign-in checks and throttles them.
  */
+
+/** The project is at another path now (`fullPath`): git is redirected there. */
+export class ProjectMovedError extends Error {
+  override readonly name = 'ProjectMovedError';
+  constructor(readonly fullPath: string) {
+    super(`The project was moved to ${fullPath}.`);
+  }
+}
 
 /** What a git client asks for: to read (clone, fetch) or to write (push). */
 export type GitService = 'git-upload-pack' | 'git-receive-pack';
@@ -53,7 +62,14 @@ export async function gitCaller(env: Environment, credentials: BasicCredentials 
  */
 export async function gitProject(ctx: Context, fullPath: string, service: GitService): Promise<ProjectInScope> {
   const { caller } = ctx;
-  const scoped = await new ProjectsService(ctx).findInScope(fullPath);
+  const projects = new ProjectsService(ctx);
+  const scoped = await projects.findInScope(fullPath);
+  if (!scoped) {
+    // A project renamed or moved from there, which the caller may see: git is sent where it is now.
+    const movedTo = await redirectedPath(ctx.em, fullPath);
+    const moved = movedTo === null ? null : await projects.findInScope(movedTo);
+    if (moved && can(caller, 'read_project', moved)) throw new ProjectMovedError(movedTo!);
+  }
   const sees = scoped !== null && can(caller, 'read_project', scoped);
   const scopes = service === 'git-upload-pack' ? READ_SCOPES : WRITE_SCOPES;
   const tokenAllows = caller.scopes === null || caller.scopes.some((scope) => scopes.includes(scope));
