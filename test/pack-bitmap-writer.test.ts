@@ -102,30 +102,6 @@ let gitdir: string;
 let packPath: string;
 let tips: string[];
 
-beforeAll(async () => {
-  gitdir = join(root, 'repository.git');
-  await git(['init', '--quiet', '--bare', '--initial-branch=main', gitdir]);
-  await git(['fast-import', '--quiet', '--done'], { gitdir, input: history() });
-  await gitOut(gitdir, ['tag', '-a', '-m', 'version one', 'v1', 'main~200']);
-  await gitOut(gitdir, ['tag', 'light', 'feature~3']);
-  await gitOut(gitdir, ['tag', '-a', '-m', 'a tag of a tag', 'v1-nested', 'v1']);
-  await gitOut(gitdir, ['tag', '-a', '-m', 'a tree', 'tree-tag', 'release^{tree}']);
-  await gitOut(gitdir, ['update-ref', 'refs/tags/blob-tag', await gitOut(gitdir, ['rev-parse', 'feature:README.md'])]);
-  await gitOut(gitdir, ['update-ref', 'refs/keep/old', 'main~230']);
-  // One pack, as `git repack -a -d` leaves it, without the bitmap a bare repository would get.
-  await gitOut(gitdir, ['-c', 'repack.writeBitmaps=false', 'repack', '-a', '-d', '-q']);
-  const directory = join(gitdir, 'objects', 'pack');
-  for (const name of readdirSync(directory)) if (name.endsWith('.bitmap')) rmSync(join(directory, name));
-  const packs = readdirSync(directory).filter((name) => name.endsWith('.pack'));
-  expect(packs).toHaveLength(1);
-  packPath = join(directory, packs[0]);
-  tips = (await gitOut(gitdir, ['for-each-ref', '--format=%(objectname)'])).split('\n');
-});
-
-afterAll(() => {
-  rmSync(root, { recursive: true, force: true });
-});
-
 const bitmapPath = () => packPath.replace(/\.pack$/, '.bitmap');
 
 /** writePackBitmap with a Repository of its own, let go of after. */
@@ -155,6 +131,30 @@ function entriesOf(bytes: Buffer): { commit: string; xorOffset: number }[] {
 }
 
 describe.runIf(hasGit)('pack bitmap writer', () => {
+  beforeAll(async () => {
+    gitdir = join(root, 'repository.git');
+    await git(['init', '--quiet', '--bare', '--initial-branch=main', gitdir]);
+    await git(['fast-import', '--quiet', '--done'], { gitdir, input: history() });
+    await gitOut(gitdir, ['tag', '-a', '-m', 'version one', 'v1', 'main~200']);
+    await gitOut(gitdir, ['tag', 'light', 'feature~3']);
+    await gitOut(gitdir, ['tag', '-a', '-m', 'a tag of a tag', 'v1-nested', 'v1']);
+    await gitOut(gitdir, ['tag', '-a', '-m', 'a tree', 'tree-tag', 'release^{tree}']);
+    await gitOut(gitdir, ['update-ref', 'refs/tags/blob-tag', await gitOut(gitdir, ['rev-parse', 'feature:README.md'])]);
+    await gitOut(gitdir, ['update-ref', 'refs/keep/old', 'main~230']);
+    // One pack, as `git repack -a -d` leaves it, without the bitmap a bare repository would get.
+    await gitOut(gitdir, ['-c', 'repack.writeBitmaps=false', 'repack', '-a', '-d', '-q']);
+    const directory = join(gitdir, 'objects', 'pack');
+    for (const name of readdirSync(directory)) if (name.endsWith('.bitmap')) rmSync(join(directory, name));
+    const packs = readdirSync(directory).filter((name) => name.endsWith('.pack'));
+    expect(packs).toHaveLength(1);
+    packPath = join(directory, packs[0]);
+    tips = (await gitOut(gitdir, ['for-each-ref', '--format=%(objectname)'])).split('\n');
+  });
+
+  afterAll(() => {
+    rmSync(root, { recursive: true, force: true });
+  });
+
   it("writes a bitmap git verifies against its own walk, and forgekit's reader takes", async () => {
     expect(await writeBitmap(tips)).toBe(true);
     const bytes = readFileSync(bitmapPath());

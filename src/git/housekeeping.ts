@@ -219,7 +219,7 @@ async function removeLeftovers(objectsDirectory: string, packDirectory: string):
     }
   }
   for (const name of await readdir(packDirectory).catch(() => [] as string[])) {
-    if (name.startsWith('tmp_pack_') || name.startsWith('tmp_idx_')) candidates.push(join(packDirectory, name));
+    if (/^tmp_(pack|idx|bitmap)_/.test(name)) candidates.push(join(packDirectory, name));
   }
   for (const path of candidates) {
     const status = await stat(path).catch(() => null);

@@ -44,6 +44,8 @@ const MAX_SPACING = 5000;
 const KEPT_BYTES = 64 * 1024 * 1024;
 const MIN_KEPT = 16;
 const PACK_CACHE_BYTES = 64 * 1024 * 1024;
+/** Trees' entries kept as read, 4 bytes each: walks that meet a tree again (branches) do not read it again. */
+const KEPT_TREE_ENTRIES = 8 * 1024 * 1024;
 /** How long the writer runs before it lets the event loop turn. */
 const TURN_MS = 8;
 /** Where an index (version 2) lists its objects' names, after its header and fanout. */
@@ -87,10 +89,16 @@ class IndexedPack {
   readonly count: number;
   readonly bitOfPosition: Uint32Array;
   readonly positionOfBit: Uint32Array;
+  /** The fanout table, and the first four bytes of every name: a tree's entries are looked up by the million. */
+  private readonly fanout = new Uint32Array(256);
+  private readonly prefixes: Uint32Array;
 
   private constructor(readonly index: Buffer) {
     this.count = index.readUInt32BE(8 + 255 * 4);
     if (index.length < INDEX_NAMES + this.count * 28 + 40) throw new CorruptObjectError('a pack index is cut short');
+    for (let byte = 0; byte < 256; byte++) this.fanout[byte] = index.readUInt32BE(8 + byte * 4);
+    this.prefixes = new Uint32Array(this.count);
+    for (let position = 0; position < this.count; position++) this.prefixes[position] = index.readUInt32BE(INDEX_NAMES + position * 20);
     this.positionOfBit = positionsByOffset(index, this.count);
     this.bitOfPosition = new Uint32Array(this.count);
     for (let bit = 0; bit < this.count; bit++) this.bitOfPosition[this.positionOfBit[bit]] = bit;
@@ -115,20 +123,22 @@ class IndexedPack {
 
   /** The bit of the object whose 20-byte name starts at `start` of `bytes` (a tree's entry, read in place); -1 when not here. */
   bitAt(bytes: Buffer, start: number): number {
-    const { index } = this;
+    const { index, prefixes } = this;
     const first = bytes[start];
-    let low = first === 0 ? 0 : index.readUInt32BE(8 + (first - 1) * 4);
-    let high = index.readUInt32BE(8 + first * 4);
-    // The first four bytes compared as a number: the whole name only when they are equal.
-    const wanted = bytes.readUInt32BE(start);
+    let low = first === 0 ? 0 : this.fanout[first - 1];
+    let high = this.fanout[first];
+    const wanted = ((first << 24) | (bytes[start + 1] << 16) | (bytes[start + 2] << 8) | bytes[start + 3]) >>> 0;
+    // The first name whose first four bytes are not below the wanted ones; then the rest of the bytes, in JavaScript.
     while (low < high) {
       const middle = (low + high) >>> 1;
-      const name = INDEX_NAMES + middle * 20;
-      const prefix = index.readUInt32BE(name);
-      const compared = prefix !== wanted ? wanted - prefix : bytes.compare(index, name, name + 20, start, start + 20);
-      if (compared === 0) return this.bitOfPosition[middle];
-      if (compared < 0) high = middle;
-      else low = middle + 1;
+      if (prefixes[middle] < wanted) low = middle + 1;
+      else high = middle;
+    }
+    for (let position = low; position < this.count && prefixes[position] === wanted; position++) {
+      const name = INDEX_NAMES + position * 20;
+      let byte = 4;
+      while (byte < 20 && index[name + byte] === bytes[start + byte]) byte++;
+      if (byte === 20) return this.bitOfPosition[position];
     }
     return -1;
   }
@@ -201,6 +211,12 @@ class BitmapWriter {
   /** The walk that queued each commit last: a commit is queued once a walk. */
   private queuedIn = new Int32Array(0);
   private walk = 0;
+  /** Trees' entries as read (readTreeEntries), all let go of past KEPT_TREE_ENTRIES. */
+  private readonly treeEntries = new Map<number, Uint32Array>();
+  private treeEntriesKept = 0;
+  /** Room for a set XORed with another, and for two encodings of a set (the smallest so far, the next tried). */
+  private readonly scratch: ObjectBits;
+  private readonly encodings: [Buffer, Buffer];
 
   constructor(
     private readonly repo: Repository,
@@ -212,6 +228,8 @@ class BitmapWriter {
     this.commitOf = new Int32Array(pack.count).fill(-1);
     this.words = Math.ceil(pack.count / 64) * 2;
     this.maxKept = Math.max(MIN_KEPT, Math.floor(KEPT_BYTES / (this.words * 4 || 1)));
+    this.scratch = new Uint32Array(this.words);
+    this.encodings = [Buffer.allocUnsafe(ewahBound(this.words)), Buffer.allocUnsafe(ewahBound(this.words))];
   }
 
   async close(): Promise<void> {
@@ -395,18 +413,22 @@ class BitmapWriter {
       .sort((a, b) => this.entries[b].size - this.entries[a].size)
       .slice(0, 2);
     if (entry > 0 && !candidates.includes(entry - 1)) candidates.push(entry - 1);
-    let encoded = encodeEwah(bits);
+    let [best, trial] = this.encodings;
+    let bestLength = encodeEwah(bits, best);
     let xorWith = -1;
-    const scratch = new Uint32Array(this.words);
+    const { scratch } = this;
     for (const candidate of candidates) {
       const base = this.entryBits(candidate);
       for (let word = 0; word < scratch.length; word++) scratch[word] = bits[word] ^ base[word];
-      const xored = encodeEwah(scratch);
-      if (xored.length < encoded.length) {
-        encoded = xored;
+      const length = encodeEwah(scratch, trial);
+      if (length < bestLength) {
+        [best, trial] = [trial, best];
+        bestLength = length;
         xorWith = candidate;
       }
     }
+    // A copy of its own size: what is kept until the file is written.
+    const encoded = Buffer.from(best.subarray(0, bestLength));
     this.entries.push({ commit, xorWith, encoded, size });
     this.entryOf[commit] = entry;
     this.keep(entry, bits);
@@ -457,28 +479,15 @@ class BitmapWriter {
 
   /** Adds the trees and what they hold (submodules' commits aside: another repository's), stopping at trees in `bits`. */
   private async walkTrees(bits: ObjectBits, pending: number[]): Promise<void> {
-    const { pack } = this;
     while (pending.length) {
       const tree = pending.pop()!;
       if (hasBit(bits, tree)) continue;
       setBit(bits, tree);
       this.reach(tree, TREE);
       await this.pace();
-      const oid = pack.oidOf(tree);
-      const object = this.objects.readInMemory(oid) ?? (await this.objects.read(oid));
-      if (object.type !== 'tree') throw new CorruptObjectError(`${oid} is a ${object.type}, not a tree`);
-      const { content } = object;
-      // Entries read in place (`<mode> <name>\0<20-byte ID>`): a tree of thousands costs no string for each.
-      for (let at = 0; at < content.length; ) {
-        const space = content.indexOf(0x20, at);
-        const nul = space < 0 ? -1 : content.indexOf(0, space + 1);
-        if (nul < 0 || nul + 21 > content.length) throw new CorruptObjectError(`a tree entry of ${oid} is cut short`);
-        const kind = entryKind(content, at, space);
-        at = nul + 21;
-        if (kind === SUBMODULE) continue;
-        const bit = pack.bitAt(content, nul + 1);
-        if (bit < 0) throw new NotInPack();
-        if (kind === TREE) {
+      for (const entry of this.treeEntries.get(tree) ?? (await this.readTreeEntries(tree))) {
+        const bit = entry >>> 1;
+        if (entry & 1) {
           if (!hasBit(bits, bit)) pending.push(bit);
         } else {
           setBit(bits, bit);
@@ -486,6 +495,40 @@ class BitmapWriter {
         }
       }
     }
+  }
+
+  /**
+   * A tree's entries as bits (a tree's twice plus one, a blob's twice), kept: walks of branches that left the
+   * history between two chosen commits read the same trees again.
+   */
+  private async readTreeEntries(tree: number): Promise<Uint32Array> {
+    const oid = this.pack.oidOf(tree);
+    const object = this.objects.readInMemory(oid) ?? (await this.objects.read(oid));
+    if (object.type !== 'tree') throw new CorruptObjectError(`${oid} is a ${object.type}, not a tree`);
+    const { content } = object;
+    const entries: number[] = [];
+    // Entries read in place (`<mode> <name>\0<20-byte ID>`): no string for each, no call out of JavaScript.
+    for (let at = 0; at < content.length; ) {
+      let space = at;
+      while (space < content.length && content[space] !== 0x20) space++;
+      let nul = space + 1;
+      while (nul < content.length && content[nul] !== 0) nul++;
+      if (nul + 21 > content.length) throw new CorruptObjectError(`a tree entry of ${oid} is cut short`);
+      const kind = entryKind(content, at, space);
+      at = nul + 21;
+      if (kind === SUBMODULE) continue;
+      const bit = this.pack.bitAt(content, nul + 1);
+      if (bit < 0) throw new NotInPack();
+      entries.push(bit * 2 + (kind === TREE ? 1 : 0));
+    }
+    const kept = Uint32Array.from(entries);
+    if (this.treeEntriesKept + kept.length > KEPT_TREE_ENTRIES) {
+      this.treeEntries.clear();
+      this.treeEntriesKept = 0;
+    }
+    this.treeEntries.set(tree, kept);
+    this.treeEntriesKept += kept.length;
+    return kept;
   }
 
   /** Notes an object's type as a walk meets it. */
@@ -539,7 +582,7 @@ class BitmapWriter {
       }
       setBit(byType[type - 1], bit);
     }
-    return byType.map(encodeEwah);
+    return byType.map((bits) => Buffer.from(this.encodings[0].subarray(0, encodeEwah(bits, this.encodings[0]))));
   }
 
   /** Header, type bitmaps, entries (the commit's index position, the XOR offset, flags, the set), and the SHA-1 of it all. */
@@ -643,16 +686,19 @@ function countBits(bits: ObjectBits): number {
   return count;
 }
 
+/** The most bytes an EWAH encoding of a set of `words` 32-bit words takes: every word literal, behind run-length words. */
+const ewahBound = (words: number) => 8 + (words / 2 + Math.ceil(words / 2 / MAX_LITERALS) + 1) * 8 + 4;
+
 /**
- * A set EWAH-encoded as git writes it (ewah_serialize): the bit count (to the last non-empty 64-bit word), the
- * word count, the words (big-endian: run-length words, each followed by its literal words) and the position of
- * the last run-length word. A run-length word: bit 0 the running bit, bits 1-32 how many words repeat it, bits
- * 33-63 how many literal words follow. An empty set is git's: one word of zeros repeated once.
+ * A set EWAH-encoded as git writes it (ewah_serialize) into `out` (ewahBound long): the bit count (to the last
+ * non-empty 64-bit word), the word count, the words (big-endian: run-length words, each followed by its literal
+ * words) and the position of the last run-length word. A run-length word: bit 0 the running bit, bits 1-32 how
+ * many words repeat it, bits 33-63 how many literal words follow. An empty set is git's: one word of zeros
+ * repeated once. The length written.
  */
-function encodeEwah(bits: ObjectBits): Buffer {
+function encodeEwah(bits: ObjectBits, out: Buffer): number {
   let used = bits.length / 2;
   while (used > 0 && bits[used * 2 - 1] === 0 && bits[used * 2 - 2] === 0) used -= 1;
-  const out = Buffer.allocUnsafe(8 + (used + Math.ceil(used / MAX_LITERALS) + 1) * 8 + 4);
   const clean = (word: number) =>
     (bits[word * 2] === 0 && bits[word * 2 + 1] === 0) || (bits[word * 2] === 0xffffffff && bits[word * 2 + 1] === 0xffffffff);
   let written = 0;
@@ -690,7 +736,7 @@ function encodeEwah(bits: ObjectBits): Buffer {
   out.writeUInt32BE(Math.max(used, 1) * 64, 0);
   out.writeUInt32BE(written, 4);
   out.writeUInt32BE(marker, 8 + written * 8);
-  return out.subarray(0, 8 + written * 8 + 4);
+  return 8 + written * 8 + 4;
 }
 
 /** A set from its EWAH encoding (as encodeEwah writes it), `words` 32-bit words long. */

@@ -1,9 +1,12 @@
 import type { SecretBox } from '../auth/secret-box.js';
 import type { Database } from '../db/orm.js';
 import { queryRows } from '../db/rows.js';
-import { sql } from '../db/sql.js';
+import { fixedSql, sql } from '../db/sql.js';
 import { DEFAULT_BRANCH, RepositoryImportError, type RepositoryStore } from '../git/store.js';
-import type { JobQueue, RunningJob } from './queue.js';
+import { type JobQueue, type RunningJob, WORKER_STATEMENT } from './queue.js';
+
+/** Housekeeping's statements are the worker's own, as its claims are: no call makes them. */
+const worker = fixedSql(WORKER_STATEMENT);
 
 /** A fork's repository, copied from its source project's. */
 export const FORK_REPOSITORY = 'fork_repository';
@@ -78,7 +81,7 @@ export function registerRepositoryJobs(jobs: JobQueue, env: RepositoryJobsEnviro
   jobs.register<HousekeepingPayload>(HOUSEKEEPING, {
     run: async (job) => {
       const { projectId } = job.payload;
-      const [project] = await queryRows(env.db.rows, sql`select repository_storage from projects where id = ${projectId}`);
+      const [project] = await queryRows(env.db.rows, sql`${worker} select repository_storage from projects where id = ${projectId}`);
       // A project deleted meanwhile has no repository left to keep.
       if (!project) return;
       await env.repositories.housekeep(project.repository_storage as string, projectId, {
@@ -97,7 +100,7 @@ export function registerRepositoryJobs(jobs: JobQueue, env: RepositoryJobsEnviro
 async function commitsNamed(db: Database, projectId: number): Promise<string[]> {
   const rows = await queryRows(
     db.rows,
-    sql`select sha from (
+    sql`${worker} select sha from (
         select unnest(array[head_sha, start_sha, base_sha, merge_commit_sha]) as sha from merge_requests
           where project_id = ${projectId} or source_project_id = ${projectId}
         union select sha from pipelines where project_id = ${projectId}

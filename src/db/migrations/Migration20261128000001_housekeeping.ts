@@ -16,7 +16,7 @@ export class Migration20261128000001_housekeeping extends Migration {
     );
     this.addSql(`create unique index "redirect_routes_path_lower_index" on "redirect_routes" (lower("path"));`);
     this.addSql(`create index "redirect_routes_project_id_index" on "redirect_routes" ("project_id");`);
-    addForeignKey(this, 'redirect_routes', 'project_id', 'projects', 'on update cascade on delete cascade');
+    addForeignKey(this, 'redirect_routes', 'project_id', 'projects', 'on delete cascade');
   }
 
   override down(): void | Promise<void> {

@@ -4,7 +4,7 @@ import { ForbiddenError, NotFoundError, UnauthorizedError } from '../../errors.j
 import { Context, type Environment } from '../context.js';
 import { AccessTokensService } from '../identity/tokens.js';
 import { ProjectsService } from '../projects/projects.js';
-import { redirectedPath } from '../projects/redirect-routes.js';
+import { redirectedPath } from '../projects/redirect-route-store.js';
 
 /**
  * Who may clone, fetch and push a project's repository over git's smart HTTP, decided by the same abilities as the

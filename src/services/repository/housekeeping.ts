@@ -1,14 +1,10 @@
+import type { ProjectInScope } from '../../auth/policies/project.js';
 import type { EntityManager } from '../../db/orm.js';
-import { queryRows } from '../../db/rows.js';
-import { sql } from '../../db/sql.js';
 import { ConflictError } from '../../errors.js';
 import { HOUSEKEEPING } from '../../jobs/repository-jobs.js';
 import type { JobQueue } from '../../jobs/queue.js';
-import type { ProjectInScope } from '../../auth/policies/project.js';
 import { Service } from '../service.js';
-
-/** Branch pushes (API commits too) between two housekeepings of a repository: the original's incremental repack period. */
-export const PUSHES_BETWEEN_HOUSEKEEPING = 10;
+import { housekeepingPending, resetPushCount } from './housekeeping-store.js';
 
 export class HousekeepingService extends Service {
   /**
@@ -17,7 +13,7 @@ export class HousekeepingService extends Service {
    */
   async start(scoped: ProjectInScope): Promise<string> {
     const projectId = scoped.project.id;
-    await queryRows(this.em, sql`update projects set pushes_since_gc = 0 where id = ${projectId}`);
+    await resetPushCount(this.em, projectId);
     const id = await queueHousekeeping(this.ctx.env.jobs, this.em, projectId);
     if (id === null) throw new ConflictError('Somebody already triggered housekeeping for this project in the past 1440 minutes');
     return String(id);
@@ -26,10 +22,5 @@ export class HousekeepingService extends Service {
 
 /** Queues the repository's housekeeping (src/git/housekeeping.ts) unless it is queued or running already: the job's ID, or null. */
 export async function queueHousekeeping(jobs: JobQueue, em: EntityManager, projectId: number): Promise<number | null> {
-  const pending = await queryRows(
-    em,
-    sql`select id from jobs where kind = ${HOUSEKEEPING} and status in ('queued', 'running')
-      and payload @> ${JSON.stringify({ projectId })}::jsonb limit 1`,
-  );
-  return pending.length ? null : jobs.enqueue(em, HOUSEKEEPING, { projectId });
+  return (await housekeepingPending(em, projectId)) ? null : jobs.enqueue(em, HOUSEKEEPING, { projectId });
 }

@@ -5,9 +5,8 @@ import { rule } from '../rules.js';
 import { branchMoved } from '../work-items/merge-request-store.js';
 import { defaultBranchProtection as protectionBySetting, type ProtectionLevels } from '../../auth/levels.js';
 import { protectFirstBranch } from './protected-branch-store.js';
-import { PUSHES_BETWEEN_HOUSEKEEPING, queueHousekeeping } from './housekeeping.js';
-import { queryRows } from '../../db/rows.js';
-import { sql } from '../../db/sql.js';
+import { queueHousekeeping } from './housekeeping.js';
+import { countPush } from './housekeeping-store.js';
 
 /**
  * What a reference that moves changes beside it, in the write's transaction (under the repository's lock, just before
@@ -20,14 +19,9 @@ export const referenceRules = [
    * queued, as the original counts `pushes_since_gc`.
    */
   rule(['push', 'tag_push'], async (ctx, event) => {
-    const branch = event.kind === 'push' && event.data.after !== null;
-    const [project] = await queryRows(
-      ctx.em,
-      sql`update projects set last_activity_at = ${new Date()},
-        pushes_since_gc = case when ${branch} then (pushes_since_gc + 1) % ${PUSHES_BETWEEN_HOUSEKEEPING} else pushes_since_gc end
-       where id = ${event.project_id!} returning pushes_since_gc`,
-    );
-    if (branch && project?.pushes_since_gc === 0) await queueHousekeeping(ctx.env.jobs, ctx.em, event.project_id!);
+    if (await countPush(ctx.em, event.project_id!, event.kind === 'push' && event.data.after !== null)) {
+      await queueHousekeeping(ctx.env.jobs, ctx.em, event.project_id!);
+    }
   }),
   /**
    * The first branch of an empty repository becomes the default branch (HEAD names it), protected as
