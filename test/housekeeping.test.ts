@@ -60,7 +60,7 @@ function repositoryWithHistory(name: string, commits = 40): { gitdir: string; wo
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe.runIf(hasGit)('housekeeping a repository', () => {
-  it('packs what the references reach into one pack with a bitmap, removes what it replaced, and prunes only what is past the grace period', async () => {
+  it('packs what references reach into one pack with a bitmap, removes what it replaced, prunes what is past the grace period', async () => {
     const { gitdir } = repositoryWithHistory('packed');
     expect(objectsOf(gitdir).packs.filter((name) => name.endsWith('.pack'))).toHaveLength(1);
     const reachable = git(gitdir, ['rev-list', '--objects', '--all']).split('\n').length;
@@ -162,7 +162,7 @@ describe.runIf(hasGit)('POST /projects/:id/housekeeping', () => {
     await t?.close();
   });
 
-  it("queues the repository's housekeeping for its maintainers, 409 while one is pending, and every tenth branch push queues one", async () => {
+  it("queues the repository's housekeeping for maintainers, 409 while one is pending; every tenth branch push queues one", async () => {
     const owner = await createUser(t.hosting);
     const developer = await createUser(t.hosting);
     const api = t.hosting.as(owner.id);

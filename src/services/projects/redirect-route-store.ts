@@ -25,7 +25,10 @@ export async function userNamespaceId(em: EntityManager, userId: number): Promis
   return (namespace?.id as number | undefined) ?? null;
 }
 
-/** Keeps `oldPath || rest` for each project `which` picks (`p`, in its namespace `n`); a path kept before for another project is taken over. */
+/**
+ * Keeps `oldPath || rest` for each project `which` picks (`p`, in its namespace `n`); a path kept before for another
+ * project is taken over.
+ */
 async function keepOldPaths(em: EntityManager, oldPath: string, which: Sql, rest: Sql): Promise<void> {
   await queryRows(
     em,
