@@ -60,7 +60,7 @@ function repositoryWithHistory(name: string, commits = 40): { gitdir: string; wo
 afterAll(() => rmSync(root, { recursive: true, force: true }));
 
 describe.runIf(hasGit)('housekeeping a repository', () => {
-  it('packs what references reach into one pack with a bitmap, removes what it replaced, prunes what is past the grace period', async () => {
+  it('packs what references reach into one pack with a bitmap, drops what it replaced, prunes what is past the grace period', async () => {
     const { gitdir } = repositoryWithHistory('packed');
     expect(objectsOf(gitdir).packs.filter((name) => name.endsWith('.pack'))).toHaveLength(1);
     const reachable = git(gitdir, ['rev-list', '--objects', '--all']).split('\n').length;
