@@ -1,4 +1,5 @@
 import * as crypto from 'node:crypto';
+import { readFile, stat } from 'node:fs/promises';
 import * as zlib from 'node:zlib';
 import type { CommitNode } from './commit-graph.js';
 import { applyDelta, CorruptObjectError } from './object-reader.js';
@@ -306,12 +307,18 @@ export function indexPack(pack: Buffer, wanted: string[] = []): IndexedPack {
   };
 }
 
+/** Packs up to this size are indexed in the calling thread (a few milliseconds of work). */
+const INDEX_AT_ONCE_BYTES = 128 * 1024;
+
 /**
- * indexPack on the pack file at `path`, in a worker thread of its own: the event loop stays free however large
- * the pack. An abort stops the worker.
+ * indexPack on the pack file at `path`, in a worker thread of its own (a small one at once): the event loop stays
+ * free however large the pack. An abort stops the worker.
  */
-export function indexPackInWorker(path: string, wanted: string[], signal?: AbortSignal): Promise<IndexedPack> {
+export async function indexPackInWorker(path: string, wanted: string[], signal?: AbortSignal): Promise<IndexedPack> {
   signal?.throwIfAborted();
+  // A small pack (most pushes: a few commits) is indexed here at once, in a few milliseconds: starting a worker costs
+  // some 100 ms.
+  if ((await stat(path)).size <= INDEX_AT_ONCE_BYTES) return indexPack(await readFile(path), wanted);
   return new Promise((resolve, reject) => {
     const worker = startWorker('index-pack-worker', { workerData: { path, wanted } });
     let settled = false;
