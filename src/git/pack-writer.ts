@@ -5,6 +5,7 @@ import { Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { promisify } from 'node:util';
 import { crc32, createDeflate, deflate, deflateSync } from 'node:zlib';
+import { LruMap } from './lru.js';
 import { CorruptObjectError, type ObjectReader, type ObjectType } from './object-reader.js';
 
 // A pack (gitformat-pack, version 2) of a list of objects, written as a stream for upload-pack
@@ -44,9 +45,6 @@ interface StoredPack {
   count: number;
   size: number;
   handle: FileHandle;
-  /** Every entry's offset, sorted, and the index position of each: built once a pack is copied from. */
-  sortedOffsets?: Float64Array;
-  positionsByOffset?: Uint32Array;
   window: Buffer;
   windowStart: number;
 }
@@ -158,10 +156,9 @@ export class PackBitmap {
     private readonly bytes: Buffer,
   ) {
     this.count = pack.count;
-    const { positionsByOffset } = sortByOffset(pack);
+    const { positionsByOffset, rankOfPosition } = sortByOffset(pack);
     this.positionOfBit = positionsByOffset;
-    this.bitOfPosition = new Uint32Array(pack.count);
-    for (let bit = 0; bit < pack.count; bit++) this.bitOfPosition[positionsByOffset[bit]] = bit;
+    this.bitOfPosition = rankOfPosition;
   }
 
   /** The pack's bitmap, or null when it has none this reader takes (another version, another pack's, damaged). */
@@ -303,8 +300,23 @@ const oidAt = (pack: StoredPack, position: number) =>
   pack.index.toString('hex', 8 + 256 * 4 + position * 20, 8 + 256 * 4 + position * 20 + 20);
 
 /** The pack's entries in the order it stores them: their offsets, and the index position of each (one native sort of both at once). */
-function sortByOffset(pack: StoredPack): { sortedOffsets: Float64Array; positionsByOffset: Uint32Array } {
-  if (pack.sortedOffsets && pack.positionsByOffset) return { sortedOffsets: pack.sortedOffsets, positionsByOffset: pack.positionsByOffset };
+/**
+ * A pack's entries in the order it stores them: their offsets sorted, the index position of each, and each position's
+ * rank in that order (git's `.rev` file). Kept for the process by pack path (a pack's content never changes under its
+ * name), so that each request does not sort a large pack's offsets again.
+ */
+interface OffsetOrder {
+  sortedOffsets: Float64Array;
+  positionsByOffset: Uint32Array;
+  rankOfPosition: Uint32Array;
+}
+
+/** Offset orders kept, weighed by their entries: some 16 bytes each, 32 MiB at most. */
+const offsetOrders = new LruMap<string, OffsetOrder>(2_000_000, undefined, (order) => order.rankOfPosition.length);
+
+function sortByOffset(pack: StoredPack): OffsetOrder {
+  const kept = offsetOrders.get(pack.path);
+  if (kept) return kept;
   const { count } = pack;
   const sortedOffsets = new Float64Array(count);
   const positionsByOffset = new Uint32Array(count);
@@ -327,9 +339,11 @@ function sortByOffset(pack: StoredPack): { sortedOffsets: Float64Array; position
       sortedOffsets[at] = Number(keys[at] >> 32n);
     }
   }
-  pack.sortedOffsets = sortedOffsets;
-  pack.positionsByOffset = positionsByOffset;
-  return { sortedOffsets, positionsByOffset };
+  const rankOfPosition = new Uint32Array(count);
+  for (let at = 0; at < count; at++) rankOfPosition[positionsByOffset[at]] = at;
+  const order = { sortedOffsets, positionsByOffset, rankOfPosition };
+  offsetOrders.set(pack.path, order);
+  return order;
 }
 
 /** Where an entry's offset lies among the sorted ones (the first one past it when it is not one). */
@@ -503,10 +517,8 @@ class PackWriter {
       if (index % 4096 === 4095) await this.pace();
     }
     if (this.indexOf.size !== oids.length) throw new Error('an object is listed twice for a pack');
-    // The order the packs store objects in: read in sequence, and an offset delta's base (stored before it) comes first.
-    const order = Uint32Array.from(oids.keys());
-    const { packOf, offsetOf } = this;
-    order.sort((a, b) => (packOf[a] < 0 ? 1 : 0) - (packOf[b] < 0 ? 1 : 0) || packOf[a] - packOf[b] || offsetOf[a] - offsetOf[b]);
+    const order = this.storedOrder();
+    await this.pace();
 
     const header = Buffer.alloc(12);
     header.write('PACK', 0, 'latin1');
@@ -524,6 +536,38 @@ class PackWriter {
     this.pendingBytes += checksum.length;
     yield this.take();
     return this.statistics;
+  }
+
+  /**
+   * The objects in the order the packs store them (pack by pack, loose ones last): read in sequence, and an offset
+   * delta's base (stored before it) comes first. Sorted natively, by a key of the pack, the entry's rank in it and the
+   * object's index, where those fit in a number's 53 bits (a comparator takes some 30 ms for 100,000 objects).
+   */
+  private storedOrder(): Uint32Array {
+    const { packOf, positionOf, offsetOf, oids, packs } = this;
+    const count = oids.length;
+    const bitsOf = (value: number) => Math.ceil(Math.log2(value + 1));
+    const rankBits = bitsOf(Math.max(0, ...packs.map((pack) => pack.count)));
+    const indexBits = bitsOf(count);
+    const packBits = bitsOf(packs.length + 1);
+    if (rankBits + indexBits + packBits <= 53) {
+      const ranks = packs.map((pack) => sortByOffset(pack).rankOfPosition);
+      const rankScale = 2 ** indexBits;
+      const packScale = 2 ** (indexBits + rankBits);
+      const keys = new Float64Array(count);
+      for (let index = 0; index < count; index++) {
+        const pack = packOf[index];
+        // Loose objects after every pack.
+        keys[index] = pack < 0 ? packs.length * packScale + index : pack * packScale + ranks[pack][positionOf[index]] * rankScale + index;
+      }
+      keys.sort();
+      const order = new Uint32Array(count);
+      for (let at = 0; at < count; at++) order[at] = keys[at] % rankScale;
+      return order;
+    }
+    const order = Uint32Array.from(oids.keys());
+    order.sort((a, b) => (packOf[a] < 0 ? 1 : 0) - (packOf[b] < 0 ? 1 : 0) || packOf[a] - packOf[b] || offsetOf[a] - offsetOf[b]);
+    return order;
   }
 
   private emit(bytes: Buffer): void {

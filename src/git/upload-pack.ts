@@ -1073,7 +1073,10 @@ class UploadPack {
     const ours = await this.reachableBits(bitmap, roots, theirs);
     const oids: string[] = [];
     for (let word = 0; word < ours.bits.length; word++) ours.bits[word] &= ~theirs.bits[word];
-    for (const bit of setBits(ours.bits)) oids.push(bitmap.oidOf(bit));
+    for (const bit of setBits(ours.bits)) {
+      oids.push(bitmap.oidOf(bit));
+      if (oids.length % 4096 === 0) await this.pace();
+    }
     for (const oid of ours.extra) if (!theirs.extra.has(oid)) oids.push(oid);
     const clientHas = (oid: string) => {
       const bit = bitmap.bitOf(oid);
