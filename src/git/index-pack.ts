@@ -358,7 +358,8 @@ export async function indexPackInWorker(path: string, wanted: string[], signal?:
  */
 export class PackedCommits {
   private readonly data: Buffer;
-  private readonly count: number;
+  /** How many commits it holds. */
+  readonly count: number;
 
   constructor(data: Buffer) {
     this.data = data;

@@ -453,14 +453,17 @@ class ConnectivityWalk {
         turnAt = performance.now() + TURN_MS;
       }
       const [oid, expected] = stack.pop()!;
+      // Most names are of objects the repository had, named again by each new tree: known without a search of the pack.
+      let type = this.present.get(oid);
+      if (type) {
+        if (type !== expected) return `invalid object ${oid}: a ${type}, named as a ${expected}`;
+        continue;
+      }
       const at = this.position(oid);
       if (at < 0) {
-        let type = this.present.get(oid);
-        if (!type) {
-          type = (await this.repo.objectType(oid)) ?? undefined;
-          if (!type) return 'missing necessary objects';
-          this.present.set(oid, type);
-        }
+        type = (await this.repo.objectType(oid)) ?? undefined;
+        if (!type) return 'missing necessary objects';
+        this.present.set(oid, type);
         if (type !== expected) return `invalid object ${oid}: a ${type}, named as a ${expected}`;
         continue;
       }

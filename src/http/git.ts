@@ -26,6 +26,8 @@ const MAX_FULL_PATH = 2048;
 /** A fetch's request (wants, haves, shallow lines) is small: past this it is refused. */
 const MAX_UPLOAD_REQUEST_BYTES = 16 * 1024 * 1024;
 const SERVICES: readonly GitService[] = ['git-upload-pack', 'git-receive-pack'];
+/** A push of at least this many commits rewrites the commit-graph at once (as many as walks read before they rewrite it). */
+const COMMITS_LISTED_AT_ONCE = 200;
 
 /** The request's git route, if it is one. */
 export function gitRoute(
@@ -81,8 +83,10 @@ export async function serveGit(
             applyPush(writing, scoped, commands, push.atomic),
           )
         : new Map();
-      // The commit-graph lists the pushed commits before the next walks need them (in the background: an index only).
-      if (push.commits && [...results.values()].some((result) => result.ok)) void repo.writeCommitGraph(push.commits).catch(() => {});
+      // A push of many commits has them listed in the commit-graph before the next walks need them (in the background:
+      // an index only). A few are read from their objects until walks have read enough of them, or housekeeping runs.
+      if (push.commits && push.commits.count >= COMMITS_LISTED_AT_ONCE && [...results.values()].some((result) => result.ok))
+        void repo.writeCommitGraph(push.commits).catch(() => {});
       const body = reportStatus(push, results);
       res.writeHead(200, { 'Content-Type': `application/x-${route.service}-result`, 'Content-Length': body.length });
       return void res.end(body);
