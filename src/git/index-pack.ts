@@ -3,6 +3,7 @@ import { readFile, stat } from 'node:fs/promises';
 import * as zlib from 'node:zlib';
 import type { CommitNode } from './commit-graph.js';
 import { applyDelta, CorruptObjectError } from './object-reader.js';
+import type { Worker } from 'node:worker_threads';
 import { startWorker } from '../workers.js';
 
 // A received pack's index (git's `index-pack`): every object's ID, offset and CRC-32, written as git's `.idx`
@@ -34,7 +35,7 @@ export interface IndexedPack {
 /**
  * The `.idx` (version 2) of a whole pack, as `git index-pack` writes it, byte for byte; `wanted` IDs it lacks are
  * listed in `missing`. Throws on a damaged or thin pack (a REF_DELTA to an object outside it).
- * Runs in a worker of its own (index-pack-worker.ts, started by indexPackInWorker).
+ * Runs in a worker (index-pack-worker.ts, kept by indexPackInWorker) for a large pack.
  */
 export function indexPack(pack: Buffer, wanted: string[] = []): IndexedPack {
   const fail = (message: string): never => {
@@ -309,46 +310,83 @@ export function indexPack(pack: Buffer, wanted: string[] = []): IndexedPack {
 
 /** Packs up to this size are indexed in the calling thread (a few milliseconds of work). */
 const INDEX_AT_ONCE_BYTES = 128 * 1024;
+/** Indexers left without work are kept this long for the next pack (starting one costs some 100 ms), this many at most. */
+const IDLE_INDEXER_MS = 30_000;
+const IDLE_INDEXERS = 2;
+
+type IndexerAnswer = {
+  id: number;
+  result?: IndexedPack & { index: Uint8Array; commits: Uint8Array };
+  error?: { message: string; packIndexError: boolean };
+};
+
+const idleIndexers: { worker: Worker; timer: NodeJS.Timeout }[] = [];
+let requests = 0;
+
+/** An idle indexer, or a new one. */
+function takeIndexer(): Worker {
+  const kept = idleIndexers.pop();
+  if (!kept) return startWorker('index-pack-worker');
+  clearTimeout(kept.timer);
+  kept.worker.ref();
+  return kept.worker;
+}
+
+/** An indexer that answered is kept for the next pack, for a while (it keeps the process from exiting no longer). */
+function keepIndexer(worker: Worker): void {
+  if (idleIndexers.length >= IDLE_INDEXERS) return void worker.terminate();
+  worker.unref();
+  const timer = setTimeout(() => {
+    const at = idleIndexers.findIndex((kept) => kept.worker === worker);
+    if (at >= 0) idleIndexers.splice(at, 1);
+    void worker.terminate();
+  }, IDLE_INDEXER_MS);
+  timer.unref();
+  idleIndexers.push({ worker, timer });
+}
 
 /**
- * indexPack on the pack file at `path`, in a worker thread of its own (a small one at once): the event loop stays
- * free however large the pack. An abort stops the worker.
+ * indexPack on the pack file at `path`, in a worker thread (a small one at once): the event loop stays free however
+ * large the pack. An abort stops the worker.
  */
 export async function indexPackInWorker(path: string, wanted: string[], signal?: AbortSignal): Promise<IndexedPack> {
   signal?.throwIfAborted();
-  // A small pack (most pushes: a few commits) is indexed here at once, in a few milliseconds: starting a worker costs
-  // some 100 ms.
+  // A small pack (most pushes: a few commits) is indexed here at once, in a few milliseconds.
   if ((await stat(path)).size <= INDEX_AT_ONCE_BYTES) return indexPack(await readFile(path), wanted);
+  const worker = takeIndexer();
+  const id = ++requests;
   return new Promise((resolve, reject) => {
-    const worker = startWorker('index-pack-worker', { workerData: { path, wanted } });
     let settled = false;
-    const settle = (done: () => void) => {
+    const settle = (done: () => void, keep: boolean) => {
       if (settled) return;
       settled = true;
       signal?.removeEventListener('abort', stop);
+      worker.off('message', answered);
+      worker.off('error', failed);
+      worker.off('exit', exited);
+      if (keep) keepIndexer(worker);
+      else void worker.terminate();
       done();
-      void worker.terminate();
     };
-    const stop = () => settle(() => reject(signal!.reason));
+    const stop = () => settle(() => reject(signal!.reason), false);
+    const answered = (message: IndexerAnswer) => {
+      if (message.id !== id) return;
+      if (message.result) {
+        const result = message.result;
+        const buffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+        settle(() => resolve({ ...result, index: buffer(result.index), commits: buffer(result.commits) }), true);
+      } else {
+        const error = message.error!;
+        settle(() => reject(error.packIndexError ? new PackIndexError(error.message) : new Error(error.message)), true);
+      }
+    };
+    const failed = (error: Error) => settle(() => reject(error), false);
+    const exited = (code: number) => settle(() => reject(new Error(`the pack indexer stopped (exit code ${code})`)), false);
     signal?.addEventListener('abort', stop, { once: true });
-    worker.on(
-      'message',
-      (message: {
-        result?: IndexedPack & { index: Uint8Array; commits: Uint8Array };
-        error?: { message: string; packIndexError: boolean };
-      }) => {
-        if (message.result) {
-          const result = message.result;
-          const buffer = (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-          settle(() => resolve({ ...result, index: buffer(result.index), commits: buffer(result.commits) }));
-        } else {
-          const error = message.error!;
-          settle(() => reject(error.packIndexError ? new PackIndexError(error.message) : new Error(error.message)));
-        }
-      },
-    );
-    worker.on('error', (error) => settle(() => reject(error)));
-    worker.on('exit', (code) => settle(() => reject(new Error(`the pack indexer stopped (exit code ${code})`))));
+    worker.on('message', answered);
+    worker.on('error', failed);
+    worker.on('exit', exited);
+    worker.postMessage({ id, path, wanted });
   });
 }
 
