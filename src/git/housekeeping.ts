@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream } from 'node:fs';
-import { readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
+import { open, readdir, readFile, rename, rm, rmdir, stat, unlink, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { pipeline } from 'node:stream/promises';
 import { indexPackInWorker } from './index-pack.js';
@@ -105,25 +105,42 @@ async function referenceTips(repo: Repository, keep: readonly string[]): Promise
   return present;
 }
 
-/** The pack of `oids`, written beside the others, indexed, and moved into place: its path. */
+/**
+ * The pack of `oids`, written beside the others, indexed, and moved into place: its path. Both files and the
+ * directory reach the disk before anything is removed for them.
+ */
 async function writeNewPack(repo: Repository, packDirectory: string, oids: string[], signal?: AbortSignal): Promise<string> {
   const temporary = join(packDirectory, `tmp_pack_${randomBytes(6).toString('hex')}`);
+  const temporaryIndex = `${temporary}.idx`;
   const reader = new ObjectReader(repo.gitdir, new PackCache(PACK_CACHE_BYTES));
   const stored = await StoredPacks.open(repo.gitdir);
   try {
     await pipeline(writePack(reader, stored, oids, { ofsDelta: true, signal }), createWriteStream(temporary, { flags: 'wx' }), { signal });
+    await syncFile(temporary);
     const indexed = await indexPackInWorker(temporary, [], signal);
     const base = join(packDirectory, `pack-${indexed.checksum}`);
+    await writeFile(temporaryIndex, indexed.index, { flag: 'wx' });
+    await syncFile(temporaryIndex);
     // The pack before its index: a reader finds a pack by its index.
     await rename(temporary, `${base}.pack`);
-    const temporaryIndex = `${temporary}.idx`;
-    await writeFile(temporaryIndex, indexed.index);
     await rename(temporaryIndex, `${base}.idx`);
+    await syncFile(packDirectory);
     return `${base}.pack`;
   } finally {
     await rm(temporary, { force: true });
+    await rm(temporaryIndex, { force: true });
     await stored.close();
     await reader.close();
+  }
+}
+
+/** A file's (or a directory's) content on the disk. */
+async function syncFile(path: string): Promise<void> {
+  const handle = await open(path, 'r');
+  try {
+    await handle.sync();
+  } finally {
+    await handle.close();
   }
 }
 
