@@ -148,6 +148,14 @@ describe.runIf(hasGit)('git clone and fetch over smart HTTP', () => {
     expect(execFileSync('git', ['-C', dir, 'rev-list', '--count', 'HEAD'], { encoding: 'utf8' }).trim()).toBe('2');
   });
 
+  it('serves more clones at once than it makes packs at once (the others wait their turn)', async () => {
+    const dirs = Array.from({ length: 6 }, () => cloneDir());
+    const results = await Promise.all(dirs.map((dir) => git(['clone', '--quiet', '--bare', projects.public.url, dir])));
+    expect(results.map((result) => result.status)).toEqual(dirs.map(() => 0));
+    for (const dir of dirs)
+      expect(execFileSync('git', ['-C', dir, 'rev-parse', 'master'], { encoding: 'utf8' }).trim()).toBe(projects.public.head);
+  });
+
   it('fetches what came since, and only that', async () => {
     const dir = cloneDir();
     expect((await git(['clone', projects.public.url, dir])).status).toBe(0);

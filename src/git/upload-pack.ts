@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { addAbortSignal, Readable } from 'node:stream';
 import { setImmediate as nextTurn } from 'node:timers/promises';
 import { FORGEKIT_VERSION } from '../version.js';
@@ -248,6 +249,42 @@ async function* answerRequest(
   } finally {
     await session.close();
   }
+}
+
+/**
+ * Packs made at once in this process; more wait their turn. Each holds memory by the count of its objects (their IDs,
+ * where each is stored) and one event loop makes them all: more at once would only share the same CPU, and the
+ * memory of many clones of a large repository would add up without bound.
+ */
+const PACKS_AT_ONCE = Math.max(2, availableParallelism() * 2);
+let packsMaking = 0;
+const waitingForPacks: (() => void)[] = [];
+
+/** A turn to make a pack (waited for, unless the request stops first): call what it resolves to once done. */
+async function packSlot(signal: AbortSignal): Promise<() => void> {
+  while (packsMaking >= PACKS_AT_ONCE) {
+    await new Promise<void>((resolve, reject) => {
+      const wake = () => {
+        signal.removeEventListener('abort', stop);
+        resolve();
+      };
+      const stop = () => {
+        waitingForPacks.splice(waitingForPacks.indexOf(wake), 1);
+        reject(signal.reason);
+      };
+      signal.throwIfAborted();
+      waitingForPacks.push(wake);
+      signal.addEventListener('abort', stop, { once: true });
+    });
+  }
+  packsMaking += 1;
+  let released = false;
+  return () => {
+    if (released) return;
+    released = true;
+    packsMaking -= 1;
+    waitingForPacks.shift()?.();
+  };
 }
 
 /** A line's text, its one line end taken off (git's PACKET_READ_CHOMP_NEWLINE). */
@@ -903,11 +940,16 @@ class UploadPack {
   private async *sendPack(version2: boolean): AsyncGenerator<Buffer> {
     this.packStarted = true;
     const progress = this.sideBand > 0 && !this.noProgress;
-    const packs = await StoredPacks.open(this.repo.gitdir);
+    const release = await packSlot(this.signal);
     try {
-      yield* this.enumerateAndWrite(packs, progress);
+      const packs = await StoredPacks.open(this.repo.gitdir);
+      try {
+        yield* this.enumerateAndWrite(packs, progress);
+      } finally {
+        await packs.close();
+      }
     } finally {
-      await packs.close();
+      release();
     }
     // Side-band ends with a flush (version 2's response too); a pack sent bare ends with itself.
     if (this.sideBand || version2) yield FLUSH_PACKET;
