@@ -11,7 +11,7 @@ import { changesBetween, diffOf, statsOf } from '../src/git/diff.js';
 import { applyActions, isValidFilePath, type FileAction } from '../src/git/edit.js';
 import { EditError, ReferenceChangedError, ReferenceConflictError } from '../src/git/errors.js';
 import { historyOf, lastCommitChanging } from '../src/git/history.js';
-import { CorruptObjectError, ObjectReader } from '../src/git/object-reader.js';
+import { CorruptObjectError, ObjectReader, PackCache } from '../src/git/object-reader.js';
 import { isValidReferenceName } from '../src/git/refs.js';
 import { BRANCH_PREFIX, type Repository, type Signature } from '../src/git/repository.js';
 import { RepositoryStore } from '../src/git/store.js';
@@ -315,6 +315,19 @@ describe('objects', () => {
       expect(git('ls-tree', '--name-only', tree)).toBe('a-dir.txt\na-dir\na.txt\nb.txt\n');
       expect(git('fsck', '--full', '--strict', '--no-dangling')).toBe('');
     }
+  });
+});
+
+describe('the pack cache', () => {
+  it('forgets everything and numbers packs anew past the packs its keys can tell apart, never mixing two packs up', () => {
+    const cache = new PackCache(1024 * 1024);
+    cache.keepWindow('/first.pack', 0, Buffer.from('first'));
+    expect(cache.window('/first.pack', 0)?.toString()).toBe('first');
+    for (let pack = 0; pack < 2 ** 17; pack++) cache.window(`/pack-${pack}.pack`, 0);
+    // The 2^17 + 1st pack: the numbering starts again, and what was kept is gone rather than read as another's.
+    cache.keepWindow('/last.pack', 0, Buffer.from('last'));
+    expect(cache.window('/first.pack', 0)).toBeUndefined();
+    expect(cache.window('/last.pack', 0)?.toString()).toBe('last');
   });
 });
 

@@ -214,6 +214,9 @@ function looseHeader(data: Buffer, oid: string): { header: ObjectHeader; content
 /** An object whole: its type and its content (without the header). */
 export type GitObject = { type: ObjectType; content: Buffer };
 
+/** The packs a PackCache numbers (see its `key`). */
+const MAX_PACK_NUMBERS = 2 ** 17;
+
 /**
  * What is read of packs, kept in memory up to a bound in bytes, the least recently used forgotten first: windows of
  * a pack's bytes (git's packed-git windows: a history walk reads many small objects that lie together), and
@@ -249,10 +252,21 @@ export class PackCache {
     this.set(this.key(pack, offset), object, object.content.length);
   }
 
-  /** The pack's number and a position in it as one number: 2^17 packs of up to 64 GiB each within 2^53. */
+  /**
+   * The pack's number and a position in it as one number: 2^17 packs of up to 64 GiB each within 2^53. A long-lived
+   * process sees more packs than that (every push makes one): past them, everything is forgotten and the numbers
+   * start again, rather than two packs' keys ever meeting.
+   */
   private key(pack: string, position: number): number {
     let number = this.packNumbers.get(pack);
-    if (number === undefined) this.packNumbers.set(pack, (number = this.packNumbers.size));
+    if (number === undefined) {
+      if (this.packNumbers.size >= MAX_PACK_NUMBERS) {
+        this.packNumbers.clear();
+        this.entries.clear();
+        this.bytes = 0;
+      }
+      this.packNumbers.set(pack, (number = this.packNumbers.size));
+    }
     return number * 2 ** 36 + position;
   }
 

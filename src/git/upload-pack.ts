@@ -101,8 +101,12 @@ const TURN_MS = 8;
 /** How often progress is told while objects are enumerated; with no progress, an empty packet keeps the connection alive. */
 const PROGRESS_MS = 1000;
 const KEEPALIVE_MS = 5000;
-/** What one request's reader keeps of the packs it reads (git's delta base cache is 96 MiB). */
-const REQUEST_PACK_CACHE_BYTES = 96 * 1024 * 1024;
+/**
+ * What the requests' readers keep of the packs they read (git's delta base cache is 96 MiB), shared: the clones and
+ * fetches of one repository read the same objects (CI's shallow clones of one head most of all), and a pack's
+ * content never changes under its name.
+ */
+const requestsPackCache = new PackCache(96 * 1024 * 1024);
 /** git's commit walk goes on for this many commits once only uninteresting ones are left (commit dates can be skewed). */
 const SLOP = 5;
 
@@ -403,7 +407,7 @@ class UploadPack {
     private readonly repo: Repository,
     private readonly signal: AbortSignal,
   ) {
-    this.objects = new ObjectReader(repo.gitdir, new PackCache(REQUEST_PACK_CACHE_BYTES));
+    this.objects = new ObjectReader(repo.gitdir, requestsPackCache);
   }
 
   async close(): Promise<void> {
