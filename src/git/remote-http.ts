@@ -179,7 +179,7 @@ export async function checkedAddresses(hostname: string, allowLocal: boolean): P
 }
 
 /** A `lookup` for node:net that answers only `addresses` (checked already) and never asks DNS. */
-function pinnedLookup(addresses: LookupAddress[]): LookupFunction {
+export function pinnedLookup(addresses: LookupAddress[]): LookupFunction {
   return (_hostname, options, callback) => {
     const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
     const candidates = family === 4 || family === 6 ? addresses.filter((address) => address.family === family) : addresses;
