@@ -23,6 +23,7 @@ import { EventBus, type EventHandler, type RecordedEvent } from './events/bus.js
 import { EventDispatcher } from './events/dispatcher.js';
 import type { EventKind } from './events/kinds.js';
 import { EVENT_RULES } from './api/modules.js';
+import { hookDeliveries, registerHookJobs } from './services/hooks/deliveries.js';
 import { silentLogger, type Logger } from './logger.js';
 import { queryRows } from './db/rows.js';
 import { sql } from './db/sql.js';
@@ -132,6 +133,9 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
     events = new EventBus<Context>(db, logger);
     for (const { kinds, run } of EVENT_RULES) events.rule(kinds, run);
     dispatcher = new EventDispatcher(db, logger);
+    const hookEnvironment = { db, jobs, secrets, repositories, baseUrl: options.baseUrl?.replace(/\/+$/, ''), localRequestsAllowed };
+    registerHookJobs(jobs, hookEnvironment);
+    dispatcher.add(hookDeliveries(hookEnvironment));
     const wakeDispatcher = dispatcher.wake.bind(dispatcher);
     events.onCommitted = wakeDispatcher;
     const env: Environment = {

@@ -513,6 +513,63 @@ export interface ListProjectGroupsQuery {
   shared_min_access_level?: number;
 }
 
+// src/schemas/hooks.ts
+
+export interface ProjectHook {
+  id: number;
+  url: string;
+  project_id: number;
+  push_events: boolean;
+  push_events_branch_filter: string | null;
+  tag_push_events: boolean;
+  issues_events: boolean;
+  confidential_issues_events: boolean;
+  merge_requests_events: boolean;
+  note_events: boolean;
+  confidential_note_events: boolean;
+  job_events: boolean;
+  pipeline_events: boolean;
+  wiki_page_events: boolean;
+  repository_update_events: boolean;
+  enable_ssl_verification: boolean;
+  created_at: string;
+}
+
+export interface CreateProjectHookInput {
+  push_events?: boolean;
+  push_events_branch_filter?: string | null;
+  tag_push_events?: boolean;
+  issues_events?: boolean;
+  confidential_issues_events?: boolean;
+  merge_requests_events?: boolean;
+  note_events?: boolean;
+  confidential_note_events?: boolean;
+  job_events?: boolean;
+  pipeline_events?: boolean;
+  wiki_page_events?: boolean;
+  enable_ssl_verification?: boolean;
+  token?: string;
+  url: string;
+}
+
+/** SPEC.md's era requires `url` again; later clients send only what changes: both are taken. */
+export interface UpdateProjectHookInput {
+  push_events?: boolean;
+  push_events_branch_filter?: string | null;
+  tag_push_events?: boolean;
+  issues_events?: boolean;
+  confidential_issues_events?: boolean;
+  merge_requests_events?: boolean;
+  note_events?: boolean;
+  confidential_note_events?: boolean;
+  job_events?: boolean;
+  pipeline_events?: boolean;
+  wiki_page_events?: boolean;
+  enable_ssl_verification?: boolean;
+  token?: string;
+  url?: string;
+}
+
 // src/schemas/instance.ts
 
 /** GET /metadata, as today's clients read it; forgekit runs no Kubernetes agent server (`kas`). */
@@ -2041,6 +2098,18 @@ export interface Api {
     /** `/groups/:id` */
     delete: (id: number | string) => Promise<{ message: '202 Accepted' }>;
   };
+  projectHooks: {
+    /** `/projects/:id/hooks` */
+    list: (id: number | string, input?: PageQuery) => Promise<ListResult<ProjectHook>>;
+    /** `/projects/:id/hooks/:hook_id` */
+    get: (id: number | string, hook_id: number) => Promise<ProjectHook>;
+    /** `/projects/:id/hooks` */
+    create: (id: number | string, input: CreateProjectHookInput) => Promise<ProjectHook>;
+    /** `/projects/:id/hooks/:hook_id` */
+    update: (id: number | string, hook_id: number, input?: UpdateProjectHookInput) => Promise<ProjectHook>;
+    /** `/projects/:id/hooks/:hook_id` */
+    delete: (id: number | string, hook_id: number) => Promise<void>;
+  };
   instance: {
     /** `/openapi.json` */
     openapi: () => Promise<{ [key: string]: unknown }>;
@@ -2565,6 +2634,9 @@ export type SchemaName =
   | 'ShareGroupInput'
   | 'PublicGroup'
   | 'ListProjectGroupsQuery'
+  | 'ProjectHook'
+  | 'CreateProjectHookInput'
+  | 'UpdateProjectHookInput'
   | 'Metadata'
   | 'IssueState'
   | 'IssueBasic'

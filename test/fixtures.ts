@@ -337,6 +337,12 @@ export class FixtureSet {
         return (
           await root.as(await user()).environments.create(Number(await this.value('project', owner)), { name: `fixture/${unique()}` })
         ).id;
+      case 'hook':
+        return (
+          await root.as(await user()).projectHooks.create(Number(await this.value('project', owner)), {
+            url: `https://hooks-${unique()}.example.com/fixture`,
+          })
+        ).id;
       case 'runner': {
         // A specific runner of the fixture project, registered with its runners token (which root, an administrator, sees).
         const { runners_token } = await root.projects.get(Number(await this.value('project', owner)));

@@ -30,7 +30,7 @@ import type { AnyRoute, RouteSpec } from '../src/api/route.js';
  * `issueDiscussionNote` and `mergeRequestDiscussionNote` their first notes.
  * `labelledProject` is another private project of its with a label named `fixture` (`label`, by ID) and one named
  * `followed` that root subscribed to (`subscribedLabel`); `milestone` is a milestone of `project`, `groupMilestone` one of `group`.
- * `environment` is an environment of `project`, available.
+ * `environment` is an environment of `project`, available; `hook` a hook of `project`.
  * `runner` is a specific runner of `project` (registered with its runners token); `borrowedRunner` one of another
  * project of the fixture user's, enabled in `project` too.
  */
@@ -88,6 +88,7 @@ export type ExampleFixture =
   | 'milestone'
   | 'groupMilestone'
   | 'environment'
+  | 'hook'
   | 'runner'
   | 'borrowedRunner';
 
@@ -467,6 +468,16 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
     },
     delete: { params: { id: 'project', environment_id: 'environment' } },
     stop: { params: { id: 'project', environment_id: 'environment' } },
+  },
+  projectHooks: {
+    list: { params: { id: 'project' } },
+    get: { params: { id: 'project', hook_id: 'hook' } },
+    create: {
+      params: { id: 'project' },
+      input: (tools) => ({ url: `https://${tools.unique()}.example.com/hook`, token: 'secret', issues_events: true }),
+    },
+    update: { params: { id: 'project', hook_id: 'hook' }, input: { note_events: true } },
+    delete: { params: { id: 'project', hook_id: 'hook' } },
   },
   groupMilestones: {
     list: { params: { id: 'group' }, input: { state: 'all', title: 'fixture' } },

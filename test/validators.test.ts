@@ -75,6 +75,7 @@ const PLACEHOLDERS: Record<ExampleFixture, string> = {
   runner: '25',
   borrowedRunner: '26',
   environment: '30',
+  hook: '31',
 };
 
 /** Path parameters as HTTP hands them over: text. */

@@ -7,6 +7,7 @@ import { commitsModule } from './commits.js';
 import { environmentsModule } from './environments.js';
 import { eventsModule } from './events.js';
 import { groupsModule } from './groups.js';
+import { hooksModule } from './hooks.js';
 import { issuesModule } from './issues.js';
 import { keysModule } from './keys.js';
 import { labelsModule } from './labels.js';
@@ -49,6 +50,7 @@ export const MODULES = [
   milestonesModule,
   runnersModule,
   environmentsModule,
+  hooksModule,
   eventsModule,
   instanceModule,
 ] as const;

@@ -43,6 +43,7 @@ export const PATH_PARAMETERS = {
   milestone_id: Int32({ description: 'milestone ID' }),
   runner_id: Int32({ description: 'runner ID' }),
   environment_id: Int32({ description: 'environment ID' }),
+  hook_id: Int32({ description: 'hook ID' }),
   /** A namespace's path (one part of a full path), as GET /namespaces/:namespace/exists asks of it. */
   namespace: BoundedText({ description: 'namespace path' }),
   /** An archive's format, the suffix of `archive.:format`. */

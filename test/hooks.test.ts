@@ -1,0 +1,185 @@
+/**
+ * Project hooks (src/api/hooks.ts): managed by a project's maintainers, their URLs checked as the original checks them,
+ * and deliveries of pushes and tag pushes with the original's payloads and headers (test/fixtures/webhooks), retried
+ * when the receiver fails.
+ */
+import { readFileSync } from 'node:fs';
+import { createServer, type IncomingMessage, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { branchFilterTakes } from '../src/services/hooks/deliveries.js';
+import { createUser, eventually, sharedHosting, type SharedHosting } from './helpers.js';
+
+type TestUser = Awaited<ReturnType<typeof createUser>>;
+
+const fixture = (name: string) => JSON.parse(readFileSync(new URL(`./fixtures/webhooks/${name}.json`, import.meta.url), 'utf8'));
+
+/** The keys of an object, and of each object in it, as paths: what "field for field" compares. */
+function shapeOf(value: unknown, prefix = ''): string[] {
+  if (Array.isArray(value)) return value.length ? shapeOf(value[0], `${prefix}[]`) : [];
+  if (value === null || typeof value !== 'object') return [];
+  return Object.entries(value).flatMap(([key, inner]) => [`${prefix}${key}`, ...shapeOf(inner, `${prefix}${key}.`)]);
+}
+
+let t: SharedHosting;
+let receiver: Server;
+let receiverUrl: string;
+const received: { headers: IncomingMessage['headers']; body: Record<string, unknown> }[] = [];
+/** Answers to give, in turn, before 200s. */
+const failures: number[] = [];
+let owner: TestUser;
+
+beforeAll(async () => {
+  t = await sharedHosting({ allowLocalRequests: true });
+  receiver = createServer((request, response) => {
+    let body = '';
+    request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    request.on('end', () => {
+      const status = failures.shift() ?? 200;
+      if (status === 200) received.push({ headers: request.headers, body: JSON.parse(body) });
+      response.writeHead(status).end();
+    });
+  });
+  await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+  receiverUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+  owner = await createUser(t.hosting);
+});
+
+afterAll(async () => {
+  receiver?.close();
+  await t?.close();
+});
+
+describe('project hooks', () => {
+  it('are managed by maintainers, answer without their token, and refuse a URL that is not http(s)', async () => {
+    const developer = await createUser(t.hosting);
+    const api = t.hosting.as(owner.id);
+    const project = await api.projects.create({ name: 'Hooked' });
+    await api.projectMembers.add(project.id, { user_id: developer.id, access_level: 30 });
+    const created = await t.http
+      .post(`/api/v4/projects/${project.id}/hooks`)
+      .set('PRIVATE-TOKEN', owner.token)
+      .send({ url: 'https://hooks.example.com/a', token: 'secret', issues_events: true });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({
+      id: expect.any(Number),
+      url: 'https://hooks.example.com/a',
+      project_id: project.id,
+      push_events: true,
+      push_events_branch_filter: null,
+      tag_push_events: false,
+      issues_events: true,
+      confidential_issues_events: false,
+      merge_requests_events: false,
+      note_events: false,
+      confidential_note_events: false,
+      job_events: false,
+      pipeline_events: false,
+      wiki_page_events: false,
+      repository_update_events: false,
+      enable_ssl_verification: true,
+      created_at: expect.any(String),
+    });
+    const id = created.body.id;
+    const listed = await t.http.get(`/api/v4/projects/${project.id}/hooks`).set('PRIVATE-TOKEN', owner.token);
+    expect([listed.status, listed.body, listed.headers['x-total']]).toEqual([200, [created.body], '1']);
+    // Later clients send only what changes; the era's send the URL again.
+    const changed = await t.http
+      .put(`/api/v4/projects/${project.id}/hooks/${id}`)
+      .set('PRIVATE-TOKEN', owner.token)
+      .send({ push_events: false });
+    expect(changed.body).toMatchObject({ push_events: false, url: 'https://hooks.example.com/a', issues_events: true });
+    const moved = await t.http
+      .put(`/api/v4/projects/${project.id}/hooks/${id}`)
+      .set('PRIVATE-TOKEN', owner.token)
+      .send({ url: 'https://hooks.example.com/b' });
+    expect(moved.body.url).toBe('https://hooks.example.com/b');
+
+    expect((await t.http.get(`/api/v4/projects/${project.id}/hooks`).set('PRIVATE-TOKEN', developer.token)).status).toBe(403);
+    const other = await api.projects.create({ name: 'Other' });
+    expect((await t.http.get(`/api/v4/projects/${other.id}/hooks/${id}`).set('PRIVATE-TOKEN', owner.token)).body).toEqual({
+      message: '404 Hook Not Found',
+    });
+    const wrong = await t.http
+      .post(`/api/v4/projects/${project.id}/hooks`)
+      .set('PRIVATE-TOKEN', owner.token)
+      .send({ url: 'ftp://example.com/' });
+    expect([wrong.status, wrong.body]).toEqual([400, { message: { url: ['is blocked: Only allowed protocols are http, https'] } }]);
+    const deleted = await t.http.delete(`/api/v4/projects/${project.id}/hooks/${id}`).set('PRIVATE-TOKEN', owner.token);
+    expect(deleted.status).toBe(204);
+    expect((await t.http.get(`/api/v4/projects/${project.id}/hooks/${id}`).set('PRIVATE-TOKEN', owner.token)).status).toBe(404);
+  });
+
+  it('takes branches by a filter of a name or a wildcard', () => {
+    expect(branchFilterTakes(null, 'main')).toBe(true);
+    expect(branchFilterTakes('main', 'main')).toBe(true);
+    expect(branchFilterTakes('main', 'mainline')).toBe(false);
+    expect(branchFilterTakes('release/*', 'release/1.0')).toBe(true);
+    expect(branchFilterTakes('release/*', 'feature/1.0')).toBe(false);
+  });
+});
+
+describe('deliveries', () => {
+  it("delivers a push and a tag push with the original's payload and headers, and retries a delivery the receiver failed", async () => {
+    const api = t.hosting.as(owner.id);
+    const project = await api.projects.create({ name: 'Delivered' });
+    await api.projectHooks.create(project.id, { url: receiverUrl, token: 'hook-secret', tag_push_events: true });
+    // The receiver fails the first delivery's first try: it arrives on the next, before the others.
+    failures.push(500);
+    await api.commits.create(project.id, {
+      branch: 'master',
+      commit_message: 'First\n\nwith a body',
+      actions: [{ action: 'create', file_path: 'README.md', content: '# hi\n' }],
+    });
+    const second = await api.commits.create(project.id, {
+      branch: 'master',
+      commit_message: 'Second',
+      actions: [
+        { action: 'update', file_path: 'README.md', content: '# hello\n' },
+        { action: 'create', file_path: 'src/a.txt', content: 'a\n' },
+      ],
+    });
+    await api.tags.create(project.id, { tag_name: 'v1.0', ref: 'master' });
+    await eventually(async () => expect(received.filter((delivery) => delivery.body.project_id === project.id)).toHaveLength(3), 20_000);
+    const [first, push, tag] = received.filter((delivery) => delivery.body.project_id === project.id);
+
+    expect(first.headers).toMatchObject({
+      'content-type': 'application/json',
+      'x-gitlab-event': 'Push Hook',
+      'x-gitlab-token': 'hook-secret',
+      'x-gitlab-event-uuid': expect.stringMatching(/^[0-9a-f-]{36}$/),
+      'user-agent': expect.stringMatching(/^GitLab\//),
+    });
+    // Field for field with the original's documented push (its `event_name` and `message` beside, as its code sends).
+    expect(shapeOf(push.body).sort()).toEqual([...shapeOf(fixture('push')), 'event_name', 'message'].sort());
+    expect(push.body).toMatchObject({
+      object_kind: 'push',
+      ref: 'refs/heads/master',
+      after: second.id,
+      checkout_sha: second.id,
+      user_username: owner.username,
+      total_commits_count: 1,
+      project: { id: project.id, path_with_namespace: `${owner.username}/delivered`, visibility_level: 0, default_branch: 'master' },
+      repository: { name: 'Delivered' },
+    });
+    expect(push.body.commits).toEqual([
+      expect.objectContaining({ id: second.id, message: second.message, added: ['src/a.txt'], modified: ['README.md'], removed: [] }),
+    ]);
+    expect(first.body).toMatchObject({ before: '0'.repeat(40), total_commits_count: 1 });
+    // Each delivery recorded; the failed try of the first came again, and arrived.
+    const logs = await t.db.rows.execute(
+      `select trigger, status, attempts, response_status from web_hook_logs l join web_hooks h on h.id = l.hook_id
+        where h.project_id = ${project.id} order by l.id`,
+    );
+    expect(logs).toEqual([
+      { trigger: 'push_hooks', status: 'delivered', attempts: 2, response_status: '200' },
+      { trigger: 'push_hooks', status: 'delivered', attempts: 1, response_status: '200' },
+      { trigger: 'tag_push_hooks', status: 'delivered', attempts: 1, response_status: '200' },
+    ]);
+    expect(tag.headers['x-gitlab-event']).toBe('Tag Push Hook');
+    expect(tag.body).toMatchObject({ object_kind: 'tag_push', ref: 'refs/tags/v1.0', after: second.id });
+    // The documented tag push leaves out what the original's code sends for both kinds (the push builder's fields).
+    expect(shapeOf(tag.body).sort()).toEqual(shapeOf(push.body).sort());
+    expect(shapeOf(fixture('tag_push')).every((field) => shapeOf(tag.body).includes(field))).toBe(true);
+  }, 30_000);
+});
