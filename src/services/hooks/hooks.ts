@@ -1,7 +1,7 @@
 import type { ProjectInScope } from '../../auth/abilities.js';
 import { WebHook } from '../../db/entities/hooks.js';
 import { BadRequestError, NotFoundError } from '../../errors.js';
-import { BlockedRemoteError, checkedAddresses, UNRESOLVABLE_HOST } from '../../git/remote-http.js';
+import { remoteUrlProblem } from '../projects/import-url.js';
 import type { CreateProjectHookInput, ProjectHook, UpdateProjectHookInput } from '../../schemas/hooks.js';
 import { findPage, type Page, type PageQuery } from '../pagination.js';
 import { Service } from '../service.js';
@@ -44,29 +44,6 @@ export function presentProjectHook(hook: WebHook): ProjectHook {
     enable_ssl_verification: hook.enableSslVerification,
     created_at: hook.createdAt.toISOString(),
   };
-}
-
-/**
- * What is wrong with a hook's URL, in the original's words, or nothing: an http(s) URL whose host is public (its
- * addresses, when it resolves), unless local requests are allowed (`allow_local_requests_from_web_hooks_and_services`, or the
- * instance's option). Checked again at every delivery, since a name may resolve elsewhere by then.
- */
-export async function hookUrlProblem(text: string, allowLocalRequests: boolean): Promise<string | undefined> {
-  let url: URL;
-  try {
-    url = new URL(text);
-  } catch {
-    return 'is not a valid URL';
-  }
-  if (url.protocol !== 'http:' && url.protocol !== 'https:') return 'is blocked: Only allowed protocols are http, https';
-  try {
-    await checkedAddresses(url.hostname, allowLocalRequests);
-  } catch (error) {
-    // A host that does not resolve (yet) is taken, as the original takes it: its deliveries fail until it does.
-    if (error instanceof BlockedRemoteError && error.reason !== UNRESOLVABLE_HOST) return `is blocked: ${error.reason}`;
-    if (!(error instanceof BlockedRemoteError)) throw error;
-  }
-  return undefined;
 }
 
 /** A project's hooks (`/projects/:id/hooks`), managed by its maintainers (`admin_project`). */
@@ -120,7 +97,9 @@ export class ProjectHooksService extends Service {
 
   private async checkUrl(url: string): Promise<void> {
     const settings = await this.ctx.settings();
-    const problem = await hookUrlProblem(url, settings.allow_local_requests_from_web_hooks_and_services || this.ctx.env.allowLocalRequests);
+    const allowLocal = settings.allow_local_requests_from_web_hooks_and_services || this.ctx.env.allowLocalRequests;
+    // A host that does not resolve (yet) is taken, as the original takes it: its deliveries fail until it does.
+    const problem = await remoteUrlProblem(url, allowLocal, { unresolvable: true });
     if (problem) throw BadRequestError.invalid('url', problem);
   }
 
