@@ -23,7 +23,7 @@ import { EventBus, type EventHandler, type RecordedEvent } from './events/bus.js
 import { EventDispatcher } from './events/dispatcher.js';
 import type { EventKind } from './events/kinds.js';
 import { EVENT_RULES } from './api/modules.js';
-import { hookDeliveries, registerHookJobs } from './services/hooks/deliveries.js';
+import { anyHooks, hookDeliveries, registerHookJobs } from './services/hooks/deliveries.js';
 import { silentLogger, type Logger } from './logger.js';
 import { queryRows } from './db/rows.js';
 import { sql } from './db/sql.js';
@@ -135,7 +135,15 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
     dispatcher = new EventDispatcher(db, logger);
     const hookEnvironment = { db, jobs, secrets, repositories, baseUrl: options.baseUrl?.replace(/\/+$/, ''), localRequestsAllowed };
     registerHookJobs(jobs, hookEnvironment);
-    dispatcher.add(hookDeliveries(hookEnvironment));
+    // Deliveries start with the first hook (in this process, or found at start).
+    let delivering = false;
+    const deliveringTo = dispatcher;
+    const hooksExist = () => {
+      if (delivering) return;
+      delivering = true;
+      deliveringTo.add(hookDeliveries(hookEnvironment));
+    };
+    if (await anyHooks(db)) hooksExist();
     const wakeDispatcher = dispatcher.wake.bind(dispatcher);
     events.onCommitted = wakeDispatcher;
     const env: Environment = {
@@ -151,6 +159,7 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
       checkResponses: options.checkResponses,
       requestTimeoutMs: (options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT) * 1000,
       maxPushBytes: (options.maxPushSize ?? DEFAULT_MAX_PUSH_SIZE) * 1024 * 1024,
+      hooksExist,
       calls: new InFlightCalls(),
       throttle: new FailedAuthThrottle(db, options.throttle),
       settings: await openSettingsCache(db),

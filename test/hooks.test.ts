@@ -3,12 +3,16 @@
  * and deliveries of pushes and tag pushes with the original's payloads and headers (test/fixtures/webhooks), retried
  * when the receiver fails.
  */
-import { readFileSync } from 'node:fs';
+import { execFileSync, spawn } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { branchFilterTakes } from '../src/services/hooks/deliveries.js';
-import { createUser, eventually, sharedHosting, type SharedHosting } from './helpers.js';
+import { GIT_ENV } from './git-http.js';
+import { createUser, eventually, hasGit, sharedHosting, type SharedHosting } from './helpers.js';
 
 type TestUser = Awaited<ReturnType<typeof createUser>>;
 
@@ -182,4 +186,44 @@ describe('deliveries', () => {
     expect(shapeOf(tag.body).sort()).toEqual(shapeOf(push.body).sort());
     expect(shapeOf(fixture('tag_push')).every((field) => shapeOf(tag.body).includes(field))).toBe(true);
   }, 30_000);
+});
+
+describe.runIf(hasGit)('deliveries of git pushes', () => {
+  it('delivers a push made with git over HTTP, as any other', async () => {
+    const api = t.hosting.as(owner.id);
+    const project = await api.projects.create({ name: 'Pushed to' });
+    await api.commits.create(project.id, {
+      branch: 'master',
+      commit_message: 'Base',
+      actions: [{ action: 'create', file_path: 'README.md', content: '# base\n' }],
+    });
+    const server = t.app.listen(0, '127.0.0.1');
+    await new Promise((resolve) => server.once('listening', resolve));
+    const work = mkdtempSync(join(tmpdir(), 'forgekit-hooks-'));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const url = `http://oauth2:${owner.token}@127.0.0.1:${port}/${owner.username}/pushed-to.git`;
+      // git runs apart from the event loop, which serves it.
+      const git = (args: string[]) =>
+        new Promise<number | null>((resolve) => spawn('git', args, { cwd: work, env: GIT_ENV, stdio: 'ignore' }).on('close', resolve));
+      expect(await git(['clone', '--quiet', url, 'clone'])).toBe(0);
+      await api.projectHooks.create(project.id, { url: receiverUrl });
+      writeFileSync(join(work, 'clone', 'pushed.txt'), 'pushed\n');
+      execFileSync('git', ['-C', join(work, 'clone'), 'add', '.'], { env: GIT_ENV });
+      execFileSync('git', ['-C', join(work, 'clone'), 'commit', '--quiet', '-m', 'Pushed with git'], { env: GIT_ENV });
+      expect(await git(['-C', 'clone', 'push', '--quiet', 'origin', 'master'])).toBe(0);
+      const head = execFileSync('git', ['-C', join(work, 'clone'), 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
+      const delivery = await eventually(async () => {
+        const found = received.find((each) => each.body.project_id === project.id);
+        expect(found).toBeDefined();
+        return found!;
+      }, 20_000);
+      expect(delivery.headers['x-gitlab-event']).toBe('Push Hook');
+      expect(delivery.body).toMatchObject({ after: head, user_username: owner.username, total_commits_count: 1 });
+      expect(delivery.body.commits).toEqual([expect.objectContaining({ id: head, added: ['pushed.txt'], modified: [], removed: [] })]);
+    } finally {
+      server.close();
+      rmSync(work, { recursive: true, force: true });
+    }
+  }, 60_000);
 });

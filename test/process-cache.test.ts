@@ -55,6 +55,7 @@ async function callsOn(hosting: TestHosting) {
     calls: new InFlightCalls(),
     requestTimeoutMs: 0,
     maxPushBytes: 0,
+    hooksExist: () => {},
     throttle: new FailedAuthThrottle(hosting.db, undefined),
     settings: await openSettingsCache(hosting.db),
     tokens: await openTokenCache(hosting.db),

@@ -54,6 +54,11 @@ export interface Environment {
   requestTimeoutMs: number;
   /** The largest pack a git push may send, in bytes. */
   maxPushBytes: number;
+  /**
+   * Told once a hook exists: webhook deliveries start (an instance without hooks makes none, and pays nothing for
+   * them). Run after the hook's transaction has committed.
+   */
+  hooksExist(): void;
 }
 
 /** One call: its database session, its caller, and the services bound to both. */

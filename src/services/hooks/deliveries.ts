@@ -54,6 +54,11 @@ export function branchFilterTakes(filter: string | null, branch: string): boolea
   return new RegExp(`^${pattern}$`).test(branch);
 }
 
+/** Whether the instance has a hook at all: deliveries start only then. */
+export async function anyHooks(db: Database): Promise<boolean> {
+  return (await queryRows(db.rows, sql`${worker} select 1 from web_hooks limit 1`)).length > 0;
+}
+
 /** The consumer of the record that makes the deliveries (registered by the hosting service). */
 export function hookDeliveries(env: HookDeliveryEnvironment): DeferredConsumer {
   return {

@@ -64,6 +64,7 @@ export class ProjectHooksService extends Service {
     const hook = this.em.create(WebHook, { type: 'ProjectHook', project: scoped.project.id, url: input.url });
     this.apply(hook, input);
     await this.em.flush();
+    this.ctx.afterCommit(async () => this.ctx.env.hooksExist());
     return presentProjectHook(hook);
   }
 
