@@ -144,6 +144,16 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
       deliveringTo.add(hookDeliveries(hookEnvironment));
     };
     if (await anyHooks(db)) hooksExist();
+    // On a shared PostgreSQL another process may make the first hook: looked for now and then until there is one.
+    const lookForHooks = db.shared
+      ? setInterval(() => {
+          if (!delivering)
+            void anyHooks(db).then(
+              (found) => found && hooksExist(),
+              () => {},
+            );
+        }, HOOKS_LOOKED_FOR_MS).unref()
+      : undefined;
     const wakeDispatcher = dispatcher.wake.bind(dispatcher);
     events.onCommitted = wakeDispatcher;
     const env: Environment = {
@@ -191,6 +201,7 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
       backgroundJobs: { settled: (id) => env.jobs.settled(id), drain: () => drainAll(consumers, env.jobs) },
       generatedRootPassword,
       async close() {
+        clearInterval(lookForHooks);
         await env.calls.drain();
         await consumers.close();
         await env.jobs.close();
@@ -281,6 +292,9 @@ begin
     execute format('alter sequence %I restart', name);
   end loop;
 end $$`;
+
+/** How often a process on a shared database without hooks looks whether another has made one. */
+const HOOKS_LOOKED_FOR_MS = 30_000;
 
 /** How many missing repositories a start names one by one (the rest are counted). */
 const MISSING_SHOWN = 20;
