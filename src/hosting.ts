@@ -23,7 +23,7 @@ import { EventBus, type EventHandler, type RecordedEvent } from './events/bus.js
 import { EventDispatcher } from './events/dispatcher.js';
 import type { EventKind } from './events/kinds.js';
 import { EVENT_RULES } from './api/modules.js';
-import { anyHooks, hookDeliveries, registerHookJobs } from './services/hooks/deliveries.js';
+import { startHookDeliveries } from './services/hooks/deliveries.js';
 import { silentLogger, type Logger } from './logger.js';
 import { queryRows } from './db/rows.js';
 import { sql } from './db/sql.js';
@@ -133,27 +133,10 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
     events = new EventBus<Context>(db, logger);
     for (const { kinds, run } of EVENT_RULES) events.rule(kinds, run);
     dispatcher = new EventDispatcher(db, logger);
-    const hookEnvironment = { db, jobs, secrets, repositories, baseUrl: options.baseUrl?.replace(/\/+$/, ''), localRequestsAllowed };
-    registerHookJobs(jobs, hookEnvironment);
-    // Deliveries start with the first hook (in this process, or found at start).
-    let delivering = false;
-    const deliveringTo = dispatcher;
-    const hooksExist = () => {
-      if (delivering) return;
-      delivering = true;
-      deliveringTo.add(hookDeliveries(hookEnvironment));
-    };
-    if (await anyHooks(db)) hooksExist();
-    // On a shared PostgreSQL another process may make the first hook: looked for now and then until there is one.
-    const lookForHooks = db.shared
-      ? setInterval(() => {
-          if (!delivering)
-            void anyHooks(db).then(
-              (found) => found && hooksExist(),
-              () => {},
-            );
-        }, HOOKS_LOOKED_FOR_MS).unref()
-      : undefined;
+    const hooks = await startHookDeliveries(
+      { db, jobs, secrets, repositories, baseUrl: options.baseUrl?.replace(/\/+$/, ''), localRequestsAllowed },
+      dispatcher,
+    );
     const wakeDispatcher = dispatcher.wake.bind(dispatcher);
     events.onCommitted = wakeDispatcher;
     const env: Environment = {
@@ -169,7 +152,7 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
       checkResponses: options.checkResponses,
       requestTimeoutMs: (options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT) * 1000,
       maxPushBytes: (options.maxPushSize ?? DEFAULT_MAX_PUSH_SIZE) * 1024 * 1024,
-      hooksExist,
+      hooksExist: hooks.hooksExist,
       calls: new InFlightCalls(),
       throttle: new FailedAuthThrottle(db, options.throttle),
       settings: await openSettingsCache(db),
@@ -201,7 +184,7 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
       backgroundJobs: { settled: (id) => env.jobs.settled(id), drain: () => drainAll(consumers, env.jobs) },
       generatedRootPassword,
       async close() {
-        clearInterval(lookForHooks);
+        hooks.stop();
         await env.calls.drain();
         await consumers.close();
         await env.jobs.close();
@@ -292,9 +275,6 @@ begin
     execute format('alter sequence %I restart', name);
   end loop;
 end $$`;
-
-/** How often a process on a shared database without hooks looks whether another has made one. */
-const HOOKS_LOOKED_FOR_MS = 30_000;
 
 /** How many missing repositories a start names one by one (the rest are counted). */
 const MISSING_SHOWN = 20;

@@ -4,7 +4,7 @@ import type { Database, EntityManager } from '../../db/orm.js';
 import { queryRows } from '../../db/rows.js';
 import { fixedSql, sql } from '../../db/sql.js';
 import type { AnyRecordedEvent, RecordedEvent } from '../../events/bus.js';
-import type { DeferredConsumer } from '../../events/dispatcher.js';
+import type { EventDispatcher } from '../../events/dispatcher.js';
 import type { RepositoryStore } from '../../git/store.js';
 import { type JobQueue, WORKER_STATEMENT } from '../../jobs/queue.js';
 import { API_VERSION } from '../../version.js';
@@ -54,18 +54,41 @@ export function branchFilterTakes(filter: string | null, branch: string): boolea
   return new RegExp(`^${pattern}$`).test(branch);
 }
 
-/** Whether the instance has a hook at all: deliveries start only then. */
-export async function anyHooks(db: Database): Promise<boolean> {
-  return (await queryRows(db.rows, sql`${worker} select 1 from web_hooks limit 1`)).length > 0;
-}
+/** How often a process on a shared database without hooks looks whether another process has made one. */
+const HOOKS_LOOKED_FOR_MS = 30_000;
 
-/** The consumer of the record that makes the deliveries (registered by the hosting service). */
-export function hookDeliveries(env: HookDeliveryEnvironment): DeferredConsumer {
-  return {
-    name: 'web_hooks',
-    kinds: Object.keys(HOOK_KINDS) as HookKind[],
-    handle: (event, em) => deliveriesOf(env, event, em),
+/**
+ * Webhook deliveries for an instance: the delivery job registered, and the consumer of the record that makes the
+ * deliveries added once a hook exists (found now, made in this process, or, on a shared PostgreSQL, found by a look
+ * every HOOKS_LOOKED_FOR_MS): an instance without hooks does nothing for them.
+ */
+export async function startHookDeliveries(
+  env: HookDeliveryEnvironment,
+  dispatcher: EventDispatcher,
+): Promise<{ hooksExist(): void; stop(): void }> {
+  registerHookJobs(env.jobs, env);
+  let delivering = false;
+  const hooksExist = () => {
+    if (delivering) return;
+    delivering = true;
+    dispatcher.add({
+      name: 'web_hooks',
+      kinds: Object.keys(HOOK_KINDS) as HookKind[],
+      handle: (event, em) => deliveriesOf(env, event, em),
+    });
   };
+  const anyHooks = async () => (await queryRows(env.db.rows, sql`${worker} select 1 from web_hooks limit 1`)).length > 0;
+  if (await anyHooks()) hooksExist();
+  const looking = env.db.shared
+    ? setInterval(() => {
+        if (!delivering)
+          void anyHooks().then(
+            (found) => found && hooksExist(),
+            () => {},
+          );
+      }, HOOKS_LOOKED_FOR_MS).unref()
+    : undefined;
+  return { hooksExist, stop: () => clearInterval(looking) };
 }
 
 async function deliveriesOf(env: HookDeliveryEnvironment, event: AnyRecordedEvent, em: EntityManager): Promise<void> {
@@ -128,7 +151,7 @@ async function queueDelivery(jobs: JobQueue, em: EntityManager, hookId: number):
 class RetryLater extends Error {}
 
 /** The delivery job: the hook's pending deliveries sent in order; a failed one tried again later, up to its tries. */
-export function registerHookJobs(jobs: JobQueue, env: HookDeliveryEnvironment): void {
+function registerHookJobs(jobs: JobQueue, env: HookDeliveryEnvironment): void {
   jobs.register<{ hookId: number }>(WEB_HOOK_DELIVERY, {
     maxAttempts: JOB_ATTEMPTS,
     run: async (job) => {
