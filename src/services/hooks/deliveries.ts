@@ -177,6 +177,8 @@ function registerHookJobs(jobs: JobQueue, env: HookDeliveryEnvironment): void {
           verifySsl: next.enable_ssl_verification as boolean,
           signal: job.signal,
         });
+        // Stopped (the instance closing, the lease lost): the try does not count, and the next run makes it again.
+        job.signal.throwIfAborted();
         const attempts = (next.attempts as number) + 1;
         const ok = delivered(response);
         const status = ok ? 'delivered' : attempts >= DELIVERY_ATTEMPTS ? 'failed' : 'pending';
