@@ -180,6 +180,19 @@ describe('deliveries', () => {
       { trigger: 'push_hooks', status: 'delivered', attempts: 1, response_status: '200' },
       { trigger: 'tag_push_hooks', status: 'delivered', attempts: 1, response_status: '200' },
     ]);
+    // A settled delivery's record goes once two days old, when the hook's job next runs.
+    const [{ hook_id: hookId }] = await t.db.rows.execute(`select id as hook_id from web_hooks where project_id = ${project.id}`);
+    await t.db.rows.execute(
+      `insert into web_hook_logs (hook_id, trigger, url, request_headers, request_data, status, created_at, updated_at)
+       values (${hookId}, 'push_hooks', 'http://old', '{}', '{}', 'delivered', now() - interval '3 days', now() - interval '3 days')`,
+    );
+    await api.commits.create(project.id, {
+      branch: 'master',
+      commit_message: 'Third',
+      actions: [{ action: 'create', file_path: 'third.txt', content: '3\n' }],
+    });
+    await eventually(async () => expect(received.filter((delivery) => delivery.body.project_id === project.id)).toHaveLength(4), 20_000);
+    expect(await t.db.rows.execute(`select id from web_hook_logs where hook_id = ${hookId} and url = 'http://old'`)).toEqual([]);
     expect(tag.headers['x-gitlab-event']).toBe('Tag Push Hook');
     expect(tag.body).toMatchObject({ object_kind: 'tag_push', ref: 'refs/tags/v1.0', after: second.id });
     // The documented tag push leaves out what the original's code sends for both kinds (the push builder's fields).

@@ -20,6 +20,8 @@ import { delivered, sendHook } from './send.js';
 export const WEB_HOOK_DELIVERY = 'web_hook_delivery';
 /** Tries of one delivery before it is given up (the original's WebHookWorker retried 4 times). */
 const DELIVERY_ATTEMPTS = 4;
+/** How long the record of a delivery is kept once it is settled. */
+const DELIVERIES_KEPT_MS = 2 * 24 * 3600 * 1000;
 /** The job's own runs, through several deliveries' retries; once used up, a new job takes over. */
 const JOB_ATTEMPTS = 40;
 
@@ -155,6 +157,12 @@ function registerHookJobs(jobs: JobQueue, env: HookDeliveryEnvironment): void {
   jobs.register<{ hookId: number }>(WEB_HOOK_DELIVERY, {
     maxAttempts: JOB_ATTEMPTS,
     run: async (job) => {
+      // The record of a hook's deliveries is kept two days, as the original keeps its recent deliveries.
+      await queryRows(
+        env.db.rows,
+        sql`${worker} delete from web_hook_logs where hook_id = ${job.payload.hookId} and status <> 'pending'
+          and created_at < ${new Date(Date.now() - DELIVERIES_KEPT_MS)}`,
+      );
       for (;;) {
         job.signal.throwIfAborted();
         const [next] = await queryRows(
