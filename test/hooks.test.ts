@@ -170,16 +170,19 @@ describe('deliveries', () => {
       expect.objectContaining({ id: second.id, message: second.message, added: ['src/a.txt'], modified: ['README.md'], removed: [] }),
     ]);
     expect(first.body).toMatchObject({ before: '0'.repeat(40), total_commits_count: 1 });
-    // Each delivery recorded; the failed try of the first came again, and arrived.
-    const logs = await t.db.rows.execute(
-      `select trigger, status, attempts, response_status from web_hook_logs l join web_hooks h on h.id = l.hook_id
-        where h.project_id = ${project.id} order by l.id`,
-    );
-    expect(logs).toEqual([
-      { trigger: 'push_hooks', status: 'delivered', attempts: 2, response_status: '200' },
-      { trigger: 'push_hooks', status: 'delivered', attempts: 1, response_status: '200' },
-      { trigger: 'tag_push_hooks', status: 'delivered', attempts: 1, response_status: '200' },
-    ]);
+    // Each delivery recorded (once its answer is in: just after the receiver has it); the failed try of the first came
+    // again, and arrived.
+    await eventually(async () => {
+      const logs = await t.db.rows.execute(
+        `select trigger, status, attempts, response_status from web_hook_logs l join web_hooks h on h.id = l.hook_id
+          where h.project_id = ${project.id} order by l.id`,
+      );
+      expect(logs).toEqual([
+        { trigger: 'push_hooks', status: 'delivered', attempts: 2, response_status: '200' },
+        { trigger: 'push_hooks', status: 'delivered', attempts: 1, response_status: '200' },
+        { trigger: 'tag_push_hooks', status: 'delivered', attempts: 1, response_status: '200' },
+      ]);
+    });
     // A settled delivery's record goes once two days old, when the hook's job next runs.
     const [{ hook_id: hookId }] = await t.db.rows.execute(`select id as hook_id from web_hooks where project_id = ${project.id}`);
     await t.db.rows.execute(
