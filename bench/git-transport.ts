@@ -48,6 +48,7 @@ import { createHostingService } from 'forgekit';
 import { benchDatabase } from './lib/database.ts';
 import { gitHttpServer } from './lib/git-http.ts';
 import { HOT_FILE, writeHistoryRepository } from './lib/history-repository.ts';
+import { benchUser } from './lib/bench-user.ts';
 
 const COMMITS = Number(process.env.FORGEKIT_BENCH_COMMITS ?? 20_000);
 const ITERATIONS = Math.max(1, Number(process.env.FORGEKIT_BENCH_ITERATIONS ?? 5));
@@ -286,14 +287,7 @@ try {
   });
   app.use(hosting.router());
 
-  const owner = await hosting.users.create({
-    username: 'owner',
-    email: 'owner@example.com',
-    name: 'Owner',
-    password: 'bench-password-1',
-    skip_confirmation: true,
-  });
-  const token = (await hosting.personalAccessTokens.create(owner.id, { name: 'bench', scopes: ['api'] })).token;
+  const { user: owner, token } = await benchUser(hosting);
   const api = hosting.as(owner.id);
   const project = await api.projects.create({ name: 'transport', visibility: 'public' });
   const gitdir = repositoryPath(storage, project.id);

@@ -55,6 +55,7 @@ import { benchDatabase } from './lib/database.ts';
 import { gitHttpServer } from './lib/git-http.ts';
 import { COLD_FILE, HOT_FILE, writeHistoryRepository } from './lib/history-repository.ts';
 import { pollVersion } from './lib/poll-version.ts';
+import { benchUser } from './lib/bench-user.ts';
 
 const COMMITS = Number(process.env.FORGEKIT_BENCH_COMMITS ?? 20_000);
 const ITERATIONS = Math.max(1, Number(process.env.FORGEKIT_BENCH_ITERATIONS ?? 50));
@@ -196,14 +197,7 @@ try {
   closing.unshift(() => new Promise((resolve) => server.close(resolve)));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const owner = await hosting.users.create({
-    username: 'owner',
-    email: 'owner@example.com',
-    name: 'Owner',
-    password: 'bench-password-1',
-    skip_confirmation: true,
-  });
-  const token = (await hosting.personalAccessTokens.create(owner.id, { name: 'bench', scopes: ['api'] })).token;
+  const { user: owner, token } = await benchUser(hosting);
   const api = hosting.as(owner.id);
   const refsOf = (gitdir: string) => gitText(gitdir, ['for-each-ref', '--format=%(objectname) %(refname)']);
   const generatedRefs = await refsOf(generated);

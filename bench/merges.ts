@@ -42,6 +42,7 @@ import { createHostingService } from 'forgekit';
 import { benchDatabase } from './lib/database.ts';
 import { gitHttpServer } from './lib/git-http.ts';
 import { writeHistoryRepository } from './lib/history-repository.ts';
+import { benchUser } from './lib/bench-user.ts';
 
 const COMMITS = Number(process.env.FORGEKIT_BENCH_MERGE_COMMITS ?? 10_000);
 const MERGES = Math.max(1, Number(process.env.FORGEKIT_BENCH_MERGES ?? 20));
@@ -124,14 +125,7 @@ try {
   closing.unshift(() => new Promise((resolve) => server.close(resolve)));
   const origin = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
-  const owner = await hosting.users.create({
-    username: 'owner',
-    email: 'owner@example.com',
-    name: 'Owner',
-    password: 'bench-password-1',
-    skip_confirmation: true,
-  });
-  const token = (await hosting.personalAccessTokens.create(owner.id, { name: 'bench', scopes: ['api'] })).token;
+  const { token } = await benchUser(hosting);
 
   // ---- The import over HTTP.
   const importStart = performance.now();

@@ -32,6 +32,7 @@ import express from 'express';
 import { createHostingService, type Api, type HostingService } from 'forgekit';
 import { benchDatabase } from './lib/database.ts';
 import { COLD_FILE, HOT_FILE, writeHistoryRepository } from './lib/history-repository.ts';
+import { benchUser } from './lib/bench-user.ts';
 
 const COMMITS = Number(process.env.FORGEKIT_BENCH_COMMITS ?? 10_000);
 const ITERATIONS = Number(process.env.FORGEKIT_BENCH_ITERATIONS ?? 200);
@@ -302,14 +303,7 @@ try {
   const hosting = await open();
   closing.push(() => hosting.close());
 
-  const owner = await hosting.users.create({
-    username: 'owner',
-    email: 'owner@example.com',
-    name: 'Owner',
-    password: 'bench-password-1',
-    skip_confirmation: true,
-  });
-  const token = (await hosting.personalAccessTokens.create(owner.id, { name: 'bench', scopes: ['api'] })).token;
+  const { user: owner, token } = await benchUser(hosting);
   const api = hosting.as(owner.id);
   const project = await api.projects.create({ name: 'history' });
   const gitdir = repositoryPath(storage, project.id);

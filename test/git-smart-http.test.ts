@@ -184,6 +184,18 @@ describe.runIf(hasGit)('git push over smart HTTP', () => {
     return { dir, head: execFileSync('git', ['-C', dir, 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim() };
   }
 
+  /** A new private project of the owner's at `path`, with a first commit: `README.md`, `# <path>`. */
+  async function privateProjectWithReadme(path: string) {
+    const api = t.hosting.as(owner.id);
+    const project = await api.projects.create({ name: path, path, visibility: 'private' });
+    await api.commits.create(project.id, {
+      branch: 'master',
+      commit_message: 'First',
+      actions: [{ action: 'create', file_path: 'README.md', content: `# ${path}\n` }],
+    });
+    return project;
+  }
+
   it('pushes a new branch and a tag; the API shows them at once, and deleting the branch by a push removes it', async () => {
     const { dir, head } = await cloneWithCommit('feature', 'Feature work');
     const pushed = await git(['-C', dir, 'push', 'origin', 'feature']);
@@ -251,12 +263,7 @@ describe.runIf(hasGit)('git push over smart HTTP', () => {
 
   it('lands one of 20 concurrent pushes to one branch from one base; pushes and API commits made together lose nothing', async () => {
     const api = t.hosting.as(owner.id);
-    const project = await api.projects.create({ name: 'Raced', path: 'raced', visibility: 'private' });
-    await api.commits.create(project.id, {
-      branch: 'master',
-      commit_message: 'Base',
-      actions: [{ action: 'create', file_path: 'README.md', content: '# raced\n' }],
-    });
+    const project = await privateProjectWithReadme('raced');
     const url = withCredentials(`${origin}/${owner.username}/raced.git`, owner.username, owner.token);
     const base = cloneDir();
     expect((await git(['clone', '--quiet', url, base])).status).toBe(0);
@@ -325,12 +332,7 @@ describe.runIf(hasGit)('git push over smart HTTP', () => {
 
   it("redirects git from a renamed or moved project's old path to where it is now, for those who may see it", async () => {
     const api = t.hosting.as(owner.id);
-    const project = await api.projects.create({ name: 'Moving', path: 'moving', visibility: 'private' });
-    await api.commits.create(project.id, {
-      branch: 'master',
-      commit_message: 'First',
-      actions: [{ action: 'create', file_path: 'README.md', content: '# moving\n' }],
-    });
+    const project = await privateProjectWithReadme('moving');
     const oldUrl = `${origin}/${owner.username}/moving.git`;
     await api.projects.update(project.id, { path: 'moved' });
     const group = await api.groups.create({ name: `Movers ${owner.id}`, path: `movers-${owner.id}` });

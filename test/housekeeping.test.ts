@@ -171,14 +171,18 @@ describe.runIf(hasGit)('POST /projects/:id/housekeeping', () => {
     const project = await api.projects.create({ name: 'Kept tidy', visibility: 'public' });
     await api.projectMembers.add(project.id, { user_id: developer.id, access_level: 30 });
     const gitdir = join(t.storage, RepositoryStore.relativePath(project.id));
+    /** `count` commits of a new file each, one after another: each a branch push. */
+    const commitFiles = async (prefix: string, count: number) => {
+      for (let index = 0; index < count; index++) {
+        await api.commits.create(project.id, {
+          branch: 'master',
+          commit_message: `${prefix} ${index}`,
+          actions: [{ action: 'create', file_path: `${prefix}-${index}.txt`, content: `${index}\n` }],
+        });
+      }
+    };
     // Nine commits: one short of the tenth push that queues housekeeping on its own.
-    for (let index = 0; index < 9; index++) {
-      await api.commits.create(project.id, {
-        branch: 'master',
-        commit_message: `Commit ${index}`,
-        actions: [{ action: 'create', file_path: `file-${index}.txt`, content: `${index}\n` }],
-      });
-    }
+    await commitFiles('file', 9);
     await t.hosting.backgroundJobs.drain();
     expect(objectsOf(gitdir).packs).toEqual([]);
 
@@ -209,13 +213,7 @@ describe.runIf(hasGit)('POST /projects/:id/housekeeping', () => {
     expect(files.map((file) => file.name)).toHaveLength(9);
 
     // The call counted as no push; ten pushes later, housekeeping runs on its own.
-    for (let index = 0; index < 10; index++) {
-      await api.commits.create(project.id, {
-        branch: 'master',
-        commit_message: `More ${index}`,
-        actions: [{ action: 'create', file_path: `more-${index}.txt`, content: `${index}\n` }],
-      });
-    }
+    await commitFiles('more', 10);
     await t.hosting.backgroundJobs.drain();
     const again = objectsOf(gitdir);
     expect(again.loose).toEqual([]);

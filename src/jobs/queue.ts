@@ -188,6 +188,20 @@ export class JobQueue {
   }
 
   /**
+   * Queues a job as `enqueue` does, unless one of that kind with the same payload is queued or running already (a
+   * repository's housekeeping, a hook's deliveries): the new job's ID, or null. Two callers at once may both queue one;
+   * such jobs must be harmless to run twice.
+   */
+  async enqueueOnce(em: EntityManager, kind: string, payload: JobPayload): Promise<number | null> {
+    const pending = await queryRows(
+      em,
+      sql`select id from jobs where kind = ${kind} and status in ('queued', 'running') and payload = ${JSON.stringify(payload)}::jsonb
+        limit 1`,
+    );
+    return pending.length ? null : this.enqueue(em, kind, payload);
+  }
+
+  /**
    * Resolves once job `id` has finished or failed, whichever process ran it. Never inside a transaction
    * of an embedded database: the job needs the one session that transaction holds.
    */

@@ -110,8 +110,7 @@ async function deliveriesOf(env: HookDeliveryEnvironment, event: AnyRecordedEven
   const baseUrl = env.baseUrl ?? 'http://localhost';
   const project = await hookProject(em, event.project_id, baseUrl);
   if (!project) return;
-  const [storage] = await queryRows(em, sql`${worker} select repository_storage from projects where id = ${project.id}`);
-  const repo = env.repositories.open(storage.repository_storage as string, project.id);
+  const repo = env.repositories.open(project.repository_storage, project.id);
   const payload = await pushPayload(pushed, project, await hookUser(em, event.author_id, baseUrl), repo, baseUrl);
   for (const hook of receiving) {
     const headers = { 'Content-Type': 'application/json', 'X-Gitlab-Event': kind.event, 'User-Agent': `GitLab/${API_VERSION}` };
@@ -121,7 +120,7 @@ async function deliveriesOf(env: HookDeliveryEnvironment, event: AnyRecordedEven
         values (${hook.id}, ${kind.trigger}, ${hook.url}, ${JSON.stringify(headers)}::jsonb, ${JSON.stringify(payload)}::jsonb,
           ${new Date()}, ${new Date()})`,
     );
-    await queueDelivery(env.jobs, em, hook.id as number);
+    await env.jobs.enqueueOnce(em, WEB_HOOK_DELIVERY, { hookId: hook.id as number });
   }
 }
 
@@ -137,16 +136,6 @@ async function hookUser(em: EntityManager, userId: number | null, baseUrl: strin
     email: user.email as string,
     avatar_url: avatar ? `${baseUrl}/uploads/-/system/user/avatar/${user.id}/${encodeURIComponent(avatar)}` : null,
   };
-}
-
-/** Queues the hook's delivery job unless one is queued or running already. */
-async function queueDelivery(jobs: JobQueue, em: EntityManager, hookId: number): Promise<void> {
-  const pending = await queryRows(
-    em,
-    sql`${worker} select id from jobs where kind = ${WEB_HOOK_DELIVERY} and status in ('queued', 'running')
-      and payload @> ${JSON.stringify({ hookId })}::jsonb limit 1`,
-  );
-  if (!pending.length) await jobs.enqueue(em, WEB_HOOK_DELIVERY, { hookId });
 }
 
 /** Thrown to have the job tried again later: a delivery failed and has tries left. */
@@ -204,7 +193,7 @@ function registerHookJobs(jobs: JobQueue, env: HookDeliveryEnvironment): void {
     },
     // Its runs used up with deliveries left: a new job takes them over.
     givenUp: async (job) => {
-      await queueDelivery(env.jobs, env.db.fork(), job.payload.hookId);
+      await env.jobs.enqueueOnce(env.db.fork(), WEB_HOOK_DELIVERY, { hookId: job.payload.hookId });
     },
   });
 }

@@ -1,5 +1,6 @@
 import type { ProjectInScope } from '../../auth/abilities.js';
 import { WebHook } from '../../db/entities/hooks.js';
+import { keyOf } from '../../db/rows.js';
 import { BadRequestError, NotFoundError } from '../../errors.js';
 import { remoteUrlProblem } from '../projects/import-url.js';
 import type { CreateProjectHookInput, ProjectHook, UpdateProjectHookInput } from '../../schemas/hooks.js';
@@ -28,7 +29,7 @@ export function presentProjectHook(hook: WebHook): ProjectHook {
   return {
     id: hook.id,
     url: hook.url,
-    project_id: (hook.project as { id: number }).id,
+    project_id: keyOf(hook.project!),
     push_events: hook.pushEvents,
     push_events_branch_filter: hook.pushEventsBranchFilter ?? null,
     tag_push_events: hook.tagPushEvents,

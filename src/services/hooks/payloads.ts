@@ -22,12 +22,14 @@ export interface HookProject {
   visibility: string;
   default_branch: string | null;
   avatar_url: string | null;
+  /** Where its repository is (not part of any payload). */
+  repository_storage: string;
 }
 
 export async function hookProject(em: EntityManager, projectId: number, baseUrl: string): Promise<HookProject | null> {
   const [row] = await queryRows(
     em,
-    sql`select p.id, p.name, p.description, p.path, p.visibility, p.default_branch, p.avatar_filename,
+    sql`select p.id, p.name, p.description, p.path, p.visibility, p.default_branch, p.avatar_filename, p.repository_storage,
         n.full_path, n.name as namespace_name
       from projects p join namespaces n on n.id = p.namespace_id where p.id = ${projectId}`,
   );
@@ -42,6 +44,7 @@ export async function hookProject(em: EntityManager, projectId: number, baseUrl:
     visibility: row.visibility as string,
     default_branch: (row.default_branch as string | null) ?? null,
     avatar_url: avatar ? `${baseUrl}/uploads/-/system/project/avatar/${row.id}/${encodeURIComponent(avatar)}` : null,
+    repository_storage: row.repository_storage as string,
   };
 }
 

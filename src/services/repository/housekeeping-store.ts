@@ -1,7 +1,6 @@
 import type { EntityManager } from '../../db/orm.js';
 import { queryRows } from '../../db/rows.js';
 import { sql } from '../../db/sql.js';
-import { HOUSEKEEPING } from '../../jobs/repository-jobs.js';
 
 /** Branch pushes (API commits too) between two housekeepings of a repository: the original's incremental repack period. */
 export const PUSHES_BETWEEN_HOUSEKEEPING = 10;
@@ -23,14 +22,4 @@ export async function countPush(em: EntityManager, projectId: number, branch: bo
 /** The branch pushes counted since the last housekeeping start again (the project's row is locked until the transaction ends). */
 export async function resetPushCount(em: EntityManager, projectId: number): Promise<void> {
   await queryRows(em, sql`update projects set pushes_since_gc = 0 where id = ${projectId}`);
-}
-
-/** Whether the project's housekeeping is queued or running. */
-export async function housekeepingPending(em: EntityManager, projectId: number): Promise<boolean> {
-  const pending = await queryRows(
-    em,
-    sql`select id from jobs where kind = ${HOUSEKEEPING} and status in ('queued', 'running')
-      and payload @> ${JSON.stringify({ projectId })}::jsonb limit 1`,
-  );
-  return pending.length > 0;
 }

@@ -4,7 +4,7 @@ import { ConflictError } from '../../errors.js';
 import { HOUSEKEEPING } from '../../jobs/repository-jobs.js';
 import type { JobQueue } from '../../jobs/queue.js';
 import { Service } from '../service.js';
-import { housekeepingPending, resetPushCount } from './housekeeping-store.js';
+import { resetPushCount } from './housekeeping-store.js';
 
 export class HousekeepingService extends Service {
   /**
@@ -21,6 +21,5 @@ export class HousekeepingService extends Service {
 }
 
 /** Queues the repository's housekeeping (src/git/housekeeping.ts) unless it is queued or running already: the job's ID, or null. */
-export async function queueHousekeeping(jobs: JobQueue, em: EntityManager, projectId: number): Promise<number | null> {
-  return (await housekeepingPending(em, projectId)) ? null : jobs.enqueue(em, HOUSEKEEPING, { projectId });
-}
+export const queueHousekeeping = (jobs: JobQueue, em: EntityManager, projectId: number): Promise<number | null> =>
+  jobs.enqueueOnce(em, HOUSEKEEPING, { projectId });
