@@ -142,7 +142,7 @@ function send(method: string, caller: Caller, c: Case): Test {
 /**
  * The original's answers whose message does not start with the status: a taken username or address (POST /users),
  * a member, a share or a label that exists, a share with the project's own group, a transfer that failed, a second
- * open merge request of a branch, a merge refused, an issue's move refused.
+ * open merge request of a branch, a merge refused, an issue's move refused, a milestone refused.
  */
 const UNNUMBERED_MESSAGES = [
   /^(Email|Username) has already been taken$/,
@@ -153,6 +153,8 @@ const UNNUMBERED_MESSAGES = [
   /^Another open merge request already exists for this source branch: !\d+$/,
   /^Project cannot be shared with the group it is in or one of its ancestors\.$/,
   /^Failed to transfer project \{:new_namespace=>\["[^"]+"\]\}$/,
+  // A milestone refused (src/services/work-items/milestones.ts), as the original's render_api_error! words it.
+  /^Failed to create milestone \{:title=>\[.+\]\}$/,
   /^Cannot move issue (due to insufficient permissions|to project it originates from)!$/,
   // Accepting a merge request, as SPEC.md "Errors" 7 words its refusals.
   /^(Branch cannot be merged|Method Not Allowed|SHA does not match HEAD of source branch)$/,
