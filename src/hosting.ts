@@ -28,7 +28,7 @@ import { silentLogger, type Logger } from './logger.js';
 import { queryRows } from './db/rows.js';
 import { sql } from './db/sql.js';
 import { bootstrap, fillRunnersTokens } from './services/instance/bootstrap.js';
-import { localRequestsSetting, openSettingsCache } from './services/instance/settings-store.js';
+import { localRequestsSetting, openSettingsCache, settingsValues } from './services/instance/settings-store.js';
 // The public types as plain interfaces (src/types.ts), which the published declarations carry.
 import type { Api, HostingOptions } from './types.js';
 
@@ -133,8 +133,17 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
     events = new EventBus<Context>(db, logger);
     for (const { kinds, run } of EVENT_RULES) events.rule(kinds, run);
     dispatcher = new EventDispatcher(db, logger);
+    const settings = await openSettingsCache(db);
     const hooks = await startHookDeliveries(
-      { db, jobs, secrets, repositories, baseUrl: options.baseUrl?.replace(/\/+$/, ''), localRequestsAllowed },
+      {
+        db,
+        jobs,
+        secrets,
+        repositories,
+        baseUrl: options.baseUrl?.replace(/\/+$/, ''),
+        localRequestsAllowed,
+        settings: () => settingsValues(() => db.fork(), { settings, storages }),
+      },
       dispatcher,
     );
     const wakeDispatcher = dispatcher.wake.bind(dispatcher);
@@ -155,7 +164,7 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
       hooksExist: hooks.hooksExist,
       calls: new InFlightCalls(),
       throttle: new FailedAuthThrottle(db, options.throttle),
-      settings: await openSettingsCache(db),
+      settings,
       tokens: await openTokenCache(db),
     };
     // An automatic merge is the merge call itself, as the user who set it.

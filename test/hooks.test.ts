@@ -25,6 +25,19 @@ function shapeOf(value: unknown, prefix = ''): string[] {
   return Object.entries(value).flatMap(([key, inner]) => [`${prefix}${key}`, ...shapeOf(inner, `${prefix}${key}.`)]);
 }
 
+/**
+ * Whether every field of the original's documented payload (but those it documents wrongly) is in the delivery's;
+ * its `changes` are what one change made, and are compared apart.
+ */
+function expectOriginalFields(body: unknown, name: string, stale: string[] = []): void {
+  const ours = new Set(shapeOf(body));
+  const missing = shapeOf(fixture(name)).filter((field) => !ours.has(field) && !stale.includes(field) && !field.startsWith('changes.'));
+  expect(missing).toEqual([]);
+}
+
+/** The project a delivery is about. */
+const projectOf = (body: Record<string, unknown>) => (body.project_id ?? (body.project as { id?: number } | undefined)?.id) as number;
+
 let t: SharedHosting;
 let receiver: Server;
 let receiverUrl: string;
@@ -144,8 +157,8 @@ describe('deliveries', () => {
       ],
     });
     await api.tags.create(project.id, { tag_name: 'v1.0', ref: 'master' });
-    await eventually(async () => expect(received.filter((delivery) => delivery.body.project_id === project.id)).toHaveLength(3), 20_000);
-    const [first, push, tag] = received.filter((delivery) => delivery.body.project_id === project.id);
+    await eventually(async () => expect(received.filter((delivery) => projectOf(delivery.body) === project.id)).toHaveLength(3), 20_000);
+    const [first, push, tag] = received.filter((delivery) => projectOf(delivery.body) === project.id);
 
     expect(first.headers).toMatchObject({
       'content-type': 'application/json',
@@ -194,7 +207,7 @@ describe('deliveries', () => {
       commit_message: 'Third',
       actions: [{ action: 'create', file_path: 'third.txt', content: '3\n' }],
     });
-    await eventually(async () => expect(received.filter((delivery) => delivery.body.project_id === project.id)).toHaveLength(4), 20_000);
+    await eventually(async () => expect(received.filter((delivery) => projectOf(delivery.body) === project.id)).toHaveLength(4), 20_000);
     expect(await t.db.rows.execute(`select id from web_hook_logs where hook_id = ${hookId} and url = 'http://old'`)).toEqual([]);
     expect(tag.headers['x-gitlab-event']).toBe('Tag Push Hook');
     expect(tag.body).toMatchObject({ object_kind: 'tag_push', ref: 'refs/tags/v1.0', after: second.id });
@@ -202,6 +215,131 @@ describe('deliveries', () => {
     expect(shapeOf(tag.body).sort()).toEqual(shapeOf(push.body).sort());
     expect(shapeOf(fixture('tag_push')).every((field) => shapeOf(tag.body).includes(field))).toBe(true);
   }, 30_000);
+});
+
+describe('deliveries of issues, merge requests and notes', () => {
+  it("delivers each with the original's payload, action and changes; confidential ones only to hooks that ask", async () => {
+    const api = t.hosting.as(owner.id);
+    const project = await api.projects.create({ name: 'Tracked' });
+    await api.commits.create(project.id, {
+      branch: 'master',
+      commit_message: 'Base',
+      actions: [{ action: 'create', file_path: 'README.md', content: '# base\n' }],
+    });
+    const flags = { push_events: false, issues_events: true, merge_requests_events: true, note_events: true };
+    await api.projectHooks.create(project.id, { url: receiverUrl, token: 'tracked', ...flags });
+    const ofProject = () => received.filter((delivery) => projectOf(delivery.body) === project.id);
+
+    await api.labels.create(project.id, { name: 'bug', color: '#ff0000' });
+    await api.labels.create(project.id, { name: 'api', color: '#00ff00' });
+    const issue = await api.issues.create(project.id, { title: 'Broken', labels: 'bug', assignee_ids: [owner.id] });
+    await api.issues.update(project.id, issue.iid, { labels: 'api', title: 'Broken badly' });
+    await api.issues.update(project.id, issue.iid, { state_event: 'close' });
+    await api.issues.create(project.id, { title: 'Secret', confidential: true });
+    await api.issueNotes.create(project.id, issue.iid, { body: 'Seen it' });
+    await eventually(async () => expect(ofProject()).toHaveLength(4), 20_000);
+    const [opened, updated, closed, note] = ofProject();
+
+    expect(opened.headers).toMatchObject({ 'x-gitlab-event': 'Issue Hook', 'x-gitlab-token': 'tracked' });
+    // The documentation's `position` and `branch_name` are older than its era's code, which no longer sent them.
+    expectOriginalFields(opened.body, 'issue', ['object_attributes.position', 'object_attributes.branch_name']);
+    expect(opened.body).toMatchObject({
+      object_kind: 'issue',
+      event_type: 'issue',
+      user: { id: owner.id, username: owner.username },
+      project: { id: project.id, path_with_namespace: `${owner.username}/tracked` },
+      object_attributes: {
+        id: issue.id,
+        iid: issue.iid,
+        action: 'open',
+        assignee_ids: [owner.id],
+        assignee_id: owner.id,
+        url: expect.stringMatching(new RegExp(`/${owner.username}/tracked/issues/${issue.iid}$`)),
+        created_at: expect.stringMatching(/^\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC$/),
+      },
+      assignees: [{ username: owner.username }],
+      changes: {},
+    });
+    expect(updated.body.object_attributes).toMatchObject({ action: 'update' });
+    const changes = updated.body.changes as Record<string, { previous: unknown; current: unknown }>;
+    expect(changes.title).toEqual({ previous: 'Broken', current: 'Broken badly' });
+    expect(changes.labels).toEqual({
+      previous: [expect.objectContaining({ title: 'bug', color: '#ff0000', project_id: project.id, type: 'ProjectLabel' })],
+      current: [expect.objectContaining({ title: 'api', color: '#00ff00' })],
+    });
+    expect(shapeOf(changes.labels)).toEqual(shapeOf(fixture('issue').changes.labels));
+    expect(changes.updated_at).toEqual({ previous: expect.stringMatching(/ UTC$/), current: expect.stringMatching(/ UTC$/) });
+    expect(closed.body).toMatchObject({ object_attributes: { action: 'close', state: 'closed' } });
+    expect((closed.body.changes as Record<string, unknown>).state).toEqual({ previous: 'opened', current: 'closed' });
+
+    expect(note.headers['x-gitlab-event']).toBe('Note Hook');
+    expectOriginalFields(note.body, 'note_issue', ['issue.position', 'issue.branch_name']);
+    expect(note.body).toMatchObject({
+      object_kind: 'note',
+      event_type: 'note',
+      project_id: project.id,
+      object_attributes: { note: 'Seen it', noteable_type: 'Issue', noteable_id: issue.id, system: false },
+      issue: { id: issue.id, iid: issue.iid, state: 'closed' },
+    });
+    expect((note.body.object_attributes as { url: string }).url).toMatch(/\/issues\/\d+#note_\d+$/);
+
+    // Confidential ones go to a hook that asks for them, under their own name.
+    await api.projectHooks.create(project.id, { url: `${receiverUrl}?confidential`, push_events: false, confidential_issues_events: true, confidential_note_events: true });
+    const secret = await api.issues.create(project.id, { title: 'Also secret', confidential: true });
+    await api.issueNotes.create(project.id, secret.iid, { body: 'Hush' });
+    await eventually(async () => expect(ofProject()).toHaveLength(6), 20_000);
+    const [confidential, confidentialNote] = ofProject().slice(4);
+    expect(confidential.headers['x-gitlab-event']).toBe('Confidential Issue Hook');
+    expect(confidential.body).toMatchObject({ event_type: 'confidential_issue', object_attributes: { iid: secret.iid, confidential: true } });
+    expect(confidentialNote.headers['x-gitlab-event']).toBe('Confidential Note Hook');
+    expect(confidentialNote.body).toMatchObject({ event_type: 'confidential_note', object_attributes: { note: 'Hush' } });
+
+    // A merge request opened, its source branch pushed, merged; a comment on a commit.
+    await api.branches.create(project.id, { branch: 'topic', ref: 'master' });
+    const request = await api.mergeRequests.create(project.id, { source_branch: 'topic', target_branch: 'master', title: 'WIP: Topic', labels: 'bug' });
+    const pushed = await api.commits.create(project.id, {
+      branch: 'topic',
+      commit_message: 'On topic',
+      actions: [{ action: 'create', file_path: 'topic.txt', content: 'topic\n' }],
+    });
+    await eventually(async () => expect((await api.mergeRequests.get(project.id, request.iid)).sha).toBe(pushed.id));
+    await api.mergeRequests.update(project.id, request.iid, { title: 'Topic' });
+    await api.mergeRequests.merge(project.id, request.iid, {});
+    await api.commitComments.create(project.id, pushed.id, { note: 'Nice commit' });
+    await eventually(async () => expect(ofProject()).toHaveLength(11), 20_000);
+    const [open, refreshed, retitled, merged, commitNote] = ofProject().slice(6);
+    expect(open.headers['x-gitlab-event']).toBe('Merge Request Hook');
+    // The documentation nests `assignee` in `object_attributes`; the era's code sent it beside them.
+    expectOriginalFields(open.body, 'merge_request', ['object_attributes.assignee', 'object_attributes.assignee.name',
+      'object_attributes.assignee.username', 'object_attributes.assignee.avatar_url', 'object_attributes.last_commit',
+      'object_attributes.last_commit.id', 'object_attributes.last_commit.message', 'object_attributes.last_commit.timestamp',
+      'object_attributes.last_commit.url', 'object_attributes.last_commit.author', 'object_attributes.last_commit.author.name',
+      'object_attributes.last_commit.author.email']);
+    expect(open.body).toMatchObject({
+      object_kind: 'merge_request',
+      object_attributes: {
+        iid: request.iid,
+        action: 'open',
+        source_branch: 'topic',
+        target_branch: 'master',
+        work_in_progress: true,
+        source: { path_with_namespace: `${owner.username}/tracked` },
+        target: { path_with_namespace: `${owner.username}/tracked` },
+      },
+    });
+    expect(refreshed.body).toMatchObject({ object_attributes: { action: 'update', oldrev: expect.stringMatching(/^[0-9a-f]{40}$/) } });
+    expect(refreshed.body.object_attributes).toMatchObject({ last_commit: { id: pushed.id, message: pushed.message } });
+    expect(retitled.body).toMatchObject({ object_attributes: { action: 'update' }, changes: { title: { previous: 'WIP: Topic', current: 'Topic' } } });
+    expect(merged.body).toMatchObject({ object_attributes: { action: 'merge', state: 'merged', work_in_progress: false } });
+    expect(commitNote.body).toMatchObject({
+      object_kind: 'note',
+      object_attributes: { note: 'Nice commit', noteable_type: 'Commit', commit_id: pushed.id },
+      commit: { id: pushed.id, message: pushed.message, timestamp: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d[+-]\d\d:\d\d$/) },
+    });
+    // The documented note is on a line of the commit's diff, and carries it (`st_diff`); this one is on the whole commit.
+    const lineOnly = shapeOf(fixture('note_commit').object_attributes.st_diff).map((field) => `object_attributes.st_diff.${field}`);
+    expectOriginalFields(commitNote.body, 'note_commit', lineOnly);
+  }, 40_000);
 });
 
 describe.runIf(hasGit)('deliveries of git pushes', () => {
@@ -230,7 +368,7 @@ describe.runIf(hasGit)('deliveries of git pushes', () => {
       expect(await git(['-C', 'clone', 'push', '--quiet', 'origin', 'master'])).toBe(0);
       const head = execFileSync('git', ['-C', join(work, 'clone'), 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
       const delivery = await eventually(async () => {
-        const found = received.find((each) => each.body.project_id === project.id);
+        const found = received.find((each) => projectOf(each.body) === project.id);
         expect(found).toBeDefined();
         return found!;
       }, 20_000);

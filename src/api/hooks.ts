@@ -51,5 +51,8 @@ export const hooksModule = defineModule({
   },
   schemas: { ...hooksSchemas },
   entities: [hooksTables.WebHook, hooksTables.WebHookLog],
-  migrations: [() => import('../db/migrations/Migration20261128000002_web_hooks.js')],
+  migrations: [
+    () => import('../db/migrations/Migration20261128000002_web_hooks.js'),
+    () => import('../db/migrations/Migration20261128000003_web_hook_requests_as_sent.js'),
+  ],
 });

@@ -20,9 +20,39 @@ export interface ReferenceMoved {
   first_branch?: boolean;
 }
 
-/** The attributes a change touched, by the names the API gives them (`title`, `labels`, `state`, ...). */
+/** One attribute's value before and after a change. */
+export interface ChangedValue {
+  previous: unknown;
+  current: unknown;
+}
+
+/**
+ * What a change wrote, by column (`title`, `state`, `milestone_id`, `updated_at`, ...; `labels` and `assignees` as
+ * IDs), before and after: the hooks' `changes`.
+ */
+export type ChangedValues = Record<string, ChangedValue>;
+
+/** The attributes a change touched, by the names the API gives them (`title`, `labels`, `state`, ...), and their values. */
 export interface Changed {
   changes: string[];
+  values?: ChangedValues;
+}
+
+/** A work item closed or reopened: the columns that wrote, before and after. */
+export interface StateChanged {
+  values?: ChangedValues;
+}
+
+/** A project as it was when it went (a system hook's `project_destroy` names it). */
+export interface ProjectGone {
+  path_with_namespace: string;
+  name?: string;
+  path?: string;
+  visibility?: string;
+  owner_name?: string;
+  owner_email?: string;
+  created_at?: string;
+  updated_at?: string;
 }
 
 /** A note: what it is on. */
@@ -53,15 +83,15 @@ export interface EventData {
   tag_push: ReferenceMoved;
   'issue.opened': object;
   'issue.updated': Changed;
-  'issue.closed': object;
-  'issue.reopened': object;
+  'issue.closed': StateChanged;
+  'issue.reopened': StateChanged;
   /** The issue moved to another project (which opens a new issue there): where it went. */
   'issue.moved': { moved_to_id: number };
   'issue.deleted': object;
   'merge_request.opened': object;
   'merge_request.updated': Changed;
-  'merge_request.closed': object;
-  'merge_request.reopened': object;
+  'merge_request.closed': StateChanged;
+  'merge_request.reopened': StateChanged;
   /** Merged by a merge commit (null: its source was found in the target already, and nothing was made). */
   'merge_request.merged': { merge_commit_sha: string | null };
   'merge_request.deleted': object;
@@ -74,18 +104,19 @@ export interface EventData {
   'project.updated': Changed;
   'project.renamed': Moved;
   'project.transferred': Moved;
-  'project.destroyed': { path_with_namespace: string };
+  'project.destroyed': ProjectGone;
   'member.added': Membership;
   'member.updated': Membership;
   'member.removed': Membership;
   'user.created': object;
   'user.renamed': Moved;
-  'user.destroyed': { username: string };
+  'user.destroyed': { username: string; name?: string; email?: string; created_at?: string };
   'group.created': object;
   'group.renamed': Moved;
-  'group.destroyed': { full_path: string };
-  'key.created': { user_id: number };
-  'key.destroyed': { user_id: number };
+  'group.destroyed': { full_path: string; name?: string; created_at?: string };
+  /** The key's text, which a system hook's `key_create` and `key_destroy` carry. */
+  'key.created': { user_id: number; key?: string };
+  'key.destroyed': { user_id: number; key?: string };
 }
 
 export type EventKind = keyof EventData;

@@ -75,7 +75,8 @@ export const WebHookLog = defineEntity({
     trigger: p.string().length(64),
     url: p.text(),
     requestHeaders: p.json<Record<string, string>>(),
-    requestData: p.json<Record<string, unknown>>(),
+    /** As sent: `json` keeps the payload's fields in their order. */
+    requestData: p.json<Record<string, unknown>>().columnType('json'),
     status: p.enum(DELIVERY_STATUSES).default('pending'),
     attempts: p.integer().default(0),
     /** The status code as text, or `internal error` when no response came (the original's words). */

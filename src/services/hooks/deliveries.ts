@@ -3,12 +3,16 @@ import type { SecretBox } from '../../auth/secret-box.js';
 import type { Database, EntityManager } from '../../db/orm.js';
 import { queryRows } from '../../db/rows.js';
 import { fixedSql, sql } from '../../db/sql.js';
-import type { AnyRecordedEvent, RecordedEvent } from '../../events/bus.js';
+import type { AnyRecordedEvent } from '../../events/bus.js';
 import type { EventDispatcher } from '../../events/dispatcher.js';
 import type { RepositoryStore } from '../../git/store.js';
 import { type JobQueue, WORKER_STATEMENT } from '../../jobs/queue.js';
 import { API_VERSION } from '../../version.js';
-import { hookProject, pushPayload, type HookUser } from './payloads.js';
+import { hookProject, pushPayload, repositoryUpdatePayload, type HookProject, type HookUser, type PayloadContext } from './payloads.js';
+import { systemPayload, SYSTEM_EVENT_KINDS } from './system-payloads.js';
+import { issuePayload, mergeRequestPayload, notePayload } from './work-item-payloads.js';
+import { userAvatarUrl } from '../present/users.js';
+import type { SettingsValues } from '../../schemas/settings.js';
 import { delivered, sendHook } from './send.js';
 
 // Webhook deliveries, built on the record of what happens (src/events/): a deferred consumer turns each event into one
@@ -36,15 +40,47 @@ export interface HookDeliveryEnvironment {
   baseUrl?: string;
   /** Whether hooks may reach local addresses now (the application setting, or the instance's option). */
   localRequestsAllowed(): Promise<boolean>;
+  /** The application settings now. */
+  settings(): Promise<SettingsValues>;
 }
 
-/** What each kind of event is to hooks: the flag that asks for it, the trigger its deliveries are recorded under, the header. */
-const HOOK_KINDS = {
-  push: { flag: 'push_events', trigger: 'push_hooks', event: 'Push Hook' },
-  tag_push: { flag: 'tag_push_events', trigger: 'tag_push_hooks', event: 'Tag Push Hook' },
-} as const;
+/** A hook as deliveries read it. */
+interface HookRow {
+  id: number;
+  type: 'ProjectHook' | 'GroupHook' | 'SystemHook';
+  url: string;
+  push_events_branch_filter: string | null;
+  [flag: string]: unknown;
+}
 
-type HookKind = keyof typeof HOOK_KINDS;
+/** What one event makes for some hooks: the same payload, under one trigger, with one `X-Gitlab-Event`. */
+interface Planned {
+  hooks: HookRow[];
+  trigger: string;
+  event: string;
+  payload: object;
+}
+
+/** The header every system hook delivery carries. */
+const SYSTEM_HOOK = 'System Hook';
+
+/** The kinds of event hooks hear of. */
+const HOOK_EVENT_KINDS: readonly AnyRecordedEvent['kind'][] = [
+  'push',
+  'tag_push',
+  'issue.opened',
+  'issue.updated',
+  'issue.closed',
+  'issue.reopened',
+  'issue.moved',
+  'merge_request.opened',
+  'merge_request.updated',
+  'merge_request.closed',
+  'merge_request.reopened',
+  'merge_request.merged',
+  'note.created',
+  ...SYSTEM_EVENT_KINDS,
+];
 
 /** Whether a branch filter (a name, or a wildcard with `*`) takes the branch; none takes every branch. */
 export function branchFilterTakes(filter: string | null, branch: string): boolean {
@@ -73,11 +109,7 @@ export async function startHookDeliveries(
   const hooksExist = () => {
     if (delivering) return;
     delivering = true;
-    dispatcher.add({
-      name: 'web_hooks',
-      kinds: Object.keys(HOOK_KINDS) as HookKind[],
-      handle: (event, em) => deliveriesOf(env, event, em),
-    });
+    dispatcher.add({ name: 'web_hooks', kinds: HOOK_EVENT_KINDS, handle: (event, em) => deliveriesOf(env, event, em) });
   };
   const anyHooks = async () => (await queryRows(env.db.rows, sql`${worker} select 1 from web_hooks limit 1`)).length > 0;
   if (await anyHooks()) hooksExist();
@@ -93,49 +125,190 @@ export async function startHookDeliveries(
   return { hooksExist, stop: () => clearInterval(looking) };
 }
 
-async function deliveriesOf(env: HookDeliveryEnvironment, event: AnyRecordedEvent, em: EntityManager): Promise<void> {
-  if (!(event.kind in HOOK_KINDS) || event.project_id === null) return;
-  const kind = HOOK_KINDS[event.kind as HookKind];
-  const pushed = event as RecordedEvent<'push' | 'tag_push'>;
-  const hooks = await queryRows(
-    em,
-    sql`${worker} select id, url, push_events_branch_filter, token_sealed from web_hooks
-      where project_id = ${event.project_id} and type = 'ProjectHook' and ${fixedSql(kind.flag)} order by id`,
-  );
-  const branch = pushed.data.ref.replace(/^refs\/heads\//, '');
-  const receiving = hooks.filter(
-    (hook) => event.kind !== 'push' || branchFilterTakes(hook.push_events_branch_filter as string | null, branch),
-  );
-  if (!receiving.length) return;
-  const baseUrl = env.baseUrl ?? 'http://localhost';
-  const project = await hookProject(em, event.project_id, baseUrl);
-  if (!project) return;
-  const repo = env.repositories.open(project.repository_storage, project.id);
-  const payload = await pushPayload(pushed, project, await hookUser(em, event.author_id, baseUrl), repo, baseUrl);
-  for (const hook of receiving) {
-    const headers = { 'Content-Type': 'application/json', 'X-Gitlab-Event': kind.event, 'User-Agent': `GitLab/${API_VERSION}` };
-    await queryRows(
-      em,
-      sql`${worker} insert into web_hook_logs (hook_id, trigger, url, request_headers, request_data, created_at, updated_at)
-        values (${hook.id}, ${kind.trigger}, ${hook.url}, ${JSON.stringify(headers)}::jsonb, ${JSON.stringify(payload)}::jsonb,
-          ${new Date()}, ${new Date()})`,
-    );
-    await env.jobs.enqueueOnce(em, WEB_HOOK_DELIVERY, { hookId: hook.id as number });
-  }
+/**
+ * The hooks that may hear of an event: a project's own, its groups' (and their parents'), and the system hooks;
+ * only the system hooks for an event of no project. Hooks left alone for failing are passed over.
+ */
+async function hooksFor(em: EntityManager, projectId: number | null): Promise<HookRow[]> {
+  const live = sql`(h.disabled_until is null or h.disabled_until <= ${new Date()})`;
+  const rows =
+    projectId === null
+      ? await queryRows(em, sql`${worker} select h.* from web_hooks h where h.type = 'SystemHook' and ${live} order by h.id`)
+      : await queryRows(
+          em,
+          sql`${worker} select h.* from web_hooks h where ${live} and (h.type = 'SystemHook'
+            or (h.type = 'ProjectHook' and h.project_id = ${projectId})
+            or (h.type = 'GroupHook' and h.group_id = any(select unnest(n.traversal_ids) from projects p
+              join namespaces n on n.id = p.namespace_id where p.id = ${projectId})))
+          order by h.id`,
+        );
+  return rows as HookRow[];
 }
 
-async function hookUser(em: EntityManager, userId: number | null, baseUrl: string): Promise<HookUser | null> {
-  if (userId === null) return null;
-  const [user] = await queryRows(em, sql`${worker} select id, name, username, email, avatar_filename from users where id = ${userId}`);
-  if (!user) return null;
-  const avatar = user.avatar_filename as string | null;
-  return {
-    id: user.id as number,
-    name: user.name as string,
-    username: user.username as string,
-    email: user.email as string,
-    avatar_url: avatar ? `${baseUrl}/uploads/-/system/user/avatar/${user.id}/${encodeURIComponent(avatar)}` : null,
+/** The users and projects payloads of one event read, each once. */
+function payloadContext(env: HookDeliveryEnvironment, baseUrl: string, gravatar: boolean): PayloadContext {
+  const users = new Map<number, HookUser | null>();
+  const projects = new Map<number, HookProject | null>();
+  const context: PayloadContext = {
+    baseUrl,
+    async users(em, ids) {
+      const missing = [...new Set(ids)].filter((id) => !users.has(id));
+      if (missing.length) {
+        const rows = await queryRows(
+          em,
+          sql`${worker} select id, name, username, email, avatar_filename from users where id = any(${missing}::int[])`,
+        );
+        for (const id of missing) users.set(id, null);
+        for (const row of rows) {
+          const user = { id: row.id as number, email: row.email as string, avatarFilename: row.avatar_filename as string | null };
+          users.set(user.id, {
+            id: user.id,
+            name: row.name as string,
+            username: row.username as string,
+            email: user.email,
+            avatar_url: userAvatarUrl(user, baseUrl, gravatar),
+          });
+        }
+      }
+      return new Map(ids.flatMap((id) => (users.get(id) ? [[id, users.get(id)!] as const] : [])));
+    },
+    async user(em, id) {
+      return id === null ? null : ((await context.users(em, [id])).get(id) ?? null);
+    },
+    async project(em, id) {
+      if (!projects.has(id)) projects.set(id, await hookProject(em, id, baseUrl));
+      return projects.get(id)!;
+    },
+    repository: (project) => env.repositories.open(project.repository_storage, project.id),
   };
+  return context;
+}
+
+/** The hooks of `hooks` that ask for this flag (a column of `web_hooks`). */
+const asking = (hooks: HookRow[], flag: string, type?: HookRow['type']) =>
+  hooks.filter((hook) => hook[flag] === true && (type === undefined ? hook.type !== 'SystemHook' : hook.type === type));
+
+/** What an event makes: each payload and the hooks it goes to. */
+async function plannedDeliveries(env: HookDeliveryEnvironment, event: AnyRecordedEvent, em: EntityManager): Promise<Planned[]> {
+  const systemEvent = SYSTEM_EVENT_KINDS.includes(event.kind);
+  const hooks = await hooksFor(em, systemEvent ? null : event.project_id);
+  if (!hooks.length) return [];
+  const settings = await env.settings();
+  const context = payloadContext(env, env.baseUrl ?? 'http://localhost', settings.avatarsvc_enabled);
+  if (systemEvent) {
+    const payload = await systemPayload(em, event);
+    return payload ? [{ hooks, trigger: 'system_hooks', event: SYSTEM_HOOK, payload }] : [];
+  }
+  if (event.project_id === null) return [];
+  const project = await context.project(em, event.project_id);
+  if (!project) return [];
+  const planned: Planned[] = [];
+  const plan = (receiving: HookRow[], trigger: string, header: string, payload: object | undefined) => {
+    if (receiving.length && payload) planned.push({ hooks: receiving, trigger, event: header, payload });
+  };
+  switch (event.kind) {
+    case 'push':
+    case 'tag_push': {
+      const flag = `${event.kind}_events`;
+      const branch = event.data.ref.replace(/^refs\/heads\//, '');
+      const projectHooks = asking(hooks, flag).filter(
+        (hook) => event.kind !== 'push' || branchFilterTakes(hook.push_events_branch_filter, branch),
+      );
+      const systemHooks = asking(hooks, flag, 'SystemHook');
+      const updateHooks = asking(hooks, 'repository_update_events', 'SystemHook');
+      if (projectHooks.length || systemHooks.length) {
+        const payload = await pushPayload(event, project, await context.user(em, event.author_id), context.repository(project), context.baseUrl);
+        plan(projectHooks, `${event.kind}_hooks`, event.kind === 'push' ? 'Push Hook' : 'Tag Push Hook', payload);
+        plan(systemHooks, `${event.kind}_hooks`, SYSTEM_HOOK, payload);
+      }
+      if (updateHooks.length)
+        plan(updateHooks, 'repository_update_hooks', SYSTEM_HOOK, repositoryUpdatePayload(event, project, await context.user(em, event.author_id), context.baseUrl));
+      // A merge request whose source branch moved is refreshed: its hooks hear of an update with the old head.
+      if (event.kind === 'push' && event.data.before && event.data.after) {
+        const mergeRequestHooks = asking(hooks, 'merge_requests_events');
+        const systemMergeRequestHooks = asking(hooks, 'merge_requests_events', 'SystemHook');
+        if (mergeRequestHooks.length || systemMergeRequestHooks.length) {
+          const refreshed = await queryRows(
+            em,
+            sql`${worker} select id, project_id from merge_requests where source_project_id = ${project.id} and source_branch = ${branch}
+              and state = 'opened' and deleted_at is null order by id`,
+          );
+          for (const request of refreshed) {
+            const target = await context.project(em, request.project_id as number);
+            if (!target) continue;
+            const targetHooks = target.id === project.id ? hooks : await hooksFor(em, target.id);
+            const payload = await mergeRequestPayload(
+              em,
+              { kind: 'merge_request.updated', author_id: event.author_id, mergeRequestId: request.id as number, oldrev: event.data.before },
+              target,
+              context,
+            );
+            plan(asking(targetHooks, 'merge_requests_events'), 'merge_request_hooks', 'Merge Request Hook', payload);
+            plan(asking(targetHooks, 'merge_requests_events', 'SystemHook'), 'merge_request_hooks', SYSTEM_HOOK, payload);
+          }
+        }
+      }
+      break;
+    }
+    case 'issue.opened':
+    case 'issue.updated':
+    case 'issue.closed':
+    case 'issue.reopened':
+    case 'issue.moved': {
+      if (!asking(hooks, 'issues_events').length && !asking(hooks, 'confidential_issues_events').length) break;
+      const built = await issuePayload(em, event, project, context);
+      if (!built) break;
+      // A confidential issue goes only to the hooks that ask for confidential issues, under its own name.
+      if (built.confidential) plan(asking(hooks, 'confidential_issues_events'), 'confidential_issue_hooks', 'Confidential Issue Hook', built.payload);
+      else plan(asking(hooks, 'issues_events'), 'issue_hooks', 'Issue Hook', built.payload);
+      break;
+    }
+    case 'merge_request.opened':
+    case 'merge_request.updated':
+    case 'merge_request.closed':
+    case 'merge_request.reopened':
+    case 'merge_request.merged': {
+      const projectHooks = asking(hooks, 'merge_requests_events');
+      const systemHooks = asking(hooks, 'merge_requests_events', 'SystemHook');
+      if (!event.target_id || (!projectHooks.length && !systemHooks.length)) break;
+      const values = 'values' in event.data ? event.data.values : undefined;
+      const payload = await mergeRequestPayload(
+        em,
+        { kind: event.kind, author_id: event.author_id, mergeRequestId: event.target_id, values },
+        project,
+        context,
+      );
+      plan(projectHooks, 'merge_request_hooks', 'Merge Request Hook', payload);
+      plan(systemHooks, 'merge_request_hooks', SYSTEM_HOOK, payload);
+      break;
+    }
+    case 'note.created': {
+      if (!asking(hooks, 'note_events').length && !asking(hooks, 'confidential_note_events').length) break;
+      const built = await notePayload(em, event, project, context);
+      if (!built) break;
+      // A note on a confidential issue goes only to the hooks that ask for confidential notes (later versions' rule).
+      if (built.confidential) plan(asking(hooks, 'confidential_note_events'), 'confidential_note_hooks', 'Confidential Note Hook', built.payload);
+      else plan(asking(hooks, 'note_events'), 'note_hooks', 'Note Hook', built.payload);
+      break;
+    }
+  }
+  return planned;
+}
+
+/** Each delivery an event makes recorded as pending, and its hook's delivery job queued, with the consumer's cursor. */
+async function deliveriesOf(env: HookDeliveryEnvironment, event: AnyRecordedEvent, em: EntityManager): Promise<void> {
+  for (const { hooks, trigger, event: header, payload } of await plannedDeliveries(env, event, em)) {
+    const headers = { 'Content-Type': 'application/json', 'X-Gitlab-Event': header, 'User-Agent': `GitLab/${API_VERSION}` };
+    for (const hook of hooks) {
+      await queryRows(
+        em,
+        sql`${worker} insert into web_hook_logs (hook_id, trigger, url, request_headers, request_data, created_at, updated_at)
+          values (${hook.id}, ${trigger}, ${hook.url}, ${JSON.stringify(headers)}::jsonb, ${JSON.stringify(payload)}::json,
+            ${new Date()}, ${new Date()})`,
+      );
+      await env.jobs.enqueueOnce(em, WEB_HOOK_DELIVERY, { hookId: hook.id });
+    }
+  }
 }
 
 /** Thrown to have the job tried again later: a delivery failed and has tries left. */
@@ -156,7 +329,7 @@ function registerHookJobs(jobs: JobQueue, env: HookDeliveryEnvironment): void {
         job.signal.throwIfAborted();
         const [next] = await queryRows(
           env.db.rows,
-          sql`${worker} select l.id, l.url, l.request_headers, l.request_data, l.attempts, h.token_sealed, h.enable_ssl_verification
+          sql`${worker} select l.id, l.url, l.request_headers, l.request_data::text as body, l.attempts, h.token_sealed, h.enable_ssl_verification
             from web_hook_logs l join web_hooks h on h.id = l.hook_id
             where l.hook_id = ${job.payload.hookId} and l.status = 'pending' order by l.id limit 1`,
         );
@@ -169,7 +342,7 @@ function registerHookJobs(jobs: JobQueue, env: HookDeliveryEnvironment): void {
         const response = await sendHook({
           url: next.url as string,
           headers,
-          body: JSON.stringify(next.request_data),
+          body: next.body as string,
           allowLocalRequests: await env.localRequestsAllowed(),
           verifySsl: next.enable_ssl_verification as boolean,
           signal: job.signal,

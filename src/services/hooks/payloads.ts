@@ -85,13 +85,51 @@ function repositoryPayload(project: HookProject, baseUrl: string) {
   };
 }
 
-/** Who pushed, as push payloads name them. */
+/** A user as payloads name one. */
 export interface HookUser {
   id: number;
   name: string;
   username: string;
   email: string;
   avatar_url: string | null;
+}
+
+/**
+ * What building payloads reads besides the event, shared by the payloads of one event: users and projects (read once
+ * each), repositories, where URLs start.
+ */
+export interface PayloadContext {
+  baseUrl: string;
+  user(em: EntityManager, userId: number | null): Promise<HookUser | null>;
+  users(em: EntityManager, userIds: number[]): Promise<Map<number, HookUser>>;
+  project(em: EntityManager, projectId: number): Promise<HookProject | null>;
+  repository(project: HookProject): Repository;
+}
+
+/** A time copied from the database, as the original's queued deliveries show it (`2015-05-17 18:08:09 UTC`). */
+export function hookTime(value: unknown): string | null {
+  if (value === null || value === undefined) return null;
+  return `${new Date(value as string).toISOString().slice(0, 19).replace('T', ' ')} UTC`;
+}
+
+/** Those columns of a row as hookTime shows them. */
+export function hookTimes<K extends string>(row: Record<string, unknown>, columns: readonly K[]): Record<K, string | null> {
+  return Object.fromEntries(columns.map((column) => [column, hookTime(row[column])])) as Record<K, string | null>;
+}
+
+/** A commit's time as payloads show it: ISO 8601 in its own offset, to the second (Ruby's `xmlschema`). */
+const commitTime = (signature: Parameters<typeof dateWithOffset>[0]) => dateWithOffset(signature).replace(/\.\d{3}(?=[+-])/, '');
+
+/** A commit as payloads embed it (`Commit#hook_attrs`): the merge request's last commit, a commented commit. */
+export async function commitPayload(repo: Repository, oid: string, projectWebUrl: string) {
+  const commit = await repo.readCommit(oid);
+  return {
+    id: commit.oid,
+    message: commit.message,
+    timestamp: commitTime(commit.committer),
+    url: `${projectWebUrl}/commit/${commit.oid}`,
+    author: { name: commit.author.name, email: commit.author.email },
+  };
 }
 
 /**
@@ -115,7 +153,7 @@ export async function pushPayload(
     commits.push({
       id: commit.oid,
       message: commit.message,
-      timestamp: dateWithOffset(commit.committer),
+      timestamp: commitTime(commit.committer),
       url: `${webUrl}/commit/${commit.oid}`,
       author: { name: commit.author.name, email: commit.author.email },
       added: changes.filter((change) => change.status === 'added' || change.status === 'renamed').map((change) => change.newPath),
@@ -142,5 +180,29 @@ export async function pushPayload(
     commits,
     total_commits_count: total,
     repository: repositoryPayload(project, baseUrl),
+  };
+}
+
+/**
+ * A system hook's `repository_update`: a project's references moved (one delivery per reference moved, as forgekit
+ * records each).
+ */
+export function repositoryUpdatePayload(
+  event: RecordedEvent<'push' | 'tag_push'>,
+  project: HookProject,
+  user: HookUser | null,
+  baseUrl: string,
+) {
+  const zero = '0'.repeat(40);
+  return {
+    event_name: 'repository_update',
+    user_id: user?.id ?? null,
+    user_name: user?.name ?? null,
+    user_email: user?.email ?? null,
+    user_avatar: user?.avatar_url ?? null,
+    project_id: project.id,
+    project: projectPayload(project, baseUrl),
+    changes: [{ before: event.data.before ?? zero, after: event.data.after ?? zero, ref: event.data.ref }],
+    refs: [event.data.ref],
   };
 }

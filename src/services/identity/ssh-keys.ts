@@ -71,6 +71,6 @@ export class SshKeysService extends UserItemsService<SshKey, SshKeyShape> {
   /** An event of a user's SSH key, by the caller (the user, or an administrator). */
   private recordEvent(kind: 'key.created' | 'key.destroyed', owner: User, key: SshKey): Promise<unknown> {
     const target = { type: 'Key', id: key.id, title: key.title };
-    return this.ctx.record({ kind, authorId: this.ctx.currentUser.id, target, data: { user_id: owner.id } });
+    return this.ctx.record({ kind, authorId: this.ctx.currentUser.id, target, data: { user_id: owner.id, key: key.key } });
   }
 }

@@ -1,4 +1,5 @@
 import { findUserByIdOrUsername } from './user-store.js';
+import { projectsAsEventsName } from '../projects/project-store.js';
 import type { EventData } from '../../events/kinds.js';
 import { can } from '../../auth/abilities.js';
 import { randomBytes } from 'node:crypto';
@@ -241,13 +242,18 @@ export class UsersService extends Service {
     if (options.hard_delete) await this.em.nativeDelete(CommitNote, { author: user.id });
     // Its namespace and the projects in it go with it (the database cascades); their repositories once that is committed.
     const projects = await this.em.find(Project, { namespace: { owner: user.id } }, { fields: ['id', 'path', 'repositoryStorage'] });
+    const gone = await projectsAsEventsName(
+      this.em,
+      projects.map((project) => project.id),
+    );
     await this.em.nativeDelete(User, { id: user.id });
     for (const project of projects) {
       this.ctx.afterCommit(() => this.ctx.env.repositories.remove(project.repositoryStorage, project.id));
-      const data = { path_with_namespace: `${user.username}/${project.path}` };
+      const data = gone.get(project.id)!;
       await this.ctx.record({ kind: 'project.destroyed', authorId: this.ctx.currentUser.id, projectId: project.id, data });
     }
-    await this.recordEvent('user.destroyed', user, { username: user.username });
+    const data = { username: user.username, name: user.name, email: user.email, created_at: user.createdAt.toISOString() };
+    await this.recordEvent('user.destroyed', user, data);
   }
 
   /**

@@ -12,10 +12,12 @@ export interface UserRelations {
   withCustomAttributes?: boolean;
 }
 
-function avatarUrl(user: User, view: View): string | null {
-  if (user.avatarFilename) return `${view.baseUrl}/uploads/-/system/user/avatar/${user.id}/${encodeURIComponent(user.avatarFilename)}`;
-  // `avatarsvc_enabled`: users without an uploaded avatar get one from the avatar service.
-  if (!view.settings.avatarsvc_enabled) return null;
+const avatarUrl = (user: User, view: View) => userAvatarUrl(user, view.baseUrl, view.settings.avatarsvc_enabled);
+
+/** A user's avatar: uploaded, else (`avatarsvc_enabled`) one from the avatar service. */
+export function userAvatarUrl(user: Pick<User, 'id' | 'email' | 'avatarFilename'>, baseUrl: string, avatarService: boolean): string | null {
+  if (user.avatarFilename) return `${baseUrl}/uploads/-/system/user/avatar/${user.id}/${encodeURIComponent(user.avatarFilename)}`;
+  if (!avatarService) return null;
   const hash = createHash('md5').update(user.email.trim().toLowerCase()).digest('hex');
   return `https://www.gravatar.com/avatar/${hash}?s=80&d=identicon`;
 }

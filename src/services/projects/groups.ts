@@ -1,4 +1,5 @@
 import { sharesOfGroup } from './group-link-store.js';
+import { projectsAsEventsName } from './project-store.js';
 import type { FilterQuery } from '@mikro-orm/core';
 import { can, type GroupInScope, type ProjectInScope } from '../../auth/abilities.js';
 import { memberGroupsSql, ownedGroupsSql, visibleGroupsSql } from '../../auth/access-levels.js';
@@ -227,15 +228,19 @@ export class GroupsService extends Service {
   async delete(scoped: GroupInScope): Promise<void> {
     const { group } = scoped;
     const projects = await projectsBelow(this.em, group);
+    const gone = await projectsAsEventsName(
+      this.em,
+      projects.map((project) => project.id),
+    );
     // The subgroups go with it (their parent's foreign key cascades), and their projects with them.
     await this.em.nativeDelete(Namespace, { id: group.id });
     const author = this.ctx.currentUser.id;
     for (const project of projects) {
       this.ctx.afterCommit(() => this.ctx.env.repositories.remove(project.repository_storage, project.id));
-      const data = { path_with_namespace: project.full_path };
-      await this.ctx.record({ kind: 'project.destroyed', authorId: author, projectId: project.id, data });
+      await this.ctx.record({ kind: 'project.destroyed', authorId: author, projectId: project.id, data: gone.get(project.id)! });
     }
-    await this.ctx.record({ kind: 'group.destroyed', authorId: author, groupId: group.id, data: { full_path: group.fullPath } });
+    const data = { full_path: group.fullPath, name: group.name, created_at: group.createdAt.toISOString() };
+    await this.ctx.record({ kind: 'group.destroyed', authorId: author, groupId: group.id, data });
   }
 
   /** POST /groups/:id/projects/:project_id (administrators): the project moved into the group. */

@@ -5,6 +5,7 @@ import { Namespace, Project, User, type Visibility } from '../../db/entities/ind
 import type { EntityManager } from '../../db/orm.js';
 import { keyOf, ormRaw, queryRows, rowAs } from '../../db/rows.js';
 import { sql, type Sql } from '../../db/sql.js';
+import type { ProjectGone } from '../../events/kinds.js';
 import type { Context } from '../context.js';
 import type { ProjectRelations } from '../present/projects.js';
 
@@ -194,6 +195,37 @@ export async function insertShare(
      values (${projectId}, ${groupId}, ${groupAccess}, ${expiresAt}, now()) on conflict do nothing returning "id"`,
   );
   return link?.id as number | undefined;
+}
+
+/**
+ * Projects as system hooks describe them (`project_create`, `project_destroy`, ...), read before they go: the owner
+ * is the namespace's user, or the group (whose e-mail is empty, as the original sends it).
+ */
+export async function projectsAsEventsName(em: EntityManager, projectIds: number[]): Promise<Map<number, ProjectGone>> {
+  if (!projectIds.length) return new Map();
+  const rows = await queryRows(
+    em,
+    sql`select p."id", p."name", p."path", p."visibility", p."created_at", p."updated_at",
+        n."full_path" || '/' || p."path" as "path_with_namespace", coalesce(u."name", n."name") as "owner_name",
+        coalesce(u."email", '') as "owner_email"
+      from "projects" p join "namespaces" n on n."id" = p."namespace_id" left join "users" u on u."id" = n."owner_id"
+      where p."id" = any(${projectIds}::int[])`,
+  );
+  return new Map(
+    rows.map((row) => [
+      row.id as number,
+      {
+        path_with_namespace: row.path_with_namespace as string,
+        name: row.name as string,
+        path: row.path as string,
+        visibility: row.visibility as string,
+        owner_name: row.owner_name as string,
+        owner_email: row.owner_email as string,
+        created_at: new Date(row.created_at as string).toISOString(),
+        updated_at: new Date(row.updated_at as string).toISOString(),
+      },
+    ]),
+  );
 }
 
 /** A project's visibility; undefined when there is no such project. */

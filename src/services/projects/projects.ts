@@ -36,6 +36,7 @@ import {
   projectUsersWhere,
   starredBy,
   type ProjectAccess,
+  projectsAsEventsName,
 } from './project-store.js';
 import { Service } from '../service.js';
 
@@ -208,13 +209,9 @@ export class ProjectsService extends Service {
   /** DELETE /projects/:id: the project and everything in it; its repository once that is committed. */
   async delete(scoped: ProjectInScope): Promise<void> {
     const { project } = scoped;
+    const gone = (await projectsAsEventsName(this.em, [project.id])).get(project.id)!;
     await this.em.nativeDelete(Project, { id: project.id });
-    await this.ctx.record({
-      kind: 'project.destroyed',
-      authorId: this.ctx.currentUser.id,
-      projectId: project.id,
-      data: { path_with_namespace: `${scoped.namespace.fullPath}/${project.path}` },
-    });
+    await this.ctx.record({ kind: 'project.destroyed', authorId: this.ctx.currentUser.id, projectId: project.id, data: gone });
     this.ctx.afterCommit(() => this.ctx.env.repositories.remove(project.repositoryStorage, project.id));
   }
 

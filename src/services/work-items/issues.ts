@@ -27,6 +27,7 @@ import {
   checkTitle,
   checkUpdate,
   finishUpdate,
+  NO_PEOPLE_OR_LABELS,
   milestoneChange,
   peopleAndLabelChanges,
   textChanges,
@@ -256,13 +257,14 @@ export class IssuesService extends Service {
     }
     const people = manages
       ? await peopleAndLabelChanges(em, { kind: 'Issue', id: scoped.id, projectId: project.project.id }, before, input, now)
-      : { notes: [], assignees: false, labels: false };
+      : NO_PEOPLE_OR_LABELS;
     const backdates = can(this.ctx.caller, 'set_issue_timestamps', project) && input.updated_at !== undefined;
     const item = { id: scoped.id, iid: before.iid, title: before.title, projectId: project.project.id };
     const change = {
       columns,
       ...people,
-      notes: [...notes, ...people.notes],
+      before,
+      notes,
       now,
       updatedAt: backdates ? new Date(input.updated_at!) : undefined,
     };

@@ -63,6 +63,7 @@ import {
   checkTitle,
   checkUpdate,
   finishUpdate,
+  NO_PEOPLE_OR_LABELS,
   milestoneChange,
   peopleAndLabelChanges,
   textChanges,
@@ -446,9 +447,9 @@ export class MergeRequestsService extends Service {
     }
     const people = manages
       ? await peopleAndLabelChanges(em, { kind: 'MergeRequest', id: scoped.id, projectId: project.project.id }, before, input, now)
-      : { notes: [], assignees: false, labels: false };
+      : NO_PEOPLE_OR_LABELS;
     const item = { id: scoped.id, iid: before.iid, title: before.title, projectId: project.project.id };
-    const change = { columns, ...people, notes: [...notes, ...people.notes], now };
+    const change = { columns, ...people, before, notes, now };
     await finishUpdate(this.ctx, 'MergeRequest', item, change, (written) => updateMergeRequest(em, scoped.id, written));
     return this.present(scoped);
   }

@@ -1,4 +1,5 @@
 import type { EntityManager } from '../../db/orm.js';
+import type { ChangedValue, ChangedValues } from '../../events/kinds.js';
 import type { Context } from '../context.js';
 import { insertNote } from './note-store.js';
 import { changedAttributes, recordWorkItemEvent } from './work-item-events.js';
@@ -12,46 +13,48 @@ import type { WorkItemKind } from './work-item-store.js';
 
 /** What issues and merge requests change alike: their labels and their assignees, each change with its system note. */
 
-/** The labels replaced (`labels`), added to and taken from; the system note of the change, if any. */
+/** A change of a list of IDs (labels, assignees), with its system note. */
+interface IdsChange extends ChangedValue {
+  previous: number[];
+  current: number[];
+  note: string;
+}
+
+/** The labels replaced (`labels`), added to and taken from; the change, if any. */
 export async function relabel(
   em: EntityManager,
   target: { kind: WorkItemKind; id: number; projectId: number },
   input: { labels?: string[]; add_labels?: string[]; remove_labels?: string[] },
   now: Date,
-): Promise<string[]> {
-  if (input.labels === undefined && !input.add_labels?.length && !input.remove_labels?.length) return [];
-  const current = await labelsOn(em, target.kind, target.id);
-  let titles = input.labels ?? current.map((label) => label.title);
+): Promise<IdsChange | null> {
+  if (input.labels === undefined && !input.add_labels?.length && !input.remove_labels?.length) return null;
+  const old = await labelsOn(em, target.kind, target.id);
+  let titles = input.labels ?? old.map((label) => label.title);
   if (input.add_labels) titles = [...titles, ...input.add_labels];
   if (input.remove_labels) titles = titles.filter((title) => !input.remove_labels!.includes(title));
   const wanted = await labelIdsOf(em, target.projectId, titles, now);
-  const added = wanted.filter((label) => !current.some((old) => old.id === label.id));
-  const removed = current.filter((label) => !wanted.some((kept) => kept.id === label.id));
-  if (!added.length && !removed.length) return [];
-  await setLabelLinks(
-    em,
-    target.kind,
-    target.id,
-    wanted.map((label) => label.id),
-    now,
-  );
-  return [labelsNote(added, removed)];
+  const added = wanted.filter((label) => !old.some((had) => had.id === label.id));
+  const removed = old.filter((label) => !wanted.some((kept) => kept.id === label.id));
+  if (!added.length && !removed.length) return null;
+  const current = wanted.map((label) => label.id);
+  await setLabelLinks(em, target.kind, target.id, current, now);
+  return { previous: old.map((label) => label.id), current, note: labelsNote(added, removed) };
 }
 
-/** The assignees made these users (those that exist); the system note of the change, if any. */
+/** The assignees made these users (those that exist); the change, if any. */
 export async function reassign(
   em: EntityManager,
   target: { kind: WorkItemKind; id: number },
   old: number[],
   wanted: number[],
-): Promise<string[]> {
+): Promise<IdsChange | null> {
   const userIds = await existingUserIds(em, wanted);
-  if (userIds.join() === old.join()) return [];
+  if (userIds.join() === old.join()) return null;
   await (target.kind === 'Issue' ? setAssignees : setMergeRequestAssignees)(em, target.id, userIds);
   const users = await userRefs(em, [...new Set([...userIds, ...old])]);
   const added = userIds.filter((id) => !old.includes(id)).map((id) => users.get(id)!.username);
   const removed = old.filter((id) => !userIds.includes(id)).map((id) => users.get(id)?.username ?? 'ghost');
-  return added.length || removed.length ? [assigneesNote(added, removed)] : [];
+  return added.length || removed.length ? { previous: old, current: userIds, note: assigneesNote(added, removed) } : null;
 }
 
 /** The assignees an input names: `assignee_ids`, else `assignee_id` (0 or null for none); undefined when neither is given. */
@@ -107,6 +110,14 @@ export async function milestoneChange(
   return { milestone_id: milestone?.id ?? null, note: milestoneNote(milestone) };
 }
 
+/** What changed of a work item's assignees and labels: each change (null: none). */
+export interface PeopleAndLabels {
+  assignees: IdsChange | null;
+  labels: IdsChange | null;
+}
+
+export const NO_PEOPLE_OR_LABELS: PeopleAndLabels = { assignees: null, labels: null };
+
 /** The assignees and the labels changed by those who manage the work item (as the original filters them), with their notes. */
 export async function peopleAndLabelChanges(
   em: EntityManager,
@@ -114,13 +125,18 @@ export async function peopleAndLabelChanges(
   before: { assignees: { id: number }[] },
   input: { assignee_ids?: number[]; assignee_id?: number | null; labels?: string[]; add_labels?: string[]; remove_labels?: string[] },
   now: Date,
-): Promise<{ notes: string[]; assignees: boolean; labels: boolean }> {
-  const assignees = assigneeIdsOf(input);
+): Promise<PeopleAndLabels> {
+  const wanted = assigneeIdsOf(input);
   const old = before.assignees.map((user) => user.id);
-  const assigneeNotes = assignees === undefined ? [] : await reassign(em, target, old, assignees);
-  const labelNotes = await relabel(em, target, input, now);
-  return { notes: [...assigneeNotes, ...labelNotes], assignees: assigneeNotes.length > 0, labels: labelNotes.length > 0 };
+  const assignees = wanted === undefined ? null : await reassign(em, target, old, wanted);
+  return { assignees, labels: await relabel(em, target, input, now) };
 }
+
+/** A value as the record keeps it: times as ISO 8601. */
+const recorded = (value: unknown): unknown => (value instanceof Date ? value.toISOString() : (value ?? null));
+
+/** Columns no hook shows among a change's values: the merge request's heads, found again on every push. */
+const UNSHOWN_COLUMNS = ['head_sha', 'start_sha', 'base_sha'];
 
 /**
  * The end of a work item's update: its columns written (with `updated_at`) when anything changed, each change's system
@@ -131,17 +147,35 @@ export async function finishUpdate<Columns extends { state?: string; title?: str
   ctx: Context,
   kind: 'Issue' | 'MergeRequest',
   item: { id: number; iid: number; title: string; projectId: number },
-  change: { columns: Columns; notes: string[]; assignees: boolean; labels: boolean; now: Date; updatedAt?: Date },
+  change: PeopleAndLabels & {
+    /** The work item as it was, by column (its milestone as `milestone`). */
+    before: { milestone: { id: number } | null };
+    columns: Columns;
+    notes: string[];
+    now: Date;
+    updatedAt?: Date;
+  },
   write: (columns: Columns) => Promise<void>,
 ): Promise<void> {
-  const { columns, notes } = change;
-  const changes = changedAttributes(columns, { assignees: change.assignees, labels: change.labels }).filter(
+  const { columns, before } = change;
+  const notes = [...change.notes, ...[change.assignees, change.labels].flatMap((ids) => (ids ? [ids.note] : []))];
+  const changes = changedAttributes(columns, { assignees: !!change.assignees, labels: !!change.labels }).filter(
     (name) => !['head_sha', 'start_sha', 'merge_when_pipeline_succeeds'].includes(name),
   );
   // A given `updated_at` (an import's) is written even alone.
   if (notes.length || Object.keys(columns).length || change.updatedAt) {
     columns.updated_at = change.updatedAt ?? change.now;
     await write(columns);
+  }
+  const values: ChangedValues = {};
+  for (const [name, current] of Object.entries(columns)) {
+    if (UNSHOWN_COLUMNS.includes(name)) continue;
+    const previous = name === 'milestone_id' ? (before.milestone?.id ?? null) : (before as Record<string, unknown>)[name];
+    values[name] = { previous: recorded(previous), current: recorded(current) };
+  }
+  for (const name of ['assignees', 'labels'] as const) {
+    const ids = change[name];
+    if (ids) values[name] = { previous: ids.previous, current: ids.current };
   }
   for (const body of notes) {
     await insertNote(ctx.em, {
@@ -156,7 +190,7 @@ export async function finishUpdate<Columns extends { state?: string; title?: str
   }
   const shown = { ...item, title: columns.title ?? item.title };
   const prefix = kind === 'Issue' ? 'issue' : 'merge_request';
-  if (columns.state === 'closed') await recordWorkItemEvent(ctx, `${prefix}.closed`, shown, {});
-  if (columns.state === 'opened') await recordWorkItemEvent(ctx, `${prefix}.reopened`, shown, {});
-  if (changes.length) await recordWorkItemEvent(ctx, `${prefix}.updated`, shown, { changes });
+  if (columns.state === 'closed') await recordWorkItemEvent(ctx, `${prefix}.closed`, shown, { values });
+  if (columns.state === 'opened') await recordWorkItemEvent(ctx, `${prefix}.reopened`, shown, { values });
+  if (changes.length) await recordWorkItemEvent(ctx, `${prefix}.updated`, shown, { changes, values });
 }
