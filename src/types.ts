@@ -515,24 +515,18 @@ export interface ListProjectGroupsQuery {
 
 // src/schemas/hooks.ts
 
-export interface ProjectHook {
-  id: number;
-  url: string;
-  project_id: number;
-  push_events: boolean;
+export interface ProjectHook extends SystemHook {
   push_events_branch_filter: string | null;
-  tag_push_events: boolean;
   issues_events: boolean;
   confidential_issues_events: boolean;
-  merge_requests_events: boolean;
   note_events: boolean;
   confidential_note_events: boolean;
   job_events: boolean;
   pipeline_events: boolean;
   wiki_page_events: boolean;
-  repository_update_events: boolean;
-  enable_ssl_verification: boolean;
-  created_at: string;
+  alert_status: 'executable' | 'temporarily_disabled';
+  disabled_until: string | null;
+  project_id: number;
 }
 
 export interface CreateProjectHookInput {
@@ -569,6 +563,83 @@ export interface UpdateProjectHookInput {
   token?: string;
   url?: string;
 }
+
+/** A group's hook (later versions): it hears of every project of the group and of its subgroups. */
+export interface GroupHook extends SystemHook {
+  push_events_branch_filter: string | null;
+  issues_events: boolean;
+  confidential_issues_events: boolean;
+  note_events: boolean;
+  confidential_note_events: boolean;
+  job_events: boolean;
+  pipeline_events: boolean;
+  wiki_page_events: boolean;
+  alert_status: 'executable' | 'temporarily_disabled';
+  disabled_until: string | null;
+  group_id: number;
+}
+
+/** An instance's system hook, as `/hooks` answers it (administrators). */
+export interface SystemHook {
+  id: number;
+  url: string;
+  push_events: boolean;
+  tag_push_events: boolean;
+  merge_requests_events: boolean;
+  repository_update_events: boolean;
+  enable_ssl_verification: boolean;
+  created_at: string;
+}
+
+export interface CreateSystemHookInput {
+  url: string;
+  token?: string;
+  push_events?: boolean;
+  tag_push_events?: boolean;
+  merge_requests_events?: boolean;
+  repository_update_events?: boolean;
+  enable_ssl_verification?: boolean;
+}
+
+/** The record of one delivery (later versions’ hook events): the request as sent, what came back, how long it took. */
+export interface HookEvent {
+  id: number;
+  url: string;
+  trigger: string;
+  request_headers: { [key: string]: string };
+  request_data: { [key: string]: unknown };
+  response_headers: { [key: string]: string };
+  response_body: string;
+  execution_duration: number;
+  response_status: string;
+  status: 'delivered' | 'failed' | 'pending';
+  attempts: number;
+  created_at: string;
+}
+
+export interface ListHookEventsQuery {
+  status?: 'client_failure' | 'server_failure' | 'successful' | number;
+}
+
+export interface ResentHookEvent {
+  response_status: number | string;
+}
+
+export interface HookTestResult {
+  message: string;
+}
+
+/** What `GET /hooks/:hook_id` sends a system hook to test it, and answers. */
+export interface SystemHookTest {
+  project_id: number;
+  owner_email: string;
+  owner_name: string;
+  name: string;
+  path: string;
+  event_name: string;
+}
+
+export type HookTestTrigger = 'confidential_issues_events' | 'confidential_note_events' | 'issues_events' | 'job_events' | 'merge_requests_events' | 'note_events' | 'push_events' | 'tag_push_events' | 'wiki_page_events';
 
 // src/schemas/instance.ts
 
@@ -2109,6 +2180,38 @@ export interface Api {
     update: (id: number | string, hook_id: number, input?: UpdateProjectHookInput) => Promise<ProjectHook>;
     /** `/projects/:id/hooks/:hook_id` */
     delete: (id: number | string, hook_id: number) => Promise<void>;
+    /** `/projects/:id/hooks/:hook_id/test/:trigger` */
+    test: (id: number | string, hook_id: number, trigger: HookTestTrigger) => Promise<{ message: string }>;
+    /** `/projects/:id/hooks/:hook_id/events` */
+    events: (id: number | string, hook_id: number, input?: ListHookEventsQuery & PageQuery) => Promise<ListResult<HookEvent>>;
+    /** `/projects/:id/hooks/:hook_id/events/:hook_log_id/resend` */
+    resend: (id: number | string, hook_id: number, hook_log_id: number) => Promise<ResentHookEvent>;
+  };
+  groupHooks: {
+    /** `/groups/:id/hooks` */
+    list: (id: number | string, input?: PageQuery) => Promise<ListResult<GroupHook>>;
+    /** `/groups/:id/hooks/:hook_id` */
+    get: (id: number | string, hook_id: number) => Promise<GroupHook>;
+    /** `/groups/:id/hooks` */
+    create: (id: number | string, input: CreateProjectHookInput) => Promise<GroupHook>;
+    /** `/groups/:id/hooks/:hook_id` */
+    update: (id: number | string, hook_id: number, input?: UpdateProjectHookInput) => Promise<GroupHook>;
+    /** `/groups/:id/hooks/:hook_id` */
+    delete: (id: number | string, hook_id: number) => Promise<void>;
+    /** `/groups/:id/hooks/:hook_id/events` */
+    events: (id: number | string, hook_id: number, input?: ListHookEventsQuery & PageQuery) => Promise<ListResult<HookEvent>>;
+    /** `/groups/:id/hooks/:hook_id/events/:hook_log_id/resend` */
+    resend: (id: number | string, hook_id: number, hook_log_id: number) => Promise<ResentHookEvent>;
+  };
+  systemHooks: {
+    /** `/hooks` */
+    list: (input?: PageQuery) => Promise<ListResult<SystemHook>>;
+    /** `/hooks` */
+    create: (input: CreateSystemHookInput) => Promise<SystemHook>;
+    /** `/hooks/:hook_id` */
+    test: (hook_id: number) => Promise<SystemHookTest>;
+    /** `/hooks/:hook_id` */
+    delete: (hook_id: number) => Promise<void>;
   };
   instance: {
     /** `/openapi.json` */
@@ -2637,6 +2740,15 @@ export type SchemaName =
   | 'ProjectHook'
   | 'CreateProjectHookInput'
   | 'UpdateProjectHookInput'
+  | 'GroupHook'
+  | 'SystemHook'
+  | 'CreateSystemHookInput'
+  | 'HookEvent'
+  | 'ListHookEventsQuery'
+  | 'ResentHookEvent'
+  | 'HookTestResult'
+  | 'SystemHookTest'
+  | 'HookTestTrigger'
   | 'Metadata'
   | 'IssueState'
   | 'IssueBasic'

@@ -3,6 +3,8 @@
  * database when an example first names them, and the tools an example's input draws on.
  */
 import { generateKeyPairSync } from 'node:crypto';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import * as openpgp from 'openpgp';
 import qs from 'qs';
 import sshpk from 'sshpk';
@@ -24,6 +26,9 @@ export const newGpgKey = async () =>
 
 /** A one-pixel PNG: the avatar of the fixture user. */
 const PNG = Buffer.from('89504e470d0a1a0a0000000d4948445200000001000000010806000000', 'hex');
+
+/** The hooks' receiver (FixtureSet#receiver), one per test process. */
+let receiving: Promise<string> | undefined;
 
 let counter = 0;
 /** Letters and digits, so that it makes a valid username and the local part of an address. */
@@ -64,6 +69,25 @@ export class FixtureSet {
     /** The normal user whose `own…` fixtures the normal caller's examples name. */
     private readonly normal: TestUser,
   ) {}
+
+  /**
+   * Where the hooks of the fixtures deliver: a server of the test's own that takes every delivery (local addresses
+   * allowed for hooks, as an administrator may allow them).
+   */
+  private async receiver(): Promise<string> {
+    await this.t.hosting.applicationSettings.update({ allow_local_requests_from_web_hooks_and_services: true });
+    receiving ??= new Promise((resolve) => {
+      const server = createServer((request, response) => {
+        request.resume();
+        request.on('end', () => response.writeHead(200).end());
+      });
+      server.listen(0, '127.0.0.1', () => {
+        server.unref();
+        resolve(`http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`);
+      });
+    });
+    return receiving;
+  }
 
   /** The fixture's id (or key, or file name) as a path names it. */
   value(name: ExampleFixture, owner: Owner): Promise<number | string> {
@@ -343,6 +367,32 @@ export class FixtureSet {
             url: `https://hooks-${unique()}.example.com/fixture`,
           })
         ).id;
+      case 'systemHook':
+        return (await root.systemHooks.create({ url: await this.receiver() })).id;
+      case 'groupHook':
+        return (await root.as(await user()).groupHooks.create(Number(await this.value('group', owner)), { url: await this.receiver() })).id;
+      case 'receivingHook':
+        return (
+          await root.as(await user()).projectHooks.create(Number(await this.value('repository', owner)), { url: await this.receiver() })
+        ).id;
+      case 'hookTrigger':
+        return 'push_events';
+      case 'hookLog': {
+        // A delivery's record: the receiving hook's test, which records what it sent.
+        const project = Number(await this.value('repository', owner));
+        const hook = Number(await this.value('receivingHook', owner));
+        await root.projectHooks.test(project, hook, 'push_events');
+        return (await root.projectHooks.events(project, hook, {}))[0].id;
+      }
+      case 'groupHookLog': {
+        const hook = Number(await this.value('groupHook', owner));
+        const [{ id }] = await this.t.db.rows.execute(
+          `insert into web_hook_logs (hook_id, trigger, url, request_headers, request_data, status, created_at, updated_at)
+           values (${hook}, 'push_hooks', 'http://fixture', '{"X-Gitlab-Event":"Push Hook"}', '{"object_kind":"push"}', 'delivered',
+             now(), now()) returning id`,
+        );
+        return id;
+      }
       case 'runner': {
         // A specific runner of the fixture project, registered with its runners token (which root, an administrator, sees).
         const { runners_token } = await root.projects.get(Number(await this.value('project', owner)));

@@ -95,6 +95,8 @@ describe('project hooks', () => {
       wiki_page_events: false,
       repository_update_events: false,
       enable_ssl_verification: true,
+      alert_status: 'executable',
+      disabled_until: null,
       created_at: expect.any(String),
     });
     const id = created.body.id;
@@ -232,8 +234,8 @@ describe('deliveries of issues, merge requests and notes', () => {
 
     await api.labels.create(project.id, { name: 'bug', color: '#ff0000' });
     await api.labels.create(project.id, { name: 'api', color: '#00ff00' });
-    const issue = await api.issues.create(project.id, { title: 'Broken', labels: 'bug', assignee_ids: [owner.id] });
-    await api.issues.update(project.id, issue.iid, { labels: 'api', title: 'Broken badly' });
+    const issue = await api.issues.create(project.id, { title: 'Broken', labels: ['bug'], assignee_ids: [owner.id] });
+    await api.issues.update(project.id, issue.iid, { labels: ['api'], title: 'Broken badly' });
     await api.issues.update(project.id, issue.iid, { state_event: 'close' });
     await api.issues.create(project.id, { title: 'Secret', confidential: true });
     await api.issueNotes.create(project.id, issue.iid, { body: 'Seen it' });
@@ -284,19 +286,32 @@ describe('deliveries of issues, merge requests and notes', () => {
     expect((note.body.object_attributes as { url: string }).url).toMatch(/\/issues\/\d+#note_\d+$/);
 
     // Confidential ones go to a hook that asks for them, under their own name.
-    await api.projectHooks.create(project.id, { url: `${receiverUrl}?confidential`, push_events: false, confidential_issues_events: true, confidential_note_events: true });
+    await api.projectHooks.create(project.id, {
+      url: `${receiverUrl}?confidential`,
+      push_events: false,
+      confidential_issues_events: true,
+      confidential_note_events: true,
+    });
     const secret = await api.issues.create(project.id, { title: 'Also secret', confidential: true });
     await api.issueNotes.create(project.id, secret.iid, { body: 'Hush' });
     await eventually(async () => expect(ofProject()).toHaveLength(6), 20_000);
     const [confidential, confidentialNote] = ofProject().slice(4);
     expect(confidential.headers['x-gitlab-event']).toBe('Confidential Issue Hook');
-    expect(confidential.body).toMatchObject({ event_type: 'confidential_issue', object_attributes: { iid: secret.iid, confidential: true } });
+    expect(confidential.body).toMatchObject({
+      event_type: 'confidential_issue',
+      object_attributes: { iid: secret.iid, confidential: true },
+    });
     expect(confidentialNote.headers['x-gitlab-event']).toBe('Confidential Note Hook');
     expect(confidentialNote.body).toMatchObject({ event_type: 'confidential_note', object_attributes: { note: 'Hush' } });
 
     // A merge request opened, its source branch pushed, merged; a comment on a commit.
     await api.branches.create(project.id, { branch: 'topic', ref: 'master' });
-    const request = await api.mergeRequests.create(project.id, { source_branch: 'topic', target_branch: 'master', title: 'WIP: Topic', labels: 'bug' });
+    const request = await api.mergeRequests.create(project.id, {
+      source_branch: 'topic',
+      target_branch: 'master',
+      title: 'WIP: Topic',
+      labels: ['bug'],
+    });
     const pushed = await api.commits.create(project.id, {
       branch: 'topic',
       commit_message: 'On topic',
@@ -310,11 +325,20 @@ describe('deliveries of issues, merge requests and notes', () => {
     const [open, refreshed, retitled, merged, commitNote] = ofProject().slice(6);
     expect(open.headers['x-gitlab-event']).toBe('Merge Request Hook');
     // The documentation nests `assignee` in `object_attributes`; the era's code sent it beside them.
-    expectOriginalFields(open.body, 'merge_request', ['object_attributes.assignee', 'object_attributes.assignee.name',
-      'object_attributes.assignee.username', 'object_attributes.assignee.avatar_url', 'object_attributes.last_commit',
-      'object_attributes.last_commit.id', 'object_attributes.last_commit.message', 'object_attributes.last_commit.timestamp',
-      'object_attributes.last_commit.url', 'object_attributes.last_commit.author', 'object_attributes.last_commit.author.name',
-      'object_attributes.last_commit.author.email']);
+    expectOriginalFields(open.body, 'merge_request', [
+      'object_attributes.assignee',
+      'object_attributes.assignee.name',
+      'object_attributes.assignee.username',
+      'object_attributes.assignee.avatar_url',
+      'object_attributes.last_commit',
+      'object_attributes.last_commit.id',
+      'object_attributes.last_commit.message',
+      'object_attributes.last_commit.timestamp',
+      'object_attributes.last_commit.url',
+      'object_attributes.last_commit.author',
+      'object_attributes.last_commit.author.name',
+      'object_attributes.last_commit.author.email',
+    ]);
     expect(open.body).toMatchObject({
       object_kind: 'merge_request',
       object_attributes: {
@@ -329,7 +353,10 @@ describe('deliveries of issues, merge requests and notes', () => {
     });
     expect(refreshed.body).toMatchObject({ object_attributes: { action: 'update', oldrev: expect.stringMatching(/^[0-9a-f]{40}$/) } });
     expect(refreshed.body.object_attributes).toMatchObject({ last_commit: { id: pushed.id, message: pushed.message } });
-    expect(retitled.body).toMatchObject({ object_attributes: { action: 'update' }, changes: { title: { previous: 'WIP: Topic', current: 'Topic' } } });
+    expect(retitled.body).toMatchObject({
+      object_attributes: { action: 'update' },
+      changes: { title: { previous: 'WIP: Topic', current: 'Topic' } },
+    });
     expect(merged.body).toMatchObject({ object_attributes: { action: 'merge', state: 'merged', work_in_progress: false } });
     expect(commitNote.body).toMatchObject({
       object_kind: 'note',

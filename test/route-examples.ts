@@ -30,7 +30,10 @@ import type { AnyRoute, RouteSpec } from '../src/api/route.js';
  * `issueDiscussionNote` and `mergeRequestDiscussionNote` their first notes.
  * `labelledProject` is another private project of its with a label named `fixture` (`label`, by ID) and one named
  * `followed` that root subscribed to (`subscribedLabel`); `milestone` is a milestone of `project`, `groupMilestone` one of `group`.
- * `environment` is an environment of `project`, available; `hook` a hook of `project`.
+ * `environment` is an environment of `project`, available; `hook` a hook of `project`. `receivingHook` is a hook of `repository`
+ * delivering to a server of the test's (which takes every delivery), `hookTrigger` a trigger its test may name (`push_events`) and
+ * `hookLog` the record of a delivery of it; `groupHook` is a hook of `group` delivering there too, `groupHookLog` the record of one
+ * of its deliveries, and `systemHook` a system hook delivering there.
  * `runner` is a specific runner of `project` (registered with its runners token); `borrowedRunner` one of another
  * project of the fixture user's, enabled in `project` too.
  */
@@ -89,6 +92,12 @@ export type ExampleFixture =
   | 'groupMilestone'
   | 'environment'
   | 'hook'
+  | 'receivingHook'
+  | 'hookTrigger'
+  | 'hookLog'
+  | 'groupHook'
+  | 'groupHookLog'
+  | 'systemHook'
   | 'runner'
   | 'borrowedRunner';
 
@@ -478,6 +487,27 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
     },
     update: { params: { id: 'project', hook_id: 'hook' }, input: { note_events: true } },
     delete: { params: { id: 'project', hook_id: 'hook' } },
+    test: { params: { id: 'repository', hook_id: 'receivingHook', trigger: 'hookTrigger' } },
+    events: { params: { id: 'repository', hook_id: 'receivingHook' }, input: { status: 'successful' } },
+    resend: { params: { id: 'repository', hook_id: 'receivingHook', hook_log_id: 'hookLog' } },
+  },
+  groupHooks: {
+    list: { params: { id: 'group' } },
+    get: { params: { id: 'group', hook_id: 'groupHook' } },
+    create: {
+      params: { id: 'group' },
+      input: (tools) => ({ url: `https://${tools.unique()}.example.com/hook`, merge_requests_events: true }),
+    },
+    update: { params: { id: 'group', hook_id: 'groupHook' }, input: { note_events: true } },
+    delete: { params: { id: 'group', hook_id: 'groupHook' } },
+    events: { params: { id: 'group', hook_id: 'groupHook' } },
+    resend: { params: { id: 'group', hook_id: 'groupHook', hook_log_id: 'groupHookLog' } },
+  },
+  systemHooks: {
+    list: {},
+    create: { input: (tools) => ({ url: `https://${tools.unique()}.example.com/system`, push_events: true }) },
+    test: { params: { hook_id: 'systemHook' } },
+    delete: { params: { hook_id: 'systemHook' } },
   },
   groupMilestones: {
     list: { params: { id: 'group' }, input: { state: 'all', title: 'fixture' } },

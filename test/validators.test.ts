@@ -76,6 +76,12 @@ const PLACEHOLDERS: Record<ExampleFixture, string> = {
   borrowedRunner: '26',
   environment: '30',
   hook: '31',
+  receivingHook: '32',
+  hookTrigger: 'push_events',
+  hookLog: '33',
+  groupHook: '34',
+  groupHookLog: '35',
+  systemHook: '36',
 };
 
 /** Path parameters as HTTP hands them over: text. */

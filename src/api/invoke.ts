@@ -168,11 +168,13 @@ async function runCall(env: Environment, route: AnyRoute, call: Call, deadline: 
       answer = result;
       return result;
     };
-    const result = await (route.method === 'GET' ? execute() : env.db.fork().transactional(execute)).catch(async (error: unknown) => {
-      // Counted once the call's transaction has rolled back, so that the count stays.
-      if (isAuthenticationFailure(error)) await env.throttle.failed(signInKeys);
-      throw error;
-    });
+    const result = await (route.method === 'GET' || route.waitsOnRemote ? execute() : env.db.fork().transactional(execute)).catch(
+      async (error: unknown) => {
+        // Counted once the call's transaction has rolled back, so that the count stays.
+        if (isAuthenticationFailure(error)) await env.throttle.failed(signInKeys);
+        throw error;
+      },
+    );
     await called?.runAfterCommit();
     // The embedders' subscribers have heard of what the call recorded before it answers.
     if (route.method !== 'GET') await env.events.delivered();

@@ -1,5 +1,6 @@
 import { Type, type Static } from 'typebox';
 import { BoundedText, FILE_PATH_MAX, Int32, REF_MAX } from '../schemas/common.js';
+import { HookTestTrigger } from '../schemas/hooks.js';
 import { ArchiveFormat } from '../schemas/repository.js';
 
 /**
@@ -44,6 +45,8 @@ export const PATH_PARAMETERS = {
   runner_id: Int32({ description: 'runner ID' }),
   environment_id: Int32({ description: 'environment ID' }),
   hook_id: Int32({ description: 'hook ID' }),
+  hook_log_id: Int32({ description: 'the ID of a hook delivery’s record (a hook event)' }),
+  trigger: HookTestTrigger,
   /** A namespace's path (one part of a full path), as GET /namespaces/:namespace/exists asks of it. */
   namespace: BoundedText({ description: 'namespace path' }),
   /** An archive's format, the suffix of `archive.:format`. */

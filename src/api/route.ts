@@ -103,6 +103,11 @@ export interface RouteSpec<
   raw?: boolean;
   /** The largest request body HTTP reads for this route, in bytes; DEFAULT_BODY_LIMIT when not given. */
   bodyLimit?: number;
+  /**
+   * A write that waits on another server (a hook's receiver): it runs outside a transaction, so that none is held open
+   * meanwhile, and writes what it writes in statements of its own.
+   */
+  waitsOnRemote?: boolean;
 }
 
 /** Enough for any parameter but a file: the body limit of routes that take no upload. */

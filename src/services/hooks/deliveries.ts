@@ -13,7 +13,7 @@ import { systemPayload, SYSTEM_EVENT_KINDS } from './system-payloads.js';
 import { issuePayload, mergeRequestPayload, notePayload } from './work-item-payloads.js';
 import { userAvatarUrl } from '../present/users.js';
 import type { SettingsValues } from '../../schemas/settings.js';
-import { delivered, sendHook } from './send.js';
+import { delivered, sendHook, type HookResponse } from './send.js';
 
 // Webhook deliveries, built on the record of what happens (src/events/): a deferred consumer turns each event into one
 // delivery per hook that asks for it (its request kept in `web_hook_logs`, pending), in the transaction that moves its
@@ -145,8 +145,8 @@ async function hooksFor(em: EntityManager, projectId: number | null): Promise<Ho
   return rows as HookRow[];
 }
 
-/** The users and projects payloads of one event read, each once. */
-function payloadContext(env: HookDeliveryEnvironment, baseUrl: string, gravatar: boolean): PayloadContext {
+/** The users and projects the payloads of one event (or one test) read, each once. */
+export function payloadContext(repositories: RepositoryStore, baseUrl: string, gravatar: boolean): PayloadContext {
   const users = new Map<number, HookUser | null>();
   const projects = new Map<number, HookProject | null>();
   const context: PayloadContext = {
@@ -179,7 +179,7 @@ function payloadContext(env: HookDeliveryEnvironment, baseUrl: string, gravatar:
       if (!projects.has(id)) projects.set(id, await hookProject(em, id, baseUrl));
       return projects.get(id)!;
     },
-    repository: (project) => env.repositories.open(project.repository_storage, project.id),
+    repository: (project) => repositories.open(project.repository_storage, project.id),
   };
   return context;
 }
@@ -194,7 +194,7 @@ async function plannedDeliveries(env: HookDeliveryEnvironment, event: AnyRecorde
   const hooks = await hooksFor(em, systemEvent ? null : event.project_id);
   if (!hooks.length) return [];
   const settings = await env.settings();
-  const context = payloadContext(env, env.baseUrl ?? 'http://localhost', settings.avatarsvc_enabled);
+  const context = payloadContext(env.repositories, env.baseUrl ?? 'http://localhost', settings.avatarsvc_enabled);
   if (systemEvent) {
     const payload = await systemPayload(em, event);
     return payload ? [{ hooks, trigger: 'system_hooks', event: SYSTEM_HOOK, payload }] : [];
@@ -217,12 +217,23 @@ async function plannedDeliveries(env: HookDeliveryEnvironment, event: AnyRecorde
       const systemHooks = asking(hooks, flag, 'SystemHook');
       const updateHooks = asking(hooks, 'repository_update_events', 'SystemHook');
       if (projectHooks.length || systemHooks.length) {
-        const payload = await pushPayload(event, project, await context.user(em, event.author_id), context.repository(project), context.baseUrl);
+        const payload = await pushPayload(
+          event,
+          project,
+          await context.user(em, event.author_id),
+          context.repository(project),
+          context.baseUrl,
+        );
         plan(projectHooks, `${event.kind}_hooks`, event.kind === 'push' ? 'Push Hook' : 'Tag Push Hook', payload);
         plan(systemHooks, `${event.kind}_hooks`, SYSTEM_HOOK, payload);
       }
       if (updateHooks.length)
-        plan(updateHooks, 'repository_update_hooks', SYSTEM_HOOK, repositoryUpdatePayload(event, project, await context.user(em, event.author_id), context.baseUrl));
+        plan(
+          updateHooks,
+          'repository_update_hooks',
+          SYSTEM_HOOK,
+          repositoryUpdatePayload(event, project, await context.user(em, event.author_id), context.baseUrl),
+        );
       // A merge request whose source branch moved is refreshed: its hooks hear of an update with the old head.
       if (event.kind === 'push' && event.data.before && event.data.after) {
         const mergeRequestHooks = asking(hooks, 'merge_requests_events');
@@ -239,7 +250,12 @@ async function plannedDeliveries(env: HookDeliveryEnvironment, event: AnyRecorde
             const targetHooks = target.id === project.id ? hooks : await hooksFor(em, target.id);
             const payload = await mergeRequestPayload(
               em,
-              { kind: 'merge_request.updated', author_id: event.author_id, mergeRequestId: request.id as number, oldrev: event.data.before },
+              {
+                kind: 'merge_request.updated',
+                author_id: event.author_id,
+                mergeRequestId: request.id as number,
+                oldrev: event.data.before,
+              },
               target,
               context,
             );
@@ -259,7 +275,8 @@ async function plannedDeliveries(env: HookDeliveryEnvironment, event: AnyRecorde
       const built = await issuePayload(em, event, project, context);
       if (!built) break;
       // A confidential issue goes only to the hooks that ask for confidential issues, under its own name.
-      if (built.confidential) plan(asking(hooks, 'confidential_issues_events'), 'confidential_issue_hooks', 'Confidential Issue Hook', built.payload);
+      if (built.confidential)
+        plan(asking(hooks, 'confidential_issues_events'), 'confidential_issue_hooks', 'Confidential Issue Hook', built.payload);
       else plan(asking(hooks, 'issues_events'), 'issue_hooks', 'Issue Hook', built.payload);
       break;
     }
@@ -287,7 +304,8 @@ async function plannedDeliveries(env: HookDeliveryEnvironment, event: AnyRecorde
       const built = await notePayload(em, event, project, context);
       if (!built) break;
       // A note on a confidential issue goes only to the hooks that ask for confidential notes (later versions' rule).
-      if (built.confidential) plan(asking(hooks, 'confidential_note_events'), 'confidential_note_hooks', 'Confidential Note Hook', built.payload);
+      if (built.confidential)
+        plan(asking(hooks, 'confidential_note_events'), 'confidential_note_hooks', 'Confidential Note Hook', built.payload);
       else plan(asking(hooks, 'note_events'), 'note_hooks', 'Note Hook', built.payload);
       break;
     }
@@ -314,39 +332,91 @@ async function deliveriesOf(env: HookDeliveryEnvironment, event: AnyRecordedEven
 /** Thrown to have the job tried again later: a delivery failed and has tries left. */
 class RetryLater extends Error {}
 
+/** Failed tries in a row after which a hook is left alone for a while, as later versions of the original do. */
+const FAILURES_BEFORE_DISABLING = 4;
+/** How long a failing hook is left alone: a minute, doubled with each further failure, a day at most. */
+const disabledFor = (failures: number) => Math.min(60_000 * 2 ** (failures - FAILURES_BEFORE_DISABLING), 24 * 3600 * 1000);
+
+/** What sending a delivery needs of the instance. */
+export type SendEnvironment = Pick<HookDeliveryEnvironment, 'secrets' | 'localRequestsAllowed'>;
+
+/** A hook as sending reads it. */
+export interface HookTarget {
+  id: number;
+  token_sealed: string | null;
+  enable_ssl_verification: boolean;
+}
+
+/**
+ * Sends a delivery of a hook: its headers, the hook's token (as `X-Gitlab-Token`) and a new `X-Gitlab-Event-UUID`
+ * added. Resolves to what came back (never throws for the receiver's failure).
+ */
+export async function sendToHook(
+  env: SendEnvironment,
+  hook: HookTarget,
+  request: { url: string; headers: Record<string, string>; body: string },
+  signal?: AbortSignal,
+): Promise<HookResponse> {
+  const headers: Record<string, string> = { ...request.headers, 'X-Gitlab-Event-UUID': randomUUID() };
+  // Line breaks are taken out of the token, as the original takes them out (10.4).
+  if (hook.token_sealed) headers['X-Gitlab-Token'] = env.secrets.open(hook.token_sealed).replace(/[\r\n]/g, '');
+  return sendHook({
+    url: request.url,
+    headers,
+    body: request.body,
+    allowLocalRequests: await env.localRequestsAllowed(),
+    verifySsl: hook.enable_ssl_verification,
+    signal,
+  });
+}
+
+/** The columns of a delivery's record that say how its last try went. */
+const outcomeColumns = (
+  response: HookResponse,
+) => sql`response_status = ${response.status === null ? 'internal error' : String(response.status)},
+  response_headers = ${JSON.stringify(response.headers)}::jsonb, response_body = ${response.body},
+  internal_error_message = ${response.error}, execution_duration = ${response.durationMs / 1000}, updated_at = ${new Date()}`;
+
+/** Records a delivery sent at once (a test, a delivery sent again), settled by its one try. */
+export async function recordSent(
+  em: EntityManager,
+  hookId: number,
+  request: { trigger: string; url: string; headers: Record<string, string>; body: string },
+  response: HookResponse,
+): Promise<void> {
+  const [row] = await queryRows(
+    em,
+    sql`insert into web_hook_logs (hook_id, trigger, url, request_headers, request_data, status, attempts, created_at, updated_at)
+      values (${hookId}, ${request.trigger}, ${request.url}, ${JSON.stringify(request.headers)}::jsonb, ${request.body}::json,
+        ${delivered(response) ? 'delivered' : 'failed'}, 1, ${new Date()}, ${new Date()}) returning id`,
+  );
+  await queryRows(em, sql`update web_hook_logs set ${outcomeColumns(response)} where id = ${row.id}`);
+}
+
 /** The delivery job: the hook's pending deliveries sent in order; a failed one tried again later, up to its tries. */
 function registerHookJobs(jobs: JobQueue, env: HookDeliveryEnvironment): void {
   jobs.register<{ hookId: number }>(WEB_HOOK_DELIVERY, {
     maxAttempts: JOB_ATTEMPTS,
     run: async (job) => {
+      const { hookId } = job.payload;
       // The record of a hook's deliveries is kept two days, as the original keeps its recent deliveries.
       await queryRows(
         env.db.rows,
-        sql`${worker} delete from web_hook_logs where hook_id = ${job.payload.hookId} and status <> 'pending'
+        sql`${worker} delete from web_hook_logs where hook_id = ${hookId} and status <> 'pending'
           and created_at < ${new Date(Date.now() - DELIVERIES_KEPT_MS)}`,
       );
       for (;;) {
         job.signal.throwIfAborted();
         const [next] = await queryRows(
           env.db.rows,
-          sql`${worker} select l.id, l.url, l.request_headers, l.request_data::text as body, l.attempts, h.token_sealed, h.enable_ssl_verification
+          sql`${worker} select l.id, l.url, l.request_headers, l.request_data::text as body, l.attempts, h.token_sealed,
+              h.enable_ssl_verification, h.recent_failures
             from web_hook_logs l join web_hooks h on h.id = l.hook_id
-            where l.hook_id = ${job.payload.hookId} and l.status = 'pending' order by l.id limit 1`,
+            where l.hook_id = ${hookId} and l.status = 'pending' order by l.id limit 1`,
         );
         if (!next) return;
-        const headers: Record<string, string> = {
-          ...(next.request_headers as Record<string, string>),
-          'X-Gitlab-Event-UUID': randomUUID(),
-        };
-        if (next.token_sealed) headers['X-Gitlab-Token'] = env.secrets.open(next.token_sealed as string);
-        const response = await sendHook({
-          url: next.url as string,
-          headers,
-          body: next.body as string,
-          allowLocalRequests: await env.localRequestsAllowed(),
-          verifySsl: next.enable_ssl_verification as boolean,
-          signal: job.signal,
-        });
+        const request = { url: next.url as string, headers: next.request_headers as Record<string, string>, body: next.body as string };
+        const response = await sendToHook(env, { ...(next as unknown as HookTarget), id: hookId }, request, job.signal);
         // Stopped (the instance closing, the lease lost): the try does not count, and the next run makes it again.
         job.signal.throwIfAborted();
         const attempts = (next.attempts as number) + 1;
@@ -354,11 +424,15 @@ function registerHookJobs(jobs: JobQueue, env: HookDeliveryEnvironment): void {
         const status = ok ? 'delivered' : attempts >= DELIVERY_ATTEMPTS ? 'failed' : 'pending';
         await queryRows(
           env.db.rows,
-          sql`${worker} update web_hook_logs set status = ${status}, attempts = ${attempts},
-            response_status = ${response.status === null ? 'internal error' : String(response.status)},
-            response_headers = ${JSON.stringify(response.headers)}::jsonb, response_body = ${response.body},
-            internal_error_message = ${response.error}, execution_duration = ${response.durationMs / 1000}, updated_at = ${new Date()}
-           where id = ${next.id}`,
+          sql`${worker} update web_hook_logs set status = ${status}, attempts = ${attempts}, ${outcomeColumns(response)}
+            where id = ${next.id}`,
+        );
+        // A hook that keeps failing is left alone for a while: no deliveries are made for it meanwhile.
+        const failures = ok ? 0 : (next.recent_failures as number) + 1;
+        const disabledUntil = failures >= FAILURES_BEFORE_DISABLING ? new Date(Date.now() + disabledFor(failures)) : null;
+        await queryRows(
+          env.db.rows,
+          sql`${worker} update web_hooks set recent_failures = ${failures}, disabled_until = ${disabledUntil} where id = ${hookId}`,
         );
         if (status === 'pending')
           throw new RetryLater(`the delivery ${next.id} failed (${response.error ?? response.status}); tried again later`);

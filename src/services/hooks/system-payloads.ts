@@ -32,7 +32,12 @@ const EVENT_NAMES: Partial<Record<AnyRecordedEvent['kind'], string>> = {
 };
 
 /** The kinds of event that system hooks hear of (besides pushes and merge requests, which they ask for). */
-export const SYSTEM_EVENT_KINDS = [...Object.keys(EVENT_NAMES), 'member.added', 'member.updated', 'member.removed'] as AnyRecordedEvent['kind'][];
+export const SYSTEM_EVENT_KINDS = [
+  ...Object.keys(EVENT_NAMES),
+  'member.added',
+  'member.updated',
+  'member.removed',
+] as AnyRecordedEvent['kind'][];
 
 /** The payload of a system event; undefined when what it names is gone (the event kept what a removal needs). */
 export async function systemPayload(em: EntityManager, event: AnyRecordedEvent): Promise<Record<string, unknown> | undefined> {
@@ -115,9 +120,7 @@ export async function systemPayload(em: EntityManager, event: AnyRecordedEvent):
         // Always null, as the original sends them.
         owner_name: null,
         owner_email: null,
-        ...(event.kind === 'group.renamed'
-          ? { old_path: event.data.old_path.split('/').pop(), old_full_path: event.data.old_path }
-          : {}),
+        ...(event.kind === 'group.renamed' ? { old_path: event.data.old_path.split('/').pop(), old_full_path: event.data.old_path } : {}),
       };
     }
     case 'member.added':

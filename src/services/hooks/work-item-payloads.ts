@@ -172,7 +172,11 @@ export async function issuePayload(
   const row = event.target_id ? await issueRow(em, event.target_id) : undefined;
   if (!row) return undefined;
   const values = 'values' in event.data ? (event.data.values as ChangedValues | undefined) : undefined;
-  const { labels, labelsById: labelMap, users } = await related(em, context, 'Issue', row.id as number, row.assignee_ids as number[], values);
+  const {
+    labels,
+    labelsById: labelMap,
+    users,
+  } = await related(em, context, 'Issue', row.id as number, row.assignee_ids as number[], values);
   const user = await context.user(em, event.author_id);
   const assignees = (row.assignee_ids as number[]).flatMap((id) => (users.has(id) ? [userAttributes(users.get(id)!)] : []));
   return {
@@ -257,14 +261,11 @@ export async function mergeRequestPayload(
 ) {
   const row = await mergeRequestRow(em, event.mergeRequestId);
   if (!row) return undefined;
-  const { labels, labelsById: labelMap, users } = await related(
-    em,
-    context,
-    'MergeRequest',
-    row.id as number,
-    row.assignee_ids as number[],
-    event.values,
-  );
+  const {
+    labels,
+    labelsById: labelMap,
+    users,
+  } = await related(em, context, 'MergeRequest', row.id as number, row.assignee_ids as number[], event.values);
   const user = await context.user(em, event.author_id);
   const assignees = (row.assignee_ids as number[]).flatMap((id) => (users.has(id) ? [userAttributes(users.get(id)!)] : []));
   const attributes = await mergeRequestAttributes(em, row, project, context);
