@@ -24,6 +24,7 @@ import { EventDispatcher } from './events/dispatcher.js';
 import type { EventKind } from './events/kinds.js';
 import { EVENT_RULES } from './api/modules.js';
 import { startHookDeliveries } from './services/hooks/deliveries.js';
+import { recordedDeliveries, type DeliveryFilter, type RecordedDelivery } from './services/hooks/hooks.js';
 import { silentLogger, type Logger } from './logger.js';
 import { queryRows } from './db/rows.js';
 import { sql } from './db/sql.js';
@@ -71,6 +72,16 @@ export interface EventConsumer {
   handle(event: RecordedEvent): Promise<void>;
 }
 
+/** Webhook deliveries as embedders and tests read them, without a receiving server (docs/hooks.md). */
+export interface HostingHooks {
+  /**
+   * The deliveries recorded so far (the last two days), oldest first, once every event committed before the call has
+   * made its deliveries: each with its request as sent (`request_headers`, `request_data`: the original's payload) and
+   * what came back; `hook_id`, `project_id` (the project's own hooks) and `trigger` narrow them.
+   */
+  deliveries(filter?: DeliveryFilter): Promise<RecordedDelivery[]>;
+}
+
 export type HostingService = Omit<Api, 'events'> & {
   /** The Events API's calls (`list`, `listForUser`, `listForProject`), and the record's subscriptions. */
   readonly events: Api['events'] & HostingEvents;
@@ -82,6 +93,8 @@ export type HostingService = Omit<Api, 'events'> & {
   readonly health: { liveness(): { status: 'ok' }; readiness(): Promise<Readiness> };
   /** Waits for background jobs: `await hosting.backgroundJobs.drain()` once a fork has been asked for. */
   readonly backgroundJobs: BackgroundJobs;
+  /** What webhooks were sent, and how it went. */
+  readonly hooks: HostingHooks;
   /** root's password when this start created root with a generated one: shown once, never stored. */
   readonly generatedRootPassword?: string;
   /**
@@ -191,6 +204,12 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
       as: (caller) => createApi(env, caller),
       health: { liveness: () => ({ status: 'ok' }), readiness: () => readiness(env) },
       backgroundJobs: { settled: (id) => env.jobs.settled(id), drain: () => drainAll(consumers, env.jobs) },
+      hooks: {
+        async deliveries(filter) {
+          await consumers.drain();
+          return recordedDeliveries(db.fork(), filter);
+        },
+      },
       generatedRootPassword,
       async close() {
         hooks.stop();

@@ -3,7 +3,8 @@ import { namedSchemas } from './api/openapi.js';
 import { HostingOptionsSchema as hostingOptionsSchema } from './config.js';
 import type { SchemaName } from './types.js';
 
-export { createHostingService, type BackgroundJobs, type HostingService } from './hosting.js';
+export { createHostingService, type BackgroundJobs, type HostingHooks, type HostingService } from './hosting.js';
+export type { DeliveryFilter, RecordedDelivery } from './services/hooks/hooks.js';
 export type { JobOutcome } from './jobs/queue.js';
 export type { HealthCheck, Readiness } from './health.js';
 export type { CallerIdentity } from './auth/caller.js';

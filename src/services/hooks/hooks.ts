@@ -1,4 +1,5 @@
 import type { FilterQuery } from '@mikro-orm/core';
+import type { EntityManager } from '../../db/orm.js';
 import type { GroupInScope, ProjectInScope } from '../../auth/abilities.js';
 import { WebHook, WebHookLog } from '../../db/entities/hooks.js';
 import { keyOf } from '../../db/rows.js';
@@ -93,6 +94,28 @@ function presentHookEvent(log: WebHookLog): HookEvent {
     attempts: log.attempts,
     created_at: log.createdAt.toISOString(),
   };
+}
+
+/** Which recorded deliveries `hosting.hooks.deliveries` lists: all, or a hook's, a project's hooks', a trigger's. */
+export interface DeliveryFilter {
+  hook_id?: number;
+  /** The deliveries of the project's own hooks. */
+  project_id?: number;
+  /** `push_hooks`, `issue_hooks`, `merge_request_hooks`, `note_hooks`, `system_hooks`, ... */
+  trigger?: string;
+}
+
+/** A recorded delivery, with its hook, as the in-process API lists them. */
+export type RecordedDelivery = HookEvent & { hook_id: number };
+
+/** The recorded deliveries a filter takes, oldest first (the record keeps two days). */
+export async function recordedDeliveries(em: EntityManager, filter: DeliveryFilter = {}): Promise<RecordedDelivery[]> {
+  const where: FilterQuery<WebHookLog> = {};
+  if (filter.hook_id !== undefined) where.hook = filter.hook_id;
+  if (filter.project_id !== undefined) where.hook = { ...(filter.hook_id === undefined ? {} : { id: filter.hook_id }), project: filter.project_id };
+  if (filter.trigger !== undefined) where.trigger = filter.trigger;
+  const logs = await em.find(WebHookLog, where, { orderBy: { id: 'asc' } });
+  return logs.map((log) => ({ ...presentHookEvent(log), hook_id: keyOf(log.hook) }));
 }
 
 /** The response statuses a `status` filter of the hook events list names (undefined: any). */
