@@ -10,9 +10,11 @@ import { join } from 'node:path';
 import { createServer, type IncomingMessage, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { environmentOf } from '../src/hosting.js';
 import { branchFilterTakes } from '../src/services/hooks/deliveries.js';
 import { GIT_ENV } from './git-http.js';
-import { createUser, eventually, hasGit, sharedHosting, type SharedHosting } from './helpers.js';
+import { newSshKey } from './fixtures.js';
+import { createUser, eventually, hasGit, ROOT_TOKEN, sharedHosting, type SharedHosting } from './helpers.js';
 
 type TestUser = Awaited<ReturnType<typeof createUser>>;
 
@@ -44,6 +46,8 @@ let receiverUrl: string;
 const received: { headers: IncomingMessage['headers']; body: Record<string, unknown> }[] = [];
 /** Answers to give, in turn, before 200s. */
 const failures: number[] = [];
+/** Query strings of hook URLs whose deliveries fail (500) while they are here. */
+const failing = new Set<string>();
 let owner: TestUser;
 
 beforeAll(async () => {
@@ -52,7 +56,8 @@ beforeAll(async () => {
     let body = '';
     request.on('data', (chunk: Buffer) => (body += chunk.toString()));
     request.on('end', () => {
-      const status = failures.shift() ?? 200;
+      const query = request.url?.split('?')[1] ?? '';
+      const status = failing.has(query) ? 500 : (failures.shift() ?? 200);
       if (status === 200) received.push({ headers: request.headers, body: JSON.parse(body) });
       response.writeHead(status).end();
     });
@@ -369,6 +374,282 @@ describe('deliveries of issues, merge requests and notes', () => {
   }, 40_000);
 });
 
+describe('system hooks', () => {
+  it('are administrators’, hear of what happens across the instance with the original’s system payloads, and test at once', async () => {
+    const admin = t.hosting;
+    const normal = await createUser(t.hosting);
+    const refused = await t.http.get('/api/v4/hooks').set('PRIVATE-TOKEN', normal.token);
+    expect([refused.status, refused.body]).toEqual([403, { message: '403 Forbidden' }]);
+    const created = await t.http
+      .post('/api/v4/hooks')
+      .set('PRIVATE-TOKEN', ROOT_TOKEN)
+      .send({ url: `${receiverUrl}?system`, token: 'sys' });
+    expect(created.status).toBe(201);
+    expect(created.body).toEqual({
+      id: expect.any(Number),
+      url: `${receiverUrl}?system`,
+      push_events: false,
+      tag_push_events: false,
+      merge_requests_events: false,
+      repository_update_events: true,
+      enable_ssl_verification: true,
+      created_at: expect.any(String),
+    });
+    const listed = await t.http.get('/api/v4/hooks').set('PRIVATE-TOKEN', ROOT_TOKEN);
+    expect(listed.body).toContainEqual(created.body);
+    const hookId = created.body.id as number;
+
+    // The test: the original's made-up project_create, sent at once and answered.
+    const tested = await t.http.get(`/api/v4/hooks/${hookId}`).set('PRIVATE-TOKEN', ROOT_TOKEN);
+    expect([tested.status, tested.body]).toEqual([200, fixture('system_hook_test')]);
+    const test = received.find((delivery) => delivery.body.owner_email === 'example@gitlabhq.com');
+    expect(test?.headers).toMatchObject({ 'x-gitlab-event': 'System Hook', 'x-gitlab-token': 'sys' });
+
+    // What happens to users, projects, memberships, keys and groups.
+    const user = await createUser(admin, { name: 'Sys Tem' });
+    const api = admin.as(user.id);
+    const project = await api.projects.create({ name: 'Systemic', visibility: 'internal' });
+    await api.projects.update(project.id, { path: 'systemic-renamed' });
+    await api.projectMembers.add(project.id, { user_id: normal.id, access_level: 40 });
+    await api.projectMembers.remove(project.id, normal.id);
+    const group = await admin.groups.create({ name: 'Sys Group', path: `sys-group-${user.id}` });
+    await admin.groupMembers.add(group.id, { user_id: user.id, access_level: 30 });
+    const key = await api.sshKeys.create({ title: 'laptop', key: newSshKey() });
+    await api.sshKeys.delete(key.id);
+    await api.projects.delete(project.id);
+    await admin.groups.delete(group.id);
+    await admin.users.delete(user.id);
+
+    const deliveries = await t.hosting.hooks.deliveries({ hook_id: hookId, trigger: 'system_hooks' });
+    const events = deliveries
+      .map((delivery) => delivery.request_data as Record<string, unknown>)
+      .filter(
+        (data) =>
+          data.user_id === user.id || data.project_id === project.id || data.group_id === group.id || data.username === user.username,
+      );
+    expect(events.map((data) => data.event_name)).toEqual([
+      'user_create',
+      'project_create',
+      'project_rename',
+      'user_add_to_team',
+      'user_remove_from_team',
+      'group_create',
+      // Its maker, then the member added.
+      'user_add_to_group',
+      'user_add_to_group',
+      'key_create',
+      'key_destroy',
+      'project_destroy',
+      'group_destroy',
+      'user_destroy',
+    ]);
+    const byName = (name: string) => events.find((data) => data.event_name === name)!;
+    // Field for field with the original's documented system payloads.
+    for (const name of events.map((data) => data.event_name as string)) expectOriginalFields(byName(name), name);
+    expect(byName('user_create')).toMatchObject({ name: 'Sys Tem', username: user.username, email: user.email, user_id: user.id });
+    expect(byName('project_create')).toMatchObject({
+      name: 'Systemic',
+      path: 'systemic',
+      path_with_namespace: `${user.username}/systemic`,
+      owner_name: 'Sys Tem',
+      owner_email: user.email,
+      project_visibility: 'internal',
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ$/),
+    });
+    expect(byName('project_rename')).toMatchObject({
+      path: 'systemic-renamed',
+      path_with_namespace: `${user.username}/systemic-renamed`,
+      old_path_with_namespace: `${user.username}/systemic`,
+    });
+    expect(byName('user_add_to_team')).toMatchObject({ access_level: 'Maintainer', project_access: 'Maintainer', user_id: normal.id });
+    expect(events.filter((data) => data.event_name === 'user_add_to_group')[1]).toMatchObject({
+      group_access: 'Developer',
+      group_name: 'Sys Group',
+      user_username: user.username,
+    });
+    expect(byName('key_destroy')).toMatchObject({ id: key.id, username: user.username, key: key.key });
+    expect(byName('project_destroy')).toMatchObject({ path_with_namespace: `${user.username}/systemic-renamed`, owner_email: user.email });
+    expect(byName('group_destroy')).toMatchObject({ name: 'Sys Group', full_path: `sys-group-${user.id}`, owner_name: null });
+    expect(byName('user_destroy')).toMatchObject({ username: user.username, email: user.email, name: 'Sys Tem' });
+    // Sent to the receiver as recorded, with the system hooks' header.
+    await eventually(async () => {
+      const sent = received.filter((delivery) => delivery.body.event_name === 'user_destroy' && delivery.body.user_id === user.id);
+      expect(sent.map((delivery) => delivery.headers['x-gitlab-event'])).toEqual(['System Hook']);
+    }, 20_000);
+
+    expect((await t.http.delete(`/api/v4/hooks/${hookId}`).set('PRIVATE-TOKEN', ROOT_TOKEN)).status).toBe(204);
+    expect((await t.http.get(`/api/v4/hooks/${hookId}`).set('PRIVATE-TOKEN', ROOT_TOKEN)).status).toBe(404);
+  }, 40_000);
+
+  it('hear of pushes, tag pushes, merge requests and repository updates only as they ask', async () => {
+    const hook = await t.hosting.systemHooks.create({ url: `${receiverUrl}?pushes`, push_events: true, merge_requests_events: true });
+    const api = t.hosting.as(owner.id);
+    const project = await api.projects.create({ name: 'Systemically pushed' });
+    const commit = await api.commits.create(project.id, {
+      branch: 'master',
+      commit_message: 'First',
+      actions: [{ action: 'create', file_path: 'a.txt', content: 'a\n' }],
+    });
+    await api.tags.create(project.id, { tag_name: 'v1', ref: 'master' });
+    const deliveries = await t.hosting.hooks.deliveries({ hook_id: hook.id });
+    const mine = deliveries.filter((delivery) => projectOf(delivery.request_data) === project.id);
+    expect(mine.map((delivery) => [delivery.trigger, delivery.request_headers['X-Gitlab-Event']])).toEqual([
+      ['system_hooks', 'System Hook'],
+      ['push_hooks', 'System Hook'],
+      ['repository_update_hooks', 'System Hook'],
+      ['repository_update_hooks', 'System Hook'],
+    ]);
+    expect(mine[0].request_data).toMatchObject({ event_name: 'project_create' });
+    expect(mine[1].request_data).toMatchObject({ object_kind: 'push', after: commit.id });
+    const update = mine[2].request_data;
+    expectOriginalFields(update, 'repository_update');
+    expect(update).toMatchObject({
+      event_name: 'repository_update',
+      user_id: owner.id,
+      project_id: project.id,
+      changes: [{ before: '0'.repeat(40), after: commit.id, ref: 'refs/heads/master' }],
+      refs: ['refs/heads/master'],
+    });
+    await t.hosting.systemHooks.delete(hook.id);
+  });
+});
+
+describe('group hooks', () => {
+  it('hear of every project of the group and of its subgroups, and are its owners’', async () => {
+    const api = t.hosting.as(owner.id);
+    const group = await api.groups.create({ name: 'Hooked group', path: `hooked-${owner.id}` });
+    const subgroup = await api.groups.create({ name: 'Inner', path: 'inner', parent_id: group.id });
+    const developer = await createUser(t.hosting);
+    await api.groupMembers.add(group.id, { user_id: developer.id, access_level: 40 });
+    const refused = await t.http.post(`/api/v4/groups/${group.id}/hooks`).set('PRIVATE-TOKEN', developer.token).send({ url: receiverUrl });
+    expect(refused.status).toBe(403);
+    const created = await t.http
+      .post(`/api/v4/groups/${group.id}/hooks`)
+      .set('PRIVATE-TOKEN', owner.token)
+      .send({ url: `${receiverUrl}?group`, issues_events: true, push_events: false });
+    expect(created.status).toBe(201);
+    expect(created.body).toMatchObject({ group_id: group.id, issues_events: true, push_events: false, alert_status: 'executable' });
+    const project = await api.projects.create({ name: 'Deep', namespace_id: subgroup.id });
+    const issue = await api.issues.create(project.id, { title: 'Heard above' });
+    const [delivery] = await t.hosting.hooks.deliveries({ hook_id: created.body.id });
+    expect(delivery).toMatchObject({
+      trigger: 'issue_hooks',
+      request_headers: { 'X-Gitlab-Event': 'Issue Hook' },
+      request_data: { object_kind: 'issue', object_attributes: { iid: issue.iid, action: 'open' }, project: { id: project.id } },
+    });
+    const listed = await t.http.get(`/api/v4/groups/${group.id}/hooks`).set('PRIVATE-TOKEN', owner.token);
+    expect([listed.status, listed.body]).toEqual([200, [created.body]]);
+    expect((await t.http.delete(`/api/v4/groups/${group.id}/hooks/${created.body.id}`).set('PRIVATE-TOKEN', owner.token)).status).toBe(204);
+  });
+});
+
+describe('testing a hook, and the record of its deliveries', () => {
+  it('sends a sample of a trigger at once, lists what was sent, and sends it again', async () => {
+    const api = t.hosting.as(owner.id);
+    const project = await api.projects.create({ name: 'Tested' });
+    const hook = await api.projectHooks.create(project.id, { url: `${receiverUrl}?tested`, token: 'tested', push_events: false });
+    const path = `/api/v4/projects/${project.id}/hooks/${hook.id}`;
+    const empty = await t.http.post(`${path}/test/push_events`).set('PRIVATE-TOKEN', owner.token);
+    expect([empty.status, empty.body]).toEqual([422, { message: 'Ensure the project has at least one commit.' }]);
+    const wrong = await t.http.post(`${path}/test/nothing_events`).set('PRIVATE-TOKEN', owner.token);
+    expect(wrong.status).toBe(400);
+    const commits = [];
+    for (const name of ['a', 'b', 'c', 'd'])
+      commits.push(
+        await api.commits.create(project.id, {
+          branch: 'master',
+          commit_message: `Add ${name}`,
+          actions: [{ action: 'create', file_path: `${name}.txt`, content: `${name}\n` }],
+        }),
+      );
+    await t.hosting.hooks.deliveries();
+    const before = received.length;
+    const tested = await t.http.post(`${path}/test/push_events`).set('PRIVATE-TOKEN', owner.token);
+    expect([tested.status, tested.body]).toEqual([201, { message: '201 Created' }]);
+    // Sent before the answer: the newest three commits of the default branch, as the original's sample.
+    const sample = received.slice(before).find((delivery) => delivery.headers['x-gitlab-token'] === 'tested')!;
+    expect(sample.headers).toMatchObject({ 'x-gitlab-event': 'Push Hook', 'x-gitlab-token': 'tested' });
+    expect(sample.body).toMatchObject({ object_kind: 'push', before: commits[1].id, after: commits[3].id, total_commits_count: 3 });
+    expect((sample.body.commits as { id: string }[]).map((commit) => commit.id)).toEqual(
+      [commits[3].id, commits[2].id, commits[1].id].reverse(),
+    );
+    const noIssues = await t.http.post(`${path}/test/issues_events`).set('PRIVATE-TOKEN', owner.token);
+    expect([noIssues.status, noIssues.body]).toEqual([422, { message: 'Ensure the project has issues.' }]);
+
+    // The record: newest first, the test's delivery among them, as sent.
+    const events = await t.http.get(`${path}/events`).set('PRIVATE-TOKEN', owner.token);
+    expect(events.status).toBe(200);
+    expect(events.headers['x-total']).toBe('1');
+    expect(events.body[0]).toEqual({
+      id: expect.any(Number),
+      url: `${receiverUrl}?tested`,
+      trigger: 'push_hooks',
+      request_headers: {
+        'Content-Type': 'application/json',
+        'X-Gitlab-Event': 'Push Hook',
+        'User-Agent': expect.stringMatching(/^GitLab\//),
+      },
+      request_data: sample.body,
+      response_headers: expect.any(Object),
+      response_body: '',
+      execution_duration: expect.any(Number),
+      response_status: '200',
+      status: 'delivered',
+      attempts: 1,
+      created_at: expect.any(String),
+    });
+    const failed = await t.http.get(`${path}/events?status=server_failure`).set('PRIVATE-TOKEN', owner.token);
+    expect([failed.status, failed.body]).toEqual([200, []]);
+    const resent = await t.http.post(`${path}/events/${events.body[0].id}/resend`).set('PRIVATE-TOKEN', owner.token);
+    expect([resent.status, resent.body]).toEqual([201, { response_status: 200 }]);
+    expect(received.at(-1)!.body).toEqual(sample.body);
+    const missing = await t.http.post(`${path}/events/0/resend`).set('PRIVATE-TOKEN', owner.token);
+    expect([missing.status, missing.body]).toEqual([404, { message: '404 Web Hook Log Not Found' }]);
+    // A receiver that fails the test: 422 with its status.
+    failures.push(500);
+    const refused = await t.http.post(`${path}/test/push_events`).set('PRIVATE-TOKEN', owner.token);
+    expect([refused.status, refused.body]).toEqual([422, { message: 'Response status: 500' }]);
+  });
+
+  it('leaves a hook that keeps failing alone for a while, and takes it back once a delivery succeeds', async () => {
+    const api = t.hosting.as(owner.id);
+    const project = await api.projects.create({ name: 'Failing' });
+    const hook = await api.projectHooks.create(project.id, { url: `${receiverUrl}?failing`, issues_events: true, push_events: false });
+    // Three failed tries in a row already: the next failure leaves it alone.
+    await t.db.rows.execute(`update web_hooks set recent_failures = 3 where id = ${hook.id}`);
+    failing.add('failing');
+    await api.issues.create(project.id, { title: 'Fails' });
+    const disabled = await eventually(async () => {
+      const got = await api.projectHooks.get(project.id, hook.id);
+      expect(got.alert_status).toBe('temporarily_disabled');
+      return got;
+    }, 20_000);
+    expect(new Date(disabled.disabled_until!).getTime()).toBeGreaterThan(Date.now() + 30_000);
+    // Meanwhile its events make no deliveries.
+    await api.issues.create(project.id, { title: 'Not delivered' });
+    expect((await t.hosting.hooks.deliveries({ hook_id: hook.id })).map((delivery) => delivery.request_data.object_attributes)).toEqual([
+      expect.objectContaining({ title: 'Fails' }),
+    ]);
+    // Its delivery job waits until then; once its time is up, the pending delivery's next try succeeds, and it is back.
+    const waiting = await eventually(async () => {
+      const [job] = await t.db.rows.execute(
+        `select id, run_at from jobs where kind = 'web_hook_delivery' and status = 'queued' and payload = '{"hookId":${hook.id}}'`,
+      );
+      expect(new Date(job.run_at).getTime()).toBeGreaterThan(Date.now() + 30_000);
+      return job;
+    });
+    failing.delete('failing');
+    await t.db.rows.execute(`update web_hooks set disabled_until = now() where id = ${hook.id}`);
+    await t.db.rows.execute(`delete from jobs where id = ${waiting.id}`);
+    await environmentOf(t.hosting).jobs.enqueue(t.db.rows, 'web_hook_delivery', { hookId: hook.id });
+    await eventually(async () => {
+      expect(await api.projectHooks.get(project.id, hook.id)).toMatchObject({ alert_status: 'executable', disabled_until: null });
+      expect((await t.hosting.hooks.deliveries({ hook_id: hook.id }))[0]).toMatchObject({ status: 'delivered', attempts: 2 });
+    }, 20_000);
+    expect((await t.db.rows.execute(`select recent_failures from web_hooks where id = ${hook.id}`))[0]).toEqual({ recent_failures: 0 });
+  }, 30_000);
+});
+
 describe.runIf(hasGit)('deliveries of git pushes', () => {
   it('delivers a push made with git over HTTP, as any other', async () => {
     const api = t.hosting.as(owner.id);
@@ -395,7 +676,7 @@ describe.runIf(hasGit)('deliveries of git pushes', () => {
       expect(await git(['-C', 'clone', 'push', '--quiet', 'origin', 'master'])).toBe(0);
       const head = execFileSync('git', ['-C', join(work, 'clone'), 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
       const delivery = await eventually(async () => {
-        const found = received.find((each) => projectOf(each.body) === project.id);
+        const found = received.find((each) => projectOf(each.body) === project.id && each.headers['x-gitlab-event'] === 'Push Hook');
         expect(found).toBeDefined();
         return found!;
       }, 20_000);

@@ -169,9 +169,9 @@ export class JobQueue {
 
   /**
    * Queues a job through `em`: inside its transaction when it has one, so that the job exists exactly when
-   * the write that needs it commits, and is run once it has. Resolves to the job's ID.
+   * the write that needs it commits, and is run once it has (not before `runAt`, when given). Resolves to the job's ID.
    */
-  async enqueue(em: EntityManager, kind: string, payload: JobPayload): Promise<number> {
+  async enqueue(em: EntityManager, kind: string, payload: JobPayload, options: { runAt?: Date } = {}): Promise<number> {
     const handler = this.handlers.get(kind);
     if (!handler) throw new Error(`no handler is registered for jobs of kind ${kind}`);
     const json = JSON.stringify(payload);
@@ -179,7 +179,9 @@ export class JobQueue {
     const [{ id }] = await queryRows(
       em,
       sql`with job as (insert into jobs (kind, payload, status, attempts, max_attempts, run_at, created_at)
-         values (${kind}, ${json}::jsonb, 'queued', 0, ${handler.maxAttempts}, now(), now()) returning id)
+         values (${kind}, ${json}::jsonb, 'queued', 0, ${handler.maxAttempts},
+           coalesce(${options.runAt ?? null}::timestamptz, now()), now())
+         returning id)
        select id, pg_notify(${JOBS_CHANNEL}, '') from job`,
     );
     if (em.isInTransaction()) this.queuing.add(em.getTransactionContext());

@@ -405,6 +405,13 @@ function registerHookJobs(jobs: JobQueue, env: HookDeliveryEnvironment): void {
         sql`${worker} delete from web_hook_logs where hook_id = ${hookId} and status <> 'pending'
           and created_at < ${new Date(Date.now() - DELIVERIES_KEPT_MS)}`,
       );
+      // Left alone for failing: the deliveries wait until it is taken back.
+      const [hook] = await queryRows(env.db.rows, sql`${worker} select disabled_until from web_hooks where id = ${hookId}`);
+      const disabledUntil = hook?.disabled_until ? new Date(hook.disabled_until as string) : null;
+      if (disabledUntil && disabledUntil > new Date()) {
+        await env.jobs.enqueue(env.db.rows, WEB_HOOK_DELIVERY, { hookId }, { runAt: disabledUntil });
+        return;
+      }
       for (;;) {
         job.signal.throwIfAborted();
         const [next] = await queryRows(

@@ -112,7 +112,8 @@ export type RecordedDelivery = HookEvent & { hook_id: number };
 export async function recordedDeliveries(em: EntityManager, filter: DeliveryFilter = {}): Promise<RecordedDelivery[]> {
   const where: FilterQuery<WebHookLog> = {};
   if (filter.hook_id !== undefined) where.hook = filter.hook_id;
-  if (filter.project_id !== undefined) where.hook = { ...(filter.hook_id === undefined ? {} : { id: filter.hook_id }), project: filter.project_id };
+  if (filter.project_id !== undefined)
+    where.hook = { ...(filter.hook_id === undefined ? {} : { id: filter.hook_id }), project: filter.project_id };
   if (filter.trigger !== undefined) where.trigger = filter.trigger;
   const logs = await em.find(WebHookLog, where, { orderBy: { id: 'asc' } });
   return logs.map((log) => ({ ...presentHookEvent(log), hook_id: keyOf(log.hook) }));
@@ -155,8 +156,8 @@ abstract class HooksService<Scoped, Shape> extends Service {
   async create(scoped: Scoped, input: HookInput & { url: string }): Promise<Shape> {
     await this.checkUrl(input.url);
     const hook = this.em.create(WebHook, { ...this.ownerOf(scoped), url: input.url });
-    // A system hook hears of repository updates unless told otherwise, as the original's column defaults.
-    if (hook.type === 'SystemHook') hook.repositoryUpdateEvents = true;
+    // A system hook hears of repository updates, not of pushes, unless told otherwise (the original's defaults).
+    if (hook.type === 'SystemHook') Object.assign(hook, { repositoryUpdateEvents: true, pushEvents: false });
     this.apply(hook, input);
     await this.em.flush();
     this.ctx.afterCommit(async () => this.ctx.env.hooksExist());

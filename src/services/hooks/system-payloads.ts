@@ -48,6 +48,8 @@ export async function systemPayload(em: EntityManager, event: AnyRecordedEvent):
     case 'project.renamed':
     case 'project.transferred':
     case 'project.destroyed': {
+      // A change of its path is a rename, and only that, as the original tells it.
+      if (event.kind === 'project.updated' && event.data.changes.includes('path')) return undefined;
       const project =
         event.kind === 'project.destroyed' ? event.data : (await projectsAsEventsName(em, [event.project_id!])).get(event.project_id!);
       if (!project) return undefined;
