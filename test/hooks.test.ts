@@ -650,6 +650,23 @@ describe('testing a hook, and the record of its deliveries', () => {
   }, 30_000);
 });
 
+describe('deliveries in process', () => {
+  it('are read with hosting.hooks.deliveries, without a receiver (docs/hooks.md)', async () => {
+    const project = await t.hosting.projects.create({ name: 'bot-test' });
+    await t.hosting.projectHooks.create(project.id, { url: 'https://bot.example.com/hook', issues_events: true, push_events: false });
+    await t.hosting.issues.create(project.id, { title: 'Hello' });
+    const [delivery, ...more] = await t.hosting.hooks.deliveries({ project_id: project.id, trigger: 'issue_hooks' });
+    expect(more).toEqual([]);
+    expect(delivery).toMatchObject({
+      hook_id: expect.any(Number),
+      url: 'https://bot.example.com/hook',
+      trigger: 'issue_hooks',
+      request_headers: { 'Content-Type': 'application/json', 'X-Gitlab-Event': 'Issue Hook' },
+      request_data: { object_kind: 'issue', object_attributes: { title: 'Hello', action: 'open' } },
+    });
+  });
+});
+
 describe.runIf(hasGit)('deliveries of git pushes', () => {
   it('delivers a push made with git over HTTP, as any other', async () => {
     const api = t.hosting.as(owner.id);
