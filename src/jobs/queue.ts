@@ -50,6 +50,17 @@ export interface JobHandler<Payload extends JobPayload = JobPayload> {
   maxAttempts?: number;
   /** What a job leaves once it is given up: its last attempt failed (`error` says why) or was interrupted. */
   givenUp?(job: { id: number; payload: Payload }, error: string): Promise<void>;
+  /**
+   * Jobs of this kind with the same payload run one at a time, in the order they were queued, in every process
+   * (a hook's deliveries); `enqueueOnce` then passes over only a queued one, since a running one may have finished
+   * its work already.
+   */
+  serial?: boolean;
+  /**
+   * Jobs of this kind that one process runs at once, in slots of their own beside the queue's `concurrency` (hook
+   * deliveries, which wait on other servers: a slow receiver holds up no other work).
+   */
+  concurrency?: number;
 }
 
 /** A job that has ended for good. */
@@ -90,6 +101,9 @@ interface ClaimedJob {
 
 type RegisteredHandler = JobHandler & { maxAttempts: number };
 
+/** The slots of the kinds without their own, in `JobQueue#running`. */
+const SHARED = '';
+
 /** The running job's lease renewal found it claimed by another worker. */
 class LeaseLostError extends Error {
   override readonly name = 'LeaseLostError';
@@ -116,7 +130,7 @@ class QueueClosingError extends Error {
  */
 export class JobQueue {
   private readonly handlers = new Map<string, RegisteredHandler>();
-  private readonly running = new Map<number, { controller: AbortController; done: Promise<void> }>();
+  private readonly running = new Map<number, { controller: AbortController; done: Promise<void>; slots: string }>();
   /** Transactions of this process that queued jobs: the workers are woken when one commits. */
   private readonly queuing = new Set<unknown>();
   /** Who waits for the next change (a job queued or settled); each also stops waiting after `pollMs`. */
@@ -195,9 +209,10 @@ export class JobQueue {
    * such jobs must be harmless to run twice.
    */
   async enqueueOnce(em: EntityManager, kind: string, payload: JobPayload): Promise<number | null> {
+    const statuses = this.handlers.get(kind)?.serial ? ['queued'] : ['queued', 'running'];
     const pending = await queryRows(
       em,
-      sql`select id from jobs where kind = ${kind} and status in ('queued', 'running') and payload = ${JSON.stringify(payload)}::jsonb
+      sql`select id from jobs where kind = ${kind} and status = any(${statuses}) and payload = ${JSON.stringify(payload)}::jsonb
         limit 1`,
     );
     return pending.length ? null : this.enqueue(em, kind, payload);
@@ -273,11 +288,12 @@ export class JobQueue {
     while (!this.closing) {
       await this.attempt('listening for jobs', () => this.keepListening());
       // At capacity: until a running job ends.
-      if (this.running.size >= this.concurrency) {
+      const kinds = this.claimableKinds();
+      if (!kinds.length) {
         await this.sleep(this.db.shared ? this.pollMs : undefined);
         continue;
       }
-      const job = await this.attempt('claiming a job', () => this.claim());
+      const job = await this.attempt('claiming a job', () => this.claim(kinds));
       if (job) {
         this.runClaimed(job);
         continue;
@@ -341,17 +357,32 @@ export class JobQueue {
   }
 
   /** The oldest due job of a kind this process runs, now `running` under a lease of this claim; null when none is due. */
-  private async claim(): Promise<ClaimedJob | null> {
-    if (!this.handlers.size) return null;
+  /** The kinds with a free slot: those of their own, or the shared ones. */
+  private claimableKinds(): string[] {
+    const taken = new Map<string, number>();
+    for (const { slots } of this.running.values()) taken.set(slots, (taken.get(slots) ?? 0) + 1);
+    return [...this.handlers]
+      .filter(([kind, handler]) =>
+        handler.concurrency === undefined ? (taken.get(SHARED) ?? 0) < this.concurrency : (taken.get(kind) ?? 0) < handler.concurrency,
+      )
+      .map(([kind]) => kind);
+  }
+
+  private async claim(kinds: string[]): Promise<ClaimedJob | null> {
+    if (!kinds.length) return null;
+    const serial = kinds.filter((kind) => this.handlers.get(kind)?.serial);
     const token = randomUUID();
     const [row] = await queryRows(
       this.db.rows,
       sql`${worker} update jobs set status = 'running', attempts = attempts + 1, locked_by = ${token},
         locked_until = now() + ${this.leaseMs}::float8 * interval '1 millisecond'
        where id = (
-         select id from jobs
+         select id from jobs j
          where ((status = 'queued' and run_at <= now()) or (status = 'running' and locked_until <= now()))
-           and kind = any(${[...this.handlers.keys()]})
+           and kind = any(${kinds})
+           -- A serial job waits while one of its kind and payload runs.
+           and not (kind = any(${serial}) and exists (select 1 from jobs r where r.kind = j.kind and r.payload = j.payload
+             and r.status = 'running' and r.locked_until > now() and r.id <> j.id))
          order by id limit 1 for update skip locked)
        returning id, kind, payload, attempts, max_attempts`,
     );
@@ -377,7 +408,7 @@ export class JobQueue {
         this.running.delete(job.id);
         this.changed();
       });
-    this.running.set(job.id, { controller, done });
+    this.running.set(job.id, { controller, done, slots: this.handlers.get(job.kind)?.concurrency === undefined ? SHARED : job.kind });
   }
 
   private async execute(job: ClaimedJob, controller: AbortController): Promise<void> {

@@ -26,6 +26,8 @@ export const WEB_HOOK_DELIVERY = 'web_hook_delivery';
 const DELIVERY_ATTEMPTS = 4;
 /** How long the record of a delivery is kept once it is settled. */
 const DELIVERIES_KEPT_MS = 2 * 24 * 3600 * 1000;
+/** Hooks one process delivers to at once (each waits on its receiver, ten seconds at most a try). */
+const HOOKS_AT_ONCE = 8;
 /** The job's own runs, through several deliveries' retries; once used up, a new job takes over. */
 const JOB_ATTEMPTS = 40;
 
@@ -397,6 +399,9 @@ export async function recordSent(
 function registerHookJobs(jobs: JobQueue, env: HookDeliveryEnvironment): void {
   jobs.register<{ hookId: number }>(WEB_HOOK_DELIVERY, {
     maxAttempts: JOB_ATTEMPTS,
+    // One hook's deliveries in order, one at a time; several hooks at once, beside the other jobs.
+    serial: true,
+    concurrency: HOOKS_AT_ONCE,
     run: async (job) => {
       const { hookId } = job.payload;
       // The record of a hook's deliveries is kept two days, as the original keeps its recent deliveries.
