@@ -46,6 +46,8 @@ let receiverUrl: string;
 const received: { headers: IncomingMessage['headers']; body: Record<string, unknown> }[] = [];
 /** Answers to give, in turn, before 200s. */
 const failures: number[] = [];
+/** Deliveries to `?held` URLs, answered once let go. */
+const held: (() => void)[] = [];
 /** Query strings of hook URLs whose deliveries fail (500) while they are here. */
 const failing = new Set<string>();
 let owner: TestUser;
@@ -58,8 +60,13 @@ beforeAll(async () => {
     request.on('end', () => {
       const query = request.url?.split('?')[1] ?? '';
       const status = failing.has(query) ? 500 : (failures.shift() ?? 200);
-      if (status === 200) received.push({ headers: request.headers, body: JSON.parse(body) });
-      response.writeHead(status).end();
+      const answer = () => {
+        if (status === 200) received.push({ headers: request.headers, body: JSON.parse(body) });
+        response.writeHead(status).end();
+      };
+      // `?held`: a receiver that answers only once let go.
+      if (query === 'held') held.push(answer);
+      else answer();
     });
   });
   await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
@@ -648,6 +655,34 @@ describe('testing a hook, and the record of its deliveries', () => {
     }, 20_000);
     expect((await t.db.rows.execute(`select recent_failures from web_hooks where id = ${hook.id}`))[0]).toEqual({ recent_failures: 0 });
   }, 30_000);
+});
+
+describe('a slow receiver', () => {
+  it('delays no other hook', async () => {
+    const api = t.hosting.as(owner.id);
+    const project = await api.projects.create({ name: 'Slow and fast' });
+    const slow = await api.projectHooks.create(project.id, { url: `${receiverUrl}?held`, issues_events: true, push_events: false });
+    await api.projectHooks.create(project.id, { url: `${receiverUrl}?fast`, issues_events: true, push_events: false });
+    const issues = [];
+    for (const title of ['One', 'Two', 'Three']) issues.push(await api.issues.create(project.id, { title }));
+    const iids = () =>
+      received
+        .filter((delivery) => projectOf(delivery.body) === project.id)
+        .map((delivery) => (delivery.body.object_attributes as { iid: number }).iid);
+    // Every fast delivery arrives while the slow receiver holds its first.
+    await eventually(async () => expect(iids()).toEqual(issues.map((issue) => issue.iid)));
+    expect(held).toHaveLength(1);
+    expect((await t.hosting.hooks.deliveries({ hook_id: slow.id })).map((delivery) => delivery.status)).toEqual([
+      'pending',
+      'pending',
+      'pending',
+    ]);
+    // Let go, the slow one gets its three in order.
+    await eventually(async () => {
+      held.splice(0).forEach((answer) => answer());
+      expect(iids()).toEqual([...issues, ...issues].map((issue) => issue.iid));
+    });
+  });
 });
 
 describe('deliveries in process', () => {
