@@ -10,7 +10,8 @@ import { type JobQueue, WORKER_STATEMENT } from '../../jobs/queue.js';
 import { API_VERSION } from '../../version.js';
 import { hookProject, pushPayload, repositoryUpdatePayload, type HookProject, type HookUser, type PayloadContext } from './payloads.js';
 import { systemPayload, SYSTEM_EVENT_KINDS } from './system-payloads.js';
-import { issuePayload, mergeRequestPayload, notePayload } from './work-item-payloads.js';
+import { actionOf, issuePayload, mergeRequestPayload, notePayload } from './work-item-payloads.js';
+import { EVENT_KINDS } from '../../events/kinds.js';
 import { userAvatarUrl } from '../present/users.js';
 import type { SettingsValues } from '../../schemas/settings.js';
 import { delivered, sendHook, type HookResponse } from './send.js';
@@ -66,23 +67,10 @@ interface Planned {
 /** The header every system hook delivery carries. */
 const SYSTEM_HOOK = 'System Hook';
 
-/** The kinds of event hooks hear of. */
-const HOOK_EVENT_KINDS: readonly AnyRecordedEvent['kind'][] = [
-  'push',
-  'tag_push',
-  'issue.opened',
-  'issue.updated',
-  'issue.closed',
-  'issue.reopened',
-  'issue.moved',
-  'merge_request.opened',
-  'merge_request.updated',
-  'merge_request.closed',
-  'merge_request.reopened',
-  'merge_request.merged',
-  'note.created',
-  ...SYSTEM_EVENT_KINDS,
-];
+/** The kinds of event hooks hear of: references moved, issues' and merge requests' actions, comments, system events. */
+const HOOK_EVENT_KINDS = EVENT_KINDS.filter(
+  (kind) => kind === 'push' || kind === 'tag_push' || kind === 'note.created' || actionOf(kind) || SYSTEM_EVENT_KINDS.includes(kind),
+);
 
 /** Whether a branch filter (a name, or a wildcard with `*`) takes the branch; none takes every branch. */
 export function branchFilterTakes(filter: string | null, branch: string): boolean {
