@@ -2211,6 +2211,8 @@ export interface Api {
     /** `/hooks/:hook_id` */
     test: (hook_id: number) => Promise<SystemHookTest>;
     /** `/hooks/:hook_id` */
+    testByPost: (hook_id: number) => Promise<SystemHookTest>;
+    /** `/hooks/:hook_id` */
     delete: (hook_id: number) => Promise<void>;
   };
   instance: {

@@ -162,7 +162,17 @@ describe('every write records exactly its events, with the original’s fields',
       merge_request_id: request.id,
     });
     const updated = await recorded(() => asOwner().mergeRequests.update(id, request.iid, { description: 'All of it' }));
-    expect(updated.events.map((event) => [event.kind, event.data])).toEqual([['merge_request.updated', { changes: ['description'] }]]);
+    // What changed, before and after, by column (the hooks' `changes`).
+    const at = expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
+    expect(updated.events.map((event) => [event.kind, event.data])).toEqual([
+      [
+        'merge_request.updated',
+        {
+          changes: ['description'],
+          values: { description: { previous: null, current: 'All of it' }, updated_at: { previous: at, current: at } },
+        },
+      ],
+    ]);
     expect(kinds((await recorded(() => asOwner().mergeRequests.update(id, request.iid, { state_event: 'close' }))).events)).toEqual([
       'merge_request.closed',
     ]);
@@ -261,7 +271,20 @@ describe('every write records exactly its events, with the original’s fields',
     ]);
     const destroyed = await recorded(() => asOwner().projects.delete(id));
     expect(destroyed.events.map((event) => [event.kind, event.data])).toEqual([
-      ['project.destroyed', { path_with_namespace: `${group.full_path}/${name}-renamed` }],
+      [
+        'project.destroyed',
+        {
+          // As it was: what a system hook's project_destroy names.
+          path_with_namespace: `${group.full_path}/${name}-renamed`,
+          name,
+          path: `${name}-renamed`,
+          visibility: 'private',
+          owner_name: group.name,
+          owner_email: '',
+          created_at: expect.any(String),
+          updated_at: expect.any(String),
+        },
+      ],
     ]);
   });
 
@@ -308,8 +331,8 @@ describe('every write records exactly its events, with the original’s fields',
     const inside = await asOwner().projects.create({ name: 'inside', path: 'inside', namespace_id: group.result.id });
     const removed = await recorded(() => asOwner().groups.delete(group.result.id));
     expect(removed.events.map((event) => [event.kind, event.data])).toEqual([
-      ['project.destroyed', { path_with_namespace: `${path}-moved/inside` }],
-      ['group.destroyed', { full_path: `${path}-moved` }],
+      ['project.destroyed', expect.objectContaining({ path_with_namespace: `${path}-moved/inside`, name: 'inside', owner_name: path })],
+      ['group.destroyed', { full_path: `${path}-moved`, name: path, created_at: expect.any(String) }],
     ]);
     expect(removed.events[0].project_id).toBe(inside.id);
   });

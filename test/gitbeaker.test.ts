@@ -1,10 +1,15 @@
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import { execFileSync, spawn } from 'node:child_process';
+import { createServer, type IncomingHttpHeaders, type Server } from 'node:http';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { generateKeyPairSync } from 'node:crypto';
 import { type EventSchema, Gitlab } from '@gitbeaker/rest';
 import sshpk from 'sshpk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ROOT_TOKEN, sharedHosting, type TestHosting } from './helpers.js';
+import { GIT_ENV } from './git-http.js';
+import { eventually, hasGit, ROOT_TOKEN, sharedHosting, type TestHosting } from './helpers.js';
 
 /** A discussion's notes: gitbeaker types them as a union whose camel-cased half has no `map`. */
 const notesOf = (discussion: { notes?: unknown }) => discussion.notes as Record<string, unknown>[];
@@ -978,4 +983,260 @@ describe('@gitbeaker/rest against forgekit', () => {
     expect((error as { cause: { response: { status: number } } }).cause.response.status).toBe(404);
     expect((error as { cause: { description: string } }).cause.description).toBe('404 User Not Found');
   });
+
+  it("adds, lists, shows, edits and removes a project's hooks, and the system hooks", async () => {
+    const refusal = (call: Promise<unknown>) =>
+      call.then(
+        () => 'succeeded',
+        (failure: { cause: { response: { status: number }; description: string } }) => [
+          failure.cause.response.status,
+          failure.cause.description,
+        ],
+      );
+    const developer = await root.Users.create({
+      email: 'gb-hooks-dev@example.com',
+      username: 'gb-hooks-dev',
+      name: 'gb-hooks-dev',
+      password: 'long-enough-1',
+      skipConfirmation: true,
+    });
+    const asDeveloper = new Gitlab({
+      host,
+      token: (await root.Users.createPersonalAccessToken(developer.id, 'gb', ['api'])).token as string,
+    });
+    const project = await root.Projects.create({ name: 'gitbeaker-hooks' });
+    await root.ProjectMembers.add(project.id, 30, { userId: developer.id });
+
+    const url = 'http://gb-hooks.example.com/receive';
+    const hook = await root.ProjectHooks.add(project.id, url, {
+      token: 'gb-hook-secret',
+      pushEvents: true,
+      issuesEvents: true,
+      mergeRequestsEvents: true,
+      noteEvents: true,
+    });
+    // Its token is never answered back.
+    expect(hook).toEqual({
+      id: expect.any(Number),
+      url,
+      project_id: project.id,
+      push_events: true,
+      push_events_branch_filter: null,
+      tag_push_events: false,
+      issues_events: true,
+      confidential_issues_events: false,
+      merge_requests_events: true,
+      note_events: true,
+      confidential_note_events: false,
+      job_events: false,
+      pipeline_events: false,
+      wiki_page_events: false,
+      repository_update_events: false,
+      enable_ssl_verification: true,
+      alert_status: 'executable',
+      disabled_until: null,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/),
+    });
+    expect(await root.ProjectHooks.all(project.id)).toEqual([hook]);
+    expect(await root.ProjectHooks.show(project.id, hook.id)).toEqual(hook);
+    // gitbeaker sends the URL again with what changes; the rest stays.
+    const moved = 'http://gb-hooks.example.com/moved';
+    const edited = await root.ProjectHooks.edit(project.id, hook.id, moved, {
+      pushEvents: false,
+      tagPushEvents: true,
+      pushEventsBranchFilter: 'release/*',
+    });
+    expect(edited).toEqual({ ...hook, url: moved, push_events: false, tag_push_events: true, push_events_branch_filter: 'release/*' });
+    expect(await root.ProjectHooks.show(project.id, hook.id)).toEqual(edited);
+
+    expect(await refusal(asDeveloper.ProjectHooks.all(project.id))).toEqual([403, '403 Forbidden']);
+    expect(await refusal(root.ProjectHooks.add(project.id, 'ftp://gb-hooks.example.com/'))).toEqual([
+      400,
+      '{"url":["is blocked: Only allowed protocols are http, https"]}',
+    ]);
+    expect(await refusal(root.ProjectHooks.add(project.id, `${host}/receive`))).toEqual([
+      400,
+      '{"url":["is blocked: Requests to localhost are not allowed"]}',
+    ]);
+    await root.ProjectHooks.remove(project.id, hook.id);
+    expect(await root.ProjectHooks.all(project.id)).toEqual([]);
+    expect(await refusal(root.ProjectHooks.show(project.id, hook.id))).toEqual([404, '404 Hook Not Found']);
+
+    // System hooks (administrators'). gitbeaker 43's `show` and `test` POST /hooks/:id, as later versions test a system
+    // hook (the era tests it with GET /hooks/:id): both test it.
+    const system = await root.SystemHooks.add('http://gb-system.example.com/receive', {
+      token: 'gb-system-secret',
+      pushEvents: true,
+      mergeRequestsEvents: true,
+      repositoryUpdateEvents: false,
+    });
+    expect(system).toEqual({
+      id: expect.any(Number),
+      url: 'http://gb-system.example.com/receive',
+      push_events: true,
+      tag_push_events: false,
+      merge_requests_events: true,
+      repository_update_events: false,
+      enable_ssl_verification: true,
+      created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(\.\d+)?Z$/),
+    });
+    const other = await root.SystemHooks.add('https://gb-system.example.com/other');
+    expect(other).toMatchObject({
+      push_events: false,
+      tag_push_events: false,
+      merge_requests_events: false,
+      repository_update_events: true,
+    });
+    expect(await root.SystemHooks.all()).toEqual([system, other]);
+    const sample = {
+      project_id: 1,
+      owner_email: 'example@gitlabhq.com',
+      owner_name: 'Someone',
+      name: 'Ruby',
+      path: 'ruby',
+      event_name: 'project_create',
+    };
+    expect(await root.SystemHooks.test(system.id)).toEqual(sample);
+    expect(await root.SystemHooks.show(system.id)).toEqual(sample);
+    expect(await refusal(asDeveloper.SystemHooks.all())).toEqual([403, '403 Forbidden']);
+    expect(await refusal(asDeveloper.SystemHooks.add('http://gb-system.example.com/mine'))).toEqual([403, '403 Forbidden']);
+    await root.SystemHooks.remove(system.id);
+    await root.SystemHooks.remove(other.id);
+    expect(await root.SystemHooks.all()).toEqual([]);
+    expect(await refusal(root.SystemHooks.remove(system.id))).toEqual([404, '404 Hook Not Found']);
+  });
+});
+
+describe.runIf(hasGit)('@gitbeaker/rest and native git against forgekit, heard by a project hook', () => {
+  it('delivers in order what gitbeaker and git do: pushes, an issue opened, commented on and closed, a merge request merged', async () => {
+    const received: { headers: IncomingHttpHeaders; body: Record<string, unknown> }[] = [];
+    const receiver = createServer((request, response) => {
+      let body = '';
+      request.on('data', (chunk: Buffer) => (body += chunk.toString()));
+      request.on('end', () => {
+        received.push({ headers: request.headers, body: JSON.parse(body) });
+        response.writeHead(200).end();
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const work = mkdtempSync(join(tmpdir(), 'forgekit-gitbeaker-hooks-'));
+    // A receiver on this machine: the application setting allows it.
+    expect((await root.ApplicationSettings.show()).allow_local_requests_from_web_hooks_and_services).toBe(false);
+    await root.ApplicationSettings.edit({ allowLocalRequestsFromWebHooksAndServices: true });
+    try {
+      const project = await root.Projects.create({ name: 'gitbeaker-hooked' });
+      const hook = await root.ProjectHooks.add(project.id, `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`, {
+        token: 'gb-hooked-secret',
+        pushEvents: true,
+        issuesEvents: true,
+        mergeRequestsEvents: true,
+        noteEvents: true,
+      });
+      expect(hook.project_id).toBe(project.id);
+
+      await root.RepositoryFiles.create(project.id, 'README.md', 'master', '# Hooked\n', 'Initial commit');
+      const initial = (await root.Commits.show(project.id, 'master')).id;
+      const topic = await root.Commits.create(
+        project.id,
+        'gb-topic',
+        'On topic',
+        [{ action: 'create', filePath: 'topic.txt', content: 'topic\n' }],
+        { startBranch: 'master' },
+      );
+      const issue = await root.Issues.create(project.id, 'Heard by a hook');
+      const mr = await root.MergeRequests.create(project.id, 'gb-topic', 'master', 'Topic');
+      const merged = await root.MergeRequests.accept(project.id, mr.iid);
+      expect([merged.state, merged.merge_commit_sha]).toEqual(['merged', expect.stringMatching(/^[0-9a-f]{40}$/)]);
+      const note = await root.IssueNotes.create(project.id, issue.iid, 'Noted by gitbeaker');
+      expect((await root.Issues.edit(project.id, issue.iid, { stateEvent: 'close' })).state).toBe('closed');
+
+      // git runs apart from the event loop, which serves it.
+      const git = (args: string[]) =>
+        new Promise<number | null>((resolve) => spawn('git', args, { cwd: work, env: GIT_ENV, stdio: 'ignore' }).on('close', resolve));
+      const remote = `http://oauth2:${ROOT_TOKEN}@${new URL(host).host}/root/gitbeaker-hooked.git`;
+      expect(await git(['clone', '--quiet', remote, 'clone'])).toBe(0);
+      writeFileSync(join(work, 'clone', 'pushed.txt'), 'pushed\n');
+      execFileSync('git', ['-C', join(work, 'clone'), 'add', '.'], { env: GIT_ENV });
+      execFileSync('git', ['-C', join(work, 'clone'), 'commit', '--quiet', '-m', 'Pushed with git'], { env: GIT_ENV });
+      expect(await git(['-C', 'clone', 'push', '--quiet', 'origin', 'master'])).toBe(0);
+      const pushed = execFileSync('git', ['-C', join(work, 'clone'), 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
+
+      await eventually(async () => expect(received.length).toBeGreaterThanOrEqual(9), 20_000);
+      // Every event has made its deliveries by now: these nine are all the hook has.
+      expect((await t.hosting.hooks.deliveries({ hook_id: hook.id })).map((delivery) => delivery.trigger)).toEqual([
+        'push_hooks',
+        'push_hooks',
+        'issue_hooks',
+        'merge_request_hooks',
+        'merge_request_hooks',
+        'push_hooks',
+        'note_hooks',
+        'issue_hooks',
+        'push_hooks',
+      ]);
+      expect(received.map(({ headers }) => headers['x-gitlab-event'])).toEqual([
+        'Push Hook',
+        'Push Hook',
+        'Issue Hook',
+        'Merge Request Hook',
+        'Merge Request Hook',
+        'Push Hook',
+        'Note Hook',
+        'Issue Hook',
+        'Push Hook',
+      ]);
+      for (const { headers } of received) {
+        expect(headers).toMatchObject({
+          'content-type': 'application/json',
+          'x-gitlab-token': 'gb-hooked-secret',
+          'x-gitlab-event-uuid': expect.stringMatching(/^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/),
+        });
+      }
+      expect(new Set(received.map(({ headers }) => headers['x-gitlab-event-uuid'])).size).toBe(9);
+      // What each delivery is about is fixed by its event; the state of an issue or a merge request is read when the
+      // delivery is made, so only the final ones (merged, closed) are asserted.
+      const zero = '0'.repeat(40);
+      const byRoot = { user: { username: 'root' }, project: { id: project.id, path_with_namespace: 'root/gitbeaker-hooked' } };
+      expect(received.map(({ body }) => body)).toMatchObject([
+        { object_kind: 'push', ref: 'refs/heads/master', before: zero, after: initial, user_username: 'root', total_commits_count: 1 },
+        {
+          object_kind: 'push',
+          ref: 'refs/heads/gb-topic',
+          before: zero,
+          after: topic.id,
+          total_commits_count: 1,
+          commits: [{ id: topic.id, added: ['topic.txt'], modified: [], removed: [] }],
+        },
+        { object_kind: 'issue', ...byRoot, object_attributes: { id: issue.id, iid: issue.iid, action: 'open', title: 'Heard by a hook' } },
+        {
+          object_kind: 'merge_request',
+          ...byRoot,
+          object_attributes: { iid: mr.iid, action: 'open', source_branch: 'gb-topic', target_branch: 'master', title: 'Topic' },
+        },
+        { object_kind: 'merge_request', ...byRoot, object_attributes: { iid: mr.iid, action: 'merge', state: 'merged' } },
+        { object_kind: 'push', ref: 'refs/heads/master', before: initial, after: merged.merge_commit_sha, total_commits_count: 2 },
+        {
+          object_kind: 'note',
+          ...byRoot,
+          object_attributes: { id: note.id, note: 'Noted by gitbeaker', noteable_type: 'Issue', system: false },
+          issue: { iid: issue.iid },
+        },
+        { object_kind: 'issue', ...byRoot, object_attributes: { iid: issue.iid, action: 'close', state: 'closed' } },
+        {
+          object_kind: 'push',
+          ref: 'refs/heads/master',
+          before: merged.merge_commit_sha,
+          after: pushed,
+          user_username: 'root',
+          total_commits_count: 1,
+          commits: [{ id: pushed, message: 'Pushed with git\n', added: ['pushed.txt'], modified: [], removed: [] }],
+        },
+      ]);
+    } finally {
+      await root.ApplicationSettings.edit({ allowLocalRequestsFromWebHooksAndServices: false });
+      receiver.closeAllConnections();
+      receiver.close();
+      rmSync(work, { recursive: true, force: true });
+    }
+  }, 30_000);
 });

@@ -663,7 +663,7 @@ describe('a slow receiver', () => {
     const project = await api.projects.create({ name: 'Slow and fast' });
     const slow = await api.projectHooks.create(project.id, { url: `${receiverUrl}?held`, issues_events: true, push_events: false });
     await api.projectHooks.create(project.id, { url: `${receiverUrl}?fast`, issues_events: true, push_events: false });
-    const issues = [];
+    const issues: { iid: number }[] = [];
     for (const title of ['One', 'Two', 'Three']) issues.push(await api.issues.create(project.id, { title }));
     const iids = () =>
       received

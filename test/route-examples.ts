@@ -507,6 +507,7 @@ const EXAMPLES: { [Group in keyof RouteTable]: { [Name in keyof RouteTable[Group
     list: {},
     create: { input: (tools) => ({ url: `https://${tools.unique()}.example.com/system`, push_events: true }) },
     test: { params: { hook_id: 'systemHook' } },
+    testByPost: { params: { hook_id: 'systemHook' } },
     delete: { params: { hook_id: 'systemHook' } },
   },
   groupMilestones: {

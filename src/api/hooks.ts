@@ -171,6 +171,15 @@ export const systemHooks = {
     response: SystemHookTest,
     run: (ctx, { hook_id }) => new SystemHooksService(ctx).test(hook_id),
   }),
+  testByPost: defineRoute({
+    method: 'POST',
+    path: '/hooks/:hook_id',
+    summary: 'Test a system hook as later versions do (administrators): the same made-up `project_create`, 201 with it',
+    auth: 'admin',
+    response: SystemHookTest,
+    waitsOnRemote: true,
+    run: (ctx, { hook_id }) => new SystemHooksService(ctx).test(hook_id),
+  }),
   delete: defineRoute({
     method: 'DELETE',
     path: '/hooks/:hook_id',

@@ -14,6 +14,7 @@ import base64
 import datetime
 import hashlib
 import io
+import json
 import os
 import re
 import secrets
@@ -23,10 +24,12 @@ import subprocess
 import sys
 import tarfile
 import tempfile
+import threading
 import time
 import traceback
 import warnings
 import zipfile
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
 import gitlab
 from gitlab.v4.objects import CurrentUserManager
@@ -127,6 +130,33 @@ class Gpg:
         subprocess.run(["gpgconf", "--kill", "gpg-agent"], env={**os.environ, "GNUPGHOME": self.home},
                        capture_output=True)
         shutil.rmtree(self.home, ignore_errors=True)
+
+
+class Receiver:
+    """A webhook receiver on a local port: keeps each delivery's headers and JSON body, answers 200."""
+
+    def __init__(self):
+        self.deliveries = []
+        deliveries = self.deliveries
+
+        class Handler(BaseHTTPRequestHandler):
+            def do_POST(self):
+                body = self.rfile.read(int(self.headers.get("Content-Length", 0)))
+                deliveries.append((dict(self.headers.items()), json.loads(body)))
+                self.send_response(200)
+                self.send_header("Content-Length", "0")
+                self.end_headers()
+
+            def log_message(self, *args):
+                pass
+
+        self.server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self.url = f"http://127.0.0.1:{self.server.server_address[1]}/hook"
+        threading.Thread(target=self.server.serve_forever, daemon=True).start()
+
+    def close(self):
+        self.server.shutdown()
+        self.server.server_close()
 
 
 def git_blob_id(content):
@@ -2222,6 +2252,88 @@ class Flows:
         return ("project (newest first, sort, action, target_type: pushes with push_data, issues, comments with their note), "
                 "user.events, gl.events (own, anonymously 401), a stranger's (404)")
 
+    def hooks(self):
+        gl = self.gl
+        project = gl.projects.create({"name": "py-hooks", "visibility": "private"})
+        developer = self.new_user("py-hooks-dev")
+        project.members.create({"user_id": developer.id, "access_level": 30})
+        as_developer = self.as_user(developer, "py-hooks-dev")
+
+        # A project's hooks, its maintainers': made with the events they ask for and a token never answered back.
+        url = "http://py-hooks.example.com/receive"
+        hook = project.hooks.create({"url": url, "token": "py-hook-secret", "issues_events": True, "merge_requests_events": True,
+                                     "note_events": True, "push_events": True})
+        check_datetime("project.hooks.create created_at", hook.created_at)
+        fields = {name: value for name, value in hook.attributes.items() if name not in ("id", "created_at")}
+        check("project.hooks.create", fields, {
+            "url": url, "project_id": project.id, "push_events": True, "push_events_branch_filter": None, "tag_push_events": False,
+            "issues_events": True, "confidential_issues_events": False, "merge_requests_events": True, "note_events": True,
+            "confidential_note_events": False, "job_events": False, "pipeline_events": False, "wiki_page_events": False,
+            "repository_update_events": False, "enable_ssl_verification": True, "alert_status": "executable", "disabled_until": None})
+        check("project.hooks.list", [h.attributes for h in project.hooks.list(get_all=True)], [hook.attributes])
+        shown = project.hooks.get(hook.id)
+        check("project.hooks.get", shown.attributes, hook.attributes)
+
+        # Changed with save(): python-gitlab sends the URL again with what changed; the rest stays.
+        shown.push_events = False
+        shown.tag_push_events = True
+        shown.save()
+        check("hook.save()", (shown.url, shown.push_events, shown.tag_push_events), (url, False, True))
+        again = project.hooks.get(hook.id)
+        check("project.hooks.get after save()",
+              (again.url, again.push_events, again.tag_push_events, again.issues_events, again.merge_requests_events, again.note_events),
+              (url, False, True, True, True, True))
+        check_true("the token is never answered", "token" not in again.attributes, repr(again.attributes))
+
+        expect_error("project.hooks.list by a developer", lambda: as_developer.projects.get(project.id, lazy=True).hooks.list(),
+                     gitlab.exceptions.GitlabListError, 403, "403 Forbidden")
+        expect_error("project.hooks.create with an ftp URL", lambda: project.hooks.create({"url": "ftp://py-hooks.example.com/"}),
+                     gitlab.exceptions.GitlabCreateError, 400, {"url": ["is blocked: Only allowed protocols are http, https"]})
+        again.delete()
+        expect_error("project.hooks.get of a deleted hook", lambda: project.hooks.get(hook.id), gitlab.exceptions.GitlabGetError, 404,
+                     "404 Hook Not Found")
+        check("project.hooks.list after delete", project.hooks.list(get_all=True), [])
+
+        # System hooks, administrators': a local receiver once the setting allows local requests.
+        receiver = Receiver()
+        expect_error("hooks.create with a local URL", lambda: gl.hooks.create({"url": receiver.url}), gitlab.exceptions.GitlabCreateError,
+                     400, {"url": ["is blocked: Requests to localhost are not allowed"]})
+        settings = gl.settings.get()
+        check("settings allow_local_requests_from_web_hooks_and_services", settings.allow_local_requests_from_web_hooks_and_services, False)
+        settings.allow_local_requests_from_web_hooks_and_services = True
+        settings.save()
+        try:
+            system = gl.hooks.create({"url": receiver.url, "token": "py-system-secret", "push_events": True})
+            check_datetime("hooks.create created_at", system.created_at)
+            check("hooks.create", {name: value for name, value in system.attributes.items() if name not in ("id", "created_at")},
+                  {"url": receiver.url, "push_events": True, "tag_push_events": False, "merge_requests_events": False,
+                   "repository_update_events": True, "enable_ssl_verification": True})
+            check("hooks.list", [h.attributes for h in gl.hooks.list(get_all=True)], [system.attributes])
+            expect_error("hooks.list by a user", lambda: as_developer.hooks.list(), gitlab.exceptions.GitlabListError, 403, "403 Forbidden")
+
+            # gl.hooks.get is the era's test: a made-up project_create sent at once, and answered.
+            sample = {"project_id": 1, "owner_email": "example@gitlabhq.com", "owner_name": "Someone", "name": "Ruby", "path": "ruby",
+                      "event_name": "project_create"}
+            check("hooks.get (the test)", gl.hooks.get(system.id).attributes, sample)
+            tests = [(headers, body) for headers, body in receiver.deliveries if body == sample]
+            check("the test's deliveries", len(tests), 1)
+            headers = tests[0][0]
+            check("the test's headers", (headers["Content-Type"], headers["X-Gitlab-Event"], headers["X-Gitlab-Token"]),
+                  ("application/json", "System Hook", "py-system-secret"))
+
+            system.delete()
+            check("hooks.list after delete", gl.hooks.list(get_all=True), [])
+            expect_error("hooks.get of a deleted hook", lambda: gl.hooks.get(system.id), gitlab.exceptions.GitlabGetError, 404,
+                         "404 Hook Not Found")
+        finally:
+            settings.allow_local_requests_from_web_hooks_and_services = False
+            settings.save()
+            receiver.close()
+        check("settings allow_local_requests_from_web_hooks_and_services restored",
+              gl.settings.get().allow_local_requests_from_web_hooks_and_services, False)
+        return ("project hooks: create, list, get, save, delete (a developer 403, an ftp URL 400); system hooks: create (a local URL 400 "
+                "until allowed), list (a user 403), get (the test, received), delete")
+
     def metadata(self):
         check_true("python-gitlab 3.12 has no metadata call", not hasattr(self.gl, "metadata"))
         return "not offered by python-gitlab 3.12 (skipped)"
@@ -2250,7 +2362,7 @@ def main():
              ("merge requests", flows.merge_requests), ("merge request from a fork", flows.merge_request_from_fork),
              ("merge when pipeline succeeds", flows.merge_when_pipeline_succeeds), ("discussions", flows.discussions),
              ("environments", flows.environments), ("runners", flows.runners), ("events", flows.events),
-             ("metadata", flows.metadata)]
+             ("hooks", flows.hooks), ("metadata", flows.metadata)]
     try:
         for name, step in steps:
             try:

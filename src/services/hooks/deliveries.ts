@@ -116,11 +116,12 @@ export async function startHookDeliveries(
 }
 
 /**
- * The hooks that may hear of an event: a project's own, its groups' (and their parents'), and the system hooks;
- * only the system hooks for an event of no project. Hooks left alone for failing are passed over.
+ * The hooks that may hear of an event made at `madeBy`: a project's own, its groups' (and their parents'), and the
+ * system hooks; only the system hooks for an event of no project. Hooks left alone for failing are passed over.
  */
-async function hooksFor(em: EntityManager, projectId: number | null): Promise<HookRow[]> {
-  const live = sql`(h.disabled_until is null or h.disabled_until <= ${new Date()})`;
+async function hooksFor(em: EntityManager, projectId: number | null, madeBy: Date): Promise<HookRow[]> {
+  // A hook hears of what happens once it exists, as the original looks its hooks up when a thing happens.
+  const live = sql`(h.disabled_until is null or h.disabled_until <= ${new Date()}) and h.created_at <= ${madeBy}`;
   const rows =
     projectId === null
       ? await queryRows(em, sql`${worker} select h.* from web_hooks h where h.type = 'SystemHook' and ${live} order by h.id`)
@@ -181,7 +182,7 @@ const asking = (hooks: HookRow[], flag: string, type?: HookRow['type']) =>
 /** What an event makes: each payload and the hooks it goes to. */
 async function plannedDeliveries(env: HookDeliveryEnvironment, event: AnyRecordedEvent, em: EntityManager): Promise<Planned[]> {
   const systemEvent = SYSTEM_EVENT_KINDS.includes(event.kind);
-  const hooks = await hooksFor(em, systemEvent ? null : event.project_id);
+  const hooks = await hooksFor(em, systemEvent ? null : event.project_id, new Date(event.created_at));
   if (!hooks.length) return [];
   const settings = await env.settings();
   const context = payloadContext(env.repositories, env.baseUrl ?? 'http://localhost', settings.avatarsvc_enabled);
@@ -237,7 +238,7 @@ async function plannedDeliveries(env: HookDeliveryEnvironment, event: AnyRecorde
           for (const request of refreshed) {
             const target = await context.project(em, request.project_id as number);
             if (!target) continue;
-            const targetHooks = target.id === project.id ? hooks : await hooksFor(em, target.id);
+            const targetHooks = target.id === project.id ? hooks : await hooksFor(em, target.id, new Date(event.created_at));
             const payload = await mergeRequestPayload(
               em,
               {

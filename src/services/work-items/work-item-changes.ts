@@ -132,8 +132,12 @@ export async function peopleAndLabelChanges(
   return { assignees, labels: await relabel(em, target, input, now) };
 }
 
-/** A value as the record keeps it: times as ISO 8601. */
-const recorded = (value: unknown): unknown => (value instanceof Date ? value.toISOString() : (value ?? null));
+/** A column's value as the record keeps it: times (`*_at`, as a Date or as the database's text) as ISO 8601. */
+function recorded(name: string, value: unknown): unknown {
+  if (value instanceof Date) return value.toISOString();
+  if (typeof value === 'string' && name.endsWith('_at')) return new Date(value).toISOString();
+  return value ?? null;
+}
 
 /** Columns no hook shows among a change's values: the merge request's heads, found again on every push. */
 const UNSHOWN_COLUMNS = ['head_sha', 'start_sha', 'base_sha'];
@@ -171,7 +175,7 @@ export async function finishUpdate<Columns extends { state?: string; title?: str
   for (const [name, current] of Object.entries(columns)) {
     if (UNSHOWN_COLUMNS.includes(name)) continue;
     const previous = name === 'milestone_id' ? (before.milestone?.id ?? null) : (before as Record<string, unknown>)[name];
-    values[name] = { previous: recorded(previous), current: recorded(current) };
+    values[name] = { previous: recorded(name, previous), current: recorded(name, current) };
   }
   for (const name of ['assignees', 'labels'] as const) {
     const ids = change[name];
