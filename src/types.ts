@@ -392,7 +392,7 @@ export interface ListEventsQuery {
 /** An event as forgekit recorded it: what embedders' subscribers and consumers receive (`hosting.events`). */
 export interface RecordedEvent {
   id: number;
-  kind: 'group.created' | 'group.destroyed' | 'group.renamed' | 'issue.closed' | 'issue.deleted' | 'issue.moved' | 'issue.opened' | 'issue.reopened' | 'issue.updated' | 'key.created' | 'key.destroyed' | 'member.added' | 'member.removed' | 'member.updated' | 'merge_request.closed' | 'merge_request.deleted' | 'merge_request.merged' | 'merge_request.opened' | 'merge_request.reopened' | 'merge_request.updated' | 'milestone.closed' | 'milestone.created' | 'milestone.destroyed' | 'milestone.reopened' | 'note.created' | 'project.created' | 'project.destroyed' | 'project.renamed' | 'project.transferred' | 'project.updated' | 'push' | 'tag_push' | 'user.created' | 'user.destroyed' | 'user.renamed';
+  kind: 'group.created' | 'group.destroyed' | 'group.renamed' | 'issue.closed' | 'issue.deleted' | 'issue.moved' | 'issue.opened' | 'issue.reopened' | 'issue.updated' | 'key.created' | 'key.destroyed' | 'member.added' | 'member.removed' | 'member.updated' | 'merge_request.closed' | 'merge_request.deleted' | 'merge_request.merged' | 'merge_request.opened' | 'merge_request.reopened' | 'merge_request.updated' | 'milestone.closed' | 'milestone.created' | 'milestone.destroyed' | 'milestone.reopened' | 'note.created' | 'pipeline.updated' | 'project.created' | 'project.destroyed' | 'project.renamed' | 'project.transferred' | 'project.updated' | 'push' | 'tag_push' | 'user.created' | 'user.destroyed' | 'user.renamed';
   /** The Events API's action; null for an event it does not show. */
   action: 'closed' | 'commented' | 'created' | 'destroyed' | 'expired' | 'joined' | 'left' | 'merged' | 'pushed' | 'reopened' | 'updated' | null;
   author_id: number | null;
@@ -639,7 +639,7 @@ export interface SystemHookTest {
   event_name: string;
 }
 
-export type HookTestTrigger = 'confidential_issues_events' | 'confidential_note_events' | 'issues_events' | 'job_events' | 'merge_requests_events' | 'note_events' | 'push_events' | 'tag_push_events' | 'wiki_page_events';
+export type HookTestTrigger = 'confidential_issues_events' | 'confidential_note_events' | 'issues_events' | 'job_events' | 'merge_requests_events' | 'note_events' | 'pipeline_events' | 'push_events' | 'tag_push_events' | 'wiki_page_events';
 
 // src/schemas/instance.ts
 

@@ -288,6 +288,27 @@ describe('every write records exactly its events, with the original’s fields',
     ]);
   });
 
+  it('pipelines: their status changed by the commit statuses posted, from what', async () => {
+    const { id } = await project();
+    const sha = (await asOwner().commits.get(id, 'main')).id;
+    const pending = await recorded(() => asOwner().commitStatuses.create(id, sha, { state: 'pending', name: 'ci', ref: 'main' }));
+    expect(pending.events).toMatchObject([
+      { kind: 'pipeline.updated', action: null, author_id: owner.id, project_id: id, target_type: 'Pipeline', data: { status: 'pending' } },
+    ]);
+    const pipelineId = pending.events[0].target_id;
+    // Another status that leaves it pending changes nothing; success does.
+    expect(
+      (await recorded(() => asOwner().commitStatuses.create(id, sha, { state: 'pending', name: 'lint', ref: 'main' }))).events,
+    ).toEqual([]);
+    // One of two passed: it runs.
+    const half = await recorded(() => asOwner().commitStatuses.create(id, sha, { state: 'success', name: 'lint', ref: 'main' }));
+    expect(half.events.map((event) => event.data)).toEqual([{ status: 'running', previous_status: 'pending' }]);
+    const passed = await recorded(() => asOwner().commitStatuses.create(id, sha, { state: 'success', name: 'ci', ref: 'main' }));
+    expect(passed.events.map((event) => [event.kind, event.target_id, event.data])).toEqual([
+      ['pipeline.updated', pipelineId, { status: 'success', previous_status: 'running' }],
+    ]);
+  });
+
   it('members of projects and groups: added, updated, removed, the member as author', async () => {
     const { id } = await project();
     const added = await recorded(() => asOwner().projectMembers.add(id, { user_id: other.id, access_level: 30 }));
@@ -346,7 +367,7 @@ describe('every write records exactly its events, with the original’s fields',
       ...['merge_request.deleted', 'note.created', 'milestone.created', 'milestone.closed', 'milestone.reopened', 'milestone.destroyed'],
       ...['project.created', 'project.updated', 'project.renamed', 'project.transferred', 'project.destroyed'],
       ...['member.added', 'member.updated', 'member.removed', 'user.created', 'user.renamed', 'user.destroyed'],
-      ...['group.created', 'group.renamed', 'group.destroyed', 'key.created', 'key.destroyed'],
+      ...['group.created', 'group.renamed', 'group.destroyed', 'key.created', 'key.destroyed', 'pipeline.updated'],
     ] as EventKind[];
     expect([...tested].sort()).toEqual([...EVENT_KINDS].sort());
   });

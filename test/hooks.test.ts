@@ -657,6 +657,41 @@ describe('testing a hook, and the record of its deliveries', () => {
   }, 30_000);
 });
 
+describe('deliveries of pipelines', () => {
+  it("delivers a pipeline's changes of status, its statuses as its builds, with the original's payload", async () => {
+    const api = t.hosting.as(owner.id);
+    const project = await api.projects.create({ name: 'Piped' });
+    const commit = await api.commits.create(project.id, {
+      branch: 'master',
+      commit_message: 'Build me',
+      actions: [{ action: 'create', file_path: 'a.txt', content: 'a\n' }],
+    });
+    const hook = await api.projectHooks.create(project.id, { url: receiverUrl, push_events: false, pipeline_events: true });
+    await api.commitStatuses.create(project.id, commit.id, { state: 'running', name: 'build', ref: 'master' });
+    await api.commitStatuses.create(project.id, commit.id, { state: 'success', name: 'build', ref: 'master' });
+    const deliveries = await t.hosting.hooks.deliveries({ hook_id: hook.id });
+    expect(deliveries.map((delivery) => [delivery.trigger, delivery.request_headers['X-Gitlab-Event']])).toEqual([
+      ['pipeline_hooks', 'Pipeline Hook'],
+      ['pipeline_hooks', 'Pipeline Hook'],
+    ]);
+    const passed = deliveries[1].request_data;
+    // The documented example's builds were made by a runner (their `when` and `manual` alike): every field is here.
+    expectOriginalFields(passed, 'pipeline');
+    expect(passed).toMatchObject({
+      object_kind: 'pipeline',
+      object_attributes: { ref: 'master', tag: false, sha: commit.id, status: 'success', detailed_status: 'passed', stages: ['external'] },
+      user: { username: owner.username },
+      project: { id: project.id, path_with_namespace: `${owner.username}/piped` },
+      commit: { id: commit.id, message: commit.message },
+      builds: [{ stage: 'external', name: 'build', status: 'success', when: 'on_success', manual: false, runner: null }],
+    });
+    const tested = await t.http
+      .post(`/api/v4/projects/${project.id}/hooks/${hook.id}/test/pipeline_events`)
+      .set('PRIVATE-TOKEN', owner.token);
+    expect([tested.status, tested.body]).toEqual([201, { message: '201 Created' }]);
+  });
+});
+
 describe('a slow receiver', () => {
   it('delays no other hook', async () => {
     const api = t.hosting.as(owner.id);
@@ -679,7 +714,7 @@ describe('a slow receiver', () => {
     ]);
     // Let go, the slow one gets its three in order.
     await eventually(async () => {
-      held.splice(0).forEach((answer) => answer());
+      for (const answer of held.splice(0)) answer();
       expect(iids()).toEqual([...issues, ...issues].map((issue) => issue.iid));
     });
   });

@@ -1,11 +1,14 @@
 /**
  * `forgekit serve` stopped (SIGTERM) and killed (kill -9), then started again with the same flags: everything it
  * acknowledged is there, repositories included, and `git fsck` finds nothing wrong; an embedder's durable event consumer
- * (test/fixtures/event-consumer.mjs) killed likewise sees every event once started again, in order. On the embedded
+ * (test/fixtures/event-consumer.mjs) killed likewise sees every event once started again, in order, and so does a webhook's
+ * receiver (every acknowledged write's delivery, in order, a repeat only of the one in flight at the kill). On the embedded
  * database in the PGlite suite, on PostgreSQL in the PostgreSQL suite (repositories under the data directory in both).
  */
 import { spawnSync } from 'node:child_process';
 import { existsSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, afterEach, describe, expect, it } from 'vitest';
@@ -302,5 +305,113 @@ describe('a deferred event consumer, killed and started again', { timeout: 60_00
     const again = afterKill.filter((id) => beforeKill.includes(id));
     expect(afterKill.slice(0, again.length)).toEqual(again);
     expect(beforeKill.slice(beforeKill.length - again.length)).toEqual(again);
+  });
+});
+
+/**
+ * A receiver of webhook deliveries in the test's process: it answers 200 after `delayMs`, and keeps each issue delivery's
+ * arrival (the issue's iid, the try's `X-Gitlab-Event-UUID`) and which arrivals it has not answered yet.
+ */
+async function hookReceiver() {
+  const arrivals: { iid: number; uuid: string }[] = [];
+  const held = new Set<{ iid: number; uuid: string }>();
+  const receiver = {
+    arrivals,
+    held,
+    delayMs: 0,
+    url: '',
+    close: () => {},
+  };
+  const server = createServer((req, res: ServerResponse) => {
+    let body = '';
+    req.on('data', (chunk: Buffer) => (body += chunk.toString()));
+    req.on('end', () => {
+      if (req.headers['x-gitlab-event'] !== 'Issue Hook') return void res.end();
+      const arrival = { iid: JSON.parse(body).object_attributes.iid as number, uuid: String(req.headers['x-gitlab-event-uuid']) };
+      arrivals.push(arrival);
+      held.add(arrival);
+      setTimeout(() => {
+        held.delete(arrival);
+        res.end();
+      }, receiver.delayMs);
+    });
+    // The sender killed while its request is held: nothing to answer.
+    res.on('error', () => {});
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  receiver.url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`;
+  receiver.close = () => {
+    server.closeAllConnections();
+    server.close();
+  };
+  return receiver;
+}
+
+describe('webhook deliveries, the server killed and started again', { timeout: 120_000 }, () => {
+  it('arrive for every acknowledged write, in order, at least once: a repeat only of the one in flight at kill -9', async () => {
+    const { flags } = await instanceFlags();
+    const receiver = await hookReceiver();
+    cleanups.push(async () => receiver.close());
+    const WRITES = 30;
+    const first = await serve([...flags, '--allow-local-requests']);
+    const project = await first.api('POST', '/projects', { name: 'hooked' });
+    expect(project.status).toBe(201);
+    const id = project.body.id;
+    const hook = await first.api('POST', `/projects/${id}/hooks`, { url: receiver.url, push_events: false, issues_events: true });
+    expect(hook.status, JSON.stringify(hook.body)).toBe(201);
+    // One client, one issue after the other, each acknowledged (201) with its iid; the receiver quick for the first
+    // third, then answering each delivery only after 600 ms, so that deliveries wait their turn when the kill comes.
+    const acknowledged: number[] = [];
+    const write = async (api: Api, index: number) => {
+      const created = await api('POST', `/projects/${id}/issues`, { title: `Write ${index}` });
+      expect(created.status, JSON.stringify(created.body)).toBe(201);
+      acknowledged.push(created.body.iid);
+    };
+    for (let index = 1; index <= WRITES / 3; index += 1) await write(first.api, index);
+    receiver.delayMs = 600;
+    for (let index = WRITES / 3 + 1; index <= (2 * WRITES) / 3; index += 1) await write(first.api, index);
+    // kill -9 a moment later, while the receiver holds a delivery (the one in flight: a hook's deliveries are sent one
+    // at a time), the deliveries of later writes still pending.
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * 1500));
+    await eventually(async () => expect(receiver.held.size).toBeGreaterThan(0), 10_000);
+    first.server.child.kill('SIGKILL');
+    const inFlight = [...receiver.held].map((arrival) => arrival.iid);
+    const arrivedBeforeKill = receiver.arrivals.map((arrival) => arrival.iid);
+    await first.server.exited;
+    expect(inFlight).toHaveLength(1);
+    expect(arrivedBeforeKill.at(-1)).toBe(inFlight[0]);
+    // Some deliveries were left to the next process.
+    expect(new Set(arrivedBeforeKill).size).toBeLessThan(acknowledged.length);
+
+    receiver.delayMs = 0;
+    const second = await serve([...flags, '--allow-local-requests']);
+    for (let index = (2 * WRITES) / 3 + 1; index <= WRITES; index += 1) await write(second.api, index);
+    expect(acknowledged).toEqual(Array.from({ length: WRITES }, (_, index) => index + 1));
+    // Settled: the record holds one delivery per write, in the order of the writes, each delivered (once the hook's
+    // claim the killed process held has lapsed, on PostgreSQL): nothing is left to send.
+    const settled = async () => {
+      const events = await second.api('GET', `/projects/${id}/hooks/${hook.body.id}/events?per_page=100`);
+      expect(events.status).toBe(200);
+      const deliveries = events.body as { status: string; attempts: number; request_data: { object_attributes: { iid: number } } }[];
+      const shown = deliveries.map((delivery) => [delivery.request_data.object_attributes.iid, delivery.status, delivery.attempts]);
+      expect(shown.reverse(), `arrivals ${JSON.stringify(receiver.arrivals.map((arrival) => arrival.iid))}`).toEqual(
+        acknowledged.map((iid) => [iid, 'delivered', 1]),
+      );
+    };
+    await eventually(settled, 60_000);
+
+    const arrived = receiver.arrivals.map((arrival) => arrival.iid);
+    const details = `arrivals ${JSON.stringify(arrived)}; before the kill ${JSON.stringify(arrivedBeforeKill)}; in flight ${inFlight}`;
+    // Every acknowledged write's delivery arrived, and first in the order of the writes.
+    expect([...new Set(arrived)], details).toEqual(acknowledged);
+    // Twice only the one in flight at the kill: its answer never reached the killed process, which had not recorded it
+    // as delivered, so the next process sent it again (first). Every other write's delivery arrived once.
+    const repeated = arrived.filter((iid, index) => arrived.indexOf(iid) !== index);
+    expect(repeated, details).toEqual(inFlight);
+    expect(arrived.slice(arrivedBeforeKill.length, arrivedBeforeKill.length + 1), details).toEqual(inFlight);
+    // Each try with an `X-Gitlab-Event-UUID` of its own.
+    expect(new Set(receiver.arrivals.map((arrival) => arrival.uuid)).size).toBe(receiver.arrivals.length);
+    second.server.child.kill('SIGTERM');
+    expect(await second.server.exited).toBe(0);
   });
 });

@@ -182,11 +182,7 @@ export class EventDispatcher {
    * another process holds it.
    */
   private async cursor(em: EntityManager, name: string): Promise<{ xid: string; eventId: number } | null> {
-    await queryRows(
-      em,
-      sql`${DISPATCHER_STATEMENT} insert into "event_cursors" ("consumer", "xid", "event_id", "updated_at")
-        values (${name}, ${OLDEST_RUNNING} - 1, 2147483647, ${new Date()}) on conflict do nothing`,
-    );
+    await placeCursor(em, name);
     const [row] = await queryRows(
       em,
       sql`${DISPATCHER_STATEMENT} select "xid"::text as "xid", "event_id" from "event_cursors" where "consumer" = ${name}
@@ -225,4 +221,16 @@ export class EventDispatcher {
       this.wakeUp = done;
     });
   }
+}
+
+/**
+ * A new consumer's cursor, at the end of the record (nothing is done for one that has it already). Placed in the
+ * transaction of a write that makes the consumer needed (the first hook), it hears of every event committed after.
+ */
+export async function placeCursor(em: EntityManager, name: string): Promise<void> {
+  await queryRows(
+    em,
+    sql`${DISPATCHER_STATEMENT} insert into "event_cursors" ("consumer", "xid", "event_id", "updated_at")
+      values (${name}, ${OLDEST_RUNNING} - 1, 2147483647, ${new Date()}) on conflict do nothing`,
+  );
 }

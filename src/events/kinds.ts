@@ -117,6 +117,8 @@ export interface EventData {
   /** The key's text, which a system hook's `key_create` and `key_destroy` carry. */
   'key.created': { user_id: number; key?: string };
   'key.destroyed': { user_id: number; key?: string };
+  /** A pipeline's status changed (its commit statuses' posted): from what. */
+  'pipeline.updated': { status: string; previous_status: string };
 }
 
 export type EventKind = keyof EventData;
@@ -158,6 +160,7 @@ export const EVENT_KINDS = [
   'group.destroyed',
   'key.created',
   'key.destroyed',
+  'pipeline.updated',
 ] as const satisfies readonly EventKind[];
 
 /** The Events API's actions, as its `action` filter names them. */

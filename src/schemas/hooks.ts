@@ -163,6 +163,7 @@ export const HOOK_TEST_TRIGGERS = [
   'note_events',
   'confidential_note_events',
   'merge_requests_events',
+  'pipeline_events',
   'job_events',
   'wiki_page_events',
 ] as const;

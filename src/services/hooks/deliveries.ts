@@ -10,6 +10,7 @@ import { type JobQueue, WORKER_STATEMENT } from '../../jobs/queue.js';
 import { API_VERSION } from '../../version.js';
 import { hookProject, pushPayload, repositoryUpdatePayload, type HookProject, type HookUser, type PayloadContext } from './payloads.js';
 import { systemPayload, SYSTEM_EVENT_KINDS } from './system-payloads.js';
+import { pipelinePayload } from './pipeline-payloads.js';
 import { actionOf, issuePayload, mergeRequestPayload, notePayload } from './work-item-payloads.js';
 import { EVENT_KINDS } from '../../events/kinds.js';
 import { userAvatarUrl } from '../present/users.js';
@@ -21,6 +22,8 @@ import { delivered, sendHook, type HookResponse } from './send.js';
 // cursor, and queues the hook's delivery job; the job sends the hook's pending deliveries in order, retrying a failed
 // one with growing delays before it gives it up. No write waits for a delivery, and none fails for one.
 
+/** The consumer of the record that makes the deliveries: its cursor's name. */
+export const HOOKS_CONSUMER = 'web_hooks';
 /** The job that sends one hook's pending deliveries, oldest first. */
 export const WEB_HOOK_DELIVERY = 'web_hook_delivery';
 /** Tries of one delivery before it is given up (the original's WebHookWorker retried 4 times). */
@@ -69,7 +72,7 @@ const SYSTEM_HOOK = 'System Hook';
 
 /** The kinds of event hooks hear of: references moved, issues' and merge requests' actions, comments, system events. */
 const HOOK_EVENT_KINDS = EVENT_KINDS.filter(
-  (kind) => kind === 'push' || kind === 'tag_push' || kind === 'note.created' || actionOf(kind) || SYSTEM_EVENT_KINDS.includes(kind),
+  (kind) => ['push', 'tag_push', 'note.created', 'pipeline.updated'].includes(kind) || actionOf(kind) || SYSTEM_EVENT_KINDS.includes(kind),
 );
 
 /** Whether a branch filter (a name, or a wildcard with `*`) takes the branch; none takes every branch. */
@@ -99,7 +102,7 @@ export async function startHookDeliveries(
   const hooksExist = () => {
     if (delivering) return;
     delivering = true;
-    dispatcher.add({ name: 'web_hooks', kinds: HOOK_EVENT_KINDS, handle: (event, em) => deliveriesOf(env, event, em) });
+    dispatcher.add({ name: HOOKS_CONSUMER, kinds: HOOK_EVENT_KINDS, handle: (event, em) => deliveriesOf(env, event, em) });
   };
   const anyHooks = async () => (await queryRows(env.db.rows, sql`${worker} select 1 from web_hooks limit 1`)).length > 0;
   if (await anyHooks()) hooksExist();
@@ -288,6 +291,12 @@ async function plannedDeliveries(env: HookDeliveryEnvironment, event: AnyRecorde
       );
       plan(projectHooks, 'merge_request_hooks', 'Merge Request Hook', payload);
       plan(systemHooks, 'merge_request_hooks', SYSTEM_HOOK, payload);
+      break;
+    }
+    case 'pipeline.updated': {
+      const receiving = asking(hooks, 'pipeline_events');
+      if (receiving.length && event.target_id)
+        plan(receiving, 'pipeline_hooks', 'Pipeline Hook', await pipelinePayload(em, event.target_id, project, context));
       break;
     }
     case 'note.created': {

@@ -20,7 +20,8 @@ import { API_VERSION } from '../../version.js';
 import { findPage, type Page, type PageQuery } from '../pagination.js';
 import { remoteUrlProblem } from '../projects/import-url.js';
 import { Service } from '../service.js';
-import { payloadContext, recordSent, sendToHook } from './deliveries.js';
+import { HOOKS_CONSUMER, payloadContext, recordSent, sendToHook } from './deliveries.js';
+import { placeCursor } from '../../events/dispatcher.js';
 import { hookProject } from './payloads.js';
 import { samplePayload, TEST_TRIGGERS } from './samples.js';
 import { delivered } from './send.js';
@@ -160,6 +161,8 @@ abstract class HooksService<Scoped, Shape> extends Service {
     if (hook.type === 'SystemHook') Object.assign(hook, { repositoryUpdateEvents: true, pushEvents: false });
     this.apply(hook, input);
     await this.em.flush();
+    // The first hook: the deliveries' consumer hears of every event committed after it (its cursor placed now).
+    await placeCursor(this.em, HOOKS_CONSUMER);
     this.ctx.afterCommit(async () => this.ctx.env.hooksExist());
     return this.present(hook);
   }

@@ -4,6 +4,7 @@ import { sql } from '../../db/sql.js';
 import type { AnyRecordedEvent, RecordedEvent } from '../../events/bus.js';
 import type { HookTestTrigger } from '../../schemas/hooks.js';
 import { pushPayload, type HookProject, type PayloadContext } from './payloads.js';
+import { pipelinePayload } from './pipeline-payloads.js';
 import { issuePayload, mergeRequestPayload, notePayload } from './work-item-payloads.js';
 
 // What a hook's test sends (`POST /projects/:id/hooks/:hook_id/test/:trigger`, the original's TestHooks): a payload of
@@ -18,6 +19,7 @@ export const TEST_TRIGGERS = {
   note_events: { event: 'Note Hook', trigger: 'note_hooks' },
   confidential_note_events: { event: 'Confidential Note Hook', trigger: 'confidential_note_hooks' },
   merge_requests_events: { event: 'Merge Request Hook', trigger: 'merge_request_hooks' },
+  pipeline_events: { event: 'Pipeline Hook', trigger: 'pipeline_hooks' },
   job_events: { event: 'Job Hook', trigger: 'job_hooks' },
   wiki_page_events: { event: 'Wiki Page Hook', trigger: 'wiki_page_hooks' },
 } as const satisfies Record<HookTestTrigger, { event: string; trigger: string }>;
@@ -119,6 +121,11 @@ export async function samplePayload(
         commit_id: null,
       };
       return (await notePayload(em, madeUp('note.created', userId, { target_id: note.id as number, data }), project, context))!.payload;
+    }
+    case 'pipeline_events': {
+      const pipelineId = await latest(sql`select id from pipelines where project_id = ${project.id} order by id desc limit 1`);
+      if (pipelineId === undefined) return 'Ensure the project has CI pipelines.';
+      return (await pipelinePayload(em, pipelineId, project, context))!;
     }
     // forgekit runs no jobs and keeps no wiki: a project has none of either, as the original says of such a project.
     case 'job_events':

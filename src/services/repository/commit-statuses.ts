@@ -229,6 +229,13 @@ export class CommitStatusesService extends Service {
     const next = pipelineTransition(pipeline.status, compositeStatus(await latestStatuses(this.ctx.em, pipeline.id)), now);
     if (next.status === pipeline.status) return;
     await updatePipelineStatus(this.ctx.em, pipeline.id, next, now);
+    await this.ctx.record({
+      kind: 'pipeline.updated',
+      authorId: this.ctx.currentUser.id,
+      projectId: keyOf(pipeline.project),
+      target: { type: 'Pipeline', id: pipeline.id, title: null },
+      data: { status: next.status, previous_status: pipeline.status },
+    });
     // Merge requests waiting for it merge by themselves, in a job that outlives this call.
     if (next.status === 'success' && (await mergesWaitFor(this.ctx.em, keyOf(pipeline.project), pipeline.sha))) {
       await this.ctx.env.jobs.enqueue(this.ctx.em, MERGE_WHEN_PIPELINE_SUCCEEDS, { projectId: keyOf(pipeline.project), sha: pipeline.sha });
