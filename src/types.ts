@@ -1512,6 +1512,7 @@ export interface ApplicationSettings {
   domain_denylist_enabled: boolean;
   domain_denylist: string[] | null;
   password_authentication_enabled_for_web: boolean;
+  allow_local_requests_from_hooks_and_services: boolean;
   id: number;
   polling_interval_multiplier: string;
   /** The token that registers shared runners (POST /runners); POST /runners/reset_registration_token replaces it. */
@@ -1564,6 +1565,7 @@ export interface UpdateSettingsInput {
   domain_denylist_enabled?: boolean;
   domain_denylist?: string[] | null;
   password_authentication_enabled_for_web?: boolean;
+  allow_local_requests_from_hooks_and_services?: boolean;
   enabled_git_access_protocol?: '' | 'http' | 'nil' | 'ssh' | null;
 }
 

@@ -87,6 +87,8 @@ describe('GET /application/settings', () => {
       domain_denylist_enabled: DEFAULTS.domain_blacklist_enabled,
       domain_denylist: DEFAULTS.domain_blacklist,
       password_authentication_enabled_for_web: DEFAULTS.password_authentication_enabled,
+      // And the era's own spelling of the hooks' local requests, which later versions renamed.
+      allow_local_requests_from_hooks_and_services: DEFAULTS.allow_local_requests_from_web_hooks_and_services,
     };
     expect(settings).toEqual({ ...DEFAULTS, ...newer });
     // The token that registers shared runners (test/runners.test.ts), which no setting changes.
@@ -481,6 +483,7 @@ describe('newer spellings of settings', () => {
           domain_denylist_enabled: true,
           domain_denylist: ['bad.example.com'],
           password_authentication_enabled_for_web: false,
+          allow_local_requests_from_hooks_and_services: true,
           signup_enabled: false,
         });
       expect(res.status).toBe(200);
@@ -492,6 +495,7 @@ describe('newer spellings of settings', () => {
         domain_blacklist_enabled: true,
         domain_blacklist: ['bad.example.com'],
         password_authentication_enabled: false,
+        allow_local_requests_from_web_hooks_and_services: true,
         signup_enabled: false,
       });
       // Answered under both spellings, with the same values, for clients that read the newer one.
@@ -503,6 +507,7 @@ describe('newer spellings of settings', () => {
         domain_denylist_enabled: true,
         domain_denylist: ['bad.example.com'],
         password_authentication_enabled_for_web: false,
+        allow_local_requests_from_hooks_and_services: true,
       });
       const both = await t2.hosting.applicationSettings.update({ avatarsvc_enabled: true, gravatar_enabled: false });
       expect([both.avatarsvc_enabled, both.gravatar_enabled]).toEqual([true, true]);

@@ -106,6 +106,8 @@ export const settingAliases = {
   domain_denylist_enabled: 'domain_blacklist_enabled',
   domain_denylist: 'domain_blacklist',
   password_authentication_enabled_for_web: 'password_authentication_enabled',
+  // The other way round: SPEC.md's era (10.6–11.x) named it so; later versions and their clients the other way.
+  allow_local_requests_from_hooks_and_services: 'allow_local_requests_from_web_hooks_and_services',
 } as const satisfies Record<string, keyof typeof settingsFields>;
 
 const aliasFields = Object.fromEntries(Object.entries(settingAliases).map(([alias, name]) => [alias, settingsFields[name]])) as unknown as {

@@ -1,5 +1,6 @@
 import type { FilterQuery } from '@mikro-orm/core';
 import type { EntityManager } from '../../db/orm.js';
+import type { HookEvent as PublishedHookEvent } from '../../types.js';
 import type { GroupInScope, ProjectInScope } from '../../auth/abilities.js';
 import { WebHook, WebHookLog } from '../../db/entities/hooks.js';
 import { keyOf } from '../../db/rows.js';
@@ -106,8 +107,8 @@ export interface DeliveryFilter {
   trigger?: string;
 }
 
-/** A recorded delivery, with its hook, as the in-process API lists them. */
-export type RecordedDelivery = HookEvent & { hook_id: number };
+/** A recorded delivery, with its hook, as the in-process API lists them (the published HookEvent, without TypeBox). */
+export type RecordedDelivery = PublishedHookEvent & { hook_id: number };
 
 /** The recorded deliveries a filter takes, oldest first (the record keeps two days). */
 export async function recordedDeliveries(em: EntityManager, filter: DeliveryFilter = {}): Promise<RecordedDelivery[]> {
