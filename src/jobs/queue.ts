@@ -209,13 +209,33 @@ export class JobQueue {
    * such jobs must be harmless to run twice.
    */
   async enqueueOnce(em: EntityManager, kind: string, payload: JobPayload): Promise<number | null> {
-    const statuses = this.handlers.get(kind)?.serial ? ['queued'] : ['queued', 'running'];
-    const pending = await queryRows(
+    return (await this.enqueueEachOnce(em, kind, [payload]))[0] ?? null;
+  }
+
+  /** `enqueueOnce` for each of the payloads, in one statement: the new jobs' IDs. */
+  async enqueueEachOnce(em: EntityManager, kind: string, payloads: JobPayload[]): Promise<number[]> {
+    const handler = this.handlers.get(kind);
+    if (!handler) throw new Error(`no handler is registered for jobs of kind ${kind}`);
+    if (!payloads.length) return [];
+    const texts = payloads.map((payload) => JSON.stringify(payload));
+    if (texts.some((json) => Buffer.byteLength(json) > MAX_PAYLOAD_BYTES))
+      throw new Error(`a job's payload is limited to ${MAX_PAYLOAD_BYTES} bytes`);
+    // A running job of a serial kind may have finished its work already: only a queued one stands for a new one.
+    const statuses = handler.serial ? ['queued'] : ['queued', 'running'];
+    const rows = await queryRows(
       em,
-      sql`select id from jobs where kind = ${kind} and status = any(${statuses}) and payload = ${JSON.stringify(payload)}::jsonb
-        limit 1`,
+      sql`with job as (insert into jobs (kind, payload, status, attempts, max_attempts, run_at, created_at)
+         select ${kind}, p.payload, 'queued', 0, ${handler.maxAttempts}, now(), now()
+         from (select distinct payload from unnest(${texts}::jsonb[]) as t(payload)) p
+         where not exists (select 1 from jobs j where j.kind = ${kind} and j.status = any(${statuses}) and j.payload = p.payload)
+         returning id)
+       select id, pg_notify(${JOBS_CHANNEL}, '') from job`,
     );
-    return pending.length ? null : this.enqueue(em, kind, payload);
+    if (rows.length) {
+      if (em.isInTransaction()) this.queuing.add(em.getTransactionContext());
+      else this.changed();
+    }
+    return rows.map((row) => row.id as number);
   }
 
   /**

@@ -313,20 +313,29 @@ async function plannedDeliveries(env: HookDeliveryEnvironment, event: AnyRecorde
   return planned;
 }
 
-/** Each delivery an event makes recorded as pending, and its hook's delivery job queued, with the consumer's cursor. */
+/**
+ * Each delivery an event makes recorded as pending, and its hooks' delivery jobs queued, with the consumer's cursor:
+ * one statement for each payload's deliveries, one for the jobs.
+ */
 async function deliveriesOf(env: HookDeliveryEnvironment, event: AnyRecordedEvent, em: EntityManager): Promise<void> {
+  const hookIds = new Set<number>();
   for (const { hooks, trigger, event: header, payload } of await plannedDeliveries(env, event, em)) {
     const headers = { 'Content-Type': 'application/json', 'X-Gitlab-Event': header, 'User-Agent': `GitLab/${API_VERSION}` };
-    for (const hook of hooks) {
-      await queryRows(
-        em,
-        sql`${worker} insert into web_hook_logs (hook_id, trigger, url, request_headers, request_data, created_at, updated_at)
-          values (${hook.id}, ${trigger}, ${hook.url}, ${JSON.stringify(headers)}::jsonb, ${JSON.stringify(payload)}::json,
-            ${new Date()}, ${new Date()})`,
-      );
-      await env.jobs.enqueueOnce(em, WEB_HOOK_DELIVERY, { hookId: hook.id });
-    }
+    const now = new Date();
+    await queryRows(
+      em,
+      sql`${worker} insert into web_hook_logs (hook_id, trigger, url, request_headers, request_data, created_at, updated_at)
+        select hook.id, ${trigger}, hook.url, ${JSON.stringify(headers)}::jsonb, ${JSON.stringify(payload)}::json, ${now}, ${now}
+        from unnest(${hooks.map((hook) => hook.id)}::int[], ${hooks.map((hook) => hook.url)}::text[]) with ordinality as hook(id, url, n)
+        order by hook.n`,
+    );
+    for (const hook of hooks) hookIds.add(hook.id);
   }
+  await env.jobs.enqueueEachOnce(
+    em,
+    WEB_HOOK_DELIVERY,
+    [...hookIds].map((hookId) => ({ hookId })),
+  );
 }
 
 /** Thrown to have the job tried again later: a delivery failed and has tries left. */
