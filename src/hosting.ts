@@ -155,7 +155,7 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
         repositories,
         baseUrl: options.baseUrl?.replace(/\/+$/, ''),
         localRequestsAllowed,
-        settings: () => settingsValues(() => db.fork(), { settings, storages }),
+        settings: (em) => settingsValues(() => em, { settings, storages }),
       },
       dispatcher,
     );

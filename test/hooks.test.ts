@@ -723,6 +723,23 @@ describe('a slow receiver', () => {
 });
 
 describe('deliveries in process', () => {
+  it('are made when the process has no copy of the settings (read in the consumer’s own transaction)', async () => {
+    const project = await t.hosting.projects.create({ name: 'Settings read anew' });
+    const hook = await t.hosting.projectHooks.create(project.id, { url: 'https://bot.example.com/hook', issues_events: true });
+    // No copy kept while a write that may change them is open (a pretended one): the consumer reads them, as it does
+    // when the process's copy is ten seconds old, through its own transaction (on the embedded database, the one
+    // connection: a read through another would wait for it for ever).
+    const settings = environmentOf(t.hosting).settings;
+    const writing = {};
+    settings.changing(writing);
+    try {
+      await t.hosting.issues.create(project.id, { title: 'Still delivered' });
+      expect((await t.hosting.hooks.deliveries({ hook_id: hook.id })).map((delivery) => delivery.trigger)).toEqual(['issue_hooks']);
+    } finally {
+      (settings as unknown as { writers: Set<unknown> }).writers.delete(writing);
+    }
+  });
+
   it('are read with hosting.hooks.deliveries, without a receiver (docs/hooks.md)', async () => {
     const project = await t.hosting.projects.create({ name: 'bot-test' });
     await t.hosting.projectHooks.create(project.id, { url: 'https://bot.example.com/hook', issues_events: true, push_events: false });

@@ -182,12 +182,18 @@ export class EventDispatcher {
    * another process holds it.
    */
   private async cursor(em: EntityManager, name: string): Promise<{ xid: string; eventId: number } | null> {
-    await placeCursor(em, name);
-    const [row] = await queryRows(
-      em,
-      sql`${DISPATCHER_STATEMENT} select "xid"::text as "xid", "event_id" from "event_cursors" where "consumer" = ${name}
-        for update skip locked`,
-    );
+    const locked = () =>
+      queryRows(
+        em,
+        sql`${DISPATCHER_STATEMENT} select "xid"::text as "xid", "event_id" from "event_cursors" where "consumer" = ${name}
+          for update skip locked`,
+      );
+    let [row] = await locked();
+    // None, or another process holds it: placed (when new), and looked at again.
+    if (!row) {
+      await placeCursor(em, name);
+      [row] = await locked();
+    }
     return row ? { xid: row.xid as string, eventId: row.event_id as number } : null;
   }
 

@@ -101,6 +101,14 @@ interface ClaimedJob {
 
 type RegisteredHandler = JobHandler & { maxAttempts: number };
 
+/**
+ * Whether a queued job `j` of a serial kind waits while one of its kind and payload runs (it is neither claimed nor
+ * due meanwhile: the end of the running one wakes the workers).
+ */
+const waitsForItsTurn = (serial: string[]) =>
+  sql`(j.kind = any(${serial}) and exists (select 1 from jobs r where r.kind = j.kind and r.payload = j.payload
+    and r.status = 'running' and r.locked_until > now() and r.id <> j.id))`;
+
 /** The slots of the kinds without their own, in `JobQueue#running`. */
 const SHARED = '';
 
@@ -334,8 +342,8 @@ export class JobQueue {
     const rows = await this.attempt('looking for the next due job', () =>
       queryRows(
         this.db.rows,
-        sql`${worker} select (extract(epoch from min(run_at) - now()) * 1000)::float8 as wait from jobs
-          where status = 'queued' and kind = any(${[...this.handlers.keys()]})`,
+        sql`${worker} select (extract(epoch from min(run_at) - now()) * 1000)::float8 as wait from jobs j
+          where status = 'queued' and kind = any(${[...this.handlers.keys()]}) and not ${waitsForItsTurn(this.serialKinds())}`,
       ),
     );
     if (!rows) return this.pollMs;
@@ -377,6 +385,10 @@ export class JobQueue {
   }
 
   /** The oldest due job of a kind this process runs, now `running` under a lease of this claim; null when none is due. */
+  private serialKinds(): string[] {
+    return [...this.handlers].filter(([, handler]) => handler.serial).map(([kind]) => kind);
+  }
+
   /** The kinds with a free slot: those of their own, or the shared ones. */
   private claimableKinds(): string[] {
     const taken = new Map<string, number>();
@@ -390,7 +402,7 @@ export class JobQueue {
 
   private async claim(kinds: string[]): Promise<ClaimedJob | null> {
     if (!kinds.length) return null;
-    const serial = kinds.filter((kind) => this.handlers.get(kind)?.serial);
+    const serial = this.serialKinds().filter((kind) => kinds.includes(kind));
     const token = randomUUID();
     const [row] = await queryRows(
       this.db.rows,
@@ -400,9 +412,7 @@ export class JobQueue {
          select id from jobs j
          where ((status = 'queued' and run_at <= now()) or (status = 'running' and locked_until <= now()))
            and kind = any(${kinds})
-           -- A serial job waits while one of its kind and payload runs.
-           and not (kind = any(${serial}) and exists (select 1 from jobs r where r.kind = j.kind and r.payload = j.payload
-             and r.status = 'running' and r.locked_until > now() and r.id <> j.id))
+           and not ${waitsForItsTurn(serial)}
          order by id limit 1 for update skip locked)
        returning id, kind, payload, attempts, max_attempts`,
     );

@@ -46,8 +46,11 @@ export interface HookDeliveryEnvironment {
   baseUrl?: string;
   /** Whether hooks may reach local addresses now (the application setting, or the instance's option). */
   localRequestsAllowed(): Promise<boolean>;
-  /** The application settings now. */
-  settings(): Promise<SettingsValues>;
+  /**
+   * The application settings now, read (when the process's copy is stale) through `em`: the consumer's transaction,
+   * which on the embedded database holds its one connection.
+   */
+  settings(em: EntityManager): Promise<SettingsValues>;
 }
 
 /** A hook as deliveries read it. */
@@ -187,7 +190,7 @@ async function plannedDeliveries(env: HookDeliveryEnvironment, event: AnyRecorde
   const systemEvent = SYSTEM_EVENT_KINDS.includes(event.kind);
   const hooks = await hooksFor(em, systemEvent ? null : event.project_id, new Date(event.created_at));
   if (!hooks.length) return [];
-  const settings = await env.settings();
+  const settings = await env.settings(em);
   const context = payloadContext(env.repositories, env.baseUrl ?? 'http://localhost', settings.avatarsvc_enabled);
   if (systemEvent) {
     const payload = await systemPayload(em, event);
@@ -449,10 +452,11 @@ function registerHookJobs(jobs: JobQueue, env: HookDeliveryEnvironment): void {
         // A hook that keeps failing is left alone for a while: no deliveries are made for it meanwhile.
         const failures = ok ? 0 : (next.recent_failures as number) + 1;
         const disabledUntil = failures >= FAILURES_BEFORE_DISABLING ? new Date(Date.now() + disabledFor(failures)) : null;
-        await queryRows(
-          env.db.rows,
-          sql`${worker} update web_hooks set recent_failures = ${failures}, disabled_until = ${disabledUntil} where id = ${hookId}`,
-        );
+        if (failures !== next.recent_failures)
+          await queryRows(
+            env.db.rows,
+            sql`${worker} update web_hooks set recent_failures = ${failures}, disabled_until = ${disabledUntil} where id = ${hookId}`,
+          );
         if (status === 'pending')
           throw new RetryLater(`the delivery ${next.id} failed (${response.error ?? response.status}); tried again later`);
       }
