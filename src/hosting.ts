@@ -44,7 +44,8 @@ export interface BackgroundJobs {
   settled(id: number): Promise<JobOutcome>;
   /**
    * Resolves once no job is queued or running on the database (by any process; retries waiting for their
-   * time included): after a fork or an import, its project's `import_status` is `finished` or `failed`.
+   * time included): after a fork or an import, its project's `import_status` is `finished` or `failed`. Webhook
+   * deliveries aside: they wait on their receivers (`hosting.hooks.deliveries()` waits for them to be made).
    */
   drain(): Promise<void>;
 }
@@ -226,7 +227,7 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
       // What is queued goes with the rows; what runs is waited for.
       await consumers.drain();
       await db.rows.execute(`delete from "jobs" where "status" = 'queued'`);
-      await env.jobs.drain();
+      await env.jobs.drain({ everyKind: true });
       await db.fork().transactional(async (em) => {
         // Forgotten, as by any write that may change them, and again once this one has committed.
         env.settings.changing(em.getTransactionContext());
@@ -239,6 +240,7 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
       }
       repositories.forgetAll();
       await bootstrap(db, options);
+      hooks.reset();
     });
     return service;
   } catch (error) {

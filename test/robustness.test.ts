@@ -50,6 +50,8 @@ let defaultSettings: Record<string, unknown>;
 
 beforeAll(async () => {
   t = await startHosting({
+    // The hooks of the fixtures deliver to a server of the test's (test/fixtures.ts), whatever the settings' cases set.
+    allowLocalRequests: true,
     logger: {
       info() {},
       warn() {},
@@ -70,8 +72,17 @@ beforeAll(async () => {
   )
     .map((row) => row.tablename)
     .filter((name) => !name.startsWith('mikro_orm'));
+  // Webhook deliveries go on in the background while a call is made (backgroundJobs.drain() waits not for them: they
+  // wait on their receivers): their record, their jobs and their hooks' count of failures are theirs, not the call's.
+  const rowOf: Record<string, string> = {
+    web_hook_logs: `select null::text as row`,
+    // And how far the consumers of the record have read it, which moves as they catch up.
+    event_cursors: `select null::text as row`,
+    jobs: `select 'jobs:' || t::text as row from "jobs" t where t.kind <> 'web_hook_delivery'`,
+    web_hooks: `select 'web_hooks:' || (to_jsonb(t) - 'recent_failures' - 'disabled_until')::text as row from "web_hooks" t`,
+  };
   fingerprintSql = `select md5(coalesce(string_agg(row, '|' order by row), '')) as digest from (${tables
-    .map((name) => `select '${name}:' || t::text as row from "${name}" t`)
+    .map((name) => rowOf[name] ?? `select '${name}:' || t::text as row from "${name}" t`)
     .join(' union all ')}) rows`;
 });
 afterAll(() => t?.close());

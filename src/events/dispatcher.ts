@@ -69,6 +69,11 @@ export class EventDispatcher {
     this.wake();
   }
 
+  /** Takes a consumer away: it is handed nothing more (a batch it has begun ends). */
+  remove(name: string): void {
+    this.consumers.delete(name);
+  }
+
   start(): void {
     this.running ??= this.loop();
   }

@@ -57,6 +57,11 @@ export interface JobHandler<Payload extends JobPayload = JobPayload> {
    */
   serial?: boolean;
   /**
+   * Whether `drain` waits for jobs of this kind (true when not given). Not for hook deliveries, which wait on other
+   * servers for as long as those fail: nothing an embedder waits for.
+   */
+  drained?: boolean;
+  /**
    * Jobs of this kind that one process runs at once, in slots of their own beside the queue's `concurrency` (hook
    * deliveries, which wait on other servers: a slow receiver holds up no other work).
    */
@@ -267,15 +272,19 @@ export class JobQueue {
     }
   }
 
-  /** Resolves once no job is queued or running, in any process on the database (retries waiting for their time included). */
-  async drain(): Promise<void> {
+  /**
+   * Resolves once no job is queued or running, in any process on the database (retries waiting for their time
+   * included), but of the kinds not `drained` unless `everyKind`.
+   */
+  async drain(options: { everyKind?: boolean } = {}): Promise<void> {
+    const passedOver = options.everyKind ? [] : [...this.handlers].filter(([, handler]) => handler.drained === false).map(([kind]) => kind);
     for (;;) {
       const change = this.nextChange();
       try {
         await this.keepListening();
         const [{ pending }] = await queryRows(
           this.db.rows,
-          sql`select exists (select 1 from jobs where status in ('queued', 'running')) as pending`,
+          sql`select exists (select 1 from jobs where status in ('queued', 'running') and kind <> all(${passedOver})) as pending`,
         );
         if (!pending) return;
         await change.happened;
