@@ -28,18 +28,8 @@ export async function pipelinePayload(em: EntityManager, pipelineId: number, pro
   const started = pipeline.started_at ? new Date(pipeline.started_at as string).getTime() : null;
   const finished = pipeline.finished_at ? new Date(pipeline.finished_at as string).getTime() : null;
   const status = pipeline.status as string;
-  const {
-    web_url,
-    git_ssh_url,
-    git_http_url,
-    namespace,
-    visibility_level,
-    path_with_namespace,
-    default_branch,
-    avatar_url,
-    name,
-    description,
-  } = projectPayload(project, context.baseUrl);
+  // The original's project of pipelines: without the older fields the others keep.
+  const { homepage: _homepage, url: _url, ssh_url: _ssh, http_url: _http, ...projectAttributes } = projectPayload(project, context.baseUrl);
   return {
     object_kind: 'pipeline',
     object_attributes: {
@@ -56,21 +46,7 @@ export async function pipelinePayload(em: EntityManager, pipelineId: number, pro
       duration: started !== null && finished !== null ? Math.round((finished - started) / 1000) : null,
     },
     user: shortUser(users.get(pipeline.user_id as number)),
-    // The original's project of pipelines, without the older fields the others keep.
-    project: {
-      id: project.id,
-      name,
-      description,
-      web_url,
-      avatar_url,
-      git_ssh_url,
-      git_http_url,
-      namespace,
-      visibility_level,
-      path_with_namespace,
-      default_branch,
-      ci_config_path: null,
-    },
+    project: { ...projectAttributes, ci_config_path: null },
     commit: await commitPayload(repo, pipeline.sha as string, webUrl).catch(() => null),
     builds: statuses.map((each) => ({
       id: each.id as number,
