@@ -1161,7 +1161,8 @@ describe.runIf(hasGit)('@gitbeaker/rest and native git against forgekit, heard b
       expect(await git(['-C', 'clone', 'push', '--quiet', 'origin', 'master'])).toBe(0);
       const pushed = execFileSync('git', ['-C', join(work, 'clone'), 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
 
-      await eventually(async () => expect(received.length).toBeGreaterThanOrEqual(9), 20_000);
+      // On a PostgreSQL server shared with other suites, the record may be held back a while (test/hooks.test.ts).
+      await eventually(async () => expect(received.length).toBeGreaterThanOrEqual(9), 60_000);
       // Every event has made its deliveries by now: these nine are all the hook has.
       expect((await t.hosting.hooks.deliveries({ hook_id: hook.id })).map((delivery) => delivery.trigger)).toEqual([
         'push_hooks',
@@ -1238,5 +1239,5 @@ describe.runIf(hasGit)('@gitbeaker/rest and native git against forgekit, heard b
       receiver.close();
       rmSync(work, { recursive: true, force: true });
     }
-  }, 30_000);
+  }, 120_000);
 });
