@@ -43,14 +43,21 @@ const userAttributes = (user: HookUser) => ({
   email: user.email,
 });
 
-/** Labels by ID, as payloads show them (`Label#hook_attrs`). */
-async function labelsById(em: EntityManager, ids: number[]): Promise<Map<number, Record<string, unknown>>> {
-  if (!ids.length) return new Map();
+/**
+ * In one statement: the labels on a work item, by title, and those a change of it named, as payloads show them
+ * (`Label#hook_attrs`), by ID.
+ */
+async function labelsOf(em: EntityManager, kind: 'Issue' | 'MergeRequest', id: number, changed: number[]) {
   const rows = await queryRows(
     em,
-    sql`select id, title, color, project_id, created_at, updated_at, description from labels where id = any(${ids}::int[])`,
+    sql`select l.id, l.title, l.color, l.project_id, l.created_at, l.updated_at, l.description,
+        exists (select 1 from label_links ll where ll.label_id = l.id and ll.target_kind = ${kind} and ll.target_id = ${id}) as linked
+      from labels l
+      where l.id = any(${changed}::int[])
+        or l.id in (select label_id from label_links where target_kind = ${kind} and target_id = ${id})
+      order by l.title`,
   );
-  return new Map(
+  const byId = new Map(
     rows.map((row) => [
       row.id as number,
       {
@@ -64,9 +71,10 @@ async function labelsById(em: EntityManager, ids: number[]): Promise<Map<number,
         description: row.description ?? null,
         type: 'ProjectLabel',
         group_id: null,
-      },
+      } as Record<string, unknown>,
     ]),
   );
+  return { on: rows.filter((row) => row.linked).map((row) => byId.get(row.id as number)!), byId };
 }
 
 /** The IDs of a change's labels or users, before and after. */
@@ -107,15 +115,9 @@ async function related(
   assigneeIds: number[],
   values: ChangedValues | undefined,
 ) {
-  const linked = await queryRows(
-    em,
-    sql`select l.id from label_links ll join labels l on l.id = ll.label_id
-      where ll.target_kind = ${kind} and ll.target_id = ${id} order by l.title`,
-  );
-  const labelIds = linked.map((row) => row.id as number);
-  const labels = await labelsById(em, [...new Set([...labelIds, ...changedIds(values, 'labels')])]);
+  const labels = await labelsOf(em, kind, id, changedIds(values, 'labels'));
   const users = await context.users(em, [...assigneeIds, ...changedIds(values, 'assignees')]);
-  return { labels: labelIds.map((label) => labels.get(label)!), labelsById: labels, users };
+  return { labels: labels.on, labelsById: labels.byId, users };
 }
 
 const timeAttributes = (row: Row) => ({
@@ -125,11 +127,15 @@ const timeAttributes = (row: Row) => ({
   human_total_time_spent: formatDuration(row.total_time_spent as number),
 });
 
-async function issueRow(em: EntityManager, issueId: number): Promise<Row | undefined> {
+/** An issue's or a merge request's row, with its assignees' IDs in the order they were assigned. */
+async function workItemRow(em: EntityManager, kind: 'Issue' | 'MergeRequest', id: number): Promise<Row | undefined> {
   const [row] = await queryRows(
     em,
-    sql`select i.*, array(select user_id from issue_assignees where issue_id = i.id order by id) as assignee_ids
-      from issues i where i.id = ${issueId}`,
+    kind === 'Issue'
+      ? sql`select i.*, array(select user_id from issue_assignees where issue_id = i.id order by id) as assignee_ids
+          from issues i where i.id = ${id}`
+      : sql`select m.*, array(select user_id from merge_request_assignees where merge_request_id = m.id order by id) as assignee_ids
+          from merge_requests m where m.id = ${id}`,
   );
   return row;
 }
@@ -169,7 +175,7 @@ export async function issuePayload(
   project: HookProject,
   context: PayloadContext,
 ) {
-  const row = event.target_id ? await issueRow(em, event.target_id) : undefined;
+  const row = event.target_id ? await workItemRow(em, 'Issue', event.target_id) : undefined;
   if (!row) return undefined;
   const values = 'values' in event.data ? (event.data.values as ChangedValues | undefined) : undefined;
   const {
@@ -193,15 +199,6 @@ export async function issuePayload(
     },
     confidential: row.confidential as boolean,
   };
-}
-
-async function mergeRequestRow(em: EntityManager, mergeRequestId: number): Promise<Row | undefined> {
-  const [row] = await queryRows(
-    em,
-    sql`select m.*, array(select user_id from merge_request_assignees where merge_request_id = m.id order by id) as assignee_ids
-      from merge_requests m where m.id = ${mergeRequestId}`,
-  );
-  return row;
 }
 
 /** A merge request as merge request and note payloads show it (`MergeRequest#hook_attrs`), without `action`. */
@@ -259,7 +256,7 @@ export async function mergeRequestPayload(
   project: HookProject,
   context: PayloadContext,
 ) {
-  const row = await mergeRequestRow(em, event.mergeRequestId);
+  const row = await workItemRow(em, 'MergeRequest', event.mergeRequestId);
   if (!row) return undefined;
   const {
     labels,
@@ -341,13 +338,13 @@ export async function notePayload(em: EntityManager, event: RecordedEvent<'note.
   let confidential = false;
   let path: string;
   if (noteableType === 'Issue') {
-    const issue = await issueRow(em, noteableId);
+    const issue = await workItemRow(em, 'Issue', noteableId);
     if (!issue) return undefined;
     confidential = issue.confidential as boolean;
     noteable = { issue: issueAttributes(issue, project, context) };
     path = `issues/${issue.iid}`;
   } else {
-    const request = await mergeRequestRow(em, noteableId);
+    const request = await workItemRow(em, 'MergeRequest', noteableId);
     if (!request) return undefined;
     noteable = { merge_request: await mergeRequestAttributes(em, request, project, context) };
     path = `merge_requests/${request.iid}`;
