@@ -1161,7 +1161,7 @@ describe.runIf(hasGit)('@gitbeaker/rest and native git against forgekit, heard b
       expect(await git(['-C', 'clone', 'push', '--quiet', 'origin', 'master'])).toBe(0);
       const pushed = execFileSync('git', ['-C', join(work, 'clone'), 'rev-parse', 'HEAD'], { encoding: 'utf8' }).trim();
 
-      // On a PostgreSQL server shared with other suites, the record may be held back a while (test/hooks.test.ts).
+      // As long as test/hooks.test.ts waits for a delivery on a loaded machine.
       await eventually(async () => expect(received.length).toBeGreaterThanOrEqual(9), 60_000);
       // Every event has made its deliveries by now: these nine are all the hook has.
       expect((await t.hosting.hooks.deliveries({ hook_id: hook.id })).map((delivery) => delivery.trigger)).toEqual([

@@ -28,8 +28,17 @@ const DISPATCHER_STATEMENT = fixedSql('/* forgekit event dispatcher */');
 const BATCH = 100;
 const MAX_ATTEMPTS = 5;
 const MAX_RETRY_DELAY_MS = 60_000;
-/** The oldest transaction still running: events of transactions below it have all committed or rolled back. */
-const OLDEST_RUNNING = sql`(pg_snapshot_xmin(pg_current_snapshot()))::text::bigint`;
+/**
+ * The oldest transaction this database may still be running, as the statement's snapshot saw it: events of
+ * transactions below it have all committed or rolled back. The snapshot's running transactions span the server's
+ * databases; those seen running in another database (their 32-bit `backend_xid`) cannot write this record and are left
+ * out, so that another database's long transaction holds nothing back here. One that ended since the snapshot is no
+ * longer seen anywhere and counts as this database's: the horizon only ever errs low.
+ */
+const OLDEST_RUNNING = sql`(select coalesce(min(x::text::bigint), pg_snapshot_xmax(pg_current_snapshot())::text::bigint)
+  from pg_snapshot_xip(pg_current_snapshot()) x
+  where x::text::bigint % 4294967296 not in (select a."backend_xid"::text::bigint from pg_stat_activity a
+    where a."datname" <> current_database() and a."backend_xid" is not null))`;
 
 interface Registered {
   consumer: DeferredConsumer;
