@@ -5,9 +5,13 @@
  */
 import { generateKeyPairSync } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { queryRows } from '../src/db/rows.js';
+import { sql } from '../src/db/sql.js';
 import type { RecordedEvent } from '../src/events/bus.js';
+import { type DeferredConsumer, EventDispatcher } from '../src/events/dispatcher.js';
 import { EVENT_KINDS, type EventKind } from '../src/events/kinds.js';
 import { environmentOf } from '../src/hosting.js';
+import { silentLogger } from '../src/logger.js';
 import { createUser, sharedHosting, startHosting, type SharedHosting } from './helpers.js';
 
 let t: SharedHosting;
@@ -248,43 +252,44 @@ describe('every write records exactly its events, with the original’s fields',
     const name = `events-${unique()}`;
     const created = await recorded(() => asOwner().projects.create({ name, path: name }));
     expect(kinds(created.events)).toEqual(['project.created']);
+    // Each keeps the project as it left it: what a system hook's payload names, however late it is made.
+    const asLeft = (path: string, namespace: { full_path: string; name: string; email: string }) => ({
+      path_with_namespace: `${namespace.full_path}/${path}`,
+      name,
+      path,
+      visibility: 'private',
+      owner_name: namespace.name,
+      owner_email: namespace.email,
+      created_at: expect.any(String),
+      updated_at: expect.any(String),
+    });
+    const ownNamespace = { full_path: owner.username, name: expect.any(String), email: owner.email };
     expect(created.events[0]).toMatchObject({
       action: 'created',
       project_id: created.result.id,
       target_type: null,
-      data: { forked_from_id: null },
+      data: { forked_from_id: null, project: asLeft(name, ownNamespace) },
     });
     const id = created.result.id;
     const updated = await recorded(() => asOwner().projects.update(id, { description: 'Described', issues_enabled: false }));
     expect(updated.events.map((event) => [event.kind, event.data])).toEqual([
-      ['project.updated', { changes: ['description', 'issues_enabled'] }],
+      ['project.updated', { changes: ['description', 'issues_enabled'], project: asLeft(name, ownNamespace) }],
     ]);
     const renamed = await recorded(() => asOwner().projects.update(id, { path: `${name}-renamed` }));
     expect(renamed.events.map((event) => [event.kind, event.data])).toEqual([
-      ['project.updated', { changes: ['path'] }],
-      ['project.renamed', { old_path: `${owner.username}/${name}` }],
+      ['project.updated', { changes: ['path'], project: asLeft(`${name}-renamed`, ownNamespace) }],
+      ['project.renamed', { old_path: `${owner.username}/${name}`, project: asLeft(`${name}-renamed`, ownNamespace) }],
     ]);
     const group = await asOwner().groups.create({ name: `g-${unique()}`, path: `g-${unique()}` });
+    const groupNamespace = { full_path: group.full_path, name: group.name, email: '' };
     const transferred = await recorded(() => asOwner().projects.transfer(id, { namespace: group.id }));
     expect(transferred.events.map((event) => [event.kind, event.data])).toEqual([
-      ['project.transferred', { old_path: `${owner.username}/${name}-renamed` }],
+      ['project.transferred', { old_path: `${owner.username}/${name}-renamed`, project: asLeft(`${name}-renamed`, groupNamespace) }],
     ]);
     const destroyed = await recorded(() => asOwner().projects.delete(id));
+    // As it was: what a system hook's project_destroy names.
     expect(destroyed.events.map((event) => [event.kind, event.data])).toEqual([
-      [
-        'project.destroyed',
-        {
-          // As it was: what a system hook's project_destroy names.
-          path_with_namespace: `${group.full_path}/${name}-renamed`,
-          name,
-          path: `${name}-renamed`,
-          visibility: 'private',
-          owner_name: group.name,
-          owner_email: '',
-          created_at: expect.any(String),
-          updated_at: expect.any(String),
-        },
-      ],
+      ['project.destroyed', asLeft(`${name}-renamed`, groupNamespace)],
     ]);
   });
 
@@ -449,6 +454,67 @@ describe('deferred consumers', () => {
   });
 });
 
+describe('a transactional deferred consumer', () => {
+  it('handles a batch in one transaction; one that fails is undone whole and handled again an event at a time', async () => {
+    const own = await startHosting({});
+    try {
+      const { db } = environmentOf(own.hosting);
+      const dispatcher = new EventDispatcher(db, silentLogger);
+      dispatcher.start();
+      await queryRows(db.rows, sql`create table consumed (id serial primary key, what text not null)`);
+      const write = (em: Parameters<DeferredConsumer['handle']>[1], what: string) =>
+        queryRows(em, sql`insert into consumed (what) values (${what})`);
+      const batches: number[][] = [];
+      let failures = 1;
+      dispatcher.add({
+        name: 'transactional-consumer',
+        kinds: ['push', 'issue.closed'],
+        transactional: true,
+        async prepare(events) {
+          batches.push(events.map((event) => event.id));
+        },
+        async handle(event, em) {
+          await write(em, `${event.kind} ${event.target_id ?? ''}`.trim());
+          if (event.kind === 'issue.closed' && event.target_id === second.id && failures-- > 0) throw new Error('not yet');
+        },
+        async flush(em) {
+          await write(em, 'flushed');
+        },
+      });
+      const { id } = await own.hosting.projects.create({ name: 'consumed' });
+      const first = await own.hosting.issues.create(id, { title: 'One' });
+      const second = await own.hosting.issues.create(id, { title: 'Two' });
+      const change = (message: string) =>
+        own.hosting.commits.create(id, {
+          branch: 'master',
+          commit_message: message,
+          actions: [{ action: 'create', file_path: `${batches.length}-${message.length}.txt`, content: 'x\n' }],
+        });
+      await change('First');
+      await dispatcher.drain();
+      // One write, three events: the push and the two issues it closes.
+      await change(`Fix\n\nFixes #${first.iid} and #${second.iid}`);
+      await dispatcher.drain();
+      const rows = await queryRows(db.rows, sql`select what from consumed order by id`);
+      expect(rows.map((row) => row.what)).toEqual([
+        'push',
+        'flushed',
+        // The batch of three failed at the second issue and was undone: its events one at a time, each once.
+        'push',
+        'flushed',
+        `issue.closed ${first.id}`,
+        'flushed',
+        `issue.closed ${second.id}`,
+        'flushed',
+      ]);
+      expect(batches.map((batch) => batch.length)).toEqual([1, 3, 1, 1, 1]);
+      await dispatcher.close();
+    } finally {
+      await own.close();
+    }
+  });
+});
+
 describe('the rules of moving branches and of forks', () => {
   it('a branch that now has an open merge request’s source head merges that request, without a merge commit', async () => {
     const { id } = await project();
@@ -525,7 +591,7 @@ describe('the rules of moving branches and of forks', () => {
     });
     const hidden = await recorded(() => forker.projects.update(fork.id, { visibility: 'private' }));
     expect(kinds(hidden.events)).toEqual(['project.updated', 'merge_request.closed']);
-    expect(hidden.events[0].data).toEqual({ changes: ['visibility', 'forked_from_id'] });
+    expect(hidden.events[0].data).toMatchObject({ changes: ['visibility', 'forked_from_id'], project: { visibility: 'private' } });
     expect(await asOwner().mergeRequests.get(upstream.id, request.iid)).toMatchObject({ state: 'closed', closed_by: { id: other.id } });
   });
 });

@@ -12,7 +12,11 @@ import type { AddressInfo } from 'node:net';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { environmentOf } from '../src/hosting.js';
+import { queryRows } from '../src/db/rows.js';
+import { sql } from '../src/db/sql.js';
+import { EVENT_COLUMNS, recordedEvent } from '../src/events/statements.js';
 import { branchFilterTakes } from '../src/services/hooks/deliveries.js';
+import { systemPayload } from '../src/services/hooks/system-payloads.js';
 import { GIT_ENV } from './git-http.js';
 import { newSshKey } from './fixtures.js';
 import { createUser, eventually, hasGit, ROOT_TOKEN, sharedHosting, type SharedHosting } from './helpers.js';
@@ -518,6 +522,44 @@ describe('system hooks', () => {
     },
     4 * DELIVERED_WITHIN,
   );
+
+  it('name a project, a user and a group removed before their earlier events are delivered, as their removals recorded them', async () => {
+    const user = await createUser(t.hosting, { name: 'Soon Gone' });
+    const project = await t.hosting.as(user.id).projects.create({ name: 'Fleeting' });
+    await t.hosting.projectMembers.add(project.id, { user_id: owner.id, access_level: 30 });
+    const group = await t.hosting.groups.create({ name: 'Fleeting group', path: `fleeting-${user.id}` });
+    await t.hosting.groupMembers.add(group.id, { user_id: user.id, access_level: 30 });
+    await t.hosting.projects.delete(project.id);
+    await t.hosting.groups.delete(group.id);
+    await t.hosting.users.delete(user.id);
+    // The payloads of the earlier events, made now, as a consumer that comes to them late makes them.
+    const { db } = environmentOf(t.hosting);
+    const rows = await queryRows(
+      db.rows,
+      sql`select ${EVENT_COLUMNS} from events e where (e.kind = 'user.created' and e.target_id = ${user.id})
+        or (e.kind = 'member.added' and (e.project_id = ${project.id} or e.group_id = ${group.id})) order by e.id`,
+    );
+    const payloads = await Promise.all(rows.map((row) => systemPayload(db.rows, recordedEvent(row))));
+    expect(payloads.map((payload) => payload?.event_name)).toEqual([
+      'user_create',
+      'user_add_to_team',
+      'user_add_to_group',
+      'user_add_to_group',
+    ]);
+    expect(payloads[0]).toMatchObject({ name: 'Soon Gone', username: user.username, email: user.email, user_id: user.id });
+    expect(payloads[1]).toMatchObject({
+      project_name: 'Fleeting',
+      project_path: 'fleeting',
+      project_path_with_namespace: `${user.username}/fleeting`,
+      user_id: owner.id,
+    });
+    expect(payloads[3]).toMatchObject({
+      group_name: 'Fleeting group',
+      group_path: `fleeting-${user.id}`,
+      user_username: user.username,
+      user_name: 'Soon Gone',
+    });
+  });
 
   it('hear of pushes, tag pushes, merge requests and repository updates only as they ask', async () => {
     const hook = await t.hosting.systemHooks.create({ url: `${receiverUrl}?pushes`, push_events: true, merge_requests_events: true });

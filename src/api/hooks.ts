@@ -201,5 +201,6 @@ export const hooksModule = defineModule({
   migrations: [
     () => import('../db/migrations/Migration20261128000002_web_hooks.js'),
     () => import('../db/migrations/Migration20261128000003_web_hook_requests_as_sent.js'),
+    () => import('../db/migrations/Migration20261128000004_removals_recorded.js'),
   ],
 });

@@ -20,12 +20,24 @@ export interface DeferredConsumer {
    * again later, and an event that fails every attempt is logged and passed over.
    */
   handle(event: AnyRecordedEvent, em: EntityManager): Promise<void>;
+  /**
+   * Whether `handle` (and `prepare`, `flush`) only write through `em`, with no effect outside the transaction: a batch
+   * is then handled without a savepoint per event, and one that fails is undone whole and handled again an event at a
+   * time, up to the one that failed (nothing of it had been seen outside).
+   */
+  transactional?: boolean;
+  /** Called with a batch's events before they are handled: to read at once what they share. */
+  prepare?(events: readonly AnyRecordedEvent[], em: EntityManager): Promise<void>;
+  /** Called once a batch's events are handled, before its cursor moves: to write at once what they made. */
+  flush?(em: EntityManager): Promise<void>;
 }
 
 /** Begins the dispatcher's statements, to tell them apart in the database's activity (as the job workers' are). */
 const DISPATCHER_STATEMENT = fixedSql('/* forgekit event dispatcher */');
 /** Events one transaction hands over at the most. */
 const BATCH = 100;
+/** How long the dispatcher gathers events after a pass that handled some: a batch under load, not a pass per write. */
+const GATHER_MS = 10;
 const MAX_ATTEMPTS = 5;
 const MAX_RETRY_DELAY_MS = 60_000;
 /**
@@ -44,6 +56,8 @@ interface Registered {
   consumer: DeferredConsumer;
   /** The event its last attempts failed on, how many failed, and when it may try again. */
   failedEventId?: number;
+  /** A transactional consumer's batch failed at this event: handled an event at a time until it is passed. */
+  aloneUntil?: number;
   failures: number;
   retryAt: number;
 }
@@ -122,18 +136,23 @@ export class EventDispatcher {
         pass();
       }
       if (!handled) await this.sleep();
+      else if (!this.closing) await new Promise((resolve) => setTimeout(resolve, GATHER_MS));
     }
   }
 
   /**
    * One batch of a consumer's events, handled in one transaction with its cursor; whether it handled any. Each event is
    * handled in a savepoint: one that fails is undone alone, the cursor stays before it, and the consumer tries it again
-   * later (those before it are not handled twice).
+   * later (those before it are not handled twice). A transactional consumer's batch has no savepoints: one that fails
+   * is undone whole, and handled again an event at a time up to the one that failed.
    */
   private async dispatch(registered: Registered): Promise<boolean> {
     const { consumer } = registered;
+    const alone = registered.aloneUntil !== undefined;
     let failure: { event: AnyRecordedEvent; error: unknown } | undefined;
     let handled = false;
+    /** The last event the batch handled or gave up. */
+    let passed: number | undefined;
     try {
       handled = await this.db.fork().transactional(async (em) => {
         const cursor = await this.cursor(em, consumer.name);
@@ -143,14 +162,38 @@ export class EventDispatcher {
             em,
             sql`${DISPATCHER_STATEMENT} select ${EVENT_COLUMNS}, e."xid"::text as "xid" from "events" e
               where (e."xid", e."id") > (${cursor.xid}::bigint, ${cursor.eventId}) and e."xid" < ${OLDEST_RUNNING}
-                and e."kind" = any(${[...consumer.kinds]}) order by e."xid", e."id" limit ${BATCH}`,
+                and e."kind" = any(${[...consumer.kinds]}) order by e."xid", e."id" limit ${alone ? 1 : BATCH}`,
           )
         ).map((row) => ({ event: recordedEvent(row), xid: row.xid as string }));
+        if (!events.length) return false;
+        const givenUp = (event: AnyRecordedEvent) => event.id === registered.failedEventId && registered.failures >= MAX_ATTEMPTS;
+        // What the batch reads or writes at once failing undoes it: it is handled again an event at a time.
+        const whole = async (step: () => Promise<void> | undefined) => {
+          try {
+            await step();
+          } catch (error) {
+            failure = { event: events[0].event, error };
+            throw error;
+          }
+        };
+        await whole(() =>
+          consumer.prepare?.(
+            events.filter((entry) => !givenUp(entry.event)).map((entry) => entry.event),
+            em,
+          ),
+        );
         let last: (typeof events)[number] | undefined;
         for (const entry of events) {
-          if (entry.event.id === registered.failedEventId && registered.failures >= MAX_ATTEMPTS) {
+          if (givenUp(entry.event)) {
             // Given up after its attempts: passed over.
             this.logger.error(`forgekit: the event consumer ${consumer.name} gave up event ${entry.event.id} (${entry.event.kind})`);
+          } else if (consumer.transactional) {
+            try {
+              await consumer.handle(entry.event, em);
+            } catch (error) {
+              failure = { event: entry.event, error };
+              throw error;
+            }
           } else {
             try {
               await em.transactional((savepoint) => consumer.handle(entry.event, savepoint));
@@ -162,6 +205,8 @@ export class EventDispatcher {
           last = entry;
         }
         if (!last) return false;
+        passed = last.event.id;
+        await whole(() => consumer.flush?.(em));
         await queryRows(
           em,
           sql`${DISPATCHER_STATEMENT} update "event_cursors" set "xid" = ${last.xid}::bigint, "event_id" = ${last.event.id},
@@ -171,13 +216,21 @@ export class EventDispatcher {
       });
     } catch (error) {
       if (this.closing) return false;
-      this.logger.warn(`forgekit: the event consumer ${consumer.name} could not read the record`, describeFailure(error));
-      registered.retryAt = Date.now() + this.pollMs;
-      return false;
+      if (!failure) {
+        this.logger.warn(`forgekit: the event consumer ${consumer.name} could not read the record`, describeFailure(error));
+        registered.retryAt = Date.now() + this.pollMs;
+        return false;
+      }
+      // A transactional consumer's batch, undone: the events before the one that failed are handled again alone, at once.
+      if (!alone) {
+        registered.aloneUntil = failure.event.id;
+        return true;
+      }
     }
     if (!failure) {
       registered.failures = 0;
       registered.failedEventId = undefined;
+      if (handled && passed === registered.aloneUntil) registered.aloneUntil = undefined;
       return handled;
     }
     const { event, error } = failure;

@@ -77,6 +77,11 @@ export interface Moved {
   old_path: string;
 }
 
+/** The project as the event left it: system hooks' payloads name it so, whenever they are made. */
+export interface ProjectThen {
+  project?: ProjectGone;
+}
+
 /** What each kind of event carries beside its author, project, group and target. */
 export interface EventData {
   push: ReferenceMoved;
@@ -100,10 +105,10 @@ export interface EventData {
   'milestone.closed': object;
   'milestone.reopened': object;
   'milestone.destroyed': object;
-  'project.created': { forked_from_id: number | null };
-  'project.updated': Changed;
-  'project.renamed': Moved;
-  'project.transferred': Moved;
+  'project.created': { forked_from_id: number | null } & ProjectThen;
+  'project.updated': Changed & ProjectThen;
+  'project.renamed': Moved & ProjectThen;
+  'project.transferred': Moved & ProjectThen;
   'project.destroyed': ProjectGone;
   'member.added': Membership;
   'member.updated': Membership;

@@ -4,7 +4,7 @@ import type { Database, EntityManager } from '../../db/orm.js';
 import { queryRows } from '../../db/rows.js';
 import { fixedSql, sql } from '../../db/sql.js';
 import type { AnyRecordedEvent } from '../../events/bus.js';
-import type { EventDispatcher } from '../../events/dispatcher.js';
+import type { DeferredConsumer, EventDispatcher } from '../../events/dispatcher.js';
 import type { RepositoryStore } from '../../git/store.js';
 import { type JobQueue, WORKER_STATEMENT } from '../../jobs/queue.js';
 import { API_VERSION } from '../../version.js';
@@ -105,7 +105,7 @@ export async function startHookDeliveries(
   const hooksExist = () => {
     if (delivering) return;
     delivering = true;
-    dispatcher.add({ name: HOOKS_CONSUMER, kinds: HOOK_EVENT_KINDS, handle: (event, em) => deliveriesOf(env, event, em) });
+    dispatcher.add(deliveriesConsumer(env));
   };
   const anyHooks = async () => (await queryRows(env.db.rows, sql`${worker} select 1 from web_hooks limit 1`)).length > 0;
   if (await anyHooks()) hooksExist();
@@ -127,24 +127,113 @@ export async function startHookDeliveries(
 }
 
 /**
- * The hooks that may hear of an event made at `madeBy`: a project's own, its groups' (and their parents'), and the
- * system hooks; only the system hooks for an event of no project. Hooks left alone for failing are passed over.
+ * The hooks that may hear of events of these projects (null: of no project), by project: a project's own, its groups'
+ * (and their parents'), and the system hooks; only the system hooks for an event of no project. Hooks left alone for
+ * failing are passed over. One statement.
  */
-async function hooksFor(em: EntityManager, projectId: number | null, madeBy: Date): Promise<HookRow[]> {
-  // A hook hears of what happens once it exists, as the original looks its hooks up when a thing happens.
-  const live = sql`(h.disabled_until is null or h.disabled_until <= ${new Date()}) and h.created_at <= ${madeBy}`;
-  const rows =
-    projectId === null
-      ? await queryRows(em, sql`${worker} select h.* from web_hooks h where h.type = 'SystemHook' and ${live} order by h.id`)
-      : await queryRows(
-          em,
-          sql`${worker} select h.* from web_hooks h where ${live} and (h.type = 'SystemHook'
-            or (h.type = 'ProjectHook' and h.project_id = ${projectId})
-            or (h.type = 'GroupHook' and h.group_id = any(select unnest(n.traversal_ids) from projects p
-              join namespaces n on n.id = p.namespace_id where p.id = ${projectId})))
-          order by h.id`,
-        );
-  return rows as HookRow[];
+async function hooksOf(em: EntityManager, projectIds: readonly number[]): Promise<Map<number | null, HookRow[]>> {
+  const live = sql`(h.disabled_until is null or h.disabled_until <= ${new Date()})`;
+  const rows = await queryRows(
+    em,
+    sql`${worker} select h.*, null::int as for_project from web_hooks h where h.type = 'SystemHook' and ${live}
+      union all
+      select h.*, p.id as for_project from projects p join namespaces n on n.id = p.namespace_id
+        join web_hooks h on (h.type = 'ProjectHook' and h.project_id = p.id)
+          or (h.type = 'GroupHook' and h.group_id = any(n.traversal_ids))
+      where p.id = any(${[...new Set(projectIds)]}::int[]) and ${live}`,
+  );
+  const systemHooks = rows.filter((row) => row.for_project === null) as unknown as HookRow[];
+  const byProject = new Map<number | null, HookRow[]>([[null, systemHooks]]);
+  for (const id of projectIds) byProject.set(id, [...systemHooks]);
+  for (const row of rows) if (row.for_project !== null) byProject.get(row.for_project as number)?.push(row as unknown as HookRow);
+  for (const hooks of byProject.values()) hooks.sort((a, b) => (a.id as number) - (b.id as number));
+  return byProject;
+}
+
+/**
+ * What the consumer reads once for a batch of events, and the deliveries the batch makes, written at its end: the
+ * hooks of the batch's projects, the settings, the users and projects the payloads embed.
+ */
+class DeliveryBatch {
+  private readonly deliveries: (Planned & { headers: Record<string, string> })[] = [];
+
+  private constructor(
+    private hooks: Map<number | null, HookRow[]>,
+    readonly context: PayloadContext,
+  ) {}
+
+  static async read(env: HookDeliveryEnvironment, events: readonly AnyRecordedEvent[], em: EntityManager): Promise<DeliveryBatch> {
+    const projectIds = events.flatMap((event) =>
+      event.project_id === null || SYSTEM_EVENT_KINDS.includes(event.kind) ? [] : [event.project_id],
+    );
+    const hooks = await hooksOf(em, projectIds);
+    const settings = await env.settings(em);
+    return new DeliveryBatch(hooks, payloadContext(env.repositories, env.baseUrl ?? 'http://localhost', settings.avatarsvc_enabled));
+  }
+
+  /** The hooks that may hear of an event of the project (null: of none) made at `madeBy`: those that existed then. */
+  async hooksFor(em: EntityManager, projectId: number | null, madeBy: Date): Promise<HookRow[]> {
+    if (!this.hooks.has(projectId)) for (const [id, hooks] of await hooksOf(em, [projectId!])) this.hooks.set(id, hooks);
+    // A hook hears of what happens once it exists, as the original looks its hooks up when a thing happens.
+    return this.hooks.get(projectId)!.filter((hook) => new Date(hook.created_at as string) <= madeBy);
+  }
+
+  add(planned: Planned[]): void {
+    for (const delivery of planned)
+      this.deliveries.push({
+        ...delivery,
+        headers: { 'Content-Type': 'application/json', 'X-Gitlab-Event': delivery.event, 'User-Agent': `GitLab/${API_VERSION}` },
+      });
+  }
+
+  /**
+   * Each delivery of the batch recorded as pending, in order, and its hooks' delivery jobs queued, with the consumer's
+   * cursor: one statement for the deliveries (each payload sent once), one for the jobs.
+   */
+  async write(env: HookDeliveryEnvironment, em: EntityManager): Promise<void> {
+    if (!this.deliveries.length) return;
+    const each = this.deliveries.flatMap(({ hooks }, n) => hooks.map((hook) => ({ hook, n: n + 1 })));
+    const now = new Date();
+    await queryRows(
+      em,
+      sql`${worker} insert into web_hook_logs (hook_id, trigger, url, request_headers, request_data, created_at, updated_at)
+        select d.hook_id, p.trigger, d.url, p.headers::jsonb, p.data::json, ${now}, ${now}
+        from unnest(${each.map(({ hook }) => hook.id)}::int[], ${each.map(({ hook }) => hook.url)}::text[],
+            ${each.map(({ n }) => n)}::int[]) with ordinality as d(hook_id, url, payload, n)
+        join unnest(${this.deliveries.map((delivery) => delivery.trigger)}::text[],
+            ${this.deliveries.map((delivery) => JSON.stringify(delivery.headers))}::text[],
+            ${this.deliveries.map((delivery) => JSON.stringify(delivery.payload))}::text[])
+          with ordinality as p(trigger, headers, data, n) on p.n = d.payload
+        order by d.n`,
+    );
+    await env.jobs.enqueueEachOnce(
+      em,
+      WEB_HOOK_DELIVERY,
+      [...new Set(each.map(({ hook }) => hook.id))].map((hookId) => ({ hookId })),
+    );
+  }
+}
+
+/**
+ * The consumer of the record that makes the deliveries: a batch of events read together, each planned in turn, and
+ * what they make written at the batch's end. It writes only through its transaction (`transactional`).
+ */
+function deliveriesConsumer(env: HookDeliveryEnvironment): DeferredConsumer {
+  let batch: DeliveryBatch | undefined;
+  return {
+    name: HOOKS_CONSUMER,
+    kinds: HOOK_EVENT_KINDS,
+    transactional: true,
+    prepare: async (events, em) => {
+      batch = await DeliveryBatch.read(env, events, em);
+    },
+    handle: async (event, em) => batch!.add(await plannedDeliveries(batch!, event, em)),
+    flush: async (em) => {
+      const written = batch!;
+      batch = undefined;
+      await written.write(env, em);
+    },
+  };
 }
 
 /** The users and projects the payloads of one event (or one test) read, each once. */
@@ -191,12 +280,11 @@ const asking = (hooks: HookRow[], flag: string, type?: HookRow['type']) =>
   hooks.filter((hook) => hook[flag] === true && (type === undefined ? hook.type !== 'SystemHook' : hook.type === type));
 
 /** What an event makes: each payload and the hooks it goes to. */
-async function plannedDeliveries(env: HookDeliveryEnvironment, event: AnyRecordedEvent, em: EntityManager): Promise<Planned[]> {
+async function plannedDeliveries(batch: DeliveryBatch, event: AnyRecordedEvent, em: EntityManager): Promise<Planned[]> {
   const systemEvent = SYSTEM_EVENT_KINDS.includes(event.kind);
-  const hooks = await hooksFor(em, systemEvent ? null : event.project_id, new Date(event.created_at));
+  const hooks = await batch.hooksFor(em, systemEvent ? null : event.project_id, new Date(event.created_at));
   if (!hooks.length) return [];
-  const settings = await env.settings(em);
-  const context = payloadContext(env.repositories, env.baseUrl ?? 'http://localhost', settings.avatarsvc_enabled);
+  const { context } = batch;
   if (systemEvent) {
     const payload = await systemPayload(em, event);
     return payload ? [{ hooks, trigger: 'system_hooks', event: SYSTEM_HOOK, payload }] : [];
@@ -249,7 +337,7 @@ async function plannedDeliveries(env: HookDeliveryEnvironment, event: AnyRecorde
           for (const request of refreshed) {
             const target = await context.project(em, request.project_id as number);
             if (!target) continue;
-            const targetHooks = target.id === project.id ? hooks : await hooksFor(em, target.id, new Date(event.created_at));
+            const targetHooks = target.id === project.id ? hooks : await batch.hooksFor(em, target.id, new Date(event.created_at));
             const payload = await mergeRequestPayload(
               em,
               {
@@ -319,31 +407,6 @@ async function plannedDeliveries(env: HookDeliveryEnvironment, event: AnyRecorde
     }
   }
   return planned;
-}
-
-/**
- * Each delivery an event makes recorded as pending, and its hooks' delivery jobs queued, with the consumer's cursor:
- * one statement for each payload's deliveries, one for the jobs.
- */
-async function deliveriesOf(env: HookDeliveryEnvironment, event: AnyRecordedEvent, em: EntityManager): Promise<void> {
-  const hookIds = new Set<number>();
-  for (const { hooks, trigger, event: header, payload } of await plannedDeliveries(env, event, em)) {
-    const headers = { 'Content-Type': 'application/json', 'X-Gitlab-Event': header, 'User-Agent': `GitLab/${API_VERSION}` };
-    const now = new Date();
-    await queryRows(
-      em,
-      sql`${worker} insert into web_hook_logs (hook_id, trigger, url, request_headers, request_data, created_at, updated_at)
-        select hook.id, ${trigger}, hook.url, ${JSON.stringify(headers)}::jsonb, ${JSON.stringify(payload)}::json, ${now}, ${now}
-        from unnest(${hooks.map((hook) => hook.id)}::int[], ${hooks.map((hook) => hook.url)}::text[]) with ordinality as hook(id, url, n)
-        order by hook.n`,
-    );
-    for (const hook of hooks) hookIds.add(hook.id);
-  }
-  await env.jobs.enqueueEachOnce(
-    em,
-    WEB_HOOK_DELIVERY,
-    [...hookIds].map((hookId) => ({ hookId })),
-  );
 }
 
 /** Thrown to have the job tried again later: a delivery failed and has tries left. */

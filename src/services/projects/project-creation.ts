@@ -24,6 +24,7 @@ import {
 } from './project-rules.js';
 import { Service } from '../service.js';
 import { CommitsService } from '../repository/commits.js';
+import { projectThen } from './project-store.js';
 import { ProjectsService } from './projects.js';
 
 /** Projects made: empty, imported from a URL, or forked (POST /projects, /projects/user/:user_id, /projects/:id/fork). */
@@ -143,7 +144,11 @@ export class ProjectCreationService extends Service {
       kind: 'project.created',
       authorId: user.id,
       projectId: project.id,
-      data: { forked_from_id: origin.forkedFrom?.id ?? null, ...(input.import_url ? { imported: true } : {}) },
+      data: {
+        forked_from_id: origin.forkedFrom?.id ?? null,
+        ...(input.import_url ? { imported: true } : {}),
+        ...(await projectThen(this.em, project.id)),
+      },
     });
     if (origin.forkedFrom)
       await this.ctx.env.jobs.enqueue(this.em, FORK_REPOSITORY, { projectId: project.id, sourceProjectId: origin.forkedFrom.id });

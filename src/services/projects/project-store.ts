@@ -228,6 +228,12 @@ export async function projectsAsEventsName(em: EntityManager, projectIds: number
   );
 }
 
+/** A project as an event of it keeps it (`ProjectThen`): its changes flushed, then read. */
+export async function projectThen(em: EntityManager, projectId: number): Promise<{ project: ProjectGone }> {
+  await em.flush();
+  return { project: (await projectsAsEventsName(em, [projectId])).get(projectId)! };
+}
+
 /** A project's visibility; undefined when there is no such project. */
 export async function projectVisibility(em: EntityManager, projectId: number): Promise<Visibility | undefined> {
   const [row] = await queryRows(em, sql`select "visibility" from "projects" where "id" = ${projectId}`);

@@ -10,7 +10,7 @@ import type { Project as ProjectShape, TransferProjectInput } from '../../schema
 import { memberExpiry } from './members.js';
 import { Problems } from '../identity/user-validation.js';
 import { checkTaken, mayCreateProjectsIn, unlinkForks, visibleNamespace } from './project-rules.js';
-import { insertShare } from './project-store.js';
+import { insertShare, projectThen } from './project-store.js';
 import { Service } from '../service.js';
 import { ProjectsService } from './projects.js';
 
@@ -22,7 +22,12 @@ export class ProjectTransfersService extends Service {
     if (!target) throw new NotFoundError('Namespace');
     const project = await this.moveTo(scoped, target);
     const event = { authorId: this.ctx.currentUser.id, projectId: project.id };
-    await this.ctx.record({ ...event, kind: 'project.transferred', data: { old_path: `${scoped.namespace.fullPath}/${project.path}` } });
+    const oldPath = `${scoped.namespace.fullPath}/${project.path}`;
+    await this.ctx.record({
+      ...event,
+      kind: 'project.transferred',
+      data: { old_path: oldPath, ...(await projectThen(this.em, project.id)) },
+    });
     // The caller's levels on it may have changed with its namespace.
     return (await new ProjectsService(this.ctx).present([project]))[0];
   }
@@ -44,7 +49,8 @@ export class ProjectTransfersService extends Service {
       project.visibility = namespace.visibility;
       await unlinkForks(this.ctx, project);
       const changes = ['visibility', 'forked_from_id'];
-      await this.ctx.record({ kind: 'project.updated', authorId: this.ctx.currentUser.id, projectId: project.id, data: { changes } });
+      const data = { changes, ...(await projectThen(this.em, project.id)) };
+      await this.ctx.record({ kind: 'project.updated', authorId: this.ctx.currentUser.id, projectId: project.id, data });
     }
     project.namespace = this.em.getReference(Namespace, namespace.id);
     await this.em.flush().catch((error: unknown) => {

@@ -37,6 +37,7 @@ import {
   starredBy,
   type ProjectAccess,
   projectsAsEventsName,
+  projectThen,
 } from './project-store.js';
 import { Service } from '../service.js';
 
@@ -179,10 +180,13 @@ export class ProjectsService extends Service {
   private async recordUpdate(scoped: ProjectInScope, before: Project, after: Project, unlinked: boolean): Promise<void> {
     const changes = PROJECT_ATTRIBUTES.filter((name) => JSON.stringify(before[name]) !== JSON.stringify(after[name])).map(snakeCase);
     if (unlinked) changes.push('forked_from_id');
+    const renamed = before.path !== after.path;
+    if (!changes.length && !renamed) return;
     const event = { authorId: this.ctx.currentUser.id, projectId: after.id };
-    if (changes.length) await this.ctx.record({ ...event, kind: 'project.updated', data: { changes } });
+    const then = await projectThen(this.em, after.id);
+    if (changes.length) await this.ctx.record({ ...event, kind: 'project.updated', data: { changes, ...then } });
     const oldPath = `${scoped.namespace.fullPath}/${before.path}`;
-    if (before.path !== after.path) await this.ctx.record({ ...event, kind: 'project.renamed', data: { old_path: oldPath } });
+    if (renamed) await this.ctx.record({ ...event, kind: 'project.renamed', data: { old_path: oldPath, ...then } });
   }
 
   /** POST /projects/:id/archive and /unarchive (its maintainers): 201 with the project, changed or not, as in the original. */
