@@ -1,6 +1,6 @@
 /** One webhook delivery over HTTP (src/services/hooks/send.ts): what it sends, what it records, what it refuses. */
 import { createServer, type IncomingMessage, type Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
+import { createServer as createTcpServer, type AddressInfo, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { delivered, sendHook } from '../src/services/hooks/send.js';
 
@@ -70,5 +70,32 @@ describe('a webhook delivery', () => {
     expect((await sendHook({ url: 'ftp://example.com/', headers: {}, body: '', allowLocalRequests: true, verifySsl: true })).error).toBe(
       'Only allowed protocols are http, https',
     );
+  });
+
+  it('keeps the connection to a receiver between deliveries, and sends again on a new one when the receiver closed it', async () => {
+    // A receiver that answers one request a connection and keeps it, then resets it at the next request on it.
+    const connections: Socket[] = [];
+    const receiver = createTcpServer((socket) => {
+      connections.push(socket);
+      let requests = 0;
+      socket.on('data', (data) => {
+        if (!data.includes('\r\n\r\n{')) return;
+        if (++requests > 1) return void socket.resetAndDestroy();
+        socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\nok');
+      });
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
+      const post = () =>
+        sendHook({ url, headers: { 'Content-Type': 'application/json' }, body: '{"a":1}', allowLocalRequests: true, verifySsl: true });
+      expect(await post()).toMatchObject({ status: 200, body: 'ok', error: null });
+      // The kept connection, reset when used: the delivery goes again on a new one, and is answered.
+      expect(await post()).toMatchObject({ status: 200, body: 'ok', error: null });
+      expect(connections.length).toBe(2);
+    } finally {
+      for (const socket of connections) socket.destroy();
+      receiver.close();
+    }
   });
 });

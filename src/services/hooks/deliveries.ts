@@ -32,6 +32,8 @@ const DELIVERY_ATTEMPTS = 4;
 const DELIVERIES_KEPT_MS = 2 * 24 * 3600 * 1000;
 /** Hooks one process delivers to at once (each waits on its receiver, ten seconds at most a try). */
 const HOOKS_AT_ONCE = 8;
+/** Pending deliveries of a hook read at once, to be sent one after the other. */
+const DELIVERIES_READ_AT_ONCE = 20;
 /** The job's own runs, through several deliveries' retries; once used up, a new job takes over. */
 const JOB_ATTEMPTS = 40;
 
@@ -425,6 +427,8 @@ export interface HookTarget {
   id: number;
   token_sealed: string | null;
   enable_ssl_verification: boolean;
+  /** The token, once opened for an earlier delivery of the same read. */
+  token?: string;
 }
 
 /**
@@ -439,7 +443,7 @@ export async function sendToHook(
 ): Promise<HookResponse> {
   const headers: Record<string, string> = { ...request.headers, 'X-Gitlab-Event-UUID': randomUUID() };
   // Line breaks are taken out of the token, as the original takes them out (10.4).
-  if (hook.token_sealed) headers['X-Gitlab-Token'] = env.secrets.open(hook.token_sealed).replace(/[\r\n]/g, '');
+  if (hook.token_sealed) headers['X-Gitlab-Token'] = hook.token ??= env.secrets.open(hook.token_sealed).replace(/[\r\n]/g, '');
   return sendHook({
     url: request.url,
     headers,
@@ -499,36 +503,42 @@ function registerHookJobs(jobs: JobQueue, env: HookDeliveryEnvironment): void {
       }
       for (;;) {
         job.signal.throwIfAborted();
-        const [next] = await queryRows(
+        // The hook's next pending deliveries, oldest first, read together with the hook.
+        const pending = await queryRows(
           env.db.rows,
           sql`${worker} select l.id, l.url, l.request_headers, l.request_data::text as body, l.attempts, h.token_sealed,
               h.enable_ssl_verification, h.recent_failures
             from web_hook_logs l join web_hooks h on h.id = l.hook_id
-            where l.hook_id = ${hookId} and l.status = 'pending' order by l.id limit 1`,
+            where l.hook_id = ${hookId} and l.status = 'pending' order by l.id limit ${DELIVERIES_READ_AT_ONCE}`,
         );
-        if (!next) return;
-        const request = { url: next.url as string, headers: next.request_headers as Record<string, string>, body: next.body as string };
-        const response = await sendToHook(env, { ...(next as unknown as HookTarget), id: hookId }, request, job.signal);
-        // Stopped (the instance closing, the lease lost): the try does not count, and the next run makes it again.
-        job.signal.throwIfAborted();
-        const attempts = (next.attempts as number) + 1;
-        const ok = delivered(response);
-        const status = ok ? 'delivered' : attempts >= DELIVERY_ATTEMPTS ? 'failed' : 'pending';
-        await queryRows(
-          env.db.rows,
-          sql`${worker} update web_hook_logs set status = ${status}, attempts = ${attempts}, ${outcomeColumns(response)}
-            where id = ${next.id}`,
-        );
-        // A hook that keeps failing is left alone for a while: no deliveries are made for it meanwhile.
-        const failures = ok ? 0 : (next.recent_failures as number) + 1;
-        const disabledUntil = failures >= FAILURES_BEFORE_DISABLING ? new Date(Date.now() + disabledFor(failures)) : null;
-        if (failures !== next.recent_failures)
+        if (!pending.length) return;
+        const hook: HookTarget = { ...(pending[0] as unknown as HookTarget), id: hookId };
+        let recentFailures = pending[0].recent_failures as number;
+        for (const next of pending) {
+          const request = { url: next.url as string, headers: next.request_headers as Record<string, string>, body: next.body as string };
+          const response = await sendToHook(env, hook, request, job.signal);
+          // Stopped (the instance closing, the lease lost): the try does not count, and the next run makes it again.
+          job.signal.throwIfAborted();
+          const attempts = (next.attempts as number) + 1;
+          const ok = delivered(response);
+          const status = ok ? 'delivered' : attempts >= DELIVERY_ATTEMPTS ? 'failed' : 'pending';
           await queryRows(
             env.db.rows,
-            sql`${worker} update web_hooks set recent_failures = ${failures}, disabled_until = ${disabledUntil} where id = ${hookId}`,
+            sql`${worker} update web_hook_logs set status = ${status}, attempts = ${attempts}, ${outcomeColumns(response)}
+              where id = ${next.id}`,
           );
-        if (status === 'pending')
-          throw new RetryLater(`the delivery ${next.id} failed (${response.error ?? response.status}); tried again later`);
+          // A hook that keeps failing is left alone for a while: no deliveries are made for it meanwhile.
+          const failures = ok ? 0 : recentFailures + 1;
+          const disabledUntil = failures >= FAILURES_BEFORE_DISABLING ? new Date(Date.now() + disabledFor(failures)) : null;
+          if (failures !== recentFailures)
+            await queryRows(
+              env.db.rows,
+              sql`${worker} update web_hooks set recent_failures = ${failures}, disabled_until = ${disabledUntil} where id = ${hookId}`,
+            );
+          recentFailures = failures;
+          if (status === 'pending')
+            throw new RetryLater(`the delivery ${next.id} failed (${response.error ?? response.status}); tried again later`);
+        }
       }
     },
     // Its runs used up with deliveries left: a new job takes them over.

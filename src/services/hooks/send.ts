@@ -1,5 +1,5 @@
-import { request as httpRequest, type IncomingMessage } from 'node:http';
-import { request as httpsRequest } from 'node:https';
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from 'node:http';
+import { Agent as HttpsAgent, request as httpsRequest } from 'node:https';
 import { BlockedRemoteError, checkedAddresses, pinnedLookup } from '../../git/remote-http.js';
 
 // One webhook delivery over HTTP, as the original's WebHookService sends it: a POST of the JSON payload, to an address
@@ -10,6 +10,16 @@ import { BlockedRemoteError, checkedAddresses, pinnedLookup } from '../../git/re
 export const DELIVERY_TIMEOUT_MS = 10_000;
 /** What is kept of a response's body. */
 const KEPT_BODY_BYTES = 8 * 1024;
+/**
+ * Connections kept open between deliveries to the same receiver (a hook's deliveries follow each other), closed after
+ * a few idle seconds, before a receiver's own idle limit (Node's 5 s) is likely to close them under a request. A kept
+ * connection went to an address checked when it was made; each delivery's address is checked anew all the same.
+ */
+const IDLE_CONNECTION_MS = 4_000;
+const agents = {
+  'http:': new HttpAgent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }),
+  'https:': new HttpsAgent({ keepAlive: true, timeout: IDLE_CONNECTION_MS }),
+};
 
 export interface HookDelivery {
   url: string;
@@ -50,19 +60,25 @@ export async function sendHook(delivery: HookDelivery): Promise<HookResponse> {
   try {
     const addresses = await checkedAddresses(url.hostname, delivery.allowLocalRequests);
     const body = Buffer.from(delivery.body);
-    const response = await new Promise<IncomingMessage>((resolve, reject) => {
-      const https = url.protocol === 'https:';
-      const request = (https ? httpsRequest : httpRequest)(url, {
-        method: 'POST',
-        headers: { ...delivery.headers, 'Content-Length': body.length },
-        lookup: pinnedLookup(addresses),
-        rejectUnauthorized: delivery.verifySsl,
-        signal,
+    const post = () =>
+      new Promise<IncomingMessage>((resolve, reject) => {
+        const https = url.protocol === 'https:';
+        const request = (https ? httpsRequest : httpRequest)(url, {
+          method: 'POST',
+          headers: { ...delivery.headers, 'Content-Length': body.length },
+          agent: agents[url.protocol as keyof typeof agents],
+          lookup: pinnedLookup(addresses),
+          rejectUnauthorized: delivery.verifySsl,
+          signal,
+        });
+        request.on('response', resolve);
+        request.on('error', (error) =>
+          // A kept connection the receiver closed as it was reused: once more, on a new one.
+          request.reusedSocket && (error as { code?: string }).code === 'ECONNRESET' && !signal.aborted ? resolve(post()) : reject(error),
+        );
+        request.end(body);
       });
-      request.on('response', resolve);
-      request.on('error', reject);
-      request.end(body);
-    });
+    const response = await post();
     const kept: Buffer[] = [];
     let keptBytes = 0;
     for await (const chunk of response as AsyncIterable<Buffer>) {
