@@ -26,6 +26,19 @@ export const DomainEvent = defineEntity({
     },
     // The deferred consumers' cursors.
     { name: 'events_transaction_index', expression: 'create index "events_transaction_index" on "events" ("xid", "id")' },
+    // What a removal recorded, found by what it removed (system hooks' payloads of earlier events).
+    {
+      name: 'events_project_destroyed_index',
+      expression: `create index "events_project_destroyed_index" on "events" ("project_id") where "kind" = 'project.destroyed'`,
+    },
+    {
+      name: 'events_user_destroyed_index',
+      expression: `create index "events_user_destroyed_index" on "events" ("target_id") where "kind" = 'user.destroyed'`,
+    },
+    {
+      name: 'events_group_destroyed_index',
+      expression: `create index "events_group_destroyed_index" on "events" ("group_id") where "kind" = 'group.destroyed'`,
+    },
   ],
   properties: {
     id: p.integer().primary(),
