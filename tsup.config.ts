@@ -22,6 +22,15 @@ export default defineConfig([
     target: 'node22',
   },
   {
+    // forgekit/testing and forgekit/testing/vitest (docs/testing.md): ES modules, as vitest is; vitest is the user's.
+    entry: { testing: 'src/testing/index.ts', 'testing-vitest': 'src/testing/vitest.ts' },
+    format: ['esm'],
+    dts: true,
+    sourcemap: true,
+    target: 'node22',
+    external: ['vitest'],
+  },
+  {
     entry: { cli: 'src/cli.ts' },
     format: ['esm'],
     sourcemap: true,

@@ -6,7 +6,10 @@
  *   data directory, with no forgekit around it;
  * - on PostgreSQL, `database: { url, isolated: true }`: the median fresh instance against a `SELECT 1` round
  *   trip on an open connection, and against opening a connection for one `SELECT 1`;
- * - `import('forgekit')` in a new process, beside `import('express')` as a floor.
+ * - `import('forgekit')` in a new process, beside `import('express')` as a floor;
+ * - beside a fresh instance, a test double's seed of 100 projects with 10 issues each (`seed 100x10`; docs/testing.md
+ *   "Seeds"), in a fresh instance each time: the first in the process (which compiles the seeds' schema) and the median
+ *   of later ones.
  *
  * Medians and ratios only, no assertions: the machine may be shared and noisy. Beside wall-clock times, the
  * CPU time of the process that did the work, which a loaded machine inflates far less.
@@ -23,6 +26,17 @@ const SERVER = process.env.FORGEKIT_BENCH_DATABASE_URL ?? 'postgres://postgres@1
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
 const LATER = 9;
 const IMPORTS = 7;
+const SEEDS = 5;
+
+/** What the seeds' figure makes: a user, and 100 projects of its with 10 issues each. */
+const SEED = {
+  users: [{ username: 'bench' }],
+  projects: Array.from({ length: 100 }, (_, project) => ({
+    path: `project-${project}`,
+    namespace: 'bench',
+    issues: Array.from({ length: 10 }, (_, issue) => ({ title: `Issue ${issue}` })),
+  })),
+};
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
@@ -74,9 +88,21 @@ async function dataDirLikeForgekits(): Promise<Blob> {
   return dataDir;
 }
 
+/** Times `hosting.seed(SEED)` in `count` fresh test doubles; each is opened and closed outside the timing. */
+async function seeds(count: number, options: Parameters<typeof createHostingService>[0]): Promise<Timing[]> {
+  const times: Timing[] = [];
+  for (let run = 0; run < count; run++) {
+    const hosting = await createHostingService({ ...options, testDouble: true });
+    times.push(await timed(() => hosting.seed(SEED)));
+    await hosting.close();
+  }
+  return times;
+}
+
 async function inMemory(): Promise<void> {
   const first = await instances(1, () => createHostingService());
   const later = await instances(LATER, () => createHostingService());
+  const [firstSeed, ...laterSeeds] = await seeds(SEEDS + 1, {});
   const dataDir = await dataDirLikeForgekits();
   const floor = await instances(LATER, () => PGlite.create({ loadDataDir: dataDir, extensions: { pg_trgm } }));
   console.log('in-memory instance');
@@ -85,6 +111,11 @@ async function inMemory(): Promise<void> {
   row(
     'PGlite alone, from a data directory',
     `${both(floor)}  the floor: later instances are ${ratio(medianOf(later, 'cpu'), medianOf(floor, 'cpu'))} of its CPU`,
+  );
+  row('seed 100x10: first in the process', both([firstSeed]));
+  row(
+    `seed 100x10: later (median of ${SEEDS})`,
+    `${both(laterSeeds)}  = ${ratio(medianOf(laterSeeds, 'wall'), medianOf(later, 'wall'))} a later instance`,
   );
 }
 
@@ -115,6 +146,7 @@ async function postgreSql(): Promise<void> {
   const open = () => createHostingService({ database: { url: SERVER, isolated: true } });
   const first = medianOf(await instances(1, open), 'wall');
   const instance = medianOf(await instances(LATER, open), 'wall');
+  const seeded = medianOf(await seeds(SEEDS, { database: { url: SERVER, isolated: true } }), 'wall');
   const closes: Timing[] = [];
   for (let run = 0; run < 5; run++) {
     const hosting = await open();
@@ -128,6 +160,7 @@ async function postgreSql(): Promise<void> {
     `later ones (median of ${LATER})`,
     `${ms(instance)}  = ${ratio(instance, select)} SELECT 1, ${ratio(instance, connect)} connect + SELECT 1`,
   );
+  row(`seed 100x10 (median of ${SEEDS})`, `${ms(seeded)}  = ${ratio(seeded, instance)} a later instance`);
   row('close(), dropping its database', ms(medianOf(closes, 'wall')));
 }
 

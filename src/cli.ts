@@ -1,4 +1,4 @@
-import { mkdirSync, writeFileSync } from 'node:fs';
+import { mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import cluster, { type Worker } from 'node:cluster';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import { dirname, resolve } from 'node:path';
@@ -6,6 +6,7 @@ import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { ServeSettings } from './config.js';
 import type { HostingService } from './hosting.js';
 import type { Logger } from './logger.js';
+import type { SeedDescription, SeedResult } from './types.js';
 import { ServiceUnavailableError } from './errors.js';
 import { answerError } from './http/json.js';
 import { FORGEKIT_VERSION } from './version.js';
@@ -58,6 +59,10 @@ ${DATABASE_FLAGS}
       --request-timeout SECONDS
                             a call still running then answers 503 and rolls back (default 60; 0: none;
                             or FORGEKIT_REQUEST_TIMEOUT)
+      --test-double         run as a test double (docs/testing.md): reset, snapshots, seeds, faults and the
+                            request journal, through the administrators' /-/forgekit/ control surface
+      --seed FILE           a test double (--test-double implied) that starts from the seed FILE describes
+                            (JSON, docs/testing.md "Seeds"), made before it answers; for a new database, one process
     With --database-url (docs/operations.md; each also FORGEKIT_ and the flag's name in capitals):
       --pool-size N         connections this process opens at most (default 10)
       --connect-timeout SECONDS
@@ -77,6 +82,8 @@ ${ROOT_ENVIRONMENT}`,
       'auth-failure-period': { type: 'string' },
       workers: { type: 'string' },
       'request-timeout': { type: 'string' },
+      'test-double': { type: 'boolean' },
+      seed: { type: 'string' },
       'pool-size': { type: 'string' },
       'connect-timeout': { type: 'string' },
       'statement-timeout': { type: 'string' },
@@ -85,8 +92,12 @@ ${ROOT_ENVIRONMENT}`,
     },
     run: async (values) => {
       const settings = await settingsFrom(values);
+      // A seed is made once, by the one process: read and checked before anything is opened.
+      const seed = typeof values.seed === 'string' ? await readSeed(values.seed) : undefined;
+      if (seed && settings.workers > 1) throw new Error('--seed needs one process: it is made once, before the service answers');
+      if (values['test-double'] || seed) settings.options.testDouble = true;
       if (settings.workers > 1 && cluster.isPrimary) return superviseWorkers(settings);
-      return serve(settings);
+      return serve(settings, seed === undefined ? undefined : { file: values.seed as string, description: seed });
     },
   },
   migrate: {
@@ -145,6 +156,22 @@ ${Object.values(commands)
 /** A mistake in how the command was called: reported with the usage, exit status 2. */
 class UsageError extends Error {}
 
+/** The seed `--seed FILE` describes: JSON, of the seeds' schema (what it names is checked when it is made). */
+async function readSeed(file: string): Promise<SeedDescription> {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new Error(`--seed ${file}: cannot be read (${(error as NodeJS.ErrnoException).code ?? (error as Error).message})`);
+  }
+  const [{ parseInput }, { SeedDescription }] = await Promise.all([import('./api/validation.js'), import('./schemas/seed.js')]);
+  try {
+    return parseInput<SeedDescription>(SeedDescription, JSON.parse(text));
+  } catch (error) {
+    throw new Error(`--seed ${file}: ${(error as Error).message}`);
+  }
+}
+
 function describeDatabase(settings: ServeSettings): string {
   const { url, dataDir } = settings.options.database ?? {};
   if (!url) return `the embedded database (PGlite) in ${dataDir}`;
@@ -195,6 +222,12 @@ async function openHostingWhenReachable(
   }
 }
 
+/** What a seed made, counted: `2 users, 1 group, 3 projects`. */
+function seedSummary(made: SeedResult): string {
+  const counted = (count: number, noun: string) => `${count} ${noun}${count === 1 ? '' : 's'}`;
+  return [counted(made.users.length, 'user'), counted(made.groups.length, 'group'), counted(made.projects.length, 'project')].join(', ');
+}
+
 function announceRootPassword(hosting: HostingService): void {
   if (!hosting.generatedRootPassword) return;
   console.log(`forgekit: created the administrator root with the password: ${hosting.generatedRootPassword}`);
@@ -222,7 +255,7 @@ function listen(server: Server, port: number, host: string): Promise<void> {
  * is handed to it before it can answer. SIGTERM or SIGINT stops taking requests, waits for the calls in
  * flight, and closes the database.
  */
-async function serve(settings: ServeSettings): Promise<void> {
+async function serve(settings: ServeSettings, seed?: { file: string; description: SeedDescription }): Promise<void> {
   // Until the service is open: alive, not ready (and why), and every call 503.
   let starting = 'starting';
   const { answerHealth } = await import('./http/health.js');
@@ -245,8 +278,23 @@ async function serve(settings: ServeSettings): Promise<void> {
     throw error;
   }
   announceRootPassword(hosting);
+  if (seed) {
+    starting = 'seeding';
+    try {
+      const made = await hosting.seed(seed.description);
+      console.log(`forgekit: seeded from ${seed.file}: ${seedSummary(made)}`);
+      // The tokens the file did not give, shown this once as root's generated password is.
+      for (const [index, user] of made.users.entries())
+        if (seed.description.users?.[index].token === undefined) console.log(`forgekit: ${user.username}'s token: ${user.token}`);
+    } catch (error) {
+      await hosting.close();
+      server.close();
+      throw new Error(`--seed ${seed.file}: ${(error as Error).message}`);
+    }
+  }
   const { standaloneApp } = await import('./http/standalone.js');
-  const app = standaloneApp(hosting.router(), logger);
+  // The interactive API reference too (/api/v4/docs), which a mounted router serves only when asked.
+  const app = standaloneApp(hosting.router({ apiReference: true }), logger);
   handle = app;
   if (cluster.isWorker) await listen(server, settings.port, settings.host);
   const address = server.address();

@@ -113,6 +113,13 @@ export const HostingOptionsSchema = Type.Object({
     Type.Integer({ minimum: 1, maximum: 1024 * 1024, description: 'the largest pack a git push may send, in MiB (default 1024)' }),
   ),
   checkResponses: Type.Optional(Type.Boolean({ description: 'check every answer against its schema (tests)' })),
+  testDouble: Type.Optional(
+    Type.Boolean({
+      description:
+        'run as a test double of the original service (docs/testing.md): `reset()`, snapshots, seeds, faults and the request ' +
+        'journal, and their administrators-only control surface under `/-/forgekit/`; off by default',
+    }),
+  ),
 });
 
 export type HostingOptions = Static<typeof HostingOptionsSchema> & {

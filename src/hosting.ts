@@ -10,6 +10,7 @@ import { SecretBox } from './auth/secret-box.js';
 import { FailedAuthThrottle } from './auth/throttle.js';
 import { HostingOptionsSchema, STORAGE_NAME } from './config.js';
 import type { Database } from './db/orm.js';
+import type { RouterOptions } from './http/router.js';
 import { openDatabase } from './database.js';
 import { BadRequestError } from './errors.js';
 import { InFlightCalls } from './in-flight.js';
@@ -24,6 +25,11 @@ import { EventDispatcher } from './events/dispatcher.js';
 import type { EventKind } from './events/kinds.js';
 import { EVENT_RULES } from './api/modules.js';
 import { startHookDeliveries } from './services/hooks/deliveries.js';
+import { Snapshots } from './testing/snapshots.js';
+import { TestDouble } from './testing/test-double.js';
+import type { HostingFaults } from './testing/faults.js';
+import type { HostingRequests } from './testing/journal.js';
+import { seed } from './testing/seed.js';
 import { recordedDeliveries, type DeliveryFilter, type RecordedDelivery } from './services/hooks/hooks.js';
 import { silentLogger, type Logger } from './logger.js';
 import { queryRows } from './db/rows.js';
@@ -31,7 +37,7 @@ import { sql } from './db/sql.js';
 import { bootstrap, fillRunnersTokens } from './services/instance/bootstrap.js';
 import { localRequestsSetting, openSettingsCache, settingsValues } from './services/instance/settings-store.js';
 // The public types as plain interfaces (src/types.ts), which the published declarations carry.
-import type { Api, HostingOptions } from './types.js';
+import type { Api, HostingOptions, SeedDescription, SeedResult } from './types.js';
 
 /** Seconds a call may take by default before it answers 503 (docs/operations.md). */
 const DEFAULT_REQUEST_TIMEOUT = 60;
@@ -86,8 +92,11 @@ export interface HostingHooks {
 export type HostingService = Omit<Api, 'events'> & {
   /** The Events API's calls (`list`, `listForUser`, `listForProject`), and the record's subscriptions. */
   readonly events: Api['events'] & HostingEvents;
-  /** An Express router serving `/api/v4/...` (and `/oauth/token`) relative to where it is mounted. */
-  router(): Router;
+  /**
+   * An Express router serving `/api/v4/...` (and `/oauth/token`) relative to where it is mounted; with
+   * `{ apiReference: true }`, the interactive API reference at `/api/v4/docs` too.
+   */
+  router(options?: RouterOptions): Router;
   /** The same typed API, bound to a caller: a user ID, a username, a token, or null for anonymous. */
   as(caller: CallerIdentity): Api;
   /** What `/-/liveness` and `/-/readiness` answer (docs/operations.md). */
@@ -96,6 +105,33 @@ export type HostingService = Omit<Api, 'events'> & {
   readonly backgroundJobs: BackgroundJobs;
   /** What webhooks were sent, and how it went. */
   readonly hooks: HostingHooks;
+  /**
+   * A test double's (`testDouble`; docs/testing.md): puts the instance back as its baseline left it, the first start's
+   * state (root alone) or the last snapshot taken or restored: rows, sequences, repositories, jobs, events, hook
+   * deliveries, and what the process kept. Throws outside the test-double mode.
+   */
+  reset(): Promise<void>;
+  /** A test double's: keeps the state now under `name` (a new name when omitted), which becomes the baseline. */
+  snapshot(name?: string): Promise<string>;
+  /** A test double's: puts back the state kept under `name`, which becomes the baseline; 404 when there is none. */
+  restore(name: string): Promise<void>;
+  /**
+   * A test double's (docs/testing.md "Seeds"): makes what the description says (users and their tokens, groups,
+   * projects, their repositories and work items, runners, hooks) in one transaction, as root, and answers the IDs,
+   * tokens and URLs of what it made; that state becomes the baseline. A description that is invalid or names what is
+   * not there is a BadRequestError naming the attribute, and changes nothing. Throws outside the test-double mode.
+   */
+  seed(description: SeedDescription): Promise<SeedResult>;
+  /**
+   * A test double's journal (docs/testing.md): the calls answered, over HTTP, in process and by git, with their route,
+   * caller, parameters (credentials filtered), status and duration; the last 10,000. Throws outside the test-double mode.
+   */
+  readonly requests: HostingRequests;
+  /**
+   * A test double's faults (docs/testing.md): the next matching calls, git requests or hook deliveries answer an error
+   * status, wait, or lose their connection. Throws outside the test-double mode.
+   */
+  readonly faults: HostingFaults;
   /** root's password when this start created root with a generated one: shown once, never stored. */
   readonly generatedRootPassword?: string;
   /**
@@ -157,11 +193,36 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
         baseUrl: options.baseUrl?.replace(/\/+$/, ''),
         localRequestsAllowed,
         settings: (em) => settingsValues(() => em, { settings, storages }),
+        // Read as each delivery is sent: the test double is made further on.
+        faults: () => (testDouble.enabled ? testDouble.faults : undefined),
       },
       dispatcher,
     );
     const wakeDispatcher = dispatcher.wake.bind(dispatcher);
     events.onCommitted = wakeDispatcher;
+    const consumers = dispatcher;
+    const snapshots = new Snapshots(db, storages);
+    const testDouble = new TestDouble(options.testDouble === true, snapshots, {
+      // What is queued goes with the rows; what runs is waited for.
+      async settle() {
+        await consumers.drain();
+        await db.rows.execute(`delete from "jobs" where "status" = 'queued'`);
+        await env.jobs.drain({ everyKind: true });
+      },
+      rewrite: (statement) =>
+        db.fork().transactional(async (em) => {
+          // Forgotten, as by any write that may change them, and again once this one has committed.
+          env.settings.changing(em.getTransactionContext());
+          env.tokens.changing(em.getTransactionContext());
+          await em.execute(statement);
+        }),
+      async forget() {
+        repositories.forgetAll();
+        hooks.reset();
+        if ((await queryRows(db.rows, sql`select 1 from web_hooks limit 1`)).length) hooks.hooksExist();
+      },
+      bootstrap: async () => void (await bootstrap(db, options)),
+    });
     const env: Environment = {
       db,
       events,
@@ -176,6 +237,7 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
       requestTimeoutMs: (options.requestTimeout ?? DEFAULT_REQUEST_TIMEOUT) * 1000,
       maxPushBytes: (options.maxPushSize ?? DEFAULT_MAX_PUSH_SIZE) * 1024 * 1024,
       hooksExist: hooks.hooksExist,
+      testDouble,
       calls: new InFlightCalls(),
       throttle: new FailedAuthThrottle(db, options.throttle),
       settings,
@@ -193,7 +255,6 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
     dispatcher.start();
     const api = createApi(env, 1);
     const bus = events;
-    const consumers = dispatcher;
     const service: HostingService = {
       ...api,
       events: {
@@ -201,7 +262,7 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
         subscribe: (kind, handler) => bus.subscribe(kind, handler),
         consume: ({ name, kinds, handle }) => consumers.add({ name, kinds, handle: (event) => handle(event) }),
       },
-      router: () => createRouter(env),
+      router: (routerOptions) => createRouter(env, routerOptions),
       as: (caller) => createApi(env, caller),
       health: { liveness: () => ({ status: 'ok' }), readiness: () => readiness(env) },
       backgroundJobs: { settled: (id) => env.jobs.settled(id), drain: () => drainAll(consumers, env.jobs) },
@@ -212,8 +273,15 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
         },
       },
       generatedRootPassword,
+      reset: () => testDouble.reset(),
+      snapshot: (name) => testDouble.snapshot(name),
+      restore: (name) => testDouble.restore(name),
+      seed: (description) => seed(env, description),
+      requests: testDouble.journal,
+      faults: testDouble.faults,
       async close() {
         hooks.stop();
+        await snapshots.close();
         await env.calls.drain();
         await consumers.close();
         await env.jobs.close();
@@ -223,25 +291,7 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
       },
     };
     environments.set(service, env);
-    resets.set(service, async () => {
-      // What is queued goes with the rows; what runs is waited for.
-      await consumers.drain();
-      await db.rows.execute(`delete from "jobs" where "status" = 'queued'`);
-      await env.jobs.drain({ everyKind: true });
-      await db.fork().transactional(async (em) => {
-        // Forgotten, as by any write that may change them, and again once this one has committed.
-        env.settings.changing(em.getTransactionContext());
-        env.tokens.changing(em.getTransactionContext());
-        await em.execute(EMPTY_TABLES);
-      });
-      for (const directory of Object.values(storages)) {
-        rmSync(directory, { recursive: true, force: true });
-        mkdirSync(directory, { recursive: true });
-      }
-      repositories.forgetAll();
-      await bootstrap(db, options);
-      hooks.reset();
-    });
+    await testDouble.start();
     return service;
   } catch (error) {
     await dispatcher?.close();
@@ -272,39 +322,6 @@ export function environmentOf(hosting: HostingService): Environment {
   if (!env) throw new Error('environmentOf: not a service createHostingServiceOn made');
   return env;
 }
-
-/** How each instance is reset (tests only). */
-const resets = new WeakMap<HostingService, () => Promise<void>>();
-
-/**
- * Tests only (test/helpers.ts; the package does not export it): puts the instance back as its first start left it,
- * without the cost of a new one. The background jobs are waited for; every table but the migrations' is emptied and
- * its sequence restarted; the repositories are deleted; root is made again; and what the process kept is forgotten
- * (the settings, the callers' tokens, the repositories it had open).
- */
-export function resetHostingService(hosting: HostingService): Promise<void> {
-  const reset = resets.get(hosting);
-  if (!reset) throw new Error('resetHostingService: not a service createHostingServiceOn made');
-  return reset();
-}
-
-/** Empties the tables that have rows (a TRUNCATE of many empty tables costs more), and restarts the sequences used. */
-const EMPTY_TABLES = `do $$
-declare
-  name text;
-  filled text[] := '{}';
-  found boolean;
-begin
-  for name in select tablename from pg_tables where schemaname = current_schema() and tablename not like 'mikro_orm%' loop
-    execute format('select exists (select from %I)', name) into found;
-    if found then filled := filled || quote_ident(name); end if;
-  end loop;
-  if cardinality(filled) > 0 then execute 'truncate table ' || array_to_string(filled, ', ') || ' cascade'; end if;
-  for name in select sequencename from pg_sequences where schemaname = current_schema() and last_value is not null
-    and sequencename not like 'mikro_orm%' loop
-    execute format('alter sequence %I restart', name);
-  end loop;
-end $$`;
 
 /** How many missing repositories a start names one by one (the rest are counted). */
 const MISSING_SHOWN = 20;

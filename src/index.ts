@@ -4,6 +4,16 @@ import { HostingOptionsSchema as hostingOptionsSchema } from './config.js';
 import type { SchemaName } from './types.js';
 
 export { createHostingService, type BackgroundJobs, type HostingHooks, type HostingService } from './hosting.js';
+export type { RouterOptions } from './http/router.js';
+export type { HostingRequests, RecordedRequest, RequestFilter, RequestWay } from './testing/journal.js';
+export {
+  ConnectionDroppedError,
+  type Fault,
+  type FaultRule,
+  type FaultStatus,
+  type FaultTarget,
+  type HostingFaults,
+} from './testing/faults.js';
 export type { DeliveryFilter, RecordedDelivery } from './services/hooks/hooks.js';
 export type { JobOutcome } from './jobs/queue.js';
 export type { HealthCheck, Readiness } from './health.js';

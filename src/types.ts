@@ -1470,6 +1470,193 @@ export interface EnableRunnerInput {
   runner_id: number;
 }
 
+// src/schemas/seed.ts
+
+/** A user, with a personal access token the seed answers. */
+export interface SeedUser {
+  username: string;
+  name?: string;
+  email?: string;
+  password?: string;
+  admin?: boolean;
+  external?: boolean;
+  token?: string;
+  token_scopes?: TokenScope[];
+}
+
+/** A membership: guest 10, reporter 20, developer 30, maintainer 40, owner 50 (groups only). */
+export interface SeedMember {
+  user: string;
+  access_level: 10 | 20 | 30 | 40 | 50;
+}
+
+/**
+ * A group (a subgroup with `parent`). Its members are those listed; a group none of whose members (nor its parents')
+ * owns it gets root as its owner, as a group always has one.
+ */
+export interface SeedGroup {
+  path: string;
+  name?: string;
+  parent?: string;
+  description?: string;
+  visibility?: Visibility;
+  members?: SeedMember[];
+  hooks?: CreateProjectHookInput[];
+  runners?: UpdateRunnerInput[];
+}
+
+export interface SeedLabel {
+  name: string;
+  color?: string;
+  description?: string;
+  priority?: number;
+}
+
+export interface SeedMilestone {
+  title: string;
+  description?: string;
+  state?: MilestoneState;
+  start_date?: string;
+  due_date?: string;
+}
+
+/** A file as a commit writes it: made, or changed when the branch has it. */
+export interface SeedFile {
+  path: string;
+  content: string;
+  encoding?: Encoding;
+}
+
+/** A commit on a branch, in the order given; a new branch starts from `start_branch` (the first commit needs none). */
+export interface SeedCommit {
+  branch: string;
+  start_branch?: string;
+  message: string;
+  author?: string;
+  files: SeedFile[];
+}
+
+/** A comment on an issue or a merge request. */
+export interface SeedNote {
+  body: string;
+  author?: string;
+}
+
+/** An issue: the project's issues take iids 1, 2, ... in the order given. */
+export interface SeedIssue {
+  title: string;
+  description?: string;
+  author?: string;
+  assignees?: string[];
+  labels?: string[];
+  milestone?: string;
+  state?: IssueState;
+  discussion_locked?: boolean;
+  notes?: SeedNote[];
+  confidential?: boolean;
+  due_date?: string;
+}
+
+/** A merge request between two branches of its project, once its commits, branches and tags are made. */
+export interface SeedMergeRequest {
+  title: string;
+  description?: string;
+  author?: string;
+  assignees?: string[];
+  labels?: string[];
+  milestone?: string;
+  state?: IssueState;
+  discussion_locked?: boolean;
+  notes?: SeedNote[];
+  source_branch: string;
+  target_branch?: string;
+  remove_source_branch?: boolean;
+}
+
+/**
+ * A project, with its repository's commits, then its branches and tags, then its work items. Its namespace's user (in
+ * a user's namespace) is its maintainer, as the API makes it.
+ */
+export interface SeedProject {
+  name?: string;
+  path?: string;
+  namespace?: string;
+  description?: string;
+  visibility?: Visibility;
+  default_branch?: string;
+  members?: SeedMember[];
+  labels?: SeedLabel[];
+  milestones?: SeedMilestone[];
+  commits?: SeedCommit[];
+  branches?: CreateBranchInput[];
+  tags?: CreateTagInput[];
+  issues?: SeedIssue[];
+  merge_requests?: SeedMergeRequest[];
+  hooks?: CreateProjectHookInput[];
+  runners?: UpdateRunnerInput[];
+}
+
+/** What a seed makes: users first, then groups (parents before subgroups), projects, and the instance's runners and system hooks. */
+export interface SeedDescription {
+  users?: SeedUser[];
+  groups?: SeedGroup[];
+  projects?: SeedProject[];
+  runners?: UpdateRunnerInput[];
+  hooks?: CreateSystemHookInput[];
+}
+
+/** A hook or a note made: its ID. */
+export interface SeededItem {
+  id: number;
+}
+
+export interface SeededUser {
+  id: number;
+  username: string;
+  web_url: string;
+  token: string;
+}
+
+export interface SeededGroup {
+  id: number;
+  full_path: string;
+  web_url: string;
+  runners_token: string;
+  hooks: SeededItem[];
+  runners: RunnerRegistration[];
+}
+
+export interface SeededWorkItem {
+  id: number;
+  iid: number;
+  web_url: string;
+  notes: SeededItem[];
+}
+
+export interface SeededProject {
+  id: number;
+  path_with_namespace: string;
+  web_url: string;
+  http_url_to_repo: string;
+  runners_token: string;
+  default_branch: string | null;
+  labels: { id: number; name: string }[];
+  milestones: { id: number; iid: number; title: string }[];
+  commits: { id: string }[];
+  issues: SeededWorkItem[];
+  merge_requests: SeededWorkItem[];
+  hooks: SeededItem[];
+  runners: RunnerRegistration[];
+}
+
+export interface SeedResult {
+  users: SeededUser[];
+  groups: SeededGroup[];
+  projects: SeededProject[];
+  runners: RunnerRegistration[];
+  hooks: SeededItem[];
+}
+
 // src/schemas/settings.ts
 
 export interface ApplicationSettings {
@@ -2676,6 +2863,7 @@ export interface HostingOptions {
   requestTimeout?: number;
   maxPushSize?: number;
   checkResponses?: boolean;
+  testDouble?: boolean;
   /** Where forgekit reports errors and start-up; silent when omitted. */
   logger?: Logger;
 }
@@ -2837,6 +3025,24 @@ export type SchemaName =
   | 'VerifyRunnerInput'
   | 'UnregisterRunnerInput'
   | 'EnableRunnerInput'
+  | 'SeedUser'
+  | 'SeedMember'
+  | 'SeedGroup'
+  | 'SeedLabel'
+  | 'SeedMilestone'
+  | 'SeedFile'
+  | 'SeedCommit'
+  | 'SeedNote'
+  | 'SeedIssue'
+  | 'SeedMergeRequest'
+  | 'SeedProject'
+  | 'SeedDescription'
+  | 'SeededItem'
+  | 'SeededUser'
+  | 'SeededGroup'
+  | 'SeededWorkItem'
+  | 'SeededProject'
+  | 'SeedResult'
   | 'ApplicationSettings'
   | 'UpdateSettingsInput'
   | 'Release'

@@ -8,7 +8,8 @@ import pg from 'pg';
 import request from 'supertest';
 import { inject } from 'vitest';
 import { openDatabase, useMemoryTemplate, type Database } from '../src/database.js';
-import { createHostingServiceOn, resetHostingService } from '../src/hosting.js';
+import { processCacheLoad } from '../src/db/process-cache.js';
+import { createHostingServiceOn } from '../src/hosting.js';
 import { WORKER_STATEMENT } from '../src/jobs/queue.js';
 import type { HostingOptions, HostingService } from '../src/index.js';
 
@@ -22,7 +23,7 @@ export interface TestHosting {
   /** An Express app with only the router mounted at its root. */
   app: express.Express;
   http: ReturnType<typeof request>;
-  /** Back to the state of a fresh instance, for a fraction of what a new one costs (src/hosting.ts `resetHostingService`). */
+  /** Back to the state of a fresh instance, for a fraction of what a new one costs (`hosting.reset()`). */
   reset(): Promise<void>;
   close(): Promise<void>;
 }
@@ -66,12 +67,13 @@ export async function startHosting(options: HostingOptions = {}): Promise<TestHo
     rootToken: ROOT_TOKEN,
     rootPassword: ROOT_PASSWORD,
     checkResponses: true,
+    testDouble: true,
     ...options,
     database,
   });
   const app = express();
   app.use(hosting.router());
-  return { hosting, db, app, http: request(app), reset: () => resetHostingService(hosting), close: () => hosting.close() };
+  return { hosting, db, app, http: request(app), reset: () => hosting.reset(), close: () => hosting.close() };
 }
 
 /**
@@ -199,13 +201,19 @@ export function pageHeaders(headers: Record<string, string>): Record<string, num
   };
 }
 
-/** The SQL statements `work` runs on `db`, read from the ORM's query log (not the job workers' own, which no call makes). */
-export async function queriesOf(db: Database, work: () => Promise<unknown>): Promise<string[]> {
+/**
+ * The SQL statements `work` runs on `db`, read from the ORM's query log: not the job workers' own, which no call makes,
+ * nor (unless `cacheReads`) the process caches' reads of the settings and of a token, made once in ten seconds by
+ * whichever call comes first (src/db/process-cache.ts).
+ */
+export async function queriesOf(db: Database, work: () => Promise<unknown>, options: { cacheReads?: boolean } = {}): Promise<string[]> {
   const logger = db.orm.config.getLogger();
   const logQuery = logger.logQuery.bind(logger);
   const queries: string[] = [];
   logger.logQuery = (context) => {
-    if (!context.query?.startsWith(WORKER_STATEMENT)) queries.push(context.query ?? '');
+    if (context.query?.startsWith(WORKER_STATEMENT)) return;
+    if (!options.cacheReads && processCacheLoad.getStore()) return;
+    queries.push(context.query ?? '');
   };
   try {
     await work();

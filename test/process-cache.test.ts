@@ -97,8 +97,8 @@ describe('in one instance', () => {
     // (the channel is the database's): the pair is measured again until no such change fell between them.
     await eventually(async () => {
       await setAvatarService(t, true);
-      const first = await queriesOf(t.db, () => avatarOf(t));
-      const second = await queriesOf(t.db, () => avatarOf(t));
+      const first = await queriesOf(t.db, () => avatarOf(t), { cacheReads: true });
+      const second = await queriesOf(t.db, () => avatarOf(t), { cacheReads: true });
       expect(first.filter(readsSettings)).toHaveLength(1);
       expect(second.filter(readsSettings)).toHaveLength(0);
     }, 5_000);
@@ -118,15 +118,15 @@ describe('in one instance', () => {
     ).rejects.toBe(rolledBack);
     expect((await current()).signup_enabled).toBe(true);
     // And the values read after it are cached again.
-    expect((await queriesOf(t.db, current)).filter(readsSettings)).toHaveLength(0);
+    expect((await queriesOf(t.db, current, { cacheReads: true })).filter(readsSettings)).toHaveLength(0);
   });
 });
 
 describe('tokens, in one instance', () => {
   it('are read once, and again after a write that changed a user or a token, not after other writes', async () => {
     const { get, user } = await userWithToken(t);
-    expect((await queriesOf(t.db, get)).filter(readsToken)).toHaveLength(1);
-    expect((await queriesOf(t.db, get)).filter(readsToken)).toHaveLength(0);
+    expect((await queriesOf(t.db, get, { cacheReads: true })).filter(readsToken)).toHaveLength(1);
+    expect((await queriesOf(t.db, get, { cacheReads: true })).filter(readsToken)).toHaveLength(0);
     // Writes that change no caller (a new user, a project) leave the kept tokens alone.
     await t.hosting.users.create({
       username: `writer-${Date.now()}`,
@@ -135,18 +135,18 @@ describe('tokens, in one instance', () => {
       password: 'long-enough-1',
     });
     await t.hosting.projects.create({ name: `kept-${Date.now()}` });
-    expect((await queriesOf(t.db, get)).filter(readsToken)).toHaveLength(0);
+    expect((await queriesOf(t.db, get, { cacheReads: true })).filter(readsToken)).toHaveLength(0);
     // A changed user: read again at once.
     await t.hosting.users.update(user.id, { bio: 'Changed' });
-    expect((await queriesOf(t.db, get)).filter(readsToken)).toHaveLength(1);
+    expect((await queriesOf(t.db, get, { cacheReads: true })).filter(readsToken)).toHaveLength(1);
     // On PostgreSQL the change's notification also comes back to this process, a moment later, and forgets the
     // token once more: let it land (the token is read again at most once per notification) before going on.
-    for (let tries = 0; tries < 40 && (await queriesOf(t.db, get)).filter(readsToken).length > 0; tries++)
+    for (let tries = 0; tries < 40 && (await queriesOf(t.db, get, { cacheReads: true })).filter(readsToken).length > 0; tries++)
       await new Promise((resolve) => setTimeout(resolve, 50));
     // And the write right after it, which changes no caller, is not taken for one (what a session counted of its
     // earlier transaction does not count).
     await t.hosting.projects.create({ name: `after-${Date.now()}` });
-    expect((await queriesOf(t.db, get)).filter(readsToken)).toHaveLength(0);
+    expect((await queriesOf(t.db, get, { cacheReads: true })).filter(readsToken)).toHaveLength(0);
   });
 
   // A statement on the database is heard by its notification, which arrives on the listening connection a

@@ -19,6 +19,7 @@ import { isTransientDatabaseError } from '../db/transient.js';
 import { describeFailure } from '../logger.js';
 import type { AdminOnlyRule } from '../schemas/common.js';
 import { Context, type Environment } from '../services/context.js';
+import { WatchedApiCall } from '../testing/journal.js';
 import type { Page } from '../services/pagination.js';
 import { responseFor, type AnyRoute } from './route.js';
 import { NESTED_SCOPES, type NestedScopeName, type ScopeName } from './params.js';
@@ -108,6 +109,8 @@ export interface Call {
   baseUrl?: string;
   /** The client's network address (HTTP): failed authentication is throttled per address. */
   clientAddress?: string;
+  /** The request as HTTP had it, for a test double's journal and faults: its body once read, credentials taken out. */
+  http?: { method: string; path: string; query: Record<string, unknown>; body(): Record<string, unknown> | undefined };
 }
 
 /** A refused credential: a wrong password, an unknown login, an invalid token or refresh token. */
@@ -123,10 +126,13 @@ const isAuthenticationFailure = (error: unknown) =>
 export async function invoke(env: Environment, route: AnyRoute, call: Call): Promise<unknown> {
   const release = env.calls.begin();
   const deadline = new CallDeadline(env.requestTimeoutMs);
-  return deadline.race(runCall(env, route, call, deadline).finally(release));
+  // A test double journals each call and may fault it (src/testing/); anything else pays one check.
+  const watched = env.testDouble?.enabled ? new WatchedApiCall(env.testDouble, route, call) : undefined;
+  const work = deadline.race(runCall(env, route, call, deadline, watched).finally(release));
+  return watched ? watched.settle(work) : work;
 }
 
-async function runCall(env: Environment, route: AnyRoute, call: Call, deadline: CallDeadline): Promise<unknown> {
+async function runCall(env: Environment, route: AnyRoute, call: Call, deadline: CallDeadline, watched?: WatchedApiCall): Promise<unknown> {
   // The call's context, kept for the work it leaves for after its commit, or for its failure.
   let called: Context | undefined;
   // A write that moved references: its transaction, to learn its outcome should the commit's answer be lost.
@@ -140,6 +146,8 @@ async function runCall(env: Environment, route: AnyRoute, call: Call, deadline: 
     });
     const { input: rawInput, sudo } = call.readInput ? await call.readInput() : { input: call.input };
     if (sudo !== undefined && sudo !== '') caller = await switchUser(env.db.rows, caller, sudo);
+    // Once the caller is known, which a fault may name: the call meets it instead of running.
+    if (watched) await watched.reached(caller);
     checkAccess(route, caller);
     const params = route.params ? parseInput<Record<string, never>>(route.params, copyInput(call.params)) : {};
     const input = route.input ? parseInput<Record<string, never>>(route.input, copyInput(rawInput ?? {})) : {};

@@ -6,6 +6,7 @@ import { defineModule } from './module.js';
 import * as instanceSchemas from '../schemas/instance.js';
 import * as commonSchemas from '../schemas/common.js';
 import * as errorsSchemas from '../schemas/errors.js';
+import * as seedSchemas from '../schemas/seed.js';
 
 export const instance = {
   version: defineRoute({
@@ -38,5 +39,6 @@ export const instanceModule = defineModule({
   descriptions: {
     instance: 'What the service is: its version and this document',
   },
-  schemas: { ...instanceSchemas, ...commonSchemas, ...errorsSchemas },
+  // The seeds' (a test double's: docs/testing.md) describe no route, but are published with the others.
+  schemas: { ...instanceSchemas, ...commonSchemas, ...errorsSchemas, ...seedSchemas },
 });

@@ -37,6 +37,9 @@ export const takesAnOwnerAway = (current: number, next?: number) => current === 
 /** The level of whoever makes a group, and of a user on a project made in its own namespace (as the original gives them). */
 export const CREATOR_LEVELS = { group: ACCESS_LEVELS.owner, project: ACCESS_LEVELS.maintainer } as const;
 
+/** Whether a level is the one a group's creator gets: a group keeps one such member at least. */
+export const isGroupCreatorLevel = (level: number) => level === CREATOR_LEVELS.group;
+
 // ---- branch protections: the lowest level that may push to, and merge into, a branch (0: no one) ----
 
 export interface ProtectionLevels {

@@ -150,6 +150,8 @@ async function loadModules() {
     extensions: [Migrator],
     migrations: { migrationsList: migrations, snapshot: false, silent: true, transactional: true, allOrNothing: true },
     discovery: { warnWhenNoEntities: false },
+    // A test double's snapshots (src/testing/snapshots.ts) are no part of the schema the entities describe.
+    schemaGenerator: { ignoreSchema: ['forgekit_snapshots'] },
     debug: false,
     // Entities are never read outside a forked EntityManager.
     allowGlobalContext: false,

@@ -10,6 +10,8 @@ import { applyPush } from '../services/repository/pushes.js';
 import type { Logger } from '../logger.js';
 import { describeFailure } from '../logger.js';
 import { Context, type Environment } from '../services/context.js';
+import { answerGitFault } from '../testing/faults.js';
+import { WatchedGitRequest } from '../testing/journal.js';
 import { type BasicCredentials, gitCaller, gitProject, type GitService, ProjectMovedError } from '../services/repository/git-access.js';
 
 /**
@@ -56,10 +58,14 @@ export async function serveGit(
   options: { baseUrl: string; clientAddress?: string },
 ): Promise<void> {
   let release: (() => void) | undefined;
+  // A test double journals each request and may fault it (src/testing/); anything else pays one check.
+  const watched = env.testDouble?.enabled ? new WatchedGitRequest(env.testDouble, req, route) : undefined;
   try {
     // Closing waits for the call; once closing has begun it is refused (503).
     release = env.calls.begin();
     const caller = await gitCaller(env, basicCredentials(req.headers.authorization), options.clientAddress);
+    const fault = watched?.reached(caller);
+    if (fault && (await answerGitFault(res, fault))) return;
     const ctx = new Context(caller, env, options.baseUrl, undefined, options.clientAddress);
     const scoped = await gitProject(ctx, route.fullPath, route.service);
     const repo = ctx.repositoryOf(scoped.project);
@@ -101,6 +107,7 @@ export async function serveGit(
     answerGitError(env.logger, res, error);
   } finally {
     release?.();
+    watched?.finish(res);
   }
 }
 

@@ -9,6 +9,9 @@ import { DEFAULT_BODY_LIMIT, successStatus, type AnyRoute } from '../api/route.j
 import type { CallerIdentity } from '../auth/caller.js';
 import { ApiError } from '../errors.js';
 import { readiness } from '../health.js';
+import { apiReference } from './api-reference.js';
+import { answerControl } from '../testing/control.js';
+import { ConnectionDroppedError } from '../testing/faults.js';
 import { gitRoute, serveGit } from './git.js';
 import { answerHealth } from './health.js';
 import { describeFailure } from '../logger.js';
@@ -58,6 +61,12 @@ function takeCredentials(req: Request, params: Record<string, unknown>): { token
   return { token, sudo };
 }
 
+/** The caller a request names in its headers or query string. */
+function takeIdentity(req: Request, params: Record<string, unknown>): CallerIdentity {
+  const { token, sudo } = takeCredentials(req, params);
+  return token === undefined ? null : sudo === undefined ? { token } : { token, sudo };
+}
+
 const hasBody = (req: Request): boolean => req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 
 /** A body that cannot be read is the client's error (4xx), whatever the parser made of it. */
@@ -86,6 +95,12 @@ function bodyParsers(limit: number): RequestHandler[] {
   );
 }
 
+/** The options of `hosting.router(options)`. */
+export interface RouterOptions {
+  /** Serves the interactive API reference (Swagger UI) at `/api/v4/docs`; off by default (`forgekit serve` turns it on). */
+  apiReference?: boolean;
+}
+
 /**
  * The Express adapter: `/api/v4/...` and the few routes beside it (`/oauth/token`, uploaded avatars),
  * relative to wherever the router is mounted. Bodies are parsed, errors answered and unknown paths under
@@ -96,7 +111,8 @@ function bodyParsers(limit: number): RequestHandler[] {
  * request that carries no credential there has its body read first, for a `private_token` in it. A body is
  * read up to its route's limit, never further.
  */
-export function createRouter(env: Environment): express.Router {
+export function createRouter(env: Environment, options: RouterOptions = {}): express.Router {
+  const reference = options.apiReference ? apiReference(env) : undefined;
   const matcher = new RouteMatcher(allRoutes());
   const configuredOrigin = env.baseUrl ? new URL(env.baseUrl).origin : undefined;
   const parsers = new Map<number, RequestHandler[]>();
@@ -140,6 +156,10 @@ export function createRouter(env: Environment): express.Router {
         readInput,
         baseUrl: requestOrigin + req.baseUrl,
         clientAddress: req.ip,
+        // For a test double's journal and faults only.
+        http: env.testDouble?.enabled
+          ? { method: req.method, path: req.path, query, body: () => (hasBody(req) ? body : undefined) }
+          : undefined,
       });
       const status = successStatus(route);
       if (route.headers) res.set(route.headers(result));
@@ -157,6 +177,8 @@ export function createRouter(env: Environment): express.Router {
       }
       sendJson(res, status, result);
     } catch (error) {
+      // A test double's fault: the connection cut without an answer, as a proxy or a network cuts it.
+      if (error instanceof ConnectionDroppedError) return void req.socket.destroy();
       // Answered without reading the body the client is still sending: end the connection rather than read it.
       if (body === undefined && hasBody(req)) res.setHeader('Connection', 'close');
       sendError(env, route, error, res);
@@ -168,10 +190,15 @@ export function createRouter(env: Environment): express.Router {
   // of a fast request's time.
   router.use((req, res, next) => {
     const path = req.path;
-    if (path.startsWith('/-/') && answerHealth(req, res, path, () => readiness(env))) return;
+    if (path.startsWith('/-/')) {
+      if (answerHealth(req, res, path, () => readiness(env))) return;
+      if (answerControl(env, req, res, path, takeIdentity(req, queryParams(req)))) return;
+    }
     const api = path === API_PREFIX || path.startsWith(`${API_PREFIX}/`);
     const found = matcher.match(req.method, api ? path.slice(API_PREFIX.length) : path, !api);
     if (found) return void serve(req, res, found);
+    // The interactive reference (src/http/api-reference.ts), when asked for, before the API's 404.
+    if (api && reference?.(req, res, path.slice(API_PREFIX.length))) return;
     if (api) return answerNotFound(req, res);
     // git's smart HTTP, at the URLs projects' `http_url_to_repo` name.
     const git = gitRoute(req.method, path, new URLSearchParams(req.originalUrl.split('?')[1] ?? ''));

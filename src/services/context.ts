@@ -1,3 +1,4 @@
+import type { TestDouble } from '../testing/test-double.js';
 import type { Caller, TokenCache } from '../auth/caller.js';
 import type { SecretBox } from '../auth/secret-box.js';
 import type { FailedAuthThrottle } from '../auth/throttle.js';
@@ -59,6 +60,8 @@ export interface Environment {
    * them). Run after the hook's transaction has committed.
    */
   hooksExist(): void;
+  /** The instance's test-double parts (docs/testing.md): on only with the `testDouble` option. */
+  testDouble?: TestDouble;
 }
 
 /** One call: its database session, its caller, and the services bound to both. */

@@ -16,6 +16,7 @@ import { EVENT_KINDS } from '../../events/kinds.js';
 import { userAvatarUrl } from '../present/users.js';
 import type { SettingsValues } from '../../schemas/settings.js';
 import { delivered, sendHook, type HookResponse } from './send.js';
+import { type FaultPlan, faultedDelivery } from '../../testing/faults.js';
 
 // Webhook deliveries, built on the record of what happens (src/events/): a deferred consumer turns each event into one
 // delivery per hook that asks for it (its request kept in `web_hook_logs`, pending), in the transaction that moves its
@@ -53,6 +54,8 @@ export interface HookDeliveryEnvironment {
    * which on the embedded database holds its one connection.
    */
   settings(em: EntityManager): Promise<SettingsValues>;
+  /** A test double's faults, which deliveries may meet (src/testing/faults.ts); none otherwise. */
+  faults?(): FaultPlan | undefined;
 }
 
 /** A hook as deliveries read it. */
@@ -420,7 +423,7 @@ const FAILURES_BEFORE_DISABLING = 4;
 const disabledFor = (failures: number) => Math.min(60_000 * 2 ** (failures - FAILURES_BEFORE_DISABLING), 24 * 3600 * 1000);
 
 /** What sending a delivery needs of the instance. */
-export type SendEnvironment = Pick<HookDeliveryEnvironment, 'secrets' | 'localRequestsAllowed'>;
+export type SendEnvironment = Pick<HookDeliveryEnvironment, 'secrets' | 'localRequestsAllowed' | 'faults'>;
 
 /** A hook as sending reads it. */
 export interface HookTarget {
@@ -441,6 +444,10 @@ export async function sendToHook(
   request: { url: string; headers: Record<string, string>; body: string },
   signal?: AbortSignal,
 ): Promise<HookResponse> {
+  // A test double's fault: the try comes to its status or to a dropped connection, unsent, or is sent late.
+  const faults = env.faults?.();
+  const faulted = faults && (await faultedDelivery(faults, request.url, request.headers['X-Gitlab-Event'], signal));
+  if (faulted) return faulted;
   const headers: Record<string, string> = { ...request.headers, 'X-Gitlab-Event-UUID': randomUUID() };
   // Line breaks are taken out of the token, as the original takes them out (10.4).
   if (hook.token_sealed) headers['X-Gitlab-Token'] = hook.token ??= env.secrets.open(hook.token_sealed).replace(/[\r\n]/g, '');
