@@ -67,7 +67,8 @@ begin
     execute format('insert into %I select * from ${SCHEMA}.%I', name, '${prefix}' || name);
   end loop;
   for name in execute format('select name from ${SCHEMA}.%I where last_value is not null', '${prefix}sequences') loop
-    execute format('select setval(%L, (select last_value from ${SCHEMA}.%I where name = %L))', quote_ident(name), '${prefix}sequences', name);
+    execute format('select setval(%L, (select last_value from ${SCHEMA}.%I where name = %L))',
+      quote_ident(name), '${prefix}sequences', name);
   end loop;`
   }
   set local session_replication_role = origin;
