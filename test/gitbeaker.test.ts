@@ -427,10 +427,8 @@ describe('@gitbeaker/rest against forgekit', () => {
         upstream.id,
       ]);
       // The repository is copied in the background: import_status turns `finished`.
-      for (let waited = 0; (await forker.api.Projects.show(fork.id)).import_status !== 'finished'; waited += 100) {
-        expect(waited).toBeLessThan(10_000);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-      }
+      await t.hosting.backgroundJobs.drain();
+      expect((await forker.api.Projects.show(fork.id)).import_status).toBe('finished');
       const fix = await forker.api.Commits.create(
         fork.id,
         'gb-fix',
@@ -469,12 +467,8 @@ describe('@gitbeaker/rest against forgekit', () => {
         true,
       );
       await root.Commits.editStatus(project.id, autoHead.id, 'success', { name: 'gb-ci', ref: 'gb-auto' });
-      let automatic = await root.MergeRequests.show(project.id, auto.iid);
-      for (let waited = 0; automatic.state !== 'merged'; waited += 100) {
-        expect(waited).toBeLessThan(10_000);
-        await new Promise((resolve) => setTimeout(resolve, 100));
-        automatic = await root.MergeRequests.show(project.id, auto.iid);
-      }
+      await t.hosting.backgroundJobs.drain();
+      const automatic = await root.MergeRequests.show(project.id, auto.iid);
       expect(automatic).toMatchObject({
         merged_by: { username: 'root' },
         merge_commit_sha: (await root.Commits.show(project.id, 'master')).id,
