@@ -17,10 +17,9 @@
  */
 import { execFileSync } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
 import pg from 'pg';
 import { createHostingService } from 'forgekit';
+import { both, dataDirLikeForgekits, instances, medianOf, ms, pgliteStarts, ratio, type Timing, timed } from './lib/timing.js';
 
 const SERVER = process.env.FORGEKIT_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -38,55 +37,7 @@ const SEED = {
   })),
 };
 
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.floor(sorted.length / 2)];
-}
-
-/** Wall-clock time, and this process's CPU time. */
-interface Timing {
-  wall: number;
-  cpu: number;
-}
-
-async function timed(work: () => Promise<unknown>): Promise<Timing> {
-  const start = performance.now();
-  const cpuStart = process.cpuUsage();
-  await work();
-  const cpu = process.cpuUsage(cpuStart);
-  return { wall: performance.now() - start, cpu: (cpu.user + cpu.system) / 1000 };
-}
-
-/** Times `count` opens; each instance is closed outside the timing. */
-async function instances(count: number, open: () => Promise<{ close(): Promise<void> }>): Promise<Timing[]> {
-  const times: Timing[] = [];
-  for (let run = 0; run < count; run++) {
-    let instance: { close(): Promise<void> } | undefined;
-    times.push(await timed(async () => (instance = await open())));
-    await instance?.close();
-  }
-  return times;
-}
-
-const medianOf = (timings: Timing[], key: keyof Timing) => median(timings.map((timing) => timing[key]));
-const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 0)} ms`;
-const ratio = (a: number, b: number) => `${(a / b).toFixed(1)}x`;
 const row = (label: string, value: string) => console.log(`  ${label.padEnd(37)}${value}`);
-const both = (timings: Timing[]) => `${ms(medianOf(timings, 'wall'))} (CPU ${ms(medianOf(timings, 'cpu'))})`;
-
-/** A data directory like the one forgekit starts in-memory databases from: pg_trgm, no template databases. */
-async function dataDirLikeForgekits(): Promise<Blob> {
-  const source = await PGlite.create({ extensions: { pg_trgm } });
-  await source.query('create extension pg_trgm');
-  for (const template of ['template0', 'template1']) {
-    await source.query(`alter database ${template} is_template false`);
-    await source.query(`drop database ${template}`);
-  }
-  await source.query('checkpoint');
-  const dataDir = await source.dumpDataDir('none');
-  await source.close();
-  return dataDir;
-}
 
 /** Times `hosting.seed(SEED)` in `count` fresh test doubles; each is opened and closed outside the timing. */
 async function seeds(count: number, options: Parameters<typeof createHostingService>[0]): Promise<Timing[]> {
@@ -104,7 +55,7 @@ async function inMemory(): Promise<void> {
   const later = await instances(LATER, () => createHostingService());
   const [firstSeed, ...laterSeeds] = await seeds(SEEDS + 1, {});
   const dataDir = await dataDirLikeForgekits();
-  const floor = await instances(LATER, () => PGlite.create({ loadDataDir: dataDir, extensions: { pg_trgm } }));
+  const floor = await pgliteStarts(LATER, dataDir);
   console.log('in-memory instance');
   row('first in the process', both(first));
   row(`later ones (median of ${LATER})`, both(later));

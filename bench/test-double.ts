@@ -5,36 +5,21 @@
  *
  * - `reset()` back to the first start, after the writes were made again each time;
  * - `restore(name)` of a snapshot of that state, after a few more writes each time;
- * - `snapshot(name)` of it;
+ * - `snapshot(name)` of it, and `saveSnapshot(file)` and `loadSnapshot(file)` of it;
  * - beside them, a fresh instance (`createHostingService`), and PGlite's own start from its data directory.
  *
  * Medians of wall-clock and of this process's CPU time (the machine may be shared: CPU moves less). No assertion.
  * FORGEKIT_BENCH_DATABASE_URL (default postgres://postgres@127.0.0.1:5432/test) names the server.
  */
-import { PGlite } from '@electric-sql/pglite';
-import { pg_trgm } from '@electric-sql/pglite/contrib/pg_trgm';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
 import { createHostingService, type HostingService } from 'forgekit';
+import { both, dataDirLikeForgekits, instances, pgliteStarts, type Timing, timed } from './lib/timing.js';
 
 const SERVER = process.env.FORGEKIT_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const RUNS = 9;
 
-interface Timing {
-  wall: number;
-  cpu: number;
-}
-
-async function timed(work: () => Promise<unknown>): Promise<Timing> {
-  const start = performance.now();
-  const cpuStart = process.cpuUsage();
-  await work();
-  const cpu = process.cpuUsage(cpuStart);
-  return { wall: performance.now() - start, cpu: (cpu.user + cpu.system) / 1000 };
-}
-
-const median = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
-const ms = (value: number) => `${value.toFixed(value < 10 ? 2 : 0)} ms`;
-const both = (timings: Timing[]) =>
-  `${ms(median(timings.map((timing) => timing.wall)))} (CPU ${ms(median(timings.map((timing) => timing.cpu)))})`;
 const row = (label: string, value: string) => console.log(`  ${label.padEnd(46)}${value}`);
 
 /** A few hundred rows and a few repositories. */
@@ -77,16 +62,19 @@ async function measure(label: string, open: () => Promise<HostingService>): Prom
       for (let issue = 0; issue < 5; issue++) await hosting.issues.create(project.id, { title: `More ${issue}` });
       restores.push(await timed(() => hosting.restore('filled-0')));
     }
-    const fresh: Timing[] = [];
-    for (let run = 0; run < 5; run++) {
-      let other: HostingService | undefined;
-      fresh.push(await timed(async () => (other = await open())));
-      await other?.close();
-    }
+    const file = join(mkdtempSync(join(tmpdir(), 'forgekit-bench-')), 'filled.zip');
+    const saves: Timing[] = [];
+    for (let run = 0; run < RUNS; run++) saves.push(await timed(() => hosting.saveSnapshot(file)));
+    const loads: Timing[] = [];
+    for (let run = 0; run < RUNS; run++) loads.push(await timed(() => hosting.loadSnapshot(file)));
+    rmSync(dirname(file), { recursive: true, force: true });
+    const fresh = await instances(5, open);
     console.log(label);
     row('reset() after 410 rows and 5 repositories made', both(resets));
     row('snapshot() of them', both(snapshots));
     row('restore() of that snapshot after 5 more issues', both(restores));
+    row('saveSnapshot() of them to a file', both(saves));
+    row('loadSnapshot() of that file', both(loads));
     row('a fresh instance', both(fresh));
   } finally {
     await hosting.close();
@@ -94,19 +82,7 @@ async function measure(label: string, open: () => Promise<HostingService>): Prom
 }
 
 await measure('in memory (PGlite)', () => createHostingService({ testDouble: true }));
-const dataDir = await (async () => {
-  const source = await PGlite.create({ extensions: { pg_trgm } });
-  await source.query('create extension pg_trgm');
-  const dumped = await source.dumpDataDir('none');
-  await source.close();
-  return dumped;
-})();
-const starts: Timing[] = [];
-for (let run = 0; run < 5; run++) {
-  let pglite: PGlite | undefined;
-  starts.push(await timed(async () => (pglite = await PGlite.create({ loadDataDir: dataDir, extensions: { pg_trgm } }))));
-  await pglite?.close();
-}
+const starts = await pgliteStarts(5, await dataDirLikeForgekits());
 row("PGlite's own start from a data directory", both(starts));
 try {
   await measure('PostgreSQL (isolated)', () => createHostingService({ testDouble: true, database: { url: SERVER, isolated: true } }));

@@ -63,6 +63,8 @@ ${DATABASE_FLAGS}
                             request journal, through the administrators' /-/forgekit/ control surface
       --seed FILE           a test double (--test-double implied) that starts from the seed FILE describes
                             (JSON, docs/testing.md "Seeds"), made before it answers; for a new database, one process
+      --snapshot FILE       a test double (--test-double implied) that starts from the state of a snapshot FILE
+                            (forgekit snapshot save), put in place before it answers; one process
     With --database-url (docs/operations.md; each also FORGEKIT_ and the flag's name in capitals):
       --pool-size N         connections this process opens at most (default 10)
       --connect-timeout SECONDS
@@ -84,6 +86,7 @@ ${ROOT_ENVIRONMENT}`,
       'request-timeout': { type: 'string' },
       'test-double': { type: 'boolean' },
       seed: { type: 'string' },
+      snapshot: { type: 'string' },
       'pool-size': { type: 'string' },
       'connect-timeout': { type: 'string' },
       'statement-timeout': { type: 'string' },
@@ -95,9 +98,52 @@ ${ROOT_ENVIRONMENT}`,
       // A seed is made once, by the one process: read and checked before anything is opened.
       const seed = typeof values.seed === 'string' ? await readSeed(values.seed) : undefined;
       if (seed && settings.workers > 1) throw new Error('--seed needs one process: it is made once, before the service answers');
-      if (values['test-double'] || seed) settings.options.testDouble = true;
+      const snapshot = typeof values.snapshot === 'string' ? values.snapshot : undefined;
+      if (snapshot && settings.workers > 1)
+        throw new Error('--snapshot needs one process: it is put in place once, before the service answers');
+      if (snapshot && seed) throw new UsageError('--seed and --snapshot: one or the other');
+      if (values['test-double'] || seed || snapshot) settings.options.testDouble = true;
       if (settings.workers > 1 && cluster.isPrimary) return superviseWorkers(settings);
-      return serve(settings, seed === undefined ? undefined : { file: values.seed as string, description: seed });
+      return serve(settings, { seed: seed && { file: values.seed as string, description: seed }, snapshot });
+    },
+  },
+  snapshot: {
+    usage: `forgekit snapshot save|load FILE [options]
+    Saves the state of a running test double (forgekit serve --test-double) to FILE, rows and repositories, or
+    loads FILE's state into one, where it becomes the state a reset returns to (docs/testing.md "Snapshot files").
+      --url URL             the instance (default http://127.0.0.1:8080; or FORGEKIT_URL)
+      --token TOKEN         an administrator's token (or FORGEKIT_TOKEN)
+      --name NAME           load: the name it is kept under (default FILE's name without its extension)`,
+    options: { url: { type: 'string' }, token: { type: 'string' }, name: { type: 'string' } },
+    positionals: 2,
+    run: async (values, [action, file]) => {
+      if ((action !== 'save' && action !== 'load') || !file)
+        throw new UsageError(`expected save or load and a FILE\n\n${commands.snapshot.usage}`);
+      const base = String(values.url ?? process.env.FORGEKIT_URL ?? 'http://127.0.0.1:8080').replace(/\/+$/, '');
+      const token = values.token ?? process.env.FORGEKIT_TOKEN;
+      if (typeof token !== 'string' || !token)
+        throw new UsageError(`--token (or FORGEKIT_TOKEN) is required\n\n${commands.snapshot.usage}`);
+      const url = new URL(`${base}/-/forgekit/state`);
+      const { snapshotNameOf } = await import('./testing/snapshots.js');
+      if (action === 'load') url.searchParams.set('name', typeof values.name === 'string' ? values.name : snapshotNameOf(file));
+      const response = await fetch(url, {
+        method: action === 'save' ? 'GET' : 'PUT',
+        headers: { 'PRIVATE-TOKEN': token, 'Content-Type': 'application/zip' },
+        body: action === 'save' ? undefined : readFileSync(file),
+      }).catch((error: Error) => {
+        throw new Error(`${url.origin} cannot be reached (${(error.cause as Error | undefined)?.message ?? error.message})`);
+      });
+      if (!response.ok) {
+        const answer = (await response.json().catch(() => undefined)) as { message?: unknown; error?: unknown } | undefined;
+        throw new Error(
+          `${url.origin} answered ${response.status}: ${JSON.stringify(answer?.message ?? answer?.error ?? response.statusText)}`,
+        );
+      }
+      if (action === 'save') {
+        writeFileSync(file, new Uint8Array(await response.arrayBuffer()));
+        console.log(`forgekit: saved ${url.origin}'s state to ${file}`);
+      } else
+        console.log(`forgekit: loaded ${file} into ${url.origin} as the snapshot ${((await response.json()) as { name: string }).name}`);
     },
   },
   migrate: {
@@ -255,7 +301,10 @@ function listen(server: Server, port: number, host: string): Promise<void> {
  * is handed to it before it can answer. SIGTERM or SIGINT stops taking requests, waits for the calls in
  * flight, and closes the database.
  */
-async function serve(settings: ServeSettings, seed?: { file: string; description: SeedDescription }): Promise<void> {
+async function serve(
+  settings: ServeSettings,
+  { seed, snapshot }: { seed?: { file: string; description: SeedDescription }; snapshot?: string } = {},
+): Promise<void> {
   // Until the service is open: alive, not ready (and why), and every call 503.
   let starting = 'starting';
   const { answerHealth } = await import('./http/health.js');
@@ -290,6 +339,16 @@ async function serve(settings: ServeSettings, seed?: { file: string; description
       await hosting.close();
       server.close();
       throw new Error(`--seed ${seed.file}: ${(error as Error).message}`);
+    }
+  }
+  if (snapshot) {
+    starting = 'loading the snapshot';
+    try {
+      console.log(`forgekit: started from ${snapshot}, kept as the snapshot ${await hosting.loadSnapshot(snapshot)}`);
+    } catch (error) {
+      await hosting.close();
+      server.close();
+      throw new Error(`--snapshot ${snapshot}: ${(error as Error).message}`);
     }
   }
   const { standaloneApp } = await import('./http/standalone.js');

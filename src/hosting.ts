@@ -25,7 +25,7 @@ import { EventDispatcher } from './events/dispatcher.js';
 import type { EventKind } from './events/kinds.js';
 import { EVENT_RULES } from './api/modules.js';
 import { startHookDeliveries } from './services/hooks/deliveries.js';
-import { Snapshots } from './testing/snapshots.js';
+import { Snapshots, snapshotNameOf } from './testing/snapshots.js';
 import { TestDouble } from './testing/test-double.js';
 import type { HostingFaults } from './testing/faults.js';
 import type { HostingRequests } from './testing/journal.js';
@@ -110,11 +110,13 @@ export type HostingService = Omit<Api, 'events'> & {
    * state (root alone) or the last snapshot taken or restored: rows, sequences, repositories, jobs, events, hook
    * deliveries, and what the process kept. Throws outside the test-double mode.
    */
-  reset(): Promise<void>;
+  reset(options?: { toFirstStart?: boolean }): Promise<void>;
   /** A test double's: keeps the state now under `name` (a new name when omitted), which becomes the baseline. */
   snapshot(name?: string): Promise<string>;
   /** A test double's: puts back the state kept under `name`, which becomes the baseline; 404 when there is none. */
   restore(name: string): Promise<void>;
+  saveSnapshot(file: string): Promise<void>;
+  loadSnapshot(file: string, name?: string): Promise<string>;
   /**
    * A test double's (docs/testing.md "Seeds"): makes what the description says (users and their tokens, groups,
    * projects, their repositories and work items, runners, hooks) in one transaction, as root, and answers the IDs,
@@ -273,9 +275,11 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
         },
       },
       generatedRootPassword,
-      reset: () => testDouble.reset(),
+      reset: (options) => testDouble.reset(options),
       snapshot: (name) => testDouble.snapshot(name),
       restore: (name) => testDouble.restore(name),
+      saveSnapshot: async (file) => writeFileSync(file, await testDouble.save()),
+      loadSnapshot: (file, name) => testDouble.load(readFileSync(file), name ?? snapshotNameOf(file)),
       seed: (description) => seed(env, description),
       requests: testDouble.journal,
       faults: testDouble.faults,

@@ -489,6 +489,23 @@ describe('reset() after a seed', () => {
     expect((await t.hosting.projects.list({ search: 'Added' })).map((project) => project.name)).toEqual(['Added']);
     expect((await t.hosting.issues.list(projectId, {})).map((issue) => issue.title)).toEqual(['Kept']);
   });
+
+  it('goes back to the first start instead when asked, in process and over HTTP, which is the baseline from then on', async () => {
+    await t.hosting.seed({ users: [{ username: 'gina', token: 'gina-token-0001' }] });
+    await t.hosting.reset({ toFirstStart: true });
+    expect((await t.hosting.users.list({})).map((user) => user.username)).toEqual(['root']);
+    await createUser(t.hosting);
+    await t.hosting.reset();
+    expect((await t.hosting.users.list({})).map((user) => user.username)).toEqual(['root']);
+
+    await t.hosting.seed({ users: [{ username: 'gina', token: 'gina-token-0001' }] });
+    const plain = await t.http.post('/-/forgekit/reset').set('PRIVATE-TOKEN', ROOT_TOKEN);
+    expect(plain.status).toBe(204);
+    expect((await t.hosting.users.list({})).map((user) => user.username)).toEqual(['gina', 'root']);
+    const first = await t.http.post('/-/forgekit/reset').set('PRIVATE-TOKEN', ROOT_TOKEN).send({ toFirstStart: true });
+    expect(first.status).toBe(204);
+    expect((await t.hosting.users.list({})).map((user) => user.username)).toEqual(['root']);
+  });
 });
 
 describe('POST /-/forgekit/seed', () => {

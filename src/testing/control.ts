@@ -23,13 +23,18 @@ export interface ControlCall {
   params: Record<string, string>;
   query: Record<string, unknown>;
   body: Record<string, unknown>;
+  /** The request's body as it came, for a route that takes a file (`takesFile`). */
+  file?: Uint8Array;
 }
 
 /** A control route: `path` under `/-/forgekit/`, with `:name` parameters; `run` answers a status and a JSON body. */
 export interface ControlRoute {
   method: 'GET' | 'POST' | 'PUT' | 'DELETE';
   path: string;
-  run(call: ControlCall): Promise<{ status: number; body?: unknown }>;
+  /** Its body is a file (any content type, up to MAX_FILE_BYTES), not JSON. */
+  takesFile?: boolean;
+  /** Answers a status and a JSON body, or a zip file. */
+  run(call: ControlCall): Promise<{ status: number; body?: unknown; zip?: Uint8Array }>;
 }
 
 export const CONTROL_PREFIX = '/-/forgekit/';
@@ -39,8 +44,8 @@ const stateRoutes: ControlRoute[] = [
   {
     method: 'POST',
     path: 'reset',
-    run: async ({ testDouble }) => {
-      await testDouble.reset();
+    run: async ({ testDouble, body }) => {
+      await testDouble.reset({ toFirstStart: body.toFirstStart === true });
       return { status: 204 };
     },
   },
@@ -59,6 +64,17 @@ const stateRoutes: ControlRoute[] = [
     run: async ({ testDouble, params }) => {
       await testDouble.restore(params.name);
       return { status: 204 };
+    },
+  },
+  // Snapshot files: the state now as a zip, and a zip's state put in place (as `forgekit snapshot save|load` do).
+  { method: 'GET', path: 'state', run: async ({ testDouble }) => ({ status: 200, zip: await testDouble.save() }) },
+  {
+    method: 'PUT',
+    path: 'state',
+    takesFile: true,
+    run: async ({ testDouble, query, file }) => {
+      const name = query.name === undefined ? undefined : String(query.name);
+      return { status: 201, body: { name: await testDouble.load(file ?? new Uint8Array(), name) } };
     },
   },
   {
@@ -93,6 +109,9 @@ function matchControl(method: string, path: string): { route: ControlRoute; para
 }
 
 const parseJson = express.json({ limit: '16mb', strict: false });
+/** The largest file a control route takes (a snapshot file, repositories included). */
+const MAX_FILE_BYTES = '1gb';
+const parseFile = express.raw({ type: () => true, limit: MAX_FILE_BYTES });
 
 /**
  * Answers a request under `/-/forgekit/` when the instance runs as a test double (false otherwise: not served).
@@ -108,12 +127,20 @@ export function answerControl(env: Environment, req: Request, res: Response, pat
       if (!can(caller, 'admin_all_resources')) throw new ForbiddenError();
       const found = matchControl(req.method, path.slice(CONTROL_PREFIX.length));
       if (!found) throw new NotFoundError();
-      await new Promise<void>((resolve, reject) => parseJson(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
-      const body = req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? (req.body as Record<string, unknown>) : {};
+      const parse = found.route.takesFile ? parseFile : parseJson;
+      await new Promise<void>((resolve, reject) => parse(req, res, (error?: unknown) => (error ? reject(error) : resolve())));
+      const file = found.route.takesFile && Buffer.isBuffer(req.body) ? (req.body as Buffer) : undefined;
+      const body =
+        !file && req.body && typeof req.body === 'object' && !Array.isArray(req.body) ? (req.body as Record<string, unknown>) : {};
       const query = Object.fromEntries(new URLSearchParams(req.originalUrl.split('?')[1] ?? ''));
       const baseUrl = env.baseUrl ?? `${req.protocol}://${req.get('host') ?? 'localhost'}${req.baseUrl}`;
-      const answer = await found.route.run({ testDouble, env, baseUrl, params: found.params, query, body });
-      if (answer.body === undefined) res.status(answer.status).end();
+      const answer = await found.route.run({ testDouble, env, baseUrl, params: found.params, query, body, file });
+      if (answer.zip)
+        res
+          .status(answer.status)
+          .set({ 'Content-Type': 'application/zip', 'Content-Disposition': 'attachment; filename="forgekit-snapshot.zip"' })
+          .end(answer.zip);
+      else if (answer.body === undefined) res.status(answer.status).end();
       else sendJson(res, answer.status, answer.body);
     } catch (error) {
       answerFailure(env, res, error);

@@ -1,7 +1,11 @@
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, rmSync } from 'node:fs';
+import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
-import type { Database } from '../db/orm.js';
+import { basename, dirname, extname, join, relative } from 'node:path';
+import { strFromU8, strToU8, unzipSync, zipSync, type Zippable } from 'fflate';
+import type { Database, EntityManager } from '../db/orm.js';
+import { queryRows } from '../db/rows.js';
+import { fixedSql, sql } from '../db/sql.js';
+import { BadRequestError } from '../errors.js';
 
 // An instance's states kept as a test double keeps them (docs/testing.md): every table's rows copied, in the database
 // itself, into a schema of their own (one statement, a table per table that has rows), the sequences' positions beside
@@ -84,8 +88,33 @@ begin
   end loop;
 end $$`;
 
+/** A snapshot file's description of itself (`snapshot.json` in the zip). */
+interface SnapshotManifest {
+  format: typeof FILE_FORMAT;
+  /** The last migration of the schema its rows fit. */
+  migration: string;
+  /** The tables that had rows (each in `tables/<name>.json`). */
+  tables: string[];
+  sequences: { name: string; last_value: string }[];
+  /** The storages whose repositories it holds (under `repositories/<storage>/`). */
+  storages: string[];
+}
+
+const FILE_FORMAT = 'forgekit-snapshot/1';
+/** What a snapshot file may hold once unpacked: its rows and its repositories together. */
+const MAX_UNPACKED_BYTES = 2 * 1024 * 1024 * 1024;
+
 /** Snapshot names: what a test names a state (and a file of it). */
 export const SNAPSHOT_NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
+
+/** The name a snapshot loaded from a file takes by default: the file's, without its extension, as a name may be. */
+export function snapshotNameOf(file: string): string {
+  const name = basename(file, extname(file))
+    .replace(/[^A-Za-z0-9_.-]+/g, '-')
+    .replace(/^[^A-Za-z0-9]+/, '')
+    .slice(0, 100);
+  return SNAPSHOT_NAME.test(name) ? name : 'loaded';
+}
 
 /** The snapshots of one instance. Its directory (the repositories' copies) goes when the instance closes. */
 export class Snapshots {
@@ -108,19 +137,143 @@ export class Snapshots {
 
   /** Keeps the instance's state now under `name` (one of the same name is replaced). */
   async take(name: string): Promise<Snapshot> {
-    // Prefixes are unique in the database: several instances may share a PostgreSQL database's schema.
-    const prefix = `s${process.pid.toString(36)}${Date.now().toString(36)}${(this.counter++).toString(36)}_`;
-    this.directory ??= mkdtempSync(join(tmpdir(), 'forgekit-snapshots-'));
-    const directory = join(this.directory, prefix);
+    const prefix = this.prefix();
+    const directory = join(this.snapshotsDirectory(), prefix);
     await this.db.fork().transactional(async (em) => {
       await em.execute(COPY_TABLES(prefix));
     });
     for (const [storage, root] of Object.entries(this.storages)) copyDirectory(root, join(directory, storage));
+    return this.keep(name, prefix, directory);
+  }
+
+  /** A new snapshot's tables' prefix, unique in the database: several instances may share a PostgreSQL database's schema. */
+  private prefix(): string {
+    return `s${process.pid.toString(36)}${Date.now().toString(36)}${(this.counter++).toString(36)}_`;
+  }
+
+  private snapshotsDirectory(): string {
+    this.directory ??= mkdtempSync(join(tmpdir(), 'forgekit-snapshots-'));
+    return this.directory;
+  }
+
+  /** Keeps a snapshot made under `name`, dropping one of the same name. */
+  private async keep(name: string, prefix: string, directory: string): Promise<Snapshot> {
     const replaced = this.kept.get(name);
     const snapshot: Snapshot = { name, created_at: new Date().toISOString(), prefix, directory };
     this.kept.set(name, snapshot);
     if (replaced) await this.drop(replaced);
     return snapshot;
+  }
+
+  /**
+   * The instance's state now as a snapshot file's bytes: a zip of `snapshot.json`, each table's rows as JSON (as
+   * PostgreSQL writes and reads them back, `json_populate_recordset`: no type lost on the way) and the repositories.
+   * Read in one repeatable-read transaction, so that the rows agree with each other.
+   */
+  async save(): Promise<Uint8Array> {
+    const entries: Zippable = {};
+    const manifest = await this.db.fork().transactional(
+      async (em) => {
+        const tables = (await queryRows(
+          em,
+          sql`select tablename from pg_tables where schemaname = current_schema()
+          and tablename not like 'mikro_orm%' order by tablename`,
+        )) as { tablename: string }[];
+        // Every table's rows in one statement (the names are the catalogue's, quoted).
+        const rows = (await queryRows(
+          em,
+          fixedSql(
+            tables
+              .map(
+                ({ tablename }) =>
+                  `select '${tablename.replaceAll("'", "''")}' as name, (select json_agg(t)::text from ${quoted(tablename)} t) as rows`,
+              )
+              .join(' union all '),
+          ),
+        )) as { name: string; rows: string | null }[];
+        const filled = rows.filter((table) => table.rows !== null);
+        for (const table of filled) entries[`tables/${table.name}.json`] = strToU8(table.rows!);
+        const sequences = (await queryRows(
+          em,
+          sql`select sequencename::text as name, last_value::text from pg_sequences
+          where schemaname = current_schema() and last_value is not null and sequencename not like 'mikro_orm%'`,
+        )) as {
+          name: string;
+          last_value: string;
+        }[];
+        return {
+          format: FILE_FORMAT,
+          migration: await lastMigration(em),
+          tables: filled.map((table) => table.name),
+          sequences,
+          storages: Object.keys(this.storages),
+        } satisfies SnapshotManifest;
+      },
+      { isolationLevel: 'repeatable read' },
+    );
+    // Git's objects are compressed already.
+    for (const [storage, root] of Object.entries(this.storages))
+      for (const file of filesUnder(root))
+        entries[`repositories/${storage}/${relative(root, file).split('\\').join('/')}`] = [readFileSync(file), { level: 0 }];
+    entries['snapshot.json'] = strToU8(JSON.stringify(manifest));
+    return zipSync(entries, { level: 1 });
+  }
+
+  /**
+   * Keeps a snapshot file's state under `name`, as `take` keeps the instance's: its rows into SCHEMA, its repositories
+   * into the directory. A file that is not a snapshot, or one of another schema (an older or newer forgekit), is a 400.
+   */
+  async load(name: string, bytes: Uint8Array): Promise<Snapshot> {
+    const files = unpack(bytes);
+    const manifest = manifestOf(files);
+    if (manifest.storages.some((storage) => !(storage in this.storages)))
+      throw BadRequestError.invalid('file', `names storages this instance does not have (${manifest.storages.join(', ')})`);
+    const prefix = this.prefix();
+    const directory = join(this.snapshotsDirectory(), prefix);
+    await this.db.fork().transactional(async (em) => {
+      const migration = await lastMigration(em);
+      if (manifest.migration !== migration)
+        throw BadRequestError.invalid(
+          'file',
+          `was saved by a forgekit of another schema (${manifest.migration}; this one is at ${migration})`,
+        );
+      const tables = new Set(
+        ((await queryRows(em, sql`select tablename from pg_tables where schemaname = current_schema()`)) as { tablename: string }[]).map(
+          (table) => table.tablename,
+        ),
+      );
+      await em.execute(`create schema if not exists ${SCHEMA}`);
+      for (const table of manifest.tables) {
+        if (!tables.has(table) || table.startsWith('mikro_orm')) throw BadRequestError.invalid('file', `names an unknown table (${table})`);
+        const rows = files[`tables/${table}.json`];
+        if (!rows) throw BadRequestError.invalid('file', `misses the rows of ${table}`);
+        const kept = `${SCHEMA}.${quoted(prefix + table)}`;
+        await em.execute(`create table ${kept} (like ${quoted(table)})`);
+        await queryRows(
+          em,
+          sql`insert into ${fixedSql(kept)}
+            select * from json_populate_recordset(null::${fixedSql(quoted(table))}, ${strFromU8(rows)}::json)`,
+        );
+      }
+      await em.execute(`create table ${SCHEMA}.${quoted(`${prefix}sequences`)} (name text, last_value bigint)`);
+      for (const { name: sequence, last_value } of manifest.sequences)
+        await queryRows(
+          em,
+          sql`insert into ${fixedSql(`${SCHEMA}.${quoted(`${prefix}sequences`)}`)} select sequencename, ${last_value}::bigint
+            from pg_sequences where schemaname = current_schema() and sequencename = ${sequence}`,
+        );
+    });
+    for (const storage of Object.keys(this.storages)) mkdirSync(join(directory, storage), { recursive: true });
+    for (const [path, content] of Object.entries(files)) {
+      if (!path.startsWith('repositories/') || path.endsWith('/')) continue;
+      const [, storage, ...rest] = path.split('/');
+      if (!(storage in this.storages) || rest.some((part) => part === '' || part === '.' || part === '..' || part.includes('\\')))
+        throw BadRequestError.invalid('file', `holds a file outside the repositories (${path})`);
+      const target = join(directory, storage, ...rest);
+      mkdirSync(dirname(target), { recursive: true });
+      writeFileSync(target, content);
+    }
+    return this.keep(name, prefix, directory);
   }
 
   /**
@@ -167,4 +320,63 @@ function copyDirectory(from: string, to: string): void {
     return;
   }
   for (const entry of entries) cpSync(join(from, entry), join(to, entry), { recursive: true });
+}
+
+/** A name from the catalogue, quoted. */
+const quoted = (name: string) => `"${name.replaceAll('"', '""')}"`;
+
+/** The last migration applied: the schema a snapshot file's rows fit. */
+async function lastMigration(em: EntityManager): Promise<string> {
+  const [row] = (await queryRows(em, sql`select max(name) as name from mikro_orm_migrations`)) as { name: string | null }[];
+  return row?.name ?? '';
+}
+
+/** The regular files under a directory, at any depth. */
+function filesUnder(root: string): string[] {
+  try {
+    return readdirSync(root, { recursive: true, withFileTypes: true })
+      .filter((entry) => entry.isFile())
+      .map((entry) => join(entry.parentPath, entry.name));
+  } catch {
+    return [];
+  }
+}
+
+/** A snapshot file's entries, refused (400) when it is not a zip or would unpack past MAX_UNPACKED_BYTES. */
+function unpack(bytes: Uint8Array): Record<string, Uint8Array> {
+  let unpacked = 0;
+  try {
+    return unzipSync(bytes, {
+      filter: (file) => {
+        unpacked += file.originalSize;
+        if (unpacked > MAX_UNPACKED_BYTES) throw BadRequestError.invalid('file', 'is too large once unpacked');
+        return true;
+      },
+    });
+  } catch (error) {
+    if (error instanceof BadRequestError) throw error;
+    throw BadRequestError.invalid('file', 'is not a snapshot file (a zip written by forgekit snapshot save)');
+  }
+}
+
+function manifestOf(files: Record<string, Uint8Array>): SnapshotManifest {
+  const notOne = () => BadRequestError.invalid('file', 'is not a snapshot file (no snapshot.json of its format)');
+  if (!files['snapshot.json']) throw notOne();
+  let manifest: SnapshotManifest;
+  try {
+    manifest = JSON.parse(strFromU8(files['snapshot.json']));
+  } catch {
+    throw notOne();
+  }
+  const strings = (value: unknown) => Array.isArray(value) && value.every((item) => typeof item === 'string');
+  if (
+    manifest?.format !== FILE_FORMAT ||
+    typeof manifest.migration !== 'string' ||
+    !strings(manifest.tables) ||
+    !strings(manifest.storages) ||
+    !Array.isArray(manifest.sequences) ||
+    !manifest.sequences.every((item) => typeof item?.name === 'string' && /^\d+$/.test(String(item.last_value)))
+  )
+    throw notOne();
+  return manifest;
 }

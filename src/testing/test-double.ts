@@ -47,15 +47,15 @@ export class TestDouble {
     if (this.enabled) this.baseline = await this.snapshots.take(FIRST_START);
   }
 
-  async reset(): Promise<void> {
+  async reset({ toFirstStart = false }: { toFirstStart?: boolean } = {}): Promise<void> {
     this.check();
+    if (toFirstStart) this.baseline = this.snapshots.get(FIRST_START);
     await this.putBack(this.baseline);
   }
 
   async snapshot(name?: string): Promise<string> {
     this.check();
-    if (name !== undefined && !SNAPSHOT_NAME.test(name))
-      throw BadRequestError.invalid('name', 'is invalid: letters, digits, `_`, `.` and `-`, 100 at most');
+    if (name !== undefined) checkName(name);
     await this.upkeep.settle();
     const named = name ?? `snapshot-${++this.names}`;
     this.baseline = await this.snapshots.take(named);
@@ -77,6 +77,21 @@ export class TestDouble {
     if (!snapshot) throw new NotFoundError('Snapshot');
     await this.putBack(snapshot);
     this.baseline = snapshot;
+  }
+
+  async save(): Promise<Uint8Array> {
+    this.check();
+    await this.upkeep.settle();
+    return this.snapshots.save();
+  }
+
+  async load(bytes: Uint8Array, name = 'loaded'): Promise<string> {
+    this.check();
+    checkName(name);
+    const snapshot = await this.snapshots.load(name, bytes);
+    await this.putBack(snapshot);
+    this.baseline = snapshot;
+    return name;
   }
 
   /** The snapshots kept, oldest first. */
@@ -109,4 +124,8 @@ export class TestDouble {
   private check(): void {
     if (!this.enabled) throw new Error('forgekit: not a test double: start it with testDouble: true (docs/testing.md)');
   }
+}
+
+function checkName(name: string): void {
+  if (!SNAPSHOT_NAME.test(name)) throw BadRequestError.invalid('name', 'is invalid: letters, digits, `_`, `.` and `-`, 100 at most');
 }

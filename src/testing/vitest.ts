@@ -11,7 +11,8 @@ const kept = globalThis as typeof globalThis & { [KEPT]?: Kept };
 
 /**
  * In a test file: the worker's test double, started before its first test (the first file of the worker starts it;
- * later files reuse it), reset before each test, served on a local port. Read its fields inside tests and hooks:
+ * later files reuse it, put back to its first start's state), reset before each test, served on a local
+ * port. Read its fields inside tests and hooks:
  * `forgekit.url`, `forgekit.rootToken`, `forgekit.clientOptions()`, `forgekit.hosting`.
  */
 export function useForgekit(options: HostingOptions = {}): ServedTestDouble {
@@ -27,6 +28,8 @@ export function useForgekit(options: HostingOptions = {}): ServedTestDouble {
       kept[KEPT] = { started: startTestDouble(options), options: key };
     }
     served = await kept[KEPT].started;
+    // What the worker's last file seeded or restored is not this one's.
+    await served.hosting.reset({ toFirstStart: true });
   });
   beforeEach(() => current().reset());
   afterAll(() => {
