@@ -20,7 +20,7 @@ import { both, dataDirLikeForgekits, instances, pgliteStarts, type Timing, timed
 const SERVER = process.env.FORGEKIT_BENCH_DATABASE_URL ?? 'postgres://postgres@127.0.0.1:5432/test';
 const RUNS = 9;
 
-const row = (label: string, value: string) => console.log(`  ${label.padEnd(46)}${value}`);
+const row = (label: string, value: string) => console.log(`  ${label.padEnd(50)}${value}`);
 
 /** A few hundred rows and a few repositories. */
 async function fill(hosting: HostingService): Promise<void> {

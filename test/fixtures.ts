@@ -89,6 +89,11 @@ export class FixtureSet {
     return receiving;
   }
 
+  /** How many fixtures it has made. */
+  get size(): number {
+    return this.made.size;
+  }
+
   /** The fixture's id (or key, or file name) as a path names it. */
   value(name: ExampleFixture, owner: Owner): Promise<number | string> {
     const memo = name.startsWith('own') ? `${name}:${owner}` : name;

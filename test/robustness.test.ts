@@ -42,8 +42,17 @@ const logged: string[] = [];
 let normal: TestUser;
 /** Root's personal access token: the administrator's calls (GET /personal_access_tokens/self needs such a token). */
 let adminToken: string;
-/** Fixtures for the pinned cases, which name a user of their own, and for the walk's reads, which change none. */
+/** Fixtures for the pinned cases, which name a user of their own. */
 let shared: FixtureSet;
+/**
+ * The walk's fixtures: one set, kept in the test double's baseline (a snapshot taken whenever a test has made new ones,
+ * before it sends anything), so that a test after one that wrote starts from them as they were made, by a reset
+ * rather than by making them again; a reset keeps their IDs, as it puts the sequences back too.
+ */
+let walkFixtures: FixtureSet;
+let keptFixtures = 0;
+/** Whether a call since the last reset may have written. */
+let written = false;
 /** A digest of every table's rows: a write that failed must leave it as it was. */
 let fingerprintSql = '';
 let defaultSettings: Record<string, unknown>;
@@ -61,6 +70,7 @@ beforeAll(async () => {
   normal = await createUser(t.hosting);
   adminToken = (await t.hosting.personalAccessTokens.create(1, { name: 'admin', scopes: ['api'] })).token;
   shared = new FixtureSet(t, normal);
+  walkFixtures = new FixtureSet(t, normal);
   const { id: _id, created_at: _created, updated_at: _updated, ...settings } = await t.hosting.applicationSettings.get();
   defaultSettings = settings;
 
@@ -84,6 +94,7 @@ beforeAll(async () => {
   fingerprintSql = `select md5(coalesce(string_agg(row, '|' order by row), '')) as digest from (${tables
     .map((name) => rowOf[name] ?? `select '${name}:' || t::text as row from "${name}" t`)
     .join(' union all ')}) rows`;
+  await t.hosting.snapshot('fixtures');
 });
 afterAll(() => t?.close());
 // Hostile values that were valid settings stay set: every test starts from the defaults.
@@ -199,9 +210,21 @@ function shapeProblem(res: Response): string | undefined {
 /** Signing in writes (a private token, an OAuth token) only when it succeeds. */
 const changesNothingWhenRefused = (route: AnyRoute) => route.method === 'GET' || route.auth === 'public';
 
-/** The fixtures of the route's calls; a DELETE that succeeded used up what it named, so the next call gets new ones. */
+/** The fixtures of the route's calls; a DELETE that succeeded used up what it named, which a reset puts back. */
 interface RouteState {
   fixtures: FixtureSet;
+}
+
+/** Before a test of the walk: the kept fixtures as they were made, and the ones its example names made and kept. */
+async function fromKeptFixtures(route: AnyRoute, caller: Caller): Promise<void> {
+  if (written) await t.hosting.reset();
+  written = false;
+  await exampleCall(route, walkFixtures, caller, tools());
+  if (walkFixtures.size === keptFixtures) return;
+  // What they left to background jobs (a fork's copy) done first: a snapshot drops queued jobs.
+  await t.hosting.backgroundJobs.drain();
+  await t.hosting.snapshot('fixtures');
+  keptFixtures = walkFixtures.size;
 }
 
 /** Sends the cases in order; returns one line per case that broke a rule. */
@@ -232,7 +255,7 @@ async function run(route: AnyRoute, caller: Caller, cases: AsyncIterable<Case> |
     if (problem) failures.push(`${where} → ${answer}: ${problem}`);
     if (res.status >= 400 && before !== undefined && (await fingerprint()) !== before)
       failures.push(`${where} → ${res.status}, but the data changed`);
-    if (state && route.method === 'DELETE' && res.status < 300) state.fixtures = new FixtureSet(t, normal);
+    if (state && route.method === 'DELETE' && res.status < 300) await t.hosting.reset();
   }
   return failures;
 }
@@ -371,8 +394,10 @@ describe('every route answers its example made hostile with a success or a 4xx, 
   for (const [named, caller] of WALKED) {
     const { route } = named;
     it(`${keyOf(named)}: ${route.method} ${route.path}, as ${caller === 'admin' ? 'an administrator' : 'a normal user'}`, async () => {
-      // Reads change no fixture: they share theirs.
-      const state = { fixtures: route.method === 'GET' ? shared : new FixtureSet(t, normal) };
+      await fromKeptFixtures(route, caller);
+      // Reads change nothing; a test that writes leaves the next one to reset.
+      written = route.method !== 'GET';
+      const state = { fixtures: walkFixtures };
       const key = `${keyOf(named)} ${caller}`;
       const [example, ...hostile] = casesFor(route, caller, state, key);
       const failures = await run(route, caller, made([example, ...sampled(hostile, HOSTILE_PER_WALK, key)]), state);
