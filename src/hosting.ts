@@ -8,6 +8,7 @@ import { parseInput } from './api/validation.js';
 import { openTokenCache, type CallerIdentity } from './auth/caller.js';
 import { SecretBox } from './auth/secret-box.js';
 import { FailedAuthThrottle } from './auth/throttle.js';
+import { type HostingClock, InstanceClock, useClockFor } from './clock.js';
 import { HostingOptionsSchema, STORAGE_NAME } from './config.js';
 import type { Database } from './db/orm.js';
 import type { RouterOptions } from './http/router.js';
@@ -106,16 +107,31 @@ export type HostingService = Omit<Api, 'events'> & {
   /** What webhooks were sent, and how it went. */
   readonly hooks: HostingHooks;
   /**
+   * The instance's clock (docs/testing.md "A clock"), which every timestamp it writes or compares reads: `now()`; a test
+   * double's `set(date)`, `advance(ms)` and `reset()` move it (they throw outside the test-double mode).
+   */
+  readonly clock: HostingClock;
+  /**
    * A test double's (`testDouble`; docs/testing.md): puts the instance back as its baseline left it, the first start's
    * state (root alone) or the last snapshot taken or restored: rows, sequences, repositories, jobs, events, hook
-   * deliveries, and what the process kept. Throws outside the test-double mode.
+   * deliveries, and what the process kept. `{ toFirstStart: true }`: back to the first start's state, whatever was
+   * seeded or restored since, and that is the baseline from then on. Throws outside the test-double mode.
    */
   reset(options?: { toFirstStart?: boolean }): Promise<void>;
   /** A test double's: keeps the state now under `name` (a new name when omitted), which becomes the baseline. */
   snapshot(name?: string): Promise<string>;
   /** A test double's: puts back the state kept under `name`, which becomes the baseline; 404 when there is none. */
   restore(name: string): Promise<void>;
+  /**
+   * A test double's (docs/testing.md "Snapshot files"): writes the state now to `file` (rows, sequences and
+   * repositories, in one zip), for `loadSnapshot` or `forgekit snapshot load` to put back in another instance.
+   */
   saveSnapshot(file: string): Promise<void>;
+  /**
+   * A test double's: puts back the state a snapshot file holds, kept as the snapshot `name` (by default the file's
+   * name without its extension), which becomes the baseline. A file that is not one, or of another forgekit's schema,
+   * is a BadRequestError.
+   */
   loadSnapshot(file: string, name?: string): Promise<string>;
   /**
    * A test double's (docs/testing.md "Seeds"): makes what the description says (users and their tokens, groups,
@@ -150,8 +166,10 @@ export type HostingService = Omit<Api, 'events'> & {
  */
 export async function createHostingService(options: HostingOptions = {}): Promise<HostingService> {
   const { logger: _logger, ...rest } = options;
-  parseInput(HostingOptionsSchema, rest);
+  const { clock: _clock, ...checked } = rest;
+  parseInput(HostingOptionsSchema, checked);
   // Refused before the database is opened.
+  new InstanceClock(options.clock);
   requireStorage(options);
   if (options.database?.isolated && options.database.dataDir && !options.database.url) {
     throw BadRequestError.invalid('database', 'isolated needs url: a data directory is never new');
@@ -167,6 +185,9 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
   let events: EventBus<Context> | undefined;
   let dispatcher: EventDispatcher | undefined;
   try {
+    const clock = new InstanceClock(options.clock);
+    // What the ORM writes of itself (rows' createdAt and updatedAt) reads it too.
+    useClockFor(db.orm, clock);
     const storages = storageRoots(options, () => (temporaryStorage = mkdtempSync(join(tmpdir(), 'forgekit-repositories-'))));
     for (const directory of Object.values(storages)) mkdirSync(directory, { recursive: true });
     const { generatedRootPassword, storedSecretKey } = await bootstrap(db, options);
@@ -179,16 +200,20 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
     await loadGit();
     const repositories = new RepositoryStore(storages);
     await reportMissingRepositories(db, repositories, logger);
-    jobs = new JobQueue(db, logger);
+    jobs = new JobQueue(db, logger, { clock });
+    const queue = jobs;
+    // Moved by a test double: what came due meanwhile runs.
+    clock.onMove(() => queue.clockMoved());
     const localRequestsAllowed = async () => options.allowLocalRequests === true || (await localRequestsSetting(db));
     registerRepositoryJobs(jobs, { db, repositories, secrets, localRequestsAllowed });
-    events = new EventBus<Context>(db, logger);
+    events = new EventBus<Context>(db, logger, clock);
     for (const { kinds, run } of EVENT_RULES) events.rule(kinds, run);
     dispatcher = new EventDispatcher(db, logger);
     const settings = await openSettingsCache(db);
     const hooks = await startHookDeliveries(
       {
         db,
+        clock,
         jobs,
         secrets,
         repositories,
@@ -204,7 +229,7 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
     events.onCommitted = wakeDispatcher;
     const consumers = dispatcher;
     const snapshots = new Snapshots(db, storages);
-    const testDouble = new TestDouble(options.testDouble === true, snapshots, {
+    const testDouble = new TestDouble(options.testDouble === true, snapshots, clock, {
       // What is queued goes with the rows; what runs is waited for.
       async settle() {
         await consumers.drain();
@@ -227,6 +252,7 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
     });
     const env: Environment = {
       db,
+      clock,
       events,
       baseUrl: options.baseUrl?.replace(/\/+$/, ''),
       storages,
@@ -241,7 +267,7 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
       hooksExist: hooks.hooksExist,
       testDouble,
       calls: new InFlightCalls(),
-      throttle: new FailedAuthThrottle(db, options.throttle),
+      throttle: new FailedAuthThrottle(db, options.throttle, clock),
       settings,
       tokens: await openTokenCache(db),
     };
@@ -275,6 +301,7 @@ export async function createHostingServiceOn(db: Database, options: HostingOptio
         },
       },
       generatedRootPassword,
+      clock: testDouble.clock,
       reset: (options) => testDouble.reset(options),
       snapshot: (name) => testDouble.snapshot(name),
       restore: (name) => testDouble.restore(name),

@@ -2866,6 +2866,11 @@ export interface HostingOptions {
   testDouble?: boolean;
   /** Where forgekit reports errors and start-up; silent when omitted. */
   logger?: Logger;
+  /**
+   * The instance's clock (docs/testing.md "A clock"): a time to start at (a `Date`, or an ISO 8601 date and time with its
+   * offset), from which it goes on as real time does, or an object whose `now()` it reads. The system's when omitted.
+   */
+  clock?: Date | string | { now: () => Date };
 }
 
 /** The name of every schema: the keys of `schemas`. */

@@ -6,6 +6,7 @@ import { sql, type Sql } from '../src/db/sql.js';
 import {
   accessLevelSql,
   canReadProject,
+  dayOf,
   groupAccessColumnsSql,
   readsCodeSql,
   visibleGroupsSql,
@@ -77,7 +78,7 @@ async function callerOf(overrides: Record<string, unknown> = {}): Promise<Caller
 async function levelOf(caller: Caller, projectId: number): Promise<number> {
   if (!caller.user) return 0;
   const [{ level }] = await withRule<{ level: number }>(
-    sql`select ${accessLevelSql(caller.user.id)} as "level" from "projects" p join "namespaces" n on n."id" = p."namespace_id"
+    sql`select ${accessLevelSql(caller.user.id, today())} as "level" from "projects" p join "namespaces" n on n."id" = p."namespace_id"
       where p."id" = ${projectId}`,
   );
   return level;
@@ -85,10 +86,13 @@ async function levelOf(caller: Caller, projectId: number): Promise<number> {
 
 async function visibleTo(caller: Caller, ids: number[]): Promise<number[]> {
   const rows = await withRule<{ id: number }>(
-    sql`select p."id" from "projects" p where p."id" = any(${ids}) and ${visibleProjectsSql(caller)} order by p."id"`,
+    sql`select p."id" from "projects" p where p."id" = any(${ids}) and ${visibleProjectsSql(caller, today())} order by p."id"`,
   );
   return rows.map((row) => row.id);
 }
+
+/** The instance's day, as a call takes it (`ctx.today()`). */
+const today = () => dayOf(t.hosting.clock.now());
 
 const VISIBILITIES: Visibility[] = ['private', 'internal', 'public'];
 
@@ -293,9 +297,9 @@ describe('the access level and visibility of projects', () => {
         )
       ).map((row) => row.id);
     const conditions: [Ability, Sql][] = [
-      ['read_project', visibleProjectsSql(caller)],
-      ['download_code', sql`${visibleProjectsSql(caller)} and ${readsCodeSql(caller)}`],
-      ['read_merge_requests', visibleMergeRequestsSql(caller)],
+      ['read_project', visibleProjectsSql(caller, today())],
+      ['download_code', sql`${visibleProjectsSql(caller, today())} and ${readsCodeSql(caller, today())}`],
+      ['read_merge_requests', visibleMergeRequestsSql(caller, today())],
     ];
     for (const [ability, condition] of conditions) {
       const allowed: number[] = [];
@@ -305,7 +309,7 @@ describe('the access level and visibility of projects', () => {
     // Issues: an open one and a confidential one of someone else's on each project.
     const issues = await withRule<{ id: number; project_id: number; confidential: boolean }>(
       sql`select i."id", i."project_id", i."confidential" from "issues" i join "projects" p on p."id" = i."project_id"
-        join "namespaces" n on n."id" = p."namespace_id" where i."project_id" = any(${ids}) and ${visibleIssuesSql(caller)}`,
+        join "namespaces" n on n."id" = p."namespace_id" where i."project_id" = any(${ids}) and ${visibleIssuesSql(caller, today())}`,
     );
     const allowed: string[] = [];
     for (const id of ids) {
@@ -364,7 +368,7 @@ describe('the access level and visibility of groups', () => {
 
   async function scoped(caller: Caller, groupId: number): Promise<GroupInScope> {
     const [row] = await withRule<{ access_level: number; visible: boolean }>(
-      sql`select ${groupAccessColumnsSql(caller, 'g')} from "namespaces" g where g."id" = ${groupId}`,
+      sql`select ${groupAccessColumnsSql(caller, today(), 'g')} from "namespaces" g where g."id" = ${groupId}`,
     );
     return { group: { id: groupId } as Namespace, accessLevel: Number(row.access_level), visible: row.visible };
   }
@@ -401,7 +405,8 @@ describe('the access level and visibility of groups', () => {
         expect(`${visibility}: ${answers.join(', ')}`).toBe(`${visibility}: ${wanted.join(', ')}`);
         // The list's condition agrees with the one-group answer.
         const [{ visible }] = await withRule<{ visible: boolean }>(
-          sql`select ${visibleGroupsSql(callers[name], 'g')} as "visible" from "namespaces" g where g."id" = ${groups[visibility]}`,
+          sql`select ${visibleGroupsSql(callers[name], today(), 'g')} as "visible" from "namespaces" g
+            where g."id" = ${groups[visibility]}`,
         );
         expect(visible).toBe(letters[index].includes('r'));
       }

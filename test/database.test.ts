@@ -20,7 +20,13 @@ afterAll(() => t.close());
 describe('the database', () => {
   it('has exactly the schema the entities describe once the committed migrations ran', async () => {
     const difference = await t.db.orm.schema.getUpdateSchemaSQL({ wrap: false });
-    expect(difference.trim()).toBe('');
+    // But for the test double's change markers (src/testing/snapshots.ts), one trigger a table, which the entities do not
+    // describe (and the function the ORM supposes each trigger has).
+    const lines = difference.split('\n').filter((line) => line.trim() !== '');
+    const marker = /^drop (trigger if exists "forgekit_changed" on "\w+"|function if exists "\w+_forgekit_changed_fn"\(\));$/;
+    const markers = lines.filter((line) => marker.test(line.trim()));
+    expect(lines.filter((line) => !markers.includes(line))).toEqual([]);
+    expect(markers.length).toBeGreaterThan(80);
   });
 
   it('keeps data in a PGlite data directory across restarts, and refuses a second opener', async () => {

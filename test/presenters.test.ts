@@ -38,6 +38,7 @@ async function viewAs(viewerId: number, count: number, privateToken: string | nu
     settings: defaultSettings(['default']),
     em,
     rows: t.db.rows,
+    now: () => t.hosting.clock.now(),
   };
   return { view, users };
 }

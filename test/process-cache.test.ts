@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openTokenCache } from '../src/auth/caller.js';
 import { FailedAuthThrottle } from '../src/auth/throttle.js';
+import { systemClock } from '../src/clock.js';
 import { User } from '../src/db/entities/index.js';
 import type { EntityManager } from '../src/db/orm.js';
 import { InFlightCalls } from '../src/in-flight.js';
@@ -45,6 +46,7 @@ async function setAvatarService(hosting: TestHosting, enabled: boolean): Promise
 async function callsOn(hosting: TestHosting) {
   const env: Environment = {
     db: hosting.db,
+    clock: systemClock,
     storages: { default: '/nonexistent' },
     repositories: new RepositoryStore({ default: '/nonexistent' }),
     secrets: new SecretBox('a secret key of thirty-two characters'),

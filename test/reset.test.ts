@@ -63,4 +63,27 @@ describe('an instance reset', () => {
     const shown = await t.http.get(`/api/v4/users/${bob.id}`).set('PRIVATE-TOKEN', ROOT_TOKEN);
     expect([bob.id, shown.body.projects_limit]).toEqual([alice.id, fresh.settings.default_projects_limit]);
   });
+
+  it('puts back only the tables written since the baseline: the others keep their rows as they are', async () => {
+    const rowOf = async (table: 'application_settings' | 'issues') =>
+      (await t.db.fork().getConnection().execute<{ ctid: string }[]>(`select ctid::text from "${table}" order by id limit 1`))[0]?.ctid;
+    await t.hosting.reset();
+    const settingsRow = await rowOf('application_settings');
+    const project = await t.hosting.projects.create({ name: 'Written' });
+    await t.hosting.issues.create(project.id, { title: 'Written' });
+    await t.hosting.reset();
+    // Not written: the same row, not a copy put back.
+    expect(await rowOf('application_settings')).toBe(settingsRow);
+    expect(await rowOf('issues')).toBeUndefined();
+
+    await t.hosting.applicationSettings.update({ default_projects_limit: 7 });
+    await t.hosting.reset();
+    expect(await rowOf('application_settings')).not.toBe(settingsRow);
+    expect((await t.hosting.applicationSettings.get()).default_projects_limit).toBe(fresh.settings.default_projects_limit);
+    // The reset's own writes mark nothing: the next reset leaves the settings' new row alone.
+    const putBack = await rowOf('application_settings');
+    await t.hosting.projects.create({ name: 'Written again' });
+    await t.hosting.reset();
+    expect(await rowOf('application_settings')).toBe(putBack);
+  });
 });

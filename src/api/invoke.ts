@@ -140,7 +140,7 @@ async function runCall(env: Environment, route: AnyRoute, call: Call, deadline: 
   let answer: unknown;
   try {
     // An invalid token counts against the client's address; a valid one costs the throttle nothing.
-    let caller = await authenticate(env.db.rows, env.tokens, call.identity).catch(async (error: unknown) => {
+    let caller = await authenticate(env.db.rows, env.tokens, call.identity, env.clock).catch(async (error: unknown) => {
       if (isAuthenticationFailure(error)) await env.throttle.failed(env.throttle.keys(call.clientAddress, undefined));
       throw error;
     });

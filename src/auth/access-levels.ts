@@ -16,8 +16,15 @@ import type { Caller } from './caller.js';
  * fragment of a statement (db/sql.ts): the caller's ID and today's date go with it as bound values.
  */
 
-/** Today (UTC) as memberships store their expiry (`YYYY-MM-DD`): a membership ends as its day begins. */
-export const today = () => new Date().toISOString().slice(0, 10);
+/**
+ * The day (UTC) of a time as memberships store their expiry (`YYYY-MM-DD`): a membership ends as its day begins. The
+ * fragments below take the day of the instance's clock (`ctx.today()`), never the system's.
+ */
+export const dayOf = (time: Date) => time.toISOString().slice(0, 10) as Day;
+
+declare const DAY: unique symbol;
+/** A day as `dayOf` makes it: a type of its own, so that a table alias is never taken for it. */
+export type Day = string & { readonly [DAY]: true };
 
 /** A table alias of the statement a fragment goes into: written by forgekit's code, never given by a caller. */
 function alias(name: string): Sql {
@@ -29,51 +36,51 @@ function alias(name: string): Sql {
 export const ownerSql = (name: string) => sql`${alias(name)}."access_level" = ${ACCESS_LEVELS.owner}`;
 
 /** A membership or share aliased `name` that has not expired, as a condition. */
-export const current = (name: string) => sql`(${alias(name)}."expires_at" is null or ${alias(name)}."expires_at" > ${today()})`;
+export const current = (name: string, today: Day) => sql`(${alias(name)}."expires_at" is null or ${alias(name)}."expires_at" > ${today})`;
 
 /** The groups the user is a member of (not inherited), as an array of IDs: what namespaces' traversal IDs are matched against. */
-const memberGroups = (user: number) =>
-  sql`(select coalesce(array_agg(gm."group_id"), '{}') from "group_members" gm where gm."user_id" = ${user} and ${current('gm')})`;
+const memberGroups = (user: number, today: Day) =>
+  sql`(select coalesce(array_agg(gm."group_id"), '{}') from "group_members" gm where gm."user_id" = ${user} and ${current('gm', today)})`;
 
 /** The level of the user's own membership of the project aliased `p`; null without one. */
-const projectMemberLevel = (user: number, p: string) =>
+const projectMemberLevel = (user: number, p: string, today: Day) =>
   sql`(select max(pm."access_level") from "project_members" pm
-    where pm."project_id" = ${alias(p)}."id" and pm."user_id" = ${user} and ${current('pm')})`;
+    where pm."project_id" = ${alias(p)}."id" and pm."user_id" = ${user} and ${current('pm', today)})`;
 
 /** The level of the user's membership of a group in the namespace aliased `n`'s chain (it or a group above it); null without one. */
-const inheritedGroupLevel = (user: number, n: string) =>
+const inheritedGroupLevel = (user: number, n: string, today: Day) =>
   sql`(select max(gm."access_level") from "group_members" gm
-    where gm."user_id" = ${user} and gm."group_id" = any(${alias(n)}."traversal_ids") and ${current('gm')})`;
+    where gm."user_id" = ${user} and gm."group_id" = any(${alias(n)}."traversal_ids") and ${current('gm', today)})`;
 
 /**
  * The level of the user's membership of a group that a group in the namespace aliased `n`'s chain is shared with
  * (or of a group above that one), capped at the share's `group_access`; null without one.
  */
-const sharedGroupLevel = (user: number, n: string) =>
+const sharedGroupLevel = (user: number, n: string, today: Day) =>
   sql`(select max(least(gm."access_level", gl."group_access")) from "group_group_links" gl
     join "namespaces" w on w."id" = gl."shared_with_group_id"
-    join "group_members" gm on gm."group_id" = any(w."traversal_ids") and gm."user_id" = ${user} and ${current('gm')}
-    where gl."shared_group_id" = any(${alias(n)}."traversal_ids") and ${current('gl')})`;
+    join "group_members" gm on gm."group_id" = any(w."traversal_ids") and gm."user_id" = ${user} and ${current('gm', today)}
+    where gl."shared_group_id" = any(${alias(n)}."traversal_ids") and ${current('gl', today)})`;
 
 /**
  * The groups shared with a group the user is a member of (or with a group below one), as an array of IDs: what traversal IDs are matched
  * against.
  */
-const sharedGroups = (user: number) =>
+const sharedGroups = (user: number, today: Day) =>
   sql`(select coalesce(array_agg(gl."shared_group_id"), '{}') from "group_group_links" gl join "namespaces" w
     on w."id" = gl."shared_with_group_id"
-    where w."traversal_ids" && ${memberGroups(user)} and ${current('gl')})`;
+    where w."traversal_ids" && ${memberGroups(user, today)} and ${current('gl', today)})`;
 
 /** The access level (0 for none) of the user `userId` on the project aliased `p`, whose namespace is aliased `n`. */
-export function accessLevelSql(userId: number, p = 'p', n = 'n'): Sql {
+export function accessLevelSql(userId: number, today: Day, p = 'p', n = 'n'): Sql {
   return sql`greatest(
-    coalesce(${projectMemberLevel(userId, p)}, 0),
-    coalesce(${inheritedGroupLevel(userId, n)}, 0),
-    coalesce(${sharedGroupLevel(userId, n)}, 0),
+    coalesce(${projectMemberLevel(userId, p, today)}, 0),
+    coalesce(${inheritedGroupLevel(userId, n, today)}, 0),
+    coalesce(${sharedGroupLevel(userId, n, today)}, 0),
     coalesce((select max(least(gm."access_level", l."group_access")) from "project_group_links" l
       join "namespaces" g on g."id" = l."group_id"
-      join "group_members" gm on gm."group_id" = any(g."traversal_ids") and gm."user_id" = ${userId} and ${current('gm')}
-      where l."project_id" = ${alias(p)}."id" and ${current('l')}), 0),
+      join "group_members" gm on gm."group_id" = any(g."traversal_ids") and gm."user_id" = ${userId} and ${current('gm', today)}
+      where l."project_id" = ${alias(p)}."id" and ${current('l', today)}), 0),
     case when ${alias(n)}."owner_id" = ${userId} then ${ACCESS_LEVELS.owner}::int else 0 end)`;
 }
 
@@ -82,13 +89,14 @@ export function accessLevelSql(userId: number, p = 'p', n = 'n'): Sql {
  * memberships, its namespace's projects, its groups' (and their subgroups') projects, the projects of groups
  * shared with its groups (and of their subgroups), and projects shared with its groups (or their subgroups).
  */
-function memberOfSql(user: number, p: string): Sql {
-  const groups = memberGroups(user);
-  return sql`(${alias(p)}."id" in (select pm."project_id" from "project_members" pm where pm."user_id" = ${user} and ${current('pm')})
+function memberOfSql(user: number, p: string, today: Day): Sql {
+  const groups = memberGroups(user, today);
+  return sql`(${alias(p)}."id" in (select pm."project_id" from "project_members" pm
+      where pm."user_id" = ${user} and ${current('pm', today)})
     or ${alias(p)}."namespace_id" in (select n."id" from "namespaces" n
-      where n."owner_id" = ${user} or n."traversal_ids" && ${groups} or n."traversal_ids" && ${sharedGroups(user)})
+      where n."owner_id" = ${user} or n."traversal_ids" && ${groups} or n."traversal_ids" && ${sharedGroups(user, today)})
     or ${alias(p)}."id" in (select l."project_id" from "project_group_links" l join "namespaces" g on g."id" = l."group_id"
-      where g."traversal_ids" && ${groups} and ${current('l')}))`;
+      where g."traversal_ids" && ${groups} and ${current('l', today)}))`;
 }
 
 /**
@@ -96,38 +104,38 @@ function memberOfSql(user: number, p: string): Sql {
  * group and the groups above, of the groups it is shared with and the groups above those, and the user whose
  * namespace it is in.
  */
-export function projectUserIdsSql(projectId: number): Sql {
+export function projectUserIdsSql(projectId: number, today: Day): Sql {
   const groups = sql`select unnest(n."traversal_ids") from "projects" p join "namespaces" n on n."id" = p."namespace_id"
     where p."id" = ${projectId}`;
-  return sql`select pm."user_id" from "project_members" pm where pm."project_id" = ${projectId} and ${current('pm')}
-    union select gm."user_id" from "group_members" gm where gm."group_id" in (${groups}) and ${current('gm')}
+  return sql`select pm."user_id" from "project_members" pm where pm."project_id" = ${projectId} and ${current('pm', today)}
+    union select gm."user_id" from "group_members" gm where gm."group_id" in (${groups}) and ${current('gm', today)}
     union select gm."user_id" from "project_group_links" l join "namespaces" g on g."id" = l."group_id"
-      join "group_members" gm on gm."group_id" = any(g."traversal_ids") and ${current('gm')}
-        where l."project_id" = ${projectId} and ${current('l')}
+      join "group_members" gm on gm."group_id" = any(g."traversal_ids") and ${current('gm', today)}
+        where l."project_id" = ${projectId} and ${current('l', today)}
     union select gm."user_id" from "group_group_links" gl join "namespaces" w on w."id" = gl."shared_with_group_id"
-      join "group_members" gm on gm."group_id" = any(w."traversal_ids") and ${current('gm')}
-      where gl."shared_group_id" in (${groups}) and ${current('gl')}
+      join "group_members" gm on gm."group_id" = any(w."traversal_ids") and ${current('gm', today)}
+      where gl."shared_group_id" in (${groups}) and ${current('gl', today)}
     union select n."owner_id" from "projects" p join "namespaces" n on n."id" = p."namespace_id"
       where p."id" = ${projectId} and n."owner_id" is not null`;
 }
 
 /** The projects (aliased `p`) the signed-in caller is a member of, by any membership, as a condition. */
-export function memberProjectsSql(caller: Caller, p = 'p'): Sql {
-  return caller.user ? memberOfSql(caller.user.id, p) : sql`false`;
+export function memberProjectsSql(caller: Caller, today: Day, p = 'p'): Sql {
+  return caller.user ? memberOfSql(caller.user.id, p, today) : sql`false`;
 }
 
 /** The projects (aliased `p`) in the caller's own namespace or in groups it owns itself, as a condition. */
-export function ownedProjectsSql(caller: Caller, p = 'p'): Sql {
+export function ownedProjectsSql(caller: Caller, today: Day, p = 'p'): Sql {
   if (!caller.user) return sql`false`;
   const user = caller.user.id;
   return sql`${alias(p)}."namespace_id" in (select n."id" from "namespaces" n where n."owner_id" = ${user}
     union select gm."group_id" from "group_members" gm where gm."user_id" = ${user} and gm."access_level" >= ${ACCESS_LEVELS.owner}
-      and ${current('gm')})`;
+      and ${current('gm', today)})`;
 }
 
 /** The condition on projects (aliased `p`) that the caller may see (visibleSql): beyond the open ones, those it is a member of. */
-export function visibleProjectsSql(caller: Caller, p = 'p'): Sql {
-  return visibleSql(caller, p, memberOfSql);
+export function visibleProjectsSql(caller: Caller, today: Day, p = 'p'): Sql {
+  return visibleSql(caller, p, (user, table) => memberOfSql(user, table, today));
 }
 
 /**
@@ -147,51 +155,52 @@ function visibleSql(caller: Caller, table: string, reached: (user: number, table
  * The access level (0 for none) of the user `userId` on the group aliased `g`: its own membership or one of a group
  * above it, or its membership of a group that it or a group above it is shared with (capped at the share's level).
  */
-export function groupAccessLevelSql(userId: number, g = 'g'): Sql {
-  return sql`greatest(coalesce(${inheritedGroupLevel(userId, g)}, 0), coalesce(${sharedGroupLevel(userId, g)}, 0))`;
+export function groupAccessLevelSql(userId: number, today: Day, g = 'g'): Sql {
+  return sql`greatest(coalesce(${inheritedGroupLevel(userId, g, today)}, 0), coalesce(${sharedGroupLevel(userId, g, today)}, 0))`;
 }
 
 /** The number of current members of the group aliased `g` and of its subgroups, each user once. */
-export function membersWithDescendantsSql(g = 'g'): Sql {
+export function membersWithDescendantsSql(today: Day, g = 'g'): Sql {
   return sql`(select count(distinct gm."user_id")::int from "group_members" gm join "namespaces" d on d."id" = gm."group_id"
-    where d."traversal_ids" @> array[${alias(g)}."id"] and ${current('gm')})`;
+    where d."traversal_ids" @> array[${alias(g)}."id"] and ${current('gm', today)})`;
 }
 
 /**
  * What the caller is to the namespace aliased `n`, as select columns: `own` (its user's namespace), `member` (a
  * group it is itself a member of) and `access_level` (its level on a group, inherited; 0 for none).
  */
-export function namespaceAccessColumnsSql(caller: Caller, n = 'n'): Sql {
+export function namespaceAccessColumnsSql(caller: Caller, today: Day, n = 'n'): Sql {
   if (!caller.user) return sql`false as "own", false as "member", 0 as "access_level"`;
   const user = caller.user.id;
-  return sql`coalesce(${alias(n)}."owner_id" = ${user}, false) as "own", ${alias(n)}."id" in (${memberGroupIdsSql(caller)}) as "member",
-    case when ${alias(n)}."kind" = 'group' then ${groupAccessLevelSql(user, n)} else 0 end as "access_level"`;
+  return sql`coalesce(${alias(n)}."owner_id" = ${user}, false) as "own",
+    ${alias(n)}."id" in (${memberGroupIdsSql(caller, today)}) as "member",
+    case when ${alias(n)}."kind" = 'group' then ${groupAccessLevelSql(user, today, n)} else 0 end as "access_level"`;
 }
 
 /**
  * The groups (aliased `g`) whose members the caller administers (maintainers and above; every group for administrators), as a condition.
  */
-export function administeredGroupsSql(caller: Caller, g = 'g'): Sql {
+export function administeredGroupsSql(caller: Caller, today: Day, g = 'g'): Sql {
   if (caller.user?.admin) return sql`true`;
   if (!caller.user) return sql`false`;
-  return sql`${groupAccessLevelSql(caller.user.id, g)} >= ${ACCESS_LEVELS.maintainer}`;
+  return sql`${groupAccessLevelSql(caller.user.id, today, g)} >= ${ACCESS_LEVELS.maintainer}`;
 }
 
 /** The IDs of the groups the caller is itself a member of (not by inheritance), as a subquery. */
-export function memberGroupIdsSql(caller: Caller): Sql {
+export function memberGroupIdsSql(caller: Caller, today: Day): Sql {
   if (!caller.user) return sql`select null::int where false`;
-  return sql`select gm."group_id" from "group_members" gm where gm."user_id" = ${caller.user.id} and ${current('gm')}`;
+  return sql`select gm."group_id" from "group_members" gm where gm."user_id" = ${caller.user.id} and ${current('gm', today)}`;
 }
 
 /**
  * The caller's levels on the project aliased `p` (namespace `n`), as select columns: `access_level` (0 for
  * none), and `project_access` and `group_access` (null without such a membership) for `permissions`.
  */
-export function projectAccessColumnsSql(caller: Caller, p = 'p', n = 'n'): Sql {
+export function projectAccessColumnsSql(caller: Caller, today: Day, p = 'p', n = 'n'): Sql {
   if (!caller.user) return sql`0 as "access_level", null::int as "project_access", null::int as "group_access"`;
   const user = caller.user.id;
-  return sql`${accessLevelSql(user, p, n)} as "access_level", ${projectMemberLevel(user, p)} as "project_access",
-    ${inheritedGroupLevel(user, n)} as "group_access"`;
+  return sql`${accessLevelSql(user, today, p, n)} as "access_level", ${projectMemberLevel(user, p, today)} as "project_access",
+    ${inheritedGroupLevel(user, n, today)} as "group_access"`;
 }
 
 /**
@@ -200,52 +209,52 @@ export function projectAccessColumnsSql(caller: Caller, p = 'p', n = 'n'): Sql {
  * the groups (and the groups above them) holding a project it is a member of, as the original lets those see
  * the way down to what they may see.
  */
-function groupsReachedSql(user: number, g: string): Sql {
-  return sql`(${alias(g)}."traversal_ids" && ${memberGroups(user)} or ${alias(g)}."traversal_ids" && ${sharedGroups(user)}
+function groupsReachedSql(user: number, g: string, today: Day): Sql {
+  return sql`(${alias(g)}."traversal_ids" && ${memberGroups(user, today)} or ${alias(g)}."traversal_ids" && ${sharedGroups(user, today)}
     or ${alias(g)}."id" in (select unnest(d."traversal_ids") from "namespaces" d join "group_members" gm on gm."group_id" = d."id"
-      where gm."user_id" = ${user} and ${current('gm')})
+      where gm."user_id" = ${user} and ${current('gm', today)})
     or ${alias(g)}."id" in (select unnest(n."traversal_ids") from "project_members" pm join "projects" p on p."id" = pm."project_id"
-      join "namespaces" n on n."id" = p."namespace_id" where pm."user_id" = ${user} and ${current('pm')}))`;
+      join "namespaces" n on n."id" = p."namespace_id" where pm."user_id" = ${user} and ${current('pm', today)}))`;
 }
 
 /** The condition on groups (aliased `g`) that the caller may see (visibleSql): beyond the open ones, those it reaches by membership. */
-export function visibleGroupsSql(caller: Caller, g = 'g'): Sql {
-  return visibleSql(caller, g, groupsReachedSql);
+export function visibleGroupsSql(caller: Caller, today: Day, g = 'g'): Sql {
+  return visibleSql(caller, g, (user, table) => groupsReachedSql(user, table, today));
 }
 
 /** The groups (aliased `g`) the signed-in caller reaches by membership (GET /groups without `all_available`), as a condition. */
-export function memberGroupsSql(caller: Caller, g = 'g'): Sql {
-  return caller.user ? groupsReachedSql(caller.user.id, g) : sql`false`;
+export function memberGroupsSql(caller: Caller, today: Day, g = 'g'): Sql {
+  return caller.user ? groupsReachedSql(caller.user.id, g, today) : sql`false`;
 }
 
 /** The groups (aliased `g`) the signed-in caller is itself an owner of (`owned=true`), as a condition. */
-export function ownedGroupsSql(caller: Caller, g = 'g'): Sql {
+export function ownedGroupsSql(caller: Caller, today: Day, g = 'g'): Sql {
   if (!caller.user) return sql`false`;
   return sql`${alias(g)}."id" in (select gm."group_id" from "group_members" gm
-    where gm."user_id" = ${caller.user.id} and gm."access_level" >= ${ACCESS_LEVELS.owner} and ${current('gm')})`;
+    where gm."user_id" = ${caller.user.id} and gm."access_level" >= ${ACCESS_LEVELS.owner} and ${current('gm', today)})`;
 }
 
 /**
  * The caller's level on the group aliased `g` (0 for none; inherited from the groups above) and whether it may
  * see the group, as select columns `access_level` and `visible`.
  */
-export function groupAccessColumnsSql(caller: Caller, g = 'g'): Sql {
-  const level = caller.user ? groupAccessLevelSql(caller.user.id, g) : sql`0`;
-  return sql`${level} as "access_level", ${visibleGroupsSql(caller, g)} as "visible"`;
+export function groupAccessColumnsSql(caller: Caller, today: Day, g = 'g'): Sql {
+  const level = caller.user ? groupAccessLevelSql(caller.user.id, today, g) : sql`0`;
+  return sql`${level} as "access_level", ${visibleGroupsSql(caller, today, g)} as "visible"`;
 }
 
 /**
  * The IDs of the groups the project `projectId` is shared with (shares that have not expired; with `minimum`, those
  * giving at least that level), as a subquery.
  */
-export function projectShareGroupIdsSql(projectId: number, minimum?: number): Sql {
+export function projectShareGroupIdsSql(projectId: number, today: Day, minimum?: number): Sql {
   const least = minimum === undefined ? sql`` : sql` and l."group_access" >= ${minimum}`;
-  return sql`select l."group_id" from "project_group_links" l where l."project_id" = ${projectId} and ${current('l')}${least}`;
+  return sql`select l."group_id" from "project_group_links" l where l."project_id" = ${projectId} and ${current('l', today)}${least}`;
 }
 
 /** The IDs of the projects shared with the group `groupId` (shares that have not expired), as a subquery. */
-export function sharedProjectIdsSql(groupId: number): Sql {
-  return sql`select l."project_id" from "project_group_links" l where l."group_id" = ${groupId} and ${current('l')}`;
+export function sharedProjectIdsSql(groupId: number, today: Day): Sql {
+  return sql`select l."project_id" from "project_group_links" l where l."group_id" = ${groupId} and ${current('l', today)}`;
 }
 
 /** Whose membership a members list shows: a project's or a group's; `inherited` adds the members of the groups above. */
@@ -259,14 +268,14 @@ export interface MembersSource {
  * a membership comes from, or null for the source's own), current ones only; with `inherited`, those of the
  * groups above it (a project's group and the groups above that) too. A user may appear more than once.
  */
-export function memberRowsSql(source: MembersSource, inherited: boolean): Sql {
+export function memberRowsSql(source: MembersSource, inherited: boolean, today: Day): Sql {
   const id = source.id;
   const own =
     source.kind === 'project'
       ? sql`select pm."user_id", pm."access_level", pm."expires_at", null::text as "source_name" from "project_members" pm
-        where pm."project_id" = ${id} and ${current('pm')}`
+        where pm."project_id" = ${id} and ${current('pm', today)}`
       : sql`select gm."user_id", gm."access_level", gm."expires_at", null::text as "source_name" from "group_members" gm
-        where gm."group_id" = ${id} and ${current('gm')}`;
+        where gm."group_id" = ${id} and ${current('gm', today)}`;
   if (!inherited) return own;
   // The groups above: a project's namespace's chain (a user's namespace has no group members); a group's chain but itself.
   const above =
@@ -274,7 +283,7 @@ export function memberRowsSql(source: MembersSource, inherited: boolean): Sql {
       ? sql`select unnest(n."traversal_ids") from "projects" p join "namespaces" n on n."id" = p."namespace_id" where p."id" = ${id}`
       : sql`select unnest(g."traversal_ids") from "namespaces" g where g."id" = ${id} except select ${id}::int`;
   return sql`${own} union all select gm."user_id", gm."access_level", gm."expires_at", a."full_name" from "group_members" gm
-    join "namespaces" a on a."id" = gm."group_id" where gm."group_id" in (${above}) and ${current('gm')}`;
+    join "namespaces" a on a."id" = gm."group_id" where gm."group_id" in (${above}) and ${current('gm', today)}`;
 }
 
 /** Whether the caller may see a project of `visibility` on which it has `level`. */
@@ -291,16 +300,20 @@ export function canReadProject(caller: Caller, visibility: Visibility, level: nu
  * it, or is a reporter or above of the project (administrators read all). In one project's list, whose project
  * the caller may see, `readsConfidential` says whether it may read them all, which saves computing its level per row.
  */
-export function visibleIssuesSql(caller: Caller, options: { i?: string; p?: string; n?: string; readsConfidential?: boolean } = {}): Sql {
+export function visibleIssuesSql(
+  caller: Caller,
+  today: Day,
+  options: { i?: string; p?: string; n?: string; readsConfidential?: boolean } = {},
+): Sql {
   const { i = 'i', p = 'p', n = 'n' } = options;
   const tracker = sql`${alias(p)}."issues_enabled"`;
   if (caller.user?.admin) return tracker;
   const inProject = options.readsConfidential !== undefined;
-  const projects = inProject ? tracker : sql`${visibleProjectsSql(caller, p)} and ${tracker}`;
+  const projects = inProject ? tracker : sql`${visibleProjectsSql(caller, today, p)} and ${tracker}`;
   if (options.readsConfidential) return projects;
   if (!caller.user) return sql`${projects} and not ${alias(i)}."confidential"`;
   const user = caller.user.id;
-  const reporter = inProject ? sql`` : sql` or ${accessLevelSql(user, p, n)} >= ${ACCESS_LEVELS.reporter}`;
+  const reporter = inProject ? sql`` : sql` or ${accessLevelSql(user, today, p, n)} >= ${ACCESS_LEVELS.reporter}`;
   return sql`${projects} and (not ${alias(i)}."confidential" or ${alias(i)}."author_id" = ${user}
     or exists (select 1 from "issue_assignees" ia where ia."issue_id" = ${alias(i)}."id" and ia."user_id" = ${user})${reporter})`;
 }
@@ -311,69 +324,69 @@ export function visibleIssuesSql(caller: Caller, options: { i?: string; p?: stri
  * private; a private one as a reporter or above; administrators all). In one project's list (`inProject`), whose
  * project the scope let the caller see and whose merge requests it may read, the feature alone.
  */
-export function visibleMergeRequestsSql(caller: Caller, options: { inProject?: boolean } = {}): Sql {
+export function visibleMergeRequestsSql(caller: Caller, today: Day, options: { inProject?: boolean } = {}): Sql {
   const enabled = sql`p."merge_requests_enabled"`;
   if (caller.user?.admin || options.inProject) return enabled;
-  return sql`${visibleProjectsSql(caller, 'p')} and ${enabled} and ${readsCodeSql(caller)}`;
+  return sql`${visibleProjectsSql(caller, today, 'p')} and ${enabled} and ${readsCodeSql(caller, today)}`;
 }
 
 /**
  * Whether the caller may read the code of a project it sees (aliased `p`, its namespace `n`), as a condition: the
  * project policy's `download_code`: any project but a private one, where reporters and above (administrators all).
  */
-export function readsCodeSql(caller: Caller): Sql {
+export function readsCodeSql(caller: Caller, today: Day): Sql {
   if (caller.user?.admin) return sql`true`;
   if (!caller.user) return sql`p."visibility" <> 'private'`;
-  return sql`(p."visibility" <> 'private' or ${accessLevelSql(caller.user.id, 'p', 'n')} >= ${ACCESS_LEVELS.reporter})`;
+  return sql`(p."visibility" <> 'private' or ${accessLevelSql(caller.user.id, today, 'p', 'n')} >= ${ACCESS_LEVELS.reporter})`;
 }
 
 /** The groups the user is itself a maintainer or an owner of, as an array of IDs (what traversal IDs are matched against). */
-const maintainedGroups = (user: number) =>
+const maintainedGroups = (user: number, today: Day) =>
   sql`(select coalesce(array_agg(gm."group_id"), '{}') from "group_members" gm
-    where gm."user_id" = ${user} and gm."access_level" >= ${ACCESS_LEVELS.maintainer} and ${current('gm')})`;
+    where gm."user_id" = ${user} and gm."access_level" >= ${ACCESS_LEVELS.maintainer} and ${current('gm', today)})`;
 
 /**
  * The IDs of the projects the user maintains (maintainer or above, by any membership: its own, a group's above the
  * project, a share's capped at its level, or its own namespace), as a subquery: the original's
  * `authorized_projects(MAINTAINER)`.
  */
-function maintainedProjectIdsSql(user: number): Sql {
+function maintainedProjectIdsSql(user: number, today: Day): Sql {
   return sql`select pm."project_id" from "project_members" pm
-    where pm."user_id" = ${user} and pm."access_level" >= ${ACCESS_LEVELS.maintainer} and ${current('pm')}
+    where pm."user_id" = ${user} and pm."access_level" >= ${ACCESS_LEVELS.maintainer} and ${current('pm', today)}
     union select p."id" from "projects" p where p."namespace_id" in (select n."id" from "namespaces" n
-      where n."owner_id" = ${user} or n."traversal_ids" && ${maintainedGroups(user)})
+      where n."owner_id" = ${user} or n."traversal_ids" && ${maintainedGroups(user, today)})
     union select l."project_id" from "project_group_links" l join "namespaces" g on g."id" = l."group_id"
-      join "group_members" gm on gm."group_id" = any(g."traversal_ids") and gm."user_id" = ${user} and ${current('gm')}
-      where ${current('l')} and least(gm."access_level", l."group_access") >= ${ACCESS_LEVELS.maintainer}`;
+      join "group_members" gm on gm."group_id" = any(g."traversal_ids") and gm."user_id" = ${user} and ${current('gm', today)}
+      where ${current('l', today)} and least(gm."access_level", l."group_access") >= ${ACCESS_LEVELS.maintainer}`;
 }
 
 /** The IDs of the groups the user maintains: those it is a maintainer or an owner of, and the groups below them. */
-const maintainedGroupIdsSql = (user: number) =>
-  sql`select g."id" from "namespaces" g where g."kind" = 'group' and g."traversal_ids" && ${maintainedGroups(user)}`;
+const maintainedGroupIdsSql = (user: number, today: Day) =>
+  sql`select g."id" from "namespaces" g where g."kind" = 'group' and g."traversal_ids" && ${maintainedGroups(user, today)}`;
 
 /**
  * The runners (aliased `r`) the caller owns, as a condition: those enabled in a project it maintains, and the group
  * runners of a group it maintains (or of one below such a group), as the original's `ci_owned_runners`. Whatever
  * their kind, administrators own none they do not maintain so: they reach every runner through GET /runners/all.
  */
-export function ownedRunnersSql(caller: Caller, r = 'r'): Sql {
+export function ownedRunnersSql(caller: Caller, today: Day, r = 'r'): Sql {
   if (!caller.user) return sql`false`;
   const user = caller.user.id;
   return sql`(${alias(r)}."id" in (select rp."runner_id" from "runner_projects" rp
-    where rp."project_id" in (${maintainedProjectIdsSql(user)}))
-    or ${alias(r)}."id" in (select rg."runner_id" from "runner_groups" rg where rg."group_id" in (${maintainedGroupIdsSql(user)})))`;
+    where rp."project_id" in (${maintainedProjectIdsSql(user, today)}))
+    or ${alias(r)}."id" in (select rg."runner_id" from "runner_groups" rg where rg."group_id" in (${maintainedGroupIdsSql(user, today)})))`;
 }
 
 /**
  * What the caller is to the runner aliased `r`, as select columns: `owned` (ownedRunnersSql), and `administers_all`:
  * it maintains every project the runner is enabled in and its group (who may see its token besides administrators).
  */
-export function runnerAccessColumnsSql(caller: Caller, r = 'r'): Sql {
+export function runnerAccessColumnsSql(caller: Caller, today: Day, r = 'r'): Sql {
   if (!caller.user) return sql`false as "owned", false as "administers_all"`;
   const user = caller.user.id;
-  return sql`${ownedRunnersSql(caller, r)} as "owned",
+  return sql`${ownedRunnersSql(caller, today, r)} as "owned",
     (not exists (select 1 from "runner_projects" rp where rp."runner_id" = ${alias(r)}."id"
-      and rp."project_id" not in (${maintainedProjectIdsSql(user)}))
+      and rp."project_id" not in (${maintainedProjectIdsSql(user, today)}))
       and not exists (select 1 from "runner_groups" rg where rg."runner_id" = ${alias(r)}."id"
-        and rg."group_id" not in (${maintainedGroupIdsSql(user)}))) as "administers_all"`;
+        and rg."group_id" not in (${maintainedGroupIdsSql(user, today)}))) as "administers_all"`;
 }

@@ -1,3 +1,4 @@
+import type { Clock } from '../clock.js';
 import type { Database, EntityManager } from '../db/orm.js';
 import { AccessToken, CALLERS_CHANGED_CHANNEL, User } from '../db/entities/index.js';
 import { ProcessCache } from '../db/process-cache.js';
@@ -67,11 +68,11 @@ export const openTokenCache = (db: Database): Promise<TokenCache> =>
   ProcessCache.open(db, { channel: CALLERS_CHANGED_CHANNEL, maxAgeMs: 10_000, maxEntries: 10_000 });
 
 /**
- * The caller of a call. `em` need only run statements: every lookup here is a statement written once and
- * read as a plain row, since authentication runs on every request and building queries and managing
- * entities for it cost more than the queries themselves.
+ * The caller of a call, a token's expiry compared with the instance's `clock`. `em` need only run statements: every
+ * lookup here is a statement written once and read as a plain row, since authentication runs on every request and
+ * building queries and managing entities for it cost more than the queries themselves.
  */
-export async function authenticate(em: EntityManager, tokens: TokenCache, identity: CallerIdentity): Promise<Caller> {
+export async function authenticate(em: EntityManager, tokens: TokenCache, identity: CallerIdentity, clock: Clock): Promise<Caller> {
   if (identity === null) return ANONYMOUS;
   let caller: Caller;
   let sudo: number | string | undefined;
@@ -82,10 +83,10 @@ export async function authenticate(em: EntityManager, tokens: TokenCache, identi
     const username = typeof identity === 'string' ? identity : identity.username;
     sudo = typeof identity === 'object' ? identity.sudo : undefined;
     const user = await userByUsername(em, username);
-    caller = user || typeof identity !== 'string' ? trusted(user) : await byToken(em, tokens, identity);
+    caller = user || typeof identity !== 'string' ? trusted(user) : await byToken(em, tokens, identity, clock);
   } else {
     sudo = identity.sudo;
-    caller = await byToken(em, tokens, identity.token);
+    caller = await byToken(em, tokens, identity.token, clock);
   }
   return sudo === undefined || sudo === '' ? caller : switchUser(em, caller, sudo);
 }
@@ -126,12 +127,12 @@ async function readTokenOwner(em: EntityManager, digest: string): Promise<TokenO
   return { token: Object.freeze(token), user: Object.freeze(user) };
 }
 
-async function byToken(em: EntityManager, tokens: TokenCache, token: string): Promise<Caller> {
+async function byToken(em: EntityManager, tokens: TokenCache, token: string, clock: Clock): Promise<Caller> {
   const digest = tokenDigest(token);
   const owner = await tokens.read(digest, () => readTokenOwner(em, digest));
   if (!owner) throw new UnauthorizedError();
   const { token: record, user } = owner;
-  if (record.revoked || (record.expiresAt && record.expiresAt.getTime() <= Date.now())) throw new UnauthorizedError();
+  if (record.revoked || (record.expiresAt && record.expiresAt.getTime() <= clock.now().getTime())) throw new UnauthorizedError();
   if (user.state === 'blocked') throw new UnauthorizedError();
   return {
     user,

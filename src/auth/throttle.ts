@@ -1,3 +1,4 @@
+import { type Clock, systemClock } from '../clock.js';
 import { AuthFailure } from '../db/entities/index.js';
 import type { Database } from '../db/orm.js';
 import { queryRows } from '../db/rows.js';
@@ -23,6 +24,8 @@ export class FailedAuthThrottle {
   constructor(
     private readonly db: Database,
     private readonly settings: ThrottleSettings | undefined,
+    /** The instance's clock: when a period ends. */
+    private readonly clock: Clock = systemClock,
   ) {}
 
   /** What failures are counted against: the client's address (HTTP only) and the login tried (sign-ins). */
@@ -37,7 +40,7 @@ export class FailedAuthThrottle {
   /** Before a password is checked: 429 while any key has used up its failures. */
   async check(keys: string[]): Promise<void> {
     if (!this.settings || keys.length === 0) return;
-    const now = new Date();
+    const now = this.clock.now();
     const spent = await this.db
       .fork()
       .find(AuthFailure, { keyDigest: { $in: keys }, failures: { $gte: this.settings.maxFailures }, windowEndsAt: { $gt: now } });
@@ -47,7 +50,7 @@ export class FailedAuthThrottle {
   /** After a failure: counts it against each key; 429 instead once a key has gone past its failures. */
   async failed(keys: string[]): Promise<void> {
     if (!this.settings || keys.length === 0) return;
-    const now = new Date();
+    const now = this.clock.now();
     const windowEnd = new Date(now.getTime() + this.settings.periodSeconds * 1000);
     await queryRows(this.db.rows, sql`delete from auth_failures where window_ends_at <= ${now}`);
     const counted: AuthFailure[] = [];

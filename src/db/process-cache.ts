@@ -8,7 +8,8 @@ export interface ProcessCacheOptions {
   channel: string;
   /**
    * The longest a value is used: the bound on how stale it can be should a notification be lost (a
-   * connection that died without closing). Normally a change elsewhere is heard within milliseconds.
+   * connection that died without closing). Normally a change elsewhere is heard within milliseconds. Measured in the
+   * process's monotonic time: an age, not a timestamp, which an instance's clock moved by a test leaves alone.
    */
   maxAgeMs: number;
   /** The most values kept; past it, the oldest goes first. */
@@ -60,7 +61,7 @@ export class ProcessCache<Value> {
   /** The value kept under `key`, or the one `load` reads; `undefined` (nothing found) is never kept. */
   async read(key: string, load: () => Promise<Value | undefined>): Promise<Value | undefined> {
     const entry = this.entries.get(key);
-    if (entry && Date.now() - entry.readAt < this.options.maxAgeMs) return entry.value;
+    if (entry && performance.now() - entry.readAt < this.options.maxAgeMs) return entry.value;
     // Listening again is not waited for: a read may come inside a call's transaction, which must never wait for a second
     // connection (docs/operations.md). Until it listens, what is read is not kept.
     if (!this.listening)
@@ -69,7 +70,7 @@ export class ProcessCache<Value> {
         () => (this.arming = undefined),
       );
     const generation = this.generation;
-    const readAt = Date.now();
+    const readAt = performance.now();
     const value = await processCacheLoad.run(true, load);
     if (value !== undefined && generation === this.generation && this.writers.size === 0 && this.listening) {
       this.entries.delete(key);

@@ -1,4 +1,5 @@
 import type { TransactionEventArgs } from '@mikro-orm/core';
+import { type Clock, systemClock } from '../clock.js';
 import type { Database, EntityManager } from '../db/orm.js';
 import { queryRows } from '../db/rows.js';
 import { eventInsertSql, recordedEvent } from './statements.js';
@@ -64,6 +65,8 @@ export class EventBus<Scope> {
   constructor(
     db: Database,
     private readonly logger: Logger,
+    /** The instance's clock: the events' times. */
+    private readonly clock: Clock = systemClock,
   ) {
     db.orm.em.getEventManager().registerSubscriber({
       afterTransactionCommit: ({ transaction }: TransactionEventArgs) => {
@@ -107,7 +110,7 @@ export class EventBus<Scope> {
    * as `scope`. Resolves to the event as recorded.
    */
   async record<K extends EventKind>(scope: Scope, em: EntityManager, event: NewEvent<K>): Promise<RecordedEvent<K>> {
-    const [row] = await queryRows(em, eventInsertSql(event, new Date()));
+    const [row] = await queryRows(em, eventInsertSql(event, this.clock.now()));
     const recorded = recordedEvent(row) as RecordedEvent<K>;
     if (em.isInTransaction()) {
       const transaction = em.getTransactionContext();

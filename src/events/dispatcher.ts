@@ -1,3 +1,4 @@
+import { clockOf } from '../clock.js';
 import type { Database, EntityManager } from '../db/orm.js';
 import { queryRows } from '../db/rows.js';
 import { fixedSql, sql } from '../db/sql.js';
@@ -128,7 +129,7 @@ export class EventDispatcher {
       let handled = false;
       for (const registered of this.consumers.values()) {
         if (this.closing) break;
-        if (registered.retryAt > Date.now()) continue;
+        if (registered.retryAt > performance.now()) continue;
         handled = (await this.dispatch(registered)) || handled;
       }
       for (const pass of [...this.passes]) {
@@ -210,7 +211,7 @@ export class EventDispatcher {
         await queryRows(
           em,
           sql`${DISPATCHER_STATEMENT} update "event_cursors" set "xid" = ${last.xid}::bigint, "event_id" = ${last.event.id},
-            "updated_at" = ${new Date()} where "consumer" = ${consumer.name}`,
+            "updated_at" = ${clockOf(em).now()} where "consumer" = ${consumer.name}`,
         );
         return true;
       });
@@ -218,7 +219,7 @@ export class EventDispatcher {
       if (this.closing) return false;
       if (!failure) {
         this.logger.warn(`forgekit: the event consumer ${consumer.name} could not read the record`, describeFailure(error));
-        registered.retryAt = Date.now() + this.pollMs;
+        registered.retryAt = performance.now() + this.pollMs;
         return false;
       }
       // A transactional consumer's batch, undone: the events before the one that failed are handled again alone, at once.
@@ -236,7 +237,7 @@ export class EventDispatcher {
     const { event, error } = failure;
     registered.failures = event.id === registered.failedEventId ? registered.failures + 1 : 1;
     registered.failedEventId = event.id;
-    registered.retryAt = Date.now() + Math.min(1000 * 4 ** (registered.failures - 1), MAX_RETRY_DELAY_MS);
+    registered.retryAt = performance.now() + Math.min(1000 * 4 ** (registered.failures - 1), MAX_RETRY_DELAY_MS);
     this.logger.warn(
       `forgekit: the event consumer ${consumer.name} failed on event ${event.id} (${event.kind}), attempt ${registered.failures}`,
       describeFailure(error),
@@ -280,8 +281,10 @@ export class EventDispatcher {
 
   private sleep(): Promise<void> {
     if (this.woken || this.closing) return Promise.resolve();
-    const retries = [...this.consumers.values()].map((registered) => registered.retryAt).filter((at) => at > Date.now());
-    const untilRetry = retries.length ? Math.min(...retries) - Date.now() : undefined;
+    // Retries wait in the process's own time: a consumer's back-off is no timestamp, and moving the clock leaves it alone.
+    const now = performance.now();
+    const retries = [...this.consumers.values()].map((registered) => registered.retryAt).filter((at) => at > now);
+    const untilRetry = retries.length ? Math.min(...retries) - now : undefined;
     const wait = this.db.shared ? Math.min(this.pollMs, untilRetry ?? this.pollMs) : untilRetry;
     return new Promise((resolve) => {
       const timer = wait === undefined ? undefined : setTimeout(done, wait);
@@ -304,6 +307,6 @@ export async function placeCursor(em: EntityManager, name: string): Promise<void
   await queryRows(
     em,
     sql`${DISPATCHER_STATEMENT} insert into "event_cursors" ("consumer", "xid", "event_id", "updated_at")
-      values (${name}, ${OLDEST_RUNNING} - 1, 2147483647, ${new Date()}) on conflict do nothing`,
+      values (${name}, ${OLDEST_RUNNING} - 1, 2147483647, ${clockOf(em).now()}) on conflict do nothing`,
   );
 }

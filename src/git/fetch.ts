@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, rename, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { indexPackInWorker, PackedCommits, PackIndexError } from './index-pack.js';
+import { gitFs } from './fs.js';
 import { PacketReader } from './pkt-line.js';
 import { isValidReferenceName } from './refs.js';
 import type { RemoteHttp } from './remote-http.js';
@@ -204,7 +205,7 @@ export async function fetchMirror(
     const peeled = advertisement.peeled.get(name);
     if (peeled && name.startsWith('refs/tags/')) lines.push(`^${peeled}\n`);
   }
-  if (references.length) await writeFile(join(gitdir, 'packed-refs'), lines.join(''));
+  if (references.length) await gitFs.promises.writeFile(join(gitdir, 'packed-refs'), lines.join(''));
   // HEAD as the remote has it; an old remote that does not say: the branch it points at, master first (as git guesses).
   const branches = new Map(references.filter(([name]) => name.startsWith('refs/heads/')));
   let head = advertisement.head && branches.has(advertisement.head) ? advertisement.head : undefined;
@@ -212,6 +213,6 @@ export async function fetchMirror(
     const candidates = [...branches].filter(([, id]) => id === advertisement.headId).map(([name]) => name);
     head = candidates.includes('refs/heads/master') ? 'refs/heads/master' : candidates[0];
   }
-  if (head) await writeFile(join(gitdir, 'HEAD'), `ref: ${head}\n`);
+  if (head) await gitFs.promises.writeFile(join(gitdir, 'HEAD'), `ref: ${head}\n`);
   return commits;
 }

@@ -1,8 +1,8 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { copyFile, link, mkdir, readdir, rename, rm, stat, writeFile } from 'node:fs/promises';
+import { copyFile, link, mkdir, readdir, rename, rm, stat } from 'node:fs/promises';
 import { basename, dirname, join, relative } from 'node:path';
 import { RepositoryMissingError } from './errors.js';
-import { isoGit as git } from './fs.js';
+import { gitFs, isoGit as git } from './fs.js';
 import { housekeep, type HousekeepingOptions, type HousekeepingResult } from './housekeeping.js';
 import { historyOf } from './history.js';
 import { LruMap } from './lru.js';
@@ -287,8 +287,8 @@ async function indexCommits(gitdir: string, known?: PackedCommits): Promise<void
 async function initBare(gitdir: string, defaultBranch: string): Promise<void> {
   for (const directory of ['objects/info', 'objects/pack', 'refs/heads', 'refs/tags'])
     await mkdir(join(gitdir, directory), { recursive: true });
-  await writeFile(join(gitdir, 'config'), '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n');
-  await writeFile(join(gitdir, 'HEAD'), `ref: refs/heads/${defaultBranch}\n`);
+  await gitFs.promises.writeFile(join(gitdir, 'config'), '[core]\n\trepositoryformatversion = 0\n\tfilemode = true\n\tbare = true\n');
+  await gitFs.promises.writeFile(join(gitdir, 'HEAD'), `ref: refs/heads/${defaultBranch}\n`);
 }
 
 /** The bytes of every file under `directory`. */

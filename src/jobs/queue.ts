@@ -5,6 +5,7 @@ import { listen } from '../db/notifications.js';
 import type { Database, EntityManager } from '../db/orm.js';
 import { queryRows } from '../db/rows.js';
 import { fixedSql, sql, type Sql } from '../db/sql.js';
+import { type Clock, systemClock } from '../clock.js';
 import { describeFailure, type Logger } from '../logger.js';
 
 /** Announces on every process's database that a job was queued, released or settled. */
@@ -92,6 +93,11 @@ export interface JobQueueOptions {
   closeGraceMs?: number;
   /** The delay before attempt `attempt + 1`, after attempt `attempt` failed. */
   retryDelayMs?(attempt: number): number;
+  /**
+   * The instance's clock (the system's when not given): when jobs are due, when leases lapse, when settled jobs go. Tell
+   * the queue when it moves (`clockMoved`): what came due meanwhile runs.
+   */
+  clock?: Clock;
 }
 
 interface ClaimedJob {
@@ -108,11 +114,12 @@ type RegisteredHandler = JobHandler & { maxAttempts: number };
 
 /**
  * Whether a queued job `j` of a serial kind waits while one of its kind and payload runs (it is neither claimed nor
- * due meanwhile: the end of the running one wakes the workers).
+ * due meanwhile: the end of the running one wakes the workers). A job runs while its lease holds at `now`, and whatever
+ * its lease says while this process runs it (`mine`: the clock may have been moved past its lease).
  */
-const waitsForItsTurn = (serial: string[]) =>
+const waitsForItsTurn = (serial: string[], now: Date, mine: number[]) =>
   sql`(j.kind = any(${serial}) and exists (select 1 from jobs r where r.kind = j.kind and r.payload = j.payload
-    and r.status = 'running' and r.locked_until > now() and r.id <> j.id))`;
+    and r.status = 'running' and (r.locked_until > ${now}::timestamptz or r.id = any(${mine}::int[])) and r.id <> j.id))`;
 
 /** The slots of the kinds without their own, in `JobQueue#running`. */
 const SHARED = '';
@@ -153,6 +160,7 @@ export class JobQueue {
   private readonly pollMs: number;
   private readonly closeGraceMs: number;
   private readonly retryDelayMs: (attempt: number) => number;
+  private readonly clock: Clock;
   private listening = false;
   private arming?: Promise<void>;
   private woken = false;
@@ -160,7 +168,7 @@ export class JobQueue {
   private workers?: Promise<void>;
   private closing = false;
   private closed = false;
-  private prunedAt = 0;
+  private prunedAt = Number.NEGATIVE_INFINITY;
 
   constructor(
     private readonly db: Database,
@@ -172,6 +180,7 @@ export class JobQueue {
     this.pollMs = options.pollMs ?? 5_000;
     this.closeGraceMs = options.closeGraceMs ?? 10_000;
     this.retryDelayMs = options.retryDelayMs ?? ((attempt) => Math.min(1000 * 4 ** (attempt - 1), MAX_RETRY_DELAY_MS));
+    this.clock = options.clock ?? systemClock;
     db.orm.em.getEventManager().registerSubscriber({
       afterTransactionCommit: ({ transaction }: TransactionEventArgs) => {
         if (this.queuing.delete(transaction)) this.changed();
@@ -203,11 +212,11 @@ export class JobQueue {
     if (!handler) throw new Error(`no handler is registered for jobs of kind ${kind}`);
     const json = JSON.stringify(payload);
     if (Buffer.byteLength(json) > MAX_PAYLOAD_BYTES) throw new Error(`a job's payload is limited to ${MAX_PAYLOAD_BYTES} bytes`);
+    const now = this.clock.now();
     const [{ id }] = await queryRows(
       em,
       sql`with job as (insert into jobs (kind, payload, status, attempts, max_attempts, run_at, created_at)
-         values (${kind}, ${json}::jsonb, 'queued', 0, ${handler.maxAttempts},
-           coalesce(${options.runAt ?? null}::timestamptz, now()), now())
+         values (${kind}, ${json}::jsonb, 'queued', 0, ${handler.maxAttempts}, ${options.runAt ?? now}::timestamptz, ${now}::timestamptz)
          returning id)
        select id, pg_notify(${JOBS_CHANNEL}, '') from job`,
     );
@@ -235,10 +244,11 @@ export class JobQueue {
       throw new Error(`a job's payload is limited to ${MAX_PAYLOAD_BYTES} bytes`);
     // A running job of a serial kind may have finished its work already: only a queued one stands for a new one.
     const statuses = handler.serial ? ['queued'] : ['queued', 'running'];
+    const now = this.clock.now();
     const rows = await queryRows(
       em,
       sql`with job as (insert into jobs (kind, payload, status, attempts, max_attempts, run_at, created_at)
-         select ${kind}, p.payload, 'queued', 0, ${handler.maxAttempts}, now(), now()
+         select ${kind}, p.payload, 'queued', 0, ${handler.maxAttempts}, ${now}::timestamptz, ${now}::timestamptz
          from (select distinct payload from unnest(${texts}::jsonb[]) as t(payload)) p
          where not exists (select 1 from jobs j where j.kind = ${kind} and j.status = any(${statuses}) and j.payload = p.payload)
          returning id)
@@ -319,7 +329,7 @@ export class JobQueue {
     // One process has this database: whatever it held when it stopped was interrupted.
     if (!this.db.shared) {
       await this.attempt('taking back interrupted jobs', () =>
-        queryRows(this.db.rows, sql`${worker} update jobs set locked_until = now() where status = 'running'`),
+        queryRows(this.db.rows, sql`${worker} update jobs set locked_until = ${this.clock.now()}::timestamptz where status = 'running'`),
       );
     }
     while (!this.closing) {
@@ -340,7 +350,7 @@ export class JobQueue {
         await this.sleep(this.pollMs);
         continue;
       }
-      if (Date.now() - this.prunedAt > PRUNE_EVERY_MS) await this.attempt('deleting old jobs', () => this.prune());
+      if (performance.now() - this.prunedAt > PRUNE_EVERY_MS) await this.attempt('deleting old jobs', () => this.prune());
       await this.sleep(this.db.shared ? this.pollMs : await this.untilNextDue());
     }
   }
@@ -348,11 +358,13 @@ export class JobQueue {
   /** How long until the next queued job of a kind this process runs is due (none: undefined). */
   private async untilNextDue(): Promise<number | undefined> {
     if (!this.handlers.size) return undefined;
+    const now = this.clock.now();
+    const waiting = waitsForItsTurn(this.serialKinds(), now, [...this.running.keys()]);
     const rows = await this.attempt('looking for the next due job', () =>
       queryRows(
         this.db.rows,
-        sql`${worker} select (extract(epoch from min(run_at) - now()) * 1000)::float8 as wait from jobs j
-          where status = 'queued' and kind = any(${[...this.handlers.keys()]}) and not ${waitsForItsTurn(this.serialKinds())}`,
+        sql`${worker} select (extract(epoch from min(run_at) - ${now}::timestamptz) * 1000)::float8 as wait from jobs j
+          where status = 'queued' and kind = any(${[...this.handlers.keys()]}) and not ${waiting}`,
       ),
     );
     if (!rows) return this.pollMs;
@@ -413,15 +425,19 @@ export class JobQueue {
     if (!kinds.length) return null;
     const serial = this.serialKinds().filter((kind) => kinds.includes(kind));
     const token = randomUUID();
+    const now = this.clock.now();
+    // A job this process runs is alive whatever its lease says (the clock may have been moved past it): never claimed again here.
+    const mine = [...this.running.keys()];
     const [row] = await queryRows(
       this.db.rows,
       sql`${worker} update jobs set status = 'running', attempts = attempts + 1, locked_by = ${token},
-        locked_until = now() + ${this.leaseMs}::float8 * interval '1 millisecond'
+        locked_until = ${new Date(now.getTime() + this.leaseMs)}::timestamptz
        where id = (
          select id from jobs j
-         where ((status = 'queued' and run_at <= now()) or (status = 'running' and locked_until <= now()))
+         where ((status = 'queued' and run_at <= ${now}::timestamptz) or (status = 'running' and locked_until <= ${now}::timestamptz
+             and id <> all(${mine}::int[])))
            and kind = any(${kinds})
-           and not ${waitsForItsTurn(serial)}
+           and not ${waitsForItsTurn(serial, now, mine)}
          order by id limit 1 for update skip locked)
        returning id, kind, payload, attempts, max_attempts`,
     );
@@ -465,13 +481,13 @@ export class JobQueue {
     // Abandoned past the closing grace: the database is gone, and the lease hands the job to the next process.
     if (this.closed) return;
     if (failure === undefined) {
-      await this.settle(job, sql`status = 'finished', finished_at = now()`);
+      await this.settle(job, sql`status = 'finished', finished_at = ${this.clock.now()}::timestamptz`);
       return;
     }
     if (controller.signal.aborted) {
       // Stopped by closing: the attempt is given back. (A lost lease leaves the job to its new holder.)
       if (controller.signal.reason instanceof QueueClosingError)
-        await this.settle(job, sql`status = 'queued', run_at = now(), attempts = attempts - 1`);
+        await this.settle(job, sql`status = 'queued', run_at = ${this.clock.now()}::timestamptz, attempts = attempts - 1`);
       return;
     }
     const error = shortError(failure);
@@ -479,13 +495,13 @@ export class JobQueue {
     if (job.attempts < job.maxAttempts) {
       await this.settle(
         job,
-        sql`status = 'queued', run_at = now() + ${this.retryDelayMs(job.attempts)}::float8 * interval '1 millisecond',
+        sql`status = 'queued', run_at = ${new Date(this.clock.now().getTime() + this.retryDelayMs(job.attempts))}::timestamptz,
           last_error = ${error}`,
       );
     } else {
       // Before the job is failed: whoever waits for it finds what it leaves.
       await this.attempt(`giving up job ${job.id}`, async () => handler.givenUp?.({ id: job.id, payload: job.payload }, error));
-      await this.settle(job, sql`status = 'failed', finished_at = now(), last_error = ${error}`);
+      await this.settle(job, sql`status = 'failed', finished_at = ${this.clock.now()}::timestamptz, last_error = ${error}`);
     }
   }
 
@@ -508,7 +524,7 @@ export class JobQueue {
     const rows = await this.attempt(`renewing job ${job.id}'s lease`, () =>
       queryRows(
         this.db.rows,
-        sql`${worker} update jobs set locked_until = now() + ${this.leaseMs}::float8 * interval '1 millisecond'
+        sql`${worker} update jobs set locked_until = ${new Date(this.clock.now().getTime() + this.leaseMs)}::timestamptz
           where id = ${job.id} and locked_by = ${job.token} returning id`,
       ),
     );
@@ -519,9 +535,17 @@ export class JobQueue {
     await queryRows(
       this.db.rows,
       sql`${worker} delete from jobs where id in (select id from jobs
-        where finished_at < now() - ${KEEP_SETTLED_DAYS}::float8 * interval '1 day' limit 1000)`,
+        where finished_at < ${this.clock.now()}::timestamptz - ${KEEP_SETTLED_DAYS}::float8 * interval '1 day' limit 1000)`,
     );
-    this.prunedAt = Date.now();
+    this.prunedAt = performance.now();
+  }
+
+  /**
+   * The clock was set or advanced: the workers look again (what came due meanwhile runs; the next wait is measured
+   * anew), and so do the waiters.
+   */
+  clockMoved(): void {
+    if (!this.closed) this.changed();
   }
 
   /** Something changed (a job queued, settled or released; a slot freed; closing): workers and waiters look again. */

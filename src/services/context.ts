@@ -1,6 +1,8 @@
 import type { TestDouble } from '../testing/test-double.js';
 import type { Caller, TokenCache } from '../auth/caller.js';
 import type { SecretBox } from '../auth/secret-box.js';
+import { type Day, dayOf } from '../auth/access-levels.js';
+import type { Clock } from '../clock.js';
 import type { FailedAuthThrottle } from '../auth/throttle.js';
 import { User, type Project } from '../db/entities/index.js';
 import type { Database, EntityManager } from '../db/orm.js';
@@ -19,6 +21,8 @@ import { type SettingsCache, settingsValues } from './instance/settings-store.js
 /** What every call shares for the life of a hosting instance. */
 export interface Environment {
   db: Database;
+  /** The instance's clock: every timestamp written or compared reads it (`ctx.now()`), never `new Date()`. */
+  clock: Clock;
   /**
    * The configured external URL of the service, no trailing slash. Without one, each HTTP request's own
    * scheme, host and mount point take its place (so `web_url` and `Link` agree), and `http://localhost`
@@ -130,6 +134,16 @@ export class Context {
     return this.env.events.record(this, this.em, event);
   }
 
+  /** The instance's time now (its clock: the system's, unless a test double set it). */
+  now(): Date {
+    return this.env.clock.now();
+  }
+
+  /** The instance's day now (UTC, `YYYY-MM-DD`): what memberships' and shares' expiry dates are compared with. */
+  today(): Day {
+    return dayOf(this.now());
+  }
+
   /** The call's EntityManager: its identity map and unit of work. */
   get em(): EntityManager {
     this.callEm ??= this.env.db.fork();
@@ -176,6 +190,7 @@ export class Context {
       },
       // A write's statements run in its transaction, which sees what the write changed.
       rows: this.callEm ?? this.env.db.rows,
+      now: () => this.now(),
     };
     return this.presenterView;
   }

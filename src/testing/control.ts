@@ -6,6 +6,7 @@ import { ApiError, ForbiddenError, NotFoundError, UnauthorizedError } from '../e
 import { answerError, sendJson } from '../http/json.js';
 import type { Environment } from '../services/context.js';
 import type { TestDouble } from './test-double.js';
+import { clockRoutes } from './clock-control.js';
 import { faultRoutes } from './faults.js';
 import { requestRoutes } from './journal.js';
 import { seedRoutes } from './seed.js';
@@ -88,7 +89,7 @@ const stateRoutes: ControlRoute[] = [
 ];
 
 /** Every control route. */
-const CONTROL_ROUTES: ControlRoute[] = [...stateRoutes, ...requestRoutes, ...faultRoutes, ...seedRoutes];
+const CONTROL_ROUTES: ControlRoute[] = [...stateRoutes, ...requestRoutes, ...faultRoutes, ...seedRoutes, ...clockRoutes];
 
 /** The route and its parameters for a method and a path under the prefix, if any. */
 function matchControl(method: string, path: string): { route: ControlRoute; params: Record<string, string> } | undefined {
@@ -122,7 +123,7 @@ export function answerControl(env: Environment, req: Request, res: Response, pat
   if (!testDouble?.enabled || !path.startsWith(CONTROL_PREFIX)) return false;
   void (async () => {
     try {
-      const caller = await authenticate(env.db.rows, env.tokens, identity);
+      const caller = await authenticate(env.db.rows, env.tokens, identity, env.clock);
       if (!caller.user) throw new UnauthorizedError();
       if (!can(caller, 'admin_all_resources')) throw new ForbiddenError();
       const found = matchControl(req.method, path.slice(CONTROL_PREFIX.length));

@@ -4,6 +4,7 @@ import type { Call } from '../api/invoke.js';
 import { type AnyRoute, successStatus } from '../api/route.js';
 import { parseInput } from '../api/validation.js';
 import type { Caller } from '../auth/caller.js';
+import { type Clock, systemClock } from '../clock.js';
 import type { ControlRoute } from './control.js';
 import { type AppliedFault, ConnectionDroppedError, type FaultPlan, meetFault, pathMatcher } from './faults.js';
 
@@ -127,6 +128,8 @@ export class RequestJournal implements HostingRequests {
   constructor(
     private readonly enabled: boolean,
     private readonly capacity = JOURNAL_CAPACITY,
+    /** The instance's clock: the calls' times. */
+    readonly clock: Clock = systemClock,
   ) {}
 
   list(filter: RequestFilter = {}): RecordedRequest[] {
@@ -201,14 +204,16 @@ interface WatchedRequest {
 /** One request as a test double watches it: the fault it meets once its caller is known, its entry once it is answered. */
 export class WatchedCall {
   private readonly started = performance.now();
-  private readonly time = new Date().toISOString();
+  private readonly time: string;
   private caller: string | null = null;
   private fault: number | null = null;
 
   constructor(
     private readonly double: { journal: RequestJournal; faults: FaultPlan },
     private readonly request: WatchedRequest,
-  ) {}
+  ) {
+    this.time = double.journal.clock.now().toISOString();
+  }
 
   /** The caller is known (its username, null for none): the fault planned for the request, if any. */
   reached(caller: string | null): AppliedFault | undefined {

@@ -86,7 +86,7 @@ export async function seed(env: Environment, description: unknown, baseUrl = env
   return env.testDouble.seed(async () => {
     checkItemCount(description);
     const input = parseInput<SeedDescription>(SeedDescriptionSchema, structuredClone(description ?? {}));
-    const caller = await authenticate(env.db.rows, env.tokens, 1);
+    const caller = await authenticate(env.db.rows, env.tokens, 1, env.clock);
     return runWrite(unrecordedEnvironment(env), caller, baseUrl, undefined, async (ctx) =>
       new SeedWriter(ctx, input, await planSeed(ctx, input)).write(),
     );
@@ -137,7 +137,7 @@ function unrecordedEnvironment(env: Environment): Environment {
       issue_id: event.issueId ?? null,
       merge_request_id: event.mergeRequestId ?? null,
       data: event.data,
-      created_at: new Date().toISOString(),
+      created_at: scope.now().toISOString(),
     } as RecordedEvent<K>;
     for (const { kinds, run } of EVENT_RULES) if (kinds.includes(event.kind)) await run(scope, recorded as RecordedEvent);
     return recorded;
@@ -174,7 +174,7 @@ interface PlannedNote {
 
 /** A checked seed, written as root in one transaction (`ctx`). */
 class SeedWriter {
-  private readonly now = new Date();
+  private readonly now: Date;
   private readonly notes: PlannedNote[] = [];
   private repositoriesMade?: Promise<void>;
 
@@ -182,7 +182,9 @@ class SeedWriter {
     private readonly ctx: Context,
     private readonly input: SeedDescription,
     private readonly plan: SeedPlan,
-  ) {}
+  ) {
+    this.now = ctx.now();
+  }
 
   private get em(): EntityManager {
     return this.ctx.em;

@@ -1,4 +1,15 @@
-import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import {
+  copyFileSync,
+  cpSync,
+  type Dirent,
+  linkSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from 'node:fs';
 import { tmpdir } from 'node:os';
 import { basename, dirname, extname, join, relative } from 'node:path';
 import { strFromU8, strToU8, unzipSync, zipSync, type Zippable } from 'fflate';
@@ -44,37 +55,71 @@ begin
 end $$`;
 
 /**
- * Empties the tables that have rows and restarts the sequences used; then, given a prefix, copies that snapshot's rows
- * back and sets the sequences where they were. Rows go by DELETE (a TRUNCATE makes new files for every table, which
- * costs more for the few rows a test makes), without foreign keys and triggers checked (`session_replication_role`):
- * every table is emptied, and what goes back was whole when copied.
+ * Marks each table of the current schema as changed by any statement that writes it: a statement trigger moves the
+ * table's marker sequence (`m_<table>` in SCHEMA). A sequence, not a row: `nextval` never waits for another transaction
+ * nor rolls back, so concurrent writers neither wait on each other nor deadlock, and a write rolled back costs at most
+ * a table put back for nothing. Made once, when a test double starts.
  */
-export const RESTORE_TABLES = (prefix?: string) => `do $$
+const TRACK_CHANGES = `do $$
+declare
+  name text;
+begin
+  create schema if not exists ${SCHEMA};
+  create or replace function ${SCHEMA}.changed() returns trigger language plpgsql as $f$
+  begin
+    perform nextval(TG_ARGV[0]::regclass);
+    return null;
+  end $f$;
+  for name in select tablename from pg_tables where schemaname = current_schema() and tablename not like 'mikro_orm%' loop
+    execute format('create sequence if not exists ${SCHEMA}.%I', 'm_' || name);
+    execute format('create or replace trigger forgekit_changed after insert or update or delete or truncate on %I
+      for each statement execute function ${SCHEMA}.changed(%L)', name, format('${SCHEMA}.%I', 'm_' || name));
+  end loop;
+end $$`;
+
+/** The marker sequences' positions, by table. */
+const MARKERS = sql`select substr(sequencename, 3) as name, last_value::text as value from pg_sequences
+  where schemaname = ${SCHEMA} and sequencename like 'm\_%'`;
+
+/**
+ * Puts back the rows of the tables named (every table of the current schema when none are), and sets the sequences
+ * that moved: the tables are emptied and, given a snapshot's prefix, its rows copied back; the sequences are set where
+ * the snapshot had them (restarted where it had not used them). Rows go by DELETE (a TRUNCATE makes new files for
+ * every table, which costs more for the few rows a test makes), without foreign keys and triggers (so without marking
+ * anything changed: `session_replication_role`): what goes back was whole when copied.
+ */
+export const RESTORE_TABLES = (prefix: string | undefined, only?: readonly string[]) => `do $$
 declare
   name text;
   found boolean;
+  position bigint;
 begin
   set local session_replication_role = replica;
-  for name in select tablename from pg_tables where schemaname = current_schema() and tablename not like 'mikro_orm%' loop
+  for name in ${
+    only
+      ? `select unnest(array[${only.map((table) => `'${table.replaceAll("'", "''")}'`).join(', ')}]::text[])`
+      : `select tablename from pg_tables where schemaname = current_schema() and tablename not like 'mikro_orm%'`
+  } loop
     execute format('select exists (select from %I)', name) into found;
     if found then execute format('delete from %I', name); end if;
+    ${
+      prefix === undefined
+        ? ''
+        : `if to_regclass(format('${SCHEMA}.%I', '${prefix}' || name)) is not null then
+      execute format('insert into %I select * from ${SCHEMA}.%I', name, '${prefix}' || name);
+    end if;`
+    }
   end loop;
-  for name in select sequencename from pg_sequences where schemaname = current_schema() and last_value is not null
-    and sequencename not like 'mikro_orm%' loop
-    perform setval(quote_ident(name), 1, false);
-  end loop;
-  ${
+  for name, position in ${
     prefix === undefined
-      ? ''
-      : `for name in select substr(tablename, ${prefix.length + 1}) from pg_tables
-    where schemaname = '${SCHEMA}' and tablename like '${prefix}%' and tablename <> '${prefix}sequences' loop
-    execute format('insert into %I select * from ${SCHEMA}.%I', name, '${prefix}' || name);
+      ? `select sequencename, null::bigint from pg_sequences where schemaname = current_schema() and last_value is not null
+    and sequencename not like 'mikro_orm%'`
+      : `execute format('select p.sequencename::text, s.last_value from pg_sequences p left join ${SCHEMA}.%I s
+    on s.name = p.sequencename::text where p.schemaname = current_schema() and p.sequencename not like ''mikro_orm%%''
+    and p.last_value is distinct from s.last_value', '${prefix}sequences')`
+  } loop
+    if position is null then perform setval(quote_ident(name), 1, false); else perform setval(quote_ident(name), position); end if;
   end loop;
-  for name in execute format('select name from ${SCHEMA}.%I where last_value is not null', '${prefix}sequences') loop
-    execute format('select setval(%L, (select last_value from ${SCHEMA}.%I where name = %L))',
-      quote_ident(name), '${prefix}sequences', name);
-  end loop;`
-  }
   set local session_replication_role = origin;
 end $$`;
 
@@ -121,11 +166,23 @@ export class Snapshots {
   private readonly kept = new Map<string, Snapshot>();
   private directory?: string;
   private counter = 0;
+  /**
+   * The snapshot the rows were last the same as (taken, or put back), with the marker sequences' positions then: a
+   * table whose marker has not moved since still holds that snapshot's rows, and is left as it is.
+   */
+  private current?: { snapshot: Snapshot; markers: Map<string, string | null> };
+  private tracking = false;
 
   constructor(
     private readonly db: Database,
     private readonly storages: Record<string, string>,
   ) {}
+
+  /** Marks each table when written from now on, so that a reset puts back only what changed (TRACK_CHANGES). */
+  async trackChanges(): Promise<void> {
+    await this.db.rows.execute(TRACK_CHANGES);
+    this.tracking = true;
+  }
 
   list(): Snapshot[] {
     return [...this.kept.values()];
@@ -139,11 +196,14 @@ export class Snapshots {
   async take(name: string): Promise<Snapshot> {
     const prefix = this.prefix();
     const directory = join(this.snapshotsDirectory(), prefix);
-    await this.db.fork().transactional(async (em) => {
+    const markers = await this.db.fork().transactional(async (em) => {
       await em.execute(COPY_TABLES(prefix));
+      return markersOf(em);
     });
-    for (const [storage, root] of Object.entries(this.storages)) copyDirectory(root, join(directory, storage));
-    return this.keep(name, prefix, directory);
+    for (const [storage, root] of Object.entries(this.storages)) linkDirectory(root, join(directory, storage));
+    const snapshot = await this.keep(name, prefix, directory);
+    this.current = { snapshot, markers };
+    return snapshot;
   }
 
   /** A new snapshot's tables' prefix, unique in the database: several instances may share a PostgreSQL database's schema. */
@@ -281,10 +341,16 @@ export class Snapshots {
    * `execute` (in a transaction that tells the process's caches).
    */
   async putBack(snapshot: Snapshot | undefined, execute: (statement: string) => Promise<void>): Promise<void> {
-    await execute(RESTORE_TABLES(snapshot?.prefix));
+    const markers = this.tracking ? await markersOf(this.db.rows) : new Map<string, string | null>();
+    // Back to the snapshot the rows were last the same as: only the tables written since (when they are marked).
+    const since = snapshot && this.tracking && this.current?.snapshot === snapshot ? this.current.markers : undefined;
+    const changed = since && [...markers].filter(([table, position]) => since.get(table) !== position).map(([table]) => table);
+    this.current = undefined;
+    await execute(RESTORE_TABLES(snapshot?.prefix, changed));
+    if (snapshot) this.current = { snapshot, markers };
     for (const [storage, root] of Object.entries(this.storages)) {
       rmSync(root, { recursive: true, force: true });
-      if (snapshot) copyDirectory(join(snapshot.directory, storage), root);
+      if (snapshot) linkDirectory(join(snapshot.directory, storage), root);
       else mkdirSync(root, { recursive: true });
     }
   }
@@ -305,21 +371,43 @@ export class Snapshots {
   }
 
   private async drop(snapshot: Snapshot): Promise<void> {
+    if (this.current?.snapshot === snapshot) this.current = undefined;
     await this.db.rows.execute(DROP_TABLES(snapshot.prefix));
     rmSync(snapshot.directory, { recursive: true, force: true });
   }
 }
 
-/** A directory's files copied (an empty one made when it does not exist). */
-function copyDirectory(from: string, to: string): void {
+/**
+ * A directory's files hard-linked into another (an empty one made when it does not exist), copied where links cannot
+ * go (another file system). Safe for repositories: forgekit writes a repository's files beside their place and renames
+ * them into it (src/git/fs.ts), never in place, so a file shared by a snapshot and the storage never changes under
+ * either.
+ */
+function linkDirectory(from: string, to: string): void {
   mkdirSync(to, { recursive: true });
-  let entries: string[] = [];
+  let entries: Dirent[] = [];
   try {
-    entries = readdirSync(from);
+    entries = readdirSync(from, { withFileTypes: true });
   } catch {
     return;
   }
-  for (const entry of entries) cpSync(join(from, entry), join(to, entry), { recursive: true });
+  for (const entry of entries) {
+    const [source, target] = [join(from, entry.name), join(to, entry.name)];
+    if (entry.isDirectory()) linkDirectory(source, target);
+    else if (!entry.isFile()) cpSync(source, target);
+    else
+      try {
+        linkSync(source, target);
+      } catch {
+        copyFileSync(source, target);
+      }
+  }
+}
+
+/** The marker sequences' positions, by table (none before `trackChanges`). */
+async function markersOf(em: EntityManager): Promise<Map<string, string | null>> {
+  const rows = (await queryRows(em, MARKERS)) as { name: string; value: string | null }[];
+  return new Map(rows.map((row) => [row.name, row.value]));
 }
 
 /** A name from the catalogue, quoted. */

@@ -1,3 +1,4 @@
+import { forwardOf, type HostingClock, type InstanceClock, instantOf } from '../clock.js';
 import { BadRequestError, NotFoundError } from '../errors.js';
 import { FaultPlan } from './faults.js';
 import { RequestJournal } from './journal.js';
@@ -32,23 +33,51 @@ export class TestDouble {
   readonly journal: RequestJournal;
   /** The faults planned (`hosting.faults`; src/testing/faults.ts). */
   readonly faults: FaultPlan;
+  /** The instance's clock as `hosting.clock` shows it: read by anyone, moved by a test double only. */
+  readonly clock: HostingClock;
 
   constructor(
     readonly enabled: boolean,
     private readonly snapshots: Snapshots,
+    private readonly instanceClock: InstanceClock,
     private readonly upkeep: InstanceUpkeep,
   ) {
-    this.journal = new RequestJournal(enabled);
+    this.journal = new RequestJournal(enabled, undefined, instanceClock);
     this.faults = new FaultPlan(enabled);
+    this.clock = {
+      now: () => instanceClock.now(),
+      set: (date) => {
+        this.check();
+        return instanceClock.set(instantOf(date, 'date'));
+      },
+      advance: (ms) => {
+        this.check();
+        return instanceClock.advance(forwardOf(ms, 'ms'));
+      },
+      reset: () => {
+        this.check();
+        return instanceClock.reset();
+      },
+    };
   }
 
-  /** Keeps the first start's state (unlisted), so that a reset copies it back rather than making it again. */
+  /**
+   * Keeps the first start's state (unlisted), so that a reset copies it back rather than making it again, and marks the
+   * tables written from then on, so that a reset puts back only those.
+   */
   async start(): Promise<void> {
-    if (this.enabled) this.baseline = await this.snapshots.take(FIRST_START);
+    if (!this.enabled) return;
+    await this.snapshots.trackChanges();
+    this.baseline = await this.snapshots.take(FIRST_START);
   }
 
+  /**
+   * Back to the baseline; `toFirstStart`: to the first start's state, the baseline from then on. The clock goes back to
+   * the time the instance started with (a restore leaves it alone).
+   */
   async reset({ toFirstStart = false }: { toFirstStart?: boolean } = {}): Promise<void> {
     this.check();
+    this.instanceClock.reset();
     if (toFirstStart) this.baseline = this.snapshots.get(FIRST_START);
     await this.putBack(this.baseline);
   }
@@ -79,12 +108,14 @@ export class TestDouble {
     this.baseline = snapshot;
   }
 
+  /** The instance's state now as a snapshot file's bytes (src/testing/snapshots.ts). */
   async save(): Promise<Uint8Array> {
     this.check();
     await this.upkeep.settle();
     return this.snapshots.save();
   }
 
+  /** Puts a snapshot file's state in place, kept as the snapshot `name`: the baseline from then on. */
   async load(bytes: Uint8Array, name = 'loaded'): Promise<string> {
     this.check();
     checkName(name);

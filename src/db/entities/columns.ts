@@ -1,12 +1,16 @@
 import { p } from '@mikro-orm/core';
+import { clockOf } from '../../clock.js';
 
 /**
  * Columns that many entities share, written once. Each call makes new builders: MikroORM keeps a builder's
  * options as its property's metadata, so one builder must never serve two properties.
  */
 
-/** For a time set when the row is made: `p.datetime().onCreate(now)`. */
-export const now = () => new Date();
+/**
+ * For a time set when the row is made: `p.datetime().onCreate(now)`. The instance's clock, which the EntityManager
+ * that writes the row knows (src/clock.ts `clockOf`): several instances in one process each keep their own.
+ */
+export const now = (_entity: unknown, em: { config: object }) => clockOf(em).now();
 
 /** When the row was made. */
 export const createdAt = () => p.datetime().onCreate(now);

@@ -1,5 +1,5 @@
 import type { Caller } from '../../auth/caller.js';
-import { readsCodeSql, visibleIssuesSql, visibleProjectsSql } from '../../auth/access-levels.js';
+import { type Day, readsCodeSql, visibleIssuesSql, visibleProjectsSql } from '../../auth/access-levels.js';
 import type { EntityManager } from '../../db/orm.js';
 import { queryRows } from '../../db/rows.js';
 import { direction, sql, type Sql } from '../../db/sql.js';
@@ -54,12 +54,14 @@ export interface EventFilter {
  * read the code; an issue's (or a note on one) where it may read the issue, still there; a merge request's where
  * it may read the project's merge requests and the request is still there; a note's while the note is.
  */
-function visibleEventsSql(caller: Caller, source: EventsSource): Sql {
+function visibleEventsSql(caller: Caller, today: Day, source: EventsSource): Sql {
   const inProject = 'projectId' in source;
-  const code = inProject ? sql`${source.readsCode}` : readsCodeSql(caller);
-  const issues = inProject ? visibleIssuesSql(caller, { readsConfidential: source.readsConfidential }) : visibleIssuesSql(caller);
+  const code = inProject ? sql`${source.readsCode}` : readsCodeSql(caller, today);
+  const issues = inProject
+    ? visibleIssuesSql(caller, today, { readsConfidential: source.readsConfidential })
+    : visibleIssuesSql(caller, today);
   const mergeRequests = inProject ? sql`${source.readsMergeRequests}` : sql`p."merge_requests_enabled" and ${code}`;
-  const project = inProject ? sql`true` : visibleProjectsSql(caller, 'p');
+  const project = inProject ? sql`true` : visibleProjectsSql(caller, today, 'p');
   return sql`${project}
     and (e."kind" not in ('push', 'tag_push') and e."data"->>'noteable_type' is distinct from 'Commit' or ${code})
     and (e."issue_id" is null or (i."deleted_at" is null and ${issues}))
@@ -90,6 +92,8 @@ const TARGET_COLUMNS = sql`case when e."target_type" = 'Milestone' and ms."id" i
 export async function eventPage(
   em: EntityManager,
   caller: Caller,
+  /** The instance's day (`ctx.today()`): memberships that ended count for nothing. */
+  today: Day,
   source: EventsSource,
   filter: EventFilter,
   order: 'asc' | 'desc',
@@ -98,7 +102,7 @@ export async function eventPage(
   const conditions = [
     sql`e."action" is not null`,
     'projectId' in source ? sql`e."project_id" = ${source.projectId}` : sql`e."author_id" = ${source.authorId}`,
-    visibleEventsSql(caller, source),
+    visibleEventsSql(caller, today, source),
   ];
   if (filter.action) conditions.push(sql`e."action" = ${filter.action}`);
   if (filter.targetType) conditions.push(sql`e."target_type" = ${filter.targetType}`);

@@ -64,7 +64,7 @@ export class EventsService extends Service {
       createdBefore: query.before ? dayStart(query.before) : undefined,
       createdFrom: query.after ? dayAfter(query.after) : undefined,
     };
-    const { total, rows } = await eventPage(view.rows, this.ctx.caller, source, filter, query.sort ?? 'desc', {
+    const { total, rows } = await eventPage(view.rows, this.ctx.caller, this.ctx.today(), source, filter, query.sort ?? 'desc', {
       limit: window.perPage,
       offset: window.offset,
     });

@@ -1,5 +1,5 @@
 import type { RunnerInScope } from '../../auth/abilities.js';
-import { memberGroupsSql, memberProjectsSql, runnerAccessColumnsSql } from '../../auth/access-levels.js';
+import { type Day, memberGroupsSql, memberProjectsSql, runnerAccessColumnsSql } from '../../auth/access-levels.js';
 import type { Caller } from '../../auth/caller.js';
 import { Runner, type RunnerAccessLevel, type RunnerType } from '../../db/entities/index.js';
 import type { EntityManager } from '../../db/orm.js';
@@ -15,10 +15,10 @@ import { SETTINGS_ID } from '../instance/settings-store.js';
  */
 
 /** A runner by ID with what the caller is to it (src/auth/policies/runner.ts), in one statement; null when there is none. */
-export async function findRunnerInScope(em: EntityManager, caller: Caller, id: number): Promise<RunnerInScope | null> {
+export async function findRunnerInScope(em: EntityManager, caller: Caller, today: Day, id: number): Promise<RunnerInScope | null> {
   const [row] = await queryRows(
     em,
-    sql`select to_jsonb(r) as "runner", ${runnerAccessColumnsSql(caller)},
+    sql`select to_jsonb(r) as "runner", ${runnerAccessColumnsSql(caller, today)},
        (select count(*)::int from "runner_projects" rp where rp."runner_id" = r."id") as "project_count"
      from "runners" r where r."id" = ${id}`,
   );
@@ -103,12 +103,13 @@ export function projectRunnersSql(projectId: number, groupIds: readonly number[]
 export async function runnerRelations(
   em: EntityManager,
   caller: Caller,
+  today: Day,
   runnerId: number,
   everything: boolean,
   baseUrl: string,
 ): Promise<{ projects: RunnerProject[]; groups: RunnerGroup[] }> {
-  const projectsSeen = everything ? sql`true` : memberProjectsSql(caller, 'p');
-  const groupsSeen = everything ? sql`true` : memberGroupsSql(caller, 'g');
+  const projectsSeen = everything ? sql`true` : memberProjectsSql(caller, today, 'p');
+  const groupsSeen = everything ? sql`true` : memberGroupsSql(caller, today, 'g');
   const [row] = await queryRows(
     em,
     sql`select

@@ -83,12 +83,12 @@ function newSecret(secrets: { seal(text: string): string }): { token: string; se
 export class RunnersService extends Service {
   /** A runner by ID with what the caller is to it; null when there is none. */
   findInScope(id: number): Promise<RunnerInScope | null> {
-    return findRunnerInScope(this.ctx.em, this.ctx.caller, id);
+    return findRunnerInScope(this.ctx.em, this.ctx.caller, this.ctx.today(), id);
   }
 
   /** GET /runners: the runners the caller owns (of the projects and groups it maintains), by scope and filters. */
   list(query: ListRunnersQuery & PageQuery): Promise<Page<RunnerShape>> {
-    return this.page(ownedRunnersSql(this.ctx.caller), query);
+    return this.page(ownedRunnersSql(this.ctx.caller, this.ctx.today()), query);
   }
 
   /** GET /runners/all (administrators): every runner, shared and specific, by scope and filters. */
@@ -112,12 +112,13 @@ export class RunnersService extends Service {
     const relations = await runnerRelations(
       (await this.ctx.view()).rows,
       caller,
+      this.ctx.today(),
       runner.id,
       can(caller, 'read_all_resources'),
       this.ctx.baseUrl,
     );
     const token = can(caller, 'read_runner_token', scoped) ? this.opened(runner.tokenSealed) : undefined;
-    return presentRunnerDetails(runner, { ...relations, token }, new Date());
+    return presentRunnerDetails(runner, { ...relations, token }, this.ctx.now());
   }
 
   /**
@@ -147,7 +148,7 @@ export class RunnersService extends Service {
         refProtection: input.access_level,
         maximumTimeout: input.maximum_timeout,
       },
-      new Date(),
+      this.ctx.now(),
     );
     return this.get((await this.findInScope(runner.id))!);
   }
@@ -197,7 +198,7 @@ export class RunnersService extends Service {
         maximumTimeout: input.maximum_timeout ?? null,
         tagList,
         info: this.selfOf(input.info),
-        now: new Date(),
+        now: this.ctx.now(),
       },
       owner,
     );
@@ -207,7 +208,7 @@ export class RunnersService extends Service {
   /** POST /runners/verify: the runner's token is valid (403 otherwise); the runner has reached the instance now. */
   async verify(input: VerifyRunnerInput): Promise<RunnerVerified> {
     const runner = await this.authenticateRunner(input.token);
-    await touchRunner(this.ctx.em, runner.id, this.selfOf(input.info), new Date());
+    await touchRunner(this.ctx.em, runner.id, this.selfOf(input.info), this.ctx.now());
     return 200;
   }
 
@@ -220,7 +221,7 @@ export class RunnersService extends Service {
   /** POST /runners/reset_registration_token (administrators, as later clients call it): a new instance registration token. */
   async resetRegistrationToken(): Promise<RegistrationTokenReset> {
     const secret = newSecret(this.ctx.env.secrets);
-    await replaceInstanceRegistrationToken(this.ctx.em, secret, new Date());
+    await replaceInstanceRegistrationToken(this.ctx.em, secret, this.ctx.now());
     return { token: secret.token, token_expires_at: null };
   }
 
@@ -236,7 +237,7 @@ export class RunnersService extends Service {
     if (token !== undefined) return token;
     // Sealed under another secret key: it can be shown no more, so a new one takes its place.
     const secret = newSecret(secrets);
-    await replaceInstanceRegistrationToken(rows, secret, new Date());
+    await replaceInstanceRegistrationToken(rows, secret, this.ctx.now());
     return secret.token;
   }
 
@@ -252,7 +253,7 @@ export class RunnersService extends Service {
     const { runner } = scoped;
     if (runner.runnerType === 'group_type') throw new ForbiddenError('Runner is a group runner');
     if (!can(this.ctx.caller, 'assign_runner', scoped)) throw new ForbiddenError(runner.locked ? 'Runner is locked' : NO_ACCESS);
-    const now = new Date();
+    const now = this.ctx.now();
     if (!(await enableRunner(this.ctx.em, runner.id, project.project.id, now))) {
       throw BadRequestError.invalid('assign_to', 'Validation failed: Runner has already been taken');
     }
@@ -275,7 +276,7 @@ export class RunnersService extends Service {
   /** A page of the runners `scope` admits, by the list's scope and filters, newest first. */
   private async page(scope: Sql, query: (ListRunnersQuery | ListAllRunnersQuery) & PageQuery): Promise<Page<RunnerShape>> {
     const window = pageRequest(query);
-    const now = new Date();
+    const now = this.ctx.now();
     const filter: RunnerFilter = {};
     // `scope`, `status` and `paused` name the same conditions (`scope` also a kind); given several, all hold.
     for (const name of [query.scope, query.status, query.paused === undefined ? undefined : query.paused ? 'paused' : 'active']) {

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import type { SecretBox } from '../../auth/secret-box.js';
+import { type Clock, clockOf } from '../../clock.js';
 import type { Database, EntityManager } from '../../db/orm.js';
 import { queryRows } from '../../db/rows.js';
 import { fixedSql, sql } from '../../db/sql.js';
@@ -43,6 +44,8 @@ const worker = fixedSql(WORKER_STATEMENT);
 
 export interface HookDeliveryEnvironment {
   db: Database;
+  /** The instance's clock: deliveries' times, and how long a failing hook is left alone. */
+  clock: Clock;
   jobs: JobQueue;
   secrets: SecretBox;
   repositories: RepositoryStore;
@@ -137,7 +140,7 @@ export async function startHookDeliveries(
  * failing are passed over. One statement.
  */
 async function hooksOf(em: EntityManager, projectIds: readonly number[]): Promise<Map<number | null, HookRow[]>> {
-  const live = sql`(h.disabled_until is null or h.disabled_until <= ${new Date()})`;
+  const live = sql`(h.disabled_until is null or h.disabled_until <= ${clockOf(em).now()})`;
   const rows = await queryRows(
     em,
     sql`${worker} select h.*, null::int as for_project from web_hooks h where h.type = 'SystemHook' and ${live}
@@ -198,7 +201,7 @@ class DeliveryBatch {
   async write(env: HookDeliveryEnvironment, em: EntityManager): Promise<void> {
     if (!this.deliveries.length) return;
     const each = this.deliveries.flatMap(({ hooks }, n) => hooks.map((hook) => ({ hook, n: n + 1 })));
-    const now = new Date();
+    const now = env.clock.now();
     await queryRows(
       em,
       sql`${worker} insert into web_hook_logs (hook_id, trigger, url, request_headers, request_data, created_at, updated_at)
@@ -464,24 +467,26 @@ export async function sendToHook(
 /** The columns of a delivery's record that say how its last try went. */
 const outcomeColumns = (
   response: HookResponse,
+  now: Date,
 ) => sql`response_status = ${response.status === null ? 'internal error' : String(response.status)},
   response_headers = ${JSON.stringify(response.headers)}::jsonb, response_body = ${response.body},
-  internal_error_message = ${response.error}, execution_duration = ${response.durationMs / 1000}, updated_at = ${new Date()}`;
+  internal_error_message = ${response.error}, execution_duration = ${response.durationMs / 1000}, updated_at = ${now}`;
 
-/** Records a delivery sent at once (a test, a delivery sent again), settled by its one try. */
+/** Records a delivery sent at once (a test, a delivery sent again), settled by its one try, answered `now`. */
 export async function recordSent(
   em: EntityManager,
   hookId: number,
   request: { trigger: string; url: string; headers: Record<string, string>; body: string },
   response: HookResponse,
+  now: Date,
 ): Promise<void> {
   const [row] = await queryRows(
     em,
     sql`insert into web_hook_logs (hook_id, trigger, url, request_headers, request_data, status, attempts, created_at, updated_at)
       values (${hookId}, ${request.trigger}, ${request.url}, ${JSON.stringify(request.headers)}::jsonb, ${request.body}::json,
-        ${delivered(response) ? 'delivered' : 'failed'}, 1, ${new Date()}, ${new Date()}) returning id`,
+        ${delivered(response) ? 'delivered' : 'failed'}, 1, ${now}, ${now}) returning id`,
   );
-  await queryRows(em, sql`update web_hook_logs set ${outcomeColumns(response)} where id = ${row.id}`);
+  await queryRows(em, sql`update web_hook_logs set ${outcomeColumns(response, now)} where id = ${row.id}`);
 }
 
 /** The delivery job: the hook's pending deliveries sent in order; a failed one tried again later, up to its tries. */
@@ -499,12 +504,12 @@ function registerHookJobs(jobs: JobQueue, env: HookDeliveryEnvironment): void {
       await queryRows(
         env.db.rows,
         sql`${worker} delete from web_hook_logs where hook_id = ${hookId} and status <> 'pending'
-          and created_at < ${new Date(Date.now() - DELIVERIES_KEPT_MS)}`,
+          and created_at < ${new Date(env.clock.now().getTime() - DELIVERIES_KEPT_MS)}`,
       );
       // Left alone for failing: the deliveries wait until it is taken back.
       const [hook] = await queryRows(env.db.rows, sql`${worker} select disabled_until from web_hooks where id = ${hookId}`);
       const disabledUntil = hook?.disabled_until ? new Date(hook.disabled_until as string) : null;
-      if (disabledUntil && disabledUntil > new Date()) {
+      if (disabledUntil && disabledUntil > env.clock.now()) {
         await env.jobs.enqueue(env.db.rows, WEB_HOOK_DELIVERY, { hookId }, { runAt: disabledUntil });
         return;
       }
@@ -528,15 +533,16 @@ function registerHookJobs(jobs: JobQueue, env: HookDeliveryEnvironment): void {
           job.signal.throwIfAborted();
           const attempts = (next.attempts as number) + 1;
           const ok = delivered(response);
+          const now = env.clock.now();
           const status = ok ? 'delivered' : attempts >= DELIVERY_ATTEMPTS ? 'failed' : 'pending';
           await queryRows(
             env.db.rows,
-            sql`${worker} update web_hook_logs set status = ${status}, attempts = ${attempts}, ${outcomeColumns(response)}
+            sql`${worker} update web_hook_logs set status = ${status}, attempts = ${attempts}, ${outcomeColumns(response, now)}
               where id = ${next.id}`,
           );
           // A hook that keeps failing is left alone for a while: no deliveries are made for it meanwhile.
           const failures = ok ? 0 : recentFailures + 1;
-          const disabledUntil = failures >= FAILURES_BEFORE_DISABLING ? new Date(Date.now() + disabledFor(failures)) : null;
+          const disabledUntil = failures >= FAILURES_BEFORE_DISABLING ? new Date(now.getTime() + disabledFor(failures)) : null;
           if (failures !== recentFailures)
             await queryRows(
               env.db.rows,

@@ -46,9 +46,9 @@ const FLAGS = {
   enable_ssl_verification: 'enableSslVerification',
 } as const;
 
-/** What every hook answers: where it delivers, what it asks for, whether it is left alone for failing. */
-function presentFlags(hook: WebHook) {
-  const disabled = hook.disabledUntil && hook.disabledUntil > new Date() ? hook.disabledUntil : null;
+/** What every hook answers: where it delivers, what it asks for, whether it is left alone for failing (`now`). */
+function presentFlags(hook: WebHook, now: Date) {
+  const disabled = hook.disabledUntil && hook.disabledUntil > now ? hook.disabledUntil : null;
   return {
     id: hook.id,
     url: hook.url,
@@ -71,12 +71,15 @@ function presentFlags(hook: WebHook) {
   };
 }
 
-export const presentProjectHook = (hook: WebHook): ProjectHook => ({ ...presentFlags(hook), project_id: keyOf(hook.project!) });
-const presentGroupHook = (hook: WebHook): GroupHook => ({ ...presentFlags(hook), group_id: keyOf(hook.group!) });
+export const presentProjectHook = (hook: WebHook, now: Date): ProjectHook => ({
+  ...presentFlags(hook, now),
+  project_id: keyOf(hook.project!),
+});
+const presentGroupHook = (hook: WebHook, now: Date): GroupHook => ({ ...presentFlags(hook, now), group_id: keyOf(hook.group!) });
 
-function presentSystemHook(hook: WebHook): SystemHook {
+function presentSystemHook(hook: WebHook, now: Date): SystemHook {
   const { id, url, push_events, tag_push_events, merge_requests_events, repository_update_events, enable_ssl_verification, created_at } =
-    presentFlags(hook);
+    presentFlags(hook, now);
   return { id, url, push_events, tag_push_events, merge_requests_events, repository_update_events, enable_ssl_verification, created_at };
 }
 
@@ -209,7 +212,7 @@ abstract class HooksService<Scoped, Shape> extends Service {
   protected async send(hook: WebHook, request: { trigger: string; url: string; headers: Record<string, string>; body: string }) {
     const target = { id: hook.id, token_sealed: hook.tokenSealed ?? null, enable_ssl_verification: hook.enableSslVerification };
     const response = await sendToHook(this.sendEnvironment(), target, request);
-    await recordSent(this.em, hook.id, request, response);
+    await recordSent(this.em, hook.id, request, response, this.ctx.now());
     return response;
   }
 
@@ -260,7 +263,7 @@ export class ProjectHooksService extends HooksService<ProjectInScope, ProjectHoo
   }
 
   protected present(hook: WebHook): ProjectHook {
-    return presentProjectHook(hook);
+    return presentProjectHook(hook, this.ctx.now());
   }
 
   /**
@@ -272,7 +275,7 @@ export class ProjectHooksService extends HooksService<ProjectInScope, ProjectHoo
     const settings = await this.ctx.settings();
     const context = payloadContext(this.ctx.env.repositories, this.ctx.baseUrl, settings.avatarsvc_enabled);
     const project = (await hookProject(this.em, scoped.project.id, this.ctx.baseUrl))!;
-    const payload = await samplePayload(this.em, trigger, project, this.ctx.currentUser.id, context);
+    const payload = await samplePayload(this.em, trigger, project, this.ctx.currentUser.id, context, this.ctx.now());
     if (typeof payload === 'string') throw new UnprocessableEntityError(payload);
     const { event, trigger: recordedAs } = TEST_TRIGGERS[trigger];
     const request = { trigger: recordedAs, url: hook.url, headers: this.headers(event), body: JSON.stringify(payload) };
@@ -289,7 +292,7 @@ export class GroupHooksService extends HooksService<GroupInScope, GroupHook> {
   }
 
   protected present(hook: WebHook): GroupHook {
-    return presentGroupHook(hook);
+    return presentGroupHook(hook, this.ctx.now());
   }
 }
 
@@ -300,7 +303,7 @@ export class SystemHooksService extends HooksService<null, SystemHook> {
   }
 
   protected present(hook: WebHook): SystemHook {
-    return presentSystemHook(hook);
+    return presentSystemHook(hook, this.ctx.now());
   }
 
   listAll(query: PageQuery): Promise<Page<SystemHook>> {

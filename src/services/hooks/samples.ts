@@ -27,8 +27,13 @@ export const TEST_TRIGGERS = {
 /** The commits a sample push names (the original's `build_sample`). */
 const SAMPLE_COMMITS = 3;
 
-/** An event as the test makes it up: recorded nowhere, by the caller, now. */
-function madeUp<K extends AnyRecordedEvent['kind']>(kind: K, authorId: number, fields: Partial<RecordedEvent<K>>): RecordedEvent<K> {
+/** An event as the test makes it up: recorded nowhere, by the caller, `now`. */
+function madeUp<K extends AnyRecordedEvent['kind']>(
+  kind: K,
+  authorId: number,
+  now: Date,
+  fields: Partial<RecordedEvent<K>>,
+): RecordedEvent<K> {
   return {
     id: 0,
     kind,
@@ -43,7 +48,7 @@ function madeUp<K extends AnyRecordedEvent['kind']>(kind: K, authorId: number, f
     issue_id: null,
     merge_request_id: null,
     data: {} as never,
-    created_at: new Date().toISOString(),
+    created_at: now.toISOString(),
     ...fields,
   } as RecordedEvent<K>;
 }
@@ -55,6 +60,7 @@ export async function samplePayload(
   project: HookProject,
   userId: number,
   context: PayloadContext,
+  now: Date,
 ): Promise<object | string> {
   const repo = context.repository(project);
   const user = await context.user(em, userId);
@@ -77,7 +83,7 @@ export async function samplePayload(
         commits,
         commit_title: null,
       };
-      return pushPayload(madeUp('push', userId, { data }), project, user, repo, context.baseUrl);
+      return pushPayload(madeUp('push', userId, now, { data }), project, user, repo, context.baseUrl);
     }
     case 'tag_push_events': {
       const tags = await repo.tags();
@@ -85,7 +91,7 @@ export async function samplePayload(
       const tag = tags.at(-1)!;
       const after = await repo.resolveCommit(tag.oid);
       const data = { ref: `refs/tags/${tag.name}`, before: null, after, commit_count: 0, commits: [], commit_title: null };
-      return pushPayload(madeUp('tag_push', userId, { data }), project, user, repo, context.baseUrl);
+      return pushPayload(madeUp('tag_push', userId, now, { data }), project, user, repo, context.baseUrl);
     }
     case 'issues_events':
     case 'confidential_issues_events': {
@@ -93,7 +99,7 @@ export async function samplePayload(
         sql`select id from issues where project_id = ${project.id} and deleted_at is null order by id desc limit 1`,
       );
       if (issueId === undefined) return 'Ensure the project has issues.';
-      return (await issuePayload(em, madeUp('issue.opened', userId, { target_id: issueId }), project, context))!.payload;
+      return (await issuePayload(em, madeUp('issue.opened', userId, now, { target_id: issueId }), project, context))!.payload;
     }
     case 'merge_requests_events': {
       const requestId = await latest(
@@ -120,7 +126,8 @@ export async function samplePayload(
         noteable_iid: null,
         commit_id: null,
       };
-      return (await notePayload(em, madeUp('note.created', userId, { target_id: note.id as number, data }), project, context))!.payload;
+      return (await notePayload(em, madeUp('note.created', userId, now, { target_id: note.id as number, data }), project, context))!
+        .payload;
     }
     case 'pipeline_events': {
       const pipelineId = await latest(sql`select id from pipelines where project_id = ${project.id} order by id desc limit 1`);

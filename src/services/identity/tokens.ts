@@ -1,6 +1,5 @@
 import { findUserOrFail } from './user-store.js';
 import { can } from '../../auth/abilities.js';
-import { today } from '../../auth/access-levels.js';
 import { generateToken, tokenDigest, verifyPassword } from '../../auth/secrets.js';
 import { AccessToken, User } from '../../db/entities/index.js';
 import { BadRequestError, NotFoundError, OAuthError, UnauthorizedError } from '../../errors.js';
@@ -66,7 +65,7 @@ export class AccessTokensService extends Service {
    */
   private async issueSessionToken(user: User): Promise<string> {
     const minutes = (await this.ctx.settings()).session_expire_delay;
-    const now = Date.now();
+    const now = this.ctx.now().getTime();
     // Sessions that ended are of no further use: each sign-in clears its user's.
     await this.em.nativeDelete(AccessToken, { user, kind: 'private', $or: [{ revoked: true }, { expiresAt: { $lte: new Date(now) } }] });
     const { token } = this.issue(user, 'private', {
@@ -93,7 +92,7 @@ export class AccessTokensService extends Service {
     kind: Kind,
     query: ListTokensQuery & PageQuery,
   ): Promise<Page<TokenShapes[Kind]>> {
-    const now = new Date();
+    const now = this.ctx.now();
     const state =
       query.state === 'active'
         ? { revoked: false, $or: [{ expiresAt: null }, { expiresAt: { $gt: now } }] }
@@ -114,7 +113,8 @@ export class AccessTokensService extends Service {
     input: CreateTokenInput,
   ): Promise<TokenShapes[Kind] & { token: string }> {
     if (input.name.trim() === '') throw BadRequestError.invalid('name', "can't be blank");
-    if (input.expires_at && input.expires_at.slice(0, 10) < today()) throw BadRequestError.invalid('expires_at', 'must be in the future');
+    if (input.expires_at && input.expires_at.slice(0, 10) < this.ctx.today())
+      throw BadRequestError.invalid('expires_at', 'must be in the future');
     const scopes = [...new Set(input.scopes)];
     // A token never outlives the token that created it (an administrator's expiring token, an OAuth token).
     const expiresAt = earliest(input.expires_at ? expiryFromDate(input.expires_at) : null, this.ctx.caller.token?.expiresAt ?? null);
@@ -190,7 +190,7 @@ export class AccessTokensService extends Service {
     if (user.twoFactorEnabled) {
       throw new UnauthorizedError('401 Unauthorized. You have 2FA enabled. Please use a personal access token to access the API');
     }
-    const now = new Date();
+    const now = this.ctx.now();
     user.lastSignInAt = user.currentSignInAt ?? now;
     user.currentSignInAt = now;
     user.lastActivityOn = now.toISOString().slice(0, 10);
@@ -238,7 +238,7 @@ export class AccessTokensService extends Service {
       scopes = previous.scopes;
     }
     const refreshToken = generateToken(40);
-    const createdAt = new Date();
+    const createdAt = this.ctx.now();
     const { token: accessToken, record } = this.issue(user, 'oauth', {
       name: 'oauth',
       scopes,

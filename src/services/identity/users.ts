@@ -120,7 +120,7 @@ export class UsersService extends Service {
     if (problems.any) throw new BadRequestError(problems.messages);
 
     const settings = await this.ctx.settings();
-    const now = new Date();
+    const now = this.ctx.now();
     const password = randomPassword ? randomBytes(32).toString('base64url') : (input.password as string);
     const user = this.em.create(User, {
       username: input.username,
@@ -195,7 +195,7 @@ export class UsersService extends Service {
     if (input.password !== undefined) {
       user.passwordHash = await hashPassword(input.password);
       // Set by an administrator: the user must choose a new one at the next sign-in.
-      user.passwordExpiresAt = new Date();
+      user.passwordExpiresAt = this.ctx.now();
       await new AccessTokensService(this.ctx).revokeSessions(user);
     }
     if (input.skype !== undefined) user.skype = input.skype;

@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { newRunnersToken, type SecretBox } from '../../auth/secret-box.js';
 import { hashGeneratedPassword, hashPassword, tokenDigest } from '../../auth/secrets.js';
+import { clockOf } from '../../clock.js';
 import { AccessToken, ApplicationSettingsRow, InstanceSecret, Namespace, Project, User } from '../../db/entities/index.js';
 import type { Database } from '../../db/orm.js';
 import { queryRows } from '../../db/rows.js';
@@ -35,7 +36,7 @@ export async function bootstrap(
       const password = options.rootPassword ?? randomBytes(12).toString('base64url');
       if (!options.rootPassword) result.generatedRootPassword = password;
       const passwordHash = options.rootPassword ? await hashPassword(password) : await hashGeneratedPassword(password);
-      const now = new Date();
+      const now = clockOf(em).now();
       root = em.create(User, {
         id: 1,
         username: 'root',

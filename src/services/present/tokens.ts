@@ -13,8 +13,8 @@ export interface TokenShapes {
 /** The last day on which a token works: the day before a midnight expiry, the day of any other. */
 const dateFromExpiry = (expiry: Date): string => new Date(expiry.getTime() - 1).toISOString().slice(0, 10);
 
-export function presentImpersonationTokens(tokens: AccessToken[], _view: View): ImpersonationToken[] {
-  const now = Date.now();
+export function presentImpersonationTokens(tokens: AccessToken[], view: View): ImpersonationToken[] {
+  const now = view.now().getTime();
   return tokens.map((token) => {
     const expired = token.expiresAt !== null && token.expiresAt !== undefined && token.expiresAt.getTime() <= now;
     return {

@@ -4,8 +4,8 @@ import type { SettingsValues } from '../../schemas/settings.js';
 
 /**
  * What every presenter is given: who looks (fields that depend on the viewer come from here, never from a
- * branch in a service), where URLs start, the application settings, and the session that loads what a page
- * embeds (one query per relation for the whole page).
+ * branch in a service), where URLs start, the application settings, the session that loads what a page
+ * embeds (one query per relation for the whole page), and the instance's time.
  */
 export interface View {
   caller: Caller;
@@ -16,4 +16,6 @@ export interface View {
   readonly em: EntityManager;
   /** For statements that read plain rows (db/rows.ts): a write's transaction, else one shared by reads. */
   rows: EntityManager;
+  /** The instance's time now (its clock): what a token's expiry is compared with. */
+  now(): Date;
 }

@@ -1,6 +1,6 @@
 import type { FilterQuery } from '@mikro-orm/core';
 import type { Caller } from '../../auth/caller.js';
-import { current, projectShareGroupIdsSql, visibleGroupsSql } from '../../auth/access-levels.js';
+import { current, type Day, projectShareGroupIdsSql, visibleGroupsSql } from '../../auth/access-levels.js';
 import type { Namespace } from '../../db/entities/index.js';
 import type { EntityManager } from '../../db/orm.js';
 import { queryRows } from '../../db/rows.js';
@@ -11,12 +11,12 @@ import { groupsWhere } from './namespace-store.js';
 /** Groups shared with groups (group_group_links): their hand-written statements, beside the conditions lists take. */
 
 /** The groups the group is shared with that the caller may see (shares that have not expired), oldest share first: one statement. */
-export async function sharesOfGroup(em: EntityManager, groupId: number, caller: Caller): Promise<GroupShare[]> {
+export async function sharesOfGroup(em: EntityManager, groupId: number, caller: Caller, today: Day): Promise<GroupShare[]> {
   const rows = await queryRows(
     em,
     sql`select g."id", g."name", g."full_path", gl."group_access", gl."expires_at" from "group_group_links" gl join "namespaces" g
       on g."id" = gl."shared_with_group_id"
-      where gl."shared_group_id" = ${groupId} and ${current('gl')} and ${visibleGroupsSql(caller, 'g')} order by gl."id"`,
+      where gl."shared_group_id" = ${groupId} and ${current('gl', today)} and ${visibleGroupsSql(caller, today, 'g')} order by gl."id"`,
   );
   return rows.map((row) => ({
     group_id: Number(row.id),
@@ -34,11 +34,12 @@ export async function insertGroupShare(
   withGroupId: number,
   groupAccess: number,
   expiresAt: string | null,
+  now: Date,
 ): Promise<number | undefined> {
   const [made] = await queryRows(
     em,
     sql`insert into "group_group_links" ("shared_group_id", "shared_with_group_id", "group_access", "expires_at", "created_at")
-      values (${sharedGroupId}, ${withGroupId}, ${groupAccess}, ${expiresAt}, now()) on conflict do nothing returning "id"`,
+      values (${sharedGroupId}, ${withGroupId}, ${groupAccess}, ${expiresAt}, ${now}) on conflict do nothing returning "id"`,
   );
   return made?.id as number | undefined;
 }
@@ -50,11 +51,12 @@ export async function insertGroupShare(
 export function projectGroupsWhere(
   projectId: number,
   caller: Caller,
+  today: Day,
   shared?: { minimum?: number; visibleOnly?: boolean },
 ): FilterQuery<Namespace> {
   const ancestors = sql`g."id" = any(select unnest(n."traversal_ids") from "projects" p join "namespaces" n on n."id" = p."namespace_id"
     where p."id" = ${projectId} and n."kind" = 'group')`;
   if (!shared) return groupsWhere(ancestors);
-  const visible = shared.visibleOnly ? sql` and ${visibleGroupsSql(caller, 'g')}` : empty;
-  return groupsWhere(sql`(${ancestors} or (g."id" in (${projectShareGroupIdsSql(projectId, shared.minimum)})${visible}))`);
+  const visible = shared.visibleOnly ? sql` and ${visibleGroupsSql(caller, today, 'g')}` : empty;
+  return groupsWhere(sql`(${ancestors} or (g."id" in (${projectShareGroupIdsSql(projectId, today, shared.minimum)})${visible}))`);
 }

@@ -22,7 +22,7 @@ import { ProjectsService } from './projects.js';
 export class GroupSharesService extends Service {
   /** The groups the group is shared with that the caller may see (shares that have not expired), oldest share first. */
   sharedWith(groupId: number): Promise<GroupShare[]> {
-    return sharesOfGroup(this.em, groupId, this.ctx.caller);
+    return sharesOfGroup(this.em, groupId, this.ctx.caller, this.ctx.today());
   }
 
   /**
@@ -33,11 +33,11 @@ export class GroupSharesService extends Service {
    */
   async share(scoped: GroupInScope, input: ShareGroupInput): Promise<GroupDetail> {
     if (!isMemberLevel('group', input.group_access)) throw BadRequestError.invalid('group_access', 'does not have a valid value');
-    const expiresAt = memberExpiry(input.expires_at);
+    const expiresAt = memberExpiry(input.expires_at, this.ctx.today());
     const other = await findGroupInScope(this.ctx, input.group_id);
     if (!other || !can(this.ctx.caller, 'read_group', other)) throw new NotFoundError('Group');
     if (!can(this.ctx.caller, 'admin_group_member', scoped)) throw new NotFoundError('Not Found', { verbatim: true });
-    const made = await insertGroupShare(this.em, scoped.group.id, other.group.id, input.group_access, expiresAt);
+    const made = await insertGroupShare(this.em, scoped.group.id, other.group.id, input.group_access, expiresAt, this.ctx.now());
     if (made === undefined) throw new ConflictError('Shared group The group has already been shared with this group');
     return new GroupsService(this.ctx).detail(scoped.group, scoped);
   }
@@ -50,7 +50,7 @@ export class GroupSharesService extends Service {
 
   /** GET /groups/:id/projects/shared: the projects shared with the group that the caller may see, with the project list's filters. */
   sharedProjects(group: Namespace, query: ListProjectsQuery & PageQuery): Promise<Page<ProjectShape | ProjectSimple>> {
-    return new ProjectsService(this.ctx).list(query, sharedWith(group.id));
+    return new ProjectsService(this.ctx).list(query, sharedWith(group.id, this.ctx.today()));
   }
 
   /**
@@ -60,7 +60,10 @@ export class GroupSharesService extends Service {
    */
   async ofProject(scoped: ProjectInScope, query: ListProjectGroupsQuery & PageQuery): Promise<Page<PublicGroup>> {
     const shared = query.with_shared ? { minimum: query.shared_min_access_level, visibleOnly: query.shared_visible_only } : undefined;
-    const where: FilterQuery<Namespace>[] = [{ kind: 'group' }, projectGroupsWhere(scoped.project.id, this.ctx.caller, shared)];
+    const where: FilterQuery<Namespace>[] = [
+      { kind: 'group' },
+      projectGroupsWhere(scoped.project.id, this.ctx.caller, this.ctx.today(), shared),
+    ];
     if (query.skip_groups?.length) where.push({ id: { $nin: query.skip_groups } });
     if (query.search) {
       const pattern = likePattern(query.search);

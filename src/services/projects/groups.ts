@@ -64,16 +64,17 @@ export class GroupsService extends Service {
    */
   async list(query: ListGroupsQuery & PageQuery, parent?: Namespace, options: { descendants?: boolean } = {}): Promise<Page<GroupShape>> {
     const caller = this.ctx.caller;
+    const today = this.ctx.today();
     const where: FilterQuery<Namespace>[] = [{ kind: 'group' }];
     // A group's subgroups (or, GET /groups/:id/descendant_groups, every group below it): every one the caller may see, unless it asks for
     // its own only.
     const allByDefault = can(caller, 'read_all_resources') || parent !== undefined;
     if (parent && options.descendants) where.push(descendantsOf(parent.id));
     else if (parent) where.push({ parent: parent.id });
-    if (query.owned) where.push(groupsWhere(ownedGroupsSql(caller)));
+    if (query.owned) where.push(groupsWhere(ownedGroupsSql(caller, today)));
     else if (!caller.user || query.all_available || (allByDefault && query.all_available === undefined))
-      where.push(groupsWhere(visibleGroupsSql(caller)));
-    else where.push(groupsWhere(memberGroupsSql(caller)));
+      where.push(groupsWhere(visibleGroupsSql(caller, today)));
+    else where.push(groupsWhere(memberGroupsSql(caller, today)));
     if (query.skip_groups?.length) where.push({ id: { $nin: query.skip_groups } });
     if (query.search) {
       const pattern = likePattern(query.search);
@@ -109,14 +110,14 @@ export class GroupsService extends Service {
     const newest = { per_page: DETAIL_PROJECTS, order_by: 'created_at', sort: 'desc' } as const;
     const [shape] = await this.present([group]);
     const projects = await new ProjectsService(this.ctx).list(newest, { namespace: group.id });
-    const shared = await new ProjectsService(this.ctx).list(newest, sharedWith(group.id));
+    const shared = await new ProjectsService(this.ctx).list(newest, sharedWith(group.id, this.ctx.today()));
     const runnersToken = await this.runnersToken(scoped ?? (await this.findInScope(group.id)));
     return {
       ...shape,
       ...(runnersToken === undefined ? {} : { runners_token: runnersToken }),
       projects: projects.items as ProjectShape[],
       shared_projects: shared.items as ProjectShape[],
-      shared_with_groups: await sharesOfGroup(this.em, group.id, this.ctx.caller),
+      shared_with_groups: await sharesOfGroup(this.em, group.id, this.ctx.caller, this.ctx.today()),
     };
   }
 
@@ -137,7 +138,10 @@ export class GroupsService extends Service {
   /** GET /groups/:id/projects: its projects and (unless `with_shared=false`) those shared with it, with the project list's filters. */
   projects(group: Namespace, query: ListGroupProjectsQuery & PageQuery): Promise<Page<ProjectShape | ProjectSimple>> {
     const own: FilterQuery<Project> = query.include_subgroups ? inGroupOrBelow(group.id) : { namespace: group.id };
-    return new ProjectsService(this.ctx).list(query, query.with_shared === false ? own : { $or: [own, sharedWith(group.id)] });
+    return new ProjectsService(this.ctx).list(
+      query,
+      query.with_shared === false ? own : { $or: [own, sharedWith(group.id, this.ctx.today())] },
+    );
   }
 
   /** POST /groups: a group (a subgroup with `parent_id`) whose creator is its owner. */

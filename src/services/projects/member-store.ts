@@ -1,5 +1,5 @@
 import type { FilterQuery } from '@mikro-orm/core';
-import { current, memberRowsSql, ownerSql, type MembersSource } from '../../auth/access-levels.js';
+import { current, type Day, dayOf, memberRowsSql, ownerSql, type MembersSource } from '../../auth/access-levels.js';
 import { User } from '../../db/entities/index.js';
 import type { EntityManager } from '../../db/orm.js';
 import { ormRaw, queryRows, readRows } from '../../db/rows.js';
@@ -23,8 +23,8 @@ const TABLES = {
 } as const;
 
 /** The source's members (with `inherited`, those above it too) as a condition on users. */
-export const membersWhere = (source: MembersSource, inherited: boolean): FilterQuery<User> => ({
-  id: { $in: ormRaw(sql`(select m."user_id" from (${memberRowsSql(source, inherited)}) m)`) },
+export const membersWhere = (source: MembersSource, inherited: boolean, today: Day): FilterQuery<User> => ({
+  id: { $in: ormRaw(sql`(select m."user_id" from (${memberRowsSql(source, inherited, today)}) m)`) },
 });
 
 /** Each user's highest current membership of the source (with `inherited`, the groups above included), for the users given. */
@@ -33,12 +33,13 @@ export async function membershipsOf(
   source: MembersSource,
   inherited: boolean,
   userIds: number[],
+  today: Day,
 ): Promise<Map<number, Membership>> {
   const memberships = new Map<number, Membership>();
   if (!userIds.length) return memberships;
   const found = (await queryRows(
     em,
-    sql`select distinct on (m."user_id") m."user_id", m."access_level", m."expires_at" from (${memberRowsSql(source, inherited)}) m
+    sql`select distinct on (m."user_id") m."user_id", m."access_level", m."expires_at" from (${memberRowsSql(source, inherited, today)}) m
      where m."user_id" = any(${userIds}) order by m."user_id", m."access_level" desc`,
   )) as { user_id: number; access_level: number; expires_at: string | null }[];
   for (const row of found) memberships.set(Number(row.user_id), { access_level: Number(row.access_level), expires_at: row.expires_at });
@@ -50,20 +51,21 @@ export async function inheritedMembership(
   em: EntityManager,
   source: MembersSource,
   userId: number,
+  today: Day,
 ): Promise<{ access_level: number; source_name: string } | undefined> {
   const [row] = await queryRows(
     em,
-    sql`select m."access_level", m."source_name" from (${memberRowsSql(source, true)}) m
+    sql`select m."access_level", m."source_name" from (${memberRowsSql(source, true, today)}) m
      where m."user_id" = ${userId} and m."source_name" is not null order by m."access_level" desc limit 1`,
   );
   return row && { access_level: Number(row.access_level), source_name: String(row.source_name) };
 }
 
 /** How many owners' memberships the source has (its own and the groups' above it) beside the user's own one. */
-export async function otherOwners(em: EntityManager, source: MembersSource, userId: number): Promise<number> {
+export async function otherOwners(em: EntityManager, source: MembersSource, userId: number, today: Day): Promise<number> {
   const [{ others }] = await queryRows(
     em,
-    sql`select count(*)::int as "others" from (${memberRowsSql(source, true)}) m
+    sql`select count(*)::int as "others" from (${memberRowsSql(source, true, today)}) m
      where ${ownerSql('m')} and not (m."user_id" = ${userId} and m."source_name" is null)`,
   );
   return Number(others);
@@ -75,16 +77,25 @@ export async function userById(em: EntityManager, userId: number): Promise<User 
   return user;
 }
 
-/** A new membership; an expired one is as good as none and is replaced. False when the user is a member already. */
-export async function insertMembership(em: EntityManager, source: MembersSource, userId: number, membership: Membership): Promise<boolean> {
+/**
+ * A new membership, made `now` (the instance's time); an expired one is as good as none and is replaced. False when the user is a member
+ * already.
+ */
+export async function insertMembership(
+  em: EntityManager,
+  source: MembersSource,
+  userId: number,
+  membership: Membership,
+  now: Date,
+): Promise<boolean> {
   const { name, table, key } = TABLES[source.kind];
   const [added] = await queryRows(
     em,
     sql`insert into ${table} (${key}, "user_id", "access_level", "expires_at", "created_at")
-      values (${source.id}, ${userId}, ${membership.access_level}, ${membership.expires_at}, now())
+      values (${source.id}, ${userId}, ${membership.access_level}, ${membership.expires_at}, ${now})
      on conflict (${key}, "user_id") do update set "access_level" = excluded."access_level", "expires_at" = excluded."expires_at",
-       "created_at" = now()
-     where not ${current(name)}
+       "created_at" = excluded."created_at"
+     where not ${current(name, dayOf(now))}
      returning "id"`,
   );
   return added !== undefined;

@@ -1,6 +1,6 @@
 import type { FilterQuery } from '@mikro-orm/core';
 import { can, type GroupInScope, type ProjectInScope } from '../../auth/abilities.js';
-import { today, type MembersSource } from '../../auth/access-levels.js';
+import type { Day, MembersSource } from '../../auth/access-levels.js';
 import { belowInherited, isMemberLevel, takesAnOwnerAway } from '../../auth/levels.js';
 import { User } from '../../db/entities/index.js';
 import { BadRequestError, ConflictError, ForbiddenError, NotFoundError } from '../../errors.js';
@@ -28,10 +28,10 @@ export type MembersOf = { kind: 'project'; scoped: ProjectInScope } | { kind: 'g
  * The day a membership or a share expires, from what the client sent (a date, or a timestamp whose date counts):
  * null for none; a day already past is refused, as the original refuses it.
  */
-export function memberExpiry(expiresAt: string | null | undefined): string | null {
+export function memberExpiry(expiresAt: string | null | undefined, today: Day): string | null {
   if (!expiresAt) return null;
   const day = expiresAt.slice(0, 10);
-  if (day < today()) throw BadRequestError.invalid('expires_at', 'cannot be a date in the past');
+  if (day < today) throw BadRequestError.invalid('expires_at', 'cannot be a date in the past');
   return day;
 }
 
@@ -40,7 +40,7 @@ export class MembersService extends Service {
   /** GET …/members (its own members) and …/members/all (with those of the groups above it, each user at its highest level). */
   async list(of: MembersOf, query: ListMembersQuery & PageQuery, inherited: boolean): Promise<Page<Member>> {
     const source = sourceOf(of);
-    const where: FilterQuery<User>[] = [membersWhere(source, inherited)];
+    const where: FilterQuery<User>[] = [membersWhere(source, inherited, this.ctx.today())];
     if (query.query) {
       const pattern = likePattern(query.query);
       where.push({ $or: [{ name: { $ilike: pattern } }, { username: { $ilike: pattern } }] });
@@ -52,13 +52,14 @@ export class MembersService extends Service {
       source,
       inherited,
       page.items.map((user) => user.id),
+      this.ctx.today(),
     );
     return { ...page, items: await this.present(page.items, memberships) };
   }
 
   /** GET …/members/:user_id (its own membership) and …/members/all/:user_id (the highest, the groups above included). */
   async get(of: MembersOf, userId: number, inherited: boolean): Promise<Member> {
-    const membership = (await membershipsOf(this.em, sourceOf(of), inherited, [userId])).get(userId);
+    const membership = (await membershipsOf(this.em, sourceOf(of), inherited, [userId], this.ctx.today())).get(userId);
     const user = membership && (await userById(this.em, userId));
     if (!membership || !user) throw new NotFoundError('Member');
     return (await this.present([user], new Map([[userId, membership]])))[0];
@@ -68,11 +69,12 @@ export class MembersService extends Service {
   async add(of: MembersOf, input: AddMemberInput): Promise<Member> {
     const source = sourceOf(of);
     await this.checkLevel(of, input.user_id, input.access_level);
-    const expiresAt = memberExpiry(input.expires_at);
+    const expiresAt = memberExpiry(input.expires_at, this.ctx.today());
     const user = await userById(this.em, input.user_id);
     if (!user) throw new NotFoundError('User');
     const membership = { access_level: input.access_level, expires_at: expiresAt };
-    if (!(await insertMembership(this.em, source, input.user_id, membership))) throw new ConflictError('Member already exists');
+    if (!(await insertMembership(this.em, source, input.user_id, membership, this.ctx.now())))
+      throw new ConflictError('Member already exists');
     await this.recordEvent('member.added', of, input.user_id, input.access_level);
     return (await this.present([user], new Map([[input.user_id, membership]])))[0];
   }
@@ -84,7 +86,7 @@ export class MembersService extends Service {
     await this.checkLevel(of, userId, input.access_level);
     // An owner's membership stepping down (owner is the highest level): the group must keep another.
     if (takesAnOwnerAway(membership.access_level, input.access_level)) await this.keepAnOwner(of, userId);
-    const expiresAt = input.expires_at === undefined ? membership.expires_at : memberExpiry(input.expires_at);
+    const expiresAt = input.expires_at === undefined ? membership.expires_at : memberExpiry(input.expires_at, this.ctx.today());
     await updateMembership(this.em, source, userId, { access_level: input.access_level, expires_at: expiresAt });
     await this.recordEvent('member.updated', of, userId, input.access_level);
     return this.get(of, userId, false);
@@ -122,7 +124,7 @@ export class MembersService extends Service {
 
   /** The user's own current membership of the source; 404 without one. */
   private async ownMembership(of: MembersOf, userId: number): Promise<Membership> {
-    const membership = (await membershipsOf(this.em, sourceOf(of), false, [userId])).get(userId);
+    const membership = (await membershipsOf(this.em, sourceOf(of), false, [userId], this.ctx.today())).get(userId);
     if (!membership) throw new NotFoundError('Member');
     return membership;
   }
@@ -133,7 +135,7 @@ export class MembersService extends Service {
    */
   private async checkLevel(of: MembersOf, userId: number, level: number): Promise<void> {
     if (!isMemberLevel(of.kind, level)) throw BadRequestError.invalid('access_level', 'is not included in the list');
-    const refusal = belowInherited(level, await inheritedMembership(this.em, sourceOf(of), userId));
+    const refusal = belowInherited(level, await inheritedMembership(this.em, sourceOf(of), userId, this.ctx.today()));
     if (refusal) throw BadRequestError.invalid('access_level', refusal);
   }
 
@@ -141,7 +143,8 @@ export class MembersService extends Service {
   private async keepAnOwner(of: MembersOf, userId: number): Promise<void> {
     if (of.kind !== 'group') return;
     // Every owner's membership but the one changing, the groups above included (the same user may own one of those).
-    if ((await otherOwners(this.em, sourceOf(of), userId)) === 0) throw new ForbiddenError('A group must have at least one owner');
+    if ((await otherOwners(this.em, sourceOf(of), userId, this.ctx.today())) === 0)
+      throw new ForbiddenError('A group must have at least one owner');
   }
 
   private async present(users: User[], memberships: Map<number, Membership>): Promise<Member[]> {

@@ -3,6 +3,7 @@ import type { GroupInScope, NamespaceInScope } from '../../auth/abilities.js';
 import type { Caller } from '../../auth/caller.js';
 import {
   administeredGroupsSql,
+  type Day,
   groupAccessColumnsSql,
   memberGroupIdsSql,
   membersWithDescendantsSql,
@@ -27,7 +28,7 @@ function byIdOrPath(idOrPath: number | string, alias: 'n' | 'g'): Sql {
 export async function findGroupInScope(ctx: Context, idOrPath: number | string): Promise<GroupInScope | null> {
   const [row] = await queryRows(
     ctx.em,
-    sql`select to_jsonb(g) as "group", ${groupAccessColumnsSql(ctx.caller, 'g')} from "namespaces" g
+    sql`select to_jsonb(g) as "group", ${groupAccessColumnsSql(ctx.caller, ctx.today(), 'g')} from "namespaces" g
       where g."kind" = 'group' and ${byIdOrPath(idOrPath, 'g')}`,
   );
   if (!row) return null;
@@ -38,7 +39,8 @@ export async function findGroupInScope(ctx: Context, idOrPath: number | string):
 export async function findNamespaceInScope(ctx: Context, idOrPath: number | string): Promise<NamespaceInScope | null> {
   const [row] = await queryRows(
     ctx.em,
-    sql`select to_jsonb(n) as "namespace", ${namespaceAccessColumnsSql(ctx.caller)} from "namespaces" n where ${byIdOrPath(idOrPath, 'n')}`,
+    sql`select to_jsonb(n) as "namespace", ${namespaceAccessColumnsSql(ctx.caller, ctx.today())} from "namespaces" n
+      where ${byIdOrPath(idOrPath, 'n')}`,
   );
   if (!row) return null;
   return {
@@ -119,17 +121,18 @@ export function projectsOfGroups(em: EntityManager, groupIds: number[]): Promise
 
 /** The members' count (the subgroups' included) of each of the groups that the caller may administer. */
 export async function administeredMemberCounts(ctx: Context, groupIds: number[]): Promise<Map<number, number>> {
+  const today = ctx.today();
   const rows = await queryRows(
     ctx.em,
-    sql`select g."id", ${membersWithDescendantsSql('g')} as "members" from "namespaces" g
-      where g."id" = any(${groupIds}) and ${administeredGroupsSql(ctx.caller, 'g')}`,
+    sql`select g."id", ${membersWithDescendantsSql(today, 'g')} as "members" from "namespaces" g
+      where g."id" = any(${groupIds}) and ${administeredGroupsSql(ctx.caller, today, 'g')}`,
   );
   return new Map(rows.map((row) => [row.id as number, row.members as number]));
 }
 
 /** The signed-in caller's own namespace and the groups it is itself a member of, as a condition on namespaces. */
-export const ownOrMemberNamespaces = (caller: Caller): FilterQuery<Namespace> => ({
-  $or: [{ owner: caller.user?.id ?? 0 }, { id: { $in: ormRaw(sql`(${memberGroupIdsSql(caller)})`) } }],
+export const ownOrMemberNamespaces = (caller: Caller, today: Day): FilterQuery<Namespace> => ({
+  $or: [{ owner: caller.user?.id ?? 0 }, { id: { $in: ormRaw(sql`(${memberGroupIdsSql(caller, today)})`) } }],
 });
 
 /** Groups (aliased `g` in `condition`) as a condition on namespaces. */
@@ -160,5 +163,7 @@ export const inGroupOrBelow = (groupId: number): FilterQuery<Project> => ({
   namespace: { $in: ormRaw(sql`(select d."id" from "namespaces" d where d."traversal_ids" @> array[${groupId}]::int[])`) },
 });
 
-/** The projects shared with the group (shares that have not expired), as a condition on projects. */
-export const sharedWith = (groupId: number): FilterQuery<Project> => ({ id: { $in: ormRaw(sql`(${sharedProjectIdsSql(groupId)})`) } });
+/** The projects shared with the group (shares that have not expired by `today`), as a condition on projects. */
+export const sharedWith = (groupId: number, today: Day): FilterQuery<Project> => ({
+  id: { $in: ormRaw(sql`(${sharedProjectIdsSql(groupId, today)})`) },
+});

@@ -66,7 +66,7 @@ export class NamespacesService extends Service {
    */
   async list(query: ListNamespacesQuery & PageQuery): Promise<Page<NamespaceShape>> {
     const where: FilterQuery<Namespace>[] = [];
-    if (!can(this.ctx.caller, 'read_all_resources')) where.push(ownOrMemberNamespaces(this.ctx.caller));
+    if (!can(this.ctx.caller, 'read_all_resources')) where.push(ownOrMemberNamespaces(this.ctx.caller, this.ctx.today()));
     if (query.search) {
       const pattern = likePattern(query.search);
       where.push({ $or: [{ name: { $ilike: pattern } }, { path: { $ilike: pattern } }] });

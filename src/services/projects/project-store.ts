@@ -1,6 +1,6 @@
 import type { FilterQuery } from '@mikro-orm/core';
 import { can, type ProjectInScope } from '../../auth/abilities.js';
-import { projectAccessColumnsSql, projectUserIdsSql } from '../../auth/access-levels.js';
+import { type Day, projectAccessColumnsSql, projectUserIdsSql } from '../../auth/access-levels.js';
 import { Namespace, Project, User, type Visibility } from '../../db/entities/index.js';
 import type { EntityManager } from '../../db/orm.js';
 import { keyOf, ormRaw, queryRows, rowAs } from '../../db/rows.js';
@@ -33,7 +33,7 @@ export async function findProjectInScope(ctx: Context, idOrPath: number | string
   }
   const [row] = await queryRows(
     ctx.em,
-    sql`select to_jsonb(p) as "project", to_jsonb(n) as "namespace", ${projectAccessColumnsSql(ctx.caller)}
+    sql`select to_jsonb(p) as "project", to_jsonb(n) as "namespace", ${projectAccessColumnsSql(ctx.caller, ctx.today())}
      from "projects" p join "namespaces" n on n."id" = p."namespace_id" where ${where}`,
   );
   if (!row) return null;
@@ -72,7 +72,7 @@ export async function projectRelations(
   const em = (await ctx.view()).rows;
   for (const { namespace } of known.values()) if (namespace) relations.namespaces.set(namespace.id, namespace);
   const levels = projects.some((project) => !relations.access.has(project.id))
-    ? projectAccessColumnsSql(ctx.caller)
+    ? projectAccessColumnsSql(ctx.caller, ctx.today())
     : sql`null::int as "access_level", null::int as "project_access", null::int as "group_access"`;
   // The namespaces not read with the caller's levels.
   const namespaces = projects.every((project) => relations.namespaces.has(keyOf(project.namespace))) ? sql`null` : sql`to_jsonb(n)`;
@@ -166,16 +166,16 @@ export const starredBy = (userId: number): FilterQuery<Project> => ({
   id: { $in: ormRaw(sql`(select s."project_id" from "project_stars" s where s."user_id" = ${userId})`) },
 });
 
-/** The users with access to the project, as a condition on users. */
-export const projectUsersWhere = (projectId: number): FilterQuery<User> => ({
-  id: { $in: ormRaw(sql`(${projectUserIdsSql(projectId)})`) },
+/** The users with access to the project (by memberships that have not expired by `today`), as a condition on users. */
+export const projectUsersWhere = (projectId: number, today: Day): FilterQuery<User> => ({
+  id: { $in: ormRaw(sql`(${projectUserIdsSql(projectId, today)})`) },
 });
 
-/** The user's star on the project; false when it had starred it already. */
-export async function insertStar(em: EntityManager, projectId: number, userId: number): Promise<boolean> {
+/** The user's star on the project, made `now`; false when it had starred it already. */
+export async function insertStar(em: EntityManager, projectId: number, userId: number, now: Date): Promise<boolean> {
   const [inserted] = await queryRows(
     em,
-    sql`insert into "project_stars" ("project_id", "user_id", "created_at") values (${projectId}, ${userId}, now()) on conflict do nothing
+    sql`insert into "project_stars" ("project_id", "user_id", "created_at") values (${projectId}, ${userId}, ${now}) on conflict do nothing
       returning "id"`,
   );
   return inserted !== undefined;
@@ -188,11 +188,12 @@ export async function insertShare(
   groupId: number,
   groupAccess: number,
   expiresAt: string | null,
+  now: Date,
 ): Promise<number | undefined> {
   const [link] = await queryRows(
     em,
     sql`insert into "project_group_links" ("project_id", "group_id", "group_access", "expires_at", "created_at")
-     values (${projectId}, ${groupId}, ${groupAccess}, ${expiresAt}, now()) on conflict do nothing returning "id"`,
+     values (${projectId}, ${groupId}, ${groupAccess}, ${expiresAt}, ${now}) on conflict do nothing returning "id"`,
   );
   return link?.id as number | undefined;
 }

@@ -65,12 +65,12 @@ export class ProjectTransfersService extends Service {
    */
   async share(scoped: ProjectInScope, input: ShareProjectInput): Promise<ProjectGroupLinkShape> {
     if (!isMemberLevel('project', input.group_access)) throw BadRequestError.invalid('group_access', 'does not have a valid value');
-    const expiresAt = memberExpiry(input.expires_at);
+    const expiresAt = memberExpiry(input.expires_at, this.ctx.today());
     const group = await findGroupInScope(this.ctx, input.group_id);
     if (!group || !can(this.ctx.caller, 'read_group', group)) throw new NotFoundError('Group');
     if (scoped.namespace.traversalIds.includes(group.group.id))
       throw new ConflictError('Project cannot be shared with the group it is in or one of its ancestors.');
-    const id = await insertShare(this.em, scoped.project.id, group.group.id, input.group_access, expiresAt);
+    const id = await insertShare(this.em, scoped.project.id, group.group.id, input.group_access, expiresAt, this.ctx.now());
     if (id === undefined) throw new ConflictError('Group already shared with this group');
     return { id, project_id: scoped.project.id, group_id: group.group.id, group_access: input.group_access, expires_at: expiresAt };
   }

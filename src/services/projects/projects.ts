@@ -64,16 +64,17 @@ export class ProjectsService extends Service {
    */
   async list(query: ListProjectsQuery & PageQuery, scope: FilterQuery<Project> = {}): Promise<Page<ProjectShape | ProjectSimple>> {
     const caller = this.ctx.caller;
+    const today = this.ctx.today();
     const where: FilterQuery<Project>[] = [scope];
-    if (!can(caller, 'read_all_resources')) where.push(projectsWhere(visibleProjectsSql(caller)));
+    if (!can(caller, 'read_all_resources')) where.push(projectsWhere(visibleProjectsSql(caller, today)));
     if (query.archived !== undefined) where.push({ archived: query.archived });
     if (query.visibility !== undefined) where.push({ visibility: query.visibility });
     if (query.search) {
       const pattern = likePattern(query.search);
       where.push({ $or: [{ name: { $ilike: pattern } }, { path: { $ilike: pattern } }, { description: { $ilike: pattern } }] });
     }
-    if (query.owned) where.push(projectsWhere(ownedProjectsSql(caller)));
-    if (query.membership) where.push(projectsWhere(memberProjectsSql(caller)));
+    if (query.owned) where.push(projectsWhere(ownedProjectsSql(caller, today)));
+    if (query.membership) where.push(projectsWhere(memberProjectsSql(caller, today)));
     if (query.starred) where.push(starredBy(caller.user?.id ?? 0));
     if (query.with_issues_enabled) where.push({ issuesEnabled: true });
     if (query.with_merge_requests_enabled) where.push({ mergeRequestsEnabled: true });
@@ -98,7 +99,7 @@ export class ProjectsService extends Service {
 
   /** GET /projects/:id/users: the users with access to the project, by username; `search` in names and usernames. */
   async users(scoped: ProjectInScope, query: ListProjectUsersQuery & PageQuery): Promise<Page<UserBasic>> {
-    const where: FilterQuery<User>[] = [projectUsersWhere(scoped.project.id)];
+    const where: FilterQuery<User>[] = [projectUsersWhere(scoped.project.id, this.ctx.today())];
     if (query.search) {
       const pattern = likePattern(query.search);
       where.push({ $or: [{ name: { $ilike: pattern } }, { username: { $ilike: pattern } }] });
@@ -199,7 +200,7 @@ export class ProjectsService extends Service {
 
   /** POST /projects/:id/star: 304 when the caller has starred it already. */
   async star(scoped: ProjectInScope): Promise<ProjectShape> {
-    if (!(await insertStar(this.em, scoped.project.id, this.ctx.currentUser.id))) throw new NotModifiedError();
+    if (!(await insertStar(this.em, scoped.project.id, this.ctx.currentUser.id, this.ctx.now()))) throw new NotModifiedError();
     return this.presentOne(scoped);
   }
 

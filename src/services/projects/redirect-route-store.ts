@@ -1,3 +1,4 @@
+import { clockOf } from '../../clock.js';
 import type { EntityManager } from '../../db/orm.js';
 import { queryRows } from '../../db/rows.js';
 import { sql, type Sql } from '../../db/sql.js';
@@ -33,7 +34,7 @@ async function keepOldPaths(em: EntityManager, oldPath: string, which: Sql, rest
   await queryRows(
     em,
     sql`insert into redirect_routes (path, project_id, created_at)
-      select ${oldPath} || ${rest}, p.id, ${new Date()} from projects p join namespaces n on n.id = p.namespace_id where ${which}
+      select ${oldPath} || ${rest}, p.id, ${clockOf(em).now()} from projects p join namespaces n on n.id = p.namespace_id where ${which}
       on conflict (lower(path)) do update set project_id = excluded.project_id, created_at = excluded.created_at`,
   );
 }

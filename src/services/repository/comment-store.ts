@@ -1,4 +1,5 @@
 import { CommitNote, User } from '../../db/entities/index.js';
+import { clockOf } from '../../clock.js';
 import type { EntityManager } from '../../db/orm.js';
 import { queryRows, rowAs } from '../../db/rows.js';
 import { sql } from '../../db/sql.js';
@@ -38,7 +39,7 @@ export async function insertCommitComment(
   },
 ): Promise<CommitNote> {
   const { place } = comment;
-  const now = new Date();
+  const now = clockOf(em).now();
   const [row] = await queryRows(
     em,
     sql`insert into "commit_notes" ("project_id", "commit_sha", "note", "path", "line", "line_type", "author_id", "created_at",

@@ -167,7 +167,7 @@ export class CommitStatusesService extends Service {
     const ref = input.ref ?? pipeline?.ref ?? (await this.firstBranchContaining(repo, commit.oid));
     if (ref === null) throw new NotFoundError('References for commit');
     if (input.pipeline_id === undefined) pipeline = await latestPipelineOfRef(em, projectId, commit.oid, ref);
-    const now = new Date();
+    const now = this.ctx.now();
     pipeline ??= await insertPipeline(em, projectId, commit.oid, ref, userId, now);
 
     const existing = await openStatusOf(em, pipeline.id, name, userId);

@@ -216,7 +216,7 @@ export class CommitsService extends Service {
     if (!isValidBranchName(request.branch)) throw new BadRequestError(REFUSALS.branchNameInvalid);
     await checkPush(this.ctx, scoped, request.branch);
     const user = request.committer ?? this.ctx.currentUser;
-    const now = Math.floor(Date.now() / 1000);
+    const now = Math.floor(this.ctx.now().getTime() / 1000);
     const committer: Signature = { name: user.name, email: user.email, timestamp: now, offsetMinutes: 0 };
     const given = request.author;
     const author: Signature =

@@ -40,7 +40,7 @@ export async function gitCaller(env: Environment, credentials: BasicCredentials 
   const keys = env.throttle.keys(clientAddress, credentials.login);
   await env.throttle.check(keys);
   try {
-    return await authenticate(env.db.rows, env.tokens, { token: credentials.password });
+    return await authenticate(env.db.rows, env.tokens, { token: credentials.password }, env.clock);
   } catch (error) {
     if (!(error instanceof UnauthorizedError)) throw error;
   }

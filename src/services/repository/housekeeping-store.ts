@@ -1,3 +1,4 @@
+import { clockOf } from '../../clock.js';
 import type { EntityManager } from '../../db/orm.js';
 import { queryRows } from '../../db/rows.js';
 import { sql } from '../../db/sql.js';
@@ -12,7 +13,7 @@ export const PUSHES_BETWEEN_HOUSEKEEPING = 10;
 export async function countPush(em: EntityManager, projectId: number, branch: boolean): Promise<boolean> {
   const [project] = await queryRows(
     em,
-    sql`update projects set last_activity_at = ${new Date()},
+    sql`update projects set last_activity_at = ${clockOf(em).now()},
       pushes_since_gc = case when ${branch} then (pushes_since_gc + 1) % ${PUSHES_BETWEEN_HOUSEKEEPING} else pushes_since_gc end
      where id = ${projectId} returning pushes_since_gc`,
   );

@@ -1,5 +1,6 @@
 import { MAINTAINERS_ONLY } from '../../auth/levels.js';
 import type { ProtectedBranch } from '../../db/entities/index.js';
+import { clockOf } from '../../clock.js';
 import type { EntityManager } from '../../db/orm.js';
 import { queryRows } from '../../db/rows.js';
 import { sql } from '../../db/sql.js';
@@ -26,7 +27,7 @@ export async function insertProtection(em: EntityManager, projectId: number, nam
   const [created] = await queryRows(
     em,
     sql`insert into "protected_branches" ("project_id", "name", "push_access_level", "merge_access_level", "created_at")
-     values (${projectId}, ${name}, ${levels.pushAccessLevel}, ${levels.mergeAccessLevel}, now())
+     values (${projectId}, ${name}, ${levels.pushAccessLevel}, ${levels.mergeAccessLevel}, ${clockOf(em).now()})
      on conflict do nothing returning "id"`,
   );
   return created ? (created.id as number) : null;
@@ -37,7 +38,8 @@ export async function protectFirstBranch(em: EntityManager, projectId: number, b
   await queryRows(
     em,
     sql`insert into "protected_branches" ("project_id", "name", "push_access_level", "merge_access_level", "created_at")
-      values (${projectId}, ${branch}, ${protection.pushAccessLevel}, ${protection.mergeAccessLevel}, now()) on conflict do nothing`,
+      values (${projectId}, ${branch}, ${protection.pushAccessLevel}, ${protection.mergeAccessLevel}, ${clockOf(em).now()})
+      on conflict do nothing`,
   );
 }
 
@@ -55,7 +57,8 @@ export async function protectBranch(
   await queryRows(
     em,
     sql`insert into "protected_branches" ("project_id", "name", "push_access_level", "merge_access_level", "created_at")
-     values (${projectId}, ${name}, ${push ?? MAINTAINERS_ONLY.pushAccessLevel}, ${merge ?? MAINTAINERS_ONLY.mergeAccessLevel}, now())
+     values (${projectId}, ${name}, ${push ?? MAINTAINERS_ONLY.pushAccessLevel}, ${merge ?? MAINTAINERS_ONLY.mergeAccessLevel},
+       ${clockOf(em).now()})
      on conflict ("project_id", "name") do update set "push_access_level" = coalesce(${push}::int,
        "protected_branches"."push_access_level"),
        "merge_access_level" = coalesce(${merge}::int, "protected_branches"."merge_access_level")`,

@@ -1,4 +1,5 @@
 import { Release, User } from '../../db/entities/index.js';
+import { clockOf } from '../../clock.js';
 import type { EntityManager } from '../../db/orm.js';
 import { queryRows, readRows, rowAs } from '../../db/rows.js';
 import { direction, identifier, join, sql } from '../../db/sql.js';
@@ -83,7 +84,7 @@ export async function insertRelease(
   release: NewRelease,
   authorId: number,
 ): Promise<Release | null> {
-  const now = new Date();
+  const now = clockOf(em).now();
   const [row] = await queryRows(
     em,
     sql`insert into "releases" ("project_id", "tag_name", "name", "description", "sha", "author_id", "created_at", "updated_at",
@@ -102,7 +103,7 @@ export async function updateRelease(
   tagName: string,
   changes: ReleaseChanges,
 ): Promise<Release | null> {
-  const columns = { name: changes.name, description: changes.description, released_at: changes.releasedAt, updated_at: new Date() };
+  const columns = { name: changes.name, description: changes.description, released_at: changes.releasedAt, updated_at: clockOf(em).now() };
   // The columns are `columns`' own keys: a fixed set.
   const names = Object.keys(columns) as (keyof typeof columns)[];
   const given = names.filter((name) => columns[name] !== undefined).map((name) => sql`${identifier(name, names)} = ${columns[name]}`);

@@ -181,7 +181,7 @@ export class ReleasesService extends Service {
     const authors = await releaseAuthors(view.rows, authorIds);
     const authorsById = new Map(authors.map((author) => [author.id, author]));
     const projectUrl = projectWebUrl(scoped.project, scoped.namespace, this.ctx.baseUrl);
-    const now = Date.now();
+    const now = this.ctx.now().getTime();
     return Promise.all(
       releases.map(async (release) => {
         const author = release.author ? authorsById.get(keyOf(release.author)) : undefined;

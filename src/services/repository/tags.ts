@@ -103,7 +103,7 @@ export class TagsService extends RefsService<Tag> {
           name,
           commit,
           message: annotation,
-          tagger: { name: user.name, email: user.email, timestamp: Math.floor(Date.now() / 1000), offsetMinutes: 0 },
+          tagger: { name: user.name, email: user.email, timestamp: Math.floor(this.ctx.now().getTime() / 1000), offsetMinutes: 0 },
         })
       : commit;
     return { update: { name: TAG_PREFIX + name, old: null, new: oid }, commit };

@@ -82,7 +82,7 @@ export class AwardEmojiService extends Service {
       throw new NotFoundError('404 Award Emoji {:name=>["is not included in the list"]} Not Found', { verbatim: true });
     if (VOTES.has(name) && target.authorId === user.id) throw new NotFoundError('Award Emoji');
     const em = this.ctx.em;
-    const id = await insertAward(em, { kind: target.kind, targetId: target.id, userId: user.id, name, now: new Date() });
+    const id = await insertAward(em, { kind: target.kind, targetId: target.id, userId: user.id, name, now: this.ctx.now() });
     if (id === undefined) throw new NotFoundError('404 Award Emoji {:name=>["has already been taken"]} Not Found', { verbatim: true });
     return presentAward((await findAward(em, target.kind, target.id, id))!, await this.ctx.view());
   }

@@ -66,7 +66,7 @@ export class DiscussionsService extends Service {
     }
     const { noteable: target, row } = note;
     this.checkResolve(target, row);
-    await resolveNotes(this.ctx.em, row.discussion_id, input.resolved ? this.ctx.currentUser.id : null, new Date(), row.id);
+    await resolveNotes(this.ctx.em, row.discussion_id, input.resolved ? this.ctx.currentUser.id : null, this.ctx.now(), row.id);
     return presentNote((await findNote(this.ctx.em, target.kind, target.id, row.id))!, target.iid, await this.ctx.view());
   }
 
@@ -74,7 +74,7 @@ export class DiscussionsService extends Service {
   async resolve(target: WorkItemTarget, discussionId: string, resolved: boolean): Promise<Discussion> {
     const notes = await this.notesOf(target, discussionId);
     this.checkResolve(target, notes[0]);
-    await resolveNotes(this.ctx.em, discussionId, resolved ? this.ctx.currentUser.id : null, new Date());
+    await resolveNotes(this.ctx.em, discussionId, resolved ? this.ctx.currentUser.id : null, this.ctx.now());
     return presentDiscussion(await discussionNotes(this.ctx.em, target.kind, target.id, discussionId), target.iid, await this.ctx.view());
   }
 

@@ -92,9 +92,11 @@ export class IssuesService extends Service {
       'project' in source
         ? {
             projectId: source.project.project.id,
-            visible: visibleIssuesSql(caller, { readsConfidential: can(caller, 'read_confidential_issues', source.project) }),
+            visible: visibleIssuesSql(caller, this.ctx.today(), {
+              readsConfidential: can(caller, 'read_confidential_issues', source.project),
+            }),
           }
-        : { groupId: 'groupId' in source ? source.groupId : undefined, visible: visibleIssuesSql(caller) };
+        : { groupId: 'groupId' in source ? source.groupId : undefined, visible: visibleIssuesSql(caller, this.ctx.today()) };
     const filter: IssueFilter = workItemFilter(query, where, this.ctx.currentUser.id, defaultScope);
     if (query.confidential !== undefined) filter.confidential = query.confidential;
     return filter;
@@ -142,7 +144,7 @@ export class IssuesService extends Service {
     const title = input.title;
     checkTitle(title);
     const em = this.ctx.em;
-    const now = new Date();
+    const now = this.ctx.now();
     const projectId = scoped.project.id;
     const manages = can(this.ctx.caller, 'admin_issue', scoped);
     const backdates = can(this.ctx.caller, 'set_issue_timestamps', scoped);
@@ -221,7 +223,7 @@ export class IssuesService extends Service {
         'remove_labels, state_event, updated_at, due_date, discussion_locked',
     );
     const em = this.ctx.em;
-    const now = new Date();
+    const now = this.ctx.now();
     const project = scoped.project;
     const before = (await issueRow(em, scoped.id))!;
     const manages = can(this.ctx.caller, 'admin_issue', project);
@@ -288,7 +290,7 @@ export class IssuesService extends Service {
   /** DELETE /projects/:id/issues/:issue_iid: the issue leaves every list and count; its row and iid stay taken. */
   async delete(scoped: IssueInScope & { id: number }): Promise<void> {
     const row = (await issueRow(this.ctx.em, scoped.id))!;
-    await updateIssue(this.ctx.em, scoped.id, { deleted_at: new Date() });
+    await updateIssue(this.ctx.em, scoped.id, { deleted_at: this.ctx.now() });
     await recordWorkItemEvent(this.ctx, 'issue.deleted', { id: row.id, iid: row.iid, title: row.title, projectId: row.project_id }, {});
   }
 
@@ -300,7 +302,7 @@ export class IssuesService extends Service {
    */
   async move(scoped: IssueInScope & { id: number }, input: MoveIssueInput): Promise<Issue> {
     const em = this.ctx.em;
-    const now = new Date();
+    const now = this.ctx.now();
     const source = scoped.project;
     const target = await new ProjectsService(this.ctx).findInScope(input.to_project_id);
     if (target && target.project.id === source.project.id) throw new BadRequestError('Cannot move issue to project it originates from!');
@@ -364,7 +366,7 @@ export class IssuesService extends Service {
 
   private async choose(issueId: number, subscribed: boolean): Promise<Issue> {
     if ((await this.subscribed(issueId)) === subscribed) throw new NotModifiedError();
-    await setSubscription(this.ctx.em, 'Issue', issueId, this.ctx.currentUser.id, subscribed, new Date());
+    await setSubscription(this.ctx.em, 'Issue', issueId, this.ctx.currentUser.id, subscribed, this.ctx.now());
     return this.present(issueId);
   }
 }

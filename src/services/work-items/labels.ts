@@ -60,7 +60,7 @@ export class LabelsService extends Service {
     const caller = this.ctx.caller;
     return {
       userId: caller.user?.id ?? null,
-      visibleIssues: visibleIssuesSql(caller, { readsConfidential: can(caller, 'read_confidential_issues', scoped) }),
+      visibleIssues: visibleIssuesSql(caller, this.ctx.today(), { readsConfidential: can(caller, 'read_confidential_issues', scoped) }),
       readsMergeRequests: can(caller, 'read_merge_requests', scoped),
     };
   }
@@ -101,7 +101,7 @@ export class LabelsService extends Service {
       color: color!,
       description: input.description ?? null,
       priority: input.priority ?? null,
-      now: new Date(),
+      now: this.ctx.now(),
     });
     if (id === undefined) throw new BadRequestError(labelProblems({ title, titleTaken: true }));
     return this.present(scoped, { id });
@@ -135,7 +135,7 @@ export class LabelsService extends Service {
       em,
       label.id,
       { title, color: color ?? undefined, description: input.description, priority: input.priority },
-      new Date(),
+      this.ctx.now(),
     );
     return this.present(scoped, { id: label.id });
   }
@@ -163,7 +163,7 @@ export class LabelsService extends Service {
   private async choose(scoped: ProjectInScope, labelId: number | string, subscribed: boolean): Promise<Label> {
     const label = await this.labelOf(scoped, labelId);
     if ((label.subscribed ?? false) === subscribed) throw new NotModifiedError();
-    await setSubscription(this.ctx.em, 'Label', label.id, this.ctx.currentUser.id, subscribed, new Date());
+    await setSubscription(this.ctx.em, 'Label', label.id, this.ctx.currentUser.id, subscribed, this.ctx.now());
     return this.present(scoped, { id: label.id });
   }
 

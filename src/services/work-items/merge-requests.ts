@@ -144,8 +144,11 @@ export class MergeRequestsService extends Service {
   private filterOf(source: MergeRequestsSource, query: ListMergeRequestsQuery, defaultScope: 'created-by-me' | 'all'): MergeRequestFilter {
     const where =
       'project' in source
-        ? { projectId: source.project.project.id, visible: visibleMergeRequestsSql(this.ctx.caller, { inProject: true }) }
-        : { groupId: 'groupId' in source ? source.groupId : undefined, visible: visibleMergeRequestsSql(this.ctx.caller) };
+        ? { projectId: source.project.project.id, visible: visibleMergeRequestsSql(this.ctx.caller, this.ctx.today(), { inProject: true }) }
+        : {
+            groupId: 'groupId' in source ? source.groupId : undefined,
+            visible: visibleMergeRequestsSql(this.ctx.caller, this.ctx.today()),
+          };
     const filter: MergeRequestFilter = workItemFilter(query, where, this.ctx.currentUser.id, defaultScope);
     if (query.source_branch !== undefined) filter.sourceBranch = query.source_branch;
     if (query.target_branch !== undefined) filter.targetBranch = query.target_branch;
@@ -286,7 +289,7 @@ export class MergeRequestsService extends Service {
   async create(source: ProjectInScope, input: CreateMergeRequestInput): Promise<MergeRequest> {
     checkTitle(input.title);
     const em = this.ctx.em;
-    const now = new Date();
+    const now = this.ctx.now();
     if (!can(this.ctx.caller, 'create_merge_request_from', source)) throw new ForbiddenError();
     const target = await this.targetOf(source, input.target_project_id);
     const sourceRepo = this.ctx.repositoryOf(source.project);
@@ -372,7 +375,7 @@ export class MergeRequestsService extends Service {
         'remove_labels, milestone_id, remove_source_branch, discussion_locked',
     );
     const em = this.ctx.em;
-    const now = new Date();
+    const now = this.ctx.now();
     const project = scoped.project;
     const before = (await mergeRequestRow(em, scoped.id))!;
     const manages = can(this.ctx.caller, 'admin_merge_request', project);
@@ -492,7 +495,7 @@ export class MergeRequestsService extends Service {
    */
   async delete(scoped: MergeRequestTarget): Promise<void> {
     const row = (await mergeRequestRow(this.ctx.em, scoped.id))!;
-    await updateMergeRequest(this.ctx.em, scoped.id, { deleted_at: new Date(), merge_when_pipeline_succeeds: false });
+    await updateMergeRequest(this.ctx.em, scoped.id, { deleted_at: this.ctx.now(), merge_when_pipeline_succeeds: false });
     const item = { id: row.id, iid: row.iid, title: row.title, projectId: row.project_id };
     await recordWorkItemEvent(this.ctx, 'merge_request.deleted', item, {});
   }
@@ -535,7 +538,7 @@ export class MergeRequestsService extends Service {
       // The target has the source's head already (a merge cut short after its commit moved the branch, or one made
       // elsewhere): merged as it is, without a second merge commit.
       const commit = base === head ? null : await this.mergeCommit(repo, scoped, row, { base, start, head }, input);
-      const mergedAt = new Date(Math.floor(Date.now() / 1000) * 1000);
+      const mergedAt = new Date(Math.floor(this.ctx.now().getTime() / 1000) * 1000);
       await this.markMerged(row, { commit, head, start, base, mergedAt, shouldRemoveSourceBranch: shouldRemove });
       const updates: ReferenceUpdate[] = commit ? [{ name: BRANCH_PREFIX + row.target_branch, old: start, new: commit }] : [];
       // The source branch of the same project goes with the same move; a fork's, by a write of its own below.
@@ -587,7 +590,12 @@ export class MergeRequestsService extends Service {
       if (error instanceof MergeConflictError) throw new MethodNotAllowedError(MERGE_REFUSALS.cannotBeMerged);
       throw error;
     }
-    const signature: Signature = { name: user.name, email: user.email, timestamp: Math.floor(Date.now() / 1000), offsetMinutes: 0 };
+    const signature: Signature = {
+      name: user.name,
+      email: user.email,
+      timestamp: Math.floor(this.ctx.now().getTime() / 1000),
+      offsetMinutes: 0,
+    };
     const message = input.merge_commit_message || (await this.defaultMergeMessage(scoped, row));
     return repo.writeCommit({ tree, parents: [heads.start, heads.head], message, author: signature, committer: signature });
   }
@@ -619,9 +627,9 @@ export class MergeRequestsService extends Service {
       base_sha: merge.base,
       merge_when_pipeline_succeeds: false,
       should_remove_source_branch: merge.shouldRemoveSourceBranch ?? undefined,
-      updated_at: new Date(),
+      updated_at: this.ctx.now(),
     });
-    await this.systemNote(row.project_id, row.id, 'merged', new Date());
+    await this.systemNote(row.project_id, row.id, 'merged', this.ctx.now());
     const item = { id: row.id, iid: row.iid, title: row.title, projectId: row.project_id };
     await recordWorkItemEvent(this.ctx, 'merge_request.merged', item, { merge_commit_sha: merge.commit });
   }
@@ -649,7 +657,7 @@ export class MergeRequestsService extends Service {
     if (input.sha !== undefined && input.sha !== row.head_sha) throw new ConflictError(MERGE_REFUSALS.shaMismatch);
     const pipeline = row.head_sha ? await this.headPipeline(row) : null;
     if (!pipeline || !RUNNING_PIPELINE.has(pipeline.status)) return false;
-    const now = new Date();
+    const now = this.ctx.now();
     await updateMergeRequest(em, scoped.id, {
       merge_when_pipeline_succeeds: true,
       merge_user_id: this.ctx.currentUser.id,
@@ -676,7 +684,7 @@ export class MergeRequestsService extends Service {
     if (!(await this.mayMerge(scoped, row.target_branch))) throw new UnauthorizedError();
     if (row.state !== 'opened') throw new MethodNotAllowedError();
     if (!row.merge_when_pipeline_succeeds) throw new NotAcceptableError();
-    const now = new Date();
+    const now = this.ctx.now();
     await updateMergeRequest(em, scoped.id, {
       merge_when_pipeline_succeeds: false,
       merge_user_id: null,
@@ -754,7 +762,7 @@ export class MergeRequestsService extends Service {
 
   /** Closes an open request by the caller, with the system note and the event a close through the API makes. */
   async close(request: Pick<MergeRequestRow, 'id' | 'iid' | 'title' | 'project_id'>): Promise<void> {
-    const now = new Date();
+    const now = this.ctx.now();
     await updateMergeRequest(this.ctx.em, request.id, {
       state: 'closed',
       closed_at: now,
@@ -794,7 +802,7 @@ export class MergeRequestsService extends Service {
 
   private async choose(scoped: MergeRequestTarget, subscribed: boolean): Promise<MergeRequest> {
     if ((await this.subscribed(scoped.id)) === subscribed) throw new NotModifiedError();
-    await setSubscription(this.ctx.em, 'MergeRequest', scoped.id, this.ctx.currentUser.id, subscribed, new Date());
+    await setSubscription(this.ctx.em, 'MergeRequest', scoped.id, this.ctx.currentUser.id, subscribed, this.ctx.now());
     return this.present(scoped);
   }
 }

@@ -97,7 +97,7 @@ export class MilestonesService extends Service {
       'projectId' in owner
         ? await nextIid(em, 'milestones', { projectId: owner.projectId })
         : await nextIid(em, 'group_milestones', { namespaceId: owner.groupId });
-    const id = await insertMilestone(em, owner, { iid, title, description: input.description ?? null, ...dates, now: new Date() });
+    const id = await insertMilestone(em, owner, { iid, title, description: input.description ?? null, ...dates, now: this.ctx.now() });
     // Another writer took the title since the check: the same refusal.
     if (id === undefined) throw new BadRequestError(`Failed to create milestone ${rubyInspect({ title: [TITLE_TAKEN] })}`);
     await this.recordEvent('milestone.created', owner, { id, iid, title });
@@ -132,7 +132,7 @@ export class MilestonesService extends Service {
       em,
       before.id,
       { title, description: input.description, state, dueDate: input.due_date, startDate: input.start_date },
-      new Date(),
+      this.ctx.now(),
     );
     if (state && state !== before.state) {
       await this.recordEvent(state === 'closed' ? 'milestone.closed' : 'milestone.reopened', owner, {
@@ -149,7 +149,7 @@ export class MilestonesService extends Service {
    */
   async delete(parent: MilestoneParent, milestoneId: number): Promise<void> {
     const milestone = await this.milestoneOf(parent, milestoneId);
-    await deleteMilestone(this.ctx.em, milestone.id, { authorId: this.ctx.currentUser.id, note: milestoneNote(null), now: new Date() });
+    await deleteMilestone(this.ctx.em, milestone.id, { authorId: this.ctx.currentUser.id, note: milestoneNote(null), now: this.ctx.now() });
     await this.recordEvent('milestone.destroyed', ownerOf(parent), milestone);
   }
 
@@ -181,10 +181,10 @@ export class MilestonesService extends Service {
       'project' in parent
         ? {
             projectId: parent.project.id,
-            visible: visibleIssuesSql(caller, { readsConfidential: can(caller, 'read_confidential_issues', parent) }),
+            visible: visibleIssuesSql(caller, this.ctx.today(), { readsConfidential: can(caller, 'read_confidential_issues', parent) }),
             milestoneId: milestone.id,
           }
-        : { groupId: parent.group.id, visible: visibleIssuesSql(caller), milestoneId: milestone.id };
+        : { groupId: parent.group.id, visible: visibleIssuesSql(caller, this.ctx.today()), milestoneId: milestone.id };
     const { total, rows } = await issuePage(
       view.rows,
       filter,
@@ -208,10 +208,10 @@ export class MilestonesService extends Service {
       'project' in parent
         ? {
             projectId: parent.project.id,
-            visible: visibleMergeRequestsSql(this.ctx.caller, { inProject: true }),
+            visible: visibleMergeRequestsSql(this.ctx.caller, this.ctx.today(), { inProject: true }),
             milestoneId: milestone.id,
           }
-        : { groupId: parent.group.id, visible: visibleMergeRequestsSql(this.ctx.caller), milestoneId: milestone.id };
+        : { groupId: parent.group.id, visible: visibleMergeRequestsSql(this.ctx.caller, this.ctx.today()), milestoneId: milestone.id };
     const { total, rows } = await mergeRequestPage(
       view.rows,
       filter,

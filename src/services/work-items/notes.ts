@@ -88,7 +88,7 @@ export class NotesService extends Service {
     input: { body: string; created_at?: string },
     discussion?: { id: string; type: 'DiscussionNote' },
   ): Promise<number> {
-    const now = new Date();
+    const now = this.ctx.now();
     const project = projectOf(target);
     const createdAt = input.created_at && can(this.ctx.caller, 'set_issue_timestamps', project) ? new Date(input.created_at) : now;
     const id = await insertNote(this.ctx.em, {
@@ -119,7 +119,7 @@ export class NotesService extends Service {
   /** PUT .../notes/:note_id: a comment's text, changed (its author, the project's maintainers and administrators). */
   async update({ noteable, row }: NoteInWorkItem, input: UpdateNoteInput): Promise<Note> {
     checkBody(input.body);
-    await updateNoteBody(this.ctx.em, row.id, input.body, new Date());
+    await updateNoteBody(this.ctx.em, row.id, input.body, this.ctx.now());
     return presentNote((await findNote(this.ctx.em, noteable.kind, noteable.id, row.id))!, noteable.iid, await this.ctx.view());
   }
 

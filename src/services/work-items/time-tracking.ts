@@ -47,7 +47,7 @@ export class TimeTrackingService extends Service {
 
   private async estimate(issue: WorkItemTarget, seconds: number): Promise<TimeStats> {
     const em = this.ctx.em;
-    const now = new Date();
+    const now = this.ctx.now();
     const before = await timeOf(em, issue);
     if (before.estimate !== seconds) {
       await setTime(em, issue, { estimate: seconds }, now);
@@ -58,7 +58,7 @@ export class TimeTrackingService extends Service {
 
   private async spend(issue: WorkItemTarget, seconds: number | 'reset'): Promise<TimeStats> {
     const em = this.ctx.em;
-    const now = new Date();
+    const now = this.ctx.now();
     const before = await timeOf(em, issue);
     const logged = seconds === 'reset' ? -before.spent : seconds;
     const total = before.spent + logged;

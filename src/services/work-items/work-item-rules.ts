@@ -34,7 +34,7 @@ export const workItemRules = [
     for (const request of open) {
       const head = request.head_sha;
       if (!head || (await repo.objectType(head)) !== 'commit' || (await mergeBase(repo, head, after)) !== head) continue;
-      await new MergeRequestsService(ctx).markMerged(request, { commit: null, head, start: after, base: head, mergedAt: new Date() });
+      await new MergeRequestsService(ctx).markMerged(request, { commit: null, head, start: after, base: head, mergedAt: ctx.now() });
     }
   }),
   /** A request merged into its project's default branch closes the issues it names with a closing pattern. */

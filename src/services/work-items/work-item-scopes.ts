@@ -39,7 +39,7 @@ export async function findMergeRequestInScope(
  * ...`), as merges and pushes close the issues they name.
  */
 export async function closeIssue(ctx: Context, issue: Pick<IssueRow, 'id' | 'iid' | 'title' | 'project_id'>, note: string) {
-  const now = new Date();
+  const now = ctx.now();
   const authorId = ctx.currentUser.id;
   await updateIssue(ctx.em, issue.id, { state: 'closed', closed_at: now, closed_by_id: authorId, updated_at: now });
   await insertNote(ctx.em, {
