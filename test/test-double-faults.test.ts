@@ -255,6 +255,19 @@ describe('faults of hook deliveries', () => {
     expect(received).toEqual(['Issue Hook']);
     expect(t.hosting.faults.list()).toMatchObject([{ id: fault.id, applied: 1 }]);
   }, 90_000);
+
+  it("meet a hook's test delivery too, which answers the receiver's status as it would have", async () => {
+    const hook = await t.hosting.as(user.id).projectHooks.create(project.id, { url: receiverUrl, push_events: true });
+    t.hosting.faults.add({ target: 'hooks', route: 'Push Hook', status: 503, times: 1 });
+    received.length = 0;
+    const test = () => t.http.post(`/api/v4/projects/${project.id}/hooks/${hook.id}/test/push_events`).set('PRIVATE-TOKEN', user.token);
+    const refused = await test();
+    expect([refused.status, refused.body]).toEqual([422, { message: 'Response status: 503' }]);
+    expect(received).toEqual([]);
+    const passed = await test();
+    expect([passed.status, passed.body]).toEqual([201, { message: '201 Created' }]);
+    expect(received).toEqual(['Push Hook']);
+  });
 });
 
 describe('/-/forgekit/faults', () => {

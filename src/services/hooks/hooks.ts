@@ -21,7 +21,7 @@ import { API_VERSION } from '../../version.js';
 import { findPage, type Page, type PageQuery } from '../pagination.js';
 import { remoteUrlProblem } from '../projects/import-url.js';
 import { Service } from '../service.js';
-import { HOOKS_CONSUMER, payloadContext, recordSent, sendToHook } from './deliveries.js';
+import { HOOKS_CONSUMER, payloadContext, recordSent, type SendEnvironment, sendToHook } from './deliveries.js';
 import { placeCursor } from '../../events/dispatcher.js';
 import { hookProject } from './payloads.js';
 import { samplePayload, TEST_TRIGGERS } from './samples.js';
@@ -216,9 +216,12 @@ abstract class HooksService<Scoped, Shape> extends Service {
     return response;
   }
 
-  private sendEnvironment() {
+  private sendEnvironment(): SendEnvironment {
+    const { testDouble } = this.ctx.env;
     return {
       secrets: this.ctx.env.secrets,
+      // A test double's faults meet a test delivery as they meet the others.
+      faults: () => (testDouble?.enabled ? testDouble.faults : undefined),
       localRequestsAllowed: async () => {
         const settings = await this.ctx.settings();
         return settings.allow_local_requests_from_web_hooks_and_services || this.ctx.env.allowLocalRequests;
