@@ -6,7 +6,7 @@ export default defineConfig({
   test: {
     root: import.meta.dirname,
     include: ['**/*.test.ts'],
-    // A test double starts in about half a second; the 503's retry waits its second.
+    // The first test double of a process takes seconds (it makes the migrated database); the 503's retry waits its second.
     testTimeout: 15_000,
     hookTimeout: 30_000,
   },
