@@ -17,7 +17,8 @@ const SOURCES = {
  * each), or else the TypeScript source, run with Node's type stripping and a resolver that finds `.ts` for the
  * sources' `.js` imports (so a worker file and what it imports hold erasable TypeScript only).
  */
-export function startWorker(name: keyof typeof SOURCES, options: Pick<WorkerOptions, 'workerData'> = {}): Worker {
+export function startWorker(name: keyof typeof SOURCES, workerOptions: Pick<WorkerOptions, 'workerData'> = {}): Worker {
+  const options = { ...workerOptions, execArgv: workerExecArgv() };
   const built = new URL(`${name}.js`, here);
   if (existsSync(fileURLToPath(built))) return new Worker(built, options);
   const source = new URL(`${SOURCES[name]}.ts`, here).href;
@@ -29,4 +30,18 @@ export function startWorker(name: keyof typeof SOURCES, options: Pick<WorkerOpti
   } });
   import(${JSON.stringify(source)});`;
   return new Worker(resolveSources, { ...options, eval: true });
+}
+
+/**
+ * The process's Node.js flags, which a worker inherits, but `--input-type`: a worker runs a file, and Node.js refuses
+ * that flag for anything but `-e` (a program run as `node --input-type=module -e ...` could not start its workers).
+ */
+function workerExecArgv(): string[] {
+  const flags: string[] = [];
+  for (let index = 0; index < process.execArgv.length; index++) {
+    const flag = process.execArgv[index];
+    if (flag === '--input-type') index++;
+    else if (!flag.startsWith('--input-type=')) flags.push(flag);
+  }
+  return flags;
 }

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 import { describe, expect, it } from 'vitest';
+import { migratedDataDir } from './helpers.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 /** A process run to its end blocks the file past any test timeout: one that hangs is killed after a minute (and fails its test). */
@@ -14,11 +15,17 @@ const run = (args: string[]) => execFileSync(process.execPath, args, { cwd: root
 // The package opens its embedded database whatever FORGEKIT_TEST_DATABASE_URL says: tried in the PGlite suite only.
 describe.skipIf(Boolean(process.env.FORGEKIT_TEST_DATABASE_URL))('the built package', { timeout: 120_000 }, () => {
   it('loads as ESM and as CommonJS, with the same exports', () => {
-    const script =
-      `const h = await m.createHostingService(); console.log((await h.users.current()).username, typeof m.schemas.UserFull, ` +
-      `typeof m.BadRequestError); await h.close();`;
-    expect(run(['--input-type=module', '-e', `import * as m from 'forgekit'; ${script}`])).toBe('root object function');
-    expect(run(['-e', `const m = require('forgekit'); (async () => { ${script} })();`])).toBe('root object function');
+    // On a copy of the run's migrated data directory: an in-memory instance would first make the migrated database.
+    const dataDir = migratedDataDir();
+    try {
+      const script =
+        `const h = await m.createHostingService({ database: { dataDir: ${JSON.stringify(dataDir)} } }); ` +
+        `console.log((await h.users.current()).username, typeof m.schemas.UserFull, typeof m.BadRequestError); await h.close();`;
+      expect(run(['--input-type=module', '-e', `import * as m from 'forgekit'; ${script}`])).toBe('root object function');
+      expect(run(['-e', `const m = require('forgekit'); (async () => { ${script} })();`])).toBe('root object function');
+    } finally {
+      rmSync(dataDir, { recursive: true, force: true });
+    }
   });
 
   it('declares its types and a forgekit bin', () => {
