@@ -8,10 +8,15 @@ import { BadRequestError } from './errors.js';
  */
 export interface Clock {
   now(): Date;
+  /**
+   * Whether it reads the system's time as it is: then a statement may read the database server's `now()` instead, which
+   * all the processes of a fleet share whatever their hosts' clocks say (the job queue's leases).
+   */
+  systemTime?(): boolean;
 }
 
 /** The system's clock. */
-export const systemClock: Clock = { now: () => new Date() };
+export const systemClock: Clock = { now: () => new Date(), systemTime: () => true };
 
 /** The `clock` option: a time to start at (a `Date`, or an ISO 8601 date and time), or a clock to read. */
 export type ClockOption = Date | string | Clock;
@@ -98,6 +103,10 @@ export class InstanceClock implements Clock {
   now(): Date {
     const time = this.source.now().getTime();
     return new Date(this.offsetMs === 0 ? time : time + this.offsetMs);
+  }
+
+  systemTime(): boolean {
+    return this.source === systemClock && this.offsetMs === 0;
   }
 
   set(date: Date): Date {

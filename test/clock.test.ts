@@ -13,7 +13,7 @@ import { queryRows } from '../src/db/rows.js';
 import { sql } from '../src/db/sql.js';
 import { BadRequestError, createHostingService, UnauthorizedError } from '../src/index.js';
 import { environmentOf } from '../src/hosting.js';
-import { createUser, eventually, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
+import { createUser, eventually, queriesOf, ROOT_TOKEN, startHosting, type TestHosting } from './helpers.js';
 
 /** The time the instance starts at. Its clock's source stands still there, so every time the instance writes is exact. */
 const START = new Date('2030-01-05T12:00:00.000Z');
@@ -273,6 +273,20 @@ describe('background jobs', () => {
     release();
     expect(await jobs.settled(held)).toMatchObject({ status: 'finished' });
     expect(runs).toEqual([due, later, held, beside]);
+  });
+
+  it("are the database server's while the clock reads the system's time (a fleet's processes agree on leases)", async () => {
+    const plain = await startHosting();
+    try {
+      const { jobs } = environmentOf(plain.hosting);
+      jobs.register('server_time_probe', { run: async () => {} });
+      const enqueue = () => queriesOf(plain.db, () => jobs.enqueue(plain.db.rows, 'server_time_probe', {}));
+      expect((await enqueue()).join('\n')).toMatch(/coalesce\(\$\d+::timestamptz, now\(\)\), now\(\)\)/);
+      plain.hosting.clock.advance(SECOND);
+      expect((await enqueue()).join('\n')).not.toMatch(/now\(\)/);
+    } finally {
+      await plain.close();
+    }
   });
 });
 

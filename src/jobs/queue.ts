@@ -117,9 +117,9 @@ type RegisteredHandler = JobHandler & { maxAttempts: number };
  * due meanwhile: the end of the running one wakes the workers). A job runs while its lease holds at `now`, and whatever
  * its lease says while this process runs it (`mine`: the clock may have been moved past its lease).
  */
-const waitsForItsTurn = (serial: string[], now: Date, mine: number[]) =>
+const waitsForItsTurn = (serial: string[], now: Sql, mine: number[]) =>
   sql`(j.kind = any(${serial}) and exists (select 1 from jobs r where r.kind = j.kind and r.payload = j.payload
-    and r.status = 'running' and (r.locked_until > ${now}::timestamptz or r.id = any(${mine}::int[])) and r.id <> j.id))`;
+    and r.status = 'running' and (r.locked_until > ${now} or r.id = any(${mine}::int[])) and r.id <> j.id))`;
 
 /** The slots of the kinds without their own, in `JobQueue#running`. */
 const SHARED = '';
@@ -212,11 +212,11 @@ export class JobQueue {
     if (!handler) throw new Error(`no handler is registered for jobs of kind ${kind}`);
     const json = JSON.stringify(payload);
     if (Buffer.byteLength(json) > MAX_PAYLOAD_BYTES) throw new Error(`a job's payload is limited to ${MAX_PAYLOAD_BYTES} bytes`);
-    const now = this.clock.now();
+    const now = this.now();
     const [{ id }] = await queryRows(
       em,
       sql`with job as (insert into jobs (kind, payload, status, attempts, max_attempts, run_at, created_at)
-         values (${kind}, ${json}::jsonb, 'queued', 0, ${handler.maxAttempts}, ${options.runAt ?? now}::timestamptz, ${now}::timestamptz)
+         values (${kind}, ${json}::jsonb, 'queued', 0, ${handler.maxAttempts}, coalesce(${options.runAt ?? null}::timestamptz, ${now}), ${now})
          returning id)
        select id, pg_notify(${JOBS_CHANNEL}, '') from job`,
     );
@@ -244,11 +244,11 @@ export class JobQueue {
       throw new Error(`a job's payload is limited to ${MAX_PAYLOAD_BYTES} bytes`);
     // A running job of a serial kind may have finished its work already: only a queued one stands for a new one.
     const statuses = handler.serial ? ['queued'] : ['queued', 'running'];
-    const now = this.clock.now();
+    const now = this.now();
     const rows = await queryRows(
       em,
       sql`with job as (insert into jobs (kind, payload, status, attempts, max_attempts, run_at, created_at)
-         select ${kind}, p.payload, 'queued', 0, ${handler.maxAttempts}, ${now}::timestamptz, ${now}::timestamptz
+         select ${kind}, p.payload, 'queued', 0, ${handler.maxAttempts}, ${now}, ${now}
          from (select distinct payload from unnest(${texts}::jsonb[]) as t(payload)) p
          where not exists (select 1 from jobs j where j.kind = ${kind} and j.status = any(${statuses}) and j.payload = p.payload)
          returning id)
@@ -329,7 +329,7 @@ export class JobQueue {
     // One process has this database: whatever it held when it stopped was interrupted.
     if (!this.db.shared) {
       await this.attempt('taking back interrupted jobs', () =>
-        queryRows(this.db.rows, sql`${worker} update jobs set locked_until = ${this.clock.now()}::timestamptz where status = 'running'`),
+        queryRows(this.db.rows, sql`${worker} update jobs set locked_until = ${this.now()} where status = 'running'`),
       );
     }
     while (!this.closing) {
@@ -355,15 +355,24 @@ export class JobQueue {
     }
   }
 
+  /**
+   * The time now, `laterMs` on, in a statement: the database server's `now()` while the clock reads the system's time
+   * (every process of a fleet then agrees on leases and due times, whatever its host's clock), else the clock's.
+   */
+  private now(laterMs = 0): Sql {
+    if (this.clock.systemTime?.()) return laterMs ? sql`now() + ${laterMs}::float8 * interval '1 millisecond'` : sql`now()`;
+    return sql`${new Date(this.clock.now().getTime() + laterMs)}::timestamptz`;
+  }
+
   /** How long until the next queued job of a kind this process runs is due (none: undefined). */
   private async untilNextDue(): Promise<number | undefined> {
     if (!this.handlers.size) return undefined;
-    const now = this.clock.now();
+    const now = this.now();
     const waiting = waitsForItsTurn(this.serialKinds(), now, [...this.running.keys()]);
     const rows = await this.attempt('looking for the next due job', () =>
       queryRows(
         this.db.rows,
-        sql`${worker} select (extract(epoch from min(run_at) - ${now}::timestamptz) * 1000)::float8 as wait from jobs j
+        sql`${worker} select (extract(epoch from min(run_at) - ${now}) * 1000)::float8 as wait from jobs j
           where status = 'queued' and kind = any(${[...this.handlers.keys()]}) and not ${waiting}`,
       ),
     );
@@ -425,16 +434,16 @@ export class JobQueue {
     if (!kinds.length) return null;
     const serial = this.serialKinds().filter((kind) => kinds.includes(kind));
     const token = randomUUID();
-    const now = this.clock.now();
+    const now = this.now();
     // A job this process runs is alive whatever its lease says (the clock may have been moved past it): never claimed again here.
     const mine = [...this.running.keys()];
     const [row] = await queryRows(
       this.db.rows,
       sql`${worker} update jobs set status = 'running', attempts = attempts + 1, locked_by = ${token},
-        locked_until = ${new Date(now.getTime() + this.leaseMs)}::timestamptz
+        locked_until = ${this.now(this.leaseMs)}
        where id = (
          select id from jobs j
-         where ((status = 'queued' and run_at <= ${now}::timestamptz) or (status = 'running' and locked_until <= ${now}::timestamptz
+         where ((status = 'queued' and run_at <= ${now}) or (status = 'running' and locked_until <= ${now}
              and id <> all(${mine}::int[])))
            and kind = any(${kinds})
            and not ${waitsForItsTurn(serial, now, mine)}
@@ -481,13 +490,13 @@ export class JobQueue {
     // Abandoned past the closing grace: the database is gone, and the lease hands the job to the next process.
     if (this.closed) return;
     if (failure === undefined) {
-      await this.settle(job, sql`status = 'finished', finished_at = ${this.clock.now()}::timestamptz`);
+      await this.settle(job, sql`status = 'finished', finished_at = ${this.now()}`);
       return;
     }
     if (controller.signal.aborted) {
       // Stopped by closing: the attempt is given back. (A lost lease leaves the job to its new holder.)
       if (controller.signal.reason instanceof QueueClosingError)
-        await this.settle(job, sql`status = 'queued', run_at = ${this.clock.now()}::timestamptz, attempts = attempts - 1`);
+        await this.settle(job, sql`status = 'queued', run_at = ${this.now()}, attempts = attempts - 1`);
       return;
     }
     const error = shortError(failure);
@@ -495,13 +504,13 @@ export class JobQueue {
     if (job.attempts < job.maxAttempts) {
       await this.settle(
         job,
-        sql`status = 'queued', run_at = ${new Date(this.clock.now().getTime() + this.retryDelayMs(job.attempts))}::timestamptz,
+        sql`status = 'queued', run_at = ${this.now(this.retryDelayMs(job.attempts))},
           last_error = ${error}`,
       );
     } else {
       // Before the job is failed: whoever waits for it finds what it leaves.
       await this.attempt(`giving up job ${job.id}`, async () => handler.givenUp?.({ id: job.id, payload: job.payload }, error));
-      await this.settle(job, sql`status = 'failed', finished_at = ${this.clock.now()}::timestamptz, last_error = ${error}`);
+      await this.settle(job, sql`status = 'failed', finished_at = ${this.now()}, last_error = ${error}`);
     }
   }
 
@@ -524,7 +533,7 @@ export class JobQueue {
     const rows = await this.attempt(`renewing job ${job.id}'s lease`, () =>
       queryRows(
         this.db.rows,
-        sql`${worker} update jobs set locked_until = ${new Date(this.clock.now().getTime() + this.leaseMs)}::timestamptz
+        sql`${worker} update jobs set locked_until = ${this.now(this.leaseMs)}
           where id = ${job.id} and locked_by = ${job.token} returning id`,
       ),
     );
@@ -535,7 +544,7 @@ export class JobQueue {
     await queryRows(
       this.db.rows,
       sql`${worker} delete from jobs where id in (select id from jobs
-        where finished_at < ${this.clock.now()}::timestamptz - ${KEEP_SETTLED_DAYS}::float8 * interval '1 day' limit 1000)`,
+        where finished_at < ${this.now()} - ${KEEP_SETTLED_DAYS}::float8 * interval '1 day' limit 1000)`,
     );
     this.prunedAt = performance.now();
   }
