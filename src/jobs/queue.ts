@@ -216,7 +216,8 @@ export class JobQueue {
     const [{ id }] = await queryRows(
       em,
       sql`with job as (insert into jobs (kind, payload, status, attempts, max_attempts, run_at, created_at)
-         values (${kind}, ${json}::jsonb, 'queued', 0, ${handler.maxAttempts}, coalesce(${options.runAt ?? null}::timestamptz, ${now}), ${now})
+         values (${kind}, ${json}::jsonb, 'queued', 0, ${handler.maxAttempts},
+           coalesce(${options.runAt ?? null}::timestamptz, ${now}), ${now})
          returning id)
        select id, pg_notify(${JOBS_CHANNEL}, '') from job`,
     );
