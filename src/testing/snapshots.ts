@@ -37,6 +37,15 @@ export interface Snapshot {
 }
 
 /**
+ * The current schema's sequences (but the migrations' record's) with their positions (null: never used), as
+ * `pg_sequences` has them, read from the catalogue directly: that view costs several times more, and a reset reads it.
+ */
+const SEQUENCES = `(select c.relname::text as name, pg_sequence_last_value(c.oid) as last_value from pg_class c
+    where c.relkind = 'S' and c.relnamespace = current_schema()::regnamespace and c.relname not like 'mikro_orm%')`;
+/** Text put inside a `format('...')` of PL/pgSQL: its quotes doubled, its `%` too. */
+const inFormat = (text: string) => text.replaceAll("'", "''").replaceAll('%', '%%');
+
+/**
  * Copies every table of the current schema that has rows (but the migrations' record) into SCHEMA under `prefix`, and
  * the sequences' positions into `<prefix>sequences`.
  */
@@ -50,8 +59,7 @@ begin
     execute format('select exists (select from %I)', name) into found;
     if found then execute format('create table ${SCHEMA}.%I as select * from %I', '${prefix}' || name, name); end if;
   end loop;
-  execute format('create table ${SCHEMA}.%I as select sequencename::text as name, last_value from pg_sequences
-    where schemaname = current_schema() and sequencename not like ''mikro_orm%%''', '${prefix}sequences');
+  execute format('create table ${SCHEMA}.%I as select name, last_value from ${inFormat(SEQUENCES)} p', '${prefix}sequences');
 end $$`;
 
 /**
@@ -78,8 +86,8 @@ begin
 end $$`;
 
 /** The marker sequences' positions, by table. */
-const MARKERS = sql`select substr(sequencename, 3) as name, last_value::text as value from pg_sequences
-  where schemaname = ${SCHEMA} and sequencename like 'm\_%'`;
+const MARKERS = sql`select substr(relname, 3) as name, pg_sequence_last_value(oid)::text as value from pg_class
+  where relkind = 'S' and relnamespace = ${SCHEMA}::regnamespace and relname like 'm\_%'`;
 
 /**
  * Puts back the rows of the tables named (every table of the current schema when none are), and sets the sequences
@@ -112,11 +120,9 @@ begin
   end loop;
   for name, position in ${
     prefix === undefined
-      ? `select sequencename, null::bigint from pg_sequences where schemaname = current_schema() and last_value is not null
-    and sequencename not like 'mikro_orm%'`
-      : `execute format('select p.sequencename::text, s.last_value from pg_sequences p left join ${SCHEMA}.%I s
-    on s.name = p.sequencename::text where p.schemaname = current_schema() and p.sequencename not like ''mikro_orm%%''
-    and p.last_value is distinct from s.last_value', '${prefix}sequences')`
+      ? `select name, null::bigint from ${SEQUENCES} p where last_value is not null`
+      : `execute format('select p.name, s.last_value from ${inFormat(SEQUENCES)} p left join ${SCHEMA}.%I s
+    on s.name = p.name where p.last_value is distinct from s.last_value', '${prefix}sequences')`
   } loop
     if position is null then perform setval(quote_ident(name), 1, false); else perform setval(quote_ident(name), position); end if;
   end loop;
