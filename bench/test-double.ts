@@ -3,7 +3,8 @@
  * instance (docs/testing.md). On in-memory PGlite and on PostgreSQL (`isolated`, a database of its own), an instance
  * with a few hundred rows and a few repositories (5 projects with a commit each, 100 issues with a note each, 10 users):
  *
- * - `reset()` back to the first start, after the writes were made again each time;
+ * - `reset()` back to the first start, after a project and an issue were made (as a typical test), and after the
+ *   writes were made again each time;
  * - `restore(name)` of a snapshot of that state, after a few more writes each time;
  * - `snapshot(name)` of it, and `saveSnapshot(file)` and `loadSnapshot(file)` of it;
  * - beside them, a fresh instance (`createHostingService`), and PGlite's own start from its data directory.
@@ -48,6 +49,13 @@ async function fill(hosting: HostingService): Promise<void> {
 async function measure(label: string, open: () => Promise<HostingService>): Promise<void> {
   const hosting = await open();
   try {
+    // As a typical test: a project and an issue made, then the reset.
+    const small: Timing[] = [];
+    for (let run = 0; run < RUNS; run++) {
+      const project = await hosting.projects.create({ name: `Small ${run}` });
+      await hosting.issues.create(project.id, { title: 'A test' });
+      small.push(await timed(() => hosting.reset()));
+    }
     const resets: Timing[] = [];
     for (let run = 0; run < RUNS; run++) {
       await fill(hosting);
@@ -70,6 +78,7 @@ async function measure(label: string, open: () => Promise<HostingService>): Prom
     rmSync(dirname(file), { recursive: true, force: true });
     const fresh = await instances(5, open);
     console.log(label);
+    row('reset() after a project and an issue made', both(small));
     row('reset() after 410 rows and 5 repositories made', both(resets));
     row('snapshot() of them', both(snapshots));
     row('restore() of that snapshot after 5 more issues', both(restores));
