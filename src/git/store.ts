@@ -338,11 +338,14 @@ async function copyRepository(source: string, target: string, signal?: AbortSign
 }
 
 /** Why a file system makes no hard link: another device, none supported, too many links to one file. */
-const LINK_REFUSED = new Set(['EXDEV', 'EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EMLINK']);
+export const LINK_REFUSED = new Set(['EXDEV', 'EPERM', 'ENOTSUP', 'EOPNOTSUPP', 'EMLINK']);
 
-/** A loose object (`objects/ab/cdef…`) or a pack's file (`objects/pack/…`): never changed once written. */
-const isObjectFile = (path: string) =>
-  /^objects[\\/](?:[0-9a-f]{2}[\\/][0-9a-f]{38}|pack[\\/]pack-[0-9a-f]+\.(?:pack|idx|rev|bitmap|keep|mtimes))$/.test(path);
+/**
+ * A loose object (`objects/ab/cdef…`) or a pack's file (`objects/pack/…`), by its path in a repository (or in a
+ * directory of repositories): never changed once written.
+ */
+export const isObjectFile = (path: string) =>
+  /(?:^|[\\/])objects[\\/](?:[0-9a-f]{2}[\\/][0-9a-f]{38}|pack[\\/]pack-[0-9a-f]+\.(?:pack|idx|rev|bitmap|keep|mtimes))$/.test(path);
 
 /** The remote's URL without credentials, and the credentials as a basic authorization header. */
 function remoteOf(url: string): { remote: string; authorization?: string } {

@@ -17,6 +17,7 @@ import type { Database, EntityManager } from '../db/orm.js';
 import { queryRows } from '../db/rows.js';
 import { fixedSql, sql } from '../db/sql.js';
 import { BadRequestError } from '../errors.js';
+import { isObjectFile, LINK_REFUSED } from '../git/store.js';
 
 // An instance's states kept as a test double keeps them (docs/testing.md): every table's rows copied, in the database
 // itself, into a schema of their own (one statement, a table per table that has rows), the sequences' positions beside
@@ -384,12 +385,12 @@ export class Snapshots {
 }
 
 /**
- * A directory's files hard-linked into another (an empty one made when it does not exist), copied where links cannot
- * go (another file system). Safe for repositories: forgekit writes a repository's files beside their place and renames
- * them into it (src/git/fs.ts), never in place, so a file shared by a snapshot and the storage never changes under
- * either.
+ * A directory of repositories copied into another (an empty one made when it does not exist), their objects as hard
+ * links, as a fork's copy makes them (src/git/store.ts `copyRepository`): an object's file never changes once written,
+ * so the snapshot and the storage can share it; the few other files (references, configuration) are copied, and so is
+ * everything where no link can be made (another file system).
  */
-function linkDirectory(from: string, to: string): void {
+function linkDirectory(from: string, to: string, linking = { ok: true }): void {
   mkdirSync(to, { recursive: true });
   let entries: Dirent[] = [];
   try {
@@ -399,14 +400,16 @@ function linkDirectory(from: string, to: string): void {
   }
   for (const entry of entries) {
     const [source, target] = [join(from, entry.name), join(to, entry.name)];
-    if (entry.isDirectory()) linkDirectory(source, target);
-    else if (!entry.isFile()) cpSync(source, target);
-    else
+    if (entry.isDirectory()) linkDirectory(source, target, linking);
+    else if (entry.isFile() && linking.ok && isObjectFile(source))
       try {
         linkSync(source, target);
-      } catch {
+      } catch (error) {
+        if (!LINK_REFUSED.has((error as NodeJS.ErrnoException).code ?? '')) throw error;
+        linking.ok = false;
         copyFileSync(source, target);
       }
+    else cpSync(source, target);
   }
 }
 
