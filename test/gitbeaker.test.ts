@@ -10,7 +10,7 @@ import sshpk from 'sshpk';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { environmentOf } from '../src/hosting.js';
 import { GIT_ENV } from './git-http.js';
-import { eventually, hasGit, ROOT_TOKEN, sharedHosting, type TestHosting } from './helpers.js';
+import { hasGit, ROOT_TOKEN, sharedHosting, type TestHosting } from './helpers.js';
 
 /** A discussion's notes: gitbeaker types them as a union whose camel-cased half has no `map`. */
 const notesOf = (discussion: { notes?: unknown }) => discussion.notes as Record<string, unknown>[];
